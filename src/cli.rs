@@ -1,0 +1,30 @@
+//! The command line: clap definitions and dispatch to one module per subcommand.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::commands;
+
+/// Adjudicates job-lease case files against the Lease Lifecycle & Progress State Machine v1.
+#[derive(Debug, Parser)]
+#[command(name = "leasejudge", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay case files and write the evidence matrix.
+    Adjudicate(commands::adjudicate::Args),
+}
+
+/// Parses the command line and runs the subcommand; the exit code is the subcommand's.
+pub fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match &cli.command {
+        Command::Adjudicate(args) => commands::adjudicate::run(args),
+    }
+}

@@ -1,0 +1,168 @@
+//! `leasejudge adjudicate`: replay case files and write the evidence matrix (and an audit).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::adjudication::judge_sources;
+use crate::input::{expand_inputs, InputFormat};
+use crate::lease::Timestamp;
+use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
+use crate::output::Output;
+use crate::report::audit::AuditWriter;
+use crate::report::table::matrix_table;
+
+/// How the matrix is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MatrixFormat {
+    /// The matrix of spec section 5 as CSV.
+    Csv,
+    /// The matrix of spec section 5 as one JSON array.
+    Json,
+    /// A table for people.
+    Table,
+}
+
+/// Replay case files through the lease rules and write the evidence matrix.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Exit status: 0 the matrix was written; 2 bad input or usage (every problem is listed as \
+FILE:LINE: column: message (value), and no output file is written or replaced).")]
+pub struct Args {
+    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// name order), or `-` for standard input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output format [default: table on a terminal, else csv; json when -o ends in .json].
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<MatrixFormat>,
+
+    /// Write the matrix to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Read every input as this format, whatever its extension (needed for standard input,
+    /// which is otherwise read as CSV).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+
+    /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
+    pub as_of: Option<Timestamp>,
+
+    /// Also write one CSV line per input row (case_id, file, line, event, disposition,
+    /// reason) to FILE; `-` streams it to standard output as rows are read.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+}
+
+/// Parses a command-line timestamp with the contract's grammar.
+pub fn parse_timestamp(text: &str) -> Result<Timestamp, String> {
+    Timestamp::parse(text.trim()).map_err(|e| e.to_string())
+}
+
+/// Runs `adjudicate`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let audit_to_stdout = args.audit.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let matrix_to_stdout = args.output.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    if audit_to_stdout && matrix_to_stdout {
+        bail!("--audit - streams the audit to standard output; give the matrix a file with -o");
+    }
+    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be read only once");
+    }
+    let sources = expand_inputs(&args.inputs)?;
+
+    let mut audit = match &args.audit {
+        Some(path) => Some(AuditWriter::new(
+            Output::open(Some(path))?,
+            audit_to_stdout,
+        )?),
+        None => None,
+    };
+    let mut audit_error = None;
+    let judged = judge_sources(
+        &sources,
+        args.input_format,
+        args.as_of,
+        &mut |at, row, outcome| {
+            if let Some(writer) = audit.as_mut() {
+                if audit_error.is_none() {
+                    let event = row.row.message.event();
+                    if let Err(e) = writer.write(&row.case_id, at.file, at.line, event, outcome) {
+                        audit_error = Some(e);
+                    }
+                }
+            }
+        },
+    )?;
+    if let Some(e) = audit_error {
+        return Err(e).context("cannot write the audit");
+    }
+
+    let rows: Vec<MatrixRow> = judged
+        .iter()
+        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+        .collect();
+    let mut output = Output::open(args.output.as_deref())?;
+    let format = args
+        .format
+        .unwrap_or_else(|| default_format(&args.output, &output));
+    write_matrix(&mut output, format, &rows).context("cannot write the matrix")?;
+    output.commit()?;
+    if let Some(writer) = audit {
+        writer.finish()?.commit()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {
+    let json_file = target.as_ref().is_some_and(|p| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    });
+    if json_file {
+        MatrixFormat::Json
+    } else if output.is_terminal() {
+        MatrixFormat::Table
+    } else {
+        MatrixFormat::Csv
+    }
+}
+
+/// Writes the matrix in `format`.
+pub fn write_matrix(
+    out: &mut Output,
+    format: MatrixFormat,
+    rows: &[MatrixRow],
+) -> std::io::Result<()> {
+    match format {
+        MatrixFormat::Csv => {
+            let mut writer = CsvMatrixWriter::new(&mut *out, &[])?;
+            for row in rows {
+                writer.write(row, &[])?;
+            }
+            writer.finish()?;
+        }
+        MatrixFormat::Json => {
+            let mut writer = JsonMatrixWriter::new(&mut *out)?;
+            for row in rows {
+                writer.write(row, &[])?;
+            }
+            writer.finish()?;
+        }
+        MatrixFormat::Table => {
+            let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            out.write_all(matrix_table(rows, &[], color).as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+#[allow(dead_code)]
+fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}

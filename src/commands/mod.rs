@@ -1,0 +1,3 @@
+//! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
+
+pub mod adjudicate;

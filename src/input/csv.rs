@@ -1,0 +1,170 @@
+//! CSV case files: header mapping, ragged rows, bad UTF-8, all located.
+
+use std::io::Read;
+
+use super::error::{located, InputError};
+use super::fields::{parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT};
+
+/// Reads CSV rows from `reader`, calling `sink` with each valid row and its line; every problem
+/// goes to `errors`.
+pub fn read(
+    reader: impl Read,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(reader);
+    let mut record = csv::ByteRecord::new();
+    let read_record = |csv: &mut csv::Reader<_>, record: &mut csv::ByteRecord| match csv
+        .read_byte_record(record)
+    {
+        Ok(more) => Ok(more),
+        Err(e) => {
+            let line = e.position().map_or(0, |p| p.line());
+            Err(InputError::new(file, line, format!("unreadable CSV: {e}")))
+        }
+    };
+
+    // The header.
+    match read_record(&mut csv, &mut record) {
+        Ok(true) => {}
+        Ok(false) => {
+            errors.push(InputError::new(file, 1, "empty file: no header row"));
+            return;
+        }
+        Err(e) => {
+            errors.push(e);
+            return;
+        }
+    }
+    let header_line = record.position().map_or(1, |p| p.line());
+    let mut header_names = Vec::with_capacity(record.len());
+    let mut header_ok = true;
+    for (index, cell) in record.iter().enumerate() {
+        match std::str::from_utf8(cell) {
+            Ok(name) => header_names.push(strip_bom(index, name).to_owned()),
+            Err(_) => {
+                errors.push(
+                    InputError::new(file, header_line, "header is not valid UTF-8")
+                        .column(format!("column {}", index + 1))
+                        .value(String::from_utf8_lossy(cell)),
+                );
+                header_ok = false;
+                header_names.push(String::new());
+            }
+        }
+    }
+    let mut map = FieldMap::<usize>::new();
+    for (index, name) in header_names.iter().enumerate() {
+        if let Err((field, earlier)) = map.insert(name, index) {
+            errors.push(
+                InputError::new(
+                    file,
+                    header_line,
+                    format!(
+                        "columns {:?} and {:?} both name the field {}",
+                        header_names[earlier],
+                        name,
+                        field.name()
+                    ),
+                )
+                .column("header"),
+            );
+            header_ok = false;
+        }
+    }
+    for required in [Field::CaseId, Field::Event, Field::ObservedAt] {
+        if map.get(required).is_none() {
+            errors.push(
+                InputError::new(
+                    file,
+                    header_line,
+                    format!("no {} column (required on every row)", required.name()),
+                )
+                .column("header"),
+            );
+            header_ok = false;
+        }
+    }
+    if !header_ok {
+        return;
+    }
+    let columns: Vec<Option<Field>> = header_names
+        .iter()
+        .map(|name| match FieldMap::<()>::new().insert(name, ()) {
+            Ok(Mapped::Field(field)) => Some(field),
+            _ => None,
+        })
+        .collect();
+
+    loop {
+        match read_record(&mut csv, &mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                errors.push(e);
+                break;
+            }
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
+            continue;
+        }
+        if record.len() != columns.len() {
+            errors.push(InputError::new(
+                file,
+                line,
+                format!(
+                    "the row has {} cells; the header has {}",
+                    record.len(),
+                    columns.len()
+                ),
+            ));
+            continue;
+        }
+        let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+        let mut utf8_ok = true;
+        for (index, cell) in record.iter().enumerate() {
+            match std::str::from_utf8(cell) {
+                Ok(text) => {
+                    if let Some(field) = columns[index] {
+                        cells[field as usize] = Some(text);
+                    }
+                }
+                Err(_) => {
+                    errors.push(
+                        InputError::new(file, line, "not valid UTF-8")
+                            .column(column_label(&header_names, index))
+                            .value(String::from_utf8_lossy(cell)),
+                    );
+                    utf8_ok = false;
+                }
+            }
+        }
+        if !utf8_ok {
+            continue;
+        }
+        let locate = |field: Option<Field>, message: String, value: Option<&str>| {
+            located(file, line, field, message, value)
+        };
+        sink(line, parse_row(&cells, errors, &locate));
+    }
+}
+
+fn strip_bom(index: usize, name: &str) -> &str {
+    if index == 0 {
+        name.strip_prefix('\u{feff}').unwrap_or(name)
+    } else {
+        name
+    }
+}
+
+fn column_label(header: &[String], index: usize) -> String {
+    match header.get(index) {
+        Some(name) if !name.trim().is_empty() => name.trim().to_owned(),
+        _ => format!("column {}", index + 1),
+    }
+}

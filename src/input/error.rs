@@ -1,0 +1,109 @@
+//! Located input errors: `FILE:LINE: column: message (value)`.
+
+use std::fmt;
+
+/// The longest value an error message quotes; longer values are cut with `…`.
+const MAX_QUOTED_CHARS: usize = 80;
+
+/// One problem in the input, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// The file as named on the command line (`-` for standard input).
+    pub file: String,
+    /// The 1-based line (0 when the problem is about the whole file).
+    pub line: u64,
+    /// The column (a field's canonical name or the header as written), if the problem has one.
+    pub column: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// The offending value, if there is one.
+    pub value: Option<String>,
+}
+
+impl InputError {
+    /// A problem at `file:line`.
+    pub fn new(file: &str, line: u64, message: impl Into<String>) -> InputError {
+        InputError {
+            file: file.to_owned(),
+            line,
+            column: None,
+            message: message.into(),
+            value: None,
+        }
+    }
+
+    /// The same problem, about `column`.
+    pub fn column(mut self, column: impl Into<String>) -> InputError {
+        self.column = Some(column.into());
+        self
+    }
+
+    /// The same problem, quoting `value`.
+    pub fn value(mut self, value: impl Into<String>) -> InputError {
+        self.value = Some(value.into());
+        self
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: ", self.file)?;
+        } else {
+            write!(f, "{}:{}: ", self.file, self.line)?;
+        }
+        if let Some(column) = &self.column {
+            write!(f, "{column}: ")?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(value) = &self.value {
+            if value.chars().count() > MAX_QUOTED_CHARS {
+                let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
+                write!(f, " ({:?}… {} bytes in all)", cut, value.len())?;
+            } else {
+                write!(f, " ({value:?})")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Every input error of a run; displayed one per line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputErrors(pub Vec<InputError>);
+
+impl fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for error in &self.0 {
+            writeln!(f, "{error}")?;
+        }
+        let n = self.0.len();
+        write!(
+            f,
+            "{n} input error{}; nothing was written",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for InputErrors {}
+
+/// A problem at `file:line`, about a field if one is named, quoting a value if one is given.
+pub fn located(
+    file: &str,
+    line: u64,
+    field: Option<super::fields::Field>,
+    message: String,
+    value: Option<&str>,
+) -> InputError {
+    let mut error = InputError::new(file, line, message);
+    if let Some(field) = field {
+        error = error.column(field.name());
+    }
+    if let Some(value) = value {
+        error = error.value(value);
+    }
+    error
+}

@@ -1,0 +1,310 @@
+//! JSON case files: an array of rows, `{"cases": [...]}`, or NDJSON; every row located by the
+//! line its object opens on.
+
+use std::fmt;
+use std::io::BufRead;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::error::{located, InputError};
+use super::fields::{parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT};
+
+/// A row object with its keys in order, duplicates kept (so they can be reported).
+struct RowObject(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for RowObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject, D::Error> {
+        struct RowVisitor;
+        impl<'de> Visitor<'de> for RowVisitor {
+            type Value = RowObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a row object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(RowObject(entries))
+            }
+        }
+        deserializer.deserialize_map(RowVisitor)
+    }
+}
+
+/// Counts lines as offsets into one text increase.
+struct LineCounter<'a> {
+    text: &'a str,
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> LineCounter<'a> {
+        LineCounter {
+            text,
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of `raw`, a slice of the text; calls must come in increasing order.
+    fn line_of(&mut self, raw: &RawValue) -> u64 {
+        let at = raw.get().as_ptr() as usize - self.text.as_ptr() as usize;
+        let at = at.max(self.offset);
+        self.line += self.text.as_bytes()[self.offset..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        self.offset = at;
+        self.line
+    }
+}
+
+fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
+    InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
+}
+
+/// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
+pub fn read_document(
+    text: &str,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    const SHAPE: &str =
+        "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
+    let top: &RawValue = match serde_json::from_str(text) {
+        Ok(top) => top,
+        Err(e) => {
+            errors.push(syntax_error(file, &e));
+            return;
+        }
+    };
+    let mut lines = LineCounter::new(text);
+    match top.get().as_bytes().first() {
+        Some(b'[') => {
+            let rows: Vec<&RawValue> = match serde_json::from_str(top.get()) {
+                Ok(rows) => rows,
+                Err(e) => return errors.push(syntax_error(file, &e)),
+            };
+            for raw in rows {
+                let line = lines.line_of(raw);
+                read_object(raw.get(), None, file, line, errors, sink);
+            }
+        }
+        Some(b'{') => {
+            #[derive(Deserialize)]
+            struct Cases<'a> {
+                #[serde(borrow)]
+                cases: Option<&'a RawValue>,
+            }
+            #[derive(Deserialize)]
+            struct CaseEntry<'a> {
+                case_id: Option<Value>,
+                #[serde(borrow)]
+                messages: Option<Vec<&'a RawValue>>,
+            }
+            let top_line = lines.line_of(top);
+            let cases = match serde_json::from_str::<Cases>(top.get()) {
+                Ok(Cases { cases: Some(cases) }) => cases,
+                Ok(Cases { cases: None }) => {
+                    return errors.push(InputError::new(
+                        file,
+                        top_line,
+                        format!("the object has no \"cases\" key; {SHAPE}"),
+                    ))
+                }
+                Err(e) => return errors.push(syntax_error(file, &e)),
+            };
+            let entries: Vec<&RawValue> = match serde_json::from_str(cases.get()) {
+                Ok(entries) => entries,
+                Err(_) => {
+                    return errors.push(
+                        InputError::new(file, lines.line_of(cases), "must be an array of cases")
+                            .column("cases"),
+                    )
+                }
+            };
+            for raw_entry in entries {
+                let entry_line = lines.line_of(raw_entry);
+                let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
+                    Ok(entry) => entry,
+                    Err(_) => {
+                        errors.push(InputError::new(
+                            file,
+                            entry_line,
+                            "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
+                        ));
+                        continue;
+                    }
+                };
+                let case_id = match entry.case_id {
+                    Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    other => {
+                        let mut error = InputError::new(file, entry_line, "missing or not text")
+                            .column("case_id");
+                        if let Some(value) = other {
+                            error = error.value(value.to_string());
+                        }
+                        errors.push(error);
+                        continue;
+                    }
+                };
+                let Some(messages) = entry.messages else {
+                    errors.push(
+                        InputError::new(file, entry_line, "missing or not an array of rows")
+                            .column("messages"),
+                    );
+                    continue;
+                };
+                for raw in messages {
+                    let line = lines.line_of(raw);
+                    read_object(raw.get(), Some(&case_id), file, line, errors, sink);
+                }
+            }
+        }
+        _ => errors.push(InputError::new(file, 1, SHAPE)),
+    }
+}
+
+/// Reads newline-delimited JSON: one row object per line, blank lines skipped. Rows reach
+/// `sink` as soon as their line is read.
+pub fn read_lines(
+    mut reader: impl BufRead,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    let mut buffer = Vec::new();
+    let mut line = 0u64;
+    loop {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer) {
+            Ok(0) => break,
+            Ok(_) => line += 1,
+            Err(e) => {
+                errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
+                break;
+            }
+        }
+        let bytes = if line == 1 {
+            buffer.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buffer)
+        } else {
+            &buffer[..]
+        };
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                errors.push(InputError::new(file, line, "not valid UTF-8"));
+                continue;
+            }
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        read_object(text, None, file, line, errors, sink);
+    }
+}
+
+/// Parses one row object (JSON text) and hands it on.
+fn read_object(
+    json: &str,
+    case_id: Option<&str>,
+    file: &str,
+    line: u64,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    let object: RowObject = match serde_json::from_str(json) {
+        Ok(object) => object,
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            let at = line + e.line() as u64 - 1;
+            errors.push(InputError::new(file, at, format!("invalid JSON: {e}")));
+            return;
+        }
+        Err(_) => {
+            errors.push(
+                InputError::new(file, line, "a row must be a JSON object")
+                    .value(json.trim().chars().take(200).collect::<String>()),
+            );
+            return;
+        }
+    };
+    let mut map = FieldMap::<usize>::new();
+    let mut texts: Vec<Option<String>> = Vec::with_capacity(object.0.len());
+    let before = errors.len();
+    for (index, (key, value)) in object.0.iter().enumerate() {
+        match map.insert(key, index) {
+            Ok(Mapped::Field(_)) => {}
+            Ok(Mapped::Ignored) => {}
+            Err((field, earlier)) => errors.push(
+                InputError::new(
+                    file,
+                    line,
+                    format!(
+                        "keys {:?} and {:?} both name the field {}",
+                        object.0[earlier].0,
+                        key,
+                        field.name()
+                    ),
+                )
+                .column(key.clone()),
+            ),
+        }
+        texts.push(match value {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(_) | Value::Array(_) | Value::Object(_) => {
+                errors.push(
+                    InputError::new(file, line, "must be a string, a number or null")
+                        .column(key.clone())
+                        .value(value.to_string()),
+                );
+                None
+            }
+        });
+    }
+    if errors.len() != before {
+        return;
+    }
+    if texts
+        .iter()
+        .all(|t| t.as_deref().is_none_or(|t| t.trim().is_empty()))
+    {
+        return; // An empty row.
+    }
+    let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+    for field in Field::ALL {
+        if let Some(&index) = map.get(field) {
+            cells[field as usize] = texts[index].as_deref();
+        }
+    }
+    if let Some(expected) = case_id {
+        match cells[Field::CaseId as usize].map(str::trim) {
+            None | Some("") => cells[Field::CaseId as usize] = Some(expected),
+            Some(given) if given == expected => {}
+            Some(given) => {
+                errors.push(
+                    InputError::new(
+                        file,
+                        line,
+                        format!("differs from the enclosing case's case_id {expected:?}"),
+                    )
+                    .column("case_id")
+                    .value(given),
+                );
+                return sink(line, Err(Some(expected.to_owned())));
+            }
+        }
+    }
+    let locate = |field: Option<Field>, message: String, value: Option<&str>| {
+        located(file, line, field, message, value)
+    };
+    sink(line, parse_row(&cells, errors, &locate));
+}

@@ -1,0 +1,199 @@
+//! Reading case files: CSV, JSON and NDJSON, from files, directories or standard input, into
+//! typed rows with their locations; every problem becomes a located [`InputError`].
+
+mod csv;
+mod error;
+mod fields;
+mod json;
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+pub use error::{located, InputError, InputErrors};
+pub use fields::{
+    normalise_header, parse_row, Field, FieldMap, Mapped, ParsedRow, RawCells, RowResult,
+};
+pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
+
+/// The shape of a case file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum InputFormat {
+    /// Comma-separated values with a header row.
+    Csv,
+    /// A JSON array of row objects, or `{"cases": [...]}`.
+    Json,
+    /// Newline-delimited JSON: one row object per line.
+    Ndjson,
+}
+
+impl InputFormat {
+    /// The format a file's extension implies (any case): `.json`, `.ndjson`/`.jsonl`, else CSV.
+    pub fn for_path(path: &Path) -> InputFormat {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("json") => InputFormat::Json,
+            Some("ndjson" | "jsonl") => InputFormat::Ndjson,
+            _ => InputFormat::Csv,
+        }
+    }
+}
+
+/// Whether a directory entry is a case file: `.csv`, `.json`, `.ndjson` or `.jsonl`.
+pub fn is_case_file(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(
+        extension.as_deref(),
+        Some("csv" | "json" | "ndjson" | "jsonl")
+    ) && path.is_file()
+}
+
+/// One input: a file, or standard input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// How errors and the audit name it: the path as given, or `-`.
+    pub name: String,
+    /// The file, or `None` for standard input.
+    pub path: Option<PathBuf>,
+}
+
+impl Source {
+    /// The format to read it with: the override, else the file's extension.
+    pub fn format(&self, format_override: Option<InputFormat>) -> InputFormat {
+        match (format_override, &self.path) {
+            (Some(format), _) => format,
+            (None, Some(path)) => InputFormat::for_path(path),
+            (None, None) => InputFormat::Csv,
+        }
+    }
+}
+
+/// Expands the command line's inputs: `-` is standard input, a directory is every case file
+/// directly in it in name order, anything else a file.
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
+    let mut sources = Vec::new();
+    let mut errors = Vec::new();
+    for input in inputs {
+        let name = input.to_string_lossy().into_owned();
+        if name == "-" {
+            sources.push(Source { name, path: None });
+        } else if input.is_dir() {
+            let entries = match std::fs::read_dir(input) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    errors.push(InputError::new(
+                        &name,
+                        0,
+                        format!("cannot read directory: {e}"),
+                    ));
+                    continue;
+                }
+            };
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .filter(|path| is_case_file(path))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                errors.push(InputError::new(
+                    &name,
+                    0,
+                    "the directory holds no case files",
+                ));
+            }
+            sources.extend(files.into_iter().map(|path| Source {
+                name: path.to_string_lossy().into_owned(),
+                path: Some(path),
+            }));
+        } else {
+            sources.push(Source {
+                name,
+                path: Some(input.clone()),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(sources)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// Reads one source, calling `sink` with each valid row and its line as soon as it is read;
+/// every problem goes to `errors`.
+pub fn read_source(
+    source: &Source,
+    format_override: Option<InputFormat>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    let reader: Box<dyn Read> = match &source.path {
+        None => Box::new(io::stdin().lock()),
+        Some(path) => match File::open(path) {
+            Ok(file) => Box::new(file),
+            Err(e) => {
+                errors.push(InputError::new(
+                    &source.name,
+                    0,
+                    format!("cannot read: {e}"),
+                ));
+                return;
+            }
+        },
+    };
+    read_from(
+        reader,
+        &source.name,
+        source.format(format_override),
+        errors,
+        sink,
+    );
+}
+
+/// Reads case rows of `format` from any reader (the file is named `name` in errors).
+pub fn read_from(
+    mut reader: impl Read,
+    name: &str,
+    format: InputFormat,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    match format {
+        InputFormat::Csv => csv::read(
+            BufReader::with_capacity(1 << 16, reader),
+            name,
+            errors,
+            sink,
+        ),
+        InputFormat::Ndjson => json::read_lines(
+            BufReader::with_capacity(1 << 16, reader),
+            name,
+            errors,
+            sink,
+        ),
+        InputFormat::Json => {
+            let mut bytes = Vec::new();
+            if let Err(e) = reader.read_to_end(&mut bytes) {
+                errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+                return;
+            }
+            let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+            match std::str::from_utf8(body) {
+                Ok(text) => json::read_document(text, name, errors, sink),
+                Err(e) => {
+                    let line = 1 + body[..e.valid_up_to()]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count() as u64;
+                    errors.push(InputError::new(name, line, "not valid UTF-8"));
+                }
+            }
+        }
+    }
+}

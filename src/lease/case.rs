@@ -1,0 +1,573 @@
+//! The lease state machine for one case: rows in, one outcome per row, and a verdict.
+//!
+//! Sans-IO: nothing here reads a clock or touches a file. Time arrives as each row's
+//! `observed_at` and as the `as_of` a verdict is asked for.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use super::row::{Identity, Message, Offer, Row};
+use super::types::{
+    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
+    TerminalResult,
+};
+use super::values::{Timestamp, ValueError};
+
+/// What the clock step (spec section 4, step 1) did before a row was applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClockEffect {
+    /// The ack deadline passed with no ack: `OFFERED` became `ACK_TIMEOUT`, ack `MISSING`.
+    AckTimedOut,
+    /// The lease reached `expires_at`: `ACTIVE` became `EXPIRED`.
+    Expired,
+}
+
+/// The outcome of one row: the clock step's effect, the disposition and the row reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// What step 1 did at the row's `observed_at`, if anything.
+    pub clock: Option<ClockEffect>,
+    /// What the row did to the lease.
+    pub disposition: Disposition,
+    /// Why.
+    pub reason: RowReason,
+}
+
+/// A row that breaks the case file's own rules (spec section 2): bad input, not an outcome.
+/// The row is not applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseFault {
+    /// The first row of a case is not an `offer`.
+    FirstRowNotOffer(Event),
+    /// The first offer gives no `job_id`.
+    MissingJobId,
+    /// The row's `job_id` differs from the case's.
+    JobIdMismatch {
+        /// The case's job id, from its first offer.
+        expected: String,
+    },
+    /// `observed_at` is earlier than the previous row's.
+    ObservedAtDecreased {
+        /// The previous row's `observed_at`.
+        previous: Timestamp,
+    },
+    /// An accepted renewal would compute an `expires_at` outside years 0001 to 9999.
+    ExpiryOutOfRange(ValueError),
+}
+
+impl CaseFault {
+    /// The column the fault is about.
+    pub fn column(&self) -> &'static str {
+        match self {
+            CaseFault::FirstRowNotOffer(_) => "event",
+            CaseFault::MissingJobId | CaseFault::JobIdMismatch { .. } => "job_id",
+            CaseFault::ObservedAtDecreased { .. } => "observed_at",
+            CaseFault::ExpiryOutOfRange(_) => "observed_at",
+        }
+    }
+}
+
+impl fmt::Display for CaseFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseFault::FirstRowNotOffer(event) => {
+                write!(f, "the first row of a case must be an offer, not {event}")
+            }
+            CaseFault::MissingJobId => f.write_str("the first offer of a case must give a job_id"),
+            CaseFault::JobIdMismatch { expected } => {
+                write!(f, "differs from the case's job_id {expected:?}")
+            }
+            CaseFault::ObservedAtDecreased { previous } => {
+                write!(f, "decreases within the case (previous row: {previous})")
+            }
+            CaseFault::ExpiryOutOfRange(e) => {
+                write!(
+                    f,
+                    "the renewal's expires_at (observed_at + lease_duration) is {e}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CaseFault {}
+
+/// The last accepted renewal of a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Renewal {
+    /// Its `renew_seq`.
+    pub renew_seq: u64,
+    /// When it was observed (`renew_time`).
+    pub renew_time: Timestamp,
+}
+
+/// The last accepted progress of a generation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Progress {
+    /// Its `progress_seq`.
+    pub progress_seq: u64,
+    /// Its value, verbatim.
+    pub progress_value: Option<String>,
+}
+
+/// The current generation's record: every *per generation* field of spec section 3.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Lease {
+    /// The accepted offer, as issued (renewals do not change it).
+    pub offer: Offer,
+    /// When authority ends: the offer's, or the last accepted renewal's time plus the duration.
+    pub expires_at: Timestamp,
+    /// Where the generation stands.
+    pub phase: Phase,
+    /// Whether the offer was acknowledged.
+    pub ack_state: AckState,
+    /// The last accepted renewal.
+    pub renewal: Option<Renewal>,
+    /// The last accepted progress.
+    pub progress: Option<Progress>,
+    /// When a cancel was requested.
+    pub cancel_requested: Option<Timestamp>,
+    /// When the holder acknowledged the cancel.
+    pub cancel_ack: Option<Timestamp>,
+    /// A result of this generation was rejected for arriving after expiry.
+    pub result_rejected_for_expiry: bool,
+    /// A renew of this generation was rejected for arriving after expiry.
+    pub renew_rejected_for_expiry: bool,
+}
+
+impl Lease {
+    fn new(offer: Offer) -> Lease {
+        Lease {
+            expires_at: offer.terms.expires_at,
+            offer,
+            phase: Phase::Offered,
+            ack_state: AckState::Pending,
+            renewal: None,
+            progress: None,
+            cancel_requested: None,
+            cancel_ack: None,
+            result_rejected_for_expiry: false,
+            renew_rejected_for_expiry: false,
+        }
+    }
+
+    /// The generation's identity.
+    pub fn identity(&self) -> &Identity {
+        &self.offer.identity
+    }
+
+    /// Step 1: lets the clock reach `now`.
+    fn advance_clock(&mut self, now: Timestamp) -> Option<ClockEffect> {
+        match self.phase {
+            Phase::Offered if now >= self.offer.terms.ack_deadline => {
+                self.phase = Phase::AckTimeout;
+                self.ack_state = AckState::Missing;
+                Some(ClockEffect::AckTimedOut)
+            }
+            Phase::Active if now >= self.expires_at => {
+                self.phase = Phase::Expired;
+                Some(ClockEffect::Expired)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `offer` repeats this generation's accepted offer (spec 4.2, `offer`, same
+    /// generation): identity and duration equal, and each time the row gives equal to the
+    /// accepted offer's.
+    fn is_repeated_by(&self, offer: &Offer) -> bool {
+        let accepted = &self.offer;
+        let same_if_given =
+            |given: Option<Timestamp>, issued: Timestamp| given.is_none_or(|value| value == issued);
+        accepted.identity == offer.identity
+            && accepted.terms.lease_duration == offer.terms.lease_duration
+            && same_if_given(offer.given.issued_at, accepted.terms.issued_at)
+            && same_if_given(offer.given.expires_at, accepted.terms.expires_at)
+            && same_if_given(offer.given.ack_deadline, accepted.terms.ack_deadline)
+    }
+}
+
+/// One case's lease record: the current generation and the whole-case findings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    job_id: String,
+    lease: Lease,
+    stale_generations: BTreeSet<u64>,
+    late_progress: BTreeSet<u64>,
+    conflict: Option<ConflictKind>,
+    last_observed_at: Timestamp,
+}
+
+/// The case judged at `as_of` (spec section 5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The instant the case was judged at.
+    pub as_of: Timestamp,
+    /// The current generation after step 1 at `as_of`.
+    pub lease: Lease,
+    /// What step 1 at `as_of` did, if anything.
+    pub clock: Option<ClockEffect>,
+    /// The decision.
+    pub decision: Decision,
+    /// The reason code.
+    pub reason: CaseReason,
+}
+
+impl Verdict {
+    /// `lease_expired`: the current generation is `EXPIRED` at `as_of`.
+    pub fn lease_expired(&self) -> bool {
+        self.lease.phase == Phase::Expired
+    }
+}
+
+fn outcome(clock: Option<ClockEffect>, disposition: Disposition, reason: RowReason) -> Outcome {
+    Outcome {
+        clock,
+        disposition,
+        reason,
+    }
+}
+
+impl Case {
+    /// Starts a case from its first row, which must be an `offer` giving a `job_id`.
+    pub fn start(row: &Row) -> Result<(Case, Outcome), CaseFault> {
+        let Message::Offer(offer) = &row.message else {
+            return Err(CaseFault::FirstRowNotOffer(row.message.event()));
+        };
+        let job_id = row.job_id.clone().ok_or(CaseFault::MissingJobId)?;
+        let case = Case {
+            job_id,
+            lease: Lease::new(offer.clone()),
+            stale_generations: BTreeSet::new(),
+            late_progress: BTreeSet::new(),
+            conflict: None,
+            last_observed_at: row.observed_at,
+        };
+        Ok((
+            case,
+            outcome(None, Disposition::Accepted, RowReason::Offered),
+        ))
+    }
+
+    /// Replays one more row (spec section 4): the clock, the conflict freeze, the identity
+    /// check and the event's rule. A row that breaks the file's rules is a [`CaseFault`].
+    pub fn step(&mut self, row: &Row) -> Result<Outcome, CaseFault> {
+        let now = row.observed_at;
+        if now < self.last_observed_at {
+            return Err(CaseFault::ObservedAtDecreased {
+                previous: self.last_observed_at,
+            });
+        }
+        if let Some(job_id) = &row.job_id {
+            if *job_id != self.job_id {
+                return Err(CaseFault::JobIdMismatch {
+                    expected: self.job_id.clone(),
+                });
+            }
+        }
+        self.last_observed_at = now;
+        let clock = self.lease.advance_clock(now);
+        if self.conflict.is_some() {
+            return Ok(outcome(
+                clock,
+                Disposition::Blocked,
+                RowReason::OwnershipConflict,
+            ));
+        }
+        let (disposition, reason) = match &row.message {
+            Message::Offer(offer) => self.offer(offer),
+            Message::CancelRequest => self.cancel_request(now),
+            Message::Observe => (Disposition::Accepted, RowReason::Observed),
+            worker => {
+                let identity = worker
+                    .identity()
+                    .expect("worker messages carry an identity");
+                match self.check_identity(identity) {
+                    Some(refusal) => refusal,
+                    None => self.worker_message(worker, now)?,
+                }
+            }
+        };
+        Ok(outcome(clock, disposition, reason))
+    }
+
+    /// Spec 4.1: `None` when the message is from the current generation's lease and holder.
+    fn check_identity(&mut self, identity: &Identity) -> Option<(Disposition, RowReason)> {
+        let current = self.lease.identity();
+        if identity.generation < current.generation {
+            self.stale_generations.insert(identity.generation);
+            Some((Disposition::Rejected, RowReason::StaleGeneration))
+        } else if identity.generation > current.generation {
+            Some((Disposition::Rejected, RowReason::UnknownGeneration))
+        } else if identity.lease_id != current.lease_id {
+            Some((Disposition::Rejected, RowReason::UnknownLease))
+        } else if identity.holder != current.holder {
+            Some(self.raise_conflict(ConflictKind::HolderConflict))
+        } else {
+            None
+        }
+    }
+
+    fn raise_conflict(&mut self, kind: ConflictKind) -> (Disposition, RowReason) {
+        assert!(self.conflict.is_none(), "a frozen case takes no more rows");
+        self.conflict = Some(kind);
+        (Disposition::Conflict, kind.row_reason())
+    }
+
+    fn offer(&mut self, offer: &Offer) -> (Disposition, RowReason) {
+        let current = self.lease.identity().generation;
+        let generation = offer.identity.generation;
+        if generation > current {
+            match self.lease.phase {
+                Phase::Offered | Phase::Active => {
+                    self.raise_conflict(ConflictKind::OverlappingGenerations)
+                }
+                Phase::AckTimeout | Phase::Expired | Phase::Terminal(_) => {
+                    self.lease = Lease::new(offer.clone());
+                    (Disposition::Accepted, RowReason::Reassigned)
+                }
+            }
+        } else if generation == current {
+            if self.lease.is_repeated_by(offer) {
+                (Disposition::Duplicate, RowReason::DuplicateOffer)
+            } else {
+                self.raise_conflict(ConflictKind::GenerationReused)
+            }
+        } else {
+            self.stale_generations.insert(generation);
+            (Disposition::Rejected, RowReason::StaleGeneration)
+        }
+    }
+
+    fn cancel_request(&mut self, now: Timestamp) -> (Disposition, RowReason) {
+        let lease = &mut self.lease;
+        if matches!(lease.phase, Phase::Terminal(_)) {
+            (Disposition::Rejected, RowReason::CancelAfterResult)
+        } else if lease.cancel_requested.is_some() {
+            (Disposition::Duplicate, RowReason::DuplicateCancelRequest)
+        } else {
+            lease.cancel_requested = Some(now);
+            (Disposition::Accepted, RowReason::CancelRequested)
+        }
+    }
+
+    /// Spec 4.2 for a worker message that passed the identity check.
+    fn worker_message(
+        &mut self,
+        message: &Message,
+        now: Timestamp,
+    ) -> Result<(Disposition, RowReason), CaseFault> {
+        use Disposition::*;
+        use RowReason::*;
+        let lease = &mut self.lease;
+        let decided = match message {
+            Message::Ack(_) => match lease.phase {
+                Phase::Offered => {
+                    lease.phase = Phase::Active;
+                    lease.ack_state = AckState::Acked;
+                    (Accepted, Acked)
+                }
+                Phase::AckTimeout => {
+                    lease.ack_state = AckState::Late;
+                    (Rejected, AckAfterDeadline)
+                }
+                Phase::Active | Phase::Expired | Phase::Terminal(_) => {
+                    assert_eq!(lease.ack_state, AckState::Acked, "only an ack activates");
+                    (Duplicate, DuplicateAck)
+                }
+            },
+            Message::Renew { renew_seq, .. } => match lease.phase {
+                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
+                Phase::Expired => {
+                    lease.renew_rejected_for_expiry = true;
+                    (Rejected, RenewAfterExpiry)
+                }
+                Phase::Terminal(_) => (Rejected, AfterResult),
+                Phase::Active => {
+                    let last = lease.renewal.map_or(0, |r| r.renew_seq);
+                    if *renew_seq > last {
+                        lease.expires_at = now
+                            .checked_add(lease.offer.terms.lease_duration)
+                            .map_err(CaseFault::ExpiryOutOfRange)?;
+                        lease.renewal = Some(Renewal {
+                            renew_seq: *renew_seq,
+                            renew_time: now,
+                        });
+                        (Accepted, Renewed)
+                    } else if *renew_seq == last {
+                        (Duplicate, DuplicateRenew)
+                    } else {
+                        (Rejected, RenewOutOfOrder)
+                    }
+                }
+            },
+            Message::Progress {
+                progress_seq,
+                progress_value,
+                ..
+            } => match lease.phase {
+                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
+                Phase::Expired => {
+                    self.late_progress.insert(*progress_seq);
+                    (Recorded, ProgressAfterExpiry)
+                }
+                Phase::Terminal(_) => {
+                    self.late_progress.insert(*progress_seq);
+                    (Recorded, ProgressAfterResult)
+                }
+                Phase::Active if lease.cancel_requested.is_some() => {
+                    self.late_progress.insert(*progress_seq);
+                    (Recorded, ProgressAfterCancel)
+                }
+                Phase::Active => {
+                    let last = lease.progress.as_ref().map_or(0, |p| p.progress_seq);
+                    if *progress_seq > last {
+                        lease.progress = Some(Progress {
+                            progress_seq: *progress_seq,
+                            progress_value: progress_value.clone(),
+                        });
+                        (Accepted, ProgressAccepted)
+                    } else if *progress_seq == last {
+                        (Duplicate, DuplicateProgress)
+                    } else {
+                        self.late_progress.insert(*progress_seq);
+                        (Recorded, ProgressOutOfOrder)
+                    }
+                }
+            },
+            Message::CancelAck(_) => {
+                if lease.cancel_requested.is_none() {
+                    (Rejected, CancelNotRequested)
+                } else if lease.cancel_ack.is_some() {
+                    (Duplicate, DuplicateCancelAck)
+                } else {
+                    lease.cancel_ack = Some(now);
+                    (Accepted, CancelAcked)
+                }
+            }
+            Message::Result { result, .. } => match lease.phase {
+                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
+                Phase::Expired => {
+                    lease.result_rejected_for_expiry = true;
+                    (Rejected, ResultAfterExpiry)
+                }
+                Phase::Terminal(accepted) if accepted == *result => (Duplicate, DuplicateResult),
+                Phase::Terminal(_) => (Rejected, ContradictoryResult),
+                Phase::Active
+                    if *result == TerminalResult::Cancelled && lease.cancel_requested.is_none() =>
+                {
+                    (Rejected, CancelNotRequested)
+                }
+                Phase::Active => {
+                    lease.phase = Phase::Terminal(*result);
+                    (Accepted, ResultAccepted)
+                }
+            },
+            Message::Offer(_) | Message::CancelRequest | Message::Observe => {
+                unreachable!("not a worker message: {:?}", message.event())
+            }
+        };
+        Ok(decided)
+    }
+
+    /// The case's job id.
+    pub fn job_id(&self) -> &str {
+        &self.job_id
+    }
+
+    /// The current generation as replayed so far (before any final clock step).
+    pub fn lease(&self) -> &Lease {
+        &self.lease
+    }
+
+    /// The distinct stale generation numbers seen, ascending.
+    pub fn stale_generations(&self) -> &BTreeSet<u64> {
+        &self.stale_generations
+    }
+
+    /// The distinct late progress sequence numbers of the whole case, ascending.
+    pub fn late_progress(&self) -> &BTreeSet<u64> {
+        &self.late_progress
+    }
+
+    /// The first ownership conflict, if any.
+    pub fn conflict(&self) -> Option<ConflictKind> {
+        self.conflict
+    }
+
+    /// The last row's `observed_at`.
+    pub fn last_observed_at(&self) -> Timestamp {
+        self.last_observed_at
+    }
+
+    /// Judges the case (spec section 5) at its last `observed_at`, or at `run_as_of` if
+    /// that is later; step 1 is applied once more at that instant.
+    pub fn verdict(&self, run_as_of: Option<Timestamp>) -> Verdict {
+        let as_of = run_as_of.map_or(self.last_observed_at, |t| t.max(self.last_observed_at));
+        let mut lease = self.lease.clone();
+        let clock = lease.advance_clock(as_of);
+        let (decision, reason) = self.decide(&lease);
+        Verdict {
+            as_of,
+            lease,
+            clock,
+            decision,
+            reason,
+        }
+    }
+
+    /// The decision table and reason precedence of spec section 5.
+    fn decide(&self, lease: &Lease) -> (Decision, CaseReason) {
+        if let Some(kind) = self.conflict {
+            return (Decision::OwnershipConflict, kind.case_reason());
+        }
+        if let Phase::Terminal(result) = lease.phase {
+            let decision = match result {
+                TerminalResult::Success => Decision::Success,
+                TerminalResult::Failed => Decision::Failed,
+                TerminalResult::Cancelled => Decision::Cancelled,
+            };
+            return (decision, CaseReason::ResultAccepted);
+        }
+        if lease.cancel_requested.is_some() {
+            let reason = if lease.cancel_ack.is_some() {
+                CaseReason::CancelAcknowledgedNoResult
+            } else {
+                CaseReason::CancelUnacknowledged
+            };
+            return (Decision::ReconciliationRequired, reason);
+        }
+        match lease.phase {
+            Phase::Expired => {
+                let reason = if lease.result_rejected_for_expiry {
+                    CaseReason::ResultAfterExpiry
+                } else if lease.renew_rejected_for_expiry {
+                    CaseReason::RenewAfterExpiry
+                } else {
+                    CaseReason::ExpiredWithoutResult
+                };
+                (Decision::Expired, reason)
+            }
+            Phase::AckTimeout => {
+                let reason = if lease.ack_state == AckState::Late {
+                    CaseReason::AckAfterDeadline
+                } else {
+                    CaseReason::AckMissing
+                };
+                (Decision::AckTimeout, reason)
+            }
+            Phase::Active => {
+                let reason = if !self.stale_generations.is_empty() {
+                    CaseReason::StaleGeneration
+                } else if !self.late_progress.is_empty() {
+                    CaseReason::LateProgress
+                } else {
+                    CaseReason::WithinLease
+                };
+                (Decision::Active, reason)
+            }
+            Phase::Offered => (Decision::PendingAck, CaseReason::AwaitingAck),
+            Phase::Terminal(_) => unreachable!("handled above"),
+        }
+    }
+}

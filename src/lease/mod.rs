@@ -1,0 +1,40 @@
+//! The sans-IO lease core: typed rows in, one [`Outcome`] per row, and a [`Verdict`] per case.
+//!
+//! Nothing in this module reads a clock, a file or the environment; the same rows always give
+//! the same outcomes. [`Case::start`] takes a case's first row, [`Case::step`] every later one,
+//! and [`Case::verdict`] judges the case at an instant.
+
+mod case;
+mod row;
+mod types;
+pub mod values;
+
+pub use case::{Case, CaseFault, ClockEffect, Lease, Outcome, Progress, Renewal, Verdict};
+pub use row::{GivenTerms, Identity, Message, Offer, OfferTerms, Row, TermsError};
+pub use types::{
+    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
+    TerminalResult,
+};
+pub use values::{Seconds, Timestamp, ValueError};
+
+/// Replays a whole case from its rows, returning each row's outcome and the final record.
+///
+/// A convenience over [`Case::start`] and [`Case::step`] for callers that already hold every
+/// row of one case; it stops at the first [`CaseFault`], with the index of the faulty row.
+pub fn replay<'a>(
+    rows: impl IntoIterator<Item = &'a Row>,
+) -> Result<Option<(Case, Vec<Outcome>)>, (usize, CaseFault)> {
+    let mut rows = rows.into_iter();
+    let Some(first) = rows.next() else {
+        return Ok(None);
+    };
+    let (mut case, first_outcome) = Case::start(first).map_err(|fault| (0, fault))?;
+    let mut outcomes = vec![first_outcome];
+    for (index, row) in rows.enumerate() {
+        outcomes.push(case.step(row).map_err(|fault| (index + 1, fault))?);
+    }
+    Ok(Some((case, outcomes)))
+}
+
+#[cfg(test)]
+mod tests;

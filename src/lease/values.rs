@@ -1,0 +1,401 @@
+//! The contract's value types: timestamps, durations and integers, with their exact grammars.
+//!
+//! Parsing here is pure (no I/O, no clock). Each parser returns a [`ValueError`] whose message
+//! says what was expected; the input layer adds the file, line, column and value.
+
+use std::fmt;
+
+use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Timelike, Utc};
+
+/// Why a cell's text is not a valid value of its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueError(pub String);
+
+impl ValueError {
+    fn new(message: impl Into<String>) -> ValueError {
+        ValueError(message.into())
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// An instant on the coordinator's clock, kept in UTC, between years 0001 and 9999.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(DateTime<Utc>);
+
+/// The longest duration the contract accepts: 100 years of 365 days.
+pub const MAX_DURATION_SECONDS: u64 = 3_153_600_000;
+
+impl Timestamp {
+    /// Parses RFC 3339 as the contract restricts it: `T` or `t`, an offset (`Z`, `z` or
+    /// `±HH:MM`), up to 9 fractional digits, no leap second, UTC year 0001 to 9999.
+    pub fn parse(text: &str) -> Result<Timestamp, ValueError> {
+        let b = text.as_bytes();
+        const SHAPE: &str = "not an RFC 3339 timestamp like 2026-01-01T10:00:00Z";
+        let digits = |range: std::ops::Range<usize>| -> Option<u32> {
+            let part = b.get(range)?;
+            if part.iter().all(u8::is_ascii_digit) {
+                Some(part.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+            } else {
+                None
+            }
+        };
+        if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+            return Err(ValueError::new(SHAPE));
+        }
+        let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
+            digits(0..4),
+            digits(5..7),
+            digits(8..10),
+            digits(11..13),
+            digits(14..16),
+            digits(17..19),
+        ) else {
+            return Err(ValueError::new(SHAPE));
+        };
+        match b[10] {
+            b'T' | b't' => {}
+            b' ' => {
+                return Err(ValueError::new(
+                    "a space separates date and time; the contract needs `T`",
+                ))
+            }
+            _ => return Err(ValueError::new(SHAPE)),
+        }
+        let mut pos = 19;
+        let mut nanos = 0u32;
+        if b.get(pos) == Some(&b'.') {
+            let start = pos + 1;
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            let count = end - start;
+            if count == 0 {
+                return Err(ValueError::new(
+                    "a `.` must be followed by fractional digits",
+                ));
+            }
+            if count > 9 {
+                return Err(ValueError::new("more than 9 fractional digits"));
+            }
+            let fraction = digits(start..end).expect("checked digits");
+            nanos = fraction * 10u32.pow(9 - count as u32);
+            pos = end;
+        }
+        let offset_seconds: i64 = match &b[pos..] {
+            [] => return Err(ValueError::new("no offset (add `Z` or `±HH:MM`)")),
+            [b'Z'] | [b'z'] => 0,
+            [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+                let (Some(oh), Some(om)) = (digits(pos + 1..pos + 3), digits(pos + 4..pos + 6))
+                else {
+                    return Err(ValueError::new(SHAPE));
+                };
+                if oh > 23 || om > 59 {
+                    return Err(ValueError::new("offset out of range"));
+                }
+                let magnitude = i64::from(oh * 3600 + om * 60);
+                if *sign == b'-' {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            }
+            _ => return Err(ValueError::new(SHAPE)),
+        };
+        if second == 60 {
+            return Err(ValueError::new("leap second (:60) is not accepted"));
+        }
+        let date = NaiveDate::from_ymd_opt(year as i32, month, day)
+            .ok_or_else(|| ValueError::new("no such date"))?;
+        let local = date
+            .and_hms_nano_opt(hour, minute, second, nanos)
+            .ok_or_else(|| ValueError::new("no such time of day"))?;
+        let utc = local.and_utc() - TimeDelta::seconds(offset_seconds);
+        Timestamp::from_utc(utc)
+    }
+
+    fn from_utc(utc: DateTime<Utc>) -> Result<Timestamp, ValueError> {
+        if (1..=9999).contains(&utc.year()) {
+            Ok(Timestamp(utc))
+        } else {
+            Err(ValueError::new("outside years 0001 to 9999 UTC"))
+        }
+    }
+
+    /// This instant plus a duration, or an error if the result leaves years 0001 to 9999.
+    pub fn checked_add(self, duration: Seconds) -> Result<Timestamp, ValueError> {
+        let delta = TimeDelta::try_seconds(duration.0 as i64)
+            .ok_or_else(|| ValueError::new("duration too long"))?;
+        let sum = self
+            .0
+            .checked_add_signed(delta)
+            .ok_or_else(|| ValueError::new("outside years 0001 to 9999 UTC"))?;
+        Timestamp::from_utc(sum)
+    }
+
+    /// The instant as chrono's UTC date-time.
+    pub fn as_datetime(self) -> DateTime<Utc> {
+        self.0
+    }
+
+    /// Seconds since the Unix epoch, with the fraction (for drawing timelines).
+    pub fn unix_seconds_f64(self) -> f64 {
+        self.0.timestamp() as f64 + f64::from(self.0.timestamp_subsec_nanos()) / 1e9
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// `YYYY-MM-DDTHH:MM:SSZ`, with a non-zero fraction after the seconds, trailing zeros removed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        )?;
+        let nanos = t.nanosecond();
+        if nanos != 0 {
+            let mut digits = format!("{nanos:09}");
+            while digits.ends_with('0') {
+                digits.pop();
+            }
+            write!(f, ".{digits}")?;
+        }
+        f.write_str("Z")
+    }
+}
+
+/// A lease duration in whole seconds, from 1 to [`MAX_DURATION_SECONDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seconds(u64);
+
+impl Seconds {
+    /// A duration from a number of seconds, if it is within the contract's range.
+    pub fn new(seconds: u64) -> Result<Seconds, ValueError> {
+        if seconds == 0 {
+            Err(ValueError::new("a duration must be greater than 0"))
+        } else if seconds > MAX_DURATION_SECONDS {
+            Err(ValueError::new(
+                "a duration must be at most 3153600000 seconds (100 years)",
+            ))
+        } else {
+            Ok(Seconds(seconds))
+        }
+    }
+
+    /// Parses `30`, `30s`, `5m`, `1h` (unit in any case) or ISO 8601 `PnDTnHnMnS` with
+    /// upper-case designators. No fractions, weeks or compound forms like `1h30m`.
+    pub fn parse(text: &str) -> Result<Seconds, ValueError> {
+        const SHAPE: &str =
+            "not a duration: whole seconds like 30, 30s, 5m, 1h, or ISO 8601 like PT90S";
+        let seconds = if let Some(iso) = text.strip_prefix('P') {
+            parse_iso_duration(iso).ok_or_else(|| ValueError::new(SHAPE))?
+        } else {
+            let (number, unit) = match text.as_bytes().last() {
+                Some(b's' | b'S') => (&text[..text.len() - 1], 1),
+                Some(b'm' | b'M') => (&text[..text.len() - 1], 60),
+                Some(b'h' | b'H') => (&text[..text.len() - 1], 3600),
+                _ => (text, 1),
+            };
+            let n = parse_digits(number).ok_or_else(|| ValueError::new(SHAPE))?;
+            n.checked_mul(unit).ok_or_else(|| {
+                ValueError::new("a duration must be at most 3153600000 seconds (100 years)")
+            })?
+        };
+        Seconds::new(seconds)
+    }
+
+    /// The number of seconds.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// `nD` then optionally `T` with `nH`, `nM`, `nS` in that order (the text after `P`).
+/// Saturates on overflow so the range check rejects it.
+fn parse_iso_duration(text: &str) -> Option<u64> {
+    let (date_part, time_part) = match text.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (text, None),
+    };
+    let mut total: u64 = 0;
+    let mut any = false;
+    let mut take = |part: &str, designators: &[(u8, u64)]| -> Option<()> {
+        let mut rest = part;
+        let mut next = 0;
+        while !rest.is_empty() {
+            let end = rest.find(|c: char| !c.is_ascii_digit())?;
+            let designator = rest.as_bytes()[end];
+            let index = designators[next..]
+                .iter()
+                .position(|(d, _)| *d == designator)?
+                + next;
+            let n = parse_digits(&rest[..end])?;
+            total = total.saturating_add(n.saturating_mul(designators[index].1));
+            any = true;
+            next = index + 1;
+            rest = &rest[end + 1..];
+        }
+        Some(())
+    };
+    take(date_part, &[(b'D', 86_400)])?;
+    if let Some(time) = time_part {
+        if time.is_empty() {
+            return None;
+        }
+        take(time, &[(b'H', 3600), (b'M', 60), (b'S', 1)])?;
+    }
+    any.then_some(total)
+}
+
+/// Decimal digits only (no sign, no fraction, no spaces), at most 2^64−1.
+fn parse_digits(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Parses the contract's unsigned integer: decimal digits only, at most 2^64−1.
+pub fn parse_integer(text: &str) -> Result<u64, ValueError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ValueError::new(
+            "not an unsigned integer (decimal digits only)",
+        ));
+    }
+    text.parse()
+        .map_err(|_| ValueError::new("integer out of range (at most 18446744073709551615)"))
+}
+
+/// Parses a sequence number: an integer of at least 1.
+pub fn parse_sequence(text: &str) -> Result<u64, ValueError> {
+    let n = parse_integer(text)?;
+    if n == 0 {
+        Err(ValueError::new("a sequence number must be at least 1"))
+    } else {
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(text: &str) -> String {
+        Timestamp::parse(text).unwrap().to_string()
+    }
+
+    #[test]
+    fn timestamps_normalise_to_utc_with_trimmed_fraction() {
+        assert_eq!(ts("2026-01-01T10:00:00Z"), "2026-01-01T10:00:00Z");
+        assert_eq!(ts("2026-01-01t10:00:00z"), "2026-01-01T10:00:00Z");
+        assert_eq!(
+            ts("2026-01-01T12:00:00.250+02:00"),
+            "2026-01-01T10:00:00.25Z"
+        );
+        assert_eq!(ts("2026-01-01T00:30:00-01:00"), "2026-01-01T01:30:00Z");
+        assert_eq!(
+            ts("2026-01-01T10:00:00.000000001Z"),
+            "2026-01-01T10:00:00.000000001Z"
+        );
+        assert_eq!(ts("2026-01-01T10:00:00.000Z"), "2026-01-01T10:00:00Z");
+    }
+
+    #[test]
+    fn timestamps_reject_what_the_contract_rejects() {
+        for bad in [
+            "2026-01-01T10:00:00",
+            "2026-01-01 10:00:00Z",
+            "2026-01-01T10:00:60Z",
+            "2026-01-01T10:00:00.1234567890Z",
+            "2026-01-01T10:00:00.Z",
+            "2026-02-30T10:00:00Z",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01T10:00:00+0200",
+            "2026-01-01T10:00:00+24:00",
+            "0001-01-01T00:30:00+01:00",
+            "26-01-01T10:00:00Z",
+            "",
+            "tomorrow",
+        ] {
+            assert!(Timestamp::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(Timestamp::parse("0001-01-01T00:00:00Z").is_ok());
+        assert!(Timestamp::parse("9999-12-31T23:59:59.999999999Z").is_ok());
+        assert!(Timestamp::parse("2026-01-01T10:00:00Z")
+            .unwrap()
+            .checked_add(Seconds::new(1).unwrap())
+            .is_ok());
+        assert!(Timestamp::parse("9999-12-31T23:59:59Z")
+            .unwrap()
+            .checked_add(Seconds::new(1).unwrap())
+            .is_err());
+    }
+
+    #[test]
+    fn durations_follow_the_contract_grammar() {
+        let secs = |t: &str| Seconds::parse(t).map(Seconds::get);
+        assert_eq!(secs("30"), Ok(30));
+        assert_eq!(secs("30s"), Ok(30));
+        assert_eq!(secs("30S"), Ok(30));
+        assert_eq!(secs("5m"), Ok(300));
+        assert_eq!(secs("1H"), Ok(3600));
+        assert_eq!(secs("PT90S"), Ok(90));
+        assert_eq!(secs("PT1M30S"), Ok(90));
+        assert_eq!(secs("P1D"), Ok(86_400));
+        assert_eq!(secs("P1DT1H"), Ok(90_000));
+        assert_eq!(secs("3153600000"), Ok(MAX_DURATION_SECONDS));
+        for bad in [
+            "0",
+            "0s",
+            "PT0S",
+            "-5",
+            "1.5",
+            "1h30m",
+            "P1W",
+            "PT",
+            "P",
+            "P1DT",
+            "pt30s",
+            "PT30s",
+            "PT1S1M",
+            "3153600001",
+            "99999999999999999999",
+            "PT1.5S",
+            " 30",
+            "",
+            "s",
+        ] {
+            assert!(Seconds::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn integers_are_digits_only() {
+        assert_eq!(parse_integer("0"), Ok(0));
+        assert_eq!(parse_integer("18446744073709551615"), Ok(u64::MAX));
+        for bad in ["", "-1", "+1", "1.0", "1e3", "18446744073709551616", " 1"] {
+            assert!(parse_integer(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(parse_sequence("0").is_err());
+        assert_eq!(parse_sequence("1"), Ok(1));
+    }
+}

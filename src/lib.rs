@@ -1,0 +1,49 @@
+//! leasejudge: replays job-lease case files through the Lease Lifecycle & Progress State
+//! Machine v1 contract and writes the evidence matrix.
+//!
+//! - [`lease`] is the sans-IO core: typed rows in, a disposition per row, a verdict per case.
+//! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
+//! - [`adjudication`] groups rows into cases across files and judges them.
+//! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
+//!
+//! ```
+//! use leasejudge::input::{read_from, InputFormat};
+//! use leasejudge::adjudication::{Adjudication, Location};
+//! use leasejudge::matrix::MatrixRow;
+//!
+//! let file = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+//!             c1,offer,2026-01-01T10:00:00Z,job-1,L-1,1,worker-a,30\n\
+//!             c1,ack,2026-01-01T10:00:05Z,,L-1,1,worker-a,\n";
+//! let mut run = Adjudication::new();
+//! let mut errors = Vec::new();
+//! read_from(file.as_bytes(), "example.csv", InputFormat::Csv, &mut errors, &mut |line, row| {
+//!     let outcome = run.feed(Location { file_index: 0, file: "example.csv", line }, &row);
+//!     println!("line {line}: {outcome:?}");
+//! });
+//! assert!(errors.is_empty());
+//! let judged = run.finish(None).unwrap();
+//! let row = MatrixRow::new(&judged[0].case_id, &judged[0].case, &judged[0].verdict);
+//! assert_eq!(row.decision.as_str(), "ACTIVE");
+//! assert_eq!(row.reason.as_str(), "within_lease");
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod adjudication;
+pub mod cli;
+pub mod commands;
+pub mod input;
+pub mod lease;
+pub mod matrix;
+pub mod output;
+pub mod report;
+
+/// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is
+/// not worth reporting.
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

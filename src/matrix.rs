@@ -1,0 +1,274 @@
+//! The evidence matrix (spec section 5): one row per case, and its CSV and JSON writers.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+
+use crate::lease::{
+    AckState, Case, CaseReason, Decision, Phase, Seconds, TerminalResult, Timestamp, Verdict,
+};
+
+/// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
+pub const COLUMNS: [&str; 23] = [
+    "case_id",
+    "job_id",
+    "lease_id",
+    "generation",
+    "holder_identity",
+    "issued_at",
+    "lease_duration",
+    "expires_at",
+    "ack_deadline",
+    "ack_state",
+    "renew_sequence",
+    "renew_time",
+    "progress_sequence",
+    "progress_value",
+    "cancel_requested",
+    "cancel_ack",
+    "terminal_result",
+    "stale_generation",
+    "late_progress",
+    "lease_expired",
+    "ownership_conflict",
+    "decision",
+    "reason",
+];
+
+/// One case's row of the evidence matrix. The contract columns describe the current
+/// generation at `as_of`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatrixRow {
+    /// `case_id`
+    pub case_id: String,
+    /// `job_id`
+    pub job_id: String,
+    /// `lease_id`
+    pub lease_id: String,
+    /// `generation`
+    pub generation: u64,
+    /// `holder_identity`
+    pub holder_identity: String,
+    /// `issued_at`
+    pub issued_at: Timestamp,
+    /// `lease_duration`
+    pub lease_duration: Seconds,
+    /// `expires_at`
+    pub expires_at: Timestamp,
+    /// `ack_deadline`
+    pub ack_deadline: Timestamp,
+    /// `ack_state`
+    pub ack_state: AckState,
+    /// `renew_sequence`
+    pub renew_sequence: Option<u64>,
+    /// `renew_time`
+    pub renew_time: Option<Timestamp>,
+    /// `progress_sequence`
+    pub progress_sequence: Option<u64>,
+    /// `progress_value`
+    pub progress_value: Option<String>,
+    /// `cancel_requested`
+    pub cancel_requested: Option<Timestamp>,
+    /// `cancel_ack`
+    pub cancel_ack: Option<Timestamp>,
+    /// `terminal_result`
+    pub terminal_result: Option<TerminalResult>,
+    /// `stale_generation`, ascending
+    pub stale_generation: Vec<u64>,
+    /// `late_progress`, ascending
+    pub late_progress: Vec<u64>,
+    /// `lease_expired`
+    pub lease_expired: bool,
+    /// `ownership_conflict`
+    pub ownership_conflict: bool,
+    /// `decision`
+    pub decision: Decision,
+    /// `reason`
+    pub reason: CaseReason,
+}
+
+impl MatrixRow {
+    /// The matrix row of a replayed case and its verdict.
+    pub fn new(case_id: &str, case: &Case, verdict: &Verdict) -> MatrixRow {
+        let lease = &verdict.lease;
+        let identity = lease.identity();
+        let terms = &lease.offer.terms;
+        MatrixRow {
+            case_id: case_id.to_owned(),
+            job_id: case.job_id().to_owned(),
+            lease_id: identity.lease_id.clone(),
+            generation: identity.generation,
+            holder_identity: identity.holder.clone(),
+            issued_at: terms.issued_at,
+            lease_duration: terms.lease_duration,
+            expires_at: lease.expires_at,
+            ack_deadline: terms.ack_deadline,
+            ack_state: lease.ack_state,
+            renew_sequence: lease.renewal.map(|r| r.renew_seq),
+            renew_time: lease.renewal.map(|r| r.renew_time),
+            progress_sequence: lease.progress.as_ref().map(|p| p.progress_seq),
+            progress_value: lease
+                .progress
+                .as_ref()
+                .and_then(|p| p.progress_value.clone()),
+            cancel_requested: lease.cancel_requested,
+            cancel_ack: lease.cancel_ack,
+            terminal_result: match lease.phase {
+                Phase::Terminal(result) => Some(result),
+                _ => None,
+            },
+            stale_generation: case.stale_generations().iter().copied().collect(),
+            late_progress: case.late_progress().iter().copied().collect(),
+            lease_expired: verdict.lease_expired(),
+            ownership_conflict: case.conflict().is_some(),
+            decision: verdict.decision,
+            reason: verdict.reason,
+        }
+    }
+
+    /// The row's cells as CSV text, in [`COLUMNS`] order; empty means none.
+    pub fn cells(&self) -> [String; 23] {
+        fn opt<T: ToString>(value: &Option<T>) -> String {
+            value.as_ref().map(T::to_string).unwrap_or_default()
+        }
+        fn list(values: &[u64]) -> String {
+            let mut text = String::new();
+            for (i, value) in values.iter().enumerate() {
+                if i > 0 {
+                    text.push(';');
+                }
+                text.push_str(&value.to_string());
+            }
+            text
+        }
+        [
+            self.case_id.clone(),
+            self.job_id.clone(),
+            self.lease_id.clone(),
+            self.generation.to_string(),
+            self.holder_identity.clone(),
+            self.issued_at.to_string(),
+            self.lease_duration.to_string(),
+            self.expires_at.to_string(),
+            self.ack_deadline.to_string(),
+            self.ack_state.to_string(),
+            opt(&self.renew_sequence),
+            opt(&self.renew_time),
+            opt(&self.progress_sequence),
+            opt(&self.progress_value),
+            opt(&self.cancel_requested),
+            opt(&self.cancel_ack),
+            opt(&self.terminal_result),
+            list(&self.stale_generation),
+            list(&self.late_progress),
+            self.lease_expired.to_string(),
+            self.ownership_conflict.to_string(),
+            self.decision.to_string(),
+            self.reason.to_string(),
+        ]
+    }
+
+    /// The row as a JSON object (spec section 5): keys in column order, integers as numbers,
+    /// booleans, lists as arrays, empty cells as `null`.
+    pub fn to_json(&self) -> Map<String, Value> {
+        fn opt<T: ToString>(value: &Option<T>) -> Value {
+            value
+                .as_ref()
+                .map_or(Value::Null, |v| Value::String(v.to_string()))
+        }
+        fn number(value: Option<u64>) -> Value {
+            value.map_or(Value::Null, Value::from)
+        }
+        let values = [
+            Value::String(self.case_id.clone()),
+            Value::String(self.job_id.clone()),
+            Value::String(self.lease_id.clone()),
+            Value::from(self.generation),
+            Value::String(self.holder_identity.clone()),
+            Value::String(self.issued_at.to_string()),
+            Value::from(self.lease_duration.get()),
+            Value::String(self.expires_at.to_string()),
+            Value::String(self.ack_deadline.to_string()),
+            Value::String(self.ack_state.to_string()),
+            number(self.renew_sequence),
+            opt(&self.renew_time),
+            number(self.progress_sequence),
+            opt(&self.progress_value),
+            opt(&self.cancel_requested),
+            opt(&self.cancel_ack),
+            opt(&self.terminal_result),
+            Value::from(self.stale_generation.clone()),
+            Value::from(self.late_progress.clone()),
+            Value::Bool(self.lease_expired),
+            Value::Bool(self.ownership_conflict),
+            Value::String(self.decision.to_string()),
+            Value::String(self.reason.to_string()),
+        ];
+        COLUMNS.iter().map(|c| c.to_string()).zip(values).collect()
+    }
+}
+
+/// Writes matrix rows as CSV: the header of [`COLUMNS`] (plus any extra columns), `\n` line
+/// endings, fields quoted only when they must be.
+pub struct CsvMatrixWriter<W: Write> {
+    writer: csv::Writer<W>,
+}
+
+impl<W: Write> CsvMatrixWriter<W> {
+    /// Starts the matrix, writing its header.
+    pub fn new(out: W, extra_columns: &[&str]) -> io::Result<CsvMatrixWriter<W>> {
+        let mut writer = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(out);
+        writer.write_record(COLUMNS.iter().chain(extra_columns))?;
+        Ok(CsvMatrixWriter { writer })
+    }
+
+    /// Writes one row, with its extra cells.
+    pub fn write(&mut self, row: &MatrixRow, extra: &[String]) -> io::Result<()> {
+        let cells = row.cells();
+        self.writer.write_record(cells.iter().chain(extra))?;
+        Ok(())
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(self) -> io::Result<W> {
+        self.writer
+            .into_inner()
+            .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+    }
+}
+
+/// Writes matrix rows as one JSON array, one case object per line.
+pub struct JsonMatrixWriter<W: Write> {
+    out: W,
+    rows: usize,
+}
+
+impl<W: Write> JsonMatrixWriter<W> {
+    /// Starts the array.
+    pub fn new(mut out: W) -> io::Result<JsonMatrixWriter<W>> {
+        out.write_all(b"[")?;
+        Ok(JsonMatrixWriter { out, rows: 0 })
+    }
+
+    /// Writes one row, with extra `(key, value)` pairs after `reason`.
+    pub fn write(&mut self, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
+        let mut object = row.to_json();
+        for (key, value) in extra {
+            object.insert((*key).to_owned(), Value::String(value.clone()));
+        }
+        self.out
+            .write_all(if self.rows == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut self.out, &object)?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Closes the array and returns the underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out
+            .write_all(if self.rows == 0 { b"]\n" } else { b"\n]\n" })?;
+        Ok(self.out)
+    }
+}

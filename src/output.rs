@@ -1,0 +1,135 @@
+//! Where output goes: standard output, or a file written atomically (a temporary file in the
+//! same directory, renamed over the target only when everything was written).
+
+use std::fs;
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tempfile::NamedTempFile;
+
+/// An output being written: standard output, or a temporary file to rename on [`commit`].
+///
+/// Dropped without a commit, a file output leaves the target untouched and removes the
+/// temporary file.
+///
+/// [`commit`]: Output::commit
+pub struct Output {
+    inner: Inner,
+}
+
+enum Inner {
+    Stdout(BufWriter<Stdout>),
+    File {
+        temp: BufWriter<NamedTempFile>,
+        target: PathBuf,
+    },
+}
+
+impl Output {
+    /// Opens `target`; `None` or `-` means standard output.
+    pub fn open(target: Option<&Path>) -> Result<Output> {
+        match target {
+            None => Ok(Output::stdout()),
+            Some(path) if path == Path::new("-") => Ok(Output::stdout()),
+            Some(path) => {
+                let directory = match path.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => parent,
+                    _ => Path::new("."),
+                };
+                if path.is_dir() {
+                    anyhow::bail!("{}: is a directory", path.display());
+                }
+                let temp = tempfile::Builder::new()
+                    .prefix(".leasejudge-")
+                    .suffix(".tmp")
+                    .tempfile_in(directory)
+                    .with_context(|| format!("cannot write in {}", directory.display()))?;
+                Ok(Output {
+                    inner: Inner::File {
+                        temp: BufWriter::with_capacity(1 << 16, temp),
+                        target: path.to_owned(),
+                    },
+                })
+            }
+        }
+    }
+
+    fn stdout() -> Output {
+        Output {
+            inner: Inner::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())),
+        }
+    }
+
+    /// Whether this output is standard output and standard output is a terminal.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.inner, Inner::Stdout(_)) && io::stdout().is_terminal()
+    }
+
+    /// Whether this output is standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.inner, Inner::Stdout(_))
+    }
+
+    /// Finishes the output: flushes standard output, or renames the file into place.
+    pub fn commit(self) -> Result<()> {
+        match self.inner {
+            Inner::Stdout(mut out) => out.flush().context("cannot write to standard output"),
+            Inner::File { temp, target } => {
+                let temp = temp
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+                temp.as_file()
+                    .sync_all()
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+                let temp_path = temp.into_temp_path();
+                let permissions = fs::Permissions::from(
+                    fs::metadata(&temp_path)
+                        .with_context(|| format!("cannot write {}", target.display()))?
+                        .permissions(),
+                );
+                set_readable(&temp_path, permissions);
+                temp_path
+                    .persist(&target)
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Temporary files are created owner-only; the finished output gets the usual `rw-r--r--`.
+#[cfg(unix)]
+fn set_readable(path: &Path, permissions: fs::Permissions) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = permissions;
+    permissions.set_mode(0o644);
+    let _ = fs::set_permissions(path, permissions);
+}
+
+#[cfg(not(unix))]
+fn set_readable(_path: &Path, _permissions: fs::Permissions) {}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.inner {
+            Inner::Stdout(out) => out.write(buf),
+            Inner::File { temp, .. } => temp.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Stdout(out) => out.write_all(buf),
+            Inner::File { temp, .. } => temp.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Stdout(out) => out.flush(),
+            Inner::File { temp, .. } => temp.flush(),
+        }
+    }
+}
