@@ -167,7 +167,7 @@ impl Adjudication {
 }
 
 /// The located input error for a row the lease core refused.
-fn fault_error(at: Location<'_>, fault: &CaseFault, row: &Row) -> InputError {
+pub fn fault_error(at: Location<'_>, fault: &CaseFault, row: &Row) -> InputError {
     let error = InputError::new(at.file, at.line, fault.to_string()).column(fault.column());
     match fault {
         CaseFault::FirstRowNotOffer(event) => error.value(event.to_string()),

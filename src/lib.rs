@@ -5,6 +5,8 @@
 //! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
 //! - [`adjudication`] groups rows into cases across files and judges them.
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
+//! - [`streaming`] adjudicates as rows arrive, in memory that does not grow with the file.
+//! - [`generate`] writes seeded random case files.
 //!
 //! ```
 //! use leasejudge::input::{read_from, InputFormat};
@@ -32,11 +34,13 @@
 pub mod adjudication;
 pub mod cli;
 pub mod commands;
+pub mod generate;
 pub mod input;
 pub mod lease;
 pub mod matrix;
 pub mod output;
 pub mod report;
+pub mod streaming;
 
 /// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is
 /// not worth reporting.

@@ -168,6 +168,12 @@ impl MatrixRow {
         ]
     }
 
+    /// Writes the row as one CSV record (no extra cells) to a csv writer.
+    pub fn write_csv<W: Write>(&self, writer: &mut csv::Writer<W>) -> io::Result<()> {
+        writer.write_record(self.cells())?;
+        Ok(())
+    }
+
     /// The row as a JSON object (spec section 5): keys in column order, integers as numbers,
     /// booleans, lists as arrays, empty cells as `null`.
     pub fn to_json(&self) -> Map<String, Value> {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
+use crate::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
@@ -57,6 +58,15 @@ pub struct Args {
     /// reason) to FILE; `-` streams it to standard output as rows are read.
     #[arg(long, value_name = "FILE")]
     pub audit: Option<PathBuf>,
+
+    /// Threads for reading several input files at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Cases kept open at once before the oldest is judged and written out; a case that
+    /// continues after that is still judged correctly, by a slower pass that keeps every case.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES)]
+    pub open_cases: usize,
 }
 
 /// Parses a command-line timestamp with the contract's grammar.
@@ -84,39 +94,92 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => None,
     };
     let mut audit_error = None;
-    let judged = judge_sources(
-        &sources,
-        args.input_format,
-        args.as_of,
-        &mut |at, row, outcome| {
-            if let Some(writer) = audit.as_mut() {
-                if audit_error.is_none() {
-                    let event = row.row.message.event();
-                    if let Err(e) = writer.write(&row.case_id, at.file, at.line, event, outcome) {
-                        audit_error = Some(e);
-                    }
+    let mut on_row = |at: crate::adjudication::Location<'_>,
+                      row: &crate::input::ParsedRow,
+                      outcome: &crate::lease::Outcome| {
+        if let Some(writer) = audit.as_mut() {
+            if audit_error.is_none() {
+                let event = row.row.message.event();
+                if let Err(e) = writer.write(&row.case_id, at.file, at.line, event, outcome) {
+                    audit_error = Some(e);
                 }
             }
-        },
-    )?;
-    if let Some(e) = audit_error {
-        return Err(e).context("cannot write the audit");
-    }
+        }
+    };
 
-    let rows: Vec<MatrixRow> = judged
-        .iter()
-        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-        .collect();
     let mut output = Output::open(args.output.as_deref())?;
     let format = args
         .format
         .unwrap_or_else(|| default_format(&args.output, &output));
-    write_matrix(&mut output, format, &rows).context("cannot write the matrix")?;
+    let encoding = match format {
+        MatrixFormat::Csv => Some(Encoding::Csv),
+        MatrixFormat::Json => Some(Encoding::Json),
+        MatrixFormat::Table => None,
+    };
+    if let Some(encoding) = encoding {
+        let progress = progress_bar(&sources);
+        let settings = StreamSettings {
+            input_format: args.input_format,
+            run_as_of: args.as_of,
+            open_cases: args.open_cases,
+            encoding,
+            jobs: args.jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            }),
+            progress: progress.as_ref(),
+        };
+        let result = adjudicate_streaming(&sources, &settings, &mut output, &mut on_row);
+        if let Some(progress) = progress {
+            progress.finish_and_clear();
+        }
+        match result {
+            Ok(()) => {}
+            Err(StreamError::Input(errors)) => return Err(errors.into()),
+            Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
+        }
+    } else {
+        let judged = judge_sources(&sources, args.input_format, args.as_of, &mut on_row)?;
+        let rows: Vec<MatrixRow> = judged
+            .iter()
+            .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+            .collect();
+        write_matrix(&mut output, format, &rows).context("cannot write the matrix")?;
+    }
+    if let Some(e) = audit_error {
+        return Err(e).context("cannot write the audit");
+    }
     output.commit()?;
     if let Some(writer) = audit {
         writer.finish()?.commit()?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A bar of bytes read on standard error, only when it is a terminal and the inputs are files.
+fn progress_bar(sources: &[crate::input::Source]) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let total: u64 = sources
+        .iter()
+        .filter_map(|s| s.path.as_ref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = if sources.iter().all(|s| s.path.is_some()) {
+        indicatif::ProgressBar::new(total)
+    } else {
+        indicatif::ProgressBar::no_length()
+    };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} adjudicating [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    Some(bar)
 }
 
 fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {

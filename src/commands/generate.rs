@@ -1,0 +1,119 @@
+//! `leasejudge generate`: write a seeded random case file, and optionally its golden matrix.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::generate::{default_mix, parse_mix, write_cases, Options};
+use crate::input::Source;
+use crate::output::Output;
+use crate::streaming::{adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES};
+
+/// Write a seeded random case file (CSV) whose cases reach every decision and reason.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+The same options always give the same bytes, on any machine. The golden file is the engine's \
+own matrix of the generated file (adjudicate --format csv).\n\
+Exit status: 0 written; 2 bad options or cannot write (no output file is left half-written).")]
+pub struct Args {
+    /// The random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// How many cases.
+    #[arg(long, default_value_t = 1000)]
+    pub cases: u64,
+
+    /// Rows per case, `N` or `MIN..MAX` (scenarios need a few rows of their own).
+    #[arg(long, value_name = "N|MIN..MAX", default_value = "6..14", value_parser = parse_rows)]
+    pub rows_per_case: (u64, u64),
+
+    /// How many cases are in progress at once (1: each case's rows are contiguous).
+    #[arg(long, value_name = "K", default_value_t = 8)]
+    pub interleave: u64,
+
+    /// The scenarios and their weights, `name=weight,...` (only those listed are generated),
+    /// or `default`. See --list-scenarios.
+    #[arg(long, value_name = "MIX", default_value = "default")]
+    pub mix: String,
+
+    /// Write the case file to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Also write the engine's matrix of the generated cases to FILE (needs -o).
+    #[arg(long, value_name = "FILE")]
+    pub golden: Option<PathBuf>,
+
+    /// List the scenarios with their default weights and what they end in, then exit.
+    #[arg(long)]
+    pub list_scenarios: bool,
+}
+
+fn parse_rows(text: &str) -> Result<(u64, u64), String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("not a whole number: {t:?}"))
+    };
+    let (low, high) = match text.split_once("..") {
+        Some((low, high)) => (number(low)?, number(high.trim_start_matches('='))?),
+        None => {
+            let n = number(text)?;
+            (n, n)
+        }
+    };
+    if low == 0 || low > high {
+        return Err(format!("rows per case must be 1 or more, MIN <= MAX: {text:?}"));
+    }
+    Ok((low, high))
+}
+
+/// Runs `generate`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    if args.list_scenarios {
+        let mut out = std::io::stdout().lock();
+        for (scenario, weight) in default_mix() {
+            writeln!(out, "{:<20} {weight:>3}", scenario.name())?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.golden.is_some() && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-") {
+        bail!("--golden needs the case file written to a file with -o");
+    }
+    if args.interleave == 0 {
+        bail!("--interleave must be 1 or more");
+    }
+    let options = Options {
+        seed: args.seed,
+        cases: args.cases,
+        rows_per_case: args.rows_per_case,
+        interleave: args.interleave,
+        mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
+    };
+    let mut output = Output::open(args.output.as_deref())?;
+    write_cases(&options, &mut output).context("cannot write the case file")?;
+    output.commit()?;
+
+    if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
+        let source = Source {
+            name: cases.to_string_lossy().into_owned(),
+            path: Some(cases.clone()),
+        };
+        let settings = StreamSettings {
+            input_format: Some(crate::input::InputFormat::Csv),
+            run_as_of: None,
+            open_cases: DEFAULT_OPEN_CASES,
+            encoding: Encoding::Csv,
+            jobs: 1,
+            progress: None,
+        };
+        let mut out = Output::open(Some(golden))?;
+        adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
+            .context("cannot judge the generated cases")?;
+        out.commit()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,671 @@
+//! Streaming adjudication: replays rows as they are read, keeps only open cases in memory,
+//! writes each finished case's matrix row early, and falls back to the all-in-memory
+//! [`judge_sources`] whenever it cannot be sure it is right.
+//!
+//! # How memory stays flat
+//!
+//! Cases are kept open in order of first appearance. When more than `open_cases` are open,
+//! the oldest is *closed*: judged, its matrix row written to a spill file, its state dropped.
+//! At the end of each file every case is closed (a case cannot continue in another file: a
+//! case id in two files is an input error). Spilled rows are already in output order, since
+//! cases close in order of first appearance.
+//!
+//! A closed case's id goes into a fixed-size Bloom filter ([`SeenIds`]). A row whose case is
+//! not open but whose id the filter *may* have seen is either a closed case reappearing after
+//! more than `open_cases` other cases started, a case id repeated in a later file, or a
+//! false positive. None of these can be settled from what was kept, so the streaming pass
+//! gives up and the run is redone by [`judge_sources`], which keeps every case (and reports
+//! cross-file duplicates naming both places). The output is the same either way; only time
+//! and memory differ. The Bloom filter has no false negatives, so a case the filter has never
+//! seen is new for certain.
+//!
+//! Audit lines already streamed are not repeated by the fallback: the rows before the point
+//! of doubt had the same outcomes in both passes, so the fallback skips that many.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::hash::{Hash, Hasher};
+use std::io::{self, BufWriter, Read, Seek, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use indicatif::ProgressBar;
+
+use crate::adjudication::{fault_error, judge_sources, Location};
+use crate::input::{read_from, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
+use crate::lease::{Case, Outcome, Timestamp};
+use crate::matrix::{CsvMatrixWriter, MatrixRow};
+
+/// The Bloom filter's size in bits: 2^27 bits = 16 MiB, allocated zeroed (pages are touched
+/// only as ids arrive). With 7 probes it stays below one false positive per million
+/// lookups up to about a million cases.
+const SEEN_BITS_LOG2: u32 = 27;
+const SEEN_PROBES: u64 = 7;
+
+/// A Bloom filter of case ids: "certainly not seen" or "maybe seen".
+pub struct SeenIds {
+    words: Vec<u64>,
+}
+
+impl Default for SeenIds {
+    fn default() -> SeenIds {
+        SeenIds::new()
+    }
+}
+
+impl SeenIds {
+    /// An empty filter.
+    pub fn new() -> SeenIds {
+        SeenIds {
+            words: vec![0; 1 << (SEEN_BITS_LOG2 - 6)],
+        }
+    }
+
+    fn probes(id: &str) -> impl Iterator<Item = usize> {
+        // DefaultHasher::new() has fixed keys: deterministic across runs.
+        let mut hasher = DefaultHasher::new();
+        id.hash(&mut hasher);
+        let h1 = hasher.finish();
+        let h2 = h1.rotate_left(32).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mask = (1u64 << SEEN_BITS_LOG2) - 1;
+        (0..SEEN_PROBES).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) & mask) as usize)
+    }
+
+    /// Whether `id` may have been inserted (never `false` for an inserted id).
+    pub fn may_contain(&self, id: &str) -> bool {
+        SeenIds::probes(id).all(|bit| self.words[bit >> 6] & (1 << (bit & 63)) != 0)
+    }
+
+    /// Remembers `id`.
+    pub fn insert(&mut self, id: &str) {
+        for bit in SeenIds::probes(id) {
+            self.words[bit >> 6] |= 1 << (bit & 63);
+        }
+    }
+}
+
+/// How the matrix is encoded in the spill and the final output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// CSV, as [`CsvMatrixWriter`] writes it.
+    Csv,
+    /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
+    Json,
+}
+
+/// Matrix rows encoded in output order in an anonymous temporary file.
+pub struct Spill {
+    writer: SpillWriter,
+    rows: u64,
+}
+
+enum SpillWriter {
+    Csv(csv::Writer<BufWriter<File>>),
+    Json(BufWriter<File>),
+}
+
+impl Spill {
+    /// An empty spill.
+    pub fn new(encoding: Encoding) -> io::Result<Spill> {
+        let file = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+        let writer = match encoding {
+            Encoding::Csv => SpillWriter::Csv(
+                csv::WriterBuilder::new()
+                    .terminator(csv::Terminator::Any(b'\n'))
+                    .from_writer(file),
+            ),
+            Encoding::Json => SpillWriter::Json(file),
+        };
+        Ok(Spill { writer, rows: 0 })
+    }
+
+    /// Appends one row, encoded as [`CsvMatrixWriter`] or [`crate::matrix::JsonMatrixWriter`]
+    /// would. JSON rows are written as `,\n{...}`; the first comma is dropped when the spills
+    /// are assembled.
+    pub fn push(&mut self, row: &MatrixRow) -> io::Result<()> {
+        self.rows += 1;
+        match &mut self.writer {
+            SpillWriter::Csv(writer) => row.write_csv(writer),
+            SpillWriter::Json(writer) => {
+                writer.write_all(b",\n")?;
+                serde_json::to_writer(&mut *writer, &row.to_json())?;
+                Ok(())
+            }
+        }
+    }
+
+    /// How many rows it holds.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    fn into_file(self) -> io::Result<File> {
+        let buffered = match self.writer {
+            SpillWriter::Csv(writer) => writer
+                .into_inner()
+                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?,
+            SpillWriter::Json(writer) => writer,
+        };
+        let mut file = buffered.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        Ok(file)
+    }
+}
+
+/// Writes the whole matrix from spills in order: header (or `[`), every row, trailer.
+pub fn assemble(out: &mut impl Write, encoding: Encoding, spills: Vec<Spill>) -> io::Result<()> {
+    let total: u64 = spills.iter().map(Spill::rows).sum();
+    match encoding {
+        Encoding::Csv => {
+            CsvMatrixWriter::new(&mut *out, &[])?.finish()?;
+        }
+        Encoding::Json => out.write_all(b"[")?,
+    }
+    let mut first = true;
+    for spill in spills {
+        if spill.rows() == 0 {
+            continue;
+        }
+        let mut file = spill.into_file()?;
+        if encoding == Encoding::Json && first {
+            // Drop the leading comma of the first row.
+            let mut comma = [0u8; 1];
+            file.read_exact(&mut comma)?;
+        }
+        first = false;
+        io::copy(&mut file, out)?;
+    }
+    if encoding == Encoding::Json {
+        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
+    }
+    Ok(())
+}
+
+enum Slot {
+    Live(Box<Case>),
+    /// Its first row was bad input; later rows are only type-checked.
+    Broken,
+}
+
+struct OpenCase {
+    case_id: String,
+    slot: Slot,
+}
+
+/// Why a streaming pass stopped short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NeedsFullRun {
+    /// How many rows were replayed (and handed to `on_row`) before the point of doubt.
+    pub rows_replayed: u64,
+}
+
+/// One streaming pass over rows of one or more files.
+pub struct StreamRun {
+    run_as_of: Option<Timestamp>,
+    open_cases: usize,
+    seen: SeenIds,
+    open: VecDeque<OpenCase>,
+    /// Case id → sequence number of its open case (`open[seq - closed]`).
+    index: HashMap<String, u64>,
+    closed: u64,
+    spill: Spill,
+    /// Errors of the current file from this run's own checks (the readers report theirs).
+    faults: Vec<InputError>,
+    /// Every input error so far, in file and line order.
+    errors: Vec<InputError>,
+    rows_replayed: u64,
+    needs_full_run: bool,
+    /// Case ids in order of first appearance, for the cross-file check of parallel runs.
+    ids: Option<Vec<u8>>,
+}
+
+impl StreamRun {
+    /// A pass judging cases at `run_as_of` (if later than their last row), keeping at most
+    /// `open_cases` open, spilling rows as `encoding`.
+    pub fn new(
+        run_as_of: Option<Timestamp>,
+        open_cases: usize,
+        encoding: Encoding,
+    ) -> io::Result<StreamRun> {
+        Ok(StreamRun {
+            run_as_of,
+            open_cases: open_cases.max(1),
+            seen: SeenIds::new(),
+            open: VecDeque::new(),
+            index: HashMap::new(),
+            closed: 0,
+            spill: Spill::new(encoding)?,
+            faults: Vec::new(),
+            errors: Vec::new(),
+            rows_replayed: 0,
+            needs_full_run: false,
+            ids: None,
+        })
+    }
+
+    /// Whether the pass has given up (see the module documentation).
+    pub fn needs_full_run(&self) -> bool {
+        self.needs_full_run
+    }
+
+    fn give_up(&mut self) -> Option<Outcome> {
+        self.needs_full_run = true;
+        None
+    }
+
+    /// Takes one row as read; returns its outcome if it was replayed.
+    pub fn feed(&mut self, at: Location<'_>, row: &RowResult) -> io::Result<Option<Outcome>> {
+        if self.needs_full_run {
+            return Ok(None);
+        }
+        let case_id = match row {
+            Ok(parsed) => &parsed.case_id,
+            Err(Some(case_id)) => case_id,
+            Err(None) => return Ok(None),
+        };
+        if let Some(&seq) = self.index.get(case_id.as_str()) {
+            let open = &mut self.open[(seq - self.closed) as usize];
+            let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
+                return Ok(None);
+            };
+            return Ok(match case.step(&parsed.row) {
+                Ok(outcome) => {
+                    self.rows_replayed += 1;
+                    Some(outcome)
+                }
+                Err(fault) => {
+                    self.faults.push(fault_error(at, &fault, &parsed.row));
+                    None
+                }
+            });
+        }
+        if self.seen.may_contain(case_id) {
+            return Ok(self.give_up());
+        }
+        self.seen.insert(case_id);
+        if let Some(ids) = &mut self.ids {
+            ids.extend_from_slice(&(case_id.len() as u64).to_le_bytes());
+            ids.extend_from_slice(case_id.as_bytes());
+        }
+        let (slot, outcome) = match row {
+            Ok(ParsedRow { row, .. }) => match Case::start(row) {
+                Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
+                Err(fault) => {
+                    self.faults.push(fault_error(at, &fault, row));
+                    (Slot::Broken, None)
+                }
+            },
+            Err(_) => (Slot::Broken, None),
+        };
+        if outcome.is_some() {
+            self.rows_replayed += 1;
+        }
+        self.index
+            .insert(case_id.clone(), self.closed + self.open.len() as u64);
+        self.open.push_back(OpenCase {
+            case_id: case_id.clone(),
+            slot,
+        });
+        if self.open.len() > self.open_cases {
+            self.close_oldest()?;
+        }
+        Ok(outcome)
+    }
+
+    fn close_oldest(&mut self) -> io::Result<()> {
+        let Some(open) = self.open.pop_front() else {
+            return Ok(());
+        };
+        self.closed += 1;
+        self.index.remove(&open.case_id);
+        // Once there is an error nothing will be written; the spill is not worth filling.
+        if let (Slot::Live(case), true) = (open.slot, self.errors.is_empty()) {
+            if self.faults.is_empty() {
+                let verdict = case.verdict(self.run_as_of);
+                self.spill
+                    .push(&MatrixRow::new(&open.case_id, &case, &verdict))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends one file: closes every open case and files the file's errors in line order
+    /// (`reader_errors` first at equal lines, as [`judge_sources`] does).
+    pub fn end_file(&mut self, mut reader_errors: Vec<InputError>) -> io::Result<()> {
+        if self.needs_full_run {
+            return Ok(());
+        }
+        reader_errors.append(&mut self.faults);
+        reader_errors.sort_by_key(|e| e.line);
+        while !self.open.is_empty() {
+            self.close_oldest()?;
+        }
+        self.errors.extend(reader_errors);
+        Ok(())
+    }
+}
+
+/// What a streaming adjudication needs to know.
+pub struct StreamSettings<'a> {
+    /// Every input's format, if forced.
+    pub input_format: Option<InputFormat>,
+    /// The run's `--as-of`.
+    pub run_as_of: Option<Timestamp>,
+    /// How many cases may be open at once before the oldest is closed.
+    pub open_cases: usize,
+    /// The matrix encoding.
+    pub encoding: Encoding,
+    /// Worker threads for several files (1: read them one after another).
+    pub jobs: usize,
+    /// Counts bytes read, if shown.
+    pub progress: Option<&'a ProgressBar>,
+}
+
+/// The default number of open cases before the oldest is closed.
+pub const DEFAULT_OPEN_CASES: usize = 4096;
+
+/// Adjudicates `sources` and writes the whole matrix to `out`, streaming: `on_row` sees each
+/// replayed row as soon as it is read. Output and errors are exactly those of
+/// [`judge_sources`] followed by writing the matrix.
+pub fn adjudicate_streaming(
+    sources: &[Source],
+    settings: &StreamSettings<'_>,
+    out: &mut impl Write,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> Result<(), StreamError> {
+    let parallel = settings.jobs > 1 && sources.len() > 1 && sources.iter().all(|s| s.path.is_some());
+    let attempt = if parallel {
+        stream_parallel(sources, settings)
+    } else {
+        stream_sequential(sources, settings, on_row)
+    }
+    .map_err(StreamError::Io)?;
+    match attempt {
+        Attempt::Done(spills) => {
+            assemble(out, settings.encoding, spills).map_err(StreamError::Io)?;
+            Ok(())
+        }
+        Attempt::Failed(errors) => Err(StreamError::Input(InputErrors(errors))),
+        Attempt::NeedsFullRun {
+            rows_replayed,
+            sources: replay_sources,
+            _spool,
+        } => {
+            // Redo the run keeping every case; skip the audit lines already streamed.
+            let mut skip = rows_replayed;
+            let judged = judge_sources(
+                &replay_sources,
+                settings.input_format,
+                settings.run_as_of,
+                &mut |at, row, outcome| {
+                    if skip > 0 {
+                        skip -= 1;
+                    } else {
+                        on_row(at, row, outcome);
+                    }
+                },
+            )
+            .map_err(StreamError::Input)?;
+            let mut spill = Spill::new(settings.encoding).map_err(StreamError::Io)?;
+            for j in &judged {
+                spill
+                    .push(&MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+                    .map_err(StreamError::Io)?;
+            }
+            assemble(out, settings.encoding, vec![spill]).map_err(StreamError::Io)?;
+            Ok(())
+        }
+    }
+}
+
+/// Why a streaming adjudication failed.
+#[derive(Debug)]
+pub enum StreamError {
+    /// Bad input: every error, as [`judge_sources`] lists them.
+    Input(InputErrors),
+    /// Reading a spill or writing the output failed.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::Input(errors) => errors.fmt(f),
+            StreamError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+enum Attempt {
+    Done(Vec<Spill>),
+    Failed(Vec<InputError>),
+    NeedsFullRun {
+        rows_replayed: u64,
+        sources: Vec<Source>,
+        /// Keeps the copy of standard input alive while the fallback reads it.
+        _spool: Option<tempfile::NamedTempFile>,
+    },
+}
+
+/// A reader that reports its bytes to the progress bar, copies them to a spool (standard
+/// input, so the fallback can read it again) and reads as empty once told to stop.
+struct Watched<'a, R> {
+    inner: R,
+    progress: Option<&'a ProgressBar>,
+    spool: Option<&'a mut BufWriter<File>>,
+    stop: &'a AtomicBool,
+}
+
+impl<R: Read> Read for Watched<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        let n = self.inner.read(buf)?;
+        if let Some(spool) = &mut self.spool {
+            spool.write_all(&buf[..n])?;
+        }
+        if let Some(progress) = self.progress {
+            progress.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+fn open_source(source: &Source) -> Result<Box<dyn Read>, InputError> {
+    match &source.path {
+        None => Ok(Box::new(io::stdin().lock())),
+        Some(path) => File::open(path)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| InputError::new(&source.name, 0, format!("cannot read: {e}"))),
+    }
+}
+
+/// Feeds one source into `run`; `on_row` sees replayed rows.
+fn stream_source(
+    run: &mut StreamRun,
+    file_index: usize,
+    source: &Source,
+    settings: &StreamSettings<'_>,
+    spool: Option<&mut BufWriter<File>>,
+    stop: &AtomicBool,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> io::Result<()> {
+    let mut errors = Vec::new();
+    let mut io_error = None;
+    match open_source(source) {
+        Err(e) => errors.push(e),
+        Ok(reader) => {
+            let watched = Watched {
+                inner: reader,
+                progress: settings.progress,
+                spool,
+                stop,
+            };
+            let format = source.format(settings.input_format);
+            read_from(watched, &source.name, format, &mut errors, &mut |line, row| {
+                if io_error.is_some() {
+                    return;
+                }
+                let at = Location {
+                    file_index,
+                    file: &source.name,
+                    line,
+                };
+                match run.feed(at, &row) {
+                    Ok(Some(outcome)) => {
+                        if let Ok(parsed) = &row {
+                            on_row(at, parsed, &outcome);
+                        }
+                    }
+                    Ok(None) => {
+                        if run.needs_full_run() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) => io_error = Some(e),
+                }
+            });
+        }
+    }
+    if let Some(e) = io_error {
+        return Err(e);
+    }
+    run.end_file(errors)
+}
+
+fn stream_sequential(
+    sources: &[Source],
+    settings: &StreamSettings<'_>,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> io::Result<Attempt> {
+    let mut run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
+    let stop = AtomicBool::new(false);
+    let mut spool = None;
+    for (file_index, source) in sources.iter().enumerate() {
+        let mut spool_writer = None;
+        if source.path.is_none() {
+            let temp = tempfile::NamedTempFile::new()?;
+            spool_writer = Some(BufWriter::new(temp.reopen()?));
+            spool = Some(temp);
+        }
+        stream_source(
+            &mut run,
+            file_index,
+            source,
+            settings,
+            spool_writer.as_mut(),
+            &stop,
+            on_row,
+        )?;
+        if run.needs_full_run() {
+            if let Some(mut writer) = spool_writer {
+                // Standard input is read once: keep the rest for the fallback.
+                io::copy(&mut io::stdin().lock(), &mut writer)?;
+                writer.flush()?;
+            }
+            let replay_sources = sources
+                .iter()
+                .map(|s| match (&s.path, &spool) {
+                    (None, Some(temp)) => Source {
+                        name: s.name.clone(),
+                        path: Some(temp.path().to_owned()),
+                    },
+                    _ => s.clone(),
+                })
+                .collect();
+            return Ok(Attempt::NeedsFullRun {
+                rows_replayed: run.rows_replayed,
+                sources: replay_sources,
+                _spool: spool,
+            });
+        }
+    }
+    Ok(if run.errors.is_empty() {
+        Attempt::Done(vec![run.spill])
+    } else {
+        Attempt::Failed(run.errors)
+    })
+}
+
+/// Each file in its own pass on `jobs` threads; the merge checks case ids across files.
+fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Result<Attempt> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let results: Vec<std::sync::Mutex<Option<io::Result<StreamRun>>>> =
+        sources.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..settings.jobs.min(sources.len()) {
+            scope.spawn(|| loop {
+                let file_index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(source) = sources.get(file_index) else {
+                    break;
+                };
+                let result = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
+                    .and_then(|mut run| {
+                        run.ids = Some(Vec::new());
+                        stream_source(&mut run, file_index, source, settings, None, &stop, &mut |_, _, _| {})?;
+                        // The filter is not needed past the file: free it before the merge.
+                        run.seen = SeenIds { words: Vec::new() };
+                        Ok(run)
+                    });
+                *results[file_index].lock().expect("no panics while locked") = Some(result);
+            });
+        }
+    });
+    let mut seen = SeenIds::new();
+    let mut spills = Vec::new();
+    let mut errors = Vec::new();
+    for result in results {
+        let run = result
+            .into_inner()
+            .expect("no panics while locked")
+            .expect("every file was run")?;
+        if run.needs_full_run {
+            return Ok(full_run(sources));
+        }
+        let ids = run.ids.as_deref().unwrap_or_default();
+        let file_ids = IdList(ids).collect::<Vec<_>>();
+        if file_ids.iter().any(|id| seen.may_contain(id)) {
+            return Ok(full_run(sources));
+        }
+        for id in file_ids {
+            seen.insert(id);
+        }
+        errors.extend(run.errors);
+        spills.push(run.spill);
+    }
+    Ok(if errors.is_empty() {
+        Attempt::Done(spills)
+    } else {
+        Attempt::Failed(errors)
+    })
+}
+
+fn full_run(sources: &[Source]) -> Attempt {
+    Attempt::NeedsFullRun {
+        rows_replayed: 0,
+        sources: sources.to_vec(),
+        _spool: None,
+    }
+}
+
+/// Length-prefixed case ids.
+struct IdList<'a>(&'a [u8]);
+
+impl<'a> Iterator for IdList<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        if self.0.len() < 8 {
+            return None;
+        }
+        let (length, rest) = self.0.split_at(8);
+        let length = u64::from_le_bytes(length.try_into().expect("8 bytes")) as usize;
+        let (id, rest) = rest.split_at(length);
+        self.0 = rest;
+        Some(std::str::from_utf8(id).expect("ids are stored from strings"))
+    }
+}
+
