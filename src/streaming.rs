@@ -208,6 +208,8 @@ pub struct StreamRun {
     /// Case id → sequence number of its open case (`open[seq - closed]`).
     index: HashMap<String, u64>,
     closed: u64,
+    /// The sequence number of the case of the last row.
+    last: Option<u64>,
     spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
     faults: Vec<InputError>,
@@ -234,6 +236,7 @@ impl StreamRun {
             open: VecDeque::new(),
             index: HashMap::new(),
             closed: 0,
+            last: None,
             spill: Spill::new(encoding)?,
             faults: Vec::new(),
             errors: Vec::new(),
@@ -263,7 +266,12 @@ impl StreamRun {
             Err(Some(case_id)) => case_id,
             Err(None) => return Ok(None),
         };
-        if let Some(&seq) = self.index.get(case_id.as_str()) {
+        // Rows of one case usually come together: try the last case before the index.
+        let last = self
+            .last
+            .filter(|&seq| seq >= self.closed && self.open[(seq - self.closed) as usize].case_id == *case_id);
+        if let Some(seq) = last.or_else(|| self.index.get(case_id.as_str()).copied()) {
+            self.last = Some(seq);
             let open = &mut self.open[(seq - self.closed) as usize];
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
                 return Ok(None);

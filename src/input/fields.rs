@@ -222,43 +222,65 @@ fn parse_typed(
     locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
 ) -> Option<ParsedRow> {
     let before = errors.len();
-    let text = |field: Field| -> Option<&str> {
-        let raw = cells[field.index()]?;
-        let value = if field == Field::ProgressValue {
-            raw
+    // Each cell's value, trimmed (except `progress_value`), `None` when empty: looked up many
+    // times below, so computed once.
+    let texts: [Option<&str>; FIELD_COUNT] = std::array::from_fn(|index| {
+        let raw = cells[index]?;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            None
+        } else if index == Field::ProgressValue.index() {
+            Some(raw)
         } else {
-            raw.trim()
-        };
-        (!value.trim().is_empty()).then_some(value)
-    };
-    let mut typed = |field: Field, parse: &dyn Fn(&str) -> Result<(), ValueError>| {
-        if let Some(value) = text(field) {
-            if let Err(e) = parse(value) {
+            Some(trimmed)
+        }
+    });
+    let text = |field: Field| texts[field.index()];
+
+    // Type-check every recognised field the row gives, whatever its event; each value is
+    // parsed once and kept (`None`: absent, or bad and reported).
+    fn checked<T>(
+        errors: &mut Vec<InputError>,
+        locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+        field: Field,
+        value: Option<&str>,
+        parse: impl Fn(&str) -> Result<T, ValueError>,
+    ) -> Option<T> {
+        let value = value?;
+        match parse(value) {
+            Ok(parsed) => Some(parsed),
+            Err(e) => {
                 errors.push(locate(Some(field), e.0, Some(value)));
+                None
             }
         }
-    };
-    // Type-check every recognised field the row gives, whatever its event.
-    for field in [
-        Field::ObservedAt,
-        Field::IssuedAt,
-        Field::ExpiresAt,
-        Field::AckDeadline,
-        Field::SentAt,
-    ] {
-        typed(field, &|v| Timestamp::parse(v).map(drop));
     }
-    typed(Field::Generation, &|v| parse_integer(v).map(drop));
-    typed(Field::LeaseDuration, &|v| Seconds::parse(v).map(drop));
-    typed(Field::RenewSeq, &|v| parse_sequence(v).map(drop));
-    typed(Field::ProgressSeq, &|v| parse_sequence(v).map(drop));
-    typed(Field::Result, &|v| {
-        TerminalResult::parse(v).map(drop).ok_or_else(|| {
+    let mut check_timestamp = |field: Field| {
+        checked(errors, locate, field, text(field), Timestamp::parse)
+    };
+    let observed_at = check_timestamp(Field::ObservedAt);
+    let issued_at = check_timestamp(Field::IssuedAt);
+    let expires_at = check_timestamp(Field::ExpiresAt);
+    let ack_deadline = check_timestamp(Field::AckDeadline);
+    let sent_at = check_timestamp(Field::SentAt);
+    let generation = checked(errors, locate, Field::Generation, text(Field::Generation), parse_integer);
+    let lease_duration = checked(
+        errors,
+        locate,
+        Field::LeaseDuration,
+        text(Field::LeaseDuration),
+        Seconds::parse,
+    );
+    let renew_seq = checked(errors, locate, Field::RenewSeq, text(Field::RenewSeq), parse_sequence);
+    let progress_seq =
+        checked(errors, locate, Field::ProgressSeq, text(Field::ProgressSeq), parse_sequence);
+    checked(errors, locate, Field::Result, text(Field::Result), |v| {
+        TerminalResult::parse(v).ok_or_else(|| {
             ValueError("unknown result (expected SUCCESS, FAILED or CANCELLED)".into())
         })
     });
-    typed(Field::Event, &|v| {
-        Event::parse(v).map(drop).ok_or_else(|| {
+    checked(errors, locate, Field::Event, text(Field::Event), |v| {
+        Event::parse(v).ok_or_else(|| {
             ValueError(
                 "unknown event (expected offer, ack, renew, progress, cancel_request, \
                  cancel_ack, result or observe)"
@@ -267,33 +289,26 @@ fn parse_typed(
         })
     });
 
-    let mut require = |field: Field, why: &str| -> Option<&str> {
+    let mut require = |field: Field, why: &dyn Fn() -> String| -> Option<&str> {
         let value = text(field);
         if value.is_none() {
-            errors.push(locate(
-                Some(field),
-                format!("missing, required {why}"),
-                None,
-            ));
+            errors.push(locate(Some(field), format!("missing, required {}", why()), None));
         }
         value
     };
-    let case_id = require(Field::CaseId, "on every row");
-    let event_text = require(Field::Event, "on every row");
-    let observed_text = require(Field::ObservedAt, "on every row");
+    let case_id = require(Field::CaseId, &|| "on every row".into());
+    let event_text = require(Field::Event, &|| "on every row".into());
+    require(Field::ObservedAt, &|| "on every row".into());
     let event = event_text.and_then(Event::parse);
-
-    let timestamp = |field: Field| text(field).and_then(|v| Timestamp::parse(v).ok());
-    let sequence = |field: Field| text(field).and_then(|v| parse_sequence(v).ok());
 
     let needs_identity = event.is_some_and(|e| e == Event::Offer || e.is_worker_message());
     let identity = if needs_identity {
-        let why = format!("on {}", event.expect("checked"));
+        let why = || format!("on {}", event.expect("checked"));
         let lease_id = require(Field::LeaseId, &why);
-        let generation = require(Field::Generation, &why);
+        let generation_text = require(Field::Generation, &why);
         let holder = require(Field::Holder, &why);
-        match (lease_id, generation.map(parse_integer), holder) {
-            (Some(lease_id), Some(Ok(generation)), Some(holder)) => Some(Identity {
+        match (lease_id, generation_text.and(generation), holder) {
+            (Some(lease_id), Some(generation), Some(holder)) => Some(Identity {
                 lease_id: lease_id.to_owned(),
                 generation,
                 holder: holder.to_owned(),
@@ -307,13 +322,12 @@ fn parse_typed(
     let message = match event {
         None => None,
         Some(Event::Offer) => {
-            let duration = require(Field::LeaseDuration, "on offer");
+            let duration = require(Field::LeaseDuration, &|| "on offer".into());
             let given = GivenTerms {
-                issued_at: timestamp(Field::IssuedAt),
-                expires_at: timestamp(Field::ExpiresAt),
-                ack_deadline: timestamp(Field::AckDeadline),
+                issued_at,
+                expires_at,
+                ack_deadline,
             };
-            let observed_at = observed_text.and_then(|v| Timestamp::parse(v).ok());
             // Resolve the terms only from values that parsed, so one bad cell is one error.
             let timing_parsed = [
                 (Field::IssuedAt, given.issued_at),
@@ -322,8 +336,8 @@ fn parse_typed(
             ]
             .iter()
             .all(|(field, parsed)| text(*field).is_none() || parsed.is_some());
-            match (identity, duration.map(Seconds::parse), observed_at) {
-                (Some(identity), Some(Ok(duration)), Some(observed_at)) if timing_parsed => {
+            match (identity, duration.and(lease_duration), observed_at) {
+                (Some(identity), Some(duration), Some(observed_at)) if timing_parsed => {
                     match OfferTerms::resolve(observed_at, &given, duration) {
                         Ok(terms) => Some(Message::Offer(Offer {
                             identity,
@@ -347,7 +361,7 @@ fn parse_typed(
         Some(Event::Ack) => identity.map(Message::Ack),
         Some(Event::CancelAck) => identity.map(Message::CancelAck),
         Some(Event::Renew) => {
-            let seq = require(Field::RenewSeq, "on renew").and(sequence(Field::RenewSeq));
+            let seq = require(Field::RenewSeq, &|| "on renew".into()).and(renew_seq);
             identity
                 .zip(seq)
                 .map(|(identity, renew_seq)| Message::Renew {
@@ -356,7 +370,7 @@ fn parse_typed(
                 })
         }
         Some(Event::Progress) => {
-            let seq = require(Field::ProgressSeq, "on progress").and(sequence(Field::ProgressSeq));
+            let seq = require(Field::ProgressSeq, &|| "on progress".into()).and(progress_seq);
             identity
                 .zip(seq)
                 .map(|(identity, progress_seq)| Message::Progress {
@@ -366,7 +380,8 @@ fn parse_typed(
                 })
         }
         Some(Event::Result) => {
-            let result = require(Field::Result, "on result").and_then(TerminalResult::parse);
+            let result =
+                require(Field::Result, &|| "on result".into()).and_then(TerminalResult::parse);
             identity
                 .zip(result)
                 .map(|(identity, result)| Message::Result { identity, result })
@@ -378,13 +393,12 @@ fn parse_typed(
     if errors.len() != before {
         return None;
     }
-    let observed_at = Timestamp::parse(observed_text?).ok()?;
     Some(ParsedRow {
         case_id: case_id?.to_owned(),
         row: Row {
-            observed_at,
+            observed_at: observed_at?,
             job_id: text(Field::JobId).map(str::to_owned),
-            sent_at: timestamp(Field::SentAt),
+            sent_at,
             message: message?,
         },
     })

@@ -112,6 +112,12 @@ impl Timestamp {
         if second == 60 {
             return Err(ValueError::new("leap second (:60) is not accepted"));
         }
+        // The common case without chrono's general machinery; anything unusual (a bad date
+        // or time, the edge of the range) takes the path below for its exact message.
+        if let Some(utc) = fast_utc(year, month, day, hour, minute, second, nanos, offset_seconds)
+        {
+            return Ok(Timestamp(utc));
+        }
         let date = NaiveDate::from_ymd_opt(year as i32, month, day)
             .ok_or_else(|| ValueError::new("no such date"))?;
         let local = date
@@ -175,6 +181,49 @@ impl fmt::Display for Timestamp {
         }
         f.write_str("Z")
     }
+}
+
+/// The UTC instant of a valid civil date and time with an offset, if it lies between years
+/// 0001 and 9999 UTC; `None` for anything else (the caller then reports why).
+#[allow(clippy::too_many_arguments)]
+fn fast_utc(
+    year: u32,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+    nanos: u32,
+    offset_seconds: i64,
+) -> Option<DateTime<Utc>> {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if year == 0 || day == 0 || day > month_days || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    // Days from civil (H. Hinnant), for the proleptic Gregorian calendar.
+    let (y, m, d) = (
+        i64::from(year) - i64::from(month <= 2),
+        i64::from(month),
+        i64::from(day),
+    );
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let unix = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - offset_seconds;
+    // 0001-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z (the fraction stays within the second).
+    if !(-62_135_596_800..=253_402_300_799).contains(&unix) {
+        return None;
+    }
+    DateTime::from_timestamp(unix, nanos)
 }
 
 /// A lease duration in whole seconds, from 1 to [`MAX_DURATION_SECONDS`].
