@@ -168,9 +168,58 @@ impl MatrixRow {
         ]
     }
 
-    /// Writes the row as one CSV record (no extra cells) to a csv writer.
+    /// Writes the row as one CSV record (no extra cells) to a csv writer: the same bytes as
+    /// writing [`cells`](MatrixRow::cells), without a string per cell.
     pub fn write_csv<W: Write>(&self, writer: &mut csv::Writer<W>) -> io::Result<()> {
-        writer.write_record(self.cells())?;
+        let mut scratch = Vec::with_capacity(64);
+        let mut number = |writer: &mut csv::Writer<W>, value: Option<u64>| {
+            scratch.clear();
+            if let Some(value) = value {
+                push_u64(&mut scratch, value);
+            }
+            writer.write_field(&scratch)
+        };
+        let mut times = Vec::with_capacity(32);
+        let mut time = |writer: &mut csv::Writer<W>, value: Option<Timestamp>| {
+            times.clear();
+            if let Some(value) = value {
+                value.write_to(&mut times);
+            }
+            writer.write_field(&times)
+        };
+        writer.write_field(&self.case_id)?;
+        writer.write_field(&self.job_id)?;
+        writer.write_field(&self.lease_id)?;
+        number(writer, Some(self.generation))?;
+        writer.write_field(&self.holder_identity)?;
+        time(writer, Some(self.issued_at))?;
+        number(writer, Some(self.lease_duration.get()))?;
+        time(writer, Some(self.expires_at))?;
+        time(writer, Some(self.ack_deadline))?;
+        writer.write_field(self.ack_state.as_str())?;
+        number(writer, self.renew_sequence)?;
+        time(writer, self.renew_time)?;
+        number(writer, self.progress_sequence)?;
+        writer.write_field(self.progress_value.as_deref().unwrap_or(""))?;
+        time(writer, self.cancel_requested)?;
+        time(writer, self.cancel_ack)?;
+        writer.write_field(self.terminal_result.map_or("", |r| r.as_str()))?;
+        let mut list = Vec::new();
+        for values in [&self.stale_generation, &self.late_progress] {
+            list.clear();
+            for (i, &value) in values.iter().enumerate() {
+                if i > 0 {
+                    list.push(b';');
+                }
+                push_u64(&mut list, value);
+            }
+            writer.write_field(&list)?;
+        }
+        writer.write_field(if self.lease_expired { "true" } else { "false" })?;
+        writer.write_field(if self.ownership_conflict { "true" } else { "false" })?;
+        writer.write_field(self.decision.as_str())?;
+        writer.write_field(self.reason.as_str())?;
+        writer.write_record(None::<&[u8]>)?;
         Ok(())
     }
 
@@ -212,6 +261,21 @@ impl MatrixRow {
         ];
         COLUMNS.iter().map(|c| c.to_string()).zip(values).collect()
     }
+}
+
+/// Appends a number's decimal digits.
+fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Writes matrix rows as CSV: the header of [`COLUMNS`] (plus any extra columns), `\n` line

@@ -226,7 +226,14 @@ fn parse_typed(
     // times below, so computed once.
     let texts: [Option<&str>; FIELD_COUNT] = std::array::from_fn(|index| {
         let raw = cells[index]?;
-        let trimmed = raw.trim();
+        // Most cells have nothing to trim; an ASCII graphic character at both ends proves it.
+        let bytes = raw.as_bytes();
+        let trimmed = match (bytes.first(), bytes.last()) {
+            (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => {
+                raw
+            }
+            _ => raw.trim(),
+        };
         if trimmed.is_empty() {
             None
         } else if index == Field::ProgressValue.index() {

@@ -157,29 +157,68 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Appends the contract's UTC form (as [`Display`](fmt::Display) writes it) to `out`,
+    /// without the formatting machinery: the matrix writes millions of these.
+    pub fn write_to(self, out: &mut Vec<u8>) {
+        let seconds = self.0.timestamp();
+        let days = seconds.div_euclid(86_400);
+        let time = seconds.rem_euclid(86_400) as u32;
+        // Civil from days (H. Hinnant), proleptic Gregorian.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        let year = (yoe + era * 400 + i64::from(month <= 2)) as u32;
+        let digit = |n: u32| b'0' + n as u8;
+        let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
+        out.extend_from_slice(&[
+            digit(year / 1000),
+            digit(year / 100 % 10),
+            digit(year / 10 % 10),
+            digit(year % 10),
+            b'-',
+            digit(month / 10),
+            digit(month % 10),
+            b'-',
+            digit(day / 10),
+            digit(day % 10),
+            b'T',
+            digit(hour / 10),
+            digit(hour % 10),
+            b':',
+            digit(minute / 10),
+            digit(minute % 10),
+            b':',
+            digit(second / 10),
+            digit(second % 10),
+        ]);
+        let nanos = self.0.nanosecond();
+        if nanos != 0 {
+            out.push(b'.');
+            let mut digits = [0u8; 9];
+            let mut rest = nanos;
+            for slot in digits.iter_mut().rev() {
+                *slot = digit(rest % 10);
+                rest /= 10;
+            }
+            let kept = 9 - digits.iter().rev().take_while(|&&d| d == b'0').count();
+            out.extend_from_slice(&digits[..kept]);
+        }
+        out.push(b'Z');
+    }
+}
+
 impl fmt::Display for Timestamp {
     /// `YYYY-MM-DDTHH:MM:SSZ`, with a non-zero fraction after the seconds, trailing zeros removed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = self.0;
-        write!(
-            f,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            t.year(),
-            t.month(),
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second()
-        )?;
-        let nanos = t.nanosecond();
-        if nanos != 0 {
-            let mut digits = format!("{nanos:09}");
-            while digits.ends_with('0') {
-                digits.pop();
-            }
-            write!(f, ".{digits}")?;
-        }
-        f.write_str("Z")
+        let mut text = Vec::with_capacity(32);
+        self.write_to(&mut text);
+        f.write_str(std::str::from_utf8(&text).expect("ASCII"))
     }
 }
 

@@ -1,0 +1,326 @@
+//! The streaming adjudicator against the straightforward one (`judge_sources`, every case in
+//! memory) on generated files: the same matrix bytes, the same audit, the same errors, with
+//! one file or several, one thread or two, contiguous or interleaved cases, and cases that
+//! reappear after being closed. Also: `generate` is reproducible and its golden is the
+//! engine's matrix, and NDJSON on standard input is audited line by line as it arrives.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use leasejudge::adjudication::judge_sources;
+use leasejudge::generate::{default_mix, parse_mix, write_cases, Options};
+use leasejudge::input::Source;
+use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
+use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+
+fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
+    let options = Options {
+        seed,
+        cases,
+        rows_per_case: (3, 16),
+        interleave,
+        mix: default_mix(),
+    };
+    let mut out = Vec::new();
+    write_cases(&options, &mut out).unwrap();
+    out
+}
+
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    Source {
+        name: path.to_string_lossy().into_owned(),
+        path: Some(path),
+    }
+}
+
+type Audit = Vec<String>;
+
+/// The straightforward run: every case kept, the matrix written at the end.
+fn reference(sources: &[Source], encoding: Encoding) -> Result<(Vec<u8>, Audit), String> {
+    let mut audit = Vec::new();
+    let judged = judge_sources(sources, None, None, &mut |at, row, outcome| {
+        audit.push(format!("{} {} {} {:?}", row.case_id, at.file, at.line, outcome));
+    })
+    .map_err(|e| e.to_string())?;
+    let rows: Vec<MatrixRow> = judged
+        .iter()
+        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+        .collect();
+    let mut out = Vec::new();
+    match encoding {
+        Encoding::Csv => {
+            let mut writer = CsvMatrixWriter::new(&mut out, &[]).unwrap();
+            for row in &rows {
+                writer.write(row, &[]).unwrap();
+            }
+            writer.finish().unwrap();
+        }
+        Encoding::Json => {
+            let mut writer = JsonMatrixWriter::new(&mut out).unwrap();
+            for row in &rows {
+                writer.write(row, &[]).unwrap();
+            }
+            writer.finish().unwrap();
+        }
+    }
+    Ok((out, audit))
+}
+
+fn streamed(
+    sources: &[Source],
+    encoding: Encoding,
+    open_cases: usize,
+    jobs: usize,
+) -> Result<(Vec<u8>, Audit), String> {
+    let settings = StreamSettings {
+        input_format: None,
+        run_as_of: None,
+        open_cases,
+        encoding,
+        jobs,
+        progress: None,
+    };
+    let mut audit = Vec::new();
+    let mut out = Vec::new();
+    adjudicate_streaming(sources, &settings, &mut out, &mut |at, row, outcome| {
+        audit.push(format!("{} {} {} {:?}", row.case_id, at.file, at.line, outcome));
+    })
+    .map_err(|e| match e {
+        StreamError::Input(errors) => errors.to_string(),
+        StreamError::Io(e) => panic!("i/o: {e}"),
+    })?;
+    Ok((out, audit))
+}
+
+/// Every combination of settings gives the reference's matrix, audit and errors.
+fn assert_same_as_reference(sources: &[Source], label: &str) {
+    for encoding in [Encoding::Csv, Encoding::Json] {
+        let expected = reference(sources, encoding);
+        for (open_cases, jobs) in [(4096, 1), (4096, 2), (3, 1), (3, 2), (1, 1)] {
+            let actual = streamed(sources, encoding, open_cases, jobs);
+            match (&expected, &actual) {
+                (Ok((matrix, audit)), Ok((actual_matrix, actual_audit))) => {
+                    assert!(
+                        matrix == actual_matrix,
+                        "{label}: matrix differs ({encoding:?}, open {open_cases}, jobs {jobs})"
+                    );
+                    // With several files on two threads the audit is not asked for.
+                    if jobs == 1 || sources.len() == 1 {
+                        assert!(
+                            audit == actual_audit,
+                            "{label}: audit differs ({encoding:?}, open {open_cases}, jobs {jobs})"
+                        );
+                    }
+                }
+                (Err(errors), Err(actual_errors)) => assert_eq!(
+                    errors, actual_errors,
+                    "{label}: errors differ ({encoding:?}, open {open_cases}, jobs {jobs})"
+                ),
+                _ => panic!("{label}: one run failed and the other did not: {expected:?} / {actual:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn one_file_contiguous_or_interleaved_matches_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    for (seed, interleave) in [(1, 1), (2, 4), (3, 30)] {
+        let source = write_file(dir.path(), &format!("g{seed}.csv"), &generated(seed, 300, interleave));
+        assert_same_as_reference(&[source], &format!("seed {seed}, interleave {interleave}"));
+    }
+}
+
+#[test]
+fn several_files_match_the_reference_on_one_thread_or_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources: Vec<Source> = (0..4)
+        .map(|i| {
+            // Distinct case ids per file: the generator numbers cases from 0, so prefix them.
+            let text = String::from_utf8(generated(10 + i, 120, 1 + i)).unwrap();
+            let text = text.replace("case-", &format!("f{i}-case-"));
+            write_file(dir.path(), &format!("part{i}.csv"), text.as_bytes())
+        })
+        .collect();
+    assert_same_as_reference(&sources, "four files");
+}
+
+#[test]
+fn a_case_id_in_two_files_is_reported_with_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_file(dir.path(), "a.csv", &generated(5, 50, 1));
+    let b = write_file(dir.path(), "b.csv", &generated(6, 50, 1));
+    let sources = [a, b];
+    assert_same_as_reference(&sources, "duplicate ids");
+    let errors = streamed(&sources, Encoding::Csv, 4096, 2).unwrap_err();
+    assert!(errors.contains("case ids must be unique across files"), "{errors}");
+    assert!(errors.contains("a.csv:2"), "{errors}");
+}
+
+#[test]
+fn a_case_that_reappears_after_closing_is_judged_as_one_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+                a,offer,2026-01-01T10:00:00Z,job-a,L-a,1,w,60\n\
+                b,offer,2026-01-01T10:00:01Z,job-b,L-b,1,w,60\n\
+                c,offer,2026-01-01T10:00:02Z,job-c,L-c,1,w,60\n\
+                a,ack,2026-01-01T10:00:03Z,,L-a,1,w,\n\
+                d,offer,2026-01-01T10:00:04Z,job-d,L-d,1,w,60\n\
+                b,ack,2026-01-01T10:00:05Z,,L-b,1,w,\n";
+    let source = write_file(dir.path(), "back.csv", text.as_bytes());
+    assert_same_as_reference(std::slice::from_ref(&source), "reappearing");
+    let (matrix, _) = streamed(&[source], Encoding::Csv, 1, 1).unwrap();
+    let matrix = String::from_utf8(matrix).unwrap();
+    let decisions: Vec<&str> = matrix.lines().skip(1).map(|l| l.rsplit(',').nth(1).unwrap()).collect();
+    assert_eq!(decisions, ["ACTIVE", "ACTIVE", "PENDING_ACK", "PENDING_ACK"]);
+}
+
+#[test]
+fn bad_input_gives_the_reference_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from_utf8(generated(8, 60, 3)).unwrap();
+    text = text.replacen(",ack,", ",akc,", 2);
+    text = text.replacen("2026-01-01T00:01", "2026-01-01 00:01", 1);
+    text.push_str("case-00000002,observe\n");
+    let source = write_file(dir.path(), "bad.csv", text.as_bytes());
+    assert_same_as_reference(&[source.clone()], "bad input");
+    assert!(streamed(&[source], Encoding::Csv, 4096, 1).is_err());
+}
+
+#[test]
+fn generate_is_reproducible_and_reaches_every_decision_and_reason() {
+    let a = generated(42, 2000, 8);
+    assert_eq!(a, generated(42, 2000, 8));
+    assert_ne!(a, generated(43, 2000, 8));
+    let dir = tempfile::tempdir().unwrap();
+    let source = write_file(dir.path(), "g.csv", &a);
+    let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
+    let matrix = String::from_utf8(matrix).unwrap();
+    let mut pairs: Vec<String> = matrix
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            format!("{} {}", cells[21], cells[22])
+        })
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 17, "every decision and reason pair: {pairs:?}");
+    // A mix narrows the scenarios.
+    let only = parse_mix("ack-late=1").unwrap();
+    let options = Options {
+        seed: 1,
+        cases: 50,
+        rows_per_case: (3, 5),
+        interleave: 2,
+        mix: only,
+    };
+    let mut out = Vec::new();
+    write_cases(&options, &mut out).unwrap();
+    let source = write_file(dir.path(), "late.csv", &out);
+    let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
+    let matrix = String::from_utf8(matrix).unwrap();
+    assert!(matrix.lines().skip(1).all(|l| l.ends_with("ACK_TIMEOUT,ack_after_deadline")));
+}
+
+fn leasejudge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+}
+
+#[test]
+fn generate_command_writes_the_engines_matrix_as_golden() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("practice.csv");
+    let golden = dir.path().join("practice.golden.csv");
+    let status = leasejudge()
+        .args(["generate", "--seed", "7", "--cases", "200", "-o"])
+        .arg(&cases)
+        .arg("--golden")
+        .arg(&golden)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = leasejudge()
+        .args(["adjudicate", "--format", "csv", "--jobs", "1"])
+        .arg(&cases)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(output.stdout, std::fs::read(&golden).unwrap());
+    let again = leasejudge()
+        .args(["generate", "--seed", "7", "--cases", "200"])
+        .output()
+        .unwrap();
+    assert_eq!(again.stdout, std::fs::read(&cases).unwrap());
+}
+
+#[test]
+fn ndjson_on_standard_input_is_audited_as_each_row_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix: PathBuf = dir.path().join("matrix.csv");
+    let mut child = leasejudge()
+        .args(["adjudicate", "-", "--input-format", "ndjson", "--audit", "-", "-o"])
+        .arg(&matrix)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "case_id,file,line,event,disposition,reason\n");
+    let rows = [
+        r#"{"case_id":"live","event":"offer","observed_at":"2026-01-01T10:00:00Z","job_id":"j","lease_id":"L","generation":1,"holder":"w","lease_duration":"30s"}"#,
+        r#"{"case_id":"live","event":"ack","observed_at":"2026-01-01T10:00:01Z","lease_id":"L","generation":1,"holder":"w"}"#,
+        r#"{"case_id":"live","event":"renew","observed_at":"2026-01-01T10:00:40Z","lease_id":"L","generation":1,"holder":"w","renew_seq":1}"#,
+    ];
+    let expected = [
+        "live,-,1,offer,ACCEPTED,offered\n",
+        "live,-,2,ack,ACCEPTED,acked\n",
+        "live,-,3,renew,REJECTED,renew_after_expiry\n",
+    ];
+    for (row, expected) in rows.iter().zip(expected) {
+        // Standard input stays open: the audit line must come out before the next row.
+        writeln!(stdin, "{row}").unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, expected);
+    }
+    assert!(!matrix.exists(), "the matrix is written at the end of input");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let written = std::fs::read_to_string(&matrix).unwrap();
+    assert!(written.ends_with(",EXPIRED,renew_after_expiry\n"), "{written}");
+}
+
+#[test]
+fn standard_input_is_kept_for_the_fallback_when_a_closed_case_reappears() {
+    let text = String::from_utf8(generated(9, 200, 12)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("in.csv");
+    std::fs::write(&file, &text).unwrap();
+    let from_file = leasejudge()
+        .args(["adjudicate", "--format", "csv", "--open-cases", "2"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(from_file.status.success());
+    let mut child = leasejudge()
+        .args(["adjudicate", "-", "--format", "csv", "--open-cases", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()).unwrap());
+    let from_stdin = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(from_stdin.status.success());
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+}
