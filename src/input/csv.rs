@@ -169,9 +169,11 @@ fn cells_if_utf8<'r>(
     columns: &[Option<Field>],
 ) -> Option<RawCells<'r>> {
     let all = std::str::from_utf8(record.as_slice()).ok()?;
+    let base = all.as_ptr() as usize;
     let mut cells: RawCells<'r> = [None; FIELD_COUNT];
-    for (index, column) in columns.iter().enumerate() {
-        let cell = all.get(record.range(index)?)?;
+    for (cell, column) in record.iter().zip(columns) {
+        let start = cell.as_ptr() as usize - base;
+        let cell = all.get(start..start + cell.len())?;
         if let Some(field) = column {
             cells[*field as usize] = Some(cell);
         }

@@ -287,7 +287,7 @@ fn parse_typed(
         })
     });
     checked(errors, locate, Field::Event, text(Field::Event), |v| {
-        Event::parse(v).ok_or_else(|| {
+        parse_event(v).ok_or_else(|| {
             ValueError(
                 "unknown event (expected offer, ack, renew, progress, cancel_request, \
                  cancel_ack, result or observe)"
@@ -306,7 +306,7 @@ fn parse_typed(
     let case_id = require(Field::CaseId, &|| "on every row".into());
     let event_text = require(Field::Event, &|| "on every row".into());
     require(Field::ObservedAt, &|| "on every row".into());
-    let event = event_text.and_then(Event::parse);
+    let event = event_text.and_then(parse_event);
 
     let needs_identity = event.is_some_and(|e| e == Event::Offer || e.is_worker_message());
     let identity = if needs_identity {
@@ -409,6 +409,19 @@ fn parse_typed(
             message: message?,
         },
     })
+}
+
+/// [`Event::parse`], with the usual lower-case spellings matched first (a row's event is
+/// looked at twice, on every row).
+fn parse_event(text: &str) -> Option<Event> {
+    match text {
+        "offer" => Some(Event::Offer),
+        "ack" => Some(Event::Ack),
+        "renew" => Some(Event::Renew),
+        "progress" => Some(Event::Progress),
+        "observe" => Some(Event::Observe),
+        _ => Event::parse(text),
+    }
 }
 
 fn terms_error(

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Regenerates the README's "Performance" figures: throughput of `adjudicate --format csv`
+# against a bare csv-crate ByteRecord parse of the same file (side by side, median of RUNS
+# runs), peak RSS at 1M and 10M rows (contiguous and interleaved cases), and several files
+# on one thread or two. Generated files go to $BENCH_DIR (default target/bench), never git.
+#
+#   bench/run.sh            # everything (the 10M-row files need ~1.6 GB of disk)
+#   RUNS=9 bench/run.sh     # more runs per median
+#   SKIP_10M=1 bench/run.sh # only the 1M-row figures
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+DIR=${BENCH_DIR:-target/bench}
+mkdir -p "$DIR"
+
+cargo build --release --quiet --bin leasejudge --bin csv_baseline
+LJ=target/release/leasejudge
+BASE=target/release/csv_baseline
+
+# Generated cases average about 8.7 rows: these case counts give just over 1M and 10M rows.
+gen() { # name cases interleave
+    local file="$DIR/$1.csv"
+    if [ ! -s "$file" ]; then
+        "$LJ" generate --seed 1 --cases "$2" --interleave "$3" -o "$file"
+    fi
+    echo "$file"
+}
+rows() { echo $(($(wc -l <"$1") - 1)); }
+
+# Wall-clock seconds of a command (output discarded).
+seconds() {
+    local start end
+    start=$(date +%s.%N)
+    "$@" >/dev/null
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc -l
+}
+median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
+peak_rss_mib() { # command... -> MiB
+    /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {printf "%.1f", $2/1024}'
+}
+
+M1=$(gen rows-1m-contiguous 116000 1)
+M1I=$(gen rows-1m-interleave8 116000 8)
+echo "files: $M1 ($(rows "$M1") rows), $M1I ($(rows "$M1I") rows)" >&2
+
+echo "## Throughput ($RUNS runs each, alternating, median wall time)"
+echo
+echo "| file | rows | csv ByteRecord parse | adjudicate --format csv | ratio | adjudicate rows/s |"
+echo "|---|---:|---:|---:|---:|---:|"
+for file in "$M1" "$M1I"; do
+    base_times=() judge_times=()
+    for _ in $(seq "$RUNS"); do
+        base_times+=("$(seconds "$BASE" "$file")")
+        judge_times+=("$(seconds "$LJ" adjudicate "$file" --format csv)")
+    done
+    base=$(printf '%s\n' "${base_times[@]}" | median)
+    judge=$(printf '%s\n' "${judge_times[@]}" | median)
+    n=$(rows "$file")
+    printf '| %s | %d | %.3f s | %.3f s | %.2f× | %.0f |\n' "$(basename "$file")" "$n" "$base" "$judge" \
+        "$(echo "$judge / $base" | bc -l)" "$(echo "$n / $judge" | bc -l)"
+done
+echo
+
+echo "## Peak RSS (/usr/bin/time -v, adjudicate --format csv)"
+echo
+echo "| file | rows | peak RSS |"
+echo "|---|---:|---:|"
+targets=("$M1" "$M1I")
+if [ -z "${SKIP_10M:-}" ]; then
+    targets+=("$(gen rows-10m-contiguous 1160000 1)" "$(gen rows-10m-interleave8 1160000 8)")
+fi
+for file in "${targets[@]}"; do
+    printf '| %s | %d | %s MiB |\n' "$(basename "$file")" "$(rows "$file")" \
+        "$(peak_rss_mib "$LJ" adjudicate "$file" --format csv -o "$DIR/matrix.csv")"
+done
+echo
+
+echo "## Several files: one thread or two ($RUNS runs, median)"
+echo
+split_dir="$DIR/parts"
+if [ ! -d "$split_dir" ]; then
+    mkdir -p "$split_dir"
+    for i in 1 2 3 4; do
+        "$LJ" generate --seed "$i" --cases 29000 --interleave 1 -o "$split_dir/part$i.tmp"
+        sed "s/^case-/p$i-case-/" "$split_dir/part$i.tmp" >"$split_dir/part$i.csv"
+        rm "$split_dir/part$i.tmp"
+    done
+fi
+one=() two=()
+for _ in $(seq "$RUNS"); do
+    one+=("$(seconds "$LJ" adjudicate "$split_dir" --format csv --jobs 1 -o "$DIR/one.csv")")
+    two+=("$(seconds "$LJ" adjudicate "$split_dir" --format csv --jobs 2 -o "$DIR/two.csv")")
+done
+cmp "$DIR/one.csv" "$DIR/two.csv"
+echo "| 4 files, $(cat "$split_dir"/*.csv | wc -l) lines | --jobs 1 | --jobs 2 | same output |"
+echo "|---|---:|---:|---|"
+printf '| | %s s | %s s | yes (cmp) |\n' "$(printf '%s\n' "${one[@]}" | median)" "$(printf '%s\n' "${two[@]}" | median)"
