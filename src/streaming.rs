@@ -265,8 +265,8 @@ pub struct StreamRun {
     errors: Vec<InputError>,
     rows_replayed: u64,
     needs_full_run: bool,
-    /// Case ids in order of first appearance, for the cross-file check of parallel runs.
-    ids: Option<Vec<u8>>,
+    /// Every case id seen, in order of first appearance.
+    ids: IdLog,
 }
 
 impl StreamRun {
@@ -290,7 +290,7 @@ impl StreamRun {
             errors: Vec::new(),
             rows_replayed: 0,
             needs_full_run: false,
-            ids: None,
+            ids: IdLog::new()?,
         })
     }
 
@@ -335,14 +335,13 @@ impl StreamRun {
                 }
             });
         }
-        if self.seen.may_contain(case_id) {
+        // A "maybe" from the filter is settled by the log of every id seen (rare: a false
+        // positive about once per million cases, or a real reappearance).
+        if self.seen.may_contain(case_id) && self.ids.contains(case_id)? {
             return Ok(self.give_up());
         }
         self.seen.insert(case_id);
-        if let Some(ids) = &mut self.ids {
-            ids.extend_from_slice(&(case_id.len() as u64).to_le_bytes());
-            ids.extend_from_slice(case_id.as_bytes());
-        }
+        self.ids.push(case_id)?;
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
                 Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
@@ -713,7 +712,6 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 };
                 let result = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
                     .and_then(|mut run| {
-                        run.ids = Some(Vec::new());
                         stream_source(&mut run, file_index, source, settings, None, &stop, false, &mut |_, _, _| {})?;
                         // The filter is not needed past the file: free it before the merge.
                         run.seen = SeenIds { words: Vec::new(), base: 0 };
@@ -724,26 +722,37 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         }
     });
     let mut seen = SeenIds::new();
+    let mut earlier_ids: Vec<IdLog> = Vec::new();
     let mut spills = Vec::new();
     let mut errors = Vec::new();
     for result in results {
-        let run = result
+        let mut run = result
             .into_inner()
             .expect("no panics while locked")
             .expect("every file was run")?;
         if run.needs_full_run {
             return Ok(full_run(sources));
         }
-        let ids = run.ids.as_deref().unwrap_or_default();
-        let file_ids = IdList(ids).collect::<Vec<_>>();
-        if file_ids.iter().any(|id| seen.may_contain(id)) {
-            return Ok(full_run(sources));
-        }
-        for id in file_ids {
+        let mut duplicate = false;
+        run.ids.for_each(&mut |id| {
+            if seen.may_contain(id) {
+                for log in &mut earlier_ids {
+                    // A scan per "maybe": rare, and exact.
+                    match log.contains(id) {
+                        Ok(false) => {}
+                        _ => duplicate = true,
+                    }
+                }
+            }
             seen.insert(id);
+            !duplicate
+        })?;
+        if duplicate {
+            return Ok(full_run(sources));
         }
         errors.extend(run.errors);
         spills.push(run.spill);
+        earlier_ids.push(run.ids);
     }
     Ok(if errors.is_empty() {
         Attempt::Done(spills)
@@ -760,20 +769,91 @@ fn full_run(sources: &[Source]) -> Attempt {
     }
 }
 
-/// Length-prefixed case ids.
-struct IdList<'a>(&'a [u8]);
+/// Every case id a run has seen, in order, length-prefixed in a temporary file: the exact
+/// answer when the Bloom filter says "maybe", without keeping the ids in memory.
+pub struct IdLog {
+    file: tempfile::NamedTempFile,
+    writer: BufWriter<File>,
+}
 
-impl<'a> Iterator for IdList<'a> {
-    type Item = &'a str;
-    fn next(&mut self) -> Option<&'a str> {
-        if self.0.len() < 8 {
-            return None;
+impl IdLog {
+    /// An empty log.
+    pub fn new() -> io::Result<IdLog> {
+        let file = tempfile::NamedTempFile::new()?;
+        let writer = BufWriter::with_capacity(1 << 16, file.reopen()?);
+        Ok(IdLog { file, writer })
+    }
+
+    /// Appends `id`.
+    pub fn push(&mut self, id: &str) -> io::Result<()> {
+        self.writer.write_all(&(id.len() as u64).to_le_bytes())?;
+        self.writer.write_all(id.as_bytes())
+    }
+
+    /// Calls `visit` with every id in order until it returns `false`.
+    pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
+        self.writer.flush()?;
+        let mut reader = io::BufReader::with_capacity(1 << 16, self.file.reopen()?);
+        let mut length = [0u8; 8];
+        let mut id = Vec::new();
+        loop {
+            match reader.read_exact(&mut length) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                Err(e) => return Err(e),
+            }
+            id.resize(u64::from_le_bytes(length) as usize, 0);
+            reader.read_exact(&mut id)?;
+            let text = std::str::from_utf8(&id)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            if !visit(text) {
+                return Ok(());
+            }
         }
-        let (length, rest) = self.0.split_at(8);
-        let length = u64::from_le_bytes(length.try_into().expect("8 bytes")) as usize;
-        let (id, rest) = rest.split_at(length);
-        self.0 = rest;
-        Some(std::str::from_utf8(id).expect("ids are stored from strings"))
+    }
+
+    /// Whether `id` was pushed (a scan of the whole log).
+    pub fn contains(&mut self, id: &str) -> io::Result<bool> {
+        let mut found = false;
+        self.for_each(&mut |logged| {
+            found = logged == id;
+            !found
+        })?;
+        Ok(found)
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seen_ids_has_no_false_negatives_and_few_false_positives() {
+        let mut seen = SeenIds::new();
+        let ids = |range: std::ops::Range<u32>| range.map(|i| format!("case-{i:08}"));
+        let mut false_positives = 0;
+        for id in ids(0..1_200_000) {
+            if seen.may_contain(&id) {
+                false_positives += 1;
+            }
+            seen.insert(&id);
+        }
+        assert!(ids(0..1_200_000).all(|id| seen.may_contain(&id)));
+        let later = ids(2_000_000..2_200_000).filter(|id| seen.may_contain(id)).count();
+        // Rare, not impossible: the log settles them.
+        assert!(false_positives + later <= 5, "{false_positives} + {later} false positives");
+    }
+
+    #[test]
+    fn id_log_answers_exactly() {
+        let mut log = IdLog::new().unwrap();
+        for id in ["a", "case-1", "", "case-10"] {
+            log.push(id).unwrap();
+        }
+        assert!(log.contains("case-1").unwrap());
+        assert!(log.contains("").unwrap());
+        assert!(!log.contains("case-2").unwrap());
+        log.push("case-2").unwrap();
+        assert!(log.contains("case-2").unwrap());
+    }
+}
