@@ -20,13 +20,19 @@ fn generated_cases() -> (Vec<u8>, Vec<Vec<ParsedRow>>) {
     write_cases(&options, &mut file).expect("writing to memory");
     let mut cases: Vec<Vec<ParsedRow>> = Vec::new();
     let mut errors = Vec::new();
-    read_from(&file[..], "bench.csv", InputFormat::Csv, &mut errors, &mut |_, row| {
-        let row = row.expect("generated rows are valid");
-        match cases.last_mut() {
-            Some(case) if case[0].case_id == row.case_id => case.push(row),
-            _ => cases.push(vec![row]),
-        }
-    });
+    read_from(
+        &file[..],
+        "bench.csv",
+        InputFormat::Csv,
+        &mut errors,
+        &mut |_, row| {
+            let row = row.expect("generated rows are valid");
+            match cases.last_mut() {
+                Some(case) if case[0].case_id == row.case_id => case.push(row),
+                _ => cases.push(vec![row]),
+            }
+        },
+    );
     assert!(errors.is_empty());
     (file, cases)
 }
@@ -58,9 +64,15 @@ fn bench_core(c: &mut Criterion) {
         b.iter(|| {
             let mut count = 0u64;
             let mut errors = Vec::new();
-            read_from(&file[..], "bench.csv", InputFormat::Csv, &mut errors, &mut |_, row| {
-                count += u64::from(row.is_ok());
-            });
+            read_from(
+                &file[..],
+                "bench.csv",
+                InputFormat::Csv,
+                &mut errors,
+                &mut |_, row| {
+                    count += u64::from(row.is_ok());
+                },
+            );
             count
         })
     });

@@ -304,7 +304,11 @@ impl Story<'_> {
 
     /// Repeats the last worker message (a retransmission): a duplicate, never a change.
     fn duplicate_last(&mut self) {
-        let last = self.rows.last().expect("a story starts with an offer").clone();
+        let last = self
+            .rows
+            .last()
+            .expect("a story starts with an offer")
+            .clone();
         if last.identity.is_some() && last.event != "offer" {
             self.rows.push(GenRow {
                 at: self.now,

@@ -216,7 +216,11 @@ impl MatrixRow {
             writer.write_field(&list)?;
         }
         writer.write_field(if self.lease_expired { "true" } else { "false" })?;
-        writer.write_field(if self.ownership_conflict { "true" } else { "false" })?;
+        writer.write_field(if self.ownership_conflict {
+            "true"
+        } else {
+            "false"
+        })?;
         writer.write_field(self.decision.as_str())?;
         writer.write_field(self.reason.as_str())?;
         writer.write_record(None::<&[u8]>)?;

@@ -148,7 +148,7 @@ pub struct Spill {
 }
 
 enum SpillWriter {
-    Csv(csv::Writer<BufWriter<File>>),
+    Csv(Box<csv::Writer<BufWriter<File>>>),
     Json(BufWriter<File>),
 }
 
@@ -157,11 +157,11 @@ impl Spill {
     pub fn new(encoding: Encoding) -> io::Result<Spill> {
         let file = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
         let writer = match encoding {
-            Encoding::Csv => SpillWriter::Csv(
+            Encoding::Csv => SpillWriter::Csv(Box::new(
                 csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(file),
-            ),
+            )),
             Encoding::Json => SpillWriter::Json(file),
         };
         Ok(Spill { writer, rows: 0 })
@@ -315,9 +315,9 @@ impl StreamRun {
             Err(None) => return Ok(None),
         };
         // Rows of one case usually come together: try the last case before the index.
-        let last = self
-            .last
-            .filter(|&seq| seq >= self.closed && self.open[(seq - self.closed) as usize].case_id == *case_id);
+        let last = self.last.filter(|&seq| {
+            seq >= self.closed && self.open[(seq - self.closed) as usize].case_id == *case_id
+        });
         if let Some(seq) = last.or_else(|| self.index.get(case_id.as_str()).copied()) {
             self.last = Some(seq);
             let open = &mut self.open[(seq - self.closed) as usize];
@@ -428,7 +428,8 @@ pub fn adjudicate_streaming(
     out: &mut impl Write,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> Result<(), StreamError> {
-    let parallel = settings.jobs > 1 && sources.len() > 1 && sources.iter().all(|s| s.path.is_some());
+    let parallel =
+        settings.jobs > 1 && sources.len() > 1 && sources.iter().all(|s| s.path.is_some());
     let attempt = if parallel {
         stream_parallel(sources, settings)
     } else {
@@ -585,7 +586,11 @@ fn stream_source(
     };
     let errors = match (&source.path, pipelined) {
         (Some(path), true) => match File::open(path) {
-            Err(e) => vec![InputError::new(&source.name, 0, format!("cannot read: {e}"))],
+            Err(e) => vec![InputError::new(
+                &source.name,
+                0,
+                format!("cannot read: {e}"),
+            )],
             Ok(file) => {
                 let watched = Watched {
                     inner: file,
@@ -598,15 +603,24 @@ fn stream_source(
                     let parser = scope.spawn(move || {
                         let mut errors = Vec::new();
                         let mut batch = Vec::with_capacity(BATCH_ROWS);
-                        read_from(watched, &source.name, format, &mut errors, &mut |line, row| {
-                            batch.push((line, row));
-                            if batch.len() == BATCH_ROWS {
-                                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
-                                // A closed channel means the replay stopped; the stop flag
-                                // ends the reading.
-                                let _ = sender.send(full);
-                            }
-                        });
+                        read_from(
+                            watched,
+                            &source.name,
+                            format,
+                            &mut errors,
+                            &mut |line, row| {
+                                batch.push((line, row));
+                                if batch.len() == BATCH_ROWS {
+                                    let full = std::mem::replace(
+                                        &mut batch,
+                                        Vec::with_capacity(BATCH_ROWS),
+                                    );
+                                    // A closed channel means the replay stopped; the stop flag
+                                    // ends the reading.
+                                    let _ = sender.send(full);
+                                }
+                            },
+                        );
                         if !batch.is_empty() {
                             let _ = sender.send(batch);
                         }
@@ -701,8 +715,10 @@ fn stream_sequential(
 fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Result<Attempt> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let results: Vec<std::sync::Mutex<Option<io::Result<StreamRun>>>> =
-        sources.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let results: Vec<std::sync::Mutex<Option<io::Result<StreamRun>>>> = sources
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
     std::thread::scope(|scope| {
         for _ in 0..settings.jobs.min(sources.len()) {
             scope.spawn(|| loop {
@@ -710,13 +726,26 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 let Some(source) = sources.get(file_index) else {
                     break;
                 };
-                let result = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
-                    .and_then(|mut run| {
-                        stream_source(&mut run, file_index, source, settings, None, &stop, false, &mut |_, _, _| {})?;
-                        // The filter is not needed past the file: free it before the merge.
-                        run.seen = SeenIds { words: Vec::new(), base: 0 };
-                        Ok(run)
-                    });
+                let result =
+                    StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
+                        .and_then(|mut run| {
+                            stream_source(
+                                &mut run,
+                                file_index,
+                                source,
+                                settings,
+                                None,
+                                &stop,
+                                false,
+                                &mut |_, _, _| {},
+                            )?;
+                            // The filter is not needed past the file: free it before the merge.
+                            run.seen = SeenIds {
+                                words: Vec::new(),
+                                base: 0,
+                            };
+                            Ok(run)
+                        });
                 *results[file_index].lock().expect("no panics while locked") = Some(result);
             });
         }
@@ -839,9 +868,14 @@ mod tests {
             seen.insert(&id);
         }
         assert!(ids(0..1_200_000).all(|id| seen.may_contain(&id)));
-        let later = ids(2_000_000..2_200_000).filter(|id| seen.may_contain(id)).count();
+        let later = ids(2_000_000..2_200_000)
+            .filter(|id| seen.may_contain(id))
+            .count();
         // Rare, not impossible: the log settles them.
-        assert!(false_positives + later <= 5, "{false_positives} + {later} false positives");
+        assert!(
+            false_positives + later <= 5,
+            "{false_positives} + {later} false positives"
+        );
     }
 
     #[test]

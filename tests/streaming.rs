@@ -42,7 +42,10 @@ type Audit = Vec<String>;
 fn reference(sources: &[Source], encoding: Encoding) -> Result<(Vec<u8>, Audit), String> {
     let mut audit = Vec::new();
     let judged = judge_sources(sources, None, None, &mut |at, row, outcome| {
-        audit.push(format!("{} {} {} {:?}", row.case_id, at.file, at.line, outcome));
+        audit.push(format!(
+            "{} {} {} {:?}",
+            row.case_id, at.file, at.line, outcome
+        ));
     })
     .map_err(|e| e.to_string())?;
     let rows: Vec<MatrixRow> = judged
@@ -86,7 +89,10 @@ fn streamed(
     let mut audit = Vec::new();
     let mut out = Vec::new();
     adjudicate_streaming(sources, &settings, &mut out, &mut |at, row, outcome| {
-        audit.push(format!("{} {} {} {:?}", row.case_id, at.file, at.line, outcome));
+        audit.push(format!(
+            "{} {} {} {:?}",
+            row.case_id, at.file, at.line, outcome
+        ));
     })
     .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
@@ -119,7 +125,9 @@ fn assert_same_as_reference(sources: &[Source], label: &str) {
                     errors, actual_errors,
                     "{label}: errors differ ({encoding:?}, open {open_cases}, jobs {jobs})"
                 ),
-                _ => panic!("{label}: one run failed and the other did not: {expected:?} / {actual:?}"),
+                _ => panic!(
+                    "{label}: one run failed and the other did not: {expected:?} / {actual:?}"
+                ),
             }
         }
     }
@@ -129,7 +137,11 @@ fn assert_same_as_reference(sources: &[Source], label: &str) {
 fn one_file_contiguous_or_interleaved_matches_the_reference() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, interleave) in [(1, 1), (2, 4), (3, 30)] {
-        let source = write_file(dir.path(), &format!("g{seed}.csv"), &generated(seed, 300, interleave));
+        let source = write_file(
+            dir.path(),
+            &format!("g{seed}.csv"),
+            &generated(seed, 300, interleave),
+        );
         assert_same_as_reference(&[source], &format!("seed {seed}, interleave {interleave}"));
     }
 }
@@ -156,7 +168,10 @@ fn a_case_id_in_two_files_is_reported_with_both_places() {
     let sources = [a, b];
     assert_same_as_reference(&sources, "duplicate ids");
     let errors = streamed(&sources, Encoding::Csv, 4096, 2).unwrap_err();
-    assert!(errors.contains("case ids must be unique across files"), "{errors}");
+    assert!(
+        errors.contains("case ids must be unique across files"),
+        "{errors}"
+    );
     assert!(errors.contains("a.csv:2"), "{errors}");
 }
 
@@ -174,8 +189,15 @@ fn a_case_that_reappears_after_closing_is_judged_as_one_case() {
     assert_same_as_reference(std::slice::from_ref(&source), "reappearing");
     let (matrix, _) = streamed(&[source], Encoding::Csv, 1, 1).unwrap();
     let matrix = String::from_utf8(matrix).unwrap();
-    let decisions: Vec<&str> = matrix.lines().skip(1).map(|l| l.rsplit(',').nth(1).unwrap()).collect();
-    assert_eq!(decisions, ["ACTIVE", "ACTIVE", "PENDING_ACK", "PENDING_ACK"]);
+    let decisions: Vec<&str> = matrix
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        decisions,
+        ["ACTIVE", "ACTIVE", "PENDING_ACK", "PENDING_ACK"]
+    );
 }
 
 #[test]
@@ -186,7 +208,7 @@ fn bad_input_gives_the_reference_errors() {
     text = text.replacen("2026-01-01T00:01", "2026-01-01 00:01", 1);
     text.push_str("case-00000002,observe\n");
     let source = write_file(dir.path(), "bad.csv", text.as_bytes());
-    assert_same_as_reference(&[source.clone()], "bad input");
+    assert_same_as_reference(std::slice::from_ref(&source), "bad input");
     assert!(streamed(&[source], Encoding::Csv, 4096, 1).is_err());
 }
 
@@ -224,7 +246,10 @@ fn generate_is_reproducible_and_reaches_every_decision_and_reason() {
     let source = write_file(dir.path(), "late.csv", &out);
     let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
     let matrix = String::from_utf8(matrix).unwrap();
-    assert!(matrix.lines().skip(1).all(|l| l.ends_with("ACK_TIMEOUT,ack_after_deadline")));
+    assert!(matrix
+        .lines()
+        .skip(1)
+        .all(|l| l.ends_with("ACK_TIMEOUT,ack_after_deadline")));
 }
 
 fn leasejudge() -> Command {
@@ -263,7 +288,15 @@ fn ndjson_on_standard_input_is_audited_as_each_row_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let matrix: PathBuf = dir.path().join("matrix.csv");
     let mut child = leasejudge()
-        .args(["adjudicate", "-", "--input-format", "ndjson", "--audit", "-", "-o"])
+        .args([
+            "adjudicate",
+            "-",
+            "--input-format",
+            "ndjson",
+            "--audit",
+            "-",
+            "-o",
+        ])
         .arg(&matrix)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -292,11 +325,17 @@ fn ndjson_on_standard_input_is_audited_as_each_row_arrives() {
         stdout.read_line(&mut line).unwrap();
         assert_eq!(line, expected);
     }
-    assert!(!matrix.exists(), "the matrix is written at the end of input");
+    assert!(
+        !matrix.exists(),
+        "the matrix is written at the end of input"
+    );
     drop(stdin);
     assert!(child.wait().unwrap().success());
     let written = std::fs::read_to_string(&matrix).unwrap();
-    assert!(written.ends_with(",EXPIRED,renew_after_expiry\n"), "{written}");
+    assert!(
+        written.ends_with(",EXPIRED,renew_after_expiry\n"),
+        "{written}"
+    );
 }
 
 #[test]

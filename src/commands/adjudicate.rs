@@ -7,13 +7,15 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
-use crate::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
 use crate::report::audit::AuditWriter;
 use crate::report::table::matrix_table;
+use crate::streaming::{
+    adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+};
 
 /// How the matrix is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -123,9 +125,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             run_as_of: args.as_of,
             open_cases: args.open_cases,
             encoding,
-            jobs: args.jobs.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            }),
+            jobs: args
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             progress: progress.as_ref(),
         };
         let result = adjudicate_streaming(&sources, &settings, &mut output, &mut on_row);

@@ -66,7 +66,9 @@ fn parse_rows(text: &str) -> Result<(u64, u64), String> {
         }
     };
     if low == 0 || low > high {
-        return Err(format!("rows per case must be 1 or more, MIN <= MAX: {text:?}"));
+        return Err(format!(
+            "rows per case must be 1 or more, MIN <= MAX: {text:?}"
+        ));
     }
     Ok((low, high))
 }
@@ -80,7 +82,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if args.golden.is_some() && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-") {
+    if args.golden.is_some() && !args.output.as_deref().is_some_and(|p| p.as_os_str() != "-") {
         bail!("--golden needs the case file written to a file with -o");
     }
     if args.interleave == 0 {

@@ -229,9 +229,7 @@ fn parse_typed(
         // Most cells have nothing to trim; an ASCII graphic character at both ends proves it.
         let bytes = raw.as_bytes();
         let trimmed = match (bytes.first(), bytes.last()) {
-            (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => {
-                raw
-            }
+            (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => raw,
             _ => raw.trim(),
         };
         if trimmed.is_empty() {
@@ -246,9 +244,10 @@ fn parse_typed(
 
     // Type-check every recognised field the row gives, whatever its event; each value is
     // parsed once and kept (`None`: absent, or bad and reported).
+    type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
     fn checked<T>(
         errors: &mut Vec<InputError>,
-        locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+        locate: &Locate<'_>,
         field: Field,
         value: Option<&str>,
         parse: impl Fn(&str) -> Result<T, ValueError>,
@@ -262,15 +261,20 @@ fn parse_typed(
             }
         }
     }
-    let mut check_timestamp = |field: Field| {
-        checked(errors, locate, field, text(field), Timestamp::parse)
-    };
+    let mut check_timestamp =
+        |field: Field| checked(errors, locate, field, text(field), Timestamp::parse);
     let observed_at = check_timestamp(Field::ObservedAt);
     let issued_at = check_timestamp(Field::IssuedAt);
     let expires_at = check_timestamp(Field::ExpiresAt);
     let ack_deadline = check_timestamp(Field::AckDeadline);
     let sent_at = check_timestamp(Field::SentAt);
-    let generation = checked(errors, locate, Field::Generation, text(Field::Generation), parse_integer);
+    let generation = checked(
+        errors,
+        locate,
+        Field::Generation,
+        text(Field::Generation),
+        parse_integer,
+    );
     let lease_duration = checked(
         errors,
         locate,
@@ -278,9 +282,20 @@ fn parse_typed(
         text(Field::LeaseDuration),
         Seconds::parse,
     );
-    let renew_seq = checked(errors, locate, Field::RenewSeq, text(Field::RenewSeq), parse_sequence);
-    let progress_seq =
-        checked(errors, locate, Field::ProgressSeq, text(Field::ProgressSeq), parse_sequence);
+    let renew_seq = checked(
+        errors,
+        locate,
+        Field::RenewSeq,
+        text(Field::RenewSeq),
+        parse_sequence,
+    );
+    let progress_seq = checked(
+        errors,
+        locate,
+        Field::ProgressSeq,
+        text(Field::ProgressSeq),
+        parse_sequence,
+    );
     checked(errors, locate, Field::Result, text(Field::Result), |v| {
         TerminalResult::parse(v).ok_or_else(|| {
             ValueError("unknown result (expected SUCCESS, FAILED or CANCELLED)".into())
@@ -299,7 +314,11 @@ fn parse_typed(
     let mut require = |field: Field, why: &dyn Fn() -> String| -> Option<&str> {
         let value = text(field);
         if value.is_none() {
-            errors.push(locate(Some(field), format!("missing, required {}", why()), None));
+            errors.push(locate(
+                Some(field),
+                format!("missing, required {}", why()),
+                None,
+            ));
         }
         value
     };

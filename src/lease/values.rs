@@ -114,8 +114,16 @@ impl Timestamp {
         }
         // The common case without chrono's general machinery; anything unusual (a bad date
         // or time, the edge of the range) takes the path below for its exact message.
-        if let Some(utc) = fast_utc(year, month, day, hour, minute, second, nanos, offset_seconds)
-        {
+        if let Some(utc) = fast_utc(
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            nanos,
+            offset_seconds,
+        ) {
             return Ok(Timestamp(utc));
         }
         let date = NaiveDate::from_ymd_opt(year as i32, month, day)
