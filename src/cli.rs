@@ -19,6 +19,10 @@ pub struct Cli {
 enum Command {
     /// Replay case files and write the evidence matrix.
     Adjudicate(commands::adjudicate::Args),
+    /// Adjudicate case files and compare the matrices with golden files (for CI).
+    Check(commands::check::Args),
+    /// Grade a filled-in matrix against golden labels, hiding them unless --reveal.
+    Grade(commands::grade::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
@@ -26,5 +30,7 @@ pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
+        Command::Check(args) => commands::check::run(args),
+        Command::Grade(args) => commands::grade::run(args),
     }
 }
