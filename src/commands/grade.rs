@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let submission = read_submission(&args.submission);
     let golden = read_matrix_file(&args.golden, &args.golden.to_string_lossy());
     let mut errors = Vec::new();
-    for matrix in [&golden, &submission] {
+    for matrix in [&submission, &golden] {
         match matrix {
             Ok(matrix) => errors.extend(matrix.missing_columns(columns)),
             Err(e) => errors.extend(e.0.iter().cloned()),

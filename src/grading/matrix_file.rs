@@ -233,7 +233,7 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
         }
         Some(Ok(header)) => header,
     };
-    let header_line = header.position().map_or(1, |p| p.line());
+    let header_line = header.position().map_or(1, |p| line_at(body, p.byte()));
     // Where each header cell goes: the matrix column it names, if any.
     let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
     let mut header_columns = vec![false; Column::COUNT];
@@ -279,7 +279,7 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
                 continue;
             }
         };
-        let line = record.position().map_or(0, |p| p.line());
+        let line = record.position().map_or(0, |p| line_at(body, p.byte()));
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
@@ -321,6 +321,17 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
         }
     }
     Some(file)
+}
+
+/// The line a record starting at byte `offset` is on. The csv crate starts a record right after
+/// the previous terminator, which with CRLF is the `\r` (and blank lines come before the
+/// record), so line breaks at the offset are skipped first.
+fn line_at(body: &[u8], offset: u64) -> u64 {
+    let mut start = (offset as usize).min(body.len());
+    while start < body.len() && matches!(body[start], b'\r' | b'\n') {
+        start += 1;
+    }
+    1 + body[..start].iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 fn parse_json(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<MatrixFile> {

@@ -13,7 +13,6 @@ pub fn escape_cell(text: &str) -> String {
             '\\' => escaped.push_str("\\\\"),
             '`' => escaped.push_str("\\`"),
             '*' => escaped.push_str("\\*"),
-            '_' => escaped.push_str("\\_"),
             '&' => escaped.push_str("&amp;"),
             '<' => escaped.push_str("&lt;"),
             '>' => escaped.push_str("&gt;"),
@@ -33,11 +32,12 @@ pub fn render(report: &GradeReport) -> String {
     } else {
         "differences found"
     };
-    let columns: Vec<&str> = report.columns.iter().map(|c| c.name()).collect();
+    // Column names are plain identifiers, safe inside code spans.
+    let columns: Vec<String> = report.columns.iter().map(|c| format!("`{c}`")).collect();
     let mut text = format!(
         "## leasejudge {}: {verdict}\n\nGraded columns: {}.{}\n\n",
         report.command,
-        escape_cell(&columns.join(", ")),
+        columns.join(", "),
         if report.revealed {
             ""
         } else {
@@ -105,8 +105,8 @@ mod tests {
     #[test]
     fn cells_cannot_break_the_table() {
         assert_eq!(
-            escape_cell("a|b\nc<d>&_e_"),
-            "a\\|b<br>c&lt;d&gt;&amp;\\_e\\_"
+            escape_cell("a|b\nc<d>&*e*_f"),
+            "a\\|b<br>c&lt;d&gt;&amp;\\*e\\*_f"
         );
     }
 }
