@@ -41,9 +41,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded_columns)]
     pub columns: GradedColumns,
 
-    /// Report format.
-    #[arg(long, short = 'f', value_enum, default_value = "table")]
-    pub format: ReportFormat,
+    /// Report format [default: by the -o file's extension: .xml junit, .json json, .md
+    /// markdown; otherwise table].
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<ReportFormat>,
 
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -58,11 +59,28 @@ fn parse_graded_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
 }
 
+/// The format an output file's extension implies; a table otherwise.
+pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
+    let extension = output
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("xml") => ReportFormat::Junit,
+        Some("json") => ReportFormat::Json,
+        Some("md" | "markdown") => ReportFormat::Markdown,
+        _ => ReportFormat::Table,
+    }
+}
+
 /// Renders `report` in `format` to `output` (or standard output) and commits it.
 pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
     let mut out = Output::open(args.output.as_deref())?;
     let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = match args.format {
+    let text = match args
+        .format
+        .unwrap_or_else(|| default_format(args.output.as_deref()))
+    {
         ReportFormat::Table => report::grade_table::render(report, color),
         ReportFormat::Json => report::grade_json::render(report),
         ReportFormat::Junit => report::junit::render(report)?,
