@@ -233,7 +233,8 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
         }
         Some(Ok(header)) => header,
     };
-    let header_line = header.position().map_or(1, |p| line_at(body, p.byte()));
+    let mut lines = LineCounter::new(body);
+    let header_line = header.position().map_or(1, |p| lines.record_line(p.byte()));
     // Where each header cell goes: the matrix column it names, if any.
     let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
     let mut header_columns = vec![false; Column::COUNT];
@@ -279,7 +280,7 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
                 continue;
             }
         };
-        let line = record.position().map_or(0, |p| line_at(body, p.byte()));
+        let line = record.position().map_or(0, |p| lines.record_line(p.byte()));
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
@@ -323,15 +324,49 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
     Some(file)
 }
 
-/// The line a record starting at byte `offset` is on. The csv crate starts a record right after
-/// the previous terminator, which with CRLF is the `\r` (and blank lines come before the
-/// record), so line breaks at the offset are skipped first.
-fn line_at(body: &[u8], offset: u64) -> u64 {
-    let mut start = (offset as usize).min(body.len());
-    while start < body.len() && matches!(body[start], b'\r' | b'\n') {
-        start += 1;
+/// Turns byte offsets into line numbers, counting newlines only since the last offset asked
+/// about (offsets come in increasing order), so a file is scanned once.
+struct LineCounter<'a> {
+    body: &'a [u8],
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(body: &'a [u8]) -> LineCounter<'a> {
+        LineCounter {
+            body,
+            offset: 0,
+            line: 1,
+        }
     }
-    1 + body[..start].iter().filter(|&&b| b == b'\n').count() as u64
+
+    /// The line of the byte at `offset`.
+    fn line_of(&mut self, offset: usize) -> u64 {
+        let offset = offset.min(self.body.len());
+        if offset < self.offset {
+            // Not expected, but stay correct: count again from the start.
+            self.offset = 0;
+            self.line = 1;
+        }
+        self.line += self.body[self.offset..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        self.offset = offset;
+        self.line
+    }
+
+    /// The line a CSV record starting at byte `offset` is on. The csv crate starts a record
+    /// right after the previous terminator, which with CRLF is the `\r` (and skipped blank
+    /// lines come before the record), so line breaks at the offset are passed over first.
+    fn record_line(&mut self, offset: u64) -> u64 {
+        let mut start = (offset as usize).min(self.body.len());
+        while start < self.body.len() && matches!(self.body[start], b'\r' | b'\n') {
+            start += 1;
+        }
+        self.line_of(start)
+    }
 }
 
 fn parse_json(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<MatrixFile> {
@@ -360,10 +395,11 @@ fn parse_json(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<
         }
     };
     let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT]);
+    let mut lines = LineCounter::new(text.as_bytes());
     for element in elements {
         // The element borrows from `text`, so its offset gives its line.
         let offset = element.get().as_ptr() as usize - text.as_ptr() as usize;
-        let line = 1 + text[..offset].bytes().filter(|&b| b == b'\n').count() as u64;
+        let line = lines.line_of(offset);
         let object: Map<String, Value> = match serde_json::from_str(element.get()) {
             Ok(object) => object,
             Err(_) => {
