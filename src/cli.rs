@@ -19,6 +19,8 @@ pub struct Cli {
 enum Command {
     /// Replay case files and write the evidence matrix.
     Adjudicate(commands::adjudicate::Args),
+    /// Show, row by row, how each case's verdict came about (text, JSON, Mermaid or HTML).
+    Explain(commands::explain::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
@@ -26,5 +28,6 @@ pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
+        Command::Explain(args) => commands::explain::run(args),
     }
 }

@@ -1,3 +1,4 @@
 //! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
 
 pub mod adjudicate;
+pub mod explain;
