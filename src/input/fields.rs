@@ -190,6 +190,9 @@ impl<K: Clone> FieldMap<K> {
 /// One row's raw cells, indexed by field: `None` where the row has no such column or cell.
 pub type RawCells<'a> = [Option<&'a str>; FIELD_COUNT];
 
+/// Makes a located error for the row being parsed: field, message, offending value.
+pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
+
 /// A typed row with its case id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedRow {
@@ -208,7 +211,7 @@ pub type RowResult = Result<ParsedRow, Option<String>>;
 pub fn parse_row(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> RowResult {
     let case_id_text = cells[Field::CaseId.index()]
         .map(str::trim)
@@ -219,7 +222,7 @@ pub fn parse_row(
 fn parse_typed(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> Option<ParsedRow> {
     let before = errors.len();
     let text = |field: Field| -> Option<&str> {
@@ -394,7 +397,7 @@ fn terms_error(
     error: TermsError,
     expires_at_text: Option<&str>,
     ack_deadline_text: Option<&str>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> InputError {
     match error {
         TermsError::ExpiryOutOfRange(e) => locate(
