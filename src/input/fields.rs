@@ -14,7 +14,7 @@ use super::error::InputError;
 pub enum Field {
     /// `case_id`
     CaseId,
-    /// `event` [`message`, `kind`]
+    /// `event`, aliases `message`, `kind`
     Event,
     /// `observed_at`
     ObservedAt,
@@ -22,9 +22,9 @@ pub enum Field {
     JobId,
     /// `lease_id`
     LeaseId,
-    /// `generation` [`lease_generation`]
+    /// `generation`, alias `lease_generation`
     Generation,
-    /// `holder` [`holder_identity`]
+    /// `holder`, alias `holder_identity`
     Holder,
     /// `issued_at`
     IssuedAt,
@@ -34,13 +34,13 @@ pub enum Field {
     ExpiresAt,
     /// `ack_deadline`
     AckDeadline,
-    /// `renew_seq` [`renew_sequence`]
+    /// `renew_seq`, alias `renew_sequence`
     RenewSeq,
-    /// `progress_seq` [`progress_sequence`]
+    /// `progress_seq`, alias `progress_sequence`
     ProgressSeq,
     /// `progress_value`
     ProgressValue,
-    /// `result` [`terminal_result`]
+    /// `result`, alias `terminal_result`
     Result,
     /// `sent_at`
     SentAt,
