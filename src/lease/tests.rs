@@ -129,6 +129,17 @@ fn active() -> Vec<Row> {
     vec![offer(0, 1, "worker-a"), ack(2, 1, "worker-a")]
 }
 
+/// Generation 1 (worker-a) expired at 31; generation 2 (worker-b) offered at 40, acked at 41.
+fn reassigned() -> Vec<Row> {
+    vec![
+        offer(0, 1, "worker-a"),
+        ack(1, 1, "worker-a"),
+        observe(31),
+        offer(40, 2, "worker-b"),
+        ack(41, 2, "worker-b"),
+    ]
+}
+
 fn with(mut rows: Vec<Row>, more: impl IntoIterator<Item = Row>) -> Vec<Row> {
     rows.extend(more);
     rows
@@ -245,13 +256,7 @@ fn a_frozen_lease_still_expires() {
 
 #[test]
 fn identity_checks_come_in_the_contract_order() {
-    let base = vec![
-        offer(0, 1, "worker-a"),
-        ack(1, 1, "worker-a"),
-        observe(31),
-        offer(40, 2, "worker-b"),
-        ack(41, 2, "worker-b"),
-    ];
+    let base = reassigned();
     // Lower generation: stale, whatever the holder and lease.
     let mut other_lease = renew(42, 1, "worker-z", 9);
     if let Message::Renew { identity, .. } = &mut other_lease.message {
@@ -310,13 +315,7 @@ fn identity_checks_apply_in_every_phase() {
 
 #[test]
 fn stale_messages_never_change_the_lease() {
-    let base = vec![
-        offer(0, 1, "worker-a"),
-        ack(1, 1, "worker-a"),
-        observe(31),
-        offer(40, 2, "worker-b"),
-        ack(41, 2, "worker-b"),
-    ];
+    let base = reassigned();
     let before = run(&base).0.lease().clone();
     let rows = with(
         base,
