@@ -119,8 +119,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .collect();
     let details = match collector {
         Some(collector) => {
-            let traces = collector.traces(args.as_of, &|_| true)?;
-            let sentences: Vec<String> = traces.iter().map(|t| t.sentence()).collect();
+            let mut sentences = Vec::with_capacity(judged.len());
+            collector.replay_each(args.as_of, &|_| true, &mut |trace| {
+                sentences.push(trace.sentence());
+                Ok(())
+            })?;
             vec![(DETAIL_COLUMN, sentences)]
         }
         None => Vec::new(),

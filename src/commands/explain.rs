@@ -9,23 +9,10 @@ use anyhow::{Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
-use crate::explain::{html, json, mermaid, text, CaseTrace, TraceCollector};
+use crate::explain::{CaseTrace, Format, TraceCollector};
 use crate::input::{expand_inputs, InputError, InputErrors, InputFormat};
 use crate::lease::Timestamp;
 use crate::output::Output;
-
-/// How the explanation is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExplainFormat {
-    /// A step-by-step trace for the terminal.
-    Text,
-    /// The trace as one JSON array of case objects.
-    Json,
-    /// Markdown with one Mermaid sequence diagram per case.
-    Mermaid,
-    /// One self-contained HTML page with a timeline per case.
-    Html,
-}
 
 /// Show, row by row, how each case's verdict came about.
 #[derive(Debug, clap::Args)]
@@ -45,7 +32,7 @@ pub struct Args {
     /// Output format [default: text; html or json when -o ends in .html or .json, mermaid
     /// when it ends in .md].
     #[arg(long, short = 'f', value_enum)]
-    pub format: Option<ExplainFormat>,
+    pub format: Option<Format>,
 
     /// Write to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -60,14 +47,14 @@ pub struct Args {
     pub as_of: Option<Timestamp>,
 }
 
-/// Reads the inputs and replays the cases `wanted` names (every case when empty). Unknown
-/// ids are errors, listed after any input errors.
-pub fn traces(
+/// Reads the inputs and collects the rows of every case, checking that each id in `wanted`
+/// names a case. Unknown ids are errors, listed after any input errors would have been.
+pub fn collect(
     inputs: &[PathBuf],
     input_format: Option<InputFormat>,
     as_of: Option<Timestamp>,
     wanted: &[String],
-) -> Result<Vec<CaseTrace>> {
+) -> Result<TraceCollector> {
     let sources = expand_inputs(inputs)?;
     let mut collector = TraceCollector::new();
     judge_sources(&sources, input_format, as_of, &mut |at, row, _| {
@@ -85,9 +72,23 @@ pub fn traces(
     if !unknown.is_empty() {
         return Err(InputErrors(unknown).into());
     }
-    collector.traces(as_of, &|id| {
-        wanted.is_empty() || wanted.iter().any(|w| w == id)
-    })
+    Ok(collector)
+}
+
+/// Reads the inputs and replays the cases `wanted` names (every case when empty), in order
+/// of first appearance.
+pub fn traces(
+    inputs: &[PathBuf],
+    input_format: Option<InputFormat>,
+    as_of: Option<Timestamp>,
+    wanted: &[String],
+) -> Result<Vec<CaseTrace>> {
+    let collector = collect(inputs, input_format, as_of, wanted)?;
+    collector.traces(as_of, &|id| selected(wanted, id))
+}
+
+fn selected(wanted: &[String], id: &str) -> bool {
+    wanted.is_empty() || wanted.iter().any(|w| w == id)
 }
 
 /// Runs `explain`.
@@ -95,32 +96,39 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let traces = traces(&args.inputs, args.input_format, args.as_of, &args.cases)?;
+    let collector = collect(&args.inputs, args.input_format, args.as_of, &args.cases)?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
-    let rendered = match format {
-        ExplainFormat::Text => text::render(&traces),
-        ExplainFormat::Json => json::render(&traces),
-        ExplainFormat::Mermaid => mermaid::render(&traces),
-        ExplainFormat::Html => html::render(&traces),
-    };
+    let keep = |id: &str| selected(&args.cases, id);
+    let count = collector.count(&keep);
     let mut output = Output::open(args.output.as_deref())?;
     output
-        .write_all(rendered.as_bytes())
+        .write_all(format.start(count).as_bytes())
+        .context("cannot write the explanation")?;
+    let mut index = 0;
+    collector.replay_each(args.as_of, &keep, &mut |trace| {
+        output
+            .write_all(format.case(index, &trace).as_bytes())
+            .context("cannot write the explanation")?;
+        index += 1;
+        Ok(())
+    })?;
+    output
+        .write_all(format.end(count).as_bytes())
         .context("cannot write the explanation")?;
     output.commit()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn default_format(target: &Option<PathBuf>) -> ExplainFormat {
+fn default_format(target: &Option<PathBuf>) -> Format {
     let extension = target
         .as_ref()
         .and_then(|p| p.extension())
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match extension.as_deref() {
-        Some("html" | "htm") => ExplainFormat::Html,
-        Some("json") => ExplainFormat::Json,
-        Some("md" | "markdown") => ExplainFormat::Mermaid,
-        _ => ExplainFormat::Text,
+        Some("html" | "htm") => Format::Html,
+        Some("json") => Format::Json,
+        Some("md" | "markdown") => Format::Mermaid,
+        _ => Format::Text,
     }
 }

@@ -76,8 +76,8 @@ th{background:#f3f4f6}
 td.d{font-weight:600}
 ";
 
-/// Renders every trace as one HTML page.
-pub fn render(traces: &[CaseTrace]) -> String {
+/// The page up to the first case: head, style, title and legend.
+pub fn start(cases: usize) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -87,8 +87,8 @@ pub fn render(traces: &[CaseTrace]) -> String {
     let _ = writeln!(
         out,
         "<p class=\"sub\">{} case{}; times are the coordinator's clock (observed_at), UTC. Hover a mark for its row.</p>",
-        traces.len(),
-        if traces.len() == 1 { "" } else { "s" }
+        cases,
+        if cases == 1 { "" } else { "s" }
     );
     out.push_str("<div class=\"legend\">");
     for disposition in Disposition::ALL {
@@ -103,11 +103,19 @@ pub fn render(traces: &[CaseTrace]) -> String {
     out.push_str("<span><i class=\"swatch\"></i>lease validity window (grows on renewals)</span>");
     out.push_str("<span><i class=\"swatch\" style=\"background:#eceff1;border-color:#90a4ae\"></i>offered, not acked</span>");
     out.push_str("</div>\n");
-    for (index, trace) in traces.iter().enumerate() {
-        render_case(&mut out, trace, index);
-    }
-    out.push_str("</body>\n</html>\n");
     out
+}
+
+/// One case's section: verdict, sentence, timeline and trace table.
+pub fn case(index: usize, trace: &CaseTrace) -> String {
+    let mut out = String::new();
+    render_case(&mut out, trace, index);
+    out
+}
+
+/// The end of the page.
+pub fn end() -> String {
+    "</body>\n</html>\n".to_owned()
 }
 
 fn verdict_colour(trace: &CaseTrace) -> &'static str {

@@ -7,13 +7,23 @@ use crate::lease::{ClockEffect, Message};
 
 use super::{CaseTrace, State, TracedRow};
 
-/// Every trace as one JSON array.
-pub fn render(traces: &[CaseTrace]) -> String {
-    let cases: Vec<Value> = traces.iter().map(case_json).collect();
-    let mut text =
-        serde_json::to_string_pretty(&Value::Array(cases)).expect("a JSON value always serialises");
-    text.push('\n');
+/// The opening of the array.
+pub fn start() -> String {
+    "[".to_owned()
+}
+
+/// One case's object as an element of the array (pretty-printed).
+pub fn case(index: usize, trace: &CaseTrace) -> String {
+    let mut text = String::from(if index == 0 { "\n" } else { ",\n" });
+    text.push_str(
+        &serde_json::to_string_pretty(&case_json(trace)).expect("a JSON value always serialises"),
+    );
     text
+}
+
+/// The end of the array.
+pub fn end(cases: usize) -> String {
+    if cases == 0 { "]\n" } else { "\n]\n" }.to_owned()
 }
 
 fn opt<T: ToString>(value: Option<T>) -> Value {

@@ -11,13 +11,15 @@ use crate::lease::{ClockEffect, Disposition, Message, RowReason};
 
 use super::{CaseTrace, TracedRow};
 
-/// Renders every trace as one Markdown document.
-pub fn render(traces: &[CaseTrace]) -> String {
-    let mut out = String::from("# leasejudge explain\n");
-    for trace in traces {
-        out.push('\n');
-        render_case(&mut out, trace);
-    }
+/// The document's title.
+pub fn start() -> String {
+    "# leasejudge explain\n".to_owned()
+}
+
+/// One case's section: a heading, the sentence and the diagram.
+pub fn case(trace: &CaseTrace) -> String {
+    let mut out = String::from("\n");
+    render_case(&mut out, trace);
     out
 }
 

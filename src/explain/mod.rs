@@ -22,6 +22,61 @@ use crate::lease::{
 };
 use crate::matrix::MatrixRow;
 
+/// An output format of `leasejudge explain`, written one case at a time so that a large run
+/// never holds more than one replayed case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// A step-by-step trace for the terminal.
+    Text,
+    /// The trace as one JSON array of case objects.
+    Json,
+    /// Markdown with one Mermaid sequence diagram per case.
+    Mermaid,
+    /// One self-contained HTML page with a timeline per case.
+    Html,
+}
+
+impl Format {
+    /// What comes before the first case, given how many cases follow.
+    pub fn start(self, cases: usize) -> String {
+        match self {
+            Format::Text => String::new(),
+            Format::Json => json::start(),
+            Format::Mermaid => mermaid::start(),
+            Format::Html => html::start(cases),
+        }
+    }
+
+    /// One case, the `index`-th (from 0).
+    pub fn case(self, index: usize, trace: &CaseTrace) -> String {
+        match self {
+            Format::Text => text::case(index, trace),
+            Format::Json => json::case(index, trace),
+            Format::Mermaid => mermaid::case(trace),
+            Format::Html => html::case(index, trace),
+        }
+    }
+
+    /// What comes after the last case.
+    pub fn end(self, cases: usize) -> String {
+        match self {
+            Format::Text | Format::Mermaid => String::new(),
+            Format::Json => json::end(cases),
+            Format::Html => html::end(),
+        }
+    }
+
+    /// Every trace in this format, as one string.
+    pub fn render(self, traces: &[CaseTrace]) -> String {
+        let mut out = self.start(traces.len());
+        for (index, trace) in traces.iter().enumerate() {
+            out.push_str(&self.case(index, trace));
+        }
+        out.push_str(&self.end(traces.len()));
+        out
+    }
+}
+
 /// One input row of a case with where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourcedRow {
@@ -85,25 +140,32 @@ pub struct CaseTrace {
 
 impl CaseTrace {
     /// Replays `rows` (one case's rows, in file order) and judges the case at its last
-    /// `observed_at` or `run_as_of` if later. Fails at the first row the core refuses, with
-    /// its index; `Ok(None)` when there are no rows.
+    /// `observed_at` or `run_as_of` if later. Fails at the first row the core refuses, giving
+    /// that row back; `Ok(None)` when there are no rows.
     pub fn replay(
         case_id: &str,
         rows: Vec<SourcedRow>,
         run_as_of: Option<Timestamp>,
-    ) -> Result<Option<CaseTrace>, (usize, CaseFault)> {
+    ) -> Result<Option<CaseTrace>, Box<(SourcedRow, CaseFault)>> {
         let mut rows = rows.into_iter();
         let Some(first) = rows.next() else {
             return Ok(None);
         };
-        let (mut case, outcome) = Case::start(&first.row).map_err(|fault| (0, fault))?;
-        let mut traced = vec![TracedRow {
+        let (mut case, outcome) = match Case::start(&first.row) {
+            Ok(started) => started,
+            Err(fault) => return Err(Box::new((first, fault))),
+        };
+        let mut traced = Vec::with_capacity(rows.len() + 1);
+        traced.push(TracedRow {
             after: State::of(&case),
             source: first,
             outcome,
-        }];
-        for (index, source) in rows.enumerate() {
-            let outcome = case.step(&source.row).map_err(|fault| (index + 1, fault))?;
+        });
+        for source in rows {
+            let outcome = match case.step(&source.row) {
+                Ok(outcome) => outcome,
+                Err(fault) => return Err(Box::new((source, fault))),
+            };
             traced.push(TracedRow {
                 after: State::of(&case),
                 source,
@@ -299,6 +361,36 @@ impl TraceCollector {
         self.cases.iter().map(|(id, _)| id.as_str())
     }
 
+    /// How many of the cases `keep` selects.
+    pub fn count(&self, keep: &dyn Fn(&str) -> bool) -> usize {
+        self.cases.iter().filter(|(id, _)| keep(id)).count()
+    }
+
+    /// Replays the cases `keep` selects, in order of first appearance, handing each trace to
+    /// `each` and dropping it before the next is built.
+    pub fn replay_each(
+        self,
+        run_as_of: Option<Timestamp>,
+        keep: &dyn Fn(&str) -> bool,
+        each: &mut dyn FnMut(CaseTrace) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for (case_id, rows) in self.cases {
+            if !keep(&case_id) {
+                continue;
+            }
+            match CaseTrace::replay(&case_id, rows, run_as_of) {
+                Ok(Some(trace)) => each(trace)?,
+                Ok(None) => {}
+                Err(refused) => {
+                    // Adjudication has already refused such input; this is a safety net.
+                    let (row, fault) = *refused;
+                    anyhow::bail!("{}:{}: {}: {fault}", row.file, row.line, fault.column());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Replays the cases `keep` selects, in order of first appearance.
     pub fn traces(
         self,
@@ -306,21 +398,10 @@ impl TraceCollector {
         keep: &dyn Fn(&str) -> bool,
     ) -> anyhow::Result<Vec<CaseTrace>> {
         let mut traces = Vec::new();
-        for (case_id, rows) in self.cases {
-            if !keep(&case_id) {
-                continue;
-            }
-            let locations: Vec<(String, u64)> =
-                rows.iter().map(|r| (r.file.clone(), r.line)).collect();
-            match CaseTrace::replay(&case_id, rows, run_as_of) {
-                Ok(Some(trace)) => traces.push(trace),
-                Ok(None) => {}
-                Err((index, fault)) => {
-                    let (file, line) = &locations[index];
-                    anyhow::bail!("{file}:{line}: {}: {fault}", fault.column());
-                }
-            }
-        }
+        self.replay_each(run_as_of, keep, &mut |trace| {
+            traces.push(trace);
+            Ok(())
+        })?;
         Ok(traces)
     }
 }

@@ -8,15 +8,13 @@ use crate::lease::{ClockEffect, Message, Row};
 
 use super::{or_dash, CaseTrace, State, TracedRow};
 
-/// Renders every trace, separated by blank lines.
-pub fn render(traces: &[CaseTrace]) -> String {
+/// One case's trace; cases after the first are preceded by a blank line.
+pub fn case(index: usize, trace: &CaseTrace) -> String {
     let mut out = String::new();
-    for (i, trace) in traces.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        render_case(&mut out, trace);
+    if index > 0 {
+        out.push('\n');
     }
+    render_case(&mut out, trace);
     out
 }
 
