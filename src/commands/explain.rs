@@ -24,8 +24,9 @@ pub struct Args {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
-    /// Explain only these cases (several ids may follow one --case, or repeat it); without
-    /// it every case is explained, in order of first appearance.
+    /// Explain only these cases: several ids may follow one --case (give it after the
+    /// inputs), or repeat it. Without it every case is explained, in order of first
+    /// appearance.
     #[arg(long = "case", value_name = "CASE_ID", num_args = 1.., action = clap::ArgAction::Append)]
     pub cases: Vec<String>,
 
