@@ -156,8 +156,9 @@ fn render_table(out: &mut String, trace: &CaseTrace) {
     let rule = trace.rule();
     let _ = writeln!(
         out,
-        "<details><summary>Trace: {} rows, then the verdict</summary>",
-        trace.rows.len()
+        "<details><summary>Trace: {} row{}, then the verdict</summary>",
+        trace.rows.len(),
+        if trace.rows.len() == 1 { "" } else { "s" }
     );
     out.push_str("<table>\n<tr><th>line</th><th>observed_at</th><th>event</th><th>claims</th><th>outcome</th><th>state after</th></tr>\n");
     for (index, row) in trace.rows.iter().enumerate() {
@@ -461,12 +462,19 @@ impl<'a> Timeline<'a> {
         };
         if let Some(at) = cap_at {
             let x = self.x(at);
+            // Monospace labels are about 6.6 px a character; near the right edge the label
+            // goes on the left of the cap so it is not cut off.
+            let label_width = cap_label.chars().count() as f64 * 6.6;
+            let (label_x, anchor) = if x + 4.0 + label_width > WIDTH - 4.0 {
+                (x - 4.0, "end")
+            } else {
+                (x + 4.0, "start")
+            };
             let _ = write!(
                 out,
-                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{:.1}\" y=\"{:.1}\" style=\"fill:{colour}\">{}</text>",
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{label_x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" style=\"fill:{colour}\">{}</text>",
                 y - 4.0,
                 y + bar_height + 4.0,
-                x + 4.0,
                 y + bar_height + 12.0,
                 escape_html(&cap_label)
             );

@@ -40,10 +40,11 @@ pub fn clean(text: &str) -> Cow<'_, str> {
 fn render_case(out: &mut String, trace: &CaseTrace) {
     let _ = writeln!(
         out,
-        "case {} (job {}): {} rows from {}",
+        "case {} (job {}): {} row{} from {}",
         clean(&trace.case_id),
         clean(&trace.job_id),
         trace.rows.len(),
+        if trace.rows.len() == 1 { "" } else { "s" },
         clean(trace.file())
     );
     for (index, row) in trace.rows.iter().enumerate() {
