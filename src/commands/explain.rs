@@ -24,10 +24,14 @@ pub struct Args {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
-    /// Explain only these cases: several ids may follow one --case (give it after the
-    /// inputs), or repeat it. Without it every case is explained, in order of first
-    /// appearance.
-    #[arg(long = "case", value_name = "CASE_ID", num_args = 1.., action = clap::ArgAction::Append)]
+    /// Explain only these cases: a comma-separated list, or repeat --case. Without it every
+    /// case is explained, in order of first appearance.
+    #[arg(
+        long = "case",
+        value_name = "CASE_ID",
+        value_delimiter = ',',
+        action = clap::ArgAction::Append
+    )]
     pub cases: Vec<String>,
 
     /// Output format [default: text; html or json when -o ends in .html or .json, mermaid
