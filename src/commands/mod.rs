@@ -2,4 +2,5 @@
 
 pub mod adjudicate;
 pub mod check;
+pub mod explain;
 pub mod grade;
