@@ -21,6 +21,12 @@ enum Command {
     Adjudicate(commands::adjudicate::Args),
     /// Write a seeded random case file and, optionally, its golden matrix.
     Generate(commands::generate::Args),
+    /// Show, row by row, how each case's verdict came about (text, JSON, Mermaid or HTML).
+    Explain(commands::explain::Args),
+    /// Adjudicate case files and compare the matrices with golden files (for CI).
+    Check(commands::check::Args),
+    /// Grade a filled-in matrix against golden labels, hiding them unless --reveal.
+    Grade(commands::grade::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
@@ -29,5 +35,8 @@ pub fn run() -> Result<ExitCode> {
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
         Command::Generate(args) => commands::generate::run(args),
+        Command::Explain(args) => commands::explain::run(args),
+        Command::Check(args) => commands::check::run(args),
+        Command::Grade(args) => commands::grade::run(args),
     }
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
+use crate::explain::TraceCollector;
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
@@ -61,6 +62,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub audit: Option<PathBuf>,
 
+    /// Add a `detail` column after `reason`: one sentence per case naming the rows that
+    /// decided it (the sentence of `leasejudge explain`).
+    #[arg(long)]
+    pub explain: bool,
+
     /// Threads for reading several input files at once [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -96,9 +102,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => None,
     };
     let mut audit_error = None;
+    let mut collector = args.explain.then(TraceCollector::new);
     let mut on_row = |at: crate::adjudication::Location<'_>,
                       row: &crate::input::ParsedRow,
                       outcome: &crate::lease::Outcome| {
+        if let Some(collector) = collector.as_mut() {
+            collector.add(at, row);
+        }
         if let Some(writer) = audit.as_mut() {
             if audit_error.is_none() {
                 let event = row.row.message.event();
@@ -113,10 +123,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let format = args
         .format
         .unwrap_or_else(|| default_format(&args.output, &output));
+    // CSV and JSON stream: finished cases are written out early and memory stays flat. The
+    // table (for people) and --explain's sentences need every case, so they keep them.
     let encoding = match format {
-        MatrixFormat::Csv => Some(Encoding::Csv),
-        MatrixFormat::Json => Some(Encoding::Json),
-        MatrixFormat::Table => None,
+        MatrixFormat::Csv if !args.explain => Some(Encoding::Csv),
+        MatrixFormat::Json if !args.explain => Some(Encoding::Json),
+        _ => None,
     };
     if let Some(encoding) = encoding {
         let progress = progress_bar(&sources);
@@ -139,17 +151,37 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             Err(StreamError::Input(errors)) => return Err(errors.into()),
             Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
         }
-    } else {
-        let judged = judge_sources(&sources, args.input_format, args.as_of, &mut on_row)?;
-        let rows: Vec<MatrixRow> = judged
-            .iter()
-            .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-            .collect();
-        write_matrix(&mut output, format, &rows).context("cannot write the matrix")?;
+        if let Some(e) = audit_error {
+            return Err(e).context("cannot write the audit");
+        }
+        output.commit()?;
+        if let Some(writer) = audit {
+            writer.finish()?.commit()?;
+        }
+        return Ok(ExitCode::SUCCESS);
     }
+
+    let judged = judge_sources(&sources, args.input_format, args.as_of, &mut on_row)?;
     if let Some(e) = audit_error {
         return Err(e).context("cannot write the audit");
     }
+
+    let rows: Vec<MatrixRow> = judged
+        .iter()
+        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+        .collect();
+    let details = match collector {
+        Some(collector) => {
+            let mut sentences = Vec::with_capacity(judged.len());
+            collector.replay_each(args.as_of, &|_| true, &mut |trace| {
+                sentences.push(trace.sentence());
+                Ok(())
+            })?;
+            vec![(DETAIL_COLUMN, sentences)]
+        }
+        None => Vec::new(),
+    };
+    write_matrix_with(&mut output, format, &rows, &details).context("cannot write the matrix")?;
     output.commit()?;
     if let Some(writer) = audit {
         writer.finish()?.commit()?;
@@ -157,18 +189,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A bar of bytes read on standard error, only when it is a terminal and the inputs are files.
+/// A bar of bytes read on standard error, only when it is a terminal.
 fn progress_bar(sources: &[crate::input::Source]) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let total: u64 = sources
-        .iter()
-        .filter_map(|s| s.path.as_ref())
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
     let bar = if sources.iter().all(|s| s.path.is_some()) {
+        let total: u64 = sources
+            .iter()
+            .filter_map(|s| s.path.as_ref())
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
         indicatif::ProgressBar::new(total)
     } else {
         indicatif::ProgressBar::no_length()
@@ -198,36 +230,51 @@ fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {
     }
 }
 
+/// The name of the column `--explain` adds after `reason`.
+pub const DETAIL_COLUMN: &str = "detail";
+
 /// Writes the matrix in `format`.
 pub fn write_matrix(
     out: &mut Output,
     format: MatrixFormat,
     rows: &[MatrixRow],
 ) -> std::io::Result<()> {
+    write_matrix_with(out, format, rows, &[])
+}
+
+/// Writes the matrix in `format` with extra columns after `reason`: each a name and one
+/// value per row.
+pub fn write_matrix_with(
+    out: &mut Output,
+    format: MatrixFormat,
+    rows: &[MatrixRow],
+    extra: &[(&str, Vec<String>)],
+) -> std::io::Result<()> {
+    let names: Vec<&str> = extra.iter().map(|(name, _)| *name).collect();
     match format {
         MatrixFormat::Csv => {
-            let mut writer = CsvMatrixWriter::new(&mut *out, &[])?;
-            for row in rows {
-                writer.write(row, &[])?;
+            let mut writer = CsvMatrixWriter::new(&mut *out, &names)?;
+            for (index, row) in rows.iter().enumerate() {
+                let cells: Vec<String> = extra.iter().map(|(_, v)| v[index].clone()).collect();
+                writer.write(row, &cells)?;
             }
             writer.finish()?;
         }
         MatrixFormat::Json => {
             let mut writer = JsonMatrixWriter::new(&mut *out)?;
-            for row in rows {
-                writer.write(row, &[])?;
+            for (index, row) in rows.iter().enumerate() {
+                let pairs: Vec<(&str, String)> = extra
+                    .iter()
+                    .map(|(name, v)| (*name, v[index].clone()))
+                    .collect();
+                writer.write(row, &pairs)?;
             }
             writer.finish()?;
         }
         MatrixFormat::Table => {
             let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            out.write_all(matrix_table(rows, &[], color).as_bytes())?;
+            out.write_all(matrix_table(rows, extra, color).as_bytes())?;
         }
     }
     Ok(())
-}
-
-#[allow(dead_code)]
-fn stdout_is_terminal() -> bool {
-    std::io::stdout().is_terminal()
 }
