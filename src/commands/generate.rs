@@ -82,7 +82,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if args.golden.is_some() && !args.output.as_deref().is_some_and(|p| p.as_os_str() != "-") {
+    let cases_to_file = args.output.as_deref().is_some_and(|p| p.as_os_str() != "-");
+    if args.golden.is_some() && !cases_to_file {
         bail!("--golden needs the case file written to a file with -o");
     }
     if args.interleave == 0 {
