@@ -42,7 +42,7 @@ impl SplitMix64 {
 }
 
 macro_rules! scenarios {
-    ($( $(#[$meta:meta])* $variant:ident => $name:literal, $weight:literal; )+) => {
+    ($( $(#[$meta:meta])* $variant:ident => $name:literal, $weight:literal, $ends:literal; )+) => {
         /// The story a generated case tells; each ends in one decision and reason.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Scenario {
@@ -62,49 +62,54 @@ macro_rules! scenarios {
             pub fn default_weight(self) -> u64 {
                 match self { $( Scenario::$variant => $weight, )+ }
             }
+
+            /// The decision and reason the story is written to end in (noise aside).
+            pub fn ends_in(self) -> &'static str {
+                match self { $( Scenario::$variant => $ends, )+ }
+            }
         }
     };
 }
 
 scenarios! {
     /// Acked, worked, `result SUCCESS` → `SUCCESS result_accepted`.
-    Success => "success", 20;
+    Success => "success", 20, "SUCCESS result_accepted";
     /// Acked, worked, `result FAILED` → `FAILED result_accepted`.
-    Failed => "failed", 6;
+    Failed => "failed", 6, "FAILED result_accepted";
     /// Cancel requested, then `result CANCELLED` → `CANCELLED result_accepted`.
-    Cancelled => "cancelled", 4;
+    Cancelled => "cancelled", 4, "CANCELLED result_accepted";
     /// Cancel requested and acknowledged, no result → `RECONCILIATION_REQUIRED
     /// cancel_acknowledged_no_result`.
-    CancelAcked => "cancel-acked", 4;
+    CancelAcked => "cancel-acked", 4, "RECONCILIATION_REQUIRED cancel_acknowledged_no_result";
     /// Cancel requested, progress keeps coming → `RECONCILIATION_REQUIRED cancel_unacknowledged`.
-    CancelUnacked => "cancel-unacked", 4;
+    CancelUnacked => "cancel-unacked", 4, "RECONCILIATION_REQUIRED cancel_unacknowledged";
     /// The worker goes silent → `EXPIRED expired_without_result`.
-    Expired => "expired", 6;
+    Expired => "expired", 6, "EXPIRED expired_without_result";
     /// A result arrives after expiry → `EXPIRED result_after_expiry`.
-    ResultAfterExpiry => "result-after-expiry", 3;
+    ResultAfterExpiry => "result-after-expiry", 3, "EXPIRED result_after_expiry";
     /// A renew arrives after expiry → `EXPIRED renew_after_expiry`.
-    RenewAfterExpiry => "renew-after-expiry", 3;
+    RenewAfterExpiry => "renew-after-expiry", 3, "EXPIRED renew_after_expiry";
     /// No ack before the deadline → `ACK_TIMEOUT ack_missing`.
-    AckMissing => "ack-missing", 4;
+    AckMissing => "ack-missing", 4, "ACK_TIMEOUT ack_missing";
     /// The ack arrives after the deadline → `ACK_TIMEOUT ack_after_deadline`.
-    AckLate => "ack-late", 3;
+    AckLate => "ack-late", 3, "ACK_TIMEOUT ack_after_deadline";
     /// Still working within the lease → `ACTIVE within_lease`.
-    Active => "active", 15;
+    Active => "active", 15, "ACTIVE within_lease";
     /// Reassigned after expiry; the old holder's renew arrives (probe 1) → `ACTIVE
     /// stale_generation`.
-    Stale => "stale", 4;
+    Stale => "stale", 4, "ACTIVE stale_generation";
     /// Progress arrives out of order (probe 3) → `ACTIVE late_progress`.
-    LateProgress => "late-progress", 5;
+    LateProgress => "late-progress", 5, "ACTIVE late_progress";
     /// Offered, not yet acked → `PENDING_ACK awaiting_ack`.
-    Pending => "pending", 4;
+    Pending => "pending", 4, "PENDING_ACK awaiting_ack";
     /// Another holder speaks for the lease → `OWNERSHIP_CONFLICT holder_conflict`.
-    HolderConflict => "holder-conflict", 3;
+    HolderConflict => "holder-conflict", 3, "OWNERSHIP_CONFLICT holder_conflict";
     /// A new generation is offered while the lease is active → `OWNERSHIP_CONFLICT
     /// overlapping_generations`.
-    Overlapping => "overlapping", 3;
+    Overlapping => "overlapping", 3, "OWNERSHIP_CONFLICT overlapping_generations";
     /// The same generation is offered to another holder → `OWNERSHIP_CONFLICT
     /// generation_reused`.
-    GenerationReused => "generation-reused", 3;
+    GenerationReused => "generation-reused", 3, "OWNERSHIP_CONFLICT generation_reused";
 }
 
 impl Scenario {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use leasejudge::adjudication::judge_sources;
-use leasejudge::generate::{default_mix, parse_mix, write_cases, Options};
+use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
 use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
@@ -232,24 +232,28 @@ fn generate_is_reproducible_and_reaches_every_decision_and_reason() {
     pairs.sort();
     pairs.dedup();
     assert_eq!(pairs.len(), 17, "every decision and reason pair: {pairs:?}");
-    // A mix narrows the scenarios.
-    let only = parse_mix("ack-late=1").unwrap();
-    let options = Options {
-        seed: 1,
-        cases: 50,
-        rows_per_case: (3, 5),
-        interleave: 2,
-        mix: only,
-    };
-    let mut out = Vec::new();
-    write_cases(&options, &mut out).unwrap();
-    let source = write_file(dir.path(), "late.csv", &out);
-    let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
-    let matrix = String::from_utf8(matrix).unwrap();
-    assert!(matrix
-        .lines()
-        .skip(1)
-        .all(|l| l.ends_with("ACK_TIMEOUT,ack_after_deadline")));
+    // Each scenario alone ends in the decision and reason it is written for.
+    for &scenario in Scenario::ALL {
+        let options = Options {
+            seed: 1,
+            cases: 60,
+            rows_per_case: (3, 20),
+            interleave: 3,
+            mix: parse_mix(&format!("{}=1", scenario.name())).unwrap(),
+        };
+        let mut out = Vec::new();
+        write_cases(&options, &mut out).unwrap();
+        let source = write_file(dir.path(), "one.csv", &out);
+        let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
+        let matrix = String::from_utf8(matrix).unwrap();
+        let expected = format!(",{}", scenario.ends_in().replace(' ', ","));
+        assert_eq!(matrix.lines().count(), 61);
+        assert!(
+            matrix.lines().skip(1).all(|l| l.ends_with(&expected)),
+            "{}: {matrix}",
+            scenario.name()
+        );
+    }
 }
 
 fn leasejudge() -> Command {

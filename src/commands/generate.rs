@@ -78,7 +78,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.list_scenarios {
         let mut out = std::io::stdout().lock();
         for (scenario, weight) in default_mix() {
-            writeln!(out, "{:<20} {weight:>3}", scenario.name())?;
+            writeln!(
+                out,
+                "{:<20} {weight:>3}  {}",
+                scenario.name(),
+                scenario.ends_in()
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }
