@@ -208,7 +208,7 @@ fn progress_bar(sources: &[crate::input::Source]) -> Option<indicatif::ProgressB
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{spinner} adjudicating [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            "{spinner} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) [{wide_bar}]",
         )
         .expect("a valid template")
         .progress_chars("=> "),
