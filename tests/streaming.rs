@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
+use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
 
@@ -40,8 +41,16 @@ type Audit = Vec<String>;
 
 /// The straightforward run: every case kept, the matrix written at the end.
 fn reference(sources: &[Source], encoding: Encoding) -> Result<(Vec<u8>, Audit), String> {
+    reference_at(sources, encoding, None)
+}
+
+fn reference_at(
+    sources: &[Source],
+    encoding: Encoding,
+    as_of: Option<Timestamp>,
+) -> Result<(Vec<u8>, Audit), String> {
     let mut audit = Vec::new();
-    let judged = judge_sources(sources, None, None, &mut |at, row, outcome| {
+    let judged = judge_sources(sources, None, as_of, &mut |at, row, outcome| {
         audit.push(format!(
             "{} {} {} {:?}",
             row.case_id, at.file, at.line, outcome
@@ -78,9 +87,19 @@ fn streamed(
     open_cases: usize,
     jobs: usize,
 ) -> Result<(Vec<u8>, Audit), String> {
+    streamed_at(sources, encoding, open_cases, jobs, None)
+}
+
+fn streamed_at(
+    sources: &[Source],
+    encoding: Encoding,
+    open_cases: usize,
+    jobs: usize,
+    as_of: Option<Timestamp>,
+) -> Result<(Vec<u8>, Audit), String> {
     let settings = StreamSettings {
         input_format: None,
-        run_as_of: None,
+        run_as_of: as_of,
         open_cases,
         encoding,
         jobs,
@@ -144,6 +163,59 @@ fn one_file_contiguous_or_interleaved_matches_the_reference() {
         );
         assert_same_as_reference(&[source], &format!("seed {seed}, interleave {interleave}"));
     }
+}
+
+#[test]
+fn as_of_and_json_inputs_match_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = String::from_utf8(generated(21, 150, 5)).unwrap();
+    // The same rows as NDJSON and as a JSON array.
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let objects: Vec<String> = lines
+        .map(|line| {
+            let object: serde_json::Map<String, serde_json::Value> = header
+                .iter()
+                .zip(line.split(','))
+                .filter(|(_, cell)| !cell.is_empty())
+                .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+                .collect();
+            serde_json::Value::Object(object).to_string()
+        })
+        .collect();
+    let sources = [
+        write_file(dir.path(), "rows.csv", csv.as_bytes()),
+        write_file(dir.path(), "rows.ndjson", objects.join("\n").as_bytes()),
+        write_file(
+            dir.path(),
+            "rows.json",
+            format!("[{}]", objects.join(",\n")).as_bytes(),
+        ),
+    ];
+    let late = Timestamp::parse("2026-01-01T00:30:00Z").unwrap();
+    for source in &sources {
+        let single = std::slice::from_ref(source);
+        assert_same_as_reference(single, &source.name);
+        for (open_cases, jobs) in [(4096, 2), (2, 1)] {
+            assert_eq!(
+                reference_at(single, Encoding::Csv, Some(late)),
+                streamed_at(single, Encoding::Csv, open_cases, jobs, Some(late)),
+                "{} --as-of",
+                source.name
+            );
+        }
+    }
+    // The three shapes judge alike.
+    let matrices: Vec<Vec<u8>> = sources
+        .iter()
+        .map(|s| {
+            streamed(std::slice::from_ref(s), Encoding::Csv, 4096, 2)
+                .unwrap()
+                .0
+        })
+        .collect();
+    assert_eq!(matrices[0], matrices[1]);
+    assert_eq!(matrices[0], matrices[2]);
 }
 
 #[test]
