@@ -494,4 +494,65 @@ mod tests {
         assert!(parse_sequence("0").is_err());
         assert_eq!(parse_sequence("1"), Ok(1));
     }
+
+    #[test]
+    fn fast_timestamps_agree_with_chrono() {
+        // Pseudo-random civil times and offsets (including invalid days and the range's
+        // edges): the fast path and chrono's RFC 3339 parser must agree on every valid one,
+        // and writing must agree with chrono's formatting.
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        for _ in 0..200_000 {
+            let year = match next(4) {
+                0 => 1 + next(3),
+                1 => 9997 + next(3),
+                _ => 1 + next(9999),
+            };
+            let text = format!(
+                "{year:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}{}",
+                1 + next(12),
+                1 + next(31),
+                next(24),
+                next(60),
+                next(60),
+                [String::new(), format!(".{}", next(1_000_000_000))][next(2) as usize],
+                [
+                    "Z".to_string(),
+                    format!("+{:02}:{:02}", next(24), next(60)),
+                    format!("-{:02}:{:02}", next(24), next(60))
+                ][next(3) as usize],
+            );
+            let ours = Timestamp::parse(&text);
+            let theirs = DateTime::parse_from_rfc3339(&text)
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+                .filter(|t| (1..=9999).contains(&t.year()));
+            match (ours, theirs) {
+                (Ok(ours), Some(theirs)) => {
+                    assert_eq!(ours.as_datetime(), theirs, "{text}");
+                    let expected = theirs.format("%Y-%m-%dT%H:%M:%S%.fZ").to_string();
+                    let expected = if expected.contains('.') {
+                        let (whole, fraction) =
+                            expected.trim_end_matches('Z').split_once('.').unwrap();
+                        let fraction = fraction.trim_end_matches('0');
+                        if fraction.is_empty() {
+                            format!("{whole}Z")
+                        } else {
+                            format!("{whole}.{fraction}Z")
+                        }
+                    } else {
+                        expected
+                    };
+                    assert_eq!(ours.to_string(), expected, "{text}");
+                }
+                (Err(_), None) => {}
+                (ours, theirs) => panic!("{text}: ours {ours:?}, chrono {theirs:?}"),
+            }
+        }
+    }
 }
