@@ -19,6 +19,10 @@ pub struct Cli {
 enum Command {
     /// Replay case files and write the evidence matrix.
     Adjudicate(commands::adjudicate::Args),
+    /// Check case files: every input error located, plus warnings.
+    Validate(commands::validate::Args),
+    /// Permute renew/progress arrivals (spec section 7) and check what may not change.
+    Reorder(commands::reorder::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
@@ -26,5 +30,7 @@ pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
+        Command::Validate(args) => commands::validate::run(args),
+        Command::Reorder(args) => commands::reorder::run(args),
     }
 }

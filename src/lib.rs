@@ -5,6 +5,7 @@
 //! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
 //! - [`adjudication`] groups rows into cases across files and judges them.
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
+//! - [`reorder`] is spec section 7's reordering check.
 //!
 //! ```
 //! use leasejudge::input::{read_from, InputFormat};
@@ -36,6 +37,7 @@ pub mod input;
 pub mod lease;
 pub mod matrix;
 pub mod output;
+pub mod reorder;
 pub mod report;
 
 /// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is

@@ -12,6 +12,7 @@ pub fn read(
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -99,6 +100,11 @@ pub fn read(
             _ => None,
         })
         .collect();
+    for (name, column) in header_names.iter().zip(&columns) {
+        if column.is_none() {
+            observer.ignored_column(header_line, name);
+        }
+    }
 
     loop {
         match read_record(&mut csv, &mut record) {
@@ -150,6 +156,7 @@ pub fn read(
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
             located(file, line, field, message, value)
         };
+        observer.cells(line, &cells);
         sink(line, parse_row(&cells, errors, &locate));
     }
 }

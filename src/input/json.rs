@@ -74,6 +74,7 @@ pub fn read_document(
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     const SHAPE: &str =
         "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
@@ -93,7 +94,7 @@ pub fn read_document(
             };
             for raw in rows {
                 let line = lines.line_of(raw);
-                read_object(raw.get(), None, file, line, errors, sink);
+                read_object(raw.get(), None, file, line, errors, sink, observer);
             }
         }
         Some(b'{') => {
@@ -164,7 +165,15 @@ pub fn read_document(
                 };
                 for raw in messages {
                     let line = lines.line_of(raw);
-                    read_object(raw.get(), Some(&case_id), file, line, errors, sink);
+                    read_object(
+                        raw.get(),
+                        Some(&case_id),
+                        file,
+                        line,
+                        errors,
+                        sink,
+                        observer,
+                    );
                 }
             }
         }
@@ -179,6 +188,7 @@ pub fn read_lines(
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let mut buffer = Vec::new();
     let mut line = 0u64;
@@ -207,7 +217,7 @@ pub fn read_lines(
         if text.trim().is_empty() {
             continue;
         }
-        read_object(text, None, file, line, errors, sink);
+        read_object(text, None, file, line, errors, sink, observer);
     }
 }
 
@@ -219,6 +229,7 @@ fn read_object(
     line: u64,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let object: RowObject = match serde_json::from_str(json) {
         Ok(object) => object,
@@ -241,7 +252,7 @@ fn read_object(
     for (index, (key, value)) in object.0.iter().enumerate() {
         match map.insert(key, index) {
             Ok(Mapped::Field(_)) => {}
-            Ok(Mapped::Ignored) => {}
+            Ok(Mapped::Ignored) => observer.ignored_column(line, key),
             Err((field, earlier)) => errors.push(
                 InputError::new(
                     file,
@@ -306,5 +317,6 @@ fn read_object(
     let locate = |field: Option<Field>, message: String, value: Option<&str>| {
         located(file, line, field, message, value)
     };
+    observer.cells(line, &cells);
     sink(line, parse_row(&cells, errors, &locate));
 }
