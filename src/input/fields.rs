@@ -333,6 +333,7 @@ fn parse_typed(
                         Err(e) => {
                             errors.push(terms_error(
                                 e,
+                                text(Field::LeaseDuration),
                                 text(Field::ExpiresAt),
                                 text(Field::AckDeadline),
                                 locate,
@@ -392,6 +393,7 @@ fn parse_typed(
 
 fn terms_error(
     error: TermsError,
+    duration_text: Option<&str>,
     expires_at_text: Option<&str>,
     ack_deadline_text: Option<&str>,
     locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
@@ -400,7 +402,7 @@ fn terms_error(
         TermsError::ExpiryOutOfRange(e) => locate(
             Some(Field::LeaseDuration),
             format!("expires_at (issued_at + lease_duration) is {e}"),
-            None,
+            duration_text,
         ),
         TermsError::ExpiresAtMismatch(computed) => locate(
             Some(Field::ExpiresAt),

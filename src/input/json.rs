@@ -68,6 +68,17 @@ fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
     InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
 }
 
+/// A syntax error inside one row object, whose own line and column (counted from the object,
+/// not the file) would mislead: only the column is kept, as the error is already located.
+fn relative_syntax_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    format!("invalid JSON: {message} (column {})", e.column())
+}
+
 /// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
 pub fn read_document(
     text: &str,
@@ -217,6 +228,8 @@ pub fn read_lines(
         if text.trim().is_empty() {
             continue;
         }
+        // Without its line break, a truncated object is an error on its own line, not the next.
+        let text = text.trim_end_matches(['\n', '\r']);
         read_object(text, None, file, line, errors, sink, observer);
     }
 }
@@ -235,7 +248,7 @@ fn read_object(
         Ok(object) => object,
         Err(e) if e.is_syntax() || e.is_eof() => {
             let at = line + e.line() as u64 - 1;
-            errors.push(InputError::new(file, at, format!("invalid JSON: {e}")));
+            errors.push(InputError::new(file, at, relative_syntax_message(&e)));
             return;
         }
         Err(_) => {
