@@ -59,7 +59,10 @@ fn check(name: &str) -> Vec<String> {
     let expected = fs::read_to_string(&expected_path)
         .unwrap_or_else(|_| panic!("{name}: no {name}.stderr (run with BLESS=1, then review)"));
     if run.status.code() != Some(2) {
-        failures.push(format!("{name}: adjudicate exit {:?}, not 2", run.status.code()));
+        failures.push(format!(
+            "{name}: adjudicate exit {:?}, not 2",
+            run.status.code()
+        ));
     }
     if stderr != expected {
         failures.push(format!(
@@ -108,7 +111,10 @@ fn check(name: &str) -> Vec<String> {
         .filter(|line| !line.starts_with("warning: ") && !line.contains(" input error"))
         .collect();
     if validate.status.code() != Some(2) {
-        failures.push(format!("{name}: validate exit {:?}, not 2", validate.status.code()));
+        failures.push(format!(
+            "{name}: validate exit {:?}, not 2",
+            validate.status.code()
+        ));
     }
     if validate_errors != error_lines {
         failures.push(format!(

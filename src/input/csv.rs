@@ -212,7 +212,11 @@ impl<R: Read> LineIndex<R> {
 
     /// The line of the first line start at or after byte `start`.
     fn line_at(&mut self, start: u64) -> u64 {
-        while self.starts.front().is_some_and(|&(offset, _)| offset < start) {
+        while self
+            .starts
+            .front()
+            .is_some_and(|&(offset, _)| offset < start)
+        {
             self.starts.pop_front();
         }
         self.starts.front().map_or(self.line, |&(_, line)| line)
