@@ -19,7 +19,7 @@ use crate::lease::{Case, Decision, Event, Phase, Row};
 /// not mean.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Warnings: columns that are ignored; fields given on events that do not use them; a case that \
+Warnings: a file with no case rows; columns that are ignored; fields given on events that do not use them; a case that \
 ends before any deadline passed (so its decision says nothing about expiry); a case that never \
 leaves PENDING_ACK.
 
@@ -229,6 +229,7 @@ pub fn validate(sources: &[crate::input::Source], input_format: Option<InputForm
     let mut row_count = 0usize;
     for (file_index, source) in sources.iter().enumerate() {
         let mut file_errors = Vec::new();
+        let rows_before = row_count;
         let mut observer = FileObserver {
             file_index,
             file: &source.name,
@@ -271,6 +272,12 @@ pub fn validate(sources: &[crate::input::Source], input_format: Option<InputForm
         );
         file_errors.extend(adjudication.take_errors());
         file_errors.sort_by_key(|e| e.line);
+        if file_errors.is_empty() && row_count == rows_before {
+            warnings.push(Warning {
+                file_index,
+                at: InputError::new(&source.name, 0, "holds no case rows"),
+            });
+        }
         errors.extend(file_errors);
     }
     let cases = case_rows.len();
