@@ -84,12 +84,7 @@ impl Output {
                     .sync_all()
                     .with_context(|| format!("cannot write {}", target.display()))?;
                 let temp_path = temp.into_temp_path();
-                let permissions = fs::Permissions::from(
-                    fs::metadata(&temp_path)
-                        .with_context(|| format!("cannot write {}", target.display()))?
-                        .permissions(),
-                );
-                set_readable(&temp_path, permissions);
+                set_readable(&temp_path);
                 temp_path
                     .persist(&target)
                     .with_context(|| format!("cannot write {}", target.display()))?;
@@ -101,15 +96,14 @@ impl Output {
 
 /// Temporary files are created owner-only; the finished output gets the usual `rw-r--r--`.
 #[cfg(unix)]
-fn set_readable(path: &Path, permissions: fs::Permissions) {
+fn set_readable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    let mut permissions = permissions;
-    permissions.set_mode(0o644);
-    let _ = fs::set_permissions(path, permissions);
+    // Best effort: the output is still complete and correct if this fails.
+    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o644));
 }
 
 #[cfg(not(unix))]
-fn set_readable(_path: &Path, _permissions: fs::Permissions) {}
+fn set_readable(_path: &Path) {}
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

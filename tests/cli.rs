@@ -1,78 +1,320 @@
-//! Command-line runs as data: each `tests/data/cli/NAME.args` (the arguments, one line, paths
-//! relative to that directory) runs the binary there, and its standard output, standard error
-//! and exit status must equal `NAME.stdout`, `NAME.stderr` and `NAME.status`.
-//!
-//! Run with `BLESS=1` to (re)write the expected files after a deliberate change, then review
-//! the diff.
+//! The `adjudicate` command end to end: formats, inputs, options, exit codes, located errors,
+//! and that a failed run writes nothing.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cli")
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn expect(failures: &mut Vec<String>, path: &Path, actual: &str) {
-    if std::env::var_os("BLESS").is_some() {
-        fs::write(path, actual).unwrap();
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn leasejudge_with_stdin(args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run leasejudge");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
     }
-    let expected = fs::read_to_string(path)
-        .unwrap_or_else(|_| panic!("no {} (run with BLESS=1, then review)", path.display()));
-    if expected != actual {
-        failures.push(format!(
-            "{} differs\n--- expected\n{expected}--- actual\n{actual}",
-            path.display()
-        ));
-    }
+}
+
+fn leasejudge(args: &[&str]) -> Run {
+    leasejudge_with_stdin(args, "")
+}
+
+const HEADER: &str = "case_id,job_id,lease_id,generation,holder_identity,issued_at,\
+lease_duration,expires_at,ack_deadline,ack_state,renew_sequence,renew_time,progress_sequence,\
+progress_value,cancel_requested,cancel_ack,terminal_result,stale_generation,late_progress,\
+lease_expired,ownership_conflict,decision,reason";
+
+#[test]
+fn every_kind_of_bad_input_is_listed_with_its_location() {
+    let run = leasejudge(&["adjudicate", "tests/data/errors/every-error.csv"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    let expected =
+        fs::read_to_string(root().join("tests/data/errors/every-error.expected")).unwrap();
+    let mut want = String::from("leasejudge: ");
+    want.push_str(&expected);
+    want.push_str("13 input errors; nothing was written\n");
+    assert_eq!(run.stderr, want);
 }
 
 #[test]
-fn every_recorded_run_gives_its_recorded_output() {
-    let mut names: Vec<String> = fs::read_dir(data_dir())
+fn two_columns_for_one_field_and_a_case_id_in_two_files_are_errors() {
+    let run = leasejudge(&[
+        "adjudicate",
+        "tests/data/errors/two-columns.csv",
+        "tests/data/errors/clash-a.csv",
+        "tests/data/errors/clash-b.csv",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "leasejudge: tests/data/errors/two-columns.csv:1: header: columns \"holder\" and \
+         \"Holder Identity\" both name the field holder\n\
+         tests/data/errors/two-columns.csv:1: header: columns \"event\" and \"Kind\" both name \
+         the field event\n\
+         tests/data/errors/clash-b.csv:3: case_id: case id also appears in \
+         tests/data/errors/clash-a.csv:2; case ids must be unique across files (\"shared\")\n\
+         3 input errors; nothing was written\n"
+    );
+}
+
+#[test]
+fn unreadable_files_bad_utf8_and_wrong_json_shapes_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_utf8 = dir.path().join("bad.csv");
+    fs::write(
+        &bad_utf8,
+        b"case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+          c,offer,2026-01-01T10:00:00Z,j,L,1,w,30\n\
+          c\xff,observe,2026-01-01T10:00:00Z,,,,,\n",
+    )
+    .unwrap();
+    let shape = dir.path().join("shape.json");
+    fs::write(&shape, "\n  \"just a string\"\n").unwrap();
+    let missing = dir.path().join("missing.csv");
+    let run = leasejudge(&[
+        "adjudicate",
+        bad_utf8.to_str().unwrap(),
+        shape.to_str().unwrap(),
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    let name = |p: &Path| p.to_str().unwrap().to_owned();
+    assert!(
+        lines[0].starts_with(&format!(
+            "leasejudge: {}:3: case_id: not valid UTF-8",
+            name(&bad_utf8)
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(lines.iter().any(|l| l.starts_with(&format!(
+        "{}:2: a JSON case file is an array of row objects",
+        name(&shape)
+    ))));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with(&format!("{}: cannot read:", name(&missing)))));
+    assert_eq!(
+        *lines.last().unwrap(),
+        "3 input errors; nothing was written"
+    );
+}
+
+#[test]
+fn a_failed_run_leaves_an_existing_output_untouched_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("matrix.csv");
+    let audit = dir.path().join("audit.csv");
+    fs::write(&out, "precious\n").unwrap();
+    fs::write(&audit, "precious audit\n").unwrap();
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "tests/data/errors/every-error.csv",
+        "-o",
+        out.to_str().unwrap(),
+        "--audit",
+        audit.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
+    assert_eq!(fs::read_to_string(&audit).unwrap(), "precious audit\n");
+    let names: Vec<String> = fs::read_dir(dir.path())
         .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".args").map(str::to_owned)
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary file left behind: {names:?}");
+}
+
+#[test]
+fn output_file_is_written_and_its_extension_picks_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("m.csv");
+    let json = dir.path().join("m.json");
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    assert_eq!(
+        fs::read_to_string(&csv).unwrap(),
+        fs::read_to_string(root().join("golden/probes.csv")).unwrap()
+    );
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        fs::read_to_string(&json).unwrap(),
+        fs::read_to_string(root().join("tests/data/probes.matrix.json")).unwrap()
+    );
+}
+
+#[test]
+fn stdout_defaults_to_csv_when_not_a_terminal_and_the_table_is_on_request() {
+    let run = leasejudge(&["adjudicate", "cases/probes.csv"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.starts_with(HEADER));
+    let run = leasejudge(&["adjudicate", "cases/probes.csv", "--format", "table"]);
+    assert_eq!(run.code, 0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    // Borders, a header, a separator, four cases, a border.
+    assert_eq!(lines.len(), 8, "{}", run.stdout);
+    assert!(lines[1].contains("case_id") && lines[1].contains("reason"));
+    assert!(lines[3].contains("probe-1") && lines[3].contains("stale_generation"));
+    assert!(lines[6].contains("RECONCILIATION_REQUIRED"));
+}
+
+#[test]
+fn standard_input_needs_its_format_and_ndjson_is_read_from_it() {
+    let ndjson = fs::read_to_string(root().join("cases/stream.ndjson")).unwrap();
+    let run = leasejudge_with_stdin(
+        &[
+            "adjudicate",
+            "-",
+            "--input-format",
+            "ndjson",
+            "--format",
+            "csv",
+        ],
+        &ndjson,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root().join("golden/stream.csv")).unwrap()
+    );
+    let csv = fs::read_to_string(root().join("cases/probes.csv")).unwrap();
+    let run = leasejudge_with_stdin(&["adjudicate", "-"], &csv);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root().join("golden/probes.csv")).unwrap()
+    );
+}
+
+#[test]
+fn audit_streams_to_stdout_while_the_matrix_goes_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.csv");
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "--audit",
+        "-",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root().join("golden/audit/probes.csv")).unwrap()
+    );
+    let run = leasejudge(&["adjudicate", "cases/probes.csv", "--audit", "-"]);
+    assert_eq!(
+        run.code, 2,
+        "the audit and the matrix cannot both take stdout"
+    );
+    assert!(run.stderr.contains("give the matrix a file with -o"));
+}
+
+#[test]
+fn as_of_judges_every_case_later_but_never_earlier() {
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "--as-of",
+        "2026-01-01T12:00:00Z",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let decisions: Vec<String> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            format!("{} {} {}", cells[19], cells[21], cells[22])
         })
         .collect();
-    names.sort();
-    assert!(names.len() >= 10, "only {} recorded runs", names.len());
-    let mut failures = Vec::new();
-    for name in &names {
-        let dir = data_dir();
-        let args = fs::read_to_string(dir.join(format!("{name}.args"))).unwrap();
-        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-            .current_dir(&dir)
-            .args(args.split_whitespace())
-            .output()
-            .unwrap();
-        let status = format!("{}\n", run.status.code().unwrap_or(-1));
-        expect(&mut failures, &dir.join(format!("{name}.status")), &status);
-        expect(
-            &mut failures,
-            &dir.join(format!("{name}.stdout")),
-            &String::from_utf8_lossy(&run.stdout),
-        );
-        expect(
-            &mut failures,
-            &dir.join(format!("{name}.stderr")),
-            &String::from_utf8_lossy(&run.stderr),
-        );
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_eq!(
+        decisions,
+        [
+            "true EXPIRED expired_without_result",
+            "true EXPIRED expired_without_result",
+            "true EXPIRED expired_without_result",
+            "true RECONCILIATION_REQUIRED cancel_unacknowledged",
+        ]
+    );
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "--as-of",
+        "2000-01-01T00:00:00Z",
+    ]);
+    assert_eq!(
+        run.stdout,
+        fs::read_to_string(root().join("golden/probes.csv")).unwrap()
+    );
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "--as-of",
+        "2026-01-01 12:00",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--as-of"), "{}", run.stderr);
 }
 
-/// `reorder` is reproducible: the same seed prints the same bytes, another seed may differ.
 #[test]
-fn reorder_output_depends_only_on_the_seed() {
-    let run = |seed: &str| {
-        Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-            .current_dir(data_dir())
-            .args(["reorder", "../../../cases", "--permutations", "30", "--seed", seed])
-            .output()
-            .unwrap()
-            .stdout
-    };
-    assert_eq!(run("11"), run("11"));
+fn usage_errors_exit_2() {
+    assert_eq!(leasejudge(&["adjudicate"]).code, 2);
+    assert_eq!(
+        leasejudge(&["adjudicate", "cases/probes.csv", "--format", "xml"]).code,
+        2
+    );
+    assert_eq!(leasejudge(&["no-such-command"]).code, 2);
+    let run = leasejudge(&["adjudicate", "-", "-"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("only once"));
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    let first = leasejudge(&["adjudicate", "cases", "--format", "json"]);
+    let second = leasejudge(&["adjudicate", "cases", "--format", "json"]);
+    assert_eq!(first.code, 0);
+    assert_eq!(first.stdout, second.stdout);
+    let parsed: serde_json::Value = serde_json::from_str(&first.stdout).unwrap();
+    assert!(parsed.as_array().unwrap().len() >= 44);
 }

@@ -1,6 +1,6 @@
 //! `leasejudge adjudicate`: replay case files and write the evidence matrix (and an audit).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -160,9 +160,4 @@ pub fn write_matrix(
         }
     }
     Ok(())
-}
-
-#[allow(dead_code)]
-fn stdout_is_terminal() -> bool {
-    std::io::stdout().is_terminal()
 }

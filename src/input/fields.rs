@@ -14,7 +14,7 @@ use super::error::InputError;
 pub enum Field {
     /// `case_id`
     CaseId,
-    /// `event` [`message`, `kind`]
+    /// `event`, aliases `message`, `kind`
     Event,
     /// `observed_at`
     ObservedAt,
@@ -22,9 +22,9 @@ pub enum Field {
     JobId,
     /// `lease_id`
     LeaseId,
-    /// `generation` [`lease_generation`]
+    /// `generation`, alias `lease_generation`
     Generation,
-    /// `holder` [`holder_identity`]
+    /// `holder`, alias `holder_identity`
     Holder,
     /// `issued_at`
     IssuedAt,
@@ -34,13 +34,13 @@ pub enum Field {
     ExpiresAt,
     /// `ack_deadline`
     AckDeadline,
-    /// `renew_seq` [`renew_sequence`]
+    /// `renew_seq`, alias `renew_sequence`
     RenewSeq,
-    /// `progress_seq` [`progress_sequence`]
+    /// `progress_seq`, alias `progress_sequence`
     ProgressSeq,
     /// `progress_value`
     ProgressValue,
-    /// `result` [`terminal_result`]
+    /// `result`, alias `terminal_result`
     Result,
     /// `sent_at`
     SentAt,
@@ -190,6 +190,9 @@ impl<K: Clone> FieldMap<K> {
 /// One row's raw cells, indexed by field: `None` where the row has no such column or cell.
 pub type RawCells<'a> = [Option<&'a str>; FIELD_COUNT];
 
+/// Makes a located error for the row being parsed: field, message, offending value.
+pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
+
 /// A typed row with its case id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedRow {
@@ -208,7 +211,7 @@ pub type RowResult = Result<ParsedRow, Option<String>>;
 pub fn parse_row(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> RowResult {
     let case_id_text = cells[Field::CaseId.index()]
         .map(str::trim)
@@ -219,17 +222,17 @@ pub fn parse_row(
 fn parse_typed(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> Option<ParsedRow> {
     let before = errors.len();
     let text = |field: Field| -> Option<&str> {
         let raw = cells[field.index()]?;
-        let value = if field == Field::ProgressValue {
-            raw
-        } else {
-            raw.trim()
-        };
-        (!value.trim().is_empty()).then_some(value)
+        if field == Field::ProgressValue {
+            // Kept verbatim: only a truly empty cell means "no value".
+            return (!raw.is_empty()).then_some(raw);
+        }
+        let value = raw.trim();
+        (!value.is_empty()).then_some(value)
     };
     let mut typed = |field: Field, parse: &dyn Fn(&str) -> Result<(), ValueError>| {
         if let Some(value) = text(field) {
@@ -396,7 +399,7 @@ fn terms_error(
     duration_text: Option<&str>,
     expires_at_text: Option<&str>,
     ack_deadline_text: Option<&str>,
-    locate: &dyn Fn(Option<Field>, String, Option<&str>) -> InputError,
+    locate: &Locate<'_>,
 ) -> InputError {
     match error {
         TermsError::ExpiryOutOfRange(e) => locate(
@@ -417,5 +420,131 @@ fn terms_error(
             format!("must lie between issued_at ({issued_at}) and expires_at ({expires_at})"),
             ack_deadline_text,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_normalise_to_fields_and_aliases() {
+        let field = |name: &str| Field::from_normalised(&normalise_header(name));
+        assert_eq!(field(" Job ID "), Some(Field::JobId));
+        assert_eq!(field("Holder Identity"), Some(Field::Holder));
+        assert_eq!(field("ACK-Deadline"), Some(Field::AckDeadline));
+        assert_eq!(field("Renew/Sequence"), Some(Field::RenewSeq));
+        assert_eq!(field("Lease Generation"), Some(Field::Generation));
+        assert_eq!(field("KIND"), Some(Field::Event));
+        assert_eq!(field("message"), Some(Field::Event));
+        assert_eq!(field("Terminal Result"), Some(Field::Result));
+        assert_eq!(field("decision"), None, "output-only columns are ignored");
+        assert_eq!(field("Job  ID"), None, "two spaces make two underscores");
+        for column in OUTPUT_ONLY_COLUMNS {
+            assert_eq!(field(column), None);
+        }
+        for f in Field::ALL {
+            assert_eq!(field(f.name()), Some(f));
+        }
+    }
+
+    #[test]
+    fn a_field_named_twice_is_reported_with_the_first_column() {
+        let mut map = FieldMap::new();
+        assert!(matches!(
+            map.insert("holder", 3),
+            Ok(Mapped::Field(Field::Holder))
+        ));
+        assert!(matches!(map.insert("note", 4), Ok(Mapped::Ignored)));
+        assert!(matches!(
+            map.insert("Holder Identity", 5),
+            Err((Field::Holder, 3))
+        ));
+    }
+
+    fn parse(pairs: &[(Field, &str)]) -> (RowResult, Vec<String>) {
+        let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+        for (field, value) in pairs {
+            cells[*field as usize] = Some(value);
+        }
+        let mut errors = Vec::new();
+        let locate = |field: Option<Field>, message: String, value: Option<&str>| {
+            super::super::error::located("f.csv", 7, field, message, value)
+        };
+        let result = parse_row(&cells, &mut errors, &locate);
+        (result, errors.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn cells_are_trimmed_except_progress_value_and_events_match_any_case() {
+        let (row, errors) = parse(&[
+            (Field::CaseId, " c1 "),
+            (Field::Event, " PROGRESS "),
+            (Field::ObservedAt, " 2026-01-01T10:00:00Z "),
+            (Field::LeaseId, "L"),
+            (Field::Generation, " 3 "),
+            (Field::Holder, " w "),
+            (Field::ProgressSeq, "2"),
+            (Field::ProgressValue, " 50% "),
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let row = row.unwrap();
+        assert_eq!(row.case_id, "c1");
+        let Message::Progress {
+            identity,
+            progress_value,
+            ..
+        } = row.row.message
+        else {
+            panic!("a progress row")
+        };
+        assert_eq!((identity.generation, identity.holder.as_str()), (3, "w"));
+        assert_eq!(progress_value.as_deref(), Some(" 50% "));
+    }
+
+    #[test]
+    fn every_given_field_is_type_checked_even_where_unused() {
+        let (row, errors) = parse(&[
+            (Field::CaseId, "c1"),
+            (Field::Event, "observe"),
+            (Field::ObservedAt, "2026-01-01T10:00:00Z"),
+            (Field::Generation, "-1"),
+            (Field::RenewSeq, "x"),
+            (Field::SentAt, "2026-01-01T10:00:00"),
+        ]);
+        assert_eq!(row, Err(Some("c1".to_owned())));
+        assert_eq!(
+            errors,
+            [
+                "f.csv:7: sent_at: no offset (add `Z` or `±HH:MM`) (\"2026-01-01T10:00:00\")",
+                "f.csv:7: generation: not an unsigned integer (decimal digits only) (\"-1\")",
+                "f.csv:7: renew_seq: not an unsigned integer (decimal digits only) (\"x\")",
+            ]
+        );
+    }
+
+    #[test]
+    fn identity_fields_are_required_on_worker_messages_only() {
+        let (row, errors) = parse(&[
+            (Field::CaseId, "c1"),
+            (Field::Event, "cancel_request"),
+            (Field::ObservedAt, "2026-01-01T10:00:00Z"),
+        ]);
+        assert!(row.is_ok() && errors.is_empty());
+        let (row, errors) = parse(&[
+            (Field::CaseId, "c1"),
+            (Field::Event, "result"),
+            (Field::ObservedAt, "2026-01-01T10:00:00Z"),
+            (Field::LeaseId, "L"),
+            (Field::Generation, "1"),
+        ]);
+        assert!(row.is_err());
+        assert_eq!(
+            errors,
+            [
+                "f.csv:7: holder: missing, required on result",
+                "f.csv:7: result: missing, required on result",
+            ]
+        );
     }
 }

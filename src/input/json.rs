@@ -188,7 +188,7 @@ pub fn read_document(
                 }
             }
         }
-        _ => errors.push(InputError::new(file, 1, SHAPE)),
+        _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
     }
 }
 

@@ -17,13 +17,16 @@ pub use types::{
 };
 pub use values::{Seconds, Timestamp, ValueError};
 
+/// A replayed case and each of its rows' outcomes, in order.
+pub type Replayed = (Case, Vec<Outcome>);
+
 /// Replays a whole case from its rows, returning each row's outcome and the final record.
 ///
 /// A convenience over [`Case::start`] and [`Case::step`] for callers that already hold every
 /// row of one case; it stops at the first [`CaseFault`], with the index of the faulty row.
 pub fn replay<'a>(
     rows: impl IntoIterator<Item = &'a Row>,
-) -> Result<Option<(Case, Vec<Outcome>)>, (usize, CaseFault)> {
+) -> Result<Option<Replayed>, (usize, CaseFault)> {
     let mut rows = rows.into_iter();
     let Some(first) = rows.next() else {
         return Ok(None);

@@ -15,7 +15,7 @@ pub fn matrix_table(rows: &[MatrixRow], extra: &[(&str, Vec<String>)], color: bo
     if !color {
         table.force_no_tty();
     }
-    let mut header: Vec<Cell> = COLUMNS.iter().map(|c| Cell::new(c)).collect();
+    let mut header: Vec<Cell> = COLUMNS.iter().map(Cell::new).collect();
     header.extend(extra.iter().map(|(name, _)| Cell::new(name)));
     table.set_header(header);
     for (index, row) in rows.iter().enumerate() {
