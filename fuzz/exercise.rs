@@ -35,7 +35,10 @@ pub fn exercise(data: &[u8]) {
             &row,
         );
         if let Ok(parsed) = row {
-            match rows_by_case.iter_mut().find(|(id, _)| *id == parsed.case_id) {
+            match rows_by_case
+                .iter_mut()
+                .find(|(id, _)| *id == parsed.case_id)
+            {
                 Some((_, rows)) => rows.push(parsed.row),
                 None => rows_by_case.push((parsed.case_id, vec![parsed.row])),
             }

@@ -2,7 +2,7 @@
 //! relative to that directory) runs the binary there, and its standard output, standard error
 //! and exit status must equal `NAME.stdout`, `NAME.stderr` and `NAME.status`.
 //!
-//! Run with `BLESS=1` to (re)write the expected files after a deliberate change, then review
+//! Run with `LEASEJUDGE_BLESS=1` to (re)write the expected files after a deliberate change, then review
 //! the diff.
 
 use std::fs;
@@ -14,11 +14,15 @@ fn data_dir() -> PathBuf {
 }
 
 fn expect(failures: &mut Vec<String>, path: &Path, actual: &str) {
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
         fs::write(path, actual).unwrap();
     }
-    let expected = fs::read_to_string(path)
-        .unwrap_or_else(|_| panic!("no {} (run with BLESS=1, then review)", path.display()));
+    let expected = fs::read_to_string(path).unwrap_or_else(|_| {
+        panic!(
+            "no {} (run with LEASEJUDGE_BLESS=1, then review)",
+            path.display()
+        )
+    });
     if expected != actual {
         failures.push(format!(
             "{} differs\n--- expected\n{expected}--- actual\n{actual}",
@@ -69,7 +73,14 @@ fn reorder_output_depends_only_on_the_seed() {
     let run = |seed: &str| {
         Command::new(env!("CARGO_BIN_EXE_leasejudge"))
             .current_dir(data_dir())
-            .args(["reorder", "../../../cases", "--permutations", "30", "--seed", seed])
+            .args([
+                "reorder",
+                "../../../cases",
+                "--permutations",
+                "30",
+                "--seed",
+                seed,
+            ])
             .output()
             .unwrap()
             .stdout

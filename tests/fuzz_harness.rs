@@ -36,18 +36,56 @@ fn files_under(dir: &Path) -> Vec<Vec<u8>> {
 
 /// Tokens that tend to reach edge cases of the grammars.
 const TOKENS: &[&str] = &[
-    ",", "\"", "\n", "\r\n", "\u{feff}", "{", "}", "[", "]", ":", "null", "0", "1",
-    "18446744073709551615", "18446744073709551616", "-1", "1.0", "1e3",
-    "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2026-01-01T10:00:60Z",
-    "2026-01-01T10:00:00+23:59", "2026-01-01T10:00:00.999999999Z", "P1D", "PT0S",
-    "3153600000", "offer", "ack", "renew", "progress", "result", "observe", "cancel_request",
-    "cancel_ack", "SUCCESS", "CANCELLED", "case_id", "generation", "kind", "Holder Identity",
+    ",",
+    "\"",
+    "\n",
+    "\r\n",
+    "\u{feff}",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    "null",
+    "0",
+    "1",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-1",
+    "1.0",
+    "1e3",
+    "9999-12-31T23:59:59Z",
+    "0001-01-01T00:00:00Z",
+    "2026-01-01T10:00:60Z",
+    "2026-01-01T10:00:00+23:59",
+    "2026-01-01T10:00:00.999999999Z",
+    "P1D",
+    "PT0S",
+    "3153600000",
+    "offer",
+    "ack",
+    "renew",
+    "progress",
+    "result",
+    "observe",
+    "cancel_request",
+    "cancel_ack",
+    "SUCCESS",
+    "CANCELLED",
+    "case_id",
+    "generation",
+    "kind",
+    "Holder Identity",
 ];
 
 fn mutate(input: &[u8], seeds: &[Vec<u8>], rng: &mut SplitMix64) -> Vec<u8> {
     let mut out = input.to_vec();
     for _ in 0..1 + rng.below(4) {
-        let at = if out.is_empty() { 0 } else { rng.below(out.len() + 1) };
+        let at = if out.is_empty() {
+            0
+        } else {
+            rng.below(out.len() + 1)
+        };
         match rng.below(6) {
             0 if !out.is_empty() => {
                 let i = rng.below(out.len());
@@ -117,9 +155,13 @@ fn mutated_case_files_do_not_panic() {
         input.extend(mutate(base, &seeds, &mut rng));
         let outcome = std::panic::catch_unwind(|| exercise::exercise(&input));
         if outcome.is_err() {
-            let saved = std::env::temp_dir().join(format!("leasejudge-fuzz-crash-{seed}-{iteration}"));
+            let saved =
+                std::env::temp_dir().join(format!("leasejudge-fuzz-crash-{seed}-{iteration}"));
             fs::write(&saved, &input).unwrap();
-            panic!("iteration {iteration} (FUZZ_SEED={seed}) panicked; input saved to {}", saved.display());
+            panic!(
+                "iteration {iteration} (FUZZ_SEED={seed}) panicked; input saved to {}",
+                saved.display()
+            );
         }
     }
 }

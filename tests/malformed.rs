@@ -3,7 +3,7 @@
 //! its `NAME.stderr`, exit 2, leave existing `-o` and `--audit` targets untouched and no
 //! temporary file behind; `validate` must list the same errors and exit 2 too.
 //!
-//! Run with `BLESS=1` to (re)write the `.stderr` files after a deliberate message change,
+//! Run with `LEASEJUDGE_BLESS=1` to (re)write the `.stderr` files after a deliberate message change,
 //! then review the diff.
 
 use std::fs;
@@ -53,11 +53,12 @@ fn check(name: &str) -> Vec<String> {
     ]);
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     let expected_path = data_dir().join(format!("{name}.stderr"));
-    if std::env::var_os("BLESS").is_some() {
+    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
         fs::write(&expected_path, &stderr).unwrap();
     }
-    let expected = fs::read_to_string(&expected_path)
-        .unwrap_or_else(|_| panic!("{name}: no {name}.stderr (run with BLESS=1, then review)"));
+    let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| {
+        panic!("{name}: no {name}.stderr (run with LEASEJUDGE_BLESS=1, then review)")
+    });
     if run.status.code() != Some(2) {
         failures.push(format!(
             "{name}: adjudicate exit {:?}, not 2",
