@@ -19,6 +19,12 @@ pub struct Cli {
 enum Command {
     /// Replay case files and write the evidence matrix.
     Adjudicate(commands::adjudicate::Args),
+    /// Show, row by row, how each case's verdict came about (text, JSON, Mermaid or HTML).
+    Explain(commands::explain::Args),
+    /// Adjudicate case files and compare the matrices with golden files (for CI).
+    Check(commands::check::Args),
+    /// Grade a filled-in matrix against golden labels, hiding them unless --reveal.
+    Grade(commands::grade::Args),
     /// Check case files: every input error located, plus warnings.
     Validate(commands::validate::Args),
     /// Permute renew/progress arrivals (spec section 7) and check what may not change.
@@ -30,6 +36,9 @@ pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
+        Command::Explain(args) => commands::explain::run(args),
+        Command::Check(args) => commands::check::run(args),
+        Command::Grade(args) => commands::grade::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
     }

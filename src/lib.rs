@@ -5,6 +5,8 @@
 //! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
 //! - [`adjudication`] groups rows into cases across files and judges them.
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
+//! - [`explain`] replays a case row by row and shows why its verdict is what it is.
+//! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - [`reorder`] is spec section 7's reordering check.
 //!
 //! ```
@@ -33,6 +35,8 @@
 pub mod adjudication;
 pub mod cli;
 pub mod commands;
+pub mod explain;
+pub mod grading;
 pub mod input;
 pub mod lease;
 pub mod matrix;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
+use crate::explain::TraceCollector;
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
@@ -57,6 +58,11 @@ pub struct Args {
     /// reason) to FILE; `-` streams it to standard output as rows are read.
     #[arg(long, value_name = "FILE")]
     pub audit: Option<PathBuf>,
+
+    /// Add a `detail` column after `reason`: one sentence per case naming the rows that
+    /// decided it (the sentence of `leasejudge explain`).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// Parses a command-line timestamp with the contract's grammar.
@@ -84,11 +90,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => None,
     };
     let mut audit_error = None;
+    let mut collector = args.explain.then(TraceCollector::new);
     let judged = judge_sources(
         &sources,
         args.input_format,
         args.as_of,
         &mut |at, row, outcome| {
+            if let Some(collector) = collector.as_mut() {
+                collector.add(at, row);
+            }
             if let Some(writer) = audit.as_mut() {
                 if audit_error.is_none() {
                     let event = row.row.message.event();
@@ -107,11 +117,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
         .collect();
+    let details = match collector {
+        Some(collector) => {
+            let mut sentences = Vec::with_capacity(judged.len());
+            collector.replay_each(args.as_of, &|_| true, &mut |trace| {
+                sentences.push(trace.sentence());
+                Ok(())
+            })?;
+            vec![(DETAIL_COLUMN, sentences)]
+        }
+        None => Vec::new(),
+    };
     let mut output = Output::open(args.output.as_deref())?;
     let format = args
         .format
         .unwrap_or_else(|| default_format(&args.output, &output));
-    write_matrix(&mut output, format, &rows).context("cannot write the matrix")?;
+    write_matrix_with(&mut output, format, &rows, &details).context("cannot write the matrix")?;
     output.commit()?;
     if let Some(writer) = audit {
         writer.finish()?.commit()?;
@@ -133,30 +154,50 @@ fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {
     }
 }
 
+/// The name of the column `--explain` adds after `reason`.
+pub const DETAIL_COLUMN: &str = "detail";
+
 /// Writes the matrix in `format`.
 pub fn write_matrix(
     out: &mut Output,
     format: MatrixFormat,
     rows: &[MatrixRow],
 ) -> std::io::Result<()> {
+    write_matrix_with(out, format, rows, &[])
+}
+
+/// Writes the matrix in `format` with extra columns after `reason`: each a name and one
+/// value per row.
+pub fn write_matrix_with(
+    out: &mut Output,
+    format: MatrixFormat,
+    rows: &[MatrixRow],
+    extra: &[(&str, Vec<String>)],
+) -> std::io::Result<()> {
+    let names: Vec<&str> = extra.iter().map(|(name, _)| *name).collect();
     match format {
         MatrixFormat::Csv => {
-            let mut writer = CsvMatrixWriter::new(&mut *out, &[])?;
-            for row in rows {
-                writer.write(row, &[])?;
+            let mut writer = CsvMatrixWriter::new(&mut *out, &names)?;
+            for (index, row) in rows.iter().enumerate() {
+                let cells: Vec<String> = extra.iter().map(|(_, v)| v[index].clone()).collect();
+                writer.write(row, &cells)?;
             }
             writer.finish()?;
         }
         MatrixFormat::Json => {
             let mut writer = JsonMatrixWriter::new(&mut *out)?;
-            for row in rows {
-                writer.write(row, &[])?;
+            for (index, row) in rows.iter().enumerate() {
+                let pairs: Vec<(&str, String)> = extra
+                    .iter()
+                    .map(|(name, v)| (*name, v[index].clone()))
+                    .collect();
+                writer.write(row, &pairs)?;
             }
             writer.finish()?;
         }
         MatrixFormat::Table => {
             let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            out.write_all(matrix_table(rows, &[], color).as_bytes())?;
+            out.write_all(matrix_table(rows, extra, color).as_bytes())?;
         }
     }
     Ok(())

@@ -1,5 +1,8 @@
 //! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
 
 pub mod adjudicate;
+pub mod check;
+pub mod explain;
+pub mod grade;
 pub mod reorder;
 pub mod validate;

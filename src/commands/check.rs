@@ -1,0 +1,339 @@
+//! `leasejudge check`: adjudicate case files with the engine and diff their matrices against
+//! golden matrices (spec section 8), for CI; `--bless` writes the engine's matrices as
+//! `<golden>.new` files for an author to review.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::adjudication::judge_sources;
+use crate::commands::adjudicate::parse_timestamp;
+use crate::grading::{
+    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
+    ReportArgs, Unpaired, UnpairedFile,
+};
+use crate::input::{is_case_file, InputError, InputErrors, Source};
+use crate::lease::Timestamp;
+use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
+use crate::output::Output;
+
+/// Adjudicate case files and compare their matrices with golden files.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Directories pair files by name: cases/x.csv (or .json, .ndjson, .jsonl) with golden/x.csv or \
+golden/x.json; subdirectories are not read. A file without a partner is reported.
+
+Exit status: 0 every graded column of every case matches; 1 differences (a wrong, missing or \
+unknown case, or an unpaired file); 2 trouble (unreadable file, bad input, a golden file \
+lacking a graded column), every problem listed as FILE:LINE: column: message (value).")]
+pub struct Args {
+    /// A case file, or a directory of case files.
+    #[arg(value_name = "CASES")]
+    pub cases: PathBuf,
+
+    /// The golden matrix (CSV, or JSON by extension) of a case file, or a directory of them.
+    #[arg(long, value_name = "GOLDEN")]
+    pub golden: PathBuf,
+
+    /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
+    #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
+    pub as_of: Option<Timestamp>,
+
+    /// Write the engine's matrix next to each golden file that differs in the graded columns,
+    /// as `<golden>.new` (and `<golden dir>/<name>.csv.new` for a case file without one); golden files
+    /// themselves are never changed.
+    #[arg(long)]
+    pub bless: bool,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub report: ReportArgs,
+}
+
+/// A case file and the golden file it is checked against (if it has one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    /// The case file.
+    pub cases: PathBuf,
+    /// Its golden file; `None` when the golden directory has none (reported as unpaired).
+    pub golden: Option<PathBuf>,
+    /// Where `--bless` writes the engine's matrix.
+    pub blessed: PathBuf,
+}
+
+/// The pairs to check, and golden files no case file claims.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pairings {
+    /// Case files in name order, each with its golden file if any.
+    pub pairs: Vec<Pairing>,
+    /// Golden files without a case file.
+    pub orphan_golden: Vec<PathBuf>,
+}
+
+fn name(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn new_path(golden: &Path) -> PathBuf {
+    let mut text = golden.as_os_str().to_owned();
+    text.push(".new");
+    PathBuf::from(text)
+}
+
+fn is_golden_file(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(extension.as_deref(), Some("csv" | "json")) && path.is_file()
+}
+
+/// The files directly in `directory` that `keep` accepts, in name order.
+fn list(directory: &Path, keep: fn(&Path) -> bool) -> Result<Vec<PathBuf>, InputError> {
+    let entries = std::fs::read_dir(directory)
+        .map_err(|e| InputError::new(&name(directory), 0, format!("cannot read directory: {e}")))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| keep(path))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Pairs case files with golden files: a file with a file; a file or directory of case files
+/// with a golden directory, by name (`x.csv` with `x.csv` or `x.json`).
+pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
+    if !golden.is_dir() {
+        if cases.is_dir() {
+            return Err(InputErrors(vec![InputError::new(
+                &name(golden),
+                0,
+                format!(
+                    "{} is a directory, so --golden must be a directory too",
+                    name(cases)
+                ),
+            )]));
+        }
+        return Ok(Pairings {
+            pairs: vec![Pairing {
+                cases: cases.to_owned(),
+                golden: Some(golden.to_owned()),
+                blessed: new_path(golden),
+            }],
+            orphan_golden: Vec::new(),
+        });
+    }
+    let mut errors = Vec::new();
+    let case_files = if cases.is_dir() {
+        let files = list(cases, is_case_file).map_err(|e| InputErrors(vec![e]))?;
+        if files.is_empty() {
+            errors.push(InputError::new(
+                &name(cases),
+                0,
+                "the directory holds no case files",
+            ));
+        }
+        files
+    } else {
+        vec![cases.to_owned()]
+    };
+    let mut golden_by_stem: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for file in list(golden, is_golden_file).map_err(|e| InputErrors(vec![e]))? {
+        golden_by_stem.entry(stem(&file)).or_default().push(file);
+    }
+    let mut claimed: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut pairs = Vec::new();
+    for case_file in case_files {
+        let key = stem(&case_file);
+        if let Some(earlier) = claimed.insert(key.clone(), case_file.clone()) {
+            errors.push(InputError::new(
+                &name(&case_file),
+                0,
+                format!(
+                    "{} has the same name, so both would pair with one golden file",
+                    name(&earlier)
+                ),
+            ));
+            continue;
+        }
+        let golden_file = match golden_by_stem.get(&key).map(Vec::as_slice) {
+            None | Some([]) => None,
+            Some([one]) => Some(one.clone()),
+            Some(many) => {
+                let names: Vec<String> = many.iter().map(|p| name(p)).collect();
+                errors.push(InputError::new(
+                    &name(&case_file),
+                    0,
+                    format!("more than one golden file matches: {}", names.join(", ")),
+                ));
+                continue;
+            }
+        };
+        let blessed = match &golden_file {
+            Some(file) => new_path(file),
+            None => golden.join(format!("{key}.csv.new")),
+        };
+        pairs.push(Pairing {
+            cases: case_file,
+            golden: golden_file,
+            blessed,
+        });
+    }
+    // With a single case file, the rest of the golden directory is not its business.
+    let orphan_golden = if cases.is_dir() {
+        golden_by_stem
+            .into_iter()
+            .filter(|(key, _)| !claimed.contains_key(key))
+            .flat_map(|(_, files)| files)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if errors.is_empty() {
+        Ok(Pairings {
+            pairs,
+            orphan_golden,
+        })
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// Runs `check`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let columns = &args.report.columns.0;
+    let pairings = pair(&args.cases, &args.golden)?;
+    let mut errors = Vec::new();
+    // Each case file is judged on its own: it is checked against its own golden file.
+    let mut judged_files = Vec::new();
+    for pairing in &pairings.pairs {
+        let source = Source {
+            name: name(&pairing.cases),
+            path: Some(pairing.cases.clone()),
+        };
+        let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
+        let golden = pairing.golden.as_deref().map(|path| {
+            read_matrix_file(path, &name(path)).and_then(|golden| {
+                let missing = golden.missing_columns(columns);
+                if missing.is_empty() {
+                    Ok(golden)
+                } else {
+                    Err(InputErrors(missing))
+                }
+            })
+        });
+        match (judged, golden) {
+            (Ok(judged), None) => judged_files.push((pairing, judged, None)),
+            (Ok(judged), Some(Ok(golden))) => judged_files.push((pairing, judged, Some(golden))),
+            (judged, golden) => {
+                errors.extend(judged.err().into_iter().flat_map(|e| e.0));
+                errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(InputErrors(errors).into());
+    }
+
+    let mut report = GradeReport {
+        command: "check",
+        columns: columns.clone(),
+        revealed: true,
+        files: Vec::new(),
+        unpaired: Vec::new(),
+    };
+    let mut to_bless = Vec::new();
+    for (pairing, judged, golden) in &judged_files {
+        let rows: Vec<MatrixRow> = judged
+            .iter()
+            .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+            .collect();
+        let case_name = name(&pairing.cases);
+        let actual = MatrixFile::from_matrix_rows(
+            &case_name,
+            judged.iter().map(|j| j.first_line).zip(&rows),
+        );
+        match golden {
+            Some(golden) => {
+                let grade = compare(golden, &actual, columns, true, MissingAt::GoldenRow);
+                if !grade.summary().is_clean() {
+                    to_bless.push((*pairing, rows));
+                }
+                report.files.push(grade);
+            }
+            None => {
+                report.unpaired.push(UnpairedFile {
+                    file: case_name,
+                    problem: Unpaired::CaseFileWithoutGolden,
+                });
+                to_bless.push((*pairing, rows));
+            }
+        }
+    }
+    report
+        .unpaired
+        .extend(pairings.orphan_golden.iter().map(|file| UnpairedFile {
+            file: name(file),
+            problem: Unpaired::GoldenWithoutCaseFile,
+        }));
+
+    write_report(&report, &args.report)?;
+    if args.bless {
+        bless(&to_bless, judged_files.len())?;
+    }
+    Ok(if report.summary().is_clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes each differing file's engine matrix to its `.new` path and says what it did.
+fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> {
+    for (pairing, rows) in to_bless {
+        let target = &pairing.blessed;
+        // `x.csv.new` is written as CSV and `x.json.new` as JSON: the format of the file it
+        // would replace.
+        let format = MatrixFileFormat::for_path(&target.with_extension(""));
+        let mut out = Output::open(Some(target))?;
+        let written = match format {
+            MatrixFileFormat::Csv => CsvMatrixWriter::new(&mut out, &[]).and_then(|mut writer| {
+                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
+                writer.finish().map(drop)
+            }),
+            MatrixFileFormat::Json => JsonMatrixWriter::new(&mut out).and_then(|mut writer| {
+                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
+                writer.finish().map(drop)
+            }),
+        };
+        written.with_context(|| format!("cannot write {}", target.display()))?;
+        out.commit()?;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "leasejudge: bless: {} of {} case files differ from their golden files (or have none)",
+        to_bless.len(),
+        checked
+    );
+    for (pairing, _) in to_bless {
+        let _ = writeln!(
+            err,
+            "leasejudge: bless: wrote {} for review",
+            pairing.blessed.display()
+        );
+    }
+    if to_bless.is_empty() {
+        let _ = writeln!(err, "leasejudge: bless: nothing to write");
+    }
+    Ok(())
+}

@@ -1,0 +1,670 @@
+//! The trace as one self-contained HTML page: per case, the verdict sentence above an inline
+//! SVG timeline (a lane per generation and holder, the lease validity window as a bar that
+//! grows on renewals and ends at expiry, each row a mark coloured by its disposition with
+//! its fields as hover text), and the full trace as a table.
+//!
+//! No scripts, fonts or images are fetched: the page is CSS and SVG only. Everything from the
+//! case file is HTML-escaped.
+
+use std::fmt::Write as _;
+
+use crate::lease::{ClockEffect, Disposition, Phase, RowReason, Timestamp};
+
+use super::text::{claim_text, clock_text, state_text};
+use super::{CaseTrace, State};
+
+/// Escapes `& < > " '` for HTML text and attribute values.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether a disposition's marks are drawn as a cross (a claim that did not count) rather
+/// than a dot, so the difference does not rest on colour alone.
+fn crosses(disposition: Disposition) -> bool {
+    matches!(
+        disposition,
+        Disposition::Rejected | Disposition::Conflict | Disposition::Blocked
+    )
+}
+
+/// The colour of a disposition's marks.
+pub fn disposition_colour(disposition: Disposition) -> &'static str {
+    match disposition {
+        Disposition::Accepted => "#2e7d32",
+        Disposition::Duplicate => "#78909c",
+        Disposition::Recorded => "#ef8f00",
+        Disposition::Rejected => "#c62828",
+        Disposition::Conflict => "#8e24aa",
+        Disposition::Blocked => "#37474f",
+    }
+}
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px;color:#1b1f23;background:#fafafa}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:18px;margin:0 0 6px}
+.sub{color:#586069;margin:0 0 16px}
+.case{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:16px 18px;margin:0 0 20px}
+.verdict{display:inline-block;font-size:13px;font-weight:600;padding:2px 8px;border-radius:10px;margin-left:8px;color:#fff;vertical-align:middle}
+.sentence{font-size:15px;line-height:1.45;margin:6px 0 10px}
+.legend{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;color:#444;margin:0 0 16px}
+.legend span{display:inline-flex;align-items:center;gap:5px}
+.dot{width:11px;height:11px;border-radius:50%;display:inline-block}
+.swatch{width:22px;height:9px;display:inline-block;border:1px solid #1565c0;background:#90caf9}
+svg{max-width:100%;height:auto;display:block}
+svg text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;fill:#333}
+svg .lane-label{font-family:system-ui,sans-serif;font-size:12px;fill:#24292f}
+svg .tick{fill:#6a737d;font-size:10px}
+details{margin-top:8px;font-size:13px}
+table{border-collapse:collapse;margin-top:8px;width:100%}
+th,td{border:1px solid #d8dee4;padding:3px 6px;text-align:left;vertical-align:top;font-family:ui-monospace,monospace;font-size:12px}
+th{background:#f3f4f6}
+td.d{font-weight:600}
+";
+
+/// The page up to the first case: head, style, title and legend.
+pub fn start(cases: usize) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<title>leasejudge explain</title>\n<style>\n");
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<h1>leasejudge explain</h1>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"sub\">{} case{}; times are the coordinator's clock (observed_at), UTC. Hover a mark for its row.</p>",
+        cases,
+        if cases == 1 { "" } else { "s" }
+    );
+    out.push_str("<div class=\"legend\">");
+    for disposition in Disposition::ALL {
+        let colour = disposition_colour(*disposition);
+        let glyph = if crosses(*disposition) {
+            format!("<svg width=\"12\" height=\"12\" viewBox=\"0 0 12 12\"><path d=\"M1 1 L11 11 M11 1 L1 11\" stroke=\"{colour}\" stroke-width=\"3\"/></svg>")
+        } else {
+            format!("<i class=\"dot\" style=\"background:{colour}\"></i>")
+        };
+        let _ = write!(out, "<span>{glyph}{disposition}</span>");
+    }
+    out.push_str("<span><i class=\"swatch\"></i>lease validity window (grows on renewals)</span>");
+    out.push_str("<span><i class=\"swatch\" style=\"background:#eceff1;border-color:#90a4ae\"></i>offered, not acked</span>");
+    out.push_str("</div>\n");
+    out
+}
+
+/// One case's section: verdict, sentence, timeline and trace table.
+pub fn case(index: usize, trace: &CaseTrace) -> String {
+    let mut out = String::new();
+    render_case(&mut out, trace, index);
+    out
+}
+
+/// The end of the page.
+pub fn end() -> String {
+    "</body>\n</html>\n".to_owned()
+}
+
+fn verdict_colour(trace: &CaseTrace) -> &'static str {
+    use crate::lease::Decision::*;
+    match trace.verdict.decision {
+        Success | Active => "#2e7d32",
+        PendingAck => "#00838f",
+        Failed | Cancelled => "#b26a00",
+        OwnershipConflict => "#8e24aa",
+        ReconciliationRequired | Expired | AckTimeout => "#c62828",
+    }
+}
+
+fn render_case(out: &mut String, trace: &CaseTrace, index: usize) {
+    let verdict = &trace.verdict;
+    let _ = writeln!(out, "<section class=\"case\" id=\"case-{}\">", index + 1);
+    let _ = writeln!(
+        out,
+        "<h2>Case {} <small>(job {}, {})</small><span class=\"verdict\" style=\"background:{}\">{} ({})</span></h2>",
+        escape_html(&trace.case_id),
+        escape_html(&trace.job_id),
+        escape_html(trace.file()),
+        verdict_colour(trace),
+        verdict.decision,
+        verdict.reason
+    );
+    let _ = writeln!(
+        out,
+        "<p class=\"sentence\">{}</p>",
+        escape_html(&trace.sentence())
+    );
+    Timeline::new(trace).render(out);
+    render_table(out, trace);
+    out.push_str("</section>\n");
+}
+
+fn render_table(out: &mut String, trace: &CaseTrace) {
+    let rule = trace.rule();
+    let _ = writeln!(
+        out,
+        "<details><summary>Trace: {} row{}, then the verdict</summary>",
+        trace.rows.len(),
+        if trace.rows.len() == 1 { "" } else { "s" }
+    );
+    out.push_str("<table>\n<tr><th>line</th><th>observed_at</th><th>event</th><th>claims</th><th>outcome</th><th>state after</th></tr>\n");
+    for (index, row) in trace.rows.iter().enumerate() {
+        let mut outcome = format!("{} {}", row.outcome.disposition, row.outcome.reason);
+        if let (Some(effect), Some(before)) = (row.outcome.clock, trace.before(index)) {
+            outcome = format!("clock: {}\n{outcome}", clock_text(effect, before));
+        }
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"d\" style=\"color:{}\">{}</td><td>{}</td></tr>",
+            row.source.line,
+            row.source.row.observed_at,
+            row.source.row.message.event(),
+            escape_html(&claim_text(&row.source.row)),
+            disposition_colour(row.outcome.disposition),
+            escape_html(&outcome).replace('\n', "<br>"),
+            escape_html(&state_text(&row.after))
+        );
+    }
+    out.push_str("</table>\n");
+    let _ = writeln!(
+        out,
+        "<p>Verdict at {}: <b>{}</b>, {}.<br><b>{}</b>, {}.</p>",
+        trace.verdict.as_of,
+        trace.verdict.decision,
+        escape_html(&rule.decision_text()),
+        trace.verdict.reason,
+        escape_html(&rule.reason_text())
+    );
+    out.push_str("</details>\n");
+}
+
+/// Geometry of the SVG timeline.
+const WIDTH: f64 = 1200.0;
+const LABEL_WIDTH: f64 = 190.0;
+const RIGHT_MARGIN: f64 = 40.0;
+const AXIS_HEIGHT: f64 = 34.0;
+const LANE_HEIGHT: f64 = 58.0;
+const BOTTOM_MARGIN: f64 = 20.0;
+
+/// One lane: the coordinator's, or one generation and holder's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LaneKey {
+    Coordinator,
+    Generation(u64, String),
+}
+
+/// A generation's validity window as it ended up.
+struct Window {
+    lane: usize,
+    start: Timestamp,
+    /// When it was acked, if it was.
+    acked_at: Option<Timestamp>,
+    /// Each superseded `expires_at` (the bar grew past it) and the renewal time that did it.
+    growth: Vec<(Timestamp, Timestamp)>,
+    /// The ack deadline (end of an unacked offer).
+    ack_deadline: Timestamp,
+    /// The final `expires_at`.
+    expires_at: Timestamp,
+    /// When a cancel was requested, if one was.
+    cancel_requested: Option<Timestamp>,
+    /// How the generation ended: expired, ack timeout, a result (with its time), or still on.
+    end: WindowEnd,
+    title: String,
+}
+
+enum WindowEnd {
+    Open,
+    Expired,
+    AckTimeout,
+    Result(String, Timestamp),
+}
+
+struct Timeline<'a> {
+    trace: &'a CaseTrace,
+    lanes: Vec<(LaneKey, String)>,
+    windows: Vec<Window>,
+    t0: f64,
+    t1: f64,
+}
+
+impl<'a> Timeline<'a> {
+    fn new(trace: &'a CaseTrace) -> Timeline<'a> {
+        let mut lanes: Vec<(LaneKey, String)> =
+            vec![(LaneKey::Coordinator, "coordinator".to_owned())];
+        for row in &trace.rows {
+            if let Some(identity) = row.source.row.message.identity() {
+                let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+                if !lanes.iter().any(|(k, _)| *k == key) {
+                    lanes.push((
+                        key,
+                        format!("gen {} · {}", identity.generation, identity.holder),
+                    ));
+                }
+            }
+        }
+        let windows = windows(trace, &lanes);
+        let first = trace.rows[0].source.row.observed_at.unix_seconds_f64();
+        let as_of = trace.verdict.as_of.unix_seconds_f64();
+        let t0 = windows
+            .iter()
+            .map(|w| w.start.unix_seconds_f64())
+            .fold(first, f64::min);
+        let natural_end = windows
+            .iter()
+            .map(|w| match w.end {
+                WindowEnd::AckTimeout => w.ack_deadline.unix_seconds_f64(),
+                _ => w.expires_at.unix_seconds_f64(),
+            })
+            .fold(as_of, f64::max);
+        // A long lease would squeeze every row into the left edge: show at most half as
+        // much again after the last row, and let longer bars run off the right edge.
+        let observed = as_of - t0;
+        let end = if observed > 0.0 {
+            natural_end.min(as_of + observed * 0.5)
+        } else {
+            natural_end
+        };
+        let span = (end - t0).max(1.0);
+        Timeline {
+            trace,
+            lanes,
+            windows,
+            t0,
+            t1: t0 + span * 1.03,
+        }
+    }
+
+    fn x(&self, t: Timestamp) -> f64 {
+        let fraction = (t.unix_seconds_f64() - self.t0) / (self.t1 - self.t0);
+        LABEL_WIDTH + fraction.clamp(0.0, 1.0) * (WIDTH - LABEL_WIDTH - RIGHT_MARGIN)
+    }
+
+    fn lane_top(&self, lane: usize) -> f64 {
+        AXIS_HEIGHT + lane as f64 * LANE_HEIGHT
+    }
+
+    fn lane_of(&self, row: &super::TracedRow) -> usize {
+        match row.source.row.message.identity() {
+            Some(identity) => {
+                let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+                self.lanes.iter().position(|(k, _)| *k == key).unwrap_or(0)
+            }
+            None => 0,
+        }
+    }
+
+    fn render(&self, out: &mut String) {
+        let height = AXIS_HEIGHT + self.lanes.len() as f64 * LANE_HEIGHT + BOTTOM_MARGIN;
+        let _ = writeln!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"timeline of case {}\">",
+            escape_html(&self.trace.case_id)
+        );
+        out.push_str("<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff1\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b0bec5\" stroke-width=\"2\"/></pattern></defs>\n");
+        self.render_lanes(out, height);
+        self.render_axis(out, height);
+        for window in &self.windows {
+            self.render_window(out, window);
+        }
+        self.render_marks(out);
+        let x = self.x(self.trace.verdict.as_of);
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#1b1f23\" stroke-dasharray=\"2 3\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\"><title>judged at {}</title>verdict</text>",
+            AXIS_HEIGHT - 4.0,
+            height - BOTTOM_MARGIN + 2.0,
+            height - 5.0,
+            self.trace.verdict.as_of
+        );
+        out.push_str("</svg>\n");
+    }
+
+    fn render_lanes(&self, out: &mut String, height: f64) {
+        for (index, (_, label)) in self.lanes.iter().enumerate() {
+            let top = self.lane_top(index);
+            let fill = if index % 2 == 0 { "#f6f8fa" } else { "#ffffff" };
+            let _ = writeln!(
+                out,
+                "<rect x=\"0\" y=\"{top:.1}\" width=\"{WIDTH}\" height=\"{LANE_HEIGHT}\" fill=\"{fill}\"/>"
+            );
+            let shown: String = if label.chars().count() > 26 {
+                label.chars().take(25).chain(['…']).collect()
+            } else {
+                label.clone()
+            };
+            let _ = writeln!(
+                out,
+                "<text class=\"lane-label\" x=\"8\" y=\"{:.1}\"><title>{}</title>{}</text>",
+                top + LANE_HEIGHT - 14.0,
+                escape_html(label),
+                escape_html(&shown)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<line x1=\"{LABEL_WIDTH}\" y1=\"{AXIS_HEIGHT}\" x2=\"{LABEL_WIDTH}\" y2=\"{:.1}\" stroke=\"#d0d7de\"/>",
+            height - BOTTOM_MARGIN
+        );
+    }
+
+    fn render_axis(&self, out: &mut String, height: f64) {
+        let span = self.t1 - self.t0;
+        let step = tick_step(span);
+        let first = (self.t0 / step).ceil() * step;
+        let mut t = first;
+        let mut count = 0;
+        while t <= self.t1 && count < 40 {
+            let fraction = (t - self.t0) / span;
+            let x = LABEL_WIDTH + fraction * (WIDTH - LABEL_WIDTH - RIGHT_MARGIN);
+            let label = tick_label(t, span);
+            let _ = writeln!(
+                out,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#e1e4e8\"/><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
+                AXIS_HEIGHT,
+                height - BOTTOM_MARGIN,
+                AXIS_HEIGHT - 10.0
+            );
+            t += step;
+            count += 1;
+        }
+    }
+
+    fn render_window(&self, out: &mut String, window: &Window) {
+        let top = self.lane_top(window.lane);
+        let y = top + LANE_HEIGHT - 22.0;
+        let bar_height = 12.0;
+        let x_start = self.x(window.start);
+        let _ = write!(out, "<g><title>{}</title>", escape_html(&window.title));
+        // The offer before its ack: hatched up to the ack (or to the ack deadline if none).
+        let offered_until = match (window.acked_at, &window.end) {
+            (Some(at), _) => at,
+            (None, _) => window.ack_deadline,
+        };
+        let x_offered = self.x(offered_until);
+        let _ = write!(
+            out,
+            "<rect x=\"{x_start:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"url(#hatch)\" stroke=\"#90a4ae\"/>",
+            (x_offered - x_start).max(1.0)
+        );
+        if let Some(acked_at) = window.acked_at {
+            let x_ack = self.x(acked_at);
+            let x_end = self.x(window.expires_at);
+            let (solid_end, faded) = match &window.end {
+                WindowEnd::Result(_, at) => (self.x(*at), true),
+                _ => (x_end, false),
+            };
+            let _ = write!(
+                out,
+                "<rect x=\"{x_ack:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"#90caf9\" stroke=\"#1565c0\"/>",
+                (solid_end - x_ack).max(1.0)
+            );
+            if faded && x_end > solid_end {
+                let _ = write!(
+                    out,
+                    "<rect x=\"{solid_end:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"#e3f2fd\" stroke=\"#90caf9\" stroke-dasharray=\"3 2\"/>",
+                    x_end - solid_end
+                );
+            }
+            for (old_expiry, renewed_at) in &window.growth {
+                let x_old = self.x(*old_expiry);
+                let x_renew = self.x(*renewed_at);
+                let _ = write!(
+                    out,
+                    "<line x1=\"{x_old:.1}\" y1=\"{:.1}\" x2=\"{x_old:.1}\" y2=\"{:.1}\" stroke=\"#0d47a1\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"/><line x1=\"{x_renew:.1}\" y1=\"{:.1}\" x2=\"{x_renew:.1}\" y2=\"{:.1}\" stroke=\"#0d47a1\" stroke-width=\"2\"/>",
+                    y - 3.0,
+                    y + bar_height + 3.0,
+                    y,
+                    y + bar_height
+                );
+            }
+            if window.expires_at.unix_seconds_f64() > self.t1 {
+                let _ = write!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">expires {} →</text>",
+                    WIDTH - RIGHT_MARGIN,
+                    y + bar_height + 12.0,
+                    window.expires_at
+                );
+            }
+        }
+        if let Some(at) = window.cancel_requested {
+            let x = self.x(at);
+            let _ = write!(
+                out,
+                "<path d=\"M{:.1} {:.1} l5 -7 l-10 0 z\" fill=\"#ef8f00\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" style=\"fill:#b26a00\">cancel</text>",
+                x,
+                y - 1.0,
+                y + bar_height + 12.0
+            );
+        }
+        let (cap_at, cap_label, colour) = match &window.end {
+            WindowEnd::Open => (None, String::new(), ""),
+            WindowEnd::Expired => (Some(window.expires_at), "expired".to_owned(), "#c62828"),
+            WindowEnd::AckTimeout => (
+                Some(window.ack_deadline),
+                "ack timeout".to_owned(),
+                "#c62828",
+            ),
+            WindowEnd::Result(result, at) => (Some(*at), result.clone(), "#1b5e20"),
+        };
+        if let Some(at) = cap_at {
+            let x = self.x(at);
+            // Monospace labels are about 6.6 px a character; near the right edge the label
+            // goes on the left of the cap so it is not cut off.
+            let label_width = cap_label.chars().count() as f64 * 6.6;
+            let (label_x, anchor) = if x + 4.0 + label_width > WIDTH - 4.0 {
+                (x - 4.0, "end")
+            } else {
+                (x + 4.0, "start")
+            };
+            let _ = write!(
+                out,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{label_x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" style=\"fill:{colour}\">{}</text>",
+                y - 4.0,
+                y + bar_height + 4.0,
+                y + bar_height + 12.0,
+                escape_html(&cap_label)
+            );
+        }
+        out.push_str("</g>\n");
+    }
+
+    fn render_marks(&self, out: &mut String) {
+        // Rows at the same instant in one lane are nudged apart so each stays visible.
+        let mut last_x: Vec<f64> = vec![f64::NEG_INFINITY; self.lanes.len()];
+        for (index, row) in self.trace.rows.iter().enumerate() {
+            let lane = self.lane_of(row);
+            let mut x = self.x(row.source.row.observed_at);
+            if x < last_x[lane] + 9.0 {
+                x = last_x[lane] + 9.0;
+            }
+            last_x[lane] = x;
+            let y = self.lane_top(lane) + LANE_HEIGHT - 16.0;
+            let colour = disposition_colour(row.outcome.disposition);
+            let mut title = format!(
+                "line {}: {} at {}\n{}",
+                row.source.line,
+                row.source.row.message.event(),
+                row.source.row.observed_at,
+                claim_text(&row.source.row)
+            );
+            if let (Some(effect), Some(before)) = (row.outcome.clock, self.trace.before(index)) {
+                let _ = write!(title, "\nclock: {}", clock_text(effect, before));
+            }
+            let _ = write!(
+                title,
+                "\n{} {}\nafter: {}",
+                row.outcome.disposition,
+                row.outcome.reason,
+                state_text(&row.after)
+            );
+            let shape = match row.outcome.disposition {
+                d if crosses(d) => format!(
+                    "<path d=\"M{:.1} {:.1} l12 12 m0 -12 l-12 12\" stroke=\"{colour}\" stroke-width=\"3.5\"/>",
+                    x - 6.0,
+                    y - 6.0
+                ),
+                _ => format!(
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6.5\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "<g class=\"mark\"><title>{}</title>{shape}<text x=\"{:.1}\" y=\"{:.1}\" transform=\"rotate(-28 {:.1} {:.1})\">L{} {}</text></g>",
+                escape_html(&title),
+                x + 2.0,
+                y - 11.0,
+                x + 2.0,
+                y - 11.0,
+                row.source.line,
+                short_event(row)
+            );
+        }
+    }
+}
+
+fn short_event(row: &super::TracedRow) -> String {
+    use crate::lease::Message;
+    match &row.source.row.message {
+        Message::Renew { renew_seq, .. } => format!("renew {renew_seq}"),
+        Message::Progress { progress_seq, .. } => format!("progress {progress_seq}"),
+        Message::Result { result, .. } => format!("result {result}"),
+        message => message.event().to_string(),
+    }
+}
+
+/// The validity window of every generation that was accepted (offered or reassigned).
+fn windows(trace: &CaseTrace, lanes: &[(LaneKey, String)]) -> Vec<Window> {
+    let starts: Vec<usize> = trace
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.outcome.disposition == Disposition::Accepted
+                && matches!(r.outcome.reason, RowReason::Offered | RowReason::Reassigned)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let mut windows = Vec::new();
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(trace.rows.len());
+        let offer = &trace.rows[start].after.lease;
+        let identity = offer.identity();
+        let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+        let lane = lanes.iter().position(|(k, _)| *k == key).unwrap_or(0);
+        let mut acked_at = None;
+        let mut growth = Vec::new();
+        let mut expires_at = offer.expires_at;
+        let mut result_at = None;
+        for row in &trace.rows[start + 1..end] {
+            let lease = &row.after.lease;
+            if row.outcome.disposition == Disposition::Accepted {
+                match row.outcome.reason {
+                    RowReason::Acked => acked_at = Some(row.source.row.observed_at),
+                    RowReason::Renewed => {
+                        growth.push((expires_at, row.source.row.observed_at));
+                    }
+                    RowReason::ResultAccepted => result_at = Some(row.source.row.observed_at),
+                    _ => {}
+                }
+            }
+            expires_at = lease.expires_at;
+        }
+        // The last generation's final state includes the verdict's own clock step.
+        let final_state: State = if end == trace.rows.len() {
+            State {
+                lease: trace.verdict.lease.clone(),
+                ..trace.rows[end - 1].after.clone()
+            }
+        } else {
+            // The reassigning row's clock step may have ended the old generation.
+            let mut state = trace.rows[end - 1].after.clone();
+            if let Some(effect) = trace.rows[end].outcome.clock {
+                state.lease.phase = match effect {
+                    ClockEffect::AckTimedOut => Phase::AckTimeout,
+                    ClockEffect::Expired => Phase::Expired,
+                };
+            }
+            state
+        };
+        let lease = &final_state.lease;
+        let window_end = match lease.phase {
+            Phase::Expired => WindowEnd::Expired,
+            Phase::AckTimeout => WindowEnd::AckTimeout,
+            Phase::Terminal(result) => {
+                WindowEnd::Result(result.to_string(), result_at.unwrap_or(trace.verdict.as_of))
+            }
+            Phase::Offered | Phase::Active => WindowEnd::Open,
+        };
+        let title = format!(
+            "generation {} ({}, lease {})\nissued_at {}, ack_deadline {}, acked {}\nexpires_at {} after {} renewal{}\nphase {}",
+            identity.generation,
+            identity.holder,
+            identity.lease_id,
+            offer.offer.terms.issued_at,
+            offer.offer.terms.ack_deadline,
+            super::or_dash(acked_at),
+            lease.expires_at,
+            growth.len(),
+            if growth.len() == 1 { "" } else { "s" },
+            lease.phase
+        );
+        windows.push(Window {
+            lane,
+            start: offer.offer.terms.issued_at,
+            acked_at,
+            growth,
+            ack_deadline: offer.offer.terms.ack_deadline,
+            expires_at: lease.expires_at,
+            cancel_requested: lease.cancel_requested,
+            end: window_end,
+            title,
+        });
+    }
+    windows
+}
+
+/// A round tick interval giving about eight ticks over `span` seconds.
+fn tick_step(span: f64) -> f64 {
+    const STEPS: [f64; 22] = [
+        0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0,
+        1800.0, 3600.0, 7200.0, 21600.0, 43200.0, 86400.0, 604800.0,
+    ];
+    let target = span / 8.0;
+    STEPS
+        .iter()
+        .copied()
+        .find(|s| *s >= target)
+        .unwrap_or_else(|| (target / 86400.0).ceil() * 86400.0)
+}
+
+/// A tick's label: time of day for short spans, the date for long ones.
+fn tick_label(t: f64, span: f64) -> String {
+    let seconds = t.floor() as i64;
+    let Some(time) = chrono::DateTime::from_timestamp(seconds, 0) else {
+        return String::new();
+    };
+    if span > 3.0 * 86400.0 {
+        time.format("%Y-%m-%d").to_string()
+    } else if span > 86400.0 {
+        time.format("%m-%d %H:%M").to_string()
+    } else if span < 5.0 {
+        let millis = ((t - t.floor()) * 1000.0).round() as i64;
+        format!("{}.{millis:03}", time.format("%H:%M:%S"))
+    } else {
+        time.format("%H:%M:%S").to_string()
+    }
+}

@@ -1,0 +1,257 @@
+//! The trace as Markdown with one Mermaid `sequenceDiagram` per case: the coordinator and
+//! each holder as participants, every row an arrow labelled with its event and disposition,
+//! notes for clock effects (ack timeouts, expiry), reassignments, conflicts and the verdict.
+//!
+//! Everything from the case file is escaped: Mermaid entity codes (`#45;`) inside diagrams,
+//! Markdown backslash escapes outside them.
+
+use std::fmt::Write as _;
+
+use crate::lease::{ClockEffect, Disposition, Message, RowReason};
+
+use super::{CaseTrace, TracedRow};
+
+/// The document's title.
+pub fn start() -> String {
+    "# leasejudge explain\n".to_owned()
+}
+
+/// One case's section: a heading, the sentence and the diagram.
+pub fn case(trace: &CaseTrace) -> String {
+    let mut out = String::from("\n");
+    render_case(&mut out, trace);
+    out
+}
+
+/// Escapes text for Markdown: every character that could start emphasis, a link, HTML, an
+/// entity, code or a table cell gets a backslash, and line breaks become spaces.
+pub fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\`*_[]<>#|!~&{}".contains(c) {
+            out.push('\\');
+            out.push(c);
+        } else if c.is_control() {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Escapes text for a Mermaid label with entity codes (`#59;`): only letters, digits, spaces
+/// and `_ . ( ) /` stay as they are, and `-` unless it could start an arrow. `colon_ok`
+/// keeps `:` (safe in message and note text, not in participant names).
+pub fn escape_mermaid(text: &str, colon_ok: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let keep = match c {
+            ' ' | '_' | '.' | '(' | ')' | '/' => true,
+            ':' => colon_ok,
+            '-' => !matches!(chars.peek(), Some('-' | '>')),
+            c => c.is_alphanumeric(),
+        };
+        if keep {
+            out.push(c);
+        } else {
+            let _ = write!(out, "#{};", u32::from(c));
+        }
+    }
+    out
+}
+
+/// The participants: the coordinator, then each holder in order of first appearance.
+struct Participants {
+    holders: Vec<String>,
+}
+
+impl Participants {
+    fn of(trace: &CaseTrace) -> Participants {
+        let mut holders: Vec<String> = Vec::new();
+        for row in &trace.rows {
+            if let Some(identity) = row.source.row.message.identity() {
+                if !holders.contains(&identity.holder) {
+                    holders.push(identity.holder.clone());
+                }
+            }
+        }
+        Participants { holders }
+    }
+
+    /// The diagram id of a holder: `H1`, `H2`, ...
+    fn id(&self, holder: &str) -> String {
+        let index = self
+            .holders
+            .iter()
+            .position(|h| h == holder)
+            .expect("every holder is a participant");
+        format!("H{}", index + 1)
+    }
+
+    fn last_id(&self) -> String {
+        format!("H{}", self.holders.len())
+    }
+}
+
+fn render_case(out: &mut String, trace: &CaseTrace) {
+    let participants = Participants::of(trace);
+    let _ = writeln!(out, "## Case {}\n", escape_markdown(&trace.case_id));
+    let _ = writeln!(out, "{}\n", escape_markdown(&trace.sentence()));
+    out.push_str("```mermaid\nsequenceDiagram\n");
+    out.push_str("    participant C as coordinator\n");
+    for (i, holder) in participants.holders.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    participant H{} as {}",
+            i + 1,
+            escape_mermaid(holder, false)
+        );
+    }
+    for (index, row) in trace.rows.iter().enumerate() {
+        render_row(out, trace, &participants, index, row);
+    }
+    let verdict = &trace.verdict;
+    if let Some(effect) = verdict.clock {
+        let lease = &trace.rows[trace.rows.len() - 1].after.lease;
+        let holder = participants.id(&lease.identity().holder);
+        let _ = writeln!(
+            out,
+            "    Note over {holder}: {}",
+            escape_mermaid(&clock_note(effect, lease, verdict.as_of), true)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "    Note over C,{}: verdict at {}: {} ({})",
+        participants.last_id(),
+        escape_mermaid(&verdict.as_of.to_string(), true),
+        verdict.decision,
+        verdict.reason
+    );
+    out.push_str("```\n");
+}
+
+fn clock_note(
+    effect: ClockEffect,
+    lease: &crate::lease::Lease,
+    at: crate::lease::Timestamp,
+) -> String {
+    let generation = lease.identity().generation;
+    match effect {
+        ClockEffect::AckTimedOut => format!(
+            "at {at}: generation {generation} ack deadline {} passed (ACK_TIMEOUT)",
+            lease.offer.terms.ack_deadline
+        ),
+        ClockEffect::Expired => format!(
+            "at {at}: generation {generation} expired at {} (EXPIRED)",
+            lease.expires_at
+        ),
+    }
+}
+
+/// The arrow for a disposition: solid for accepted, dotted for duplicates and recorded
+/// evidence, a cross for rejected, conflicting and blocked rows.
+fn arrow(disposition: Disposition) -> &'static str {
+    match disposition {
+        Disposition::Accepted => "->>",
+        Disposition::Duplicate | Disposition::Recorded => "-->>",
+        Disposition::Rejected | Disposition::Conflict | Disposition::Blocked => "-x",
+    }
+}
+
+fn render_row(
+    out: &mut String,
+    trace: &CaseTrace,
+    participants: &Participants,
+    index: usize,
+    row: &TracedRow,
+) {
+    let source = &row.source;
+    let before = trace.before(index);
+    if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
+        let holder = participants.id(&before.lease.identity().holder);
+        let _ = writeln!(
+            out,
+            "    Note over {holder}: {}",
+            escape_mermaid(
+                &clock_note(effect, &before.lease, source.row.observed_at),
+                true
+            )
+        );
+    }
+    let mut label = format!("line {} {}", source.line, source.row.message.event());
+    if let Some(identity) = source.row.message.identity() {
+        let _ = write!(label, " gen {}", identity.generation);
+    }
+    match &source.row.message {
+        Message::Renew { renew_seq, .. } => {
+            let _ = write!(label, " seq {renew_seq}");
+        }
+        Message::Progress { progress_seq, .. } => {
+            let _ = write!(label, " seq {progress_seq}");
+        }
+        Message::Result { result, .. } => {
+            let _ = write!(label, " {result}");
+        }
+        _ => {}
+    }
+    let _ = write!(
+        label,
+        ": {} {}",
+        row.outcome.disposition, row.outcome.reason
+    );
+    let label = escape_mermaid(&label, true);
+    let arrow = arrow(row.outcome.disposition);
+    // Messages without an identity go to the holder current before the row.
+    let current_holder = before.unwrap_or(&row.after).lease.identity().holder.clone();
+    match &source.row.message {
+        Message::Offer(offer) => {
+            let to = participants.id(&offer.identity.holder);
+            let _ = writeln!(out, "    C{arrow}{to}: {label}");
+        }
+        Message::CancelRequest => {
+            let to = participants.id(&current_holder);
+            let _ = writeln!(out, "    C{arrow}{to}: {label}");
+        }
+        Message::Observe => {
+            let _ = writeln!(out, "    Note over C: {label}");
+        }
+        worker => {
+            let identity = worker
+                .identity()
+                .expect("worker messages carry an identity");
+            let from = participants.id(&identity.holder);
+            let _ = writeln!(out, "    {from}{arrow}C: {label}");
+        }
+    }
+    match (row.outcome.disposition, row.outcome.reason, before) {
+        (Disposition::Accepted, RowReason::Reassigned, Some(before)) => {
+            let old = before.lease.identity();
+            let new = row.after.lease.identity();
+            let (from, to) = (participants.id(&old.holder), participants.id(&new.holder));
+            let over = if from == to {
+                from
+            } else {
+                format!("{from},{to}")
+            };
+            let _ = writeln!(
+                out,
+                "    Note over {over}: reassigned: generation {} ({}) replaces generation {} ({})",
+                new.generation,
+                escape_mermaid(&new.holder, true),
+                old.generation,
+                escape_mermaid(&old.holder, true)
+            );
+        }
+        (Disposition::Conflict, reason, _) => {
+            let _ = writeln!(
+                out,
+                "    Note over C,{}: ownership conflict ({reason}): every later row is blocked",
+                participants.last_id()
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,412 @@
+//! Explaining decisions: a case replayed row by row with the state after each row, the
+//! contract rule that chose its verdict, one plain-English sentence, and renderings of all
+//! that as text, JSON, Mermaid and HTML.
+//!
+//! A [`CaseTrace`] is a pure function of a case's rows (and the run's `--as-of`): it replays
+//! them with [`Case::start`] and [`Case::step`], the same calls adjudication makes, so the
+//! verdict it shows is the verdict the matrix has.
+
+pub mod html;
+pub mod json;
+pub mod mermaid;
+pub mod sentence;
+pub mod text;
+
+use std::collections::HashMap;
+
+use crate::adjudication::Location;
+use crate::input::ParsedRow;
+use crate::lease::{
+    Case, CaseFault, ConflictKind, Decision, Disposition, Lease, Outcome, Row, RowReason,
+    Timestamp, Verdict,
+};
+use crate::matrix::MatrixRow;
+
+/// An output format of `leasejudge explain`, written one case at a time so that a large run
+/// never holds more than one replayed case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// A step-by-step trace for the terminal.
+    Text,
+    /// The trace as one JSON array of case objects.
+    Json,
+    /// Markdown with one Mermaid sequence diagram per case.
+    Mermaid,
+    /// One self-contained HTML page with a timeline per case.
+    Html,
+}
+
+impl Format {
+    /// What comes before the first case, given how many cases follow.
+    pub fn start(self, cases: usize) -> String {
+        match self {
+            Format::Text => String::new(),
+            Format::Json => json::start(),
+            Format::Mermaid => mermaid::start(),
+            Format::Html => html::start(cases),
+        }
+    }
+
+    /// One case, the `index`-th (from 0).
+    pub fn case(self, index: usize, trace: &CaseTrace) -> String {
+        match self {
+            Format::Text => text::case(index, trace),
+            Format::Json => json::case(index, trace),
+            Format::Mermaid => mermaid::case(trace),
+            Format::Html => html::case(index, trace),
+        }
+    }
+
+    /// What comes after the last case.
+    pub fn end(self, cases: usize) -> String {
+        match self {
+            Format::Text | Format::Mermaid => String::new(),
+            Format::Json => json::end(cases),
+            Format::Html => html::end(),
+        }
+    }
+
+    /// Every trace in this format, as one string.
+    pub fn render(self, traces: &[CaseTrace]) -> String {
+        let mut out = self.start(traces.len());
+        for (index, trace) in traces.iter().enumerate() {
+            out.push_str(&self.case(index, trace));
+        }
+        out.push_str(&self.end(traces.len()));
+        out
+    }
+}
+
+/// One input row of a case with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourcedRow {
+    /// The file as named on the command line.
+    pub file: String,
+    /// The row's line in that file.
+    pub line: u64,
+    /// The typed row.
+    pub row: Row,
+}
+
+/// The case's record right after a row: the current generation and the whole-case findings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// The current generation.
+    pub lease: Lease,
+    /// The distinct stale generation numbers seen so far, ascending.
+    pub stale_generations: Vec<u64>,
+    /// The distinct late progress sequence numbers seen so far, ascending.
+    pub late_progress: Vec<u64>,
+    /// The first ownership conflict, once there is one.
+    pub conflict: Option<ConflictKind>,
+}
+
+impl State {
+    fn of(case: &Case) -> State {
+        State {
+            lease: case.lease().clone(),
+            stale_generations: case.stale_generations().iter().copied().collect(),
+            late_progress: case.late_progress().iter().copied().collect(),
+            conflict: case.conflict(),
+        }
+    }
+}
+
+/// One replayed row: the row, what it did, and the state after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracedRow {
+    /// The row and its location.
+    pub source: SourcedRow,
+    /// The clock step's effect, the disposition and the row reason.
+    pub outcome: Outcome,
+    /// The record after the row was applied.
+    pub after: State,
+}
+
+/// A whole case replayed: every row with its outcome and state, then the verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseTrace {
+    /// The case id.
+    pub case_id: String,
+    /// The case's job id.
+    pub job_id: String,
+    /// The rows in file order.
+    pub rows: Vec<TracedRow>,
+    /// The verdict, judged as adjudication judges it.
+    pub verdict: Verdict,
+    /// The case's row of the evidence matrix.
+    pub matrix: MatrixRow,
+}
+
+impl CaseTrace {
+    /// Replays `rows` (one case's rows, in file order) and judges the case at its last
+    /// `observed_at` or `run_as_of` if later. Fails at the first row the core refuses, giving
+    /// that row back; `Ok(None)` when there are no rows.
+    pub fn replay(
+        case_id: &str,
+        rows: Vec<SourcedRow>,
+        run_as_of: Option<Timestamp>,
+    ) -> Result<Option<CaseTrace>, Box<(SourcedRow, CaseFault)>> {
+        let mut rows = rows.into_iter();
+        let Some(first) = rows.next() else {
+            return Ok(None);
+        };
+        let (mut case, outcome) = match Case::start(&first.row) {
+            Ok(started) => started,
+            Err(fault) => return Err(Box::new((first, fault))),
+        };
+        let mut traced = Vec::with_capacity(rows.len() + 1);
+        traced.push(TracedRow {
+            after: State::of(&case),
+            source: first,
+            outcome,
+        });
+        for source in rows {
+            let outcome = match case.step(&source.row) {
+                Ok(outcome) => outcome,
+                Err(fault) => return Err(Box::new((source, fault))),
+            };
+            traced.push(TracedRow {
+                after: State::of(&case),
+                source,
+                outcome,
+            });
+        }
+        let verdict = case.verdict(run_as_of);
+        Ok(Some(CaseTrace {
+            case_id: case_id.to_owned(),
+            job_id: case.job_id().to_owned(),
+            matrix: MatrixRow::new(case_id, &case, &verdict),
+            rows: traced,
+            verdict,
+        }))
+    }
+
+    /// The file the case came from.
+    pub fn file(&self) -> &str {
+        &self.rows[0].source.file
+    }
+
+    /// The index of the row that made the current generation current (its accepted offer).
+    pub fn current_since(&self) -> usize {
+        self.rows
+            .iter()
+            .rposition(|r| {
+                r.outcome.disposition == Disposition::Accepted
+                    && matches!(r.outcome.reason, RowReason::Offered | RowReason::Reassigned)
+            })
+            .unwrap_or(0)
+    }
+
+    /// The state just before row `index` (the clock step of that row has not run yet).
+    pub fn before(&self, index: usize) -> Option<&State> {
+        index.checked_sub(1).map(|i| &self.rows[i].after)
+    }
+
+    /// The contract rule that chose the verdict.
+    pub fn rule(&self) -> Rule {
+        Rule::of(&self.verdict)
+    }
+
+    /// The one-sentence explanation of the verdict.
+    pub fn sentence(&self) -> String {
+        sentence::sentence(self)
+    }
+}
+
+/// One entry of a reason-precedence list (spec section 5, reason table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReasonRule {
+    /// The reason code.
+    pub reason: &'static str,
+    /// When it applies.
+    pub condition: &'static str,
+}
+
+/// The rule of the contract that chose a verdict: the decision-table row, and the reason
+/// precedence list for that decision with the entry that applied first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The decision-table row (1 to 7).
+    pub table_row: u8,
+    /// That row's condition.
+    pub condition: &'static str,
+    /// The reason codes for the decision, in precedence order.
+    pub precedence: Vec<ReasonRule>,
+    /// The index in `precedence` of the reason chosen.
+    pub chosen: usize,
+}
+
+impl Rule {
+    /// The rule behind `verdict`.
+    pub fn of(verdict: &Verdict) -> Rule {
+        let decision = verdict.decision;
+        let table_row = decision.table_row();
+        let condition = match table_row {
+            1 => "ownership_conflict is set",
+            2 => "phase = TERMINAL(r)",
+            3 => "a cancel was requested and no result accepted",
+            4 => "phase = EXPIRED",
+            5 => "phase = ACK_TIMEOUT",
+            6 => "phase = ACTIVE",
+            _ => "phase = OFFERED",
+        };
+        let entry = |reason, condition| ReasonRule { reason, condition };
+        let precedence = match decision {
+            Decision::OwnershipConflict => vec![entry(
+                verdict.reason.as_str(),
+                "the reason of the first CONFLICT row",
+            )],
+            Decision::Success | Decision::Failed | Decision::Cancelled => {
+                vec![entry("result_accepted", "a result was accepted")]
+            }
+            Decision::ReconciliationRequired => vec![
+                entry(
+                    "cancel_acknowledged_no_result",
+                    "the cancel was acknowledged",
+                ),
+                entry("cancel_unacknowledged", "otherwise"),
+            ],
+            Decision::Expired => vec![
+                entry(
+                    "result_after_expiry",
+                    "a result of the current generation was rejected for expiry",
+                ),
+                entry(
+                    "renew_after_expiry",
+                    "a renew of the current generation was rejected for expiry",
+                ),
+                entry("expired_without_result", "otherwise"),
+            ],
+            Decision::AckTimeout => vec![
+                entry("ack_after_deadline", "ack_state = LATE"),
+                entry("ack_missing", "otherwise"),
+            ],
+            Decision::Active => vec![
+                entry("stale_generation", "the stale set is not empty"),
+                entry("late_progress", "the late set is not empty"),
+                entry("within_lease", "otherwise"),
+            ],
+            Decision::PendingAck => vec![entry("awaiting_ack", "always")],
+        };
+        let chosen = precedence
+            .iter()
+            .position(|r| r.reason == verdict.reason.as_str())
+            .expect("the verdict's reason is in its decision's precedence list");
+        Rule {
+            table_row,
+            condition,
+            precedence,
+            chosen,
+        }
+    }
+
+    /// The decision rule as one line: `table row 6 (phase = ACTIVE); rows 1-5 do not apply`.
+    pub fn decision_text(&self) -> String {
+        let mut text = format!("decision table row {} ({})", self.table_row, self.condition);
+        match self.table_row {
+            1 => text.push_str(", which comes first"),
+            2 => text.push_str("; row 1 does not apply"),
+            n => text.push_str(&format!("; rows 1-{} do not apply", n - 1)),
+        }
+        text
+    }
+
+    /// The reason rule as one line, the chosen entry in brackets.
+    pub fn reason_text(&self) -> String {
+        let entries: Vec<String> = self
+            .precedence
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                if i == self.chosen {
+                    format!("[{} ({})]", r.reason, r.condition)
+                } else {
+                    format!("{} ({})", r.reason, r.condition)
+                }
+            })
+            .collect();
+        format!("first that applies: {}", entries.join(", else "))
+    }
+}
+
+/// Gathers each case's rows, in order of first appearance, as adjudication reads them.
+#[derive(Debug, Default)]
+pub struct TraceCollector {
+    index: HashMap<String, usize>,
+    cases: Vec<(String, Vec<SourcedRow>)>,
+}
+
+impl TraceCollector {
+    /// An empty collector.
+    pub fn new() -> TraceCollector {
+        TraceCollector::default()
+    }
+
+    /// Keeps one replayed row (call it from `judge_sources`'s `on_row`).
+    pub fn add(&mut self, at: Location<'_>, parsed: &ParsedRow) {
+        let index = *self.index.entry(parsed.case_id.clone()).or_insert_with(|| {
+            self.cases.push((parsed.case_id.clone(), Vec::new()));
+            self.cases.len() - 1
+        });
+        self.cases[index].1.push(SourcedRow {
+            file: at.file.to_owned(),
+            line: at.line,
+            row: parsed.row.clone(),
+        });
+    }
+
+    /// The case ids seen, in order of first appearance.
+    pub fn case_ids(&self) -> impl Iterator<Item = &str> {
+        self.cases.iter().map(|(id, _)| id.as_str())
+    }
+
+    /// How many of the cases `keep` selects.
+    pub fn count(&self, keep: &dyn Fn(&str) -> bool) -> usize {
+        self.cases.iter().filter(|(id, _)| keep(id)).count()
+    }
+
+    /// Replays the cases `keep` selects, in order of first appearance, handing each trace to
+    /// `each` and dropping it before the next is built.
+    pub fn replay_each(
+        self,
+        run_as_of: Option<Timestamp>,
+        keep: &dyn Fn(&str) -> bool,
+        each: &mut dyn FnMut(CaseTrace) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for (case_id, rows) in self.cases {
+            if !keep(&case_id) {
+                continue;
+            }
+            match CaseTrace::replay(&case_id, rows, run_as_of) {
+                Ok(Some(trace)) => each(trace)?,
+                Ok(None) => {}
+                Err(refused) => {
+                    // Adjudication has already refused such input; this is a safety net.
+                    let (row, fault) = *refused;
+                    anyhow::bail!("{}:{}: {}: {fault}", row.file, row.line, fault.column());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Replays the cases `keep` selects, in order of first appearance.
+    pub fn traces(
+        self,
+        run_as_of: Option<Timestamp>,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> anyhow::Result<Vec<CaseTrace>> {
+        let mut traces = Vec::new();
+        self.replay_each(run_as_of, keep, &mut |trace| {
+            traces.push(trace);
+            Ok(())
+        })?;
+        Ok(traces)
+    }
+}
+
+/// A timestamp or `-` for none.
+pub(crate) fn or_dash<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}

@@ -1,0 +1,229 @@
+//! The text trace for a terminal: every row with its claim, clock effect, outcome and the
+//! state after it, then the verdict with the rule that chose it and the sentence.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use crate::lease::{ClockEffect, Message, Row};
+
+use super::{or_dash, CaseTrace, State, TracedRow};
+
+/// One case's trace; cases after the first are preceded by a blank line.
+pub fn case(index: usize, trace: &CaseTrace) -> String {
+    let mut out = String::new();
+    if index > 0 {
+        out.push('\n');
+    }
+    render_case(&mut out, trace);
+    out
+}
+
+/// Text with control characters escaped, so a case file cannot drive the terminal.
+pub fn clean(text: &str) -> Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        Cow::Owned(
+            text.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn render_case(out: &mut String, trace: &CaseTrace) {
+    let _ = writeln!(
+        out,
+        "case {} (job {}): {} row{} from {}",
+        clean(&trace.case_id),
+        clean(&trace.job_id),
+        trace.rows.len(),
+        if trace.rows.len() == 1 { "" } else { "s" },
+        clean(trace.file())
+    );
+    for (index, row) in trace.rows.iter().enumerate() {
+        render_row(out, trace, index, row);
+    }
+    let verdict = &trace.verdict;
+    let rule = trace.rule();
+    let last = trace.rows.last().map(|r| r.source.row.observed_at);
+    let _ = writeln!(
+        out,
+        "  verdict at {}{}",
+        verdict.as_of,
+        if Some(verdict.as_of) == last {
+            " (the last row's observed_at)"
+        } else {
+            " (--as-of)"
+        }
+    );
+    if let Some(effect) = verdict.clock {
+        let before = &trace.rows[trace.rows.len() - 1].after;
+        let _ = writeln!(out, "    clock     {}", clock_text(effect, before));
+    }
+    let final_state = State {
+        lease: verdict.lease.clone(),
+        ..trace.rows[trace.rows.len() - 1].after.clone()
+    };
+    let _ = writeln!(out, "    state     {}", state_text(&final_state));
+    let _ = writeln!(
+        out,
+        "    decision  {}: {}",
+        verdict.decision,
+        rule.decision_text()
+    );
+    let _ = writeln!(
+        out,
+        "    reason    {}: {}",
+        verdict.reason,
+        rule.reason_text()
+    );
+    let _ = writeln!(out, "    sentence  {}", clean(&trace.sentence()));
+}
+
+fn render_row(out: &mut String, trace: &CaseTrace, index: usize, row: &TracedRow) {
+    let source = &row.source;
+    let _ = writeln!(
+        out,
+        "  line {}: {} at {}",
+        source.line,
+        source.row.message.event(),
+        source.row.observed_at
+    );
+    let _ = writeln!(out, "    claims    {}", claim_text(&source.row));
+    if let (Some(effect), Some(before)) = (row.outcome.clock, trace.before(index)) {
+        let _ = writeln!(out, "    clock     {}", clock_text(effect, before));
+    }
+    let _ = writeln!(
+        out,
+        "    outcome   {} {}",
+        row.outcome.disposition, row.outcome.reason
+    );
+    let _ = writeln!(out, "    after     {}", state_text(&row.after));
+}
+
+/// What the row claims: its identity and the fields its event uses.
+pub fn claim_text(row: &Row) -> String {
+    let mut text = match row.message.identity() {
+        Some(identity) => format!(
+            "lease {}, generation {}, holder {}",
+            clean(&identity.lease_id),
+            identity.generation,
+            clean(&identity.holder)
+        ),
+        None => "coordinator (no identity)".to_owned(),
+    };
+    match &row.message {
+        Message::Offer(offer) => {
+            let terms = &offer.terms;
+            let _ = write!(
+                text,
+                "; lease_duration {}s, issued_at {}, expires_at {}, ack_deadline {}",
+                terms.lease_duration, terms.issued_at, terms.expires_at, terms.ack_deadline
+            );
+        }
+        Message::Renew { renew_seq, .. } => {
+            let _ = write!(text, "; renew_seq {renew_seq}");
+        }
+        Message::Progress {
+            progress_seq,
+            progress_value,
+            ..
+        } => {
+            let _ = write!(text, "; progress_seq {progress_seq}");
+            if let Some(value) = progress_value {
+                let _ = write!(text, ", progress_value {value:?}");
+            }
+        }
+        Message::Result { result, .. } => {
+            let _ = write!(text, "; result {result}");
+        }
+        Message::Ack(_) | Message::CancelAck(_) | Message::CancelRequest | Message::Observe => {}
+    }
+    if let Some(sent_at) = row.sent_at {
+        let _ = write!(text, "; sent_at {sent_at} (audit only)");
+    }
+    text
+}
+
+/// What step 1 did, given the state before it ran.
+pub fn clock_text(effect: ClockEffect, before: &State) -> String {
+    let lease = &before.lease;
+    let generation = lease.identity().generation;
+    match effect {
+        ClockEffect::AckTimedOut => format!(
+            "generation {generation}'s ack deadline {} passed: OFFERED -> ACK_TIMEOUT, ack MISSING",
+            lease.offer.terms.ack_deadline
+        ),
+        ClockEffect::Expired => format!(
+            "generation {generation} reached expires_at {}: ACTIVE -> EXPIRED",
+            lease.expires_at
+        ),
+    }
+}
+
+/// The record as one line: phase, identity, expiry, ack, renewal, progress, cancellation,
+/// and any findings.
+pub fn state_text(state: &State) -> String {
+    let lease = &state.lease;
+    let identity = lease.identity();
+    let mut text = format!(
+        "{} generation {} ({}, lease {}), expires_at {}, ack {}",
+        lease.phase,
+        identity.generation,
+        clean(&identity.holder),
+        clean(&identity.lease_id),
+        lease.expires_at,
+        lease.ack_state
+    );
+    match lease.renewal {
+        Some(r) => {
+            let _ = write!(text, ", renew {} at {}", r.renew_seq, r.renew_time);
+        }
+        None => text.push_str(", renew -"),
+    }
+    match &lease.progress {
+        Some(p) => {
+            let _ = write!(text, ", progress {}", p.progress_seq);
+            if let Some(value) = &p.progress_value {
+                let _ = write!(text, " ({value:?})");
+            }
+        }
+        None => text.push_str(", progress -"),
+    }
+    match lease.cancel_requested {
+        Some(at) => {
+            let _ = write!(
+                text,
+                ", cancel requested {at} acked {}",
+                or_dash(lease.cancel_ack)
+            );
+        }
+        None => text.push_str(", cancel -"),
+    }
+    if !state.stale_generations.is_empty() {
+        let _ = write!(text, "; stale {}", join(&state.stale_generations));
+    }
+    if !state.late_progress.is_empty() {
+        let _ = write!(text, "; late {}", join(&state.late_progress));
+    }
+    if let Some(conflict) = state.conflict {
+        let _ = write!(text, "; conflict {}", conflict.row_reason());
+    }
+    text
+}
+
+/// `7;8`, as the matrix writes lists.
+pub fn join(values: &[u64]) -> String {
+    values
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(";")
+}

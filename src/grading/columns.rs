@@ -1,0 +1,270 @@
+//! The matrix columns as graders see them: header names (with the lesson's headings and the
+//! case-file aliases), the `--columns` list, and how each column's values compare (spec
+//! section 8).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::input::normalise_header;
+use crate::lease::values::parse_integer;
+use crate::lease::{Seconds, Timestamp};
+use crate::matrix::COLUMNS;
+
+/// One column of the evidence matrix (spec section 5), by its position in [`COLUMNS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Column(usize);
+
+/// How a column's values are compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// Free text (ids, holders, the progress value): equal after trimming.
+    Text,
+    /// An unsigned integer: `7` and `007` are equal.
+    Integer,
+    /// A duration: `30`, `30s` and `PT30S` are equal.
+    Duration,
+    /// A timestamp: equal as instants, whatever the offset or fraction digits.
+    Timestamp,
+    /// A contract code (`ACKED`, `ACTIVE`, `stale_generation`): equal ignoring case.
+    Code,
+    /// A boolean: `true`/`yes`/`1` and `false`/`no`/`0`, in any case.
+    Boolean,
+    /// A `;`-separated list of integers, compared as a set.
+    List,
+}
+
+impl Column {
+    /// `case_id`, the key rows are matched by.
+    pub const CASE_ID: Column = Column(0);
+    /// `decision`.
+    pub const DECISION: Column = Column(21);
+    /// `reason`.
+    pub const REASON: Column = Column(22);
+    /// How many columns the matrix has.
+    pub const COUNT: usize = COLUMNS.len();
+
+    /// The column at `index` in [`COLUMNS`].
+    pub fn at(index: usize) -> Option<Column> {
+        (index < Column::COUNT).then_some(Column(index))
+    }
+
+    /// Every column, in matrix order.
+    pub fn all() -> impl Iterator<Item = Column> {
+        (0..Column::COUNT).map(Column)
+    }
+
+    /// Its position in [`COLUMNS`] (and in [`crate::matrix::MatrixRow::cells`]).
+    pub fn index(self) -> usize {
+        self.0
+    }
+
+    /// Its canonical name.
+    pub fn name(self) -> &'static str {
+        COLUMNS[self.0]
+    }
+
+    /// The column a header names: its canonical name, or a case-file alias of it (`holder`,
+    /// `lease_generation`, `renew_seq`, `progress_seq`, `result`), after normalising the way
+    /// case-file headers are (so `Decision` and `Stale Generation` work).
+    pub fn from_header(header: &str) -> Option<Column> {
+        let name = normalise_header(header);
+        let canonical = match name.as_str() {
+            "holder" => "holder_identity",
+            "lease_generation" => "generation",
+            "renew_seq" => "renew_sequence",
+            "progress_seq" => "progress_sequence",
+            "result" => "terminal_result",
+            other => other,
+        };
+        COLUMNS.iter().position(|c| *c == canonical).map(Column)
+    }
+
+    /// How its values compare.
+    pub fn kind(self) -> ValueKind {
+        match self.name() {
+            "generation" | "renew_sequence" | "progress_sequence" => ValueKind::Integer,
+            "lease_duration" => ValueKind::Duration,
+            "issued_at" | "expires_at" | "ack_deadline" | "renew_time" | "cancel_requested"
+            | "cancel_ack" => ValueKind::Timestamp,
+            "ack_state" | "terminal_result" | "decision" | "reason" => ValueKind::Code,
+            "lease_expired" | "ownership_conflict" => ValueKind::Boolean,
+            "stale_generation" | "late_progress" => ValueKind::List,
+            _ => ValueKind::Text,
+        }
+    }
+
+    /// Whether two cells of this column hold the same value (spec section 8). A value that
+    /// does not parse as the column's type is compared as trimmed text.
+    pub fn same_value(self, expected: &str, actual: &str) -> bool {
+        Comparable::of(self.kind(), expected) == Comparable::of(self.kind(), actual)
+    }
+}
+
+impl fmt::Display for Column {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The graded columns by default: `decision` and `reason`.
+pub const DEFAULT_GRADED: [Column; 2] = [Column::DECISION, Column::REASON];
+
+/// Parses `--columns`: `all` (every column but `case_id`), or names separated by commas,
+/// written like matrix headers. Duplicates are dropped; the result is in matrix order.
+pub fn parse_column_list(text: &str) -> Result<Vec<Column>, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(Column::all().filter(|c| *c != Column::CASE_ID).collect());
+    }
+    let mut columns = BTreeSet::new();
+    for name in text.split(',') {
+        if name.trim().is_empty() {
+            continue;
+        }
+        match Column::from_header(name) {
+            Some(Column::CASE_ID) => {
+                return Err("case_id is the key rows are matched by, not a graded column".into())
+            }
+            Some(column) => {
+                columns.insert(column);
+            }
+            None => {
+                return Err(format!(
+                    "unknown column {:?}; the matrix columns are {} (or all)",
+                    name.trim(),
+                    COLUMNS[1..].join(", ")
+                ))
+            }
+        }
+    }
+    if columns.is_empty() {
+        return Err("no columns given".into());
+    }
+    Ok(columns.into_iter().collect())
+}
+
+/// A cell reduced to what grading compares.
+#[derive(Debug, PartialEq, Eq)]
+enum Comparable {
+    Empty,
+    Text(String),
+    Number(u64),
+    Instant(Timestamp),
+    Bool(bool),
+    Set(BTreeSet<ListItem>),
+}
+
+/// One element of a `;`-list.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ListItem {
+    Number(u64),
+    Text(String),
+}
+
+impl Comparable {
+    fn of(kind: ValueKind, cell: &str) -> Comparable {
+        let text = cell.trim();
+        if text.is_empty() {
+            // An empty cell means "none"; for a list that is the empty set.
+            return if kind == ValueKind::List {
+                Comparable::Set(BTreeSet::new())
+            } else {
+                Comparable::Empty
+            };
+        }
+        let as_text = || Comparable::Text(text.to_owned());
+        let as_code = || Comparable::Text(text.to_ascii_lowercase());
+        match kind {
+            ValueKind::Text => as_text(),
+            ValueKind::Integer => {
+                parse_integer(text).map_or_else(|_| as_text(), Comparable::Number)
+            }
+            ValueKind::Duration => {
+                Seconds::parse(text).map_or_else(|_| as_text(), |s| Comparable::Number(s.get()))
+            }
+            ValueKind::Timestamp => {
+                Timestamp::parse(text).map_or_else(|_| as_text(), Comparable::Instant)
+            }
+            ValueKind::Code => as_code(),
+            ValueKind::Boolean => match text.to_ascii_lowercase().as_str() {
+                "true" | "yes" | "1" => Comparable::Bool(true),
+                "false" | "no" | "0" => Comparable::Bool(false),
+                _ => as_code(),
+            },
+            ValueKind::List => Comparable::Set(
+                text.split(';')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+                    .map(|item| {
+                        parse_integer(item)
+                            .map_or_else(|_| ListItem::Text(item.to_owned()), ListItem::Number)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str) -> Column {
+        Column::from_header(name).unwrap()
+    }
+
+    #[test]
+    fn headers_normalise_like_case_files() {
+        assert_eq!(column("Decision"), Column::DECISION);
+        assert_eq!(column(" Stale Generation "), column("stale_generation"));
+        assert_eq!(column("Holder Identity"), column("holder"));
+        assert_eq!(column("ACK-Deadline"), column("ack_deadline"));
+        assert_eq!(column("Terminal Result"), column("result"));
+        assert_eq!(Column::from_header("Renew Sequence/Time"), None);
+        assert_eq!(Column::from_header("explanation"), None);
+    }
+
+    #[test]
+    fn values_compare_by_kind() {
+        let same = |name: &str, a: &str, b: &str| column(name).same_value(a, b);
+        assert!(same("decision", "ACTIVE", " active "));
+        assert!(!same("decision", "ACTIVE", "EXPIRED"));
+        assert!(same("lease_expired", "true", "Yes"));
+        assert!(same("ownership_conflict", "false", "0"));
+        assert!(!same("lease_expired", "true", "no"));
+        assert!(same("stale_generation", "3;7", "7; 3"));
+        assert!(same("late_progress", "", " "));
+        assert!(!same("late_progress", "2", ""));
+        assert!(same(
+            "expires_at",
+            "2026-01-01T10:00:30Z",
+            "2026-01-01T12:00:30.000+02:00"
+        ));
+        assert!(!same(
+            "expires_at",
+            "2026-01-01T10:00:30Z",
+            "2026-01-01T10:00:31Z"
+        ));
+        assert!(same("lease_duration", "300", "5m"));
+        assert!(same("generation", "7", "007"));
+        assert!(!same("holder", "worker-a", "Worker-A"));
+        assert!(same("progress_value", "40", " 40"));
+        assert!(same("reason", "", ""));
+        assert!(!same("reason", "", "within_lease"));
+    }
+
+    #[test]
+    fn column_lists_parse() {
+        assert_eq!(
+            parse_column_list("decision,reason").unwrap(),
+            DEFAULT_GRADED
+        );
+        assert_eq!(
+            parse_column_list("Reason, Decision, reason").unwrap(),
+            DEFAULT_GRADED
+        );
+        assert_eq!(parse_column_list("all").unwrap().len(), Column::COUNT - 1);
+        assert!(parse_column_list("decision,verdict").is_err());
+        assert!(parse_column_list("case_id").is_err());
+        assert!(parse_column_list(" , ").is_err());
+    }
+}

@@ -1,0 +1,340 @@
+//! Comparing a matrix with its golden file (spec section 8) into a grade report that every
+//! report format renders; hidden golden values are dropped here, so no renderer can show them.
+
+use super::columns::Column;
+use super::matrix_file::MatrixFile;
+
+/// A place a finding points at: a file, and a line when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spot {
+    /// The file, as named on the command line.
+    pub file: String,
+    /// The 1-based line, if the finding has one.
+    pub line: Option<u64>,
+}
+
+impl std::fmt::Display for Spot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.file),
+            None => f.write_str(&self.file),
+        }
+    }
+}
+
+/// One graded column that differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The column.
+    pub column: Column,
+    /// The golden value, trimmed; `None` when golden values are hidden.
+    pub expected: Option<String>,
+    /// The value found (the engine's, or the submission's), trimmed.
+    pub actual: String,
+}
+
+/// How one golden case fared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    /// Every graded column matches.
+    Matched,
+    /// These graded columns differ.
+    Mismatched(Vec<Mismatch>),
+    /// The case is in the golden file but not in the matrix graded.
+    Missing,
+}
+
+/// One golden case's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseGrade {
+    /// The case id.
+    pub case_id: String,
+    /// Where to point: the graded row (the case's first line in the case file, or the
+    /// submission's row); for a missing case, the golden row (`check`) or the submission file
+    /// (`grade`).
+    pub at: Spot,
+    /// How it fared.
+    pub outcome: CaseOutcome,
+}
+
+/// A case in the graded matrix that the golden file does not have: reported, not scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCase {
+    /// The case id.
+    pub case_id: String,
+    /// Its row.
+    pub at: Spot,
+}
+
+/// The grade of one matrix against one golden file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileGrade {
+    /// The graded file (a case file for `check`, the submission for `grade`).
+    pub file: String,
+    /// The golden file it was compared with.
+    pub golden: String,
+    /// Every golden case, in golden-file order.
+    pub cases: Vec<CaseGrade>,
+    /// Cases the golden file lacks, in graded-file order.
+    pub unknown: Vec<UnknownCase>,
+}
+
+/// Why a file could not be paired (`check` on directories).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unpaired {
+    /// A case file with no golden file of the same name.
+    CaseFileWithoutGolden,
+    /// A golden file with no case file of the same name.
+    GoldenWithoutCaseFile,
+}
+
+impl Unpaired {
+    /// What is wrong, for people.
+    pub fn message(self) -> &'static str {
+        match self {
+            Unpaired::CaseFileWithoutGolden => "case file has no golden file of the same name",
+            Unpaired::GoldenWithoutCaseFile => "golden file has no case file of the same name",
+        }
+    }
+
+    /// A short code, for machine formats.
+    pub fn code(self) -> &'static str {
+        match self {
+            Unpaired::CaseFileWithoutGolden => "no_golden_file",
+            Unpaired::GoldenWithoutCaseFile => "no_case_file",
+        }
+    }
+}
+
+/// An unpaired file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpairedFile {
+    /// The file.
+    pub file: String,
+    /// Which side lacks a partner.
+    pub problem: Unpaired,
+}
+
+/// Everything a `check` or `grade` run found, ready to render.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GradeReport {
+    /// `check` or `grade`.
+    pub command: &'static str,
+    /// The graded columns.
+    pub columns: Vec<Column>,
+    /// Whether golden values are shown (`check` always; `grade` with `--reveal`).
+    pub revealed: bool,
+    /// One entry per compared pair, in pairing order.
+    pub files: Vec<FileGrade>,
+    /// Files without a partner.
+    pub unpaired: Vec<UnpairedFile>,
+}
+
+/// The counts of a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Golden cases: the ones scored.
+    pub cases: usize,
+    /// Golden cases whose graded columns all match.
+    pub matched: usize,
+    /// Golden cases with a differing graded column.
+    pub mismatched: usize,
+    /// Golden cases the graded matrix lacks (counted wrong).
+    pub missing: usize,
+    /// Graded rows the golden file lacks (reported, not scored).
+    pub unknown: usize,
+    /// Files without a partner.
+    pub unpaired: usize,
+}
+
+impl Summary {
+    /// The score: matched cases out of golden cases, in percent; `None` with no golden case.
+    pub fn score_percent(&self) -> Option<f64> {
+        (self.cases > 0).then(|| self.matched as f64 * 100.0 / self.cases as f64)
+    }
+
+    /// The score as text with one decimal (`87.5%`), or `-` with no golden case.
+    pub fn score_text(&self) -> String {
+        self.score_percent()
+            .map_or_else(|| "-".to_owned(), |score| format!("{score:.1}%"))
+    }
+
+    /// Whether everything matches: no wrong, missing or unknown case, no unpaired file.
+    pub fn is_clean(&self) -> bool {
+        self.mismatched == 0 && self.missing == 0 && self.unknown == 0 && self.unpaired == 0
+    }
+
+    fn add_file(&mut self, file: &FileGrade) {
+        for case in &file.cases {
+            self.cases += 1;
+            match case.outcome {
+                CaseOutcome::Matched => self.matched += 1,
+                CaseOutcome::Mismatched(_) => self.mismatched += 1,
+                CaseOutcome::Missing => self.missing += 1,
+            }
+        }
+        self.unknown += file.unknown.len();
+    }
+}
+
+impl FileGrade {
+    /// The counts of this file alone.
+    pub fn summary(&self) -> Summary {
+        let mut summary = Summary::default();
+        summary.add_file(self);
+        summary
+    }
+}
+
+impl GradeReport {
+    /// The counts over every file.
+    pub fn summary(&self) -> Summary {
+        let mut summary = Summary {
+            unpaired: self.unpaired.len(),
+            ..Summary::default()
+        };
+        for file in &self.files {
+            summary.add_file(file);
+        }
+        summary
+    }
+}
+
+/// Where a missing case is pointed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MissingAt {
+    /// The golden file's row (authors can open it).
+    GoldenRow,
+    /// The graded file, without a line (the golden file is hidden).
+    GradedFile,
+}
+
+/// Grades `actual` against `golden` on `columns`. Golden values are kept only when `reveal`.
+pub fn compare(
+    golden: &MatrixFile,
+    actual: &MatrixFile,
+    columns: &[Column],
+    reveal: bool,
+    missing_at: MissingAt,
+) -> FileGrade {
+    let cases = golden
+        .rows
+        .iter()
+        .map(|expected| match actual.find(&expected.case_id) {
+            None => CaseGrade {
+                case_id: expected.case_id.clone(),
+                at: match missing_at {
+                    MissingAt::GoldenRow => Spot {
+                        file: golden.name.clone(),
+                        line: Some(expected.line),
+                    },
+                    MissingAt::GradedFile => Spot {
+                        file: actual.name.clone(),
+                        line: None,
+                    },
+                },
+                outcome: CaseOutcome::Missing,
+            },
+            Some(found) => {
+                let mismatches: Vec<Mismatch> = columns
+                    .iter()
+                    .filter_map(|&column| {
+                        let want = expected.cell(column).unwrap_or_default();
+                        let got = found.cell(column).unwrap_or_default();
+                        (!column.same_value(want, got)).then(|| Mismatch {
+                            column,
+                            expected: reveal.then(|| want.trim().to_owned()),
+                            actual: got.trim().to_owned(),
+                        })
+                    })
+                    .collect();
+                CaseGrade {
+                    case_id: expected.case_id.clone(),
+                    at: Spot {
+                        file: actual.name.clone(),
+                        line: Some(found.line),
+                    },
+                    outcome: if mismatches.is_empty() {
+                        CaseOutcome::Matched
+                    } else {
+                        CaseOutcome::Mismatched(mismatches)
+                    },
+                }
+            }
+        })
+        .collect();
+    let unknown = actual
+        .rows
+        .iter()
+        .filter(|row| golden.find(&row.case_id).is_none())
+        .map(|row| UnknownCase {
+            case_id: row.case_id.clone(),
+            at: Spot {
+                file: actual.name.clone(),
+                line: Some(row.line),
+            },
+        })
+        .collect();
+    FileGrade {
+        file: actual.name.clone(),
+        golden: golden.name.clone(),
+        cases,
+        unknown,
+    }
+}
+
+/// A value as people read it: `(empty)` for an empty cell.
+pub fn shown(value: &str) -> &str {
+    if value.is_empty() {
+        "(empty)"
+    } else {
+        value
+    }
+}
+
+impl Mismatch {
+    /// `decision: expected ACTIVE, got EXPIRED`, or without the golden value when hidden:
+    /// `decision: EXPIRED is wrong`.
+    pub fn describe(&self) -> String {
+        match &self.expected {
+            Some(expected) => format!(
+                "{}: expected {}, got {}",
+                self.column,
+                shown(expected),
+                shown(&self.actual)
+            ),
+            None => format!("{}: {} is wrong", self.column, shown(&self.actual)),
+        }
+    }
+}
+
+impl CaseGrade {
+    /// What is wrong with the case, one line per problem; empty when it matched.
+    pub fn problems(&self, graded_file: &str) -> Vec<String> {
+        match &self.outcome {
+            CaseOutcome::Matched => Vec::new(),
+            CaseOutcome::Mismatched(mismatches) => {
+                mismatches.iter().map(Mismatch::describe).collect()
+            }
+            CaseOutcome::Missing => vec![format!(
+                "missing: the golden file has this case, {graded_file} does not (counted wrong)"
+            )],
+        }
+    }
+
+    /// `matched`, `mismatched` or `missing`.
+    pub fn status(&self) -> &'static str {
+        match self.outcome {
+            CaseOutcome::Matched => "matched",
+            CaseOutcome::Mismatched(_) => "mismatched",
+            CaseOutcome::Missing => "missing",
+        }
+    }
+}
+
+impl UnknownCase {
+    /// What is wrong, for people.
+    pub fn problem(&self, golden: &str) -> String {
+        format!("not in the golden file {golden} (reported, not scored)")
+    }
+}

@@ -1,0 +1,86 @@
+//! A grade report as a table for people: one line per golden case (and per unknown case),
+//! then unpaired files and the summary.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{Cell, Color, ContentArrangement, Table};
+
+use crate::grading::{CaseOutcome, GradeReport};
+
+/// Renders the report; statuses are coloured when `color`.
+pub fn render(report: &GradeReport, color: bool) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if !color {
+        table.force_no_tty();
+    }
+    table.set_header(["case", "where", "result", "details"]);
+    for file in &report.files {
+        for case in &file.cases {
+            let colour = match case.outcome {
+                CaseOutcome::Matched => Color::Green,
+                CaseOutcome::Mismatched(_) | CaseOutcome::Missing => Color::Red,
+            };
+            let mut status = Cell::new(case.status());
+            if color {
+                status = status.fg(colour);
+            }
+            table.add_row(vec![
+                Cell::new(&case.case_id),
+                Cell::new(case.at.to_string()),
+                status,
+                Cell::new(case.problems(&file.file).join("\n")),
+            ]);
+        }
+        for unknown in &file.unknown {
+            let mut status = Cell::new("unknown");
+            if color {
+                status = status.fg(Color::Yellow);
+            }
+            table.add_row(vec![
+                Cell::new(&unknown.case_id),
+                Cell::new(unknown.at.to_string()),
+                status,
+                Cell::new(unknown.problem(&file.golden)),
+            ]);
+        }
+    }
+    let mut text = String::new();
+    if report
+        .files
+        .iter()
+        .any(|f| !f.cases.is_empty() || !f.unknown.is_empty())
+    {
+        text.push_str(&table.to_string());
+        text.push('\n');
+    }
+    for unpaired in &report.unpaired {
+        text.push_str(&format!(
+            "{}: {}\n",
+            unpaired.file,
+            unpaired.problem.message()
+        ));
+    }
+    let summary = report.summary();
+    let columns: Vec<&str> = report.columns.iter().map(|c| c.name()).collect();
+    text.push_str(&format!(
+        "{} cases, {} matched, {} mismatched, {} missing, score {}",
+        summary.cases,
+        summary.matched,
+        summary.mismatched,
+        summary.missing,
+        summary.score_text()
+    ));
+    if summary.unknown > 0 {
+        text.push_str(&format!("; {} unknown (not scored)", summary.unknown));
+    }
+    if summary.unpaired > 0 {
+        text.push_str(&format!("; {} unpaired files", summary.unpaired));
+    }
+    text.push_str(&format!(" (graded: {})\n", columns.join(", ")));
+    if !report.revealed {
+        text.push_str("Expected values are hidden.\n");
+    }
+    text
+}

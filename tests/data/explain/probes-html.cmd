@@ -1,0 +1,2 @@
+explain tests/data/explain/probes.csv --format html
+filter: html-structure

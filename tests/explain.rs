@@ -1,0 +1,314 @@
+//! `leasejudge explain` and `adjudicate --explain`: explaining never changes a decision
+//! (checked against adjudication for every case file in `cases/`), and snapshots of the
+//! text trace, sentences, Mermaid, JSON and HTML structure under `tests/data/explain/`.
+//!
+//! Snapshots: each `NAME.cmd` holds the command line (arguments separated by spaces, run
+//! from the crate root) and optionally a second line `filter: html-structure`; `NAME.expected`
+//! holds `exit status N`, the (filtered) standard output, and standard error after
+//! `--- stderr` if there is any. `LEASEJUDGE_BLESS=1 cargo test --test explain` rewrites the
+//! expected files for review.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use leasejudge::adjudication::judge_sources;
+use leasejudge::commands::explain::traces;
+use leasejudge::input::{expand_inputs, is_case_file};
+use leasejudge::matrix::MatrixRow;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn leasejudge(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the leasejudge binary runs")
+}
+
+fn case_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(root().join("cases"))
+        .expect("cases/ exists")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| is_case_file(path))
+        .collect();
+    files.sort();
+    files
+}
+
+/// For every case file in `cases/`, the explained verdict and matrix row equal
+/// adjudication's, case by case and in the same order.
+#[test]
+fn explain_verdicts_equal_adjudication_for_every_case_file() {
+    let files = case_files();
+    assert!(!files.is_empty(), "cases/ holds case files");
+    let mut cases = 0;
+    for file in &files {
+        let sources = expand_inputs(std::slice::from_ref(file)).expect("the file exists");
+        let mut rows_seen: Vec<String> = Vec::new();
+        let judged = judge_sources(&sources, None, None, &mut |_, row, _| {
+            rows_seen.push(row.case_id.clone())
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let explained = traces(std::slice::from_ref(file), None, None, &[])
+            .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+        let judged_ids: Vec<&str> = judged.iter().map(|j| j.case_id.as_str()).collect();
+        let explained_ids: Vec<&str> = explained.iter().map(|t| t.case_id.as_str()).collect();
+        assert_eq!(explained_ids, judged_ids, "{}", file.display());
+        for (judged, trace) in judged.iter().zip(&explained) {
+            assert_eq!(trace.verdict, judged.verdict, "{}", judged.case_id);
+            assert_eq!(
+                trace.matrix,
+                MatrixRow::new(&judged.case_id, &judged.case, &judged.verdict),
+                "{}",
+                judged.case_id
+            );
+            let seen = rows_seen.iter().filter(|id| **id == judged.case_id).count();
+            assert_eq!(
+                trace.rows.len(),
+                seen,
+                "{}: every row is traced",
+                judged.case_id
+            );
+            cases += 1;
+        }
+    }
+    assert!(cases > 0);
+}
+
+/// The command-line view of the same promise, with `--as-of`: `explain --format json` and
+/// `adjudicate --explain --format json` over the whole `cases/` directory agree on decision,
+/// reason and sentence for every case.
+#[test]
+fn explain_cli_agrees_with_adjudicate_detail_column() {
+    for as_of in [None, Some("2026-06-01T00:00:00Z")] {
+        let mut adjudicate_args = vec!["adjudicate", "cases", "--explain", "-f", "json"];
+        let mut explain_args = vec!["explain", "cases", "-f", "json"];
+        if let Some(t) = as_of {
+            adjudicate_args.extend(["--as-of", t]);
+            explain_args.extend(["--as-of", t]);
+        }
+        let matrix = leasejudge(&adjudicate_args);
+        assert!(matrix.status.success(), "{:?}", matrix);
+        let explained = leasejudge(&explain_args);
+        assert!(explained.status.success(), "{:?}", explained);
+        let matrix: serde_json::Value = serde_json::from_slice(&matrix.stdout).unwrap();
+        let explained: serde_json::Value = serde_json::from_slice(&explained.stdout).unwrap();
+        let matrix = matrix.as_array().unwrap();
+        let explained = explained.as_array().unwrap();
+        assert_eq!(matrix.len(), explained.len());
+        assert!(!matrix.is_empty());
+        for (row, trace) in matrix.iter().zip(explained) {
+            let verdict = &trace["verdict"];
+            assert_eq!(row["case_id"], trace["case_id"]);
+            assert_eq!(row["decision"], verdict["decision"], "{}", row["case_id"]);
+            assert_eq!(row["reason"], verdict["reason"], "{}", row["case_id"]);
+            assert_eq!(row["detail"], verdict["sentence"], "{}", row["case_id"]);
+            assert_eq!(&verdict["matrix"]["decision"], &row["decision"]);
+            let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+            assert_eq!(keys[keys.len() - 2..], ["reason", "detail"]);
+        }
+    }
+}
+
+/// The HTML page loads nothing from anywhere: no scripts, no external references.
+#[test]
+fn html_is_self_contained_and_escaped() {
+    let out = leasejudge(&[
+        "explain",
+        "tests/data/explain/probes.csv",
+        "tests/data/explain/hostile.csv",
+        "-f",
+        "html",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let page = String::from_utf8(out.stdout).unwrap();
+    let lower = page.to_ascii_lowercase();
+    assert!(!lower.contains("<script"), "no script elements");
+    for reference in ["src=", "href=", "@import", "url(http", "<link", "<iframe"] {
+        assert!(
+            !lower.contains(reference),
+            "no external reference {reference}"
+        );
+    }
+    let without_namespace = lower.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(
+        !without_namespace.contains("http://e\""),
+        "user URLs never become attributes"
+    );
+    assert!(page.contains("x&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!page.contains("<i>;"), "holder markup is escaped");
+}
+
+/// An unknown `--case` is an error (exit 2) that leaves an existing `-o` file untouched.
+#[test]
+fn unknown_case_leaves_output_file_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("page.html");
+    fs::write(&target, "keep me").unwrap();
+    let out = leasejudge(&[
+        "explain",
+        "tests/data/explain/probes.csv",
+        "--case",
+        "probe-1",
+        "nope",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me");
+    let leftovers = fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary file is left behind");
+
+    let out = leasejudge(&[
+        "explain",
+        "tests/data/explain/probes.csv",
+        "--case",
+        "probe-2",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let page = fs::read_to_string(&target).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>"),
+        "html chosen by the .html extension"
+    );
+    assert!(page.contains("probe-2") && !page.contains("probe-1"));
+}
+
+/// Reduces an HTML page to its structure: one line per element (name, id and class), and the
+/// text of headings, sentences and `<title>` hover texts; geometry and styling are dropped.
+fn html_structure(page: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut rest = page;
+    let mut capture: Option<String> = None;
+    while let Some(start) = rest.find('<') {
+        let text = &rest[..start];
+        if let Some(name) = &capture {
+            let text = text.trim();
+            if !text.is_empty() {
+                out.push_str(&format!("{}  {name}: {text}\n", "  ".repeat(depth)));
+            }
+        }
+        let end = rest[start..].find('>').expect("tags close") + start;
+        let tag = &rest[start + 1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            depth = depth.saturating_sub(1);
+            if capture.as_deref() == Some(name) {
+                capture = None;
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let name: String = tag
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '/')
+            .collect();
+        let mut line = name.clone();
+        for attribute in ["id", "class"] {
+            let needle = format!(" {attribute}=\"");
+            if let Some(at) = tag.find(&needle) {
+                let value = &tag[at + needle.len()..];
+                let value = &value[..value.find('"').unwrap_or(value.len())];
+                line.push_str(&format!(" {attribute}={value}"));
+            }
+        }
+        out.push_str(&format!("{}{line}\n", "  ".repeat(depth)));
+        if ["meta", "br"].contains(&name.as_str()) || self_closing {
+            continue;
+        }
+        if [
+            "title", "h1", "h2", "p", "summary", "text", "td", "th", "span",
+        ]
+        .contains(&name.as_str())
+        {
+            capture = Some(name.clone());
+        }
+        if name == "style" {
+            // The stylesheet is presentation, not structure.
+            let close = rest.find("</style>").expect("style closes");
+            rest = &rest[close..];
+        }
+        depth += 1;
+    }
+    out
+}
+
+fn run_snapshot(cmd_file: &Path) -> Result<(), String> {
+    let spec = fs::read_to_string(cmd_file).unwrap();
+    let mut lines = spec.lines();
+    let args: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
+    let filter = lines
+        .find_map(|l| l.strip_prefix("filter: "))
+        .map(str::trim);
+    let out = leasejudge(&args);
+    let stdout = String::from_utf8(out.stdout).expect("output is UTF-8");
+    let stdout = match filter {
+        Some("html-structure") => html_structure(&stdout),
+        Some(other) => panic!("{}: unknown filter {other}", cmd_file.display()),
+        None => stdout,
+    };
+    let mut actual = format!("exit status {}\n{stdout}", out.status.code().unwrap_or(-1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !stderr.is_empty() {
+        actual.push_str("--- stderr\n");
+        actual.push_str(&stderr);
+    }
+    let expected_file = cmd_file.with_extension("expected");
+    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
+        fs::write(&expected_file, &actual).unwrap();
+        return Ok(());
+    }
+    let expected = fs::read_to_string(&expected_file)
+        .map_err(|e| format!("{}: {e}", expected_file.display()))?;
+    if actual == expected {
+        Ok(())
+    } else {
+        let first_difference = actual
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, e)| a != e)
+            .unwrap_or(actual.lines().count().min(expected.lines().count()));
+        Err(format!(
+            "{}: output differs from {} at line {}:\n  actual:   {:?}\n  expected: {:?}",
+            cmd_file.display(),
+            expected_file.display(),
+            first_difference + 1,
+            actual.lines().nth(first_difference),
+            expected.lines().nth(first_difference)
+        ))
+    }
+}
+
+/// Every snapshot under `tests/data/explain/`.
+#[test]
+fn explain_snapshots() {
+    let dir = root().join("tests/data/explain");
+    let mut cmd_files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cmd"))
+        .collect();
+    cmd_files.sort();
+    assert!(cmd_files.len() >= 5, "the snapshots are present");
+    let failures: Vec<String> = cmd_files
+        .iter()
+        .filter_map(|f| run_snapshot(f).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} snapshots differ (LEASEJUDGE_BLESS=1 rewrites them for review):\n{}",
+        failures.len(),
+        cmd_files.len(),
+        failures.join("\n")
+    );
+}

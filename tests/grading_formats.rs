@@ -1,0 +1,212 @@
+//! Reads the machine formats of `grade` and `check` back (JUnit XML with roxmltree, JSON with
+//! serde_json) and checks the hidden-label rule across every report format.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FORMATS: [&str; 5] = ["table", "json", "junit", "github", "markdown"];
+
+fn data(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/grading")
+        .join(path)
+}
+
+fn leasejudge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// `grade` of the `grade-wrong` submission: probe-1 right, probe-2 wrong in both columns,
+/// probe-3 missing, probe-4 missing its reason, probe-9 unknown.
+fn grade_wrong(format: &str, reveal: bool) -> Output {
+    let submission = data("grade-wrong/submission.csv");
+    let golden = data("grade-wrong/golden.csv");
+    let mut args = vec![
+        "grade",
+        submission.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+        "--format",
+        format,
+    ];
+    if reveal {
+        args.push("--reveal");
+    }
+    leasejudge(&args)
+}
+
+#[test]
+fn junit_reads_back() {
+    let output = grade_wrong("junit", true);
+    assert_eq!(output.status.code(), Some(1));
+    let xml = String::from_utf8(output.stdout).unwrap();
+    let document = roxmltree::Document::parse(&xml).unwrap();
+    let root = document.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(root.attribute("tests"), Some("5"));
+    assert_eq!(root.attribute("failures"), Some("4"));
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(suites.len(), 1);
+    assert!(suites[0]
+        .attribute("name")
+        .unwrap()
+        .ends_with("submission.csv"));
+    let cases: Vec<_> = suites[0]
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let names: Vec<&str> = cases.iter().map(|c| c.attribute("name").unwrap()).collect();
+    assert_eq!(
+        names,
+        ["probe-1", "probe-2", "probe-3", "probe-4", "probe-9"]
+    );
+    let failure = |index: usize| {
+        cases[index]
+            .children()
+            .find(|n| n.has_tag_name("failure"))
+            .map(|f| {
+                (
+                    f.attribute("type").unwrap(),
+                    f.attribute("message").unwrap(),
+                )
+            })
+    };
+    assert_eq!(failure(0), None);
+    assert_eq!(
+        failure(1),
+        Some((
+            "mismatched",
+            "decision: expected EXPIRED, got ACTIVE; reason: expected expired_without_result, got within_lease"
+        ))
+    );
+    assert_eq!(failure(2).unwrap().0, "missing");
+    assert_eq!(
+        failure(3),
+        Some((
+            "mismatched",
+            "reason: expected cancel_unacknowledged, got (empty)"
+        ))
+    );
+    assert_eq!(failure(4).unwrap().0, "unknown");
+}
+
+#[test]
+fn json_reads_back() {
+    let output = grade_wrong("json", false);
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["command"], "grade");
+    assert_eq!(report["revealed"], false);
+    let summary = &report["summary"];
+    assert_eq!(summary["cases"], 4);
+    assert_eq!(summary["matched"], 1);
+    assert_eq!(summary["mismatched"], 2);
+    assert_eq!(summary["missing"], 1);
+    assert_eq!(summary["unknown"], 1);
+    assert_eq!(summary["score_percent"].as_f64(), Some(25.0));
+    assert_eq!(summary["passed"], false);
+    let probe_2 = &report["files"][0]["cases"][1];
+    assert_eq!(probe_2["case_id"], "probe-2");
+    assert_eq!(probe_2["line"], 3);
+    let mismatch = probe_2["mismatches"][0].as_object().unwrap();
+    assert_eq!(mismatch["column"], "decision");
+    assert_eq!(mismatch["actual"], "ACTIVE");
+    assert!(!mismatch.contains_key("expected"), "hidden value leaked");
+    assert_eq!(report["files"][0]["unknown"][0]["case_id"], "probe-9");
+}
+
+#[test]
+fn golden_values_stay_hidden_without_reveal() {
+    // What the golden file says and the submission does not: none of it may appear.
+    let hidden = ["EXPIRED", "expired_without_result", "cancel_unacknowledged"];
+    for format in FORMATS {
+        let output = grade_wrong(format, false);
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let text = String::from_utf8(output.stdout)
+            .unwrap()
+            .to_ascii_lowercase();
+        for value in hidden {
+            assert!(
+                !text.contains(&value.to_ascii_lowercase()),
+                "{format} shows the hidden value {value}:\n{text}"
+            );
+        }
+        let revealed = grade_wrong(format, true);
+        let text = String::from_utf8(revealed.stdout).unwrap();
+        for value in hidden {
+            assert!(
+                text.contains(value),
+                "{format} --reveal lacks {value}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn reports_are_deterministic() {
+    for format in FORMATS {
+        assert_eq!(
+            grade_wrong(format, true).stdout,
+            grade_wrong(format, true).stdout
+        );
+    }
+}
+
+#[test]
+fn check_reads_back_as_junit_with_a_suite_per_file() {
+    let cases = data("check-dirs/cases");
+    let golden = data("check-dirs/golden");
+    let output = leasejudge(&[
+        "check",
+        cases.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let xml = String::from_utf8(output.stdout).unwrap();
+    let document = roxmltree::Document::parse(&xml).unwrap();
+    let suites: Vec<String> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .map(|n| {
+            let name = n.attribute("name").unwrap();
+            Path::new(name)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    // Two compared pairs, then one suite per unpaired file.
+    assert_eq!(suites, ["a.csv", "b.json", "orphan.csv", "lonely.csv"]);
+}
+
+#[test]
+fn a_failed_output_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("report.xml");
+    let submission = data("grade-duplicate/submission.csv");
+    let golden = data("grade-duplicate/golden.csv");
+    let output = leasejudge(&[
+        "grade",
+        submission.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+        "--format",
+        "junit",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
