@@ -27,6 +27,10 @@ enum Command {
     Check(commands::check::Args),
     /// Grade a filled-in matrix against golden labels, hiding them unless --reveal.
     Grade(commands::grade::Args),
+    /// Check case files: every input error located, plus warnings.
+    Validate(commands::validate::Args),
+    /// Permute renew/progress arrivals (spec section 7) and check what may not change.
+    Reorder(commands::reorder::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
@@ -38,5 +42,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Explain(args) => commands::explain::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::Grade(args) => commands::grade::run(args),
+        Command::Validate(args) => commands::validate::run(args),
+        Command::Reorder(args) => commands::reorder::run(args),
     }
 }

@@ -9,6 +9,7 @@
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - [`streaming`] adjudicates as rows arrive, in memory that does not grow with the file.
 //! - [`generate`] writes seeded random case files.
+//! - [`reorder`] is spec section 7's reordering check.
 //!
 //! ```
 //! use leasejudge::input::{read_from, InputFormat};
@@ -43,6 +44,7 @@ pub mod input;
 pub mod lease;
 pub mod matrix;
 pub mod output;
+pub mod reorder;
 pub mod report;
 pub mod streaming;
 

@@ -5,3 +5,5 @@ pub mod check;
 pub mod explain;
 pub mod generate;
 pub mod grade;
+pub mod reorder;
+pub mod validate;

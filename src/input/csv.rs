@@ -1,6 +1,7 @@
 //! CSV case files: header mapping, ragged rows, bad UTF-8, all located.
 
-use std::io::Read;
+use std::collections::VecDeque;
+use std::io::{self, Read};
 
 use super::error::{located, InputError};
 use super::fields::{parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT};
@@ -12,11 +13,12 @@ pub fn read(
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(reader);
+        .from_reader(LineIndex::new(reader));
     let mut record = csv::ByteRecord::new();
     let read_record = |csv: &mut csv::Reader<_>, record: &mut csv::ByteRecord| match csv
         .read_byte_record(record)
@@ -40,7 +42,7 @@ pub fn read(
             return;
         }
     }
-    let header_line = record.position().map_or(1, |p| p.line());
+    let header_line = record_line(&mut csv, &record);
     let mut header_names = Vec::with_capacity(record.len());
     let mut header_ok = true;
     for (index, cell) in record.iter().enumerate() {
@@ -99,6 +101,11 @@ pub fn read(
             _ => None,
         })
         .collect();
+    for (name, column) in header_names.iter().zip(&columns) {
+        if column.is_none() {
+            observer.ignored_column(header_line, name);
+        }
+    }
 
     loop {
         match read_record(&mut csv, &mut record) {
@@ -109,7 +116,7 @@ pub fn read(
                 break;
             }
         }
-        let line = record.position().map_or(0, |p| p.line());
+        let line = record_line(&mut csv, &record);
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
@@ -125,39 +132,38 @@ pub fn read(
             ));
             continue;
         }
-        let mut cells: RawCells<'_> = [None; FIELD_COUNT];
-        if let Some(fast) = cells_if_utf8(&record, &columns) {
-            cells = fast;
-            let locate = |field: Option<Field>, message: String, value: Option<&str>| {
-                located(file, line, field, message, value)
-            };
-            sink(line, parse_row(&cells, errors, &locate));
-            continue;
-        }
-        let mut utf8_ok = true;
-        for (index, cell) in record.iter().enumerate() {
-            match std::str::from_utf8(cell) {
-                Ok(text) => {
-                    if let Some(field) = columns[index] {
-                        cells[field as usize] = Some(text);
+        let cells = match cells_if_utf8(&record, &columns) {
+            Some(cells) => cells,
+            None => {
+                let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+                let mut utf8_ok = true;
+                for (index, cell) in record.iter().enumerate() {
+                    match std::str::from_utf8(cell) {
+                        Ok(text) => {
+                            if let Some(field) = columns[index] {
+                                cells[field as usize] = Some(text);
+                            }
+                        }
+                        Err(_) => {
+                            errors.push(
+                                InputError::new(file, line, "not valid UTF-8")
+                                    .column(column_label(&header_names, index))
+                                    .value(String::from_utf8_lossy(cell)),
+                            );
+                            utf8_ok = false;
+                        }
                     }
                 }
-                Err(_) => {
-                    errors.push(
-                        InputError::new(file, line, "not valid UTF-8")
-                            .column(column_label(&header_names, index))
-                            .value(String::from_utf8_lossy(cell)),
-                    );
-                    utf8_ok = false;
+                if !utf8_ok {
+                    continue;
                 }
+                cells
             }
-        }
-        if !utf8_ok {
-            continue;
-        }
+        };
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
             located(file, line, field, message, value)
         };
+        observer.cells(line, &cells);
         sink(line, parse_row(&cells, errors, &locate));
     }
 }
@@ -193,5 +199,73 @@ fn column_label(header: &[String], index: usize) -> String {
     match header.get(index) {
         Some(name) if !name.trim().is_empty() => name.trim().to_owned(),
         _ => format!("column {}", index + 1),
+    }
+}
+
+/// The line a record starts on.
+///
+/// The csv crate's own record positions lag behind after a `\r\n` terminator (the `\n` is
+/// consumed by the next read) and after skipped blank lines, so a CRLF file or one with blank
+/// lines would be blamed on the wrong line. The record's first content byte is the first line
+/// start at or after the byte where the csv reader began the record.
+fn record_line<R: Read>(csv: &mut csv::Reader<LineIndex<R>>, record: &csv::ByteRecord) -> u64 {
+    let start = record.position().map_or(0, |p| p.byte());
+    csv.get_mut().line_at(start)
+}
+
+/// A reader that notes where each non-blank line starts (byte offset and 1-based line), for
+/// [`record_line`]. Entries before the current record are dropped, so memory stays bounded by
+/// the csv reader's read-ahead.
+struct LineIndex<R> {
+    inner: R,
+    offset: u64,
+    line: u64,
+    at_line_start: bool,
+    starts: VecDeque<(u64, u64)>,
+}
+
+impl<R: Read> LineIndex<R> {
+    fn new(inner: R) -> LineIndex<R> {
+        LineIndex {
+            inner,
+            offset: 0,
+            line: 1,
+            at_line_start: true,
+            starts: VecDeque::new(),
+        }
+    }
+
+    /// The line of the first line start at or after byte `start`.
+    fn line_at(&mut self, start: u64) -> u64 {
+        while self
+            .starts
+            .front()
+            .is_some_and(|&(offset, _)| offset < start)
+        {
+            self.starts.pop_front();
+        }
+        self.starts.front().map_or(self.line, |&(_, line)| line)
+    }
+}
+
+impl<R: Read> Read for LineIndex<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        for (i, &byte) in buf[..n].iter().enumerate() {
+            match byte {
+                b'\n' => {
+                    self.line += 1;
+                    self.at_line_start = true;
+                }
+                b'\r' => {}
+                _ if self.at_line_start => {
+                    self.starts.push_back((self.offset + i as u64, self.line));
+                    self.at_line_start = false;
+                }
+                _ => {}
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
     }
 }

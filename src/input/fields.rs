@@ -373,6 +373,7 @@ fn parse_typed(
                         Err(e) => {
                             errors.push(terms_error(
                                 e,
+                                text(Field::LeaseDuration),
                                 text(Field::ExpiresAt),
                                 text(Field::AckDeadline),
                                 locate,
@@ -445,6 +446,7 @@ fn parse_event(text: &str) -> Option<Event> {
 
 fn terms_error(
     error: TermsError,
+    duration_text: Option<&str>,
     expires_at_text: Option<&str>,
     ack_deadline_text: Option<&str>,
     locate: &Locate<'_>,
@@ -453,7 +455,7 @@ fn terms_error(
         TermsError::ExpiryOutOfRange(e) => locate(
             Some(Field::LeaseDuration),
             format!("expires_at (issued_at + lease_duration) is {e}"),
-            None,
+            duration_text,
         ),
         TermsError::ExpiresAtMismatch(computed) => locate(
             Some(Field::ExpiresAt),

@@ -68,12 +68,24 @@ fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
     InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
 }
 
+/// A syntax error inside one row object, whose own line and column (counted from the object,
+/// not the file) would mislead: only the column is kept, as the error is already located.
+fn relative_syntax_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    format!("invalid JSON: {message} (column {})", e.column())
+}
+
 /// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
 pub fn read_document(
     text: &str,
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     const SHAPE: &str =
         "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
@@ -93,7 +105,7 @@ pub fn read_document(
             };
             for raw in rows {
                 let line = lines.line_of(raw);
-                read_object(raw.get(), None, file, line, errors, sink);
+                read_object(raw.get(), None, file, line, errors, sink, observer);
             }
         }
         Some(b'{') => {
@@ -164,7 +176,15 @@ pub fn read_document(
                 };
                 for raw in messages {
                     let line = lines.line_of(raw);
-                    read_object(raw.get(), Some(&case_id), file, line, errors, sink);
+                    read_object(
+                        raw.get(),
+                        Some(&case_id),
+                        file,
+                        line,
+                        errors,
+                        sink,
+                        observer,
+                    );
                 }
             }
         }
@@ -179,6 +199,7 @@ pub fn read_lines(
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let mut buffer = Vec::new();
     let mut line = 0u64;
@@ -207,7 +228,9 @@ pub fn read_lines(
         if text.trim().is_empty() {
             continue;
         }
-        read_object(text, None, file, line, errors, sink);
+        // Without its line break, a truncated object is an error on its own line, not the next.
+        let text = text.trim_end_matches(['\n', '\r']);
+        read_object(text, None, file, line, errors, sink, observer);
     }
 }
 
@@ -219,12 +242,13 @@ fn read_object(
     line: u64,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
 ) {
     let object: RowObject = match serde_json::from_str(json) {
         Ok(object) => object,
         Err(e) if e.is_syntax() || e.is_eof() => {
             let at = line + e.line() as u64 - 1;
-            errors.push(InputError::new(file, at, format!("invalid JSON: {e}")));
+            errors.push(InputError::new(file, at, relative_syntax_message(&e)));
             return;
         }
         Err(_) => {
@@ -241,7 +265,7 @@ fn read_object(
     for (index, (key, value)) in object.0.iter().enumerate() {
         match map.insert(key, index) {
             Ok(Mapped::Field(_)) => {}
-            Ok(Mapped::Ignored) => {}
+            Ok(Mapped::Ignored) => observer.ignored_column(line, key),
             Err((field, earlier)) => errors.push(
                 InputError::new(
                     file,
@@ -306,5 +330,6 @@ fn read_object(
     let locate = |field: Option<Field>, message: String, value: Option<&str>| {
         located(file, line, field, message, value)
     };
+    observer.cells(line, &cells);
     sink(line, parse_row(&cells, errors, &locate));
 }

@@ -125,6 +125,25 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     }
 }
 
+/// What a reader sees besides typed rows, for callers that want more than the rows (the
+/// `validate` command's warnings). Both methods default to doing nothing.
+pub trait ReadObserver {
+    /// A CSV column or JSON key at `line` that names no field, so its values are ignored.
+    fn ignored_column(&mut self, line: u64, name: &str) {
+        let _ = (line, name);
+    }
+
+    /// The raw cells of the row at `line`, just before they are parsed.
+    fn cells(&mut self, line: u64, cells: &RawCells<'_>) {
+        let _ = (line, cells);
+    }
+}
+
+/// The observer that ignores everything.
+struct NoObserver;
+
+impl ReadObserver for NoObserver {}
+
 /// Reads one source, calling `sink` with each valid row and its line as soon as it is read;
 /// every problem goes to `errors`.
 pub fn read_source(
@@ -132,6 +151,17 @@ pub fn read_source(
     format_override: Option<InputFormat>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+) {
+    read_source_observed(source, format_override, errors, sink, &mut NoObserver);
+}
+
+/// [`read_source`], also telling `observer` about ignored columns and raw cells.
+pub fn read_source_observed(
+    source: &Source,
+    format_override: Option<InputFormat>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn ReadObserver,
 ) {
     let reader: Box<dyn Read> = match &source.path {
         None => Box::new(io::stdin().lock()),
@@ -147,22 +177,35 @@ pub fn read_source(
             }
         },
     };
-    read_from(
+    read_from_observed(
         reader,
         &source.name,
         source.format(format_override),
         errors,
         sink,
+        observer,
     );
 }
 
 /// Reads case rows of `format` from any reader (the file is named `name` in errors).
 pub fn read_from(
+    reader: impl Read,
+    name: &str,
+    format: InputFormat,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    read_from_observed(reader, name, format, errors, sink, &mut NoObserver);
+}
+
+/// [`read_from`], also telling `observer` about ignored columns and raw cells.
+pub fn read_from_observed(
     mut reader: impl Read,
     name: &str,
     format: InputFormat,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn ReadObserver,
 ) {
     match format {
         InputFormat::Csv => csv::read(
@@ -170,12 +213,14 @@ pub fn read_from(
             name,
             errors,
             sink,
+            observer,
         ),
         InputFormat::Ndjson => json::read_lines(
             BufReader::with_capacity(1 << 16, reader),
             name,
             errors,
             sink,
+            observer,
         ),
         InputFormat::Json => {
             let mut bytes = Vec::new();
@@ -185,7 +230,7 @@ pub fn read_from(
             }
             let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
             match std::str::from_utf8(body) {
-                Ok(text) => json::read_document(text, name, errors, sink),
+                Ok(text) => json::read_document(text, name, errors, sink, observer),
                 Err(e) => {
                     let line = 1 + body[..e.valid_up_to()]
                         .iter()

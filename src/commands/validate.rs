@@ -1,0 +1,329 @@
+//! `leasejudge validate`: checks case files without judging them for output: every input error
+//! located (exit 2), plus warnings a case author wants to see (exit 0 if there are only those).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+
+use crate::adjudication::{Adjudication, Location};
+use crate::input::{
+    expand_inputs, read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells,
+    ReadObserver, OUTPUT_ONLY_COLUMNS,
+};
+use crate::lease::{Case, Decision, Event, Phase, Row};
+
+/// Check case files: every input error, and warnings about what a case author likely did
+/// not mean.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Warnings: a file with no case rows; columns that are ignored; fields given on events that do not use them; a case that \
+ends before any deadline passed (so its decision says nothing about expiry); a case that never \
+leaves PENDING_ACK.
+
+Exit status: 0 no input errors (warnings may be listed); 2 bad input or usage (every problem is \
+listed as FILE:LINE: column: message (value)).")]
+pub struct Args {
+    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// name order), or `-` for standard input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Read every input as this format, whatever its extension.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+}
+
+/// A warning: like an [`InputError`] but it does not stop anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// Which input on the command line (for ordering).
+    pub file_index: usize,
+    /// Where: `FILE:LINE: column: message (value)`, as an input error would be written.
+    pub at: InputError,
+}
+
+/// Whether `event` uses `field` (spec section 2's "used by" column). Fields every row may
+/// carry (`case_id`, `event`, `observed_at`, `job_id`) are used by all.
+pub fn event_uses(event: Event, field: Field) -> bool {
+    let identity = event == Event::Offer || event.is_worker_message();
+    match field {
+        Field::CaseId | Field::Event | Field::ObservedAt | Field::JobId => true,
+        Field::LeaseId | Field::Generation | Field::Holder => identity,
+        Field::IssuedAt | Field::LeaseDuration | Field::ExpiresAt | Field::AckDeadline => {
+            event == Event::Offer
+        }
+        Field::RenewSeq => event == Event::Renew,
+        Field::ProgressSeq | Field::ProgressValue => event == Event::Progress,
+        Field::Result => event == Event::Result,
+        Field::SentAt => event.is_worker_message(),
+    }
+}
+
+/// Collects the reader-level warnings of one file.
+struct FileObserver<'a> {
+    file_index: usize,
+    file: &'a str,
+    ignored_seen: Vec<String>,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl ReadObserver for FileObserver<'_> {
+    fn ignored_column(&mut self, line: u64, name: &str) {
+        if self.ignored_seen.iter().any(|seen| seen == name) {
+            return;
+        }
+        self.ignored_seen.push(name.to_owned());
+        let normalised = crate::input::normalise_header(name);
+        let message = if OUTPUT_ONLY_COLUMNS.contains(&normalised.as_str()) {
+            "an output-only matrix column: ignored on input"
+        } else if normalised.is_empty() {
+            "a column with no name: ignored"
+        } else {
+            "names no case-file field: ignored"
+        };
+        self.warnings.push(Warning {
+            file_index: self.file_index,
+            at: InputError::new(self.file, line, message).column(name.trim()),
+        });
+    }
+
+    fn cells(&mut self, line: u64, cells: &RawCells<'_>) {
+        let Some(event) = cells[Field::Event as usize].and_then(|e| Event::parse(e.trim())) else {
+            return;
+        };
+        for field in Field::ALL {
+            let Some(value) = cells[field as usize] else {
+                continue;
+            };
+            if value.trim().is_empty() || event_uses(event, field) {
+                continue;
+            }
+            self.warnings.push(Warning {
+                file_index: self.file_index,
+                at: InputError::new(
+                    self.file,
+                    line,
+                    format!(
+                        "given on a{} {event} row, which does not use it",
+                        article(event)
+                    ),
+                )
+                .column(field.name())
+                .value(value.trim()),
+            });
+        }
+    }
+}
+
+fn article(event: Event) -> &'static str {
+    match event {
+        Event::Offer | Event::Ack | Event::Observe => "n",
+        _ => "",
+    }
+}
+
+/// One case's rows as read, for the case-level warnings.
+struct CaseRows {
+    file_index: usize,
+    file: String,
+    lines: Vec<u64>,
+    rows: Vec<Row>,
+}
+
+/// The case-level warnings of a case that replays without input errors.
+fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let Ok(Some((case, outcomes))) = crate::lease::replay(&rows.rows) else {
+        return warnings;
+    };
+    let first_line = rows.lines[0];
+    let last_line = *rows.lines.last().expect("a case has a row");
+    let warn = |line: u64, message: String| Warning {
+        file_index: rows.file_index,
+        at: InputError::new(&rows.file, line, message)
+            .column("case_id")
+            .value(case_id),
+    };
+
+    // Never leaves PENDING_ACK: the decision is PENDING_ACK after every row.
+    let verdict = case.verdict(None);
+    if always_pending(&rows.rows) {
+        warnings.push(warn(
+            first_line,
+            format!(
+                "the case never leaves PENDING_ACK: no ack was accepted and it ends at {}, \
+                 before the ack deadline {}",
+                case.last_observed_at(),
+                verdict.lease.offer.terms.ack_deadline
+            ),
+        ));
+        return warnings;
+    }
+
+    // Ends before any deadline could be judged: no deadline passed at any row, and the case
+    // ends ACTIVE while its expiry is still ahead, so the decision says nothing about whether
+    // the holder kept its lease alive. (Other decisions do not wait on a deadline.)
+    let any_deadline_passed = outcomes.iter().any(|o| o.clock.is_some()) || verdict.clock.is_some();
+    let judged_on_a_deadline = matches!(verdict.decision, Decision::Active | Decision::PendingAck);
+    if !any_deadline_passed && judged_on_a_deadline {
+        let (which, deadline) = match verdict.lease.phase {
+            Phase::Offered => ("ack_deadline", verdict.lease.offer.terms.ack_deadline),
+            _ => ("expires_at", verdict.lease.expires_at),
+        };
+        warnings.push(warn(
+            last_line,
+            format!(
+                "the case ends at {} before any deadline could be judged (next: {which} \
+                 {deadline}), so its decision {} says nothing about expiry",
+                case.last_observed_at(),
+                verdict.decision
+            ),
+        ));
+    }
+    warnings
+}
+
+/// Whether the case's decision, judged after each of its rows, is always `PENDING_ACK`.
+fn always_pending(rows: &[Row]) -> bool {
+    let Some((first, rest)) = rows.split_first() else {
+        return false;
+    };
+    let Ok((mut case, _)) = Case::start(first) else {
+        return false;
+    };
+    let pending = |case: &Case| case.verdict(None).decision == Decision::PendingAck;
+    if !pending(&case) {
+        return false;
+    }
+    for row in rest {
+        if case.step(row).is_err() || !pending(&case) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Everything `validate` found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Input errors, in file and line order.
+    pub errors: Vec<InputError>,
+    /// Warnings, in file and line order.
+    pub warnings: Vec<InputError>,
+    /// Cases read.
+    pub cases: usize,
+    /// Rows read (valid or not).
+    pub rows: usize,
+}
+
+/// Validates the sources: every input error and every warning.
+pub fn validate(sources: &[crate::input::Source], input_format: Option<InputFormat>) -> Report {
+    let mut adjudication = Adjudication::new();
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let mut case_rows: Vec<(String, CaseRows)> = Vec::new();
+    let mut case_index: HashMap<String, usize> = HashMap::new();
+    let mut row_count = 0usize;
+    for (file_index, source) in sources.iter().enumerate() {
+        let mut file_errors = Vec::new();
+        let rows_before = row_count;
+        let mut observer = FileObserver {
+            file_index,
+            file: &source.name,
+            ignored_seen: Vec::new(),
+            warnings: &mut warnings,
+        };
+        read_source_observed(
+            source,
+            input_format,
+            &mut file_errors,
+            &mut |line, row| {
+                row_count += 1;
+                let at = Location {
+                    file_index,
+                    file: &source.name,
+                    line,
+                };
+                adjudication.feed(at, &row);
+                if let Ok(ParsedRow { case_id, row }) = row {
+                    let index = *case_index.entry(case_id.clone()).or_insert_with(|| {
+                        case_rows.push((
+                            case_id.clone(),
+                            CaseRows {
+                                file_index,
+                                file: source.name.clone(),
+                                lines: Vec::new(),
+                                rows: Vec::new(),
+                            },
+                        ));
+                        case_rows.len() - 1
+                    });
+                    let entry = &mut case_rows[index].1;
+                    if entry.file_index == file_index {
+                        entry.lines.push(line);
+                        entry.rows.push(row);
+                    }
+                }
+            },
+            &mut observer,
+        );
+        file_errors.extend(adjudication.take_errors());
+        file_errors.sort_by_key(|e| e.line);
+        if file_errors.is_empty() && row_count == rows_before {
+            warnings.push(Warning {
+                file_index,
+                at: InputError::new(&source.name, 0, "holds no case rows"),
+            });
+        }
+        errors.extend(file_errors);
+    }
+    let cases = case_rows.len();
+    if errors.is_empty() {
+        for (case_id, rows) in &case_rows {
+            warnings.extend(case_warnings(case_id, rows));
+        }
+    }
+    warnings.sort_by_key(|w| (w.file_index, w.at.line));
+    Report {
+        errors,
+        warnings: warnings.into_iter().map(|w| w.at).collect(),
+        cases,
+        rows: row_count,
+    }
+}
+
+/// Runs `validate`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be read only once");
+    }
+    let sources = expand_inputs(&args.inputs)?;
+    let report = validate(&sources, args.input_format);
+    let mut stderr = std::io::stderr().lock();
+    for error in &report.errors {
+        writeln!(stderr, "{error}")?;
+    }
+    for warning in &report.warnings {
+        writeln!(stderr, "warning: {warning}")?;
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let summary = format!(
+        "{}, {}: {}, {}",
+        plural(report.cases, "case"),
+        plural(report.rows, "row"),
+        plural(report.errors.len(), "input error"),
+        plural(report.warnings.len(), "warning"),
+    );
+    if report.errors.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{summary}")?;
+        stdout.flush()?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(stderr, "{summary}")?;
+        Ok(ExitCode::from(2))
+    }
+}
