@@ -29,7 +29,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::io::{self, BufWriter, Read, Seek, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use indicatif::ProgressBar;
@@ -146,9 +146,17 @@ pub enum Encoding {
     Json,
 }
 
-/// Matrix rows encoded in output order in an anonymous temporary file.
+/// Matrix rows encoded in output order in a temporary file.
 pub struct Spill {
     writer: SpillWriter,
+    rows: u64,
+    path: tempfile::TempPath,
+}
+
+/// A finished spill: closed (so that a run over many files does not hold a descriptor per
+/// file), removed when dropped.
+pub struct SpillFile {
+    path: tempfile::TempPath,
     rows: u64,
 }
 
@@ -160,7 +168,8 @@ enum SpillWriter {
 impl Spill {
     /// An empty spill.
     pub fn new(encoding: Encoding) -> io::Result<Spill> {
-        let file = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
+        let file = BufWriter::with_capacity(1 << 16, file);
         let writer = match encoding {
             Encoding::Csv => SpillWriter::Csv(Box::new(
                 csv::WriterBuilder::new()
@@ -169,7 +178,11 @@ impl Spill {
             )),
             Encoding::Json => SpillWriter::Json(file),
         };
-        Ok(Spill { writer, rows: 0 })
+        Ok(Spill {
+            writer,
+            rows: 0,
+            path,
+        })
     }
 
     /// Appends one row, encoded as [`CsvMatrixWriter`] or [`crate::matrix::JsonMatrixWriter`]
@@ -192,22 +205,29 @@ impl Spill {
         self.rows
     }
 
-    fn into_file(self) -> io::Result<File> {
+    /// Flushes and closes the spill.
+    pub fn close(self) -> io::Result<SpillFile> {
         let buffered = match self.writer {
             SpillWriter::Csv(writer) => writer
                 .into_inner()
                 .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?,
             SpillWriter::Json(writer) => writer,
         };
-        let mut file = buffered.into_inner().map_err(|e| e.into_error())?;
-        file.rewind()?;
-        Ok(file)
+        buffered.into_inner().map_err(|e| e.into_error())?;
+        Ok(SpillFile {
+            path: self.path,
+            rows: self.rows,
+        })
     }
 }
 
 /// Writes the whole matrix from spills in order: header (or `[`), every row, trailer.
-pub fn assemble(out: &mut impl Write, encoding: Encoding, spills: Vec<Spill>) -> io::Result<()> {
-    let total: u64 = spills.iter().map(Spill::rows).sum();
+pub fn assemble(
+    out: &mut impl Write,
+    encoding: Encoding,
+    spills: Vec<SpillFile>,
+) -> io::Result<()> {
+    let total: u64 = spills.iter().map(|spill| spill.rows).sum();
     match encoding {
         Encoding::Csv => {
             CsvMatrixWriter::new(&mut *out, &[])?.finish()?;
@@ -216,10 +236,10 @@ pub fn assemble(out: &mut impl Write, encoding: Encoding, spills: Vec<Spill>) ->
     }
     let mut first = true;
     for spill in spills {
-        if spill.rows() == 0 {
+        if spill.rows == 0 {
             continue;
         }
-        let mut file = spill.into_file()?;
+        let mut file = io::BufReader::with_capacity(1 << 16, File::open(&spill.path)?);
         if encoding == Encoding::Json && first {
             // Drop the leading comma of the first row.
             let mut comma = [0u8; 1];
@@ -473,6 +493,7 @@ pub fn adjudicate_streaming(
                     .push(&MatrixRow::new(&j.case_id, &j.case, &j.verdict))
                     .map_err(StreamError::Io)?;
             }
+            let spill = spill.close().map_err(StreamError::Io)?;
             assemble(out, settings.encoding, vec![spill]).map_err(StreamError::Io)?;
             Ok(())
         }
@@ -500,7 +521,7 @@ impl std::fmt::Display for StreamError {
 impl std::error::Error for StreamError {}
 
 enum Attempt {
-    Done(Vec<Spill>),
+    Done(Vec<SpillFile>),
     Failed(Vec<InputError>),
     NeedsFullRun {
         rows_replayed: u64,
@@ -719,7 +740,7 @@ fn stream_sequential(
         }
     }
     Ok(if run.errors.is_empty() {
-        Attempt::Done(vec![run.spill])
+        Attempt::Done(vec![run.spill.close()?])
     } else {
         Attempt::Failed(run.errors)
     })
@@ -729,7 +750,14 @@ fn stream_sequential(
 fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Result<Attempt> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let results: Vec<std::sync::Mutex<Option<io::Result<StreamRun>>>> = sources
+    /// What a file's pass leaves for the merge.
+    struct FileResult {
+        needs_full_run: bool,
+        errors: Vec<InputError>,
+        spill: SpillFile,
+        ids: IdLog,
+    }
+    let results: Vec<std::sync::Mutex<Option<io::Result<FileResult>>>> = sources
         .iter()
         .map(|_| std::sync::Mutex::new(None))
         .collect();
@@ -753,12 +781,15 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                                 false,
                                 &mut |_, _, _| {},
                             )?;
-                            // The filter is not needed past the file: free it before the merge.
-                            run.seen = SeenIds {
-                                words: Vec::new(),
-                                base: 0,
-                            };
-                            Ok(run)
+                            // Only the file's outcome is kept for the merge: the filter and the
+                            // open files go now.
+                            run.ids.close()?;
+                            Ok(FileResult {
+                                needs_full_run: run.needs_full_run,
+                                errors: run.errors,
+                                spill: run.spill.close()?,
+                                ids: run.ids,
+                            })
                         });
                 *results[file_index].lock().expect("no panics while locked") = Some(result);
             });
@@ -815,28 +846,45 @@ fn full_run(sources: &[Source]) -> Attempt {
 /// Every case id a run has seen, in order, length-prefixed in a temporary file: the exact
 /// answer when the Bloom filter says "maybe", without keeping the ids in memory.
 pub struct IdLog {
-    file: tempfile::NamedTempFile,
-    writer: BufWriter<File>,
+    path: tempfile::TempPath,
+    /// `None` once closed.
+    writer: Option<BufWriter<File>>,
 }
 
 impl IdLog {
     /// An empty log.
     pub fn new() -> io::Result<IdLog> {
-        let file = tempfile::NamedTempFile::new()?;
-        let writer = BufWriter::with_capacity(1 << 16, file.reopen()?);
-        Ok(IdLog { file, writer })
+        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
+        Ok(IdLog {
+            path,
+            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
     }
 
-    /// Appends `id`.
+    /// Appends `id` (an error once the log is closed).
     pub fn push(&mut self, id: &str) -> io::Result<()> {
-        self.writer.write_all(&(id.len() as u64).to_le_bytes())?;
-        self.writer.write_all(id.as_bytes())
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the id log is closed"))?;
+        writer.write_all(&(id.len() as u64).to_le_bytes())?;
+        writer.write_all(id.as_bytes())
+    }
+
+    /// Flushes and closes the file; the log can still be read.
+    pub fn close(&mut self) -> io::Result<()> {
+        if let Some(mut writer) = self.writer.take() {
+            writer.flush()?;
+        }
+        Ok(())
     }
 
     /// Calls `visit` with every id in order until it returns `false`.
     pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
-        self.writer.flush()?;
-        let mut reader = io::BufReader::with_capacity(1 << 16, self.file.reopen()?);
+        if let Some(writer) = &mut self.writer {
+            writer.flush()?;
+        }
+        let mut reader = io::BufReader::with_capacity(1 << 16, File::open(&self.path)?);
         let mut length = [0u8; 8];
         let mut id = Vec::new();
         loop {

@@ -439,3 +439,43 @@ fn standard_input_is_kept_for_the_fallback_when_a_closed_case_reappears() {
     assert!(from_stdin.status.success());
     assert_eq!(from_file.stdout, from_stdin.stdout);
 }
+
+#[test]
+fn many_files_on_two_threads_do_not_hold_a_descriptor_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    for i in 0..200 {
+        let text = format!(
+            "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+             c{i},offer,2026-01-01T10:00:00Z,j{i},L,1,w,30\n\
+             c{i},ack,2026-01-01T10:00:01Z,,L,1,w,\n"
+        );
+        std::fs::write(inputs.join(format!("f{i:03}.csv")), text).unwrap();
+    }
+    // With at most 48 descriptors: 200 files kept open until the merge would fail.
+    let limited = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 48 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["adjudicate", "--format", "csv", "--jobs", "2"])
+        .arg(&inputs)
+        .output()
+        .unwrap();
+    assert!(
+        limited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&limited.stderr)
+    );
+    let one_thread = leasejudge()
+        .args(["adjudicate", "--format", "csv", "--jobs", "1"])
+        .arg(&inputs)
+        .output()
+        .unwrap();
+    assert_eq!(limited.stdout, one_thread.stdout);
+    assert_eq!(
+        String::from_utf8(limited.stdout).unwrap().lines().count(),
+        201
+    );
+}
