@@ -44,6 +44,7 @@ pub mod input;
 pub mod lease;
 pub mod matrix;
 pub mod output;
+pub mod random;
 pub mod reorder;
 pub mod report;
 pub mod streaming;

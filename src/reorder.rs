@@ -2,9 +2,11 @@
 //! their arrival slots, and what that may and may not change.
 //!
 //! Sans-IO like the lease core: rows in, findings out. The `reorder` command drives it with a
-//! seeded [`SplitMix64`], so the same seed always tries the same permutations.
+//! seeded [`SplitMix64`](crate::random::SplitMix64), so the same seed always tries the same permutations.
 
 use std::fmt;
+
+use crate::random::SplitMix64;
 
 use crate::lease::{replay, Case, Decision, Message, Phase, Row, Timestamp};
 use crate::matrix::MatrixRow;
@@ -261,35 +263,6 @@ pub fn whole_case_decision(
     let (case, _) = replay(rows).ok()??;
     let verdict = case.verdict(as_of);
     Some((verdict.decision, verdict.reason))
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64): enough to pick
-/// permutations reproducibly, and fixed here so a seed means the same thing in every build.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..bound` (`bound` > 0), by Lemire's multiply-shift (its tiny bias is
-    /// irrelevant for choosing permutations).
-    pub fn below(&mut self, bound: usize) -> usize {
-        ((u128::from(self.next_u64()) * bound as u128) >> 64) as usize
-    }
 }
 
 /// A stable 64-bit hash of a case id (FNV-1a), so each case gets its own stream of

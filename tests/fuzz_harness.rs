@@ -11,7 +11,7 @@ mod exercise;
 use std::fs;
 use std::path::Path;
 
-use leasejudge::reorder::SplitMix64;
+use leasejudge::random::SplitMix64;
 
 /// Every file under `dir` (recursively), sorted by path.
 fn files_under(dir: &Path) -> Vec<Vec<u8>> {

@@ -346,7 +346,7 @@ fn permutation_of(rows: &[leasejudge::lease::Row], pick: u64) -> Option<Permutat
     if groups.is_empty() {
         return None;
     }
-    let mut rng = leasejudge::reorder::SplitMix64::new(pick);
+    let mut rng = leasejudge::random::SplitMix64::new(pick);
     let group = &groups[rng.below(groups.len())];
     let slots = group.members.clone();
     let mut fills = slots.clone();
