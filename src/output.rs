@@ -38,13 +38,20 @@ impl Output {
                     _ => Path::new("."),
                 };
                 if path.is_dir() {
-                    anyhow::bail!("{}: is a directory", path.display());
+                    anyhow::bail!("cannot write {}: it is a directory", path.display());
+                }
+                if !directory.is_dir() {
+                    anyhow::bail!(
+                        "cannot write {}: there is no directory {}",
+                        path.display(),
+                        directory.display()
+                    );
                 }
                 let temp = tempfile::Builder::new()
                     .prefix(".leasejudge-")
                     .suffix(".tmp")
                     .tempfile_in(directory)
-                    .with_context(|| format!("cannot write in {}", directory.display()))?;
+                    .with_context(|| format!("cannot write {}", path.display()))?;
                 Ok(Output {
                     inner: Inner::File {
                         temp: BufWriter::with_capacity(1 << 16, temp),

@@ -318,3 +318,32 @@ fn the_same_input_gives_the_same_bytes() {
     let parsed: serde_json::Value = serde_json::from_str(&first.stdout).unwrap();
     assert!(parsed.as_array().unwrap().len() >= 44);
 }
+
+#[test]
+fn an_output_in_a_missing_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("no-such-dir/out.csv");
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "leasejudge: cannot write {}: there is no directory {}\n",
+            target.display(),
+            dir.path().join("no-such-dir").display()
+        )
+    );
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("it is a directory"), "{}", run.stderr);
+}
