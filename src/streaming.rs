@@ -35,9 +35,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use indicatif::ProgressBar;
 
 use crate::adjudication::{fault_error, judge_sources, Location};
-use crate::input::{read_from, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
-use crate::lease::{Case, Outcome, Timestamp};
-use crate::matrix::{CsvMatrixWriter, MatrixRow};
+use crate::input::{
+    parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
+    ParsedRow, RawCells, RowResult, RowSink, Source, StringPool,
+};
+use crate::lease::{Case, Outcome, Timestamp, Verdict};
+use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 
 /// The Bloom filter's size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages are
 /// touched only as ids arrive).
@@ -120,7 +123,19 @@ impl FxHasher {
     }
 }
 
+/// The [`FxHasher`] hash of a case id: computed once per row, compared before the ids
+/// themselves and used as the open-case index key.
+fn id_hash(id: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write(id.as_bytes());
+    hasher.finish()
+}
+
 impl Hasher for FxHasher {
+    fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
@@ -161,7 +176,8 @@ pub struct SpillFile {
 }
 
 enum SpillWriter {
-    Csv(Box<csv::Writer<BufWriter<File>>>),
+    /// Rows encoded by [`push_csv_row`] into the scratch buffer, then written.
+    Csv(BufWriter<File>, Vec<u8>),
     Json(BufWriter<File>),
 }
 
@@ -171,11 +187,7 @@ impl Spill {
         let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
         let file = BufWriter::with_capacity(1 << 16, file);
         let writer = match encoding {
-            Encoding::Csv => SpillWriter::Csv(Box::new(
-                csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(file),
-            )),
+            Encoding::Csv => SpillWriter::Csv(file, Vec::with_capacity(512)),
             Encoding::Json => SpillWriter::Json(file),
         };
         Ok(Spill {
@@ -191,12 +203,32 @@ impl Spill {
     pub fn push(&mut self, row: &MatrixRow) -> io::Result<()> {
         self.rows += 1;
         match &mut self.writer {
-            SpillWriter::Csv(writer) => row.write_csv(writer),
+            SpillWriter::Csv(writer, _) => {
+                let mut csv = csv::WriterBuilder::new()
+                    .terminator(csv::Terminator::Any(b'\n'))
+                    .from_writer(writer);
+                row.write_csv(&mut csv)?;
+                csv.flush()
+            }
             SpillWriter::Json(writer) => {
                 writer.write_all(b",\n")?;
                 serde_json::to_writer(&mut *writer, &row.to_json())?;
                 Ok(())
             }
+        }
+    }
+
+    /// Appends a closed case's row: as [`Spill::push`] of its [`MatrixRow`], without building
+    /// one for CSV.
+    pub fn push_case(&mut self, case_id: &str, case: &Case, verdict: &Verdict) -> io::Result<()> {
+        match &mut self.writer {
+            SpillWriter::Csv(writer, scratch) => {
+                self.rows += 1;
+                scratch.clear();
+                push_csv_row(scratch, case_id, case, verdict);
+                writer.write_all(scratch)
+            }
+            SpillWriter::Json(_) => self.push(&MatrixRow::new(case_id, case, verdict)),
         }
     }
 
@@ -208,10 +240,7 @@ impl Spill {
     /// Flushes and closes the spill.
     pub fn close(self) -> io::Result<SpillFile> {
         let buffered = match self.writer {
-            SpillWriter::Csv(writer) => writer
-                .into_inner()
-                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))?,
-            SpillWriter::Json(writer) => writer,
+            SpillWriter::Csv(writer, _) | SpillWriter::Json(writer) => writer,
         };
         buffered.into_inner().map_err(|e| e.into_error())?;
         Ok(SpillFile {
@@ -262,6 +291,8 @@ enum Slot {
 
 struct OpenCase {
     case_id: String,
+    /// [`id_hash`] of `case_id`.
+    hash: u64,
     slot: Slot,
 }
 
@@ -278,8 +309,9 @@ pub struct StreamRun {
     open_cases: usize,
     seen: SeenIds,
     open: VecDeque<OpenCase>,
-    /// Case id → sequence number of its open case (`open[seq - closed]`).
-    index: HashMap<String, u64, BuildHasherDefault<FxHasher>>,
+    /// [`id_hash`] of a case id → sequence number of its open case (`open[seq - closed]`).
+    /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
+    index: HashMap<u64, u64, BuildHasherDefault<FxHasher>>,
     closed: u64,
     /// The sequence number of the case of the last row.
     last: Option<u64>,
@@ -306,8 +338,12 @@ impl StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
             seen: SeenIds::new(),
-            open: VecDeque::new(),
-            index: HashMap::default(),
+            // Sized once (growing by doubling touched fresh pages again and again, perf).
+            open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
+            index: HashMap::with_capacity_and_hasher(
+                open_cases.clamp(1, 1 << 16) + 1,
+                BuildHasherDefault::default(),
+            ),
             closed: 0,
             last: None,
             spill: Spill::new(encoding)?,
@@ -339,11 +375,21 @@ impl StreamRun {
             Err(Some(case_id)) => case_id,
             Err(None) => return Ok(None),
         };
-        // Rows of one case usually come together: try the last case before the index.
+        // Rows of one case often come together: try the last case before the index. Hashes
+        // are compared before ids: most rows of an interleaved file are not the last case's.
+        let hash = id_hash(case_id);
         let last = self.last.filter(|&seq| {
-            seq >= self.closed && self.open[(seq - self.closed) as usize].case_id == *case_id
+            seq >= self.closed && {
+                let open = &self.open[(seq - self.closed) as usize];
+                open.hash == hash && open.case_id == *case_id
+            }
         });
-        if let Some(seq) = last.or_else(|| self.index.get(case_id.as_str()).copied()) {
+        let found = last.or_else(|| self.index.get(&hash).copied());
+        if let Some(seq) = found {
+            if last.is_none() && self.open[(seq - self.closed) as usize].case_id != *case_id {
+                // Another open case has this id's hash: too rare to handle here.
+                return Ok(self.give_up());
+            }
             self.last = Some(seq);
             let open = &mut self.open[(seq - self.closed) as usize];
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
@@ -381,9 +427,10 @@ impl StreamRun {
             self.rows_replayed += 1;
         }
         self.index
-            .insert(case_id.clone(), self.closed + self.open.len() as u64);
+            .insert(hash, self.closed + self.open.len() as u64);
         self.open.push_back(OpenCase {
             case_id: case_id.clone(),
+            hash,
             slot,
         });
         if self.open.len() > self.open_cases {
@@ -397,13 +444,12 @@ impl StreamRun {
             return Ok(());
         };
         self.closed += 1;
-        self.index.remove(&open.case_id);
+        self.index.remove(&open.hash);
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
                 let verdict = case.verdict(self.run_as_of);
-                self.spill
-                    .push(&MatrixRow::new(&open.case_id, &case, &verdict))?;
+                self.spill.push_case(&open.case_id, &case, &verdict)?;
             }
         }
         Ok(())
@@ -568,6 +614,82 @@ fn open_source(source: &Source) -> Result<Box<dyn Read>, InputError> {
 /// Rows handed from the parsing thread to the replaying one at a time.
 const BATCH_ROWS: usize = 1024;
 
+/// Rows with their lines; a batch is sent with how many of its rows are filled.
+type Batch = Vec<(u64, RowResult)>;
+
+/// The parsing thread's end of the pipeline: parses rows into the places of rows already
+/// replayed, and sends each full batch.
+struct BatchFiller {
+    batch: Batch,
+    filled: usize,
+    pool: StringPool,
+    sender: std::sync::mpsc::SyncSender<(Batch, usize)>,
+    recycled: std::sync::mpsc::Receiver<Batch>,
+}
+
+impl BatchFiller {
+    /// The index of the next row's place (which may still hold an old row).
+    fn next_slot(&mut self, line: u64) -> usize {
+        if self.filled == self.batch.len() {
+            self.batch.push((line, Err(None)));
+        } else {
+            self.batch[self.filled].0 = line;
+        }
+        self.filled += 1;
+        self.filled - 1
+    }
+
+    /// Sends the batch once it is full.
+    fn sent_if_full(&mut self) {
+        if self.filled == BATCH_ROWS {
+            let empty = self
+                .recycled
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH_ROWS));
+            let full = std::mem::replace(&mut self.batch, empty);
+            // A closed channel means the replay stopped; the stop flag ends the reading.
+            let _ = self.sender.send((full, BATCH_ROWS));
+            self.filled = 0;
+        }
+    }
+
+    /// Adds a row parsed elsewhere (JSON).
+    fn put(&mut self, line: u64, row: RowResult) {
+        let index = self.next_slot(line);
+        let slot = &mut self.batch[index].1;
+        self.pool.recycle(slot);
+        *slot = row;
+        self.sent_if_full();
+    }
+
+    /// Sends the last rows.
+    fn finish(self) {
+        if self.filled > 0 {
+            let _ = self.sender.send((self.batch, self.filled));
+        }
+    }
+}
+
+impl RowSink for BatchFiller {
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    ) {
+        let slot = self.next_slot(line);
+        parse_row_into(
+            cells,
+            errors,
+            locate,
+            &mut self.pool,
+            &mut self.batch[slot].1,
+        );
+        self.sent_if_full();
+    }
+}
+
 /// Feeds one source into `run`; `on_row` sees replayed rows. With `pipelined`, a file is
 /// parsed on a second thread while this one replays (standard input is not: a live stream
 /// must not wait for a batch to fill).
@@ -584,7 +706,7 @@ fn stream_source(
 ) -> io::Result<()> {
     let mut io_error = None;
     let format = source.format(settings.input_format);
-    let mut replay = |line: u64, row: RowResult| {
+    let mut replay = |line: u64, row: &RowResult| {
         if io_error.is_some() {
             return;
         }
@@ -593,9 +715,9 @@ fn stream_source(
             file: &source.name,
             line,
         };
-        match run.feed(at, &row) {
+        match run.feed(at, row) {
             Ok(Some(outcome)) => {
-                if let Ok(parsed) = &row {
+                if let Ok(parsed) = row {
                     on_row(at, parsed, &outcome);
                 }
             }
@@ -624,44 +746,43 @@ fn stream_source(
                     spool: None,
                     stop,
                 };
-                let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<(u64, RowResult)>>(8);
-                // Emptied batches go back to the parser: allocating a fresh one per batch on
-                // one thread and freeing it on the other cost a tenth of the run in page
-                // clearing (perf).
-                let (recycle, recycled) = std::sync::mpsc::channel::<Vec<(u64, RowResult)>>();
+                let (sender, receiver) = std::sync::mpsc::sync_channel::<(Batch, usize)>(8);
+                // Emptied batches go back to the parser with their rows, which it parses the
+                // next rows into: no row is allocated on one thread and freed on the other,
+                // and none is moved through the channel (perf: a third of the run went on
+                // allocating, freeing and copying rows).
+                let (recycle, recycled) = std::sync::mpsc::channel::<Batch>();
                 std::thread::scope(|scope| {
                     let parser = std::thread::Builder::new()
                         .name("leasejudge-parse".into())
                         .spawn_scoped(scope, move || {
                             let mut errors = Vec::new();
-                            let mut batch = Vec::with_capacity(BATCH_ROWS);
-                            read_from(
-                                watched,
-                                &source.name,
-                                format,
-                                &mut errors,
-                                &mut |line, row| {
-                                    batch.push((line, row));
-                                    if batch.len() == BATCH_ROWS {
-                                        let empty = recycled
-                                            .try_recv()
-                                            .unwrap_or_else(|_| Vec::with_capacity(BATCH_ROWS));
-                                        let full = std::mem::replace(&mut batch, empty);
-                                        // A closed channel means the replay stopped; the stop flag
-                                        // ends the reading.
-                                        let _ = sender.send(full);
-                                    }
-                                },
-                            );
-                            if !batch.is_empty() {
-                                let _ = sender.send(batch);
+                            let mut filler = BatchFiller {
+                                batch: Vec::with_capacity(BATCH_ROWS),
+                                filled: 0,
+                                pool: StringPool::default(),
+                                sender,
+                                recycled,
+                            };
+                            match format {
+                                InputFormat::Csv => {
+                                    read_csv_cells(watched, &source.name, &mut errors, &mut filler)
+                                }
+                                _ => read_from(
+                                    watched,
+                                    &source.name,
+                                    format,
+                                    &mut errors,
+                                    &mut |line, row| filler.put(line, row),
+                                ),
                             }
+                            filler.finish();
                             errors
                         })
                         .expect("a thread can be started");
-                    for mut batch in receiver {
-                        for (line, row) in batch.drain(..) {
-                            replay(line, row);
+                    for (batch, filled) in receiver {
+                        for (line, row) in &batch[..filled] {
+                            replay(*line, row);
                         }
                         // The parser may be done and gone: then the batch is simply freed.
                         let _ = recycle.send(batch);
@@ -680,7 +801,13 @@ fn stream_source(
                     stop,
                 };
                 let mut errors = Vec::new();
-                read_from(watched, &source.name, format, &mut errors, &mut replay);
+                read_from(
+                    watched,
+                    &source.name,
+                    format,
+                    &mut errors,
+                    &mut |line, row| replay(line, &row),
+                );
                 errors
             }
         },
