@@ -42,9 +42,17 @@ use crate::input::{
 use crate::lease::{Case, Outcome, Timestamp, Verdict};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 
-/// The Bloom filter's size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages are
-/// touched only as ids arrive).
+/// The Bloom filter's full size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages
+/// are touched only as ids arrive).
 const SEEN_BLOCKS_LOG2: u32 = 18;
+/// A streaming pass's filter starts at 2^12 blocks (256 KiB) and grows fourfold, up to the
+/// full size, whenever it holds more than [`SEEN_IDS_PER_BLOCK`] ids per block: a hundred
+/// thousand ids touched all 16 MiB (random blocks), and clearing those pages cost as much as
+/// a tenth of the replaying thread (perf).
+const SEEN_START_LOG2: u32 = 12;
+/// Ids per block before the filter grows (64 bits per id: false positives stay rarer than one
+/// in ten million).
+const SEEN_IDS_PER_BLOCK: u64 = 8;
 /// Bits set per id, all in one 64-byte block (one cache line: one miss per lookup).
 const SEEN_PROBES: u32 = 8;
 
@@ -55,6 +63,10 @@ pub struct SeenIds {
     /// The blocks, eight words each, starting at `base` (so that blocks are cache-line aligned).
     words: Vec<u64>,
     base: usize,
+    /// There are 2^`blocks_log2` blocks.
+    blocks_log2: u32,
+    /// Ids inserted.
+    count: u64,
 }
 
 impl Default for SeenIds {
@@ -64,22 +76,38 @@ impl Default for SeenIds {
 }
 
 impl SeenIds {
-    /// An empty filter.
+    /// An empty filter of the full size.
     pub fn new() -> SeenIds {
+        SeenIds::with_blocks_log2(SEEN_BLOCKS_LOG2)
+    }
+
+    /// An empty filter of 2^`blocks_log2` blocks (at most the full size).
+    fn with_blocks_log2(blocks_log2: u32) -> SeenIds {
+        let blocks_log2 = blocks_log2.min(SEEN_BLOCKS_LOG2);
         // Zeroed (calloc): the pages cost nothing until an id touches them.
-        let words = vec![0u64; (8 << SEEN_BLOCKS_LOG2) + 8];
+        let words = vec![0u64; (8 << blocks_log2) + 8];
         let misalignment = (words.as_ptr() as usize % 64) / 8;
         let base = (8 - misalignment) % 8;
-        SeenIds { words, base }
+        SeenIds {
+            words,
+            base,
+            blocks_log2,
+            count: 0,
+        }
+    }
+
+    /// Whether a filter smaller than the full size holds enough ids to be rebuilt bigger.
+    fn crowded(&self) -> bool {
+        self.blocks_log2 < SEEN_BLOCKS_LOG2 && self.count > SEEN_IDS_PER_BLOCK << self.blocks_log2
     }
 
     /// The block and the bits (word, mask) of `id`.
-    fn probes(id: &str) -> (usize, [(usize, u64); SEEN_PROBES as usize]) {
+    fn probes(&self, id: &str) -> (usize, [(usize, u64); SEEN_PROBES as usize]) {
         // DefaultHasher::new() has fixed keys: deterministic across runs.
         let mut hasher = DefaultHasher::new();
         id.hash(&mut hasher);
         let hash = hasher.finish();
-        let block = (hash >> (64 - SEEN_BLOCKS_LOG2)) as usize;
+        let block = (hash >> (64 - self.blocks_log2)) as usize;
         // Eight 9-bit bit positions (word 0..8, bit 0..64) from a second mixing of the hash.
         let mut bits = hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (hash >> 29);
         let mut probes = [(0, 0); SEEN_PROBES as usize];
@@ -92,7 +120,7 @@ impl SeenIds {
 
     /// Whether `id` may have been inserted (never `false` for an inserted id).
     pub fn may_contain(&self, id: &str) -> bool {
-        let (block, probes) = SeenIds::probes(id);
+        let (block, probes) = self.probes(id);
         let start = self.base + block * 8;
         let block = &self.words[start..start + 8];
         probes.iter().all(|&(word, mask)| block[word] & mask != 0)
@@ -100,7 +128,8 @@ impl SeenIds {
 
     /// Remembers `id`.
     pub fn insert(&mut self, id: &str) {
-        let (block, probes) = SeenIds::probes(id);
+        self.count += 1;
+        let (block, probes) = self.probes(id);
         let start = self.base + block * 8;
         let block = &mut self.words[start..start + 8];
         for (word, mask) in probes {
@@ -120,6 +149,15 @@ struct FxHasher {
 impl FxHasher {
     fn add(&mut self, word: u64) {
         self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// [`id_hash`] of a row's case id, if it has one.
+fn row_hash(row: &RowResult) -> u64 {
+    match row {
+        Ok(parsed) => id_hash(&parsed.case_id),
+        Err(Some(case_id)) => id_hash(case_id),
+        Err(None) => 0,
     }
 }
 
@@ -337,7 +375,7 @@ impl StreamRun {
         Ok(StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
-            seen: SeenIds::new(),
+            seen: SeenIds::with_blocks_log2(SEEN_START_LOG2),
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
             index: HashMap::with_capacity_and_hasher(
@@ -367,6 +405,17 @@ impl StreamRun {
 
     /// Takes one row as read; returns its outcome if it was replayed.
     pub fn feed(&mut self, at: Location<'_>, row: &RowResult) -> io::Result<Option<Outcome>> {
+        self.feed_hashed(at, row, row_hash(row))
+    }
+
+    /// [`feed`](StreamRun::feed) with the row's [`row_hash`], computed where the row was
+    /// parsed (its case id is in that thread's cache, not yet in this one's).
+    fn feed_hashed(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+    ) -> io::Result<Option<Outcome>> {
         if self.needs_full_run {
             return Ok(None);
         }
@@ -377,7 +426,6 @@ impl StreamRun {
         };
         // Rows of one case often come together: try the last case before the index. Hashes
         // are compared before ids: most rows of an interleaved file are not the last case's.
-        let hash = id_hash(case_id);
         let last = self.last.filter(|&seq| {
             seq >= self.closed && {
                 let open = &self.open[(seq - self.closed) as usize];
@@ -413,6 +461,15 @@ impl StreamRun {
         }
         self.seen.insert(case_id);
         self.ids.push(case_id)?;
+        if self.seen.crowded() {
+            // Rebuilt from the log, fourfold: a few times per run at most.
+            let mut bigger = SeenIds::with_blocks_log2(self.seen.blocks_log2 + 2);
+            self.ids.for_each(&mut |id| {
+                bigger.insert(id);
+                true
+            })?;
+            self.seen = bigger;
+        }
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
                 Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
@@ -614,8 +671,16 @@ fn open_source(source: &Source) -> Result<Box<dyn Read>, InputError> {
 /// Rows handed from the parsing thread to the replaying one at a time.
 const BATCH_ROWS: usize = 1024;
 
-/// Rows with their lines; a batch is sent with how many of its rows are filled.
-type Batch = Vec<(u64, RowResult)>;
+/// A row as the parsing thread hands it over.
+struct BatchRow {
+    line: u64,
+    /// [`row_hash`] of `row`.
+    hash: u64,
+    row: RowResult,
+}
+
+/// Rows in file order; a batch is sent with how many of its rows are filled.
+type Batch = Vec<BatchRow>;
 
 /// The parsing thread's end of the pipeline: parses rows into the places of rows already
 /// replayed, and sends each full batch.
@@ -631,9 +696,13 @@ impl BatchFiller {
     /// The index of the next row's place (which may still hold an old row).
     fn next_slot(&mut self, line: u64) -> usize {
         if self.filled == self.batch.len() {
-            self.batch.push((line, Err(None)));
+            self.batch.push(BatchRow {
+                line,
+                hash: 0,
+                row: Err(None),
+            });
         } else {
-            self.batch[self.filled].0 = line;
+            self.batch[self.filled].line = line;
         }
         self.filled += 1;
         self.filled - 1
@@ -656,9 +725,10 @@ impl BatchFiller {
     /// Adds a row parsed elsewhere (JSON).
     fn put(&mut self, line: u64, row: RowResult) {
         let index = self.next_slot(line);
-        let slot = &mut self.batch[index].1;
-        self.pool.recycle(slot);
-        *slot = row;
+        let slot = &mut self.batch[index];
+        self.pool.recycle(&mut slot.row);
+        slot.hash = row_hash(&row);
+        slot.row = row;
         self.sent_if_full();
     }
 
@@ -678,14 +748,10 @@ impl RowSink for BatchFiller {
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,
     ) {
-        let slot = self.next_slot(line);
-        parse_row_into(
-            cells,
-            errors,
-            locate,
-            &mut self.pool,
-            &mut self.batch[slot].1,
-        );
+        let index = self.next_slot(line);
+        let slot = &mut self.batch[index];
+        parse_row_into(cells, errors, locate, &mut self.pool, &mut slot.row);
+        slot.hash = row_hash(&slot.row);
         self.sent_if_full();
     }
 }
@@ -706,7 +772,7 @@ fn stream_source(
 ) -> io::Result<()> {
     let mut io_error = None;
     let format = source.format(settings.input_format);
-    let mut replay = |line: u64, row: &RowResult| {
+    let mut replay = |line: u64, row: &RowResult, hash: u64| {
         if io_error.is_some() {
             return;
         }
@@ -715,7 +781,7 @@ fn stream_source(
             file: &source.name,
             line,
         };
-        match run.feed(at, row) {
+        match run.feed_hashed(at, row, hash) {
             Ok(Some(outcome)) => {
                 if let Ok(parsed) = row {
                     on_row(at, parsed, &outcome);
@@ -781,8 +847,8 @@ fn stream_source(
                         })
                         .expect("a thread can be started");
                     for (batch, filled) in receiver {
-                        for (line, row) in &batch[..filled] {
-                            replay(*line, row);
+                        for row in &batch[..filled] {
+                            replay(row.line, &row.row, row.hash);
                         }
                         // The parser may be done and gone: then the batch is simply freed.
                         let _ = recycle.send(batch);
@@ -806,7 +872,7 @@ fn stream_source(
                     &source.name,
                     format,
                     &mut errors,
-                    &mut |line, row| replay(line, &row),
+                    &mut |line, row| replay(line, &row, row_hash(&row)),
                 );
                 errors
             }
@@ -1065,6 +1131,26 @@ mod tests {
             false_positives + later <= 5,
             "{false_positives} + {later} false positives"
         );
+    }
+
+    #[test]
+    fn a_small_filter_asks_to_grow_and_answers_the_same_after() {
+        let mut seen = SeenIds::with_blocks_log2(SEEN_START_LOG2);
+        let ids: Vec<String> = (0..40_000).map(|i| format!("c{i}")).collect();
+        let mut log = IdLog::new().unwrap();
+        for id in &ids {
+            seen.insert(id);
+            log.push(id).unwrap();
+        }
+        assert!(seen.crowded());
+        let mut bigger = SeenIds::with_blocks_log2(seen.blocks_log2 + 2);
+        log.for_each(&mut |id| {
+            bigger.insert(id);
+            true
+        })
+        .unwrap();
+        assert!(!bigger.crowded());
+        assert!(ids.iter().all(|id| bigger.may_contain(id)));
     }
 
     #[test]
