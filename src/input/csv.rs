@@ -267,8 +267,9 @@ impl<R: Read> Read for LineIndex<R> {
                 i += 1;
             } else {
                 // Inside a line only its end matters: skip to it (this reader sees every byte
-                // of a CSV file, so the byte-by-byte version cost as much as csv parsing).
-                match bytes[i..].iter().position(|&b| b == b'\n') {
+                // of a CSV file, so the byte-by-byte version cost as much as csv parsing; a
+                // SIMD search halves what the plain loop still cost, perf).
+                match memchr::memchr(b'\n', &bytes[i..]) {
                     Some(end) => {
                         i += end + 1;
                         self.line += 1;
