@@ -325,6 +325,8 @@ fn parse_typed(
         let bytes = raw.as_bytes();
         let trimmed = match (bytes.first(), bytes.last()) {
             (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => raw,
+            // Empty: about half the cells of a typical row, not worth a call to `trim`.
+            (None, _) => return None,
             _ => raw.trim(),
         };
         (!trimmed.is_empty()).then_some(trimmed)
