@@ -267,6 +267,107 @@ impl MatrixRow {
     }
 }
 
+/// Appends one case's matrix row as CSV to `out`: the same bytes as
+/// [`MatrixRow::new`] then [`MatrixRow::write_csv`] on a writer with `\n` terminators, built
+/// straight from the case and verdict (no row, no string per cell: for the streaming pass,
+/// which writes a row per case).
+pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Verdict) {
+    let lease = &verdict.lease;
+    let identity = lease.identity();
+    let terms = &lease.offer.terms;
+    push_csv_text(out, case_id);
+    out.push(b',');
+    push_csv_text(out, case.job_id());
+    out.push(b',');
+    push_csv_text(out, &identity.lease_id);
+    out.push(b',');
+    push_u64(out, identity.generation);
+    out.push(b',');
+    push_csv_text(out, &identity.holder);
+    out.push(b',');
+    terms.issued_at.write_to(out);
+    out.push(b',');
+    push_u64(out, terms.lease_duration.get());
+    out.push(b',');
+    lease.expires_at.write_to(out);
+    out.push(b',');
+    terms.ack_deadline.write_to(out);
+    out.push(b',');
+    out.extend_from_slice(lease.ack_state.as_str().as_bytes());
+    out.push(b',');
+    if let Some(renewal) = lease.renewal {
+        push_u64(out, renewal.renew_seq);
+        out.push(b',');
+        renewal.renew_time.write_to(out);
+    } else {
+        out.push(b',');
+    }
+    out.push(b',');
+    if let Some(progress) = &lease.progress {
+        push_u64(out, progress.progress_seq);
+        out.push(b',');
+        push_csv_text(out, progress.progress_value.as_deref().unwrap_or(""));
+    } else {
+        out.push(b',');
+    }
+    out.push(b',');
+    if let Some(time) = lease.cancel_requested {
+        time.write_to(out);
+    }
+    out.push(b',');
+    if let Some(time) = lease.cancel_ack {
+        time.write_to(out);
+    }
+    out.push(b',');
+    if let Phase::Terminal(result) = lease.phase {
+        out.extend_from_slice(result.as_str().as_bytes());
+    }
+    for values in [case.stale_generations(), case.late_progress()] {
+        out.push(b',');
+        for (i, &value) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(b';');
+            }
+            push_u64(out, value);
+        }
+    }
+    out.extend_from_slice(if verdict.lease_expired() {
+        b",true,"
+    } else {
+        b",false,"
+    });
+    out.extend_from_slice(if case.conflict().is_some() {
+        b"true,"
+    } else {
+        b"false,"
+    });
+    out.extend_from_slice(verdict.decision.as_str().as_bytes());
+    out.push(b',');
+    out.extend_from_slice(verdict.reason.as_str().as_bytes());
+    out.push(b'\n');
+}
+
+/// Appends a text cell as the csv writer would: quoted (with `"` doubled) only if it holds a
+/// `,`, `"`, CR or LF.
+fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if !bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for &b in bytes {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
 /// Appends a number's decimal digits.
 fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     let mut digits = [0u8; 20];
@@ -344,5 +445,55 @@ impl<W: Write> JsonMatrixWriter<W> {
         self.out
             .write_all(if self.rows == 0 { b"]\n" } else { b"\n]\n" })?;
         Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{read_from, InputFormat};
+
+    /// The streaming pass's direct CSV encoding is byte for byte the csv writer's, quoting
+    /// included.
+    #[test]
+    fn push_csv_row_matches_write_csv() {
+        let file = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,\
+                    progress_seq,progress_value,renew_seq,result\n\
+                    \"c,1\",offer,2026-01-01T00:00:00Z,\"j\"\"1\",L 1,1,\"w\nx\",60s,,,,\n\
+                    \"c,1\",ack,2026-01-01T00:00:01Z,,L 1,1,\"w\nx\",,,,,\n\
+                    \"c,1\",renew,2026-01-01T00:00:02Z,,L 1,1,\"w\nx\",,,,2,\n\
+                    \"c,1\",progress,2026-01-01T00:00:03Z,,L 1,1,\"w\nx\",,3,\" a,\"\"b\"\"\r\",,\n\
+                    \"c,1\",progress,2026-01-01T00:00:04Z,,L 1,0,\"w\nx\",,1,,,\n\
+                    c2,offer,2026-01-01T00:00:00Z,j2,L2,2,w,1m,,,,\n\
+                    c2,progress,2026-01-01T00:00:30Z,,L2,1,w,,1,,,\n";
+        let mut errors = Vec::new();
+        let mut rows: Vec<crate::input::ParsedRow> = Vec::new();
+        read_from(
+            file.as_bytes(),
+            "t.csv",
+            InputFormat::Csv,
+            &mut errors,
+            &mut |_, row| rows.push(row.expect("a valid row")),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        for case_id in ["c,1", "c2"] {
+            let case_rows = rows.iter().filter(|r| r.case_id == case_id).map(|r| &r.row);
+            let (case, _) = crate::lease::replay(case_rows).unwrap().unwrap();
+            for as_of in [None, Timestamp::parse("2027-01-01T00:00:00Z").ok()] {
+                let verdict = case.verdict(as_of);
+                let mut expected = csv::WriterBuilder::new()
+                    .terminator(csv::Terminator::Any(b'\n'))
+                    .from_writer(Vec::new());
+                MatrixRow::new(case_id, &case, &verdict)
+                    .write_csv(&mut expected)
+                    .unwrap();
+                let mut actual = Vec::new();
+                push_csv_row(&mut actual, case_id, &case, &verdict);
+                assert_eq!(
+                    String::from_utf8(actual).unwrap(),
+                    String::from_utf8(expected.into_inner().unwrap()).unwrap()
+                );
+            }
+        }
     }
 }

@@ -4,15 +4,16 @@ use std::collections::VecDeque;
 use std::io::{self, Read};
 
 use super::error::{located, InputError};
-use super::fields::{parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT};
+use super::fields::{Field, FieldMap, Mapped, RawCells, FIELD_COUNT};
+use super::RowSink;
 
-/// Reads CSV rows from `reader`, calling `sink` with each valid row and its line; every problem
-/// goes to `errors`.
+/// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
+/// problem goes to `errors`.
 pub fn read(
     reader: impl Read,
     file: &str,
     errors: &mut Vec<InputError>,
-    sink: &mut dyn FnMut(u64, RowResult),
+    sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) {
     let mut csv = csv::ReaderBuilder::new()
@@ -164,7 +165,7 @@ pub fn read(
             located(file, line, field, message, value)
         };
         observer.cells(line, &cells);
-        sink(line, parse_row(&cells, errors, &locate));
+        sink.row(line, &cells, errors, &locate);
     }
 }
 
@@ -266,8 +267,9 @@ impl<R: Read> Read for LineIndex<R> {
                 i += 1;
             } else {
                 // Inside a line only its end matters: skip to it (this reader sees every byte
-                // of a CSV file, so the byte-by-byte version cost as much as csv parsing).
-                match bytes[i..].iter().position(|&b| b == b'\n') {
+                // of a CSV file, so the byte-by-byte version cost as much as csv parsing; a
+                // SIMD search halves what the plain loop still cost, perf).
+                match memchr::memchr(b'\n', &bytes[i..]) {
                     Some(end) => {
                         i += end + 1;
                         self.line += 1;

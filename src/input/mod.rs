@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
-    normalise_header, parse_row, Field, FieldMap, Mapped, ParsedRow, RawCells, RowResult,
+    normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped, ParsedRow,
+    RawCells, RowResult, StringPool,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 
@@ -139,6 +140,50 @@ pub trait ReadObserver {
     }
 }
 
+/// Where a CSV reader hands each row's cells, to be parsed (with [`parse_row`] or
+/// [`parse_row_into`]) wherever the sink keeps rows.
+pub trait RowSink {
+    /// The cells of the row at `line`; `locate` makes its errors, which go to `errors`.
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    );
+}
+
+/// A [`RowSink`] that parses each row with [`parse_row`] and hands it on.
+struct Parsing<'a>(&'a mut dyn FnMut(u64, RowResult));
+
+impl RowSink for Parsing<'_> {
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    ) {
+        (self.0)(line, parse_row(cells, errors, locate));
+    }
+}
+
+/// Reads a CSV case file from any reader, handing each row's cells to `sink` unparsed.
+pub fn read_csv_cells(
+    reader: impl Read,
+    name: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn RowSink,
+) {
+    csv::read(
+        BufReader::with_capacity(1 << 16, reader),
+        name,
+        errors,
+        sink,
+        &mut NoObserver,
+    );
+}
+
 /// The observer that ignores everything.
 struct NoObserver;
 
@@ -212,7 +257,7 @@ pub fn read_from_observed(
             BufReader::with_capacity(1 << 16, reader),
             name,
             errors,
-            sink,
+            &mut Parsing(sink),
             observer,
         ),
         InputFormat::Ndjson => json::read_lines(
