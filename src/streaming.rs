@@ -45,14 +45,6 @@ use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 /// The Bloom filter's full size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages
 /// are touched only as ids arrive).
 const SEEN_BLOCKS_LOG2: u32 = 18;
-/// A streaming pass's filter starts at 2^12 blocks (256 KiB) and grows fourfold, up to the
-/// full size, whenever it holds more than [`SEEN_IDS_PER_BLOCK`] ids per block: a hundred
-/// thousand ids touched all 16 MiB (random blocks), and clearing those pages cost as much as
-/// a tenth of the replaying thread (perf).
-const SEEN_START_LOG2: u32 = 12;
-/// Ids per block before the filter grows (64 bits per id: false positives stay rarer than one
-/// in ten million).
-const SEEN_IDS_PER_BLOCK: u64 = 8;
 /// Bits set per id, all in one 64-byte block (one cache line: one miss per lookup).
 const SEEN_PROBES: u32 = 8;
 
@@ -63,10 +55,6 @@ pub struct SeenIds {
     /// The blocks, eight words each, starting at `base` (so that blocks are cache-line aligned).
     words: Vec<u64>,
     base: usize,
-    /// There are 2^`blocks_log2` blocks.
-    blocks_log2: u32,
-    /// Ids inserted.
-    count: u64,
 }
 
 impl Default for SeenIds {
@@ -76,29 +64,13 @@ impl Default for SeenIds {
 }
 
 impl SeenIds {
-    /// An empty filter of the full size.
+    /// An empty filter.
     pub fn new() -> SeenIds {
-        SeenIds::with_blocks_log2(SEEN_BLOCKS_LOG2)
-    }
-
-    /// An empty filter of 2^`blocks_log2` blocks (at most the full size).
-    fn with_blocks_log2(blocks_log2: u32) -> SeenIds {
-        let blocks_log2 = blocks_log2.min(SEEN_BLOCKS_LOG2);
         // Zeroed (calloc): the pages cost nothing until an id touches them.
-        let words = vec![0u64; (8 << blocks_log2) + 8];
+        let words = vec![0u64; (8 << SEEN_BLOCKS_LOG2) + 8];
         let misalignment = (words.as_ptr() as usize % 64) / 8;
         let base = (8 - misalignment) % 8;
-        SeenIds {
-            words,
-            base,
-            blocks_log2,
-            count: 0,
-        }
-    }
-
-    /// Whether a filter smaller than the full size holds enough ids to be rebuilt bigger.
-    fn crowded(&self) -> bool {
-        self.blocks_log2 < SEEN_BLOCKS_LOG2 && self.count > SEEN_IDS_PER_BLOCK << self.blocks_log2
+        SeenIds { words, base }
     }
 
     /// The block and the bits (word, mask) of `id`.
@@ -107,7 +79,7 @@ impl SeenIds {
         let mut hasher = DefaultHasher::new();
         id.hash(&mut hasher);
         let hash = hasher.finish();
-        let block = (hash >> (64 - self.blocks_log2)) as usize;
+        let block = (hash >> (64 - SEEN_BLOCKS_LOG2)) as usize;
         // Eight 9-bit bit positions (word 0..8, bit 0..64) from a second mixing of the hash.
         let mut bits = hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (hash >> 29);
         let mut probes = [(0, 0); SEEN_PROBES as usize];
@@ -128,7 +100,6 @@ impl SeenIds {
 
     /// Remembers `id`.
     pub fn insert(&mut self, id: &str) {
-        self.count += 1;
         let (block, probes) = self.probes(id);
         let start = self.base + block * 8;
         let block = &mut self.words[start..start + 8];
@@ -375,7 +346,10 @@ impl StreamRun {
         Ok(StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
-            seen: SeenIds::with_blocks_log2(SEEN_START_LOG2),
+            // Full size from the start: memory stays flat whatever the file's size. (Starting
+            // small and growing saved a little CPU on 1M rows, but rebuilding from the id log
+            // cost a third more time on 10M rows, and memory then grew with the file.)
+            seen: SeenIds::new(),
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
             index: HashMap::with_capacity_and_hasher(
@@ -461,15 +435,6 @@ impl StreamRun {
         }
         self.seen.insert(case_id);
         self.ids.push(case_id)?;
-        if self.seen.crowded() {
-            // Rebuilt from the log, fourfold: a few times per run at most.
-            let mut bigger = SeenIds::with_blocks_log2(self.seen.blocks_log2 + 2);
-            self.ids.for_each(&mut |id| {
-                bigger.insert(id);
-                true
-            })?;
-            self.seen = bigger;
-        }
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
                 Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
@@ -1137,26 +1102,6 @@ mod tests {
             false_positives + later <= 5,
             "{false_positives} + {later} false positives"
         );
-    }
-
-    #[test]
-    fn a_small_filter_asks_to_grow_and_answers_the_same_after() {
-        let mut seen = SeenIds::with_blocks_log2(SEEN_START_LOG2);
-        let ids: Vec<String> = (0..40_000).map(|i| format!("c{i}")).collect();
-        let mut log = IdLog::new().unwrap();
-        for id in &ids {
-            seen.insert(id);
-            log.push(id).unwrap();
-        }
-        assert!(seen.crowded());
-        let mut bigger = SeenIds::with_blocks_log2(seen.blocks_log2 + 2);
-        log.for_each(&mut |id| {
-            bigger.insert(id);
-            true
-        })
-        .unwrap();
-        assert!(!bigger.crowded());
-        assert!(ids.iter().all(|id| bigger.may_contain(id)));
     }
 
     #[test]
