@@ -2,7 +2,7 @@
 //! their arrival slots, and what that may and may not change.
 //!
 //! Sans-IO like the lease core: rows in, findings out. The `reorder` command drives it with a
-//! seeded [`SplitMix64`](crate::random::SplitMix64), so the same seed always tries the same permutations.
+//! seeded [`SplitMix64`], so the same seed always tries the same permutations.
 
 use std::fmt;
 
