@@ -9,6 +9,7 @@
 
 use std::io::{self, Write};
 
+use crate::lease::Timestamp;
 use crate::random::SplitMix64;
 
 macro_rules! scenarios {
@@ -602,26 +603,11 @@ fn format_row(line: &mut Vec<u8>, index: u64, row: &GenRow) {
     line.push(b'\n');
 }
 
-/// Writes `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds (civil-from-days, H. Hinnant).
+/// Writes `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds, exactly as the matrix writes timestamps.
 fn push_time(line: &mut Vec<u8>, unix: i64) {
-    let days = unix.div_euclid(86_400);
-    let seconds = unix.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let _ = write!(
-        line,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    );
+    Timestamp::from_unix_seconds(unix)
+        .expect("generated times lie in 2026")
+        .write_to(line);
 }
 
 #[cfg(test)]

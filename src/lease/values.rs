@@ -143,6 +143,13 @@ impl Timestamp {
         }
     }
 
+    /// The instant `seconds` after the Unix epoch, if it lies in years 0001 to 9999.
+    pub fn from_unix_seconds(seconds: i64) -> Result<Timestamp, ValueError> {
+        DateTime::from_timestamp(seconds, 0)
+            .ok_or_else(|| ValueError::new("outside years 0001 to 9999 UTC"))
+            .and_then(Timestamp::from_utc)
+    }
+
     /// This instant plus a duration, or an error if the result leaves years 0001 to 9999.
     pub fn checked_add(self, duration: Seconds) -> Result<Timestamp, ValueError> {
         let delta = TimeDelta::try_seconds(duration.0 as i64)
