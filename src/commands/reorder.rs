@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::adjudication::{Adjudication, Location};
+use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
-use crate::input::{expand_inputs, read_source, InputErrors, InputFormat, ParsedRow, Source};
+use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
 use crate::lease::{Row, Timestamp};
 use crate::output::Output;
 use crate::reorder::{case_seed, explore_case};
@@ -64,48 +64,28 @@ pub struct CaseRows {
     pub rows: Vec<Row>,
 }
 
-/// Reads every source and groups valid rows by case, failing with every input error (the same
-/// checks as `adjudicate`).
+/// Reads every source and groups its rows by case, failing with every input error (the same
+/// reading and checks as `adjudicate`, through [`judge_sources`]).
 pub fn read_cases(
     sources: &[Source],
     input_format: Option<InputFormat>,
 ) -> Result<Vec<CaseRows>, InputErrors> {
-    let mut adjudication = Adjudication::new();
-    let mut all_errors = Vec::new();
     let mut cases: Vec<CaseRows> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for (file_index, source) in sources.iter().enumerate() {
-        let mut errors = Vec::new();
-        read_source(source, input_format, &mut errors, &mut |line, row| {
-            let at = Location {
-                file_index,
-                file: &source.name,
-                line,
-            };
-            adjudication.feed(at, &row);
-            if let Ok(ParsedRow { case_id, row }) = row {
-                let slot = *index.entry(case_id.clone()).or_insert_with(|| {
-                    cases.push(CaseRows {
-                        case_id,
-                        file: source.name.clone(),
-                        lines: Vec::new(),
-                        rows: Vec::new(),
-                    });
-                    cases.len() - 1
-                });
-                cases[slot].lines.push(line);
-                cases[slot].rows.push(row);
-            }
+    judge_sources(sources, input_format, None, &mut |at, parsed, _outcome| {
+        let slot = *index.entry(parsed.case_id.clone()).or_insert_with(|| {
+            cases.push(CaseRows {
+                case_id: parsed.case_id.clone(),
+                file: at.file.to_owned(),
+                lines: Vec::new(),
+                rows: Vec::new(),
+            });
+            cases.len() - 1
         });
-        errors.extend(adjudication.take_errors());
-        errors.sort_by_key(|e| e.line);
-        all_errors.extend(errors);
-    }
-    if all_errors.is_empty() {
-        Ok(cases)
-    } else {
-        Err(InputErrors(all_errors))
-    }
+        cases[slot].lines.push(at.line);
+        cases[slot].rows.push(parsed.row.clone());
+    })?;
+    Ok(cases)
 }
 
 /// Runs `reorder`.

@@ -247,13 +247,7 @@ fn reconciliation(trace: &CaseTrace) -> String {
             lines(&[first]),
             describe(first)
         ));
-        if late.len() > 1 {
-            text.push_str(&format!(
-                " ({} more: {})",
-                late.len() - 1,
-                lines(&late[1..])
-            ));
-        }
+        text.push_str(&more(&late));
     }
     text
 }
@@ -352,25 +346,14 @@ fn active(trace: &CaseTrace) -> String {
                 .iter()
                 .filter(|r| r.outcome.reason == RowReason::StaleGeneration)
                 .collect();
-            let mut text = format!(
-                "generation {} has been current since line {} (offer to {})",
-                identity.generation,
-                line(offer),
-                identity.holder
-            );
+            let mut text = current_since(identity, offer);
             if let Some(first) = stale.first() {
                 text.push_str(&format!(
                     "; line {}, {}, was rejected as stale",
                     line(first),
                     describe(first)
                 ));
-                if stale.len() > 1 {
-                    text.push_str(&format!(
-                        " ({} more: {})",
-                        stale.len() - 1,
-                        lines(&stale[1..])
-                    ));
-                }
+                text.push_str(&more(&stale));
             }
             text
         }
@@ -389,12 +372,7 @@ fn active(trace: &CaseTrace) -> String {
                         )
                 })
                 .collect();
-            let mut text = format!(
-                "generation {} has been current since line {} (offer to {})",
-                identity.generation,
-                line(offer),
-                identity.holder
-            );
+            let mut text = current_since(identity, offer);
             if let Some(first) = late.first() {
                 let why = match first.outcome.reason {
                     RowReason::ProgressOutOfOrder => format!(
@@ -410,13 +388,7 @@ fn active(trace: &CaseTrace) -> String {
                     line(first),
                     describe(first)
                 ));
-                if late.len() > 1 {
-                    text.push_str(&format!(
-                        " ({} more: {})",
-                        late.len() - 1,
-                        lines(&late[1..])
-                    ));
-                }
+                text.push_str(&more(&late));
             }
             text
         }
@@ -462,4 +434,23 @@ fn pending(trace: &CaseTrace) -> String {
         trace.verdict.as_of,
         trace.verdict.lease.offer.terms.ack_deadline
     )
+}
+
+/// "generation G has been current since line L (offer to H)".
+fn current_since(identity: &crate::lease::Identity, offer: &TracedRow) -> String {
+    format!(
+        "generation {} has been current since line {} (offer to {})",
+        identity.generation,
+        line(offer),
+        identity.holder
+    )
+}
+
+/// " (N more: lines …)" for the rows after the first one named, or nothing.
+fn more(rows: &[&TracedRow]) -> String {
+    if rows.len() > 1 {
+        format!(" ({} more: {})", rows.len() - 1, lines(&rows[1..]))
+    } else {
+        String::new()
+    }
 }
