@@ -25,10 +25,9 @@
 //! of doubt had the same outcomes in both passes, so the fallback skips that many. Standard
 //! input is copied to a temporary file as it is read, so that the fallback can read it again.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -73,12 +72,16 @@ impl SeenIds {
         SeenIds { words, base }
     }
 
-    /// The block and the bits (word, mask) of `id`.
-    fn probes(&self, id: &str) -> (usize, [(usize, u64); SEEN_PROBES as usize]) {
-        // DefaultHasher::new() has fixed keys: deterministic across runs.
-        let mut hasher = DefaultHasher::new();
-        id.hash(&mut hasher);
-        let hash = hasher.finish();
+    /// The block and the bits (word, mask) of an id with [`id_hash`] `hash`.
+    fn probes(&self, hash: u64) -> (usize, [(usize, u64); SEEN_PROBES as usize]) {
+        // The id hash is a fast multiply-rotate hash; murmur3's finaliser spreads its bits so
+        // that the block and the bit positions are independent.
+        let mut hash = hash;
+        hash ^= hash >> 33;
+        hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        hash ^= hash >> 33;
+        hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        hash ^= hash >> 33;
         let block = (hash >> (64 - SEEN_BLOCKS_LOG2)) as usize;
         // Eight 9-bit bit positions (word 0..8, bit 0..64) from a second mixing of the hash.
         let mut bits = hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (hash >> 29);
@@ -92,7 +95,7 @@ impl SeenIds {
 
     /// Whether `id` may have been inserted (never `false` for an inserted id).
     pub fn may_contain(&self, id: &str) -> bool {
-        let (block, probes) = self.probes(id);
+        let (block, probes) = self.probes(id_hash(id));
         let start = self.base + block * 8;
         let block = &self.words[start..start + 8];
         probes.iter().all(|&(word, mask)| block[word] & mask != 0)
@@ -100,12 +103,22 @@ impl SeenIds {
 
     /// Remembers `id`.
     pub fn insert(&mut self, id: &str) {
-        let (block, probes) = self.probes(id);
+        self.insert_hashed(id_hash(id));
+    }
+
+    /// Remembers the id with [`id_hash`] `hash`; returns whether it may have been inserted
+    /// before ([`may_contain`](SeenIds::may_contain) and [`insert`](SeenIds::insert) in
+    /// one look at the block).
+    fn insert_hashed(&mut self, hash: u64) -> bool {
+        let (block, probes) = self.probes(hash);
         let start = self.base + block * 8;
         let block = &mut self.words[start..start + 8];
+        let mut seen = true;
         for (word, mask) in probes {
+            seen &= block[word] & mask != 0;
             block[word] |= mask;
         }
+        seen
     }
 }
 
@@ -430,10 +443,9 @@ impl StreamRun {
         }
         // A "maybe" from the filter is settled by the log of every id seen (rare: a false
         // positive about once per million cases, or a real reappearance).
-        if self.seen.may_contain(case_id) && self.ids.contains(case_id)? {
+        if self.seen.insert_hashed(hash) && self.ids.contains(case_id)? {
             return Ok(self.give_up());
         }
-        self.seen.insert(case_id);
         self.ids.push(case_id)?;
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
@@ -726,6 +738,27 @@ impl RowSink for BatchFiller {
     }
 }
 
+/// A [`RowSink`] that parses every row into one place, reusing its strings, and replays it
+/// there: the single-threaded path allocates and copies no row.
+struct InPlace<'a, F> {
+    slot: RowResult,
+    pool: StringPool,
+    replay: &'a mut F,
+}
+
+impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    ) {
+        parse_row_into(cells, errors, locate, &mut self.pool, &mut self.slot);
+        (self.replay)(line, &self.slot, row_hash(&self.slot));
+    }
+}
+
 /// Feeds one source into `run`; `on_row` sees replayed rows. With `pipelined`, a file is
 /// parsed on a second thread while this one replays (standard input is not: a live stream
 /// must not wait for a batch to fill).
@@ -838,13 +871,22 @@ fn stream_source(
                     stop,
                 };
                 let mut errors = Vec::new();
-                read_from(
-                    watched,
-                    &source.name,
-                    format,
-                    &mut errors,
-                    &mut |line, row| replay(line, &row, row_hash(&row)),
-                );
+                if format == InputFormat::Csv {
+                    let mut sink = InPlace {
+                        slot: Err(None),
+                        pool: StringPool::default(),
+                        replay: &mut replay,
+                    };
+                    read_csv_cells(watched, &source.name, &mut errors, &mut sink);
+                } else {
+                    read_from(
+                        watched,
+                        &source.name,
+                        format,
+                        &mut errors,
+                        &mut |line, row| replay(line, &row, row_hash(&row)),
+                    );
+                }
                 errors
             }
         },

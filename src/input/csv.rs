@@ -16,9 +16,12 @@ pub fn read(
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) {
+    // The csv reader's own buffer is the only one (callers pass unbuffered readers): a
+    // second buffer under it cost a copy of every byte.
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .buffer_capacity(1 << 16)
         .from_reader(LineIndex::new(reader));
     let mut record = csv::ByteRecord::new();
     let read_record = |csv: &mut csv::Reader<_>, record: &mut csv::ByteRecord| match csv
@@ -133,10 +136,9 @@ pub fn read(
             ));
             continue;
         }
-        let cells = match cells_if_utf8(&record, &columns) {
-            Some(cells) => cells,
-            None => {
-                let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+        let mut cells: RawCells<'_> = [None; FIELD_COUNT];
+        if !cells_if_utf8(&record, &columns, &mut cells) {
+            {
                 let mut utf8_ok = true;
                 for (index, cell) in record.iter().enumerate() {
                     match std::str::from_utf8(cell) {
@@ -158,9 +160,8 @@ pub fn read(
                 if !utf8_ok {
                     continue;
                 }
-                cells
             }
-        };
+        }
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
             located(file, line, field, message, value)
         };
@@ -169,23 +170,29 @@ pub fn read(
     }
 }
 
-/// The row's cells by field when the whole record is valid UTF-8 and every cell boundary is a
+/// Fills `cells` by field when the whole record is valid UTF-8 and every cell boundary is a
 /// character boundary (so every cell is valid UTF-8): one check instead of one per cell.
+/// `false` (with `cells` partly filled) otherwise.
 fn cells_if_utf8<'r>(
     record: &'r csv::ByteRecord,
     columns: &[Option<Field>],
-) -> Option<RawCells<'r>> {
-    let all = std::str::from_utf8(record.as_slice()).ok()?;
+    cells: &mut RawCells<'r>,
+) -> bool {
+    let bytes = record.as_slice();
+    let Ok(all) = std::str::from_utf8(bytes) else {
+        return false;
+    };
     let base = all.as_ptr() as usize;
-    let mut cells: RawCells<'r> = [None; FIELD_COUNT];
     for (cell, column) in record.iter().zip(columns) {
         let start = cell.as_ptr() as usize - base;
-        let cell = all.get(start..start + cell.len())?;
+        let Some(cell) = all.get(start..start + cell.len()) else {
+            return false;
+        };
         if let Some(field) = column {
             cells[*field as usize] = Some(cell);
         }
     }
-    Some(cells)
+    true
 }
 
 fn strip_bom(index: usize, name: &str) -> &str {

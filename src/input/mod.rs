@@ -175,13 +175,7 @@ pub fn read_csv_cells(
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) {
-    csv::read(
-        BufReader::with_capacity(1 << 16, reader),
-        name,
-        errors,
-        sink,
-        &mut NoObserver,
-    );
+    csv::read(reader, name, errors, sink, &mut NoObserver);
 }
 
 /// The observer that ignores everything.
@@ -254,7 +248,7 @@ pub fn read_from_observed(
 ) {
     match format {
         InputFormat::Csv => csv::read(
-            BufReader::with_capacity(1 << 16, reader),
+            reader,
             name,
             errors,
             &mut Parsing(sink),
