@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use serde_json::{Map, Value};
 
 use crate::lease::{
-    AckState, Case, CaseReason, Decision, Phase, Seconds, TerminalResult, Timestamp, Verdict,
+    AckState, Case, CaseReason, Decision, Judgement, Phase, Seconds, TerminalResult, Timestamp,
+    Verdict,
 };
 
 /// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
@@ -271,8 +272,8 @@ impl MatrixRow {
 /// [`MatrixRow::new`] then [`MatrixRow::write_csv`] on a writer with `\n` terminators, built
 /// straight from the case and verdict (no row, no string per cell: for the streaming pass,
 /// which writes a row per case).
-pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Verdict) {
-    let lease = &verdict.lease;
+pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &Judgement) {
+    let lease = case.lease();
     let identity = lease.identity();
     let terms = &lease.offer.terms;
     push_csv_text(out, case_id);
@@ -293,7 +294,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Ver
     out.push(b',');
     terms.ack_deadline.write_to(out);
     out.push(b',');
-    out.extend_from_slice(lease.ack_state.as_str().as_bytes());
+    out.extend_from_slice(judgement.ack_state.as_str().as_bytes());
     out.push(b',');
     if let Some(renewal) = lease.renewal {
         push_u64(out, renewal.renew_seq);
@@ -319,7 +320,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Ver
         time.write_to(out);
     }
     out.push(b',');
-    if let Phase::Terminal(result) = lease.phase {
+    if let Phase::Terminal(result) = judgement.phase {
         out.extend_from_slice(result.as_str().as_bytes());
     }
     for values in [case.stale_generations(), case.late_progress()] {
@@ -331,7 +332,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Ver
             push_u64(out, value);
         }
     }
-    out.extend_from_slice(if verdict.lease_expired() {
+    out.extend_from_slice(if judgement.lease_expired() {
         b",true,"
     } else {
         b",false,"
@@ -341,9 +342,9 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, verdict: &Ver
     } else {
         b"false,"
     });
-    out.extend_from_slice(verdict.decision.as_str().as_bytes());
+    out.extend_from_slice(judgement.decision.as_str().as_bytes());
     out.push(b',');
-    out.extend_from_slice(verdict.reason.as_str().as_bytes());
+    out.extend_from_slice(judgement.reason.as_str().as_bytes());
     out.push(b'\n');
 }
 
@@ -488,7 +489,7 @@ mod tests {
                     .write_csv(&mut expected)
                     .unwrap();
                 let mut actual = Vec::new();
-                push_csv_row(&mut actual, case_id, &case, &verdict);
+                push_csv_row(&mut actual, case_id, &case, &case.judge(as_of));
                 assert_eq!(
                     String::from_utf8(actual).unwrap(),
                     String::from_utf8(expected.into_inner().unwrap()).unwrap()

@@ -104,6 +104,8 @@ fn streamed_at(
         encoding,
         jobs,
         progress: None,
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();

@@ -16,6 +16,7 @@ use crate::report::audit::AuditWriter;
 use crate::report::table::matrix_table;
 use crate::streaming::{
     adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+    DEFAULT_SPLIT_MIN_BYTES,
 };
 
 /// How the matrix is written.
@@ -141,6 +142,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             progress: progress.as_ref(),
+            rows_observed: args.audit.is_some(),
+            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };
         let result = adjudicate_streaming(&sources, &settings, &mut output, &mut on_row);
         if let Some(progress) = progress {

@@ -9,7 +9,9 @@ use anyhow::{bail, Context, Result};
 use crate::generate::{default_mix, parse_mix, write_cases, Options};
 use crate::input::Source;
 use crate::output::Output;
-use crate::streaming::{adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES};
+use crate::streaming::{
+    adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
+};
 
 /// Write a seeded random case file (CSV) whose cases reach every decision and reason.
 #[derive(Debug, clap::Args)]
@@ -117,6 +119,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             encoding: Encoding::Csv,
             jobs: 1,
             progress: None,
+            rows_observed: false,
+            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };
         let mut out = Output::open(Some(golden))?;
         adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})

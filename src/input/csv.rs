@@ -1,52 +1,85 @@
 //! CSV case files: header mapping, ragged rows, bad UTF-8, all located.
 
-use std::collections::VecDeque;
-use std::io::{self, Read};
+use std::io::Read;
 
 use super::error::{located, InputError};
 use super::fields::{Field, FieldMap, Mapped, RawCells, FIELD_COUNT};
+use super::records::{Record, Records};
 use super::RowSink;
 
-/// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
-/// problem goes to `errors`.
-pub fn read(
-    reader: impl Read,
+/// A CSV file's header: its column names and the field each names. Read once, it lets a
+/// later read start in the middle of the file (see [`read`]).
+#[derive(Clone, Debug)]
+pub struct CsvHeader {
+    names: Vec<String>,
+    columns: Vec<Option<Field>>,
+    /// The byte just after the header record.
+    end: u64,
+}
+
+impl CsvHeader {
+    /// The byte offset just after the header record.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+}
+
+/// Where a CSV read starts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CsvStart<'h> {
+    /// The header, when the reader starts after it (at the start of a line, after the
+    /// header): rows are read at once and lines are counted from 1 where the reader starts.
+    pub header: Option<&'h CsvHeader>,
+}
+
+/// What a CSV read saw besides its rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CsvRead {
+    /// The line of the byte after the last one read: 1 plus the line ends read.
+    pub end_line: u64,
+    /// Whether a `"` was read.
+    pub saw_quote: bool,
+}
+
+fn read_record<'r, R: Read>(
+    records: &'r mut Records<R>,
+    file: &str,
+) -> Result<Option<Record<'r>>, InputError> {
+    let line = records.line();
+    records
+        .next_record()
+        .map_err(|e| InputError::new(file, line, format!("cannot read: {e}")))
+}
+
+/// Reads just the header of a CSV file; `None` if it has none or any problem (which a whole
+/// [`read`] of the file reports).
+pub fn read_header(reader: impl Read, file: &str) -> Option<CsvHeader> {
+    let mut records = Records::new(reader, true);
+    let mut errors = Vec::new();
+    let header = header(&mut records, file, &mut errors, &mut super::NoObserver)?;
+    errors.is_empty().then_some(header)
+}
+
+/// Reads the header record and maps its columns; every problem goes to `errors` (and then
+/// `None`).
+fn header<R: Read>(
+    records: &mut Records<R>,
     file: &str,
     errors: &mut Vec<InputError>,
-    sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
-) {
-    // The csv reader's own buffer is the only one (callers pass unbuffered readers): a
-    // second buffer under it cost a copy of every byte.
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(1 << 16)
-        .from_reader(LineIndex::new(reader));
-    let mut record = csv::ByteRecord::new();
-    let read_record = |csv: &mut csv::Reader<_>, record: &mut csv::ByteRecord| match csv
-        .read_byte_record(record)
-    {
-        Ok(more) => Ok(more),
-        Err(e) => {
-            let line = e.position().map_or(0, |p| p.line());
-            Err(InputError::new(file, line, format!("unreadable CSV: {e}")))
-        }
-    };
-
-    // The header.
-    match read_record(&mut csv, &mut record) {
-        Ok(true) => {}
-        Ok(false) => {
+) -> Option<CsvHeader> {
+    let record = match read_record(records, file) {
+        Ok(Some(record)) => record,
+        Ok(None) => {
             errors.push(InputError::new(file, 1, "empty file: no header row"));
-            return;
+            return None;
         }
         Err(e) => {
             errors.push(e);
-            return;
+            return None;
         }
-    }
-    let header_line = record_line(&mut csv, &record);
+    };
+    let header_line = record.line;
     let mut header_names = Vec::with_capacity(record.len());
     let mut header_ok = true;
     for (index, cell) in record.iter().enumerate() {
@@ -96,7 +129,7 @@ pub fn read(
         }
     }
     if !header_ok {
-        return;
+        return None;
     }
     let columns: Vec<Option<Field>> = header_names
         .iter()
@@ -110,17 +143,50 @@ pub fn read(
             observer.ignored_column(header_line, name);
         }
     }
+    Some(CsvHeader {
+        names: header_names,
+        columns,
+        end: records.offset(),
+    })
+}
 
+/// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
+/// problem goes to `errors`. With `start.header`, the reader starts at a row, not at the
+/// header.
+pub fn read(
+    reader: impl Read,
+    file: &str,
+    start: CsvStart<'_>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn RowSink,
+    observer: &mut dyn super::ReadObserver,
+) -> CsvRead {
+    let mut records = Records::new(reader, start.header.is_none());
+    let read_header;
+    let CsvHeader {
+        names: header_names,
+        columns,
+        ..
+    } = match start.header {
+        Some(header) => header,
+        None => match header(&mut records, file, errors, observer) {
+            Some(header) => {
+                read_header = header;
+                &read_header
+            }
+            None => return summary(&records),
+        },
+    };
     loop {
-        match read_record(&mut csv, &mut record) {
-            Ok(true) => {}
-            Ok(false) => break,
+        let record = match read_record(&mut records, file) {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
             Err(e) => {
                 errors.push(e);
                 break;
             }
-        }
-        let line = record_line(&mut csv, &record);
+        };
+        let line = record.line;
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
@@ -137,29 +203,27 @@ pub fn read(
             continue;
         }
         let mut cells: RawCells<'_> = [None; FIELD_COUNT];
-        if !cells_if_utf8(&record, &columns, &mut cells) {
-            {
-                let mut utf8_ok = true;
-                for (index, cell) in record.iter().enumerate() {
-                    match std::str::from_utf8(cell) {
-                        Ok(text) => {
-                            if let Some(field) = columns[index] {
-                                cells[field as usize] = Some(text);
-                            }
-                        }
-                        Err(_) => {
-                            errors.push(
-                                InputError::new(file, line, "not valid UTF-8")
-                                    .column(column_label(&header_names, index))
-                                    .value(String::from_utf8_lossy(cell)),
-                            );
-                            utf8_ok = false;
+        if !cells_if_utf8(&record, columns, &mut cells) {
+            let mut utf8_ok = true;
+            for (index, cell) in record.iter().enumerate() {
+                match std::str::from_utf8(cell) {
+                    Ok(text) => {
+                        if let Some(field) = columns[index] {
+                            cells[field as usize] = Some(text);
                         }
                     }
+                    Err(_) => {
+                        errors.push(
+                            InputError::new(file, line, "not valid UTF-8")
+                                .column(column_label(header_names, index))
+                                .value(String::from_utf8_lossy(cell)),
+                        );
+                        utf8_ok = false;
+                    }
                 }
-                if !utf8_ok {
-                    continue;
-                }
+            }
+            if !utf8_ok {
+                continue;
             }
         }
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
@@ -168,24 +232,30 @@ pub fn read(
         observer.cells(line, &cells);
         sink.row(line, &cells, errors, &locate);
     }
+    summary(&records)
+}
+
+fn summary<R: Read>(records: &Records<R>) -> CsvRead {
+    CsvRead {
+        end_line: records.line(),
+        saw_quote: records.saw_quote(),
+    }
 }
 
 /// Fills `cells` by field when the whole record is valid UTF-8 and every cell boundary is a
 /// character boundary (so every cell is valid UTF-8): one check instead of one per cell.
 /// `false` (with `cells` partly filled) otherwise.
 fn cells_if_utf8<'r>(
-    record: &'r csv::ByteRecord,
+    record: &Record<'r>,
     columns: &[Option<Field>],
     cells: &mut RawCells<'r>,
 ) -> bool {
-    let bytes = record.as_slice();
+    let (bytes, bounds) = record.parts();
     let Ok(all) = std::str::from_utf8(bytes) else {
         return false;
     };
-    let base = all.as_ptr() as usize;
-    for (cell, column) in record.iter().zip(columns) {
-        let start = cell.as_ptr() as usize - base;
-        let Some(cell) = all.get(start..start + cell.len()) else {
+    for (&(start, end), column) in bounds.iter().zip(columns) {
+        let Some(cell) = all.get(start..end) else {
             return false;
         };
         if let Some(field) = column {
@@ -207,86 +277,5 @@ fn column_label(header: &[String], index: usize) -> String {
     match header.get(index) {
         Some(name) if !name.trim().is_empty() => name.trim().to_owned(),
         _ => format!("column {}", index + 1),
-    }
-}
-
-/// The line a record starts on.
-///
-/// The csv crate's own record positions lag behind after a `\r\n` terminator (the `\n` is
-/// consumed by the next read) and after skipped blank lines, so a CRLF file or one with blank
-/// lines would be blamed on the wrong line. The record's first content byte is the first line
-/// start at or after the byte where the csv reader began the record.
-fn record_line<R: Read>(csv: &mut csv::Reader<LineIndex<R>>, record: &csv::ByteRecord) -> u64 {
-    let start = record.position().map_or(0, |p| p.byte());
-    csv.get_mut().line_at(start)
-}
-
-/// A reader that notes where each non-blank line starts (byte offset and 1-based line), for
-/// [`record_line`]. Entries before the current record are dropped, so memory stays bounded by
-/// the csv reader's read-ahead.
-struct LineIndex<R> {
-    inner: R,
-    offset: u64,
-    line: u64,
-    at_line_start: bool,
-    starts: VecDeque<(u64, u64)>,
-}
-
-impl<R: Read> LineIndex<R> {
-    fn new(inner: R) -> LineIndex<R> {
-        LineIndex {
-            inner,
-            offset: 0,
-            line: 1,
-            at_line_start: true,
-            starts: VecDeque::new(),
-        }
-    }
-
-    /// The line of the first line start at or after byte `start`.
-    fn line_at(&mut self, start: u64) -> u64 {
-        while self
-            .starts
-            .front()
-            .is_some_and(|&(offset, _)| offset < start)
-        {
-            self.starts.pop_front();
-        }
-        self.starts.front().map_or(self.line, |&(_, line)| line)
-    }
-}
-
-impl<R: Read> Read for LineIndex<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let bytes = &buf[..n];
-        let mut i = 0;
-        while i < n {
-            if self.at_line_start {
-                match bytes[i] {
-                    b'\n' => self.line += 1,
-                    b'\r' => {}
-                    _ => {
-                        self.starts.push_back((self.offset + i as u64, self.line));
-                        self.at_line_start = false;
-                    }
-                }
-                i += 1;
-            } else {
-                // Inside a line only its end matters: skip to it (this reader sees every byte
-                // of a CSV file, so the byte-by-byte version cost as much as csv parsing; a
-                // SIMD search halves what the plain loop still cost, perf).
-                match memchr::memchr(b'\n', &bytes[i..]) {
-                    Some(end) => {
-                        i += end + 1;
-                        self.line += 1;
-                        self.at_line_start = true;
-                    }
-                    None => break,
-                }
-            }
-        }
-        self.offset += n as u64;
-        Ok(n)
     }
 }

@@ -5,11 +5,13 @@ mod csv;
 mod error;
 mod fields;
 mod json;
+pub mod records;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub use csv::{CsvHeader, CsvRead, CsvStart};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped, ParsedRow,
@@ -175,7 +177,32 @@ pub fn read_csv_cells(
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) {
-    csv::read(reader, name, errors, sink, &mut NoObserver);
+    csv::read(
+        reader,
+        name,
+        CsvStart::default(),
+        errors,
+        sink,
+        &mut NoObserver,
+    );
+}
+
+/// Reads just the header of a CSV case file: `None` if it has none or a problem (which
+/// reading the whole file reports).
+pub fn read_csv_header(reader: impl Read, name: &str) -> Option<CsvHeader> {
+    csv::read_header(reader, name)
+}
+
+/// [`read_csv_cells`] from a given start (after the header, or from the start of the file),
+/// saying what it saw besides rows.
+pub fn read_csv_from(
+    reader: impl Read,
+    name: &str,
+    start: CsvStart<'_>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn RowSink,
+) -> CsvRead {
+    csv::read(reader, name, start, errors, sink, &mut NoObserver)
 }
 
 /// The observer that ignores everything.
@@ -247,13 +274,16 @@ pub fn read_from_observed(
     observer: &mut dyn ReadObserver,
 ) {
     match format {
-        InputFormat::Csv => csv::read(
-            reader,
-            name,
-            errors,
-            &mut Parsing(sink),
-            observer,
-        ),
+        InputFormat::Csv => {
+            csv::read(
+                reader,
+                name,
+                CsvStart::default(),
+                errors,
+                &mut Parsing(sink),
+                observer,
+            );
+        }
         InputFormat::Ndjson => json::read_lines(
             BufReader::with_capacity(1 << 16, reader),
             name,

@@ -158,17 +158,24 @@ impl Lease {
 
     /// Step 1: lets the clock reach `now`.
     fn advance_clock(&mut self, now: Timestamp) -> Option<ClockEffect> {
+        let (phase, ack_state, effect) = self.clock_at(now);
+        self.phase = phase;
+        self.ack_state = ack_state;
+        effect
+    }
+
+    /// What step 1 at `now` would make of the phase and the ack state, and its effect.
+    fn clock_at(&self, now: Timestamp) -> (Phase, AckState, Option<ClockEffect>) {
         match self.phase {
-            Phase::Offered if now >= self.offer.terms.ack_deadline => {
-                self.phase = Phase::AckTimeout;
-                self.ack_state = AckState::Missing;
-                Some(ClockEffect::AckTimedOut)
-            }
+            Phase::Offered if now >= self.offer.terms.ack_deadline => (
+                Phase::AckTimeout,
+                AckState::Missing,
+                Some(ClockEffect::AckTimedOut),
+            ),
             Phase::Active if now >= self.expires_at => {
-                self.phase = Phase::Expired;
-                Some(ClockEffect::Expired)
+                (Phase::Expired, self.ack_state, Some(ClockEffect::Expired))
             }
-            _ => None,
+            phase => (phase, self.ack_state, None),
         }
     }
 
@@ -196,6 +203,32 @@ pub struct Case {
     late_progress: BTreeSet<u64>,
     conflict: Option<ConflictKind>,
     last_observed_at: Timestamp,
+}
+
+/// A case judged at `as_of` without a copy of its lease: what the final clock step changes
+/// (phase, ack state) and the decision. The rest of the lease is the case's
+/// ([`Case::lease`]). For writing many matrix rows; [`Verdict`] has the whole lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// The instant the case was judged at.
+    pub as_of: Timestamp,
+    /// The current generation's phase after step 1 at `as_of`.
+    pub phase: Phase,
+    /// Its ack state after step 1 at `as_of`.
+    pub ack_state: AckState,
+    /// What step 1 at `as_of` did, if anything.
+    pub clock: Option<ClockEffect>,
+    /// The decision.
+    pub decision: Decision,
+    /// The reason code.
+    pub reason: CaseReason,
+}
+
+impl Judgement {
+    /// `lease_expired`: the current generation is `EXPIRED` at `as_of`.
+    pub fn lease_expired(&self) -> bool {
+        self.phase == Phase::Expired
+    }
 }
 
 /// The case judged at `as_of` (spec section 5).
@@ -503,25 +536,42 @@ impl Case {
     /// Judges the case (spec section 5) at its last `observed_at`, or at `run_as_of` if
     /// that is later; step 1 is applied once more at that instant.
     pub fn verdict(&self, run_as_of: Option<Timestamp>) -> Verdict {
-        let as_of = run_as_of.map_or(self.last_observed_at, |t| t.max(self.last_observed_at));
+        let judgement = self.judge(run_as_of);
         let mut lease = self.lease.clone();
-        let clock = lease.advance_clock(as_of);
-        let (decision, reason) = self.decide(&lease);
+        lease.phase = judgement.phase;
+        lease.ack_state = judgement.ack_state;
         Verdict {
-            as_of,
+            as_of: judgement.as_of,
             lease,
+            clock: judgement.clock,
+            decision: judgement.decision,
+            reason: judgement.reason,
+        }
+    }
+
+    /// [`verdict`](Case::verdict) without copying the lease.
+    pub fn judge(&self, run_as_of: Option<Timestamp>) -> Judgement {
+        let as_of = run_as_of.map_or(self.last_observed_at, |t| t.max(self.last_observed_at));
+        let (phase, ack_state, clock) = self.lease.clock_at(as_of);
+        let (decision, reason) = self.decide(phase, ack_state);
+        Judgement {
+            as_of,
+            phase,
+            ack_state,
             clock,
             decision,
             reason,
         }
     }
 
-    /// The decision table and reason precedence of spec section 5.
-    fn decide(&self, lease: &Lease) -> (Decision, CaseReason) {
+    /// The decision table and reason precedence of spec section 5, for the current lease
+    /// with `phase` and `ack_state` after the final clock step.
+    fn decide(&self, phase: Phase, ack_state: AckState) -> (Decision, CaseReason) {
+        let lease = &self.lease;
         if let Some(kind) = self.conflict {
             return (Decision::OwnershipConflict, kind.case_reason());
         }
-        if let Phase::Terminal(result) = lease.phase {
+        if let Phase::Terminal(result) = phase {
             let decision = match result {
                 TerminalResult::Success => Decision::Success,
                 TerminalResult::Failed => Decision::Failed,
@@ -537,7 +587,7 @@ impl Case {
             };
             return (Decision::ReconciliationRequired, reason);
         }
-        match lease.phase {
+        match phase {
             Phase::Expired => {
                 let reason = if lease.result_rejected_for_expiry {
                     CaseReason::ResultAfterExpiry
@@ -549,7 +599,7 @@ impl Case {
                 (Decision::Expired, reason)
             }
             Phase::AckTimeout => {
-                let reason = if lease.ack_state == AckState::Late {
+                let reason = if ack_state == AckState::Late {
                     CaseReason::AckAfterDeadline
                 } else {
                     CaseReason::AckMissing

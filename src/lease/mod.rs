@@ -9,7 +9,9 @@ mod row;
 mod types;
 pub mod values;
 
-pub use case::{Case, CaseFault, ClockEffect, Lease, Outcome, Progress, Renewal, Verdict};
+pub use case::{
+    Case, CaseFault, ClockEffect, Judgement, Lease, Outcome, Progress, Renewal, Verdict,
+};
 pub use row::{GivenTerms, Identity, Message, Offer, OfferTerms, Row, TermsError};
 pub use types::{
     AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,

@@ -38,8 +38,10 @@ use crate::input::{
     parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
     ParsedRow, RawCells, RowResult, RowSink, Source, StringPool,
 };
-use crate::lease::{Case, Outcome, Timestamp, Verdict};
+use crate::lease::{Case, Outcome, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
+
+mod split;
 
 /// The Bloom filter's full size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages
 /// are touched only as ids arrive).
@@ -195,12 +197,25 @@ pub struct Spill {
 pub struct SpillFile {
     path: tempfile::TempPath,
     rows: u64,
+    /// Rows left out when it is assembled: (byte offset, length), in order.
+    skip: Vec<(u64, u64)>,
+}
+
+impl SpillFile {
+    /// Leaves out, when assembled, the row of `len` bytes at byte `offset` (after any left out
+    /// before it).
+    fn skip_row(&mut self, offset: u64, len: u64) {
+        debug_assert!(self.skip.last().is_none_or(|&(at, n)| at + n <= offset));
+        self.skip.push((offset, len));
+        self.rows -= 1;
+    }
 }
 
 enum SpillWriter {
     /// Rows encoded by [`push_csv_row`] into the scratch buffer, then written.
     Csv(BufWriter<File>, Vec<u8>),
-    Json(BufWriter<File>),
+    /// Rows encoded into the scratch buffer, then written.
+    Json(BufWriter<File>, Vec<u8>),
 }
 
 impl Spill {
@@ -210,7 +225,7 @@ impl Spill {
         let file = BufWriter::with_capacity(1 << 16, file);
         let writer = match encoding {
             Encoding::Csv => SpillWriter::Csv(file, Vec::with_capacity(512)),
-            Encoding::Json => SpillWriter::Json(file),
+            Encoding::Json => SpillWriter::Json(file, Vec::with_capacity(512)),
         };
         Ok(Spill {
             writer,
@@ -220,37 +235,51 @@ impl Spill {
     }
 
     /// Appends one row, encoded as [`CsvMatrixWriter`] or [`crate::matrix::JsonMatrixWriter`]
-    /// would. JSON rows are written as `,\n{...}`; the first comma is dropped when the spills
-    /// are assembled.
-    pub fn push(&mut self, row: &MatrixRow) -> io::Result<()> {
+    /// would; returns its length in bytes. JSON rows are written as `,\n{...}`; the first
+    /// comma is dropped when the spills are assembled.
+    pub fn push(&mut self, row: &MatrixRow) -> io::Result<u64> {
         self.rows += 1;
         match &mut self.writer {
-            SpillWriter::Csv(writer, _) => {
+            SpillWriter::Csv(writer, scratch) => {
+                scratch.clear();
                 let mut csv = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(writer);
+                    .from_writer(&mut *scratch);
                 row.write_csv(&mut csv)?;
-                csv.flush()
+                csv.flush()?;
+                drop(csv);
+                writer.write_all(scratch)?;
+                Ok(scratch.len() as u64)
             }
-            SpillWriter::Json(writer) => {
-                writer.write_all(b",\n")?;
-                serde_json::to_writer(&mut *writer, &row.to_json())?;
-                Ok(())
+            SpillWriter::Json(writer, scratch) => {
+                scratch.clear();
+                scratch.extend_from_slice(b",\n");
+                serde_json::to_writer(&mut *scratch, &row.to_json())?;
+                writer.write_all(scratch)?;
+                Ok(scratch.len() as u64)
             }
         }
     }
 
-    /// Appends a closed case's row: as [`Spill::push`] of its [`MatrixRow`], without building
-    /// one for CSV.
-    pub fn push_case(&mut self, case_id: &str, case: &Case, verdict: &Verdict) -> io::Result<()> {
+    /// Appends a closed case's row judged at `run_as_of`: as [`Spill::push`] of its
+    /// [`MatrixRow`], without building one (or copying the lease) for CSV.
+    pub fn push_case(
+        &mut self,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<u64> {
         match &mut self.writer {
             SpillWriter::Csv(writer, scratch) => {
                 self.rows += 1;
                 scratch.clear();
-                push_csv_row(scratch, case_id, case, verdict);
-                writer.write_all(scratch)
+                push_csv_row(scratch, case_id, case, &case.judge(run_as_of));
+                writer.write_all(scratch)?;
+                Ok(scratch.len() as u64)
             }
-            SpillWriter::Json(_) => self.push(&MatrixRow::new(case_id, case, verdict)),
+            SpillWriter::Json(..) => {
+                self.push(&MatrixRow::new(case_id, case, &case.verdict(run_as_of)))
+            }
         }
     }
 
@@ -262,17 +291,19 @@ impl Spill {
     /// Flushes and closes the spill.
     pub fn close(self) -> io::Result<SpillFile> {
         let buffered = match self.writer {
-            SpillWriter::Csv(writer, _) | SpillWriter::Json(writer) => writer,
+            SpillWriter::Csv(writer, _) | SpillWriter::Json(writer, _) => writer,
         };
         buffered.into_inner().map_err(|e| e.into_error())?;
         Ok(SpillFile {
             path: self.path,
             rows: self.rows,
+            skip: Vec::new(),
         })
     }
 }
 
-/// Writes the whole matrix from spills in order: header (or `[`), every row, trailer.
+/// Writes the whole matrix from spills in order: header (or `[`), every row not left out,
+/// trailer.
 pub fn assemble(
     out: &mut impl Write,
     encoding: Encoding,
@@ -291,13 +322,36 @@ pub fn assemble(
             continue;
         }
         let mut file = io::BufReader::with_capacity(1 << 16, File::open(&spill.path)?);
-        if encoding == Encoding::Json && first {
-            // Drop the leading comma of the first row.
-            let mut comma = [0u8; 1];
-            file.read_exact(&mut comma)?;
+        // The stretches between rows left out, then the rest of the file.
+        let mut at = 0u64;
+        let mut stretches: Vec<Option<u64>> = Vec::with_capacity(spill.skip.len() + 1);
+        for &(offset, len) in &spill.skip {
+            stretches.push(Some(offset - at));
+            at = offset + len;
         }
-        first = false;
-        io::copy(&mut file, out)?;
+        stretches.push(None);
+        for (index, stretch) in stretches.into_iter().enumerate() {
+            if index > 0 {
+                // Past the row left out.
+                let len = spill.skip[index - 1].1;
+                io::copy(&mut file.by_ref().take(len), &mut io::sink())?;
+            }
+            let mut stretch = match stretch {
+                Some(0) => continue,
+                Some(len) => file.by_ref().take(len),
+                None => file.by_ref().take(u64::MAX),
+            };
+            if encoding == Encoding::Json && first {
+                // Drop the leading comma of the first row written.
+                let mut comma = [0u8; 1];
+                if stretch.read(&mut comma)? == 0 {
+                    continue;
+                }
+            }
+            if io::copy(&mut stretch, out)? > 0 {
+                first = false;
+            }
+        }
     }
     if encoding == Encoding::Json {
         out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
@@ -316,6 +370,8 @@ struct OpenCase {
     /// [`id_hash`] of `case_id`.
     hash: u64,
     slot: Slot,
+    /// The line of its last row so far.
+    last_line: u64,
 }
 
 /// Why a streaming pass stopped short.
@@ -346,6 +402,11 @@ pub struct StreamRun {
     needs_full_run: bool,
     /// Every case id seen, in order of first appearance.
     ids: IdLog,
+    /// For each of `faults`, the sequence number of its case.
+    fault_cases: Vec<u64>,
+    /// Set for the second half of a split file ([`split`]): every closed case is spilled,
+    /// faults or not, and logged here.
+    tail: Option<split::CloseLog>,
 }
 
 impl StreamRun {
@@ -377,6 +438,8 @@ impl StreamRun {
             rows_replayed: 0,
             needs_full_run: false,
             ids: IdLog::new()?,
+            fault_cases: Vec::new(),
+            tail: None,
         })
     }
 
@@ -427,6 +490,7 @@ impl StreamRun {
             }
             self.last = Some(seq);
             let open = &mut self.open[(seq - self.closed) as usize];
+            open.last_line = at.line;
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
                 return Ok(None);
             };
@@ -437,6 +501,7 @@ impl StreamRun {
                 }
                 Err(fault) => {
                     self.faults.push(fault_error(at, &fault, &parsed.row));
+                    self.fault_cases.push(seq);
                     None
                 }
             });
@@ -447,11 +512,13 @@ impl StreamRun {
             return Ok(self.give_up());
         }
         self.ids.push(case_id)?;
+        let seq = self.closed + self.open.len() as u64;
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
                 Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
                 Err(fault) => {
                     self.faults.push(fault_error(at, &fault, row));
+                    self.fault_cases.push(seq);
                     (Slot::Broken, None)
                 }
             },
@@ -460,12 +527,12 @@ impl StreamRun {
         if outcome.is_some() {
             self.rows_replayed += 1;
         }
-        self.index
-            .insert(hash, self.closed + self.open.len() as u64);
+        self.index.insert(hash, seq);
         self.open.push_back(OpenCase {
             case_id: case_id.clone(),
             hash,
             slot,
+            last_line: at.line,
         });
         if self.open.len() > self.open_cases {
             self.close_oldest()?;
@@ -479,12 +546,34 @@ impl StreamRun {
         };
         self.closed += 1;
         self.index.remove(&open.hash);
+        if let Some(log) = &mut self.tail {
+            // Whether this case continues a case of the first half is known only later: its
+            // row is written whatever happened, and it can be left out then.
+            let spilled = match &open.slot {
+                Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?,
+                Slot::Broken => 0,
+            };
+            return log.push(&open.case_id, open.last_line, spilled);
+        }
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
-                let verdict = case.verdict(self.run_as_of);
-                self.spill.push_case(&open.case_id, &case, &verdict)?;
+                self.spill.push_case(&open.case_id, &case, self.run_as_of)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The sequence number of the open case `case_id`, if it is open.
+    fn open_seq(&self, case_id: &str) -> Option<u64> {
+        let seq = *self.index.get(&id_hash(case_id))?;
+        (self.open[(seq - self.closed) as usize].case_id == case_id).then_some(seq)
+    }
+
+    /// Closes every open case, oldest first.
+    fn close_all(&mut self) -> io::Result<()> {
+        while !self.open.is_empty() {
+            self.close_oldest()?;
         }
         Ok(())
     }
@@ -496,10 +585,9 @@ impl StreamRun {
             return Ok(());
         }
         reader_errors.append(&mut self.faults);
+        self.fault_cases.clear();
         reader_errors.sort_by_key(|e| e.line);
-        while !self.open.is_empty() {
-            self.close_oldest()?;
-        }
+        self.close_all()?;
         self.errors.extend(reader_errors);
         Ok(())
     }
@@ -515,14 +603,24 @@ pub struct StreamSettings<'a> {
     pub open_cases: usize,
     /// The matrix encoding.
     pub encoding: Encoding,
-    /// Worker threads for several files (1: read them one after another).
+    /// Worker threads for several files, or for the two halves of one large CSV file (1: one
+    /// thread reads every file from start to end).
     pub jobs: usize,
+    /// Whether `on_row` must see every row in order (an audit): a file is then never split.
+    pub rows_observed: bool,
+    /// With `jobs` > 1, a lone CSV file of at least this many bytes is read as two halves on
+    /// two threads ([`DEFAULT_SPLIT_MIN_BYTES`]; `u64::MAX`: never).
+    pub split_min_bytes: u64,
     /// Counts bytes read, if shown.
     pub progress: Option<&'a ProgressBar>,
 }
 
 /// The default number of open cases before the oldest is closed.
 pub const DEFAULT_OPEN_CASES: usize = 4096;
+
+/// The default size from which a lone CSV file is read as two halves: below it, a second
+/// thread does not pay for itself.
+pub const DEFAULT_SPLIT_MIN_BYTES: u64 = 4 << 20;
 
 /// Adjudicates `sources` and writes the whole matrix to `out`, streaming: `on_row` sees each
 /// replayed row as soon as it is read. Output and errors are exactly those of
@@ -904,6 +1002,28 @@ fn stream_sequential(
 ) -> io::Result<Attempt> {
     let mut run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
     let stop = AtomicBool::new(false);
+    if let [source] = sources {
+        // One large file: two threads, one per half.
+        match split::stream_split(&mut run, 0, source, settings, &stop)? {
+            split::Split::Whole => {}
+            split::Split::Retry => {
+                run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
+            }
+            split::Split::Done(tail) => {
+                return Ok(if run.errors.is_empty() {
+                    Attempt::Done(
+                        [Some(run.spill.close()?), tail]
+                            .into_iter()
+                            .flatten()
+                            .collect(),
+                    )
+                } else {
+                    Attempt::Failed(run.errors)
+                });
+            }
+            split::Split::NeedsFullRun => return Ok(full_run(sources)),
+        }
+    }
     let mut spool = None;
     for (file_index, source) in sources.iter().enumerate() {
         let mut spool_writer = None;
