@@ -103,6 +103,26 @@ impl SeenIds {
         probes.iter().all(|&(word, mask)| block[word] & mask != 0)
     }
 
+    /// [`may_contain`](SeenIds::may_contain) for many ids at once, by their [`id_hash`]es:
+    /// whether each may have been inserted. Each lookup is a cache miss in a filter this size;
+    /// touching every block first lets the processor wait for many at once (a third of the
+    /// time of one lookup after another, measured on the split pass's stitch).
+    fn may_contain_each(&self, hashes: &[u64], found: &mut Vec<bool>) {
+        let blocks: Vec<(usize, [(usize, u64); SEEN_PROBES as usize])> =
+            hashes.iter().map(|&hash| self.probes(hash)).collect();
+        let mut touched = 0u64;
+        for (block, _) in &blocks {
+            touched ^= self.words[self.base + block * 8];
+        }
+        std::hint::black_box(touched);
+        found.clear();
+        found.extend(blocks.iter().map(|(block, probes)| {
+            let start = self.base + block * 8;
+            let block = &self.words[start..start + 8];
+            probes.iter().all(|&(word, mask)| block[word] & mask != 0)
+        }));
+    }
+
     /// Remembers `id`.
     pub fn insert(&mut self, id: &str) {
         self.insert_hashed(id_hash(id));
