@@ -122,8 +122,44 @@ fn streamed_at(
     Ok((out, audit))
 }
 
+/// A lone file read as two halves on two threads, however small it is (the audit is not
+/// asked for: a file is never split when it is).
+fn streamed_split(
+    sources: &[Source],
+    encoding: Encoding,
+    open_cases: usize,
+) -> Result<Vec<u8>, String> {
+    let settings = StreamSettings {
+        input_format: None,
+        run_as_of: None,
+        open_cases,
+        encoding,
+        jobs: 2,
+        progress: None,
+        rows_observed: false,
+        split_min_bytes: 1,
+    };
+    let mut out = Vec::new();
+    adjudicate_streaming(sources, &settings, &mut out, &mut |_, _, _| {}).map_err(|e| match e {
+        StreamError::Input(errors) => errors.to_string(),
+        StreamError::Io(e) => panic!("i/o: {e}"),
+    })?;
+    Ok(out)
+}
+
 /// Every combination of settings gives the reference's matrix, audit and errors.
 fn assert_same_as_reference(sources: &[Source], label: &str) {
+    for encoding in [Encoding::Csv, Encoding::Json] {
+        let expected = reference(sources, encoding).map(|(matrix, _)| matrix);
+        for open_cases in [4096, 3, 1] {
+            assert!(
+                expected == streamed_split(sources, encoding, open_cases),
+                "{label}: split run differs ({encoding:?}, open {open_cases}): {:?}",
+                streamed_split(sources, encoding, open_cases)
+                    .map(|m| String::from_utf8_lossy(&m).into_owned())
+            );
+        }
+    }
     for encoding in [Encoding::Csv, Encoding::Json] {
         let expected = reference(sources, encoding);
         for (open_cases, jobs) in [(4096, 1), (4096, 2), (3, 1), (3, 2), (1, 1)] {
@@ -284,6 +320,107 @@ fn bad_input_gives_the_reference_errors() {
     let source = write_file(dir.path(), "bad.csv", text.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "bad input");
     assert!(streamed(&[source], Encoding::Csv, 4096, 1).is_err());
+}
+
+/// Rows of `cases` cases, four each and contiguous: offer, ack, progress, and a last row
+/// that `last` writes (given the case number and its minute).
+fn four_row_cases(cases: u32, last: &dyn Fn(u32, u32) -> String) -> String {
+    let mut text = String::from(
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,progress_seq,progress_value\n",
+    );
+    for case in 0..cases {
+        let minute = case % 50;
+        text.push_str(&format!(
+            "c{case},offer,2026-01-01T10:{minute:02}:00Z,j{case},L,1,w,600,,\n\
+             c{case},ack,2026-01-01T10:{minute:02}:01Z,,L,1,w,,,\n\
+             c{case},progress,2026-01-01T10:{minute:02}:02Z,,L,1,w,,1,10%\n"
+        ));
+        text.push_str(&last(case, minute));
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn a_split_file_gives_the_reference_errors_with_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every case breaks a rule in its last row (a fault, judged with the case's earlier
+    // rows, some of which are in the other half for the case cut in two), and some rows
+    // have type errors (found without the case).
+    let text = four_row_cases(200, &|case, minute| {
+        if case % 7 == 3 {
+            format!("c{case},akc,2026-01-01T10:{minute:02}:03Z,,L,1,w,,,")
+        } else {
+            format!("c{case},progress,2026-01-01T10:{minute:02}:00Z,,L,1,w,,2,")
+        }
+    });
+    let source = write_file(dir.path(), "faults.csv", text.as_bytes());
+    assert_same_as_reference(std::slice::from_ref(&source), "faults in both halves");
+    let errors = streamed_split(&[source], Encoding::Csv, 4096).unwrap_err();
+    // The last row of the last case but one (the last is a type error).
+    assert!(errors.contains("faults.csv:797: observed_at"), "{errors}");
+    assert!(errors.contains("faults.csv:801: event"), "{errors}");
+}
+
+#[test]
+fn a_split_file_with_quotes_or_crlf_or_a_case_that_comes_back_matches_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = four_row_cases(301, &|case, minute| {
+        format!("c{case},observe,2026-01-01T10:{minute:02}:09Z,,,,,,,")
+    });
+    // A quoted cell in the first half: the halves are read again as one.
+    let quoted_early = plain.replacen(",1,10%\n", ",1,\"10%, \"\"early\"\"\"\n", 1);
+    // Quoted cells (one holding a line end) only in the second half.
+    let at = plain.len() * 3 / 4;
+    let at = at + plain[at..].find(",1,10%\n").unwrap();
+    let quoted_late = format!(
+        "{}{}",
+        &plain[..at],
+        plain[at..].replacen(",1,10%\n", ",1,\"10%\nand more\"\n", 3)
+    );
+    let crlf = plain.replace('\n', "\r\n");
+    // The first case again at the end: closed by the first half long before.
+    let came_back = format!("{plain}c0,renew,2026-01-01T10:59:00Z,,L,1,w,,,\n");
+    // Every row an offer: the part of the case cut in two that the second half sees starts
+    // with an offer, so the second half judges (and writes) it as a case of its own.
+    let offers: String = plain
+        .lines()
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            if cells[1] == "event" {
+                format!("{line}\n")
+            } else {
+                let case = &cells[0][1..];
+                format!("{},offer,{},j{case},L,1,w,600,,\n", cells[0], cells[2])
+            }
+        })
+        .collect();
+    // A quoted cell holding many line ends, across the middle of the file: the cut falls
+    // inside it, and the halves are read again as one.
+    let (first, second) = plain.split_at(plain.find("c150,offer").unwrap());
+    let long_cell = "and more\n".repeat(plain.len() / 8);
+    let quoted_across =
+        format!("{first}c150x,progress,2026-01-01T10:00:00Z,,L,1,w,,1,\"{long_cell}\"\n{second}");
+    // The split cuts at the first line start after the middle: there, one case goes on.
+    let cut_inside_a_case = |text: &str| {
+        let cut = text.len() / 2 + text[text.len() / 2..].find('\n').unwrap() + 1;
+        let before = text[..cut - 1].rsplit('\n').next().unwrap();
+        let after = &text[cut..];
+        before.split(',').next() == after.split(',').next()
+    };
+    assert!(cut_inside_a_case(&plain) && cut_inside_a_case(&offers));
+    for (name, text) in [
+        ("plain.csv", plain.clone()),
+        ("quoted-early.csv", quoted_early),
+        ("quoted-late.csv", quoted_late),
+        ("crlf.csv", crlf),
+        ("came-back.csv", came_back),
+        ("offers.csv", offers),
+        ("quoted-across.csv", quoted_across),
+    ] {
+        let source = write_file(dir.path(), name, text.as_bytes());
+        assert_same_as_reference(std::slice::from_ref(&source), name);
+    }
 }
 
 #[test]

@@ -29,7 +29,8 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use indicatif::ProgressBar;
 
@@ -43,19 +44,26 @@ use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 
 mod split;
 
-/// The Bloom filter's full size: 2^18 blocks of 64 bytes = 16 MiB, allocated zeroed (pages
-/// are touched only as ids arrive).
-const SEEN_BLOCKS_LOG2: u32 = 18;
-/// Bits set per id, all in one 64-byte block (one cache line: one miss per lookup).
-const SEEN_PROBES: u32 = 8;
+/// The Bloom filter's largest size: 2^21 words = 16 MiB.
+const SEEN_WORDS_LOG2_MAX: u32 = 21;
+/// Its smallest: 2^12 words = 32 KiB.
+const SEEN_WORDS_LOG2_MIN: u32 = 12;
+/// Bits set per id, all in one word: one cache miss and one atomic `or` per id. Seven 6-bit
+/// positions and a 21-bit word index use distinct bits of the hash (eight would overlap, and
+/// made false positives three times as frequent).
+const SEEN_BITS: u32 = 7;
 
-/// A blocked Bloom filter of case ids: "certainly not seen" or "maybe seen". With 16 MiB,
-/// false positives are rare up to about a million cases (one was seen in the 1.16 million ids
-/// of the 10M-row benchmark file) and grow more frequent beyond; [`IdLog`] settles each.
+/// A Bloom filter of case ids: "certainly not seen" or "maybe seen"; [`IdLog`] settles each
+/// "maybe". The two halves of a split file share one ([`split`]): its words are atomic, and an
+/// id's bits are set by one atomic `or`, so of two runs inserting the same id, exactly one is
+/// told "maybe".
+///
+/// At 16 MiB, false positives are rare up to about a million cases (2 while inserting 1.2
+/// million ids, in the unit test) and grow more frequent beyond.
 pub struct SeenIds {
-    /// The blocks, eight words each, starting at `base` (so that blocks are cache-line aligned).
-    words: Vec<u64>,
-    base: usize,
+    words: Box<[AtomicU64]>,
+    /// log2 of the number of words.
+    words_log2: u32,
 }
 
 impl Default for SeenIds {
@@ -65,82 +73,61 @@ impl Default for SeenIds {
 }
 
 impl SeenIds {
-    /// An empty filter.
+    /// An empty filter of the largest size.
     pub fn new() -> SeenIds {
-        // Zeroed (calloc): the pages cost nothing until an id touches them.
-        let words = vec![0u64; (8 << SEEN_BLOCKS_LOG2) + 8];
-        let misalignment = (words.as_ptr() as usize % 64) / 8;
-        let base = (8 - misalignment) % 8;
-        SeenIds { words, base }
+        SeenIds::for_ids(u64::MAX)
     }
 
-    /// The block and the bits (word, mask) of an id with [`id_hash`] `hash`.
-    fn probes(&self, hash: u64) -> (usize, [(usize, u64); SEEN_PROBES as usize]) {
+    /// An empty filter for at most `ids` ids: two words per id, from 32 KiB to 16 MiB (a
+    /// filter's pages are all touched soon, so one bigger than the input needs costs time).
+    pub fn for_ids(ids: u64) -> SeenIds {
+        let words_log2 = ids
+            .saturating_mul(2)
+            .checked_next_power_of_two()
+            .map_or(SEEN_WORDS_LOG2_MAX, u64::trailing_zeros)
+            .clamp(SEEN_WORDS_LOG2_MIN, SEEN_WORDS_LOG2_MAX);
+        SeenIds {
+            words: (0..1usize << words_log2)
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            words_log2,
+        }
+    }
+
+    /// The word and the bits of an id with [`id_hash`] `hash`.
+    fn bits(&self, hash: u64) -> (usize, u64) {
         // The id hash is a fast multiply-rotate hash; murmur3's finaliser spreads its bits so
-        // that the block and the bit positions are independent.
+        // that the word and the bit positions are independent.
         let mut hash = hash;
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
         hash ^= hash >> 33;
-        let block = (hash >> (64 - SEEN_BLOCKS_LOG2)) as usize;
-        // Eight 9-bit bit positions (word 0..8, bit 0..64) from a second mixing of the hash.
-        let mut bits = hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (hash >> 29);
-        let mut probes = [(0, 0); SEEN_PROBES as usize];
-        for probe in &mut probes {
-            *probe = (((bits >> 6) & 7) as usize, 1u64 << (bits & 63));
-            bits = bits.rotate_right(9);
-        }
-        (block, probes)
+        let word = (hash >> (64 - self.words_log2)) as usize;
+        // 6-bit bit positions from the low bits, which the word index does not use.
+        let mask =
+            (0..SEEN_BITS).fold(0u64, |mask, probe| mask | 1 << ((hash >> (6 * probe)) & 63));
+        (word, mask)
     }
 
     /// Whether `id` may have been inserted (never `false` for an inserted id).
     pub fn may_contain(&self, id: &str) -> bool {
-        let (block, probes) = self.probes(id_hash(id));
-        let start = self.base + block * 8;
-        let block = &self.words[start..start + 8];
-        probes.iter().all(|&(word, mask)| block[word] & mask != 0)
-    }
-
-    /// [`may_contain`](SeenIds::may_contain) for many ids at once, by their [`id_hash`]es:
-    /// whether each may have been inserted. Each lookup is a cache miss in a filter this size;
-    /// touching every block first lets the processor wait for many at once (a third of the
-    /// time of one lookup after another, measured on the split pass's stitch).
-    fn may_contain_each(&self, hashes: &[u64], found: &mut Vec<bool>) {
-        let blocks: Vec<(usize, [(usize, u64); SEEN_PROBES as usize])> =
-            hashes.iter().map(|&hash| self.probes(hash)).collect();
-        let mut touched = 0u64;
-        for (block, _) in &blocks {
-            touched ^= self.words[self.base + block * 8];
-        }
-        std::hint::black_box(touched);
-        found.clear();
-        found.extend(blocks.iter().map(|(block, probes)| {
-            let start = self.base + block * 8;
-            let block = &self.words[start..start + 8];
-            probes.iter().all(|&(word, mask)| block[word] & mask != 0)
-        }));
+        let (word, mask) = self.bits(id_hash(id));
+        self.words[word].load(Ordering::Relaxed) & mask == mask
     }
 
     /// Remembers `id`.
-    pub fn insert(&mut self, id: &str) {
+    pub fn insert(&self, id: &str) {
         self.insert_hashed(id_hash(id));
     }
 
     /// Remembers the id with [`id_hash`] `hash`; returns whether it may have been inserted
-    /// before ([`may_contain`](SeenIds::may_contain) and [`insert`](SeenIds::insert) in
-    /// one look at the block).
-    fn insert_hashed(&mut self, hash: u64) -> bool {
-        let (block, probes) = self.probes(hash);
-        let start = self.base + block * 8;
-        let block = &mut self.words[start..start + 8];
-        let mut seen = true;
-        for (word, mask) in probes {
-            seen &= block[word] & mask != 0;
-            block[word] |= mask;
-        }
-        seen
+    /// before, by this run or another sharing the filter ([`may_contain`](SeenIds::may_contain)
+    /// and [`insert`](SeenIds::insert) in one atomic step).
+    fn insert_hashed(&self, hash: u64) -> bool {
+        let (word, mask) = self.bits(hash);
+        self.words[word].fetch_or(mask, Ordering::Relaxed) & mask == mask
     }
 }
 
@@ -405,7 +392,10 @@ pub struct NeedsFullRun {
 pub struct StreamRun {
     run_as_of: Option<Timestamp>,
     open_cases: usize,
-    seen: SeenIds,
+    seen: Arc<SeenIds>,
+    /// With a filter shared with another run: the ids it said "maybe" of that this run had
+    /// not seen (false positives, or ids the other run inserted first).
+    suspects: Option<Vec<String>>,
     open: VecDeque<OpenCase>,
     /// [`id_hash`] of a case id → sequence number of its open case (`open[seq - closed]`).
     /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
@@ -440,10 +430,8 @@ impl StreamRun {
         Ok(StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
-            // Full size from the start: memory stays flat whatever the file's size. (Starting
-            // small and growing saved a little CPU on 1M rows, but rebuilding from the id log
-            // cost a third more time on 10M rows, and memory then grew with the file.)
-            seen: SeenIds::new(),
+            seen: Arc::new(SeenIds::new()),
+            suspects: None,
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
             index: HashMap::with_capacity_and_hasher(
@@ -461,6 +449,14 @@ impl StreamRun {
             fault_cases: Vec::new(),
             tail: None,
         })
+    }
+
+    /// The same pass with the filter `seen` (sized for the input; `shared` if another run
+    /// inserts into it too).
+    fn with_filter(mut self, seen: Arc<SeenIds>, shared: bool) -> StreamRun {
+        self.seen = seen;
+        self.suspects = shared.then(Vec::new);
+        self
     }
 
     /// Whether the pass has given up (see the module documentation).
@@ -528,8 +524,13 @@ impl StreamRun {
         }
         // A "maybe" from the filter is settled by the log of every id seen (rare: a false
         // positive about once per million cases, or a real reappearance).
-        if self.seen.insert_hashed(hash) && self.ids.contains(case_id)? {
-            return Ok(self.give_up());
+        if self.seen.insert_hashed(hash) {
+            if self.ids.contains(case_id)? {
+                return Ok(self.give_up());
+            }
+            if let Some(suspects) = &mut self.suspects {
+                suspects.push(case_id.clone());
+            }
         }
         self.ids.push(case_id)?;
         let seq = self.closed + self.open.len() as u64;
@@ -633,6 +634,20 @@ pub struct StreamSettings<'a> {
     pub split_min_bytes: u64,
     /// Counts bytes read, if shown.
     pub progress: Option<&'a ProgressBar>,
+}
+
+/// A Bloom filter sized for `sources`: for about one case per 40 bytes of input (a case's
+/// first row, an offer, is longer) when every input is a file, else of the largest size.
+/// Its size only matters for speed: more cases than expected mean more false positives.
+fn filter_for(sources: &[Source]) -> SeenIds {
+    let bytes: Option<u64> = sources
+        .iter()
+        .map(|source| {
+            let path = source.path.as_ref()?;
+            std::fs::metadata(path).ok().map(|m| m.len())
+        })
+        .sum();
+    bytes.map_or_else(SeenIds::new, |bytes| SeenIds::for_ids(bytes / 40 + 1))
 }
 
 /// The default number of open cases before the oldest is closed.
@@ -1020,14 +1035,17 @@ fn stream_sequential(
     settings: &StreamSettings<'_>,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<Attempt> {
-    let mut run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
+    let seen = Arc::new(filter_for(sources));
+    let mut run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
+        .with_filter(Arc::clone(&seen), false);
     let stop = AtomicBool::new(false);
     if let [source] = sources {
         // One large file: two threads, one per half.
         match split::stream_split(&mut run, 0, source, settings, &stop)? {
             split::Split::Whole => {}
             split::Split::Retry => {
-                run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
+                run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
+                    .with_filter(Arc::new(filter_for(sources)), false);
             }
             split::Split::Done(tail) => {
                 return Ok(if run.errors.is_empty() {
@@ -1116,6 +1134,10 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 };
                 let result =
                     StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
+                        .map(|run| {
+                            let seen = filter_for(std::slice::from_ref(source));
+                            run.with_filter(Arc::new(seen), false)
+                        })
                         .and_then(|mut run| {
                             stream_source(
                                 &mut run,
@@ -1141,7 +1163,7 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
             });
         }
     });
-    let mut seen = SeenIds::new();
+    let seen = filter_for(sources);
     let mut earlier_ids: Vec<IdLog> = Vec::new();
     let mut spills = Vec::new();
     let mut errors = Vec::new();
@@ -1266,7 +1288,7 @@ mod tests {
 
     #[test]
     fn seen_ids_has_no_false_negatives_and_few_false_positives() {
-        let mut seen = SeenIds::new();
+        let seen = SeenIds::new();
         let ids = |range: std::ops::Range<u32>| range.map(|i| format!("case-{i:08}"));
         let mut false_positives = 0;
         for id in ids(0..1_200_000) {
@@ -1283,6 +1305,30 @@ mod tests {
         assert!(
             false_positives + later <= 5,
             "{false_positives} + {later} false positives"
+        );
+    }
+
+    #[test]
+    fn of_two_runs_inserting_an_id_into_a_shared_filter_one_is_told_maybe() {
+        let seen = SeenIds::for_ids(1000);
+        let hash = id_hash("case-1");
+        let answers: Vec<bool> = std::thread::scope(|scope| {
+            let first = scope.spawn(|| seen.insert_hashed(hash));
+            let second = scope.spawn(|| seen.insert_hashed(hash));
+            vec![first.join().unwrap(), second.join().unwrap()]
+        });
+        assert_eq!(answers.iter().filter(|&&maybe| maybe).count(), 1);
+        assert!(seen.may_contain("case-1"));
+        assert!(!seen.may_contain("case-2"));
+    }
+
+    #[test]
+    fn filters_are_sized_for_their_input_within_limits() {
+        assert_eq!(SeenIds::for_ids(0).words.len(), 1 << SEEN_WORDS_LOG2_MIN);
+        assert_eq!(SeenIds::for_ids(100_000).words.len(), 1 << 18);
+        assert_eq!(
+            SeenIds::for_ids(u64::MAX).words.len(),
+            1 << SEEN_WORDS_LOG2_MAX
         );
     }
 

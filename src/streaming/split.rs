@@ -88,35 +88,6 @@ impl CloseLog {
     }
 }
 
-/// Logged cases checked together.
-#[derive(Default)]
-struct LoggedBatch {
-    /// The ids back to back.
-    ids: String,
-    /// Each id's [`id_hash`].
-    hashes: Vec<u64>,
-    /// Each case: its id's range in `ids`, its last line, its bytes spilled.
-    entries: Vec<(usize, usize, u64, u64)>,
-}
-
-impl LoggedBatch {
-    const SIZE: usize = 1024;
-
-    fn push(&mut self, case_id: &str, last_line: u64, spilled: u64) {
-        let start = self.ids.len();
-        self.ids.push_str(case_id);
-        self.hashes.push(id_hash(case_id));
-        self.entries
-            .push((start, self.ids.len(), last_line, spilled));
-    }
-
-    fn clear(&mut self) {
-        self.ids.clear();
-        self.hashes.clear();
-        self.entries.clear();
-    }
-}
-
 /// How a split pass over one file ended.
 pub enum Split {
     /// Too small, not CSV, or not readable as two halves: read it whole; `run` is untouched.
@@ -152,12 +123,16 @@ pub fn stream_split(
         return Ok(Split::Whole);
     };
 
+    // One filter for both halves: an id in both is a "maybe" for whichever inserts it second.
+    let seen = Arc::clone(&run.seen);
+    run.suspects = Some(Vec::new());
     let (head, tail) = std::thread::scope(|scope| {
         let tail = std::thread::Builder::new()
             .name("leasejudge-tail".into())
             .spawn_scoped(scope, || -> io::Result<(StreamRun, Vec<InputError>)> {
                 let mut tail =
-                    StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?;
+                    StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
+                        .with_filter(Arc::clone(&seen), true);
                 tail.tail = Some(CloseLog::new()?);
                 let mut file = File::open(path)?;
                 file.seek(SeekFrom::Start(cut))?;
@@ -271,52 +246,53 @@ fn stitch(
         faults,
         fault_cases,
         tail: log,
+        suspects: tail_suspects,
         ..
     } = tail;
     let mut spill = spill.close()?;
     let log = log.expect("a tail run logs its cases");
 
-    // Steps 1 and 3, a batch of logged cases at a time (see `SeenIds::may_contain_each`).
+    // Steps 1 and 3. A case in both halves is a suspect of one of them (the filter is
+    // shared); it is continued if the first run has it open, and came back if the first run
+    // closed it.
+    let suspects: HashSet<String> = run
+        .suspects
+        .take()
+        .into_iter()
+        .chain(tail_suspects)
+        .flatten()
+        .collect();
     let mut continued: HashSet<String> = HashSet::new();
     let mut continued_seqs: HashSet<u64> = HashSet::new();
     let mut last_continued_line = 0;
+    let mut maybe_came_back: HashSet<String> = HashSet::new();
     let (mut seq, mut offset) = (0u64, 0u64);
-    let mut came_back = false;
-    let mut batch = LoggedBatch::default();
-    let mut maybe = Vec::new();
-    let mut check = |batch: &mut LoggedBatch, run: &mut StreamRun| -> io::Result<bool> {
-        run.seen.may_contain_each(&batch.hashes, &mut maybe);
-        for (index, &(start, end, last_line, spilled)) in batch.entries.iter().enumerate() {
-            let case_id = &batch.ids[start..end];
-            if run.open_seq(case_id).is_some() {
-                continued.insert(case_id.to_owned());
-                continued_seqs.insert(seq);
-                last_continued_line = last_continued_line.max(last_line);
-                if spilled > 0 {
-                    spill.skip_row(offset, spilled);
-                }
-            } else if maybe[index] && run.ids.contains(case_id)? {
-                return Ok(false);
-            }
-            seq += 1;
-            offset += spilled;
-        }
-        batch.clear();
-        Ok(true)
-    };
     log.for_each(&mut |case_id, last_line, spilled| {
-        batch.push(case_id, last_line, spilled);
-        if batch.entries.len() == LoggedBatch::SIZE && !check(&mut batch, run)? {
-            came_back = true;
-            return Ok(false);
+        if run.open_seq(case_id).is_some() {
+            continued.insert(case_id.to_owned());
+            continued_seqs.insert(seq);
+            last_continued_line = last_continued_line.max(last_line);
+            if spilled > 0 {
+                spill.skip_row(offset, spilled);
+            }
+        } else if suspects.contains(case_id) {
+            maybe_came_back.insert(case_id.to_owned());
         }
+        seq += 1;
+        offset += spilled;
         Ok(true)
     })?;
-    if !came_back && !check(&mut batch, run)? {
-        came_back = true;
-    }
-    if came_back {
-        return Ok(Split::NeedsFullRun);
+    if !maybe_came_back.is_empty() {
+        // Rare (a false positive, or a case that really came back): one pass over the first
+        // run's ids settles them all.
+        let mut came_back = false;
+        run.ids.for_each(&mut |case_id| {
+            came_back = maybe_came_back.contains(case_id);
+            !came_back
+        })?;
+        if came_back {
+            return Ok(Split::NeedsFullRun);
+        }
     }
 
     // Step 2.
