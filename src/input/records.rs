@@ -253,21 +253,9 @@ impl<R: Read> Records<R> {
             nout += out;
             nend += end;
             match result {
+                // Read more; at the end of the input, the next (empty) read ends the record.
                 Core::InputEmpty => {
-                    if !self.refill()? && self.pos == self.filled {
-                        // The end of the input: an empty read ends the record (with room for
-                        // its last cell's end).
-                        if nend == self.ends.len() {
-                            self.ends.resize(self.ends.len() * 2, 0);
-                        }
-                        let (result, _, _, end) =
-                            self.core.read_record(&[], &mut [], &mut self.ends[nend..]);
-                        nend += end;
-                        match result {
-                            Core::Record => break,
-                            _ => return Ok(None),
-                        }
-                    }
+                    self.refill()?;
                 }
                 Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
                 Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),

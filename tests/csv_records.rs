@@ -1,0 +1,111 @@
+//! The CSV record reader (`leasejudge::input::records`) against the csv crate: the same
+//! records from any bytes (quotes, `\r`, `\n`, blank lines, a BOM, non-ASCII), however the
+//! input arrives (a byte at a time or in one piece); and the lines it gives records.
+
+use std::io::Read;
+
+use leasejudge::input::records::Records;
+use proptest::prelude::*;
+
+/// A reader that hands out at most `chunk` bytes per read, so that records cross the
+/// boundaries of what has been read.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    chunk: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+type Cells = Vec<Vec<u8>>;
+
+fn ours(bytes: &[u8], chunk: usize) -> Vec<(u64, Cells)> {
+    let mut records = Records::new(Trickle { bytes, chunk }, true);
+    let mut all = Vec::new();
+    while let Some(record) = records.next_record().unwrap() {
+        all.push((record.line, record.iter().map(<[u8]>::to_vec).collect()));
+    }
+    all
+}
+
+fn csv_crate(bytes: &[u8]) -> Vec<Cells> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut record = csv::ByteRecord::new();
+    let mut all = Vec::new();
+    while reader.read_byte_record(&mut record).unwrap() {
+        all.push(record.iter().map(<[u8]>::to_vec).collect());
+    }
+    all
+}
+
+fn pieces() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        4 => Just(&b"ab"[..]),
+        1 => Just(&b"\xC3\xA9"[..]),
+        3 => Just(&b","[..]),
+        2 => Just(&b"\""[..]),
+        2 => Just(&b"\n"[..]),
+        1 => Just(&b"\r"[..]),
+        1 => Just(&b"\r\n"[..]),
+        1 => Just(&b" "[..]),
+        1 => Just(&b"\xEF\xBB\xBF"[..]),
+        1 => Just(&b"\xFF"[..]),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn records_are_the_csv_crates(bytes in pieces(), chunk in 1usize..9) {
+        let ours = ours(&bytes, chunk);
+        let cells: Vec<Cells> = ours.iter().map(|(_, cells)| cells.clone()).collect();
+        prop_assert_eq!(&cells, &csv_crate(&bytes));
+        // Lines never go back, and a record's line counts the line ends before it.
+        let mut previous = 1;
+        for (line, _) in &ours {
+            prop_assert!(*line >= previous);
+            previous = *line;
+        }
+        prop_assert_eq!(ours, self::ours(&bytes, usize::MAX));
+    }
+}
+
+#[test]
+fn a_record_is_on_the_line_of_its_first_byte() {
+    let text = "\u{feff}h1,h2\r\n\r\n\na,b\n\"x\ny\",z\n\n  ,\nlast";
+    let lines: Vec<(u64, Cells)> = ours(text.as_bytes(), 3);
+    let expected: Vec<(u64, Vec<&str>)> = vec![
+        (1, vec!["h1", "h2"]),
+        (4, vec!["a", "b"]),
+        (5, vec!["x\ny", "z"]),
+        (8, vec!["  ", ""]),
+        (9, vec!["last"]),
+    ];
+    let expected: Vec<(u64, Cells)> = expected
+        .into_iter()
+        .map(|(line, cells)| (line, cells.iter().map(|c| c.as_bytes().to_vec()).collect()))
+        .collect();
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn a_record_longer_than_the_buffer_is_read_whole() {
+    let long = "x".repeat(200_000);
+    let text = format!("a,{long},b\n\"q,{long}\"\n");
+    let records = ours(text.as_bytes(), 70_000);
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].1[1].len(), 200_000);
+    assert_eq!(records[1].1[0].len(), 200_002);
+    assert_eq!(records, ours(text.as_bytes(), usize::MAX));
+}
