@@ -39,7 +39,7 @@ use crate::input::{
     parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
     ParsedRow, RawCells, RowResult, RowSink, Source, StringPool,
 };
-use crate::lease::{Case, Outcome, Timestamp};
+use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 
 mod split;
@@ -367,7 +367,7 @@ pub fn assemble(
 }
 
 enum Slot {
-    Live(Box<Case>),
+    Live(Case),
     /// Its first row was bad input; later rows are only type-checked.
     Broken,
 }
@@ -421,17 +421,20 @@ pub struct StreamRun {
 
 impl StreamRun {
     /// A pass judging cases at `run_as_of` (if later than their last row), keeping at most
-    /// `open_cases` open, spilling rows as `encoding`.
+    /// `open_cases` open, spilling rows as `encoding`, noting case ids in `seen` (sized for
+    /// the input, and `shared` if another run notes its ids there too).
     pub fn new(
         run_as_of: Option<Timestamp>,
         open_cases: usize,
         encoding: Encoding,
+        seen: Arc<SeenIds>,
+        shared: bool,
     ) -> io::Result<StreamRun> {
         Ok(StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
-            seen: Arc::new(SeenIds::new()),
-            suspects: None,
+            seen,
+            suspects: shared.then(Vec::new),
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
             index: HashMap::with_capacity_and_hasher(
@@ -449,14 +452,6 @@ impl StreamRun {
             fault_cases: Vec::new(),
             tail: None,
         })
-    }
-
-    /// The same pass with the filter `seen` (sized for the input; `shared` if another run
-    /// inserts into it too).
-    fn with_filter(mut self, seen: Arc<SeenIds>, shared: bool) -> StreamRun {
-        self.seen = seen;
-        self.suspects = shared.then(Vec::new);
-        self
     }
 
     /// Whether the pass has given up (see the module documentation).
@@ -498,7 +493,15 @@ impl StreamRun {
                 open.hash == hash && open.case_id == *case_id
             }
         });
-        let found = last.or_else(|| self.index.get(&hash).copied());
+        // A case starts with an offer: for an offer of another case, the filter is asked first,
+        // and its usual answer, "certainly new", spares a look in the index (a cache miss with
+        // thousands of cases open).
+        let is_offer = matches!(row, Ok(parsed) if matches!(parsed.row.message, Message::Offer(_)));
+        let maybe_seen = (last.is_none() && is_offer).then(|| self.seen.insert_hashed(hash));
+        let found = match maybe_seen {
+            Some(false) => None,
+            _ => last.or_else(|| self.index.get(&hash).copied()),
+        };
         if let Some(seq) = found {
             if last.is_none() && self.open[(seq - self.closed) as usize].case_id != *case_id {
                 // Another open case has this id's hash: too rare to handle here.
@@ -524,7 +527,7 @@ impl StreamRun {
         }
         // A "maybe" from the filter is settled by the log of every id seen (rare: a false
         // positive about once per million cases, or a real reappearance).
-        if self.seen.insert_hashed(hash) {
+        if maybe_seen.unwrap_or_else(|| self.seen.insert_hashed(hash)) {
             if self.ids.contains(case_id)? {
                 return Ok(self.give_up());
             }
@@ -536,7 +539,7 @@ impl StreamRun {
         let seq = self.closed + self.open.len() as u64;
         let (slot, outcome) = match row {
             Ok(ParsedRow { row, .. }) => match Case::start(row) {
-                Ok((case, outcome)) => (Slot::Live(Box::new(case)), Some(outcome)),
+                Ok((case, outcome)) => (Slot::Live(case), Some(outcome)),
                 Err(fault) => {
                     self.faults.push(fault_error(at, &fault, row));
                     self.fault_cases.push(seq);
@@ -1035,17 +1038,25 @@ fn stream_sequential(
     settings: &StreamSettings<'_>,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<Attempt> {
-    let seen = Arc::new(filter_for(sources));
-    let mut run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
-        .with_filter(Arc::clone(&seen), false);
+    let new_run = |shared| {
+        let seen = Arc::new(filter_for(sources));
+        StreamRun::new(
+            settings.run_as_of,
+            settings.open_cases,
+            settings.encoding,
+            seen,
+            shared,
+        )
+    };
+    // A lone file may be split, its two halves sharing the filter.
+    let mut run = new_run(sources.len() == 1 && settings.jobs > 1)?;
     let stop = AtomicBool::new(false);
     if let [source] = sources {
         // One large file: two threads, one per half.
         match split::stream_split(&mut run, 0, source, settings, &stop)? {
-            split::Split::Whole => {}
+            split::Split::Whole => run.suspects = None,
             split::Split::Retry => {
-                run = StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
-                    .with_filter(Arc::new(filter_for(sources)), false);
+                run = new_run(false)?;
             }
             split::Split::Done(tail) => {
                 return Ok(if run.errors.is_empty() {
@@ -1132,13 +1143,14 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 let Some(source) = sources.get(file_index) else {
                     break;
                 };
-                let result =
-                    StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)
-                        .map(|run| {
-                            let seen = filter_for(std::slice::from_ref(source));
-                            run.with_filter(Arc::new(seen), false)
-                        })
-                        .and_then(|mut run| {
+                let result = StreamRun::new(
+                    settings.run_as_of,
+                    settings.open_cases,
+                    settings.encoding,
+                    Arc::new(filter_for(std::slice::from_ref(source))),
+                    false,
+                )
+                .and_then(|mut run| {
                             stream_source(
                                 &mut run,
                                 file_index,

@@ -125,14 +125,20 @@ pub fn stream_split(
 
     // One filter for both halves: an id in both is a "maybe" for whichever inserts it second.
     let seen = Arc::clone(&run.seen);
-    run.suspects = Some(Vec::new());
+    if run.suspects.is_none() {
+        return Ok(Split::Whole);
+    }
     let (head, tail) = std::thread::scope(|scope| {
         let tail = std::thread::Builder::new()
             .name("leasejudge-tail".into())
             .spawn_scoped(scope, || -> io::Result<(StreamRun, Vec<InputError>)> {
-                let mut tail =
-                    StreamRun::new(settings.run_as_of, settings.open_cases, settings.encoding)?
-                        .with_filter(Arc::clone(&seen), true);
+                let mut tail = StreamRun::new(
+                    settings.run_as_of,
+                    settings.open_cases,
+                    settings.encoding,
+                    Arc::clone(&seen),
+                    true,
+                )?;
                 tail.tail = Some(CloseLog::new()?);
                 let mut file = File::open(path)?;
                 file.seek(SeekFrom::Start(cut))?;
