@@ -63,6 +63,24 @@ for file in "$M1" "$M1I"; do
 done
 echo
 
+echo "## One file: one thread or two halves ($RUNS runs each, alternating, median wall time)"
+echo
+echo "| file | --jobs 1 | --jobs 2 (two halves) | same output |"
+echo "|---|---:|---:|---|"
+for file in "$M1" "$M1I"; do
+    one=() two=()
+    for _ in $(seq "$RUNS"); do
+        one+=("$(seconds "$LJ" adjudicate "$file" --format csv --jobs 1)")
+        two+=("$(seconds "$LJ" adjudicate "$file" --format csv --jobs 2)")
+    done
+    "$LJ" adjudicate "$file" --format csv --jobs 1 -o "$DIR/one.csv"
+    "$LJ" adjudicate "$file" --format csv --jobs 2 -o "$DIR/two.csv"
+    cmp "$DIR/one.csv" "$DIR/two.csv"
+    printf '| %s | %s s | %s s | yes (cmp) |\n' "$(basename "$file")" \
+        "$(printf '%s\n' "${one[@]}" | median)" "$(printf '%s\n' "${two[@]}" | median)"
+done
+echo
+
 echo "## Peak RSS (/usr/bin/time -v, adjudicate --format csv)"
 echo
 echo "| file | rows | peak RSS |"

@@ -366,7 +366,11 @@ pub fn assemble(
     Ok(())
 }
 
+// Unboxed on purpose: open cases live in a ring in order of first appearance and are closed
+// from its front, so closing reads memory in order (boxed, each close was a cache miss).
+#[allow(clippy::large_enum_variant)]
 enum Slot {
+    /// Replaying.
     Live(Case),
     /// Its first row was bad input; later rows are only type-checked.
     Broken,
