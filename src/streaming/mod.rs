@@ -11,8 +11,8 @@
 //! cases close in order of first appearance. The spill is copied to the output at the end, so
 //! bad input anywhere still leaves no output, as with [`judge_sources`].
 //!
-//! Every case id goes into a fixed-size Bloom filter ([`SeenIds`]) and, in order, into a log
-//! in a temporary file ([`IdLog`]). A row whose case is not open is new for certain when the
+//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the input up to 16 MiB) and,
+//! in order, into a log in a temporary file ([`IdLog`]). A row whose case is not open is new for certain when the
 //! filter has not seen its id (a Bloom filter has no false negatives). When the filter says
 //! "maybe", the log settles it: a false positive (rare) costs a scan of the log; a real hit
 //! is a closed case reappearing after more than `open_cases` other cases started, or a case
@@ -24,6 +24,13 @@
 //! Audit lines already streamed are not repeated by the fallback: the rows before the point
 //! of doubt had the same outcomes in both passes, so the fallback skips that many. Standard
 //! input is copied to a temporary file as it is read, so that the fallback can read it again.
+//!
+//! # Both cores
+//!
+//! A lone CSV file of [`DEFAULT_SPLIT_MIN_BYTES`] or more is read as two halves on two
+//! threads and stitched ([`split`]). Several files are read on `jobs` threads, a pass each,
+//! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
+//! which must see rows in order) one thread parses while the other replays.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -405,8 +412,10 @@ pub struct StreamRun {
     /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
     index: HashMap<u64, u64, BuildHasherDefault<FxHasher>>,
     closed: u64,
-    /// The sequence number of the case of the last row.
-    last: Option<u64>,
+    /// The [`id_hash`] and sequence number of the cases of recent rows (round robin from
+    /// `recent_next`), tried before the index.
+    recent: [(u64, u64); RECENT_CASES],
+    recent_next: usize,
     spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
     faults: Vec<InputError>,
@@ -446,7 +455,8 @@ impl StreamRun {
                 BuildHasherDefault::default(),
             ),
             closed: 0,
-            last: None,
+            recent: [(0, u64::MAX); RECENT_CASES],
+            recent_next: 0,
             spill: Spill::new(encoding)?,
             faults: Vec::new(),
             errors: Vec::new(),
@@ -489,13 +499,14 @@ impl StreamRun {
             Err(Some(case_id)) => case_id,
             Err(None) => return Ok(None),
         };
-        // Rows of one case often come together: try the last case before the index. Hashes
-        // are compared before ids: most rows of an interleaved file are not the last case's.
-        let last = self.last.filter(|&seq| {
-            seq >= self.closed && {
-                let open = &self.open[(seq - self.closed) as usize];
-                open.hash == hash && open.case_id == *case_id
-            }
+        // Rows of one case come together, or a few cases take turns: try the cases of recent
+        // rows before the index (hashes first, then the id).
+        let last = self.recent.iter().find_map(|&(recent_hash, seq)| {
+            (recent_hash == hash
+                && seq != u64::MAX
+                && seq >= self.closed
+                && self.open[(seq - self.closed) as usize].case_id == *case_id)
+                .then_some(seq)
         });
         // A case starts with an offer: for an offer of another case, the filter is asked first,
         // and its usual answer, "certainly new", spares a look in the index (a cache miss with
@@ -511,7 +522,10 @@ impl StreamRun {
                 // Another open case has this id's hash: too rare to handle here.
                 return Ok(self.give_up());
             }
-            self.last = Some(seq);
+            if last.is_none() {
+                self.recent[self.recent_next] = (hash, seq);
+                self.recent_next = (self.recent_next + 1) % RECENT_CASES;
+            }
             let open = &mut self.open[(seq - self.closed) as usize];
             open.last_line = at.line;
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
@@ -556,6 +570,8 @@ impl StreamRun {
             self.rows_replayed += 1;
         }
         self.index.insert(hash, seq);
+        self.recent[self.recent_next] = (hash, seq);
+        self.recent_next = (self.recent_next + 1) % RECENT_CASES;
         self.open.push_back(OpenCase {
             case_id: case_id.clone(),
             hash,
@@ -656,6 +672,10 @@ fn filter_for(sources: &[Source]) -> SeenIds {
         .sum();
     bytes.map_or_else(SeenIds::new, |bytes| SeenIds::for_ids(bytes / 40 + 1))
 }
+
+/// How many cases of recent rows are tried before the index: enough for a handful of cases
+/// taking turns (8 interleaved, generated: a tenth faster than trying only the last case).
+const RECENT_CASES: usize = 8;
 
 /// The default number of open cases before the oldest is closed.
 pub const DEFAULT_OPEN_CASES: usize = 4096;
@@ -1155,26 +1175,26 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                     false,
                 )
                 .and_then(|mut run| {
-                            stream_source(
-                                &mut run,
-                                file_index,
-                                source,
-                                settings,
-                                None,
-                                &stop,
-                                false,
-                                &mut |_, _, _| {},
-                            )?;
-                            // Only the file's outcome is kept for the merge: the filter and the
-                            // open files go now.
-                            run.ids.close()?;
-                            Ok(FileResult {
-                                needs_full_run: run.needs_full_run,
-                                errors: run.errors,
-                                spill: run.spill.close()?,
-                                ids: run.ids,
-                            })
-                        });
+                    stream_source(
+                        &mut run,
+                        file_index,
+                        source,
+                        settings,
+                        None,
+                        &stop,
+                        false,
+                        &mut |_, _, _| {},
+                    )?;
+                    // Only the file's outcome is kept for the merge: the filter and the
+                    // open files go now.
+                    run.ids.close()?;
+                    Ok(FileResult {
+                        needs_full_run: run.needs_full_run,
+                        errors: run.errors,
+                        spill: run.spill.close()?,
+                        ids: run.ids,
+                    })
+                });
                 *results[file_index].lock().expect("no panics while locked") = Some(result);
             });
         }
