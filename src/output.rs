@@ -2,7 +2,8 @@
 //! same directory, renamed over the target only when everything was written).
 
 use std::fs;
-use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Read, Stdout, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -131,6 +132,34 @@ impl Write for Output {
         match &mut self.inner {
             Inner::Stdout(out) => out.flush(),
             Inner::File { temp, .. } => temp.flush(),
+        }
+    }
+}
+
+/// A writer that can append part of a file: [`Output`] lets the kernel copy it (no pass
+/// through user space), anything else reads and writes it.
+pub trait AppendFile: Write {
+    /// Appends the next `len` bytes of `file` (fewer if it ends first); returns how many.
+    fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
+        io::copy(&mut file.take(len), self)
+    }
+}
+
+impl AppendFile for Vec<u8> {}
+
+impl AppendFile for Output {
+    fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
+        // Flushed first, then the standard library's copy between file descriptors
+        // (copy_file_range, sendfile or splice where the kernel has them).
+        match &mut self.inner {
+            Inner::Stdout(out) => {
+                out.flush()?;
+                io::copy(&mut file.take(len), &mut io::stdout().lock())
+            }
+            Inner::File { temp, .. } => {
+                temp.flush()?;
+                io::copy(&mut file.take(len), temp.get_mut().as_file_mut())
+            }
         }
     }
 }

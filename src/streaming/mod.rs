@@ -35,7 +35,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Seek, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -48,6 +48,7 @@ use crate::input::{
 };
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
+use crate::output::AppendFile;
 
 mod split;
 
@@ -319,7 +320,7 @@ impl Spill {
 /// Writes the whole matrix from spills in order: header (or `[`), every row not left out,
 /// trailer.
 pub fn assemble(
-    out: &mut impl Write,
+    out: &mut impl AppendFile,
     encoding: Encoding,
     spills: Vec<SpillFile>,
 ) -> io::Result<()> {
@@ -335,35 +336,32 @@ pub fn assemble(
         if spill.rows == 0 {
             continue;
         }
-        let mut file = io::BufReader::with_capacity(1 << 16, File::open(&spill.path)?);
-        // The stretches between rows left out, then the rest of the file.
+        let mut file = File::open(&spill.path)?;
+        // The stretches between the rows left out.
+        let mut stretches = Vec::with_capacity(spill.skip.len() + 1);
         let mut at = 0u64;
-        let mut stretches: Vec<Option<u64>> = Vec::with_capacity(spill.skip.len() + 1);
         for &(offset, len) in &spill.skip {
-            stretches.push(Some(offset - at));
+            stretches.push((at, offset - at));
             at = offset + len;
         }
-        stretches.push(None);
-        for (index, stretch) in stretches.into_iter().enumerate() {
-            if index > 0 {
-                // Past the row left out.
-                let len = spill.skip[index - 1].1;
-                io::copy(&mut file.by_ref().take(len), &mut io::sink())?;
+        stretches.push((at, file.metadata()?.len() - at));
+        for (start, mut len) in stretches {
+            if len == 0 {
+                continue;
             }
-            let mut stretch = match stretch {
-                Some(0) => continue,
-                Some(len) => file.by_ref().take(len),
-                None => file.by_ref().take(u64::MAX),
-            };
+            file.seek(io::SeekFrom::Start(start))?;
             if encoding == Encoding::Json && first {
                 // Drop the leading comma of the first row written.
                 let mut comma = [0u8; 1];
-                if stretch.read(&mut comma)? == 0 {
-                    continue;
-                }
+                file.read_exact(&mut comma)?;
+                len -= 1;
             }
-            if io::copy(&mut stretch, out)? > 0 {
-                first = false;
+            first = false;
+            if out.append_file(&mut file, len)? != len {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a spill file is shorter than what was written to it",
+                ));
             }
         }
     }
@@ -690,7 +688,7 @@ pub const DEFAULT_SPLIT_MIN_BYTES: u64 = 4 << 20;
 pub fn adjudicate_streaming(
     sources: &[Source],
     settings: &StreamSettings<'_>,
-    out: &mut impl Write,
+    out: &mut impl AppendFile,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> Result<(), StreamError> {
     let parallel =
