@@ -29,6 +29,10 @@ fn ours(bytes: &[u8], chunk: usize) -> Vec<(u64, Cells)> {
     let mut records = Records::new(Trickle { bytes, chunk }, true);
     let mut all = Vec::new();
     while let Some(record) = records.next_record().unwrap() {
+        // What the reader claims is ASCII is (the cells are then used unchecked as text).
+        if record.is_ascii() {
+            assert!(record.iter().all(|cell| cell.is_ascii()));
+        }
         all.push((record.line, record.iter().map(<[u8]>::to_vec).collect()));
     }
     all

@@ -251,6 +251,17 @@ fn cells_if_utf8<'r>(
     cells: &mut RawCells<'r>,
 ) -> bool {
     let (bytes, bounds) = record.parts();
+    if record.is_ascii() {
+        for (&(start, end), column) in bounds.iter().zip(columns) {
+            if let Some(field) = column {
+                // SAFETY: every byte of the record is ASCII (`Record::is_ascii`), and ASCII
+                // bytes are valid UTF-8 wherever they are cut.
+                cells[*field as usize] =
+                    Some(unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) });
+            }
+        }
+        return true;
+    }
     let Ok(all) = std::str::from_utf8(bytes) else {
         return false;
     };

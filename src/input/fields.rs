@@ -228,7 +228,7 @@ pub fn parse_row_into(
     pool: &mut StringPool,
     slot: &mut RowResult,
 ) {
-    pool.recycle(slot);
+    pool.recycle_but_case_id(slot);
     if !parse_typed(cells, errors, locate, pool, slot) {
         let case_id = cells[Field::CaseId.index()]
             .map(str::trim)
@@ -269,9 +269,17 @@ impl StringPool {
 
     /// Keeps the strings of a row that is no longer needed (left empty in place).
     pub fn recycle(&mut self, row: &mut RowResult) {
+        if let Ok(ParsedRow { case_id, .. }) = row {
+            self.put(case_id);
+        }
+        self.recycle_but_case_id(row);
+    }
+
+    /// [`recycle`](StringPool::recycle) but for a typed row's case id, left in place: the next
+    /// row parsed there is usually of the same case.
+    fn recycle_but_case_id(&mut self, row: &mut RowResult) {
         match row {
-            Ok(ParsedRow { case_id, row }) => {
-                self.put(case_id);
+            Ok(ParsedRow { row, .. }) => {
                 if let Some(job_id) = &mut row.job_id {
                     self.put(job_id);
                 }
@@ -513,12 +521,14 @@ fn parse_typed(
     let (Some(case_id), Some(observed_at), Some(message)) = (case_id, observed_at, message) else {
         return false;
     };
-    let case_id = pool.take(case_id);
     let job_id = text(Field::JobId).map(|id| pool.take(id));
     // Field by field into a row already there: no copy of the whole row.
     match slot {
         Ok(parsed) => {
-            parsed.case_id = case_id;
+            if parsed.case_id != case_id {
+                parsed.case_id.clear();
+                parsed.case_id.push_str(case_id);
+            }
             parsed.row.observed_at = observed_at;
             parsed.row.job_id = job_id;
             parsed.row.sent_at = sent_at;
@@ -526,7 +536,7 @@ fn parse_typed(
         }
         Err(_) => {
             *slot = Ok(ParsedRow {
-                case_id,
+                case_id: pool.take(case_id),
                 row: Row {
                     observed_at,
                     job_id,

@@ -15,6 +15,7 @@ pub struct Record<'a> {
     pub line: u64,
     bytes: &'a [u8],
     bounds: &'a [(usize, usize)],
+    ascii: bool,
 }
 
 impl<'a> Record<'a> {
@@ -38,6 +39,12 @@ impl<'a> Record<'a> {
     /// Every cell's bytes, back to back, and each cell's range in them.
     pub fn parts(&self) -> (&'a [u8], &'a [(usize, usize)]) {
         (self.bytes, self.bounds)
+    }
+
+    /// Whether every byte is ASCII (known for free for most records; `false` means "not
+    /// known to be").
+    pub fn is_ascii(&self) -> bool {
+        self.ascii
     }
 }
 
@@ -179,11 +186,14 @@ impl<R: Read> Records<R> {
         let mut cell_start = 0;
         // Offsets from `pos`, which stay valid when `refill` moves the bytes.
         let mut at = 0;
+        // Every byte scanned, or-ed together: its high bit says whether any is not ASCII.
+        let mut high = 0u64;
         let stop = 'scan: loop {
             let bytes = &self.buf[self.pos..self.filled];
             // Eight bytes at a time: a mask of the bytes that matter, then each of them.
             while let Some(chunk) = bytes.get(at..at + 8) {
                 let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                high |= word;
                 let mut marks = equal_bytes(word, b',')
                     | equal_bytes(word, b'\n')
                     | equal_bytes(word, b'\r')
@@ -201,6 +211,7 @@ impl<R: Read> Records<R> {
                 at += 8;
             }
             while at < bytes.len() {
+                high |= u64::from(bytes[at]);
                 match bytes[at] {
                     b',' => {
                         self.bounds.push((cell_start, at));
@@ -236,6 +247,7 @@ impl<R: Read> Records<R> {
             line,
             bytes: &self.buf[start..start + at],
             bounds: &self.bounds,
+            ascii: high & 0x8080_8080_8080_8080 == 0,
         }))
     }
 
@@ -273,6 +285,7 @@ impl<R: Read> Records<R> {
             line,
             bytes: &self.out[..nout],
             bounds: &self.bounds,
+            ascii: false,
         }))
     }
 }
