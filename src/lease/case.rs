@@ -151,6 +151,47 @@ impl Lease {
         }
     }
 
+    /// Makes this the record [`Lease::new`] would make of `offer`, reusing its strings.
+    fn reset(&mut self, offer: &Offer) {
+        // Every field named, so that a new one cannot be forgotten here.
+        let Lease {
+            offer: current,
+            expires_at,
+            phase,
+            ack_state,
+            renewal,
+            progress,
+            cancel_requested,
+            cancel_ack,
+            result_rejected_for_expiry,
+            renew_rejected_for_expiry,
+        } = self;
+        let Offer {
+            identity,
+            terms,
+            given,
+        } = current;
+        let Identity {
+            lease_id,
+            generation,
+            holder,
+        } = identity;
+        lease_id.clone_from(&offer.identity.lease_id);
+        *generation = offer.identity.generation;
+        holder.clone_from(&offer.identity.holder);
+        *terms = offer.terms;
+        *given = offer.given;
+        *expires_at = offer.terms.expires_at;
+        *phase = Phase::Offered;
+        *ack_state = AckState::Pending;
+        *renewal = None;
+        *progress = None;
+        *cancel_requested = None;
+        *cancel_ack = None;
+        *result_rejected_for_expiry = false;
+        *renew_rejected_for_expiry = false;
+    }
+
     /// The generation's identity.
     pub fn identity(&self) -> &Identity {
         &self.offer.identity
@@ -282,6 +323,33 @@ impl Case {
         ))
     }
 
+    /// [`Case::start`] in the place of a case that is no longer needed, reusing its memory
+    /// (a streaming pass starts a case per case id, and this spares it the allocations). On
+    /// success the case is the one `start` returns; on a fault it is left as it was.
+    pub fn restart(&mut self, row: &Row) -> Result<Outcome, CaseFault> {
+        let Message::Offer(offer) = &row.message else {
+            return Err(CaseFault::FirstRowNotOffer(row.message.event()));
+        };
+        let Some(job_id) = &row.job_id else {
+            return Err(CaseFault::MissingJobId);
+        };
+        let Case {
+            job_id: current_job_id,
+            lease,
+            stale_generations,
+            late_progress,
+            conflict,
+            last_observed_at,
+        } = self;
+        current_job_id.clone_from(job_id);
+        lease.reset(offer);
+        stale_generations.clear();
+        late_progress.clear();
+        *conflict = None;
+        *last_observed_at = row.observed_at;
+        Ok(outcome(None, Disposition::Accepted, RowReason::Offered))
+    }
+
     /// Replays one more row (spec section 4): the clock, the conflict freeze, the identity
     /// check and the event's rule. A row that breaks the file's rules is a [`CaseFault`].
     pub fn step(&mut self, row: &Row) -> Result<Outcome, CaseFault> {
@@ -356,7 +424,7 @@ impl Case {
                     self.raise_conflict(ConflictKind::OverlappingGenerations)
                 }
                 Phase::AckTimeout | Phase::Expired | Phase::Terminal(_) => {
-                    self.lease = Lease::new(offer.clone());
+                    self.lease.reset(offer);
                     (Disposition::Accepted, RowReason::Reassigned)
                 }
             }

@@ -966,3 +966,45 @@ fn offer_terms_resolve_with_the_contract_defaults_and_checks() {
         assert!(OfferTerms::resolve(t(0), &given, duration).is_ok());
     }
 }
+
+#[test]
+fn restart_in_a_used_case_is_start() {
+    // A case that has been through everything: renewal, progress, a stale generation, late
+    // progress, a cancel, a reassignment and a conflict.
+    let used_rows = with(
+        active(),
+        [
+            renew(3, 1, "worker-a", 1),
+            progress(4, 1, "worker-a", 2),
+            offer(5, 0, "worker-z"),
+            cancel_request(6),
+            cancel_ack(7, 1, "worker-a"),
+            progress(8, 1, "worker-a", 1),
+            observe(60),
+            offer(61, 2, "worker-b"),
+            ack(62, 2, "worker-b"),
+            ack(63, 2, "worker-c"),
+        ],
+    );
+    let (mut used, _) = run(&used_rows);
+    assert!(used.conflict().is_some() && !used.stale_generations().is_empty());
+    let mut first = offer_full(100, 7, "worker-q", 45, None);
+    first.job_id = Some("job-2".into());
+    let (started, start_outcome) = Case::start(&first).unwrap();
+    assert_eq!(used.restart(&first).unwrap(), start_outcome);
+    assert_eq!(used, started);
+    // And they go on alike.
+    let mut fresh = started;
+    for next in [ack(101, 7, "worker-q"), progress(102, 7, "worker-q", 1)] {
+        assert_eq!(used.step(&next), fresh.step(&next));
+    }
+    assert_eq!(used, fresh);
+    // Not an offer, or no job id: a fault, as for `start`.
+    assert_eq!(
+        used.restart(&ack(103, 7, "worker-q")),
+        Err(CaseFault::FirstRowNotOffer(Event::Ack))
+    );
+    let mut no_job = offer(104, 1, "worker-a");
+    no_job.job_id = None;
+    assert_eq!(used.restart(&no_job), Err(CaseFault::MissingJobId));
+}

@@ -32,7 +32,7 @@
 //! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
 //! which must see rows in order) one thread parses while the other replays.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufWriter, Read, Seek, Write};
@@ -405,11 +405,15 @@ pub struct StreamRun {
     /// With a filter shared with another run: the ids it said "maybe" of that this run had
     /// not seen (false positives, or ids the other run inserted first).
     suspects: Option<Vec<String>>,
-    open: VecDeque<OpenCase>,
-    /// [`id_hash`] of a case id → sequence number of its open case (`open[seq - closed]`).
+    /// The open cases: the case with sequence number `seq` is at `seq % open_cases`, so a
+    /// new case takes the place (and the memory) of the one just closed.
+    open: Vec<OpenCase>,
+    /// [`id_hash`] of a case id → sequence number of its open case.
     /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
     index: HashMap<u64, u64, BuildHasherDefault<FxHasher>>,
+    /// Cases `closed..next` are open.
     closed: u64,
+    next: u64,
     /// The [`id_hash`] and sequence number of the cases of recent rows (round robin from
     /// `recent_next`), tried before the index.
     recent: [(u64, u64); RECENT_CASES],
@@ -447,12 +451,13 @@ impl StreamRun {
             seen,
             suspects: shared.then(Vec::new),
             // Sized once (growing by doubling touched fresh pages again and again, perf).
-            open: VecDeque::with_capacity(open_cases.clamp(1, 1 << 16) + 1),
+            open: Vec::with_capacity(open_cases.clamp(1, 1 << 16)),
             index: HashMap::with_capacity_and_hasher(
                 open_cases.clamp(1, 1 << 16) + 1,
                 BuildHasherDefault::default(),
             ),
             closed: 0,
+            next: 0,
             recent: [(0, u64::MAX); RECENT_CASES],
             recent_next: 0,
             spill: Spill::new(encoding)?,
@@ -503,7 +508,7 @@ impl StreamRun {
             (recent_hash == hash
                 && seq != u64::MAX
                 && seq >= self.closed
-                && self.open[(seq - self.closed) as usize].case_id == *case_id)
+                && self.open[self.place(seq)].case_id == *case_id)
                 .then_some(seq)
         });
         // A case starts with an offer: for an offer of another case, the filter is asked first,
@@ -516,7 +521,7 @@ impl StreamRun {
             _ => last.or_else(|| self.index.get(&hash).copied()),
         };
         if let Some(seq) = found {
-            if last.is_none() && self.open[(seq - self.closed) as usize].case_id != *case_id {
+            if last.is_none() && self.open[self.place(seq)].case_id != *case_id {
                 // Another open case has this id's hash: too rare to handle here.
                 return Ok(self.give_up());
             }
@@ -524,7 +529,8 @@ impl StreamRun {
                 self.recent[self.recent_next] = (hash, seq);
                 self.recent_next = (self.recent_next + 1) % RECENT_CASES;
             }
-            let open = &mut self.open[(seq - self.closed) as usize];
+            let place = self.place(seq);
+            let open = &mut self.open[place];
             open.last_line = at.line;
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
                 return Ok(None);
@@ -552,17 +558,50 @@ impl StreamRun {
             }
         }
         self.ids.push(case_id)?;
-        let seq = self.closed + self.open.len() as u64;
-        let (slot, outcome) = match row {
-            Ok(ParsedRow { row, .. }) => match Case::start(row) {
-                Ok((case, outcome)) => (Slot::Live(case), Some(outcome)),
-                Err(fault) => {
-                    self.faults.push(fault_error(at, &fault, row));
-                    self.fault_cases.push(seq);
-                    (Slot::Broken, None)
+        if self.next - self.closed == self.open_cases as u64 {
+            self.close_oldest()?;
+        }
+        let seq = self.next;
+        self.next += 1;
+        let place = self.place(seq);
+        if place == self.open.len() {
+            self.open.push(OpenCase {
+                case_id: String::new(),
+                hash,
+                slot: Slot::Broken,
+                last_line: at.line,
+            });
+        }
+        // In the place of a closed case: its strings and its case are reused.
+        let open = &mut self.open[place];
+        open.case_id.clear();
+        open.case_id.push_str(case_id);
+        open.hash = hash;
+        open.last_line = at.line;
+        let outcome = match row {
+            Ok(ParsedRow { row, .. }) => {
+                let started = if let Slot::Live(case) = &mut open.slot {
+                    case.restart(row)
+                } else {
+                    Case::start(row).map(|(case, outcome)| {
+                        open.slot = Slot::Live(case);
+                        outcome
+                    })
+                };
+                match started {
+                    Ok(outcome) => Some(outcome),
+                    Err(fault) => {
+                        open.slot = Slot::Broken;
+                        self.faults.push(fault_error(at, &fault, row));
+                        self.fault_cases.push(seq);
+                        None
+                    }
                 }
-            },
-            Err(_) => (Slot::Broken, None),
+            }
+            Err(_) => {
+                open.slot = Slot::Broken;
+                None
+            }
         };
         if outcome.is_some() {
             self.rows_replayed += 1;
@@ -570,22 +609,19 @@ impl StreamRun {
         self.index.insert(hash, seq);
         self.recent[self.recent_next] = (hash, seq);
         self.recent_next = (self.recent_next + 1) % RECENT_CASES;
-        self.open.push_back(OpenCase {
-            case_id: case_id.clone(),
-            hash,
-            slot,
-            last_line: at.line,
-        });
-        if self.open.len() > self.open_cases {
-            self.close_oldest()?;
-        }
         Ok(outcome)
     }
 
+    /// Where case `seq` is in `open`.
+    fn place(&self, seq: u64) -> usize {
+        (seq % self.open_cases as u64) as usize
+    }
+
     fn close_oldest(&mut self) -> io::Result<()> {
-        let Some(open) = self.open.pop_front() else {
+        if self.closed == self.next {
             return Ok(());
-        };
+        }
+        let open = &self.open[self.place(self.closed)];
         self.closed += 1;
         self.index.remove(&open.hash);
         if let Some(log) = &mut self.tail {
@@ -598,9 +634,9 @@ impl StreamRun {
             return log.push(&open.case_id, open.last_line, spilled);
         }
         // Once there is an error nothing will be written; the spill is not worth filling.
-        if let (Slot::Live(case), true) = (open.slot, self.errors.is_empty()) {
+        if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
-                self.spill.push_case(&open.case_id, &case, self.run_as_of)?;
+                self.spill.push_case(&open.case_id, case, self.run_as_of)?;
             }
         }
         Ok(())
@@ -609,12 +645,12 @@ impl StreamRun {
     /// The sequence number of the open case `case_id`, if it is open.
     fn open_seq(&self, case_id: &str) -> Option<u64> {
         let seq = *self.index.get(&id_hash(case_id))?;
-        (self.open[(seq - self.closed) as usize].case_id == case_id).then_some(seq)
+        (self.open[self.place(seq)].case_id == case_id).then_some(seq)
     }
 
     /// Closes every open case, oldest first.
     fn close_all(&mut self) -> io::Result<()> {
-        while !self.open.is_empty() {
+        while self.closed < self.next {
             self.close_oldest()?;
         }
         Ok(())
