@@ -73,6 +73,14 @@ pub struct Records<R> {
 
 const BUFFER: usize = 1 << 16;
 
+/// `0x80` in each byte of `word` below `limit` (at most `0x80`), and perhaps in some others
+/// above such a byte (a borrow runs on), never in none: each marked byte is looked at.
+#[inline(always)]
+fn bytes_below(word: u64, limit: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & (ONES * 0x80)
+}
+
 /// `0x80` in each byte of `word` that equals `byte`, `0` in the others: exact, since no byte's
 /// sum carries into the next.
 #[inline(always)]
@@ -194,18 +202,22 @@ impl<R: Read> Records<R> {
             while let Some(chunk) = bytes.get(at..at + 8) {
                 let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
                 high |= word;
-                let mut marks = equal_bytes(word, b',')
-                    | equal_bytes(word, b'\n')
-                    | equal_bytes(word, b'\r')
-                    | equal_bytes(word, b'"');
+                // `\n`, `\r` and `"` are all below `#`: one test finds them, and a few others
+                // (spaces), which are looked at and passed over.
+                let mut marks = equal_bytes(word, b',') | bytes_below(word, b'#');
                 while marks != 0 {
                     let index = at + (marks.trailing_zeros() / 8) as usize;
-                    if bytes[index] != b',' {
-                        at = index;
-                        break 'scan Some(bytes[index]);
+                    match bytes[index] {
+                        b',' => {
+                            self.bounds.push((cell_start, index));
+                            cell_start = index + 1;
+                        }
+                        stop @ (b'\n' | b'\r' | b'"') => {
+                            at = index;
+                            break 'scan Some(stop);
+                        }
+                        _ => {}
                     }
-                    self.bounds.push((cell_start, index));
-                    cell_start = index + 1;
                     marks &= marks - 1;
                 }
                 at += 8;
