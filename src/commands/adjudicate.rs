@@ -68,12 +68,14 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
 
-    /// Threads for reading several input files at once [default: the number of CPUs].
+    /// Threads for reading several input files at once, or the two halves of one CSV file of
+    /// 4 MiB or more [default: the number of CPUs]. The output is the same for any N.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Cases kept open at once before the oldest is judged and written out; a case that
-    /// continues after that is still judged correctly, by a slower pass that keeps every case.
+    /// Cases kept open at once (per half, for a file read as two halves) before the oldest is
+    /// judged and written out; a case that continues after that is still judged correctly, by a
+    /// slower pass that keeps every case.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES)]
     pub open_cases: usize,
 }

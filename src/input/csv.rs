@@ -8,7 +8,7 @@ use super::records::{Record, Records};
 use super::RowSink;
 
 /// A CSV file's header: its column names and the field each names. Read once, it lets a
-/// later read start in the middle of the file (see [`read`]).
+/// later read start in the middle of the file (see [`super::read_csv_from`]).
 #[derive(Clone, Debug)]
 pub struct CsvHeader {
     names: Vec<String>,

@@ -28,7 +28,7 @@
 //! # Both cores
 //!
 //! A lone CSV file of [`DEFAULT_SPLIT_MIN_BYTES`] or more is read as two halves on two
-//! threads and stitched ([`split`]). Several files are read on `jobs` threads, a pass each,
+//! threads and stitched (`split.rs`). Several files are read on `jobs` threads, a pass each,
 //! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
 //! which must see rows in order) one thread parses while the other replays.
 
@@ -62,7 +62,7 @@ const SEEN_WORDS_LOG2_MIN: u32 = 12;
 const SEEN_BITS: u32 = 7;
 
 /// A Bloom filter of case ids: "certainly not seen" or "maybe seen"; [`IdLog`] settles each
-/// "maybe". The two halves of a split file share one ([`split`]): its words are atomic, and an
+/// "maybe". The two halves of a split file share one (`split.rs`): its words are atomic, and an
 /// id's bits are set by one atomic `or`, so of two runs inserting the same id, exactly one is
 /// told "maybe".
 ///
