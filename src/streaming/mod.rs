@@ -1281,64 +1281,101 @@ fn full_run(sources: &[Source]) -> Attempt {
     }
 }
 
-/// Every case id a run has seen, in order, length-prefixed in a temporary file: the exact
-/// answer when the Bloom filter says "maybe", without keeping the ids in memory.
-pub struct IdLog {
+/// Case ids, each with `N` numbers, appended to a temporary file and read back in order: the
+/// id logs of a run ([`IdLog`]) and of the second half of a split file (`split::CloseLog`).
+struct IdRecords<const N: usize> {
     path: tempfile::TempPath,
     /// `None` once closed.
     writer: Option<BufWriter<File>>,
 }
 
-impl IdLog {
-    /// An empty log.
-    pub fn new() -> io::Result<IdLog> {
+impl<const N: usize> IdRecords<N> {
+    fn new() -> io::Result<IdRecords<N>> {
         let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
-        Ok(IdLog {
+        Ok(IdRecords {
             path,
             writer: Some(BufWriter::with_capacity(1 << 16, file)),
         })
     }
 
-    /// Appends `id` (an error once the log is closed).
-    pub fn push(&mut self, id: &str) -> io::Result<()> {
+    /// Appends an id and its numbers (an error once closed).
+    fn push(&mut self, id: &str, numbers: [u64; N]) -> io::Result<()> {
         let writer = self
             .writer
             .as_mut()
             .ok_or_else(|| io::Error::other("the id log is closed"))?;
         writer.write_all(&(id.len() as u64).to_le_bytes())?;
-        writer.write_all(id.as_bytes())
+        writer.write_all(id.as_bytes())?;
+        for number in numbers {
+            writer.write_all(&number.to_le_bytes())?;
+        }
+        Ok(())
     }
 
-    /// Flushes and closes the file; the log can still be read.
-    pub fn close(&mut self) -> io::Result<()> {
+    /// Flushes and closes the file; it can still be read.
+    fn close(&mut self) -> io::Result<()> {
         if let Some(mut writer) = self.writer.take() {
             writer.flush()?;
         }
         Ok(())
     }
 
-    /// Calls `visit` with every id in order until it returns `false`.
-    pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
+    /// Calls `visit` with every id and its numbers in order, until it returns `false`.
+    fn for_each(
+        &mut self,
+        visit: &mut dyn FnMut(&str, [u64; N]) -> io::Result<bool>,
+    ) -> io::Result<()> {
         if let Some(writer) = &mut self.writer {
             writer.flush()?;
         }
         let mut reader = io::BufReader::with_capacity(1 << 16, File::open(&self.path)?);
-        let mut length = [0u8; 8];
+        let mut word = [0u8; 8];
         let mut id = Vec::new();
         loop {
-            match reader.read_exact(&mut length) {
+            match reader.read_exact(&mut word) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
                 Err(e) => return Err(e),
             }
-            id.resize(u64::from_le_bytes(length) as usize, 0);
+            id.resize(u64::from_le_bytes(word) as usize, 0);
             reader.read_exact(&mut id)?;
+            let mut numbers = [0u64; N];
+            for number in &mut numbers {
+                reader.read_exact(&mut word)?;
+                *number = u64::from_le_bytes(word);
+            }
             let text = std::str::from_utf8(&id)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            if !visit(text) {
+            if !visit(text, numbers)? {
                 return Ok(());
             }
         }
+    }
+}
+
+/// Every case id a run has seen, in order, in a temporary file: the exact answer when the
+/// Bloom filter says "maybe", without keeping the ids in memory.
+pub struct IdLog(IdRecords<0>);
+
+impl IdLog {
+    /// An empty log.
+    pub fn new() -> io::Result<IdLog> {
+        IdRecords::new().map(IdLog)
+    }
+
+    /// Appends `id` (an error once the log is closed).
+    pub fn push(&mut self, id: &str) -> io::Result<()> {
+        self.0.push(id, [])
+    }
+
+    /// Flushes and closes the file; the log can still be read.
+    pub fn close(&mut self) -> io::Result<()> {
+        self.0.close()
+    }
+
+    /// Calls `visit` with every id in order until it returns `false`.
+    pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
+        self.0.for_each(&mut |id, []| Ok(visit(id)))
     }
 
     /// Whether `id` was pushed (a scan of the whole log).

@@ -37,54 +37,26 @@ use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, CsvStart}
 /// Every case a tail run closed, in order of first appearance (which is the order of its
 /// spill): id, the line of its last row, and the bytes of its spilled matrix row (0 if it
 /// wrote none), in a temporary file.
-pub struct CloseLog {
-    path: tempfile::TempPath,
-    writer: BufWriter<File>,
-}
+pub struct CloseLog(IdRecords<2>);
 
 impl CloseLog {
     fn new() -> io::Result<CloseLog> {
-        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
-        Ok(CloseLog {
-            path,
-            writer: BufWriter::with_capacity(1 << 16, file),
-        })
+        IdRecords::new().map(CloseLog)
     }
 
     /// Logs a closed case.
     pub(super) fn push(&mut self, case_id: &str, last_line: u64, spilled: u64) -> io::Result<()> {
-        self.writer
-            .write_all(&(case_id.len() as u64).to_le_bytes())?;
-        self.writer.write_all(case_id.as_bytes())?;
-        self.writer.write_all(&last_line.to_le_bytes())?;
-        self.writer.write_all(&spilled.to_le_bytes())
+        self.0.push(case_id, [last_line, spilled])
     }
 
     /// Calls `visit(case_id, last_line, spilled)` for every logged case in order, until it
     /// returns `false`.
-    fn for_each(self, visit: &mut dyn FnMut(&str, u64, u64) -> io::Result<bool>) -> io::Result<()> {
-        self.writer.into_inner().map_err(|e| e.into_error())?;
-        let mut reader = io::BufReader::with_capacity(1 << 16, File::open(&self.path)?);
-        let mut word = [0u8; 8];
-        let mut id = Vec::new();
-        loop {
-            match reader.read_exact(&mut word) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-                Err(e) => return Err(e),
-            }
-            id.resize(u64::from_le_bytes(word) as usize, 0);
-            reader.read_exact(&mut id)?;
-            reader.read_exact(&mut word)?;
-            let last_line = u64::from_le_bytes(word);
-            reader.read_exact(&mut word)?;
-            let spilled = u64::from_le_bytes(word);
-            let id = std::str::from_utf8(&id)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            if !visit(id, last_line, spilled)? {
-                return Ok(());
-            }
-        }
+    fn for_each(
+        mut self,
+        visit: &mut dyn FnMut(&str, u64, u64) -> io::Result<bool>,
+    ) -> io::Result<()> {
+        self.0
+            .for_each(&mut |case_id, [last_line, spilled]| visit(case_id, last_line, spilled))
     }
 }
 
