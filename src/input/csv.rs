@@ -24,14 +24,6 @@ impl CsvHeader {
     }
 }
 
-/// Where a CSV read starts.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvStart<'h> {
-    /// The header, when the reader starts after it (at the start of a line, after the
-    /// header): rows are read at once and lines are counted from 1 where the reader starts.
-    pub header: Option<&'h CsvHeader>,
-}
-
 /// What a CSV read saw besides its rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CsvRead {
@@ -56,13 +48,13 @@ fn read_record<'r, R: Read>(
 pub fn read_header(reader: impl Read, file: &str) -> Option<CsvHeader> {
     let mut records = Records::new(reader, true);
     let mut errors = Vec::new();
-    let header = header(&mut records, file, &mut errors, &mut super::NoObserver)?;
+    let header = read_header_record(&mut records, file, &mut errors, &mut super::NoObserver)?;
     errors.is_empty().then_some(header)
 }
 
 /// Reads the header record and maps its columns; every problem goes to `errors` (and then
 /// `None`).
-fn header<R: Read>(
+fn read_header_record<R: Read>(
     records: &mut Records<R>,
     file: &str,
     errors: &mut Vec<InputError>,
@@ -151,25 +143,25 @@ fn header<R: Read>(
 }
 
 /// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
-/// problem goes to `errors`. With `start.header`, the reader starts at a row, not at the
-/// header.
+/// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
+/// start of a line after the header) instead, and lines are counted from 1 where it starts.
 pub fn read(
     reader: impl Read,
     file: &str,
-    start: CsvStart<'_>,
+    header: Option<&CsvHeader>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) -> CsvRead {
-    let mut records = Records::new(reader, start.header.is_none());
+    let mut records = Records::new(reader, header.is_none());
     let read_header;
     let CsvHeader {
         names: header_names,
         columns,
         ..
-    } = match start.header {
+    } = match header {
         Some(header) => header,
-        None => match header(&mut records, file, errors, observer) {
+        None => match read_header_record(&mut records, file, errors, observer) {
             Some(header) => {
                 read_header = header;
                 &read_header

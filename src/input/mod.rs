@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub use csv::{CsvHeader, CsvRead, CsvStart};
+pub use csv::{CsvHeader, CsvRead};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped, ParsedRow,
@@ -177,14 +177,7 @@ pub fn read_csv_cells(
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) {
-    csv::read(
-        reader,
-        name,
-        CsvStart::default(),
-        errors,
-        sink,
-        &mut NoObserver,
-    );
+    csv::read(reader, name, None, errors, sink, &mut NoObserver);
 }
 
 /// Reads just the header of a CSV case file: `None` if it has none or a problem (which
@@ -198,11 +191,11 @@ pub fn read_csv_header(reader: impl Read, name: &str) -> Option<CsvHeader> {
 pub fn read_csv_from(
     reader: impl Read,
     name: &str,
-    start: CsvStart<'_>,
+    header: Option<&CsvHeader>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) -> CsvRead {
-    csv::read(reader, name, start, errors, sink, &mut NoObserver)
+    csv::read(reader, name, header, errors, sink, &mut NoObserver)
 }
 
 /// The observer that ignores everything.
@@ -275,14 +268,7 @@ pub fn read_from_observed(
 ) {
     match format {
         InputFormat::Csv => {
-            csv::read(
-                reader,
-                name,
-                CsvStart::default(),
-                errors,
-                &mut Parsing(sink),
-                observer,
-            );
+            csv::read(reader, name, None, errors, &mut Parsing(sink), observer);
         }
         InputFormat::Ndjson => json::read_lines(
             BufReader::with_capacity(1 << 16, reader),

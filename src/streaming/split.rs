@@ -19,20 +19,22 @@
 //!    the first run, which judges them in order of first appearance as usual;
 //! 3. settles every other case of the close log that the first run has seen and closed
 //!    (a case coming back after it was let go) by the all-in-memory pass, as a single-threaded
-//!    streaming pass would;
+//!    streaming pass would. Both runs share one Bloom filter, so a case id in both halves was
+//!    a "maybe" for whichever run saw it second: only those *suspects* are looked for in the
+//!    first run's id log;
 //! 4. numbers the second half's lines after the first half's.
 //!
 //! The cut is a row boundary only if no quoted cell holds a line end across it. If the first
-//! half has any `"`, the split pass is abandoned and the file is
-//! read again by one thread ([`Split::Retry`]). Files that quote nothing, like every file
-//! `leasejudge generate` writes, never pay for this.
+//! half has any `"`, the split pass is abandoned and the file is read again by one thread
+//! ([`Split::Retry`]). Files that quote nothing, like every file `leasejudge generate` writes,
+//! never pay for this.
 
 use std::collections::HashSet;
 use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
 use super::*;
-use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, CsvStart};
+use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead};
 
 /// Every case a tail run closed, in order of first appearance (which is the order of its
 /// spill): id, the line of its last row, and the bytes of its spilled matrix row (0 if it
@@ -114,9 +116,6 @@ pub fn stream_split(
                 tail.tail = Some(CloseLog::new()?);
                 let mut file = File::open(path)?;
                 file.seek(SeekFrom::Start(cut))?;
-                let start = CsvStart {
-                    header: Some(&header),
-                };
                 let reader = Watched {
                     inner: file,
                     progress: settings.progress,
@@ -128,7 +127,7 @@ pub fn stream_split(
                     reader,
                     file_index,
                     source,
-                    start,
+                    Some(&header),
                     stop,
                     &mut |_, _| true,
                 )?;
@@ -137,14 +136,13 @@ pub fn stream_split(
             })
             .expect("a thread can be started");
         let head = File::open(path).and_then(|file| {
-            let start = CsvStart { header: None };
             let reader = Watched {
                 inner: file.take(cut),
                 progress: settings.progress,
                 spool: None,
                 stop,
             };
-            feed_csv(run, reader, file_index, source, start, stop, &mut |_, _| {
+            feed_csv(run, reader, file_index, source, None, stop, &mut |_, _| {
                 true
             })
         });
@@ -284,9 +282,6 @@ fn stitch(
             spool: None,
             stop: &done,
         };
-        let start = CsvStart {
-            header: Some(at.header),
-        };
         let line_base = at.line_base;
         // The rows' errors were reported by the tail run.
         feed_csv_shifted(
@@ -294,7 +289,7 @@ fn stitch(
             reader,
             at.file_index,
             at.source,
-            start,
+            Some(at.header),
             line_base,
             &done,
             &mut |line, row| {
@@ -335,18 +330,19 @@ fn shift(error: &mut InputError, line_base: u64) {
     }
 }
 
-/// Reads CSV rows into `run` (lines as the reader counts them), replaying those `keep`
-/// accepts; returns what the read saw and the reader's errors.
+/// Reads CSV rows into `run` (lines as the reader counts them; after `header`, if given, the
+/// reader starts at a row), replaying those `keep` accepts; returns what the read saw and the
+/// reader's errors.
 fn feed_csv(
     run: &mut StreamRun,
     reader: impl Read,
     file_index: usize,
     source: &Source,
-    start: CsvStart<'_>,
+    header: Option<&CsvHeader>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
 ) -> io::Result<(CsvRead, Vec<InputError>)> {
-    feed_csv_shifted(run, reader, file_index, source, start, 0, stop, keep)
+    feed_csv_shifted(run, reader, file_index, source, header, 0, stop, keep)
 }
 
 /// [`feed_csv`] with `line_base` added to every line the rows are replayed at (the reader's
@@ -357,7 +353,7 @@ fn feed_csv_shifted(
     reader: impl Read,
     file_index: usize,
     source: &Source,
-    start: CsvStart<'_>,
+    header: Option<&CsvHeader>,
     line_base: u64,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
@@ -388,7 +384,7 @@ fn feed_csv_shifted(
         replay: &mut replay,
     };
     let mut errors = Vec::new();
-    let read = read_csv_from(reader, &source.name, start, &mut errors, &mut sink);
+    let read = read_csv_from(reader, &source.name, header, &mut errors, &mut sink);
     match io_error {
         Some(e) => Err(e),
         None => Ok((read, errors)),
