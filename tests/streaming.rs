@@ -369,7 +369,7 @@ fn a_split_file_with_quotes_or_crlf_or_a_case_that_comes_back_matches_the_refere
         format!("c{case},observe,2026-01-01T10:{minute:02}:09Z,,,,,,,")
     });
     // A quoted cell in the first half: the halves are read again as one.
-    let quoted_early = plain.replacen(",1,10%\n", ",1,\"10%, \"\"early\"\"\"\n", 1);
+    let quoted_early: String = plain.replacen(",1,10%\n", ",1,\"10%, \"\"early\"\"\"\n", 1);
     // Quoted cells (one holding a line end) only in the second half.
     let at = plain.len() * 3 / 4;
     let at = at + plain[at..].find(",1,10%\n").unwrap();
@@ -411,12 +411,18 @@ fn a_split_file_with_quotes_or_crlf_or_a_case_that_comes_back_matches_the_refere
     assert!(cut_inside_a_case(&plain) && cut_inside_a_case(&offers));
     for (name, text) in [
         ("plain.csv", plain.clone()),
-        ("quoted-early.csv", quoted_early),
+        ("quoted-early.csv", quoted_early.clone()),
         ("quoted-late.csv", quoted_late),
         ("crlf.csv", crlf),
         ("came-back.csv", came_back),
         ("offers.csv", offers),
         ("quoted-across.csv", quoted_across),
+        // Both: the second half gives up (with few cases open, c250 was let go) while the
+        // first half has a quote.
+        (
+            "quoted-and-back.csv",
+            format!("{quoted_early}c250,renew,2026-01-01T10:59:00Z,,L,1,w,,,\n"),
+        ),
     ] {
         let source = write_file(dir.path(), name, text.as_bytes());
         assert_same_as_reference(std::slice::from_ref(&source), name);

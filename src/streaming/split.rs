@@ -150,14 +150,15 @@ pub fn stream_split(
     });
     let (head_read, mut errors) = head?;
     let (tail, tail_errors) = tail?;
+    // A run that gave up stopped both readers; the in-memory pass is right whatever the cut.
+    if run.needs_full_run || tail.needs_full_run {
+        return Ok(Split::NeedsFullRun);
+    }
     if head_read.saw_quote {
         if let Some(progress) = settings.progress {
             progress.set_position(0);
         }
         return Ok(Split::Retry);
-    }
-    if run.needs_full_run || tail.needs_full_run {
-        return Ok(Split::NeedsFullRun);
     }
     stitch(
         run,
