@@ -145,10 +145,12 @@ fn read_header_record<R: Read>(
 /// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
 /// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
 /// start of a line after the header) instead, and lines are counted from 1 where it starts.
+/// With `stop_at_quote`, reading stops at the first record holding a `"`.
 pub fn read(
     reader: impl Read,
     file: &str,
     header: Option<&CsvHeader>,
+    stop_at_quote: bool,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
@@ -179,6 +181,9 @@ pub fn read(
             }
         };
         let line = record.line;
+        if stop_at_quote && record.is_quoted() {
+            break;
+        }
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }

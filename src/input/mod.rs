@@ -177,7 +177,7 @@ pub fn read_csv_cells(
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) {
-    csv::read(reader, name, None, errors, sink, &mut NoObserver);
+    csv::read(reader, name, None, false, errors, sink, &mut NoObserver);
 }
 
 /// Reads just the header of a CSV case file: `None` if it has none or a problem (which
@@ -187,15 +187,24 @@ pub fn read_csv_header(reader: impl Read, name: &str) -> Option<CsvHeader> {
 }
 
 /// [`read_csv_cells`] from a given start (after the header, or from the start of the file),
-/// saying what it saw besides rows.
+/// stopping at the first quoted record if asked, and saying what it saw besides rows.
 pub fn read_csv_from(
     reader: impl Read,
     name: &str,
     header: Option<&CsvHeader>,
+    stop_at_quote: bool,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) -> CsvRead {
-    csv::read(reader, name, header, errors, sink, &mut NoObserver)
+    csv::read(
+        reader,
+        name,
+        header,
+        stop_at_quote,
+        errors,
+        sink,
+        &mut NoObserver,
+    )
 }
 
 /// The observer that ignores everything.
@@ -268,7 +277,15 @@ pub fn read_from_observed(
 ) {
     match format {
         InputFormat::Csv => {
-            csv::read(reader, name, None, errors, &mut Parsing(sink), observer);
+            csv::read(
+                reader,
+                name,
+                None,
+                false,
+                errors,
+                &mut Parsing(sink),
+                observer,
+            );
         }
         InputFormat::Ndjson => json::read_lines(
             BufReader::with_capacity(1 << 16, reader),

@@ -16,6 +16,7 @@ pub struct Record<'a> {
     bytes: &'a [u8],
     bounds: &'a [(usize, usize)],
     ascii: bool,
+    quoted: bool,
 }
 
 impl<'a> Record<'a> {
@@ -45,6 +46,11 @@ impl<'a> Record<'a> {
     /// known to be").
     pub fn is_ascii(&self) -> bool {
         self.ascii
+    }
+
+    /// Whether the record holds a `"` (and so was parsed by `csv_core`).
+    pub fn is_quoted(&self) -> bool {
+        self.quoted
     }
 }
 
@@ -260,6 +266,7 @@ impl<R: Read> Records<R> {
             bytes: &self.buf[start..start + at],
             bounds: &self.bounds,
             ascii: high & 0x8080_8080_8080_8080 == 0,
+            quoted: false,
         }))
     }
 
@@ -298,6 +305,7 @@ impl<R: Read> Records<R> {
             bytes: &self.out[..nout],
             bounds: &self.bounds,
             ascii: false,
+            quoted: true,
         }))
     }
 }

@@ -24,8 +24,8 @@
 //!    first run's id log;
 //! 4. numbers the second half's lines after the first half's.
 //!
-//! The cut is a row boundary only if no quoted cell holds a line end across it. If the first
-//! half has any `"`, the split pass is abandoned and the file is read again by one thread
+//! The cut is a row boundary only if no quoted cell holds a line end across it. At the first
+//! `"` in the first half, both halves stop and the file is read again by one thread
 //! ([`Split::Retry`]). Files that quote nothing, like every file `leasejudge generate` writes,
 //! never pay for this.
 
@@ -142,9 +142,14 @@ pub fn stream_split(
                 spool: None,
                 stop,
             };
-            feed_csv(run, reader, file_index, source, None, stop, &mut |_, _| {
+            let head = feed_csv(run, reader, file_index, source, None, stop, &mut |_, _| {
                 true
-            })
+            });
+            if head.as_ref().is_ok_and(|(read, _)| read.saw_quote) {
+                // The second half is read for nothing: stop it.
+                stop.store(true, Ordering::Relaxed);
+            }
+            head
         });
         (head, tail.join().expect("the tail thread does not panic"))
     });
@@ -158,6 +163,7 @@ pub fn stream_split(
         if let Some(progress) = settings.progress {
             progress.set_position(0);
         }
+        stop.store(false, Ordering::Relaxed);
         return Ok(Split::Retry);
     }
     stitch(
@@ -385,7 +391,17 @@ fn feed_csv_shifted(
         replay: &mut replay,
     };
     let mut errors = Vec::new();
-    let read = read_csv_from(reader, &source.name, header, &mut errors, &mut sink);
+    // The first half (read from the file's start) stops at its first quote: the cut is then
+    // not known to be a row boundary, and the file is read again whole.
+    let stop_at_quote = header.is_none();
+    let read = read_csv_from(
+        reader,
+        &source.name,
+        header,
+        stop_at_quote,
+        &mut errors,
+        &mut sink,
+    );
     match io_error {
         Some(e) => Err(e),
         None => Ok((read, errors)),
