@@ -1,0 +1,310 @@
+//! What case ids a streaming run has seen: a Bloom filter ([`SeenIds`]) that says "certainly
+//! not" or "maybe", and a log of every id in a temporary file ([`IdLog`]) that settles a
+//! "maybe"; and the hash both (and the open-case index) use.
+
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::{self, BufWriter, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The Bloom filter's largest size: 2^21 words = 16 MiB.
+const SEEN_WORDS_LOG2_MAX: u32 = 21;
+/// Its smallest: 2^12 words = 32 KiB.
+const SEEN_WORDS_LOG2_MIN: u32 = 12;
+/// Bits set per id, all in one word: one cache miss and one atomic `or` per id. Seven 6-bit
+/// positions and a 21-bit word index use distinct bits of the hash (eight would overlap, and
+/// made false positives three times as frequent).
+const SEEN_BITS: u32 = 7;
+
+/// A Bloom filter of case ids: "certainly not seen" or "maybe seen"; [`IdLog`] settles each
+/// "maybe". The two halves of a split file share one (`split.rs`): its words are atomic, and an
+/// id's bits are set by one atomic `or`, so of two runs inserting the same id, exactly one is
+/// told "maybe".
+///
+/// At 16 MiB, false positives are rare up to about a million cases (2 while inserting 1.2
+/// million ids, in the unit test) and grow more frequent beyond.
+pub struct SeenIds {
+    words: Box<[AtomicU64]>,
+    /// log2 of the number of words.
+    words_log2: u32,
+}
+
+impl Default for SeenIds {
+    fn default() -> SeenIds {
+        SeenIds::new()
+    }
+}
+
+impl SeenIds {
+    /// An empty filter of the largest size.
+    pub fn new() -> SeenIds {
+        SeenIds::for_ids(u64::MAX)
+    }
+
+    /// An empty filter for at most `ids` ids: two words per id, from 32 KiB to 16 MiB (a
+    /// filter's pages are all touched soon, so one bigger than the input needs costs time).
+    pub fn for_ids(ids: u64) -> SeenIds {
+        let words_log2 = ids
+            .saturating_mul(2)
+            .checked_next_power_of_two()
+            .map_or(SEEN_WORDS_LOG2_MAX, u64::trailing_zeros)
+            .clamp(SEEN_WORDS_LOG2_MIN, SEEN_WORDS_LOG2_MAX);
+        SeenIds {
+            words: (0..1usize << words_log2)
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            words_log2,
+        }
+    }
+
+    /// The word and the bits of an id with [`id_hash`] `hash`.
+    fn bits(&self, hash: u64) -> (usize, u64) {
+        // The id hash is a fast multiply-rotate hash; murmur3's finaliser spreads its bits so
+        // that the word and the bit positions are independent.
+        let mut hash = hash;
+        hash ^= hash >> 33;
+        hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        hash ^= hash >> 33;
+        hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        hash ^= hash >> 33;
+        let word = (hash >> (64 - self.words_log2)) as usize;
+        // 6-bit bit positions from the low bits, which the word index does not use.
+        let mask =
+            (0..SEEN_BITS).fold(0u64, |mask, probe| mask | 1 << ((hash >> (6 * probe)) & 63));
+        (word, mask)
+    }
+
+    /// Whether `id` may have been inserted (never `false` for an inserted id).
+    pub fn may_contain(&self, id: &str) -> bool {
+        let (word, mask) = self.bits(id_hash(id));
+        self.words[word].load(Ordering::Relaxed) & mask == mask
+    }
+
+    /// Remembers `id`.
+    pub fn insert(&self, id: &str) {
+        self.insert_hashed(id_hash(id));
+    }
+
+    /// Remembers the id with [`id_hash`] `hash`; returns whether it may have been inserted
+    /// before, by this run or another sharing the filter ([`may_contain`](SeenIds::may_contain)
+    /// and [`insert`](SeenIds::insert) in one atomic step).
+    pub(super) fn insert_hashed(&self, hash: u64) -> bool {
+        let (word, mask) = self.bits(hash);
+        self.words[word].fetch_or(mask, Ordering::Relaxed) & mask == mask
+    }
+}
+
+/// The Firefox/rustc hash (multiply-rotate per word): case ids are short and the index is
+/// looked up whenever rows switch cases; SipHash's protection against chosen keys buys
+/// nothing for a file the user chose to judge.
+#[derive(Default)]
+pub(super) struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The [`FxHasher`] hash of a case id: computed once per row, compared before the ids
+/// themselves and used as the open-case index key.
+pub(super) fn id_hash(id: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write(id.as_bytes());
+    hasher.finish()
+}
+
+impl Hasher for FxHasher {
+    fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// Case ids, each with `N` numbers, appended to a temporary file and read back in order: the
+/// id logs of a run ([`IdLog`]) and of the second half of a split file (`split::CloseLog`).
+pub(super) struct IdRecords<const N: usize> {
+    path: tempfile::TempPath,
+    /// `None` once closed.
+    writer: Option<BufWriter<File>>,
+}
+
+impl<const N: usize> IdRecords<N> {
+    pub(super) fn new() -> io::Result<IdRecords<N>> {
+        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
+        Ok(IdRecords {
+            path,
+            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// Appends an id and its numbers (an error once closed).
+    pub(super) fn push(&mut self, id: &str, numbers: [u64; N]) -> io::Result<()> {
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the id log is closed"))?;
+        writer.write_all(&(id.len() as u64).to_le_bytes())?;
+        writer.write_all(id.as_bytes())?;
+        for number in numbers {
+            writer.write_all(&number.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes the file; it can still be read.
+    pub(super) fn close(&mut self) -> io::Result<()> {
+        if let Some(mut writer) = self.writer.take() {
+            writer.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Calls `visit` with every id and its numbers in order, until it returns `false`.
+    pub(super) fn for_each(
+        &mut self,
+        visit: &mut dyn FnMut(&str, [u64; N]) -> io::Result<bool>,
+    ) -> io::Result<()> {
+        if let Some(writer) = &mut self.writer {
+            writer.flush()?;
+        }
+        let mut reader = io::BufReader::with_capacity(1 << 16, File::open(&self.path)?);
+        let mut word = [0u8; 8];
+        let mut id = Vec::new();
+        loop {
+            match reader.read_exact(&mut word) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                Err(e) => return Err(e),
+            }
+            id.resize(u64::from_le_bytes(word) as usize, 0);
+            reader.read_exact(&mut id)?;
+            let mut numbers = [0u64; N];
+            for number in &mut numbers {
+                reader.read_exact(&mut word)?;
+                *number = u64::from_le_bytes(word);
+            }
+            let text = std::str::from_utf8(&id)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            if !visit(text, numbers)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Every case id a run has seen, in order, in a temporary file: the exact answer when the
+/// Bloom filter says "maybe", without keeping the ids in memory.
+pub struct IdLog(IdRecords<0>);
+
+impl IdLog {
+    /// An empty log.
+    pub fn new() -> io::Result<IdLog> {
+        IdRecords::new().map(IdLog)
+    }
+
+    /// Appends `id` (an error once the log is closed).
+    pub fn push(&mut self, id: &str) -> io::Result<()> {
+        self.0.push(id, [])
+    }
+
+    /// Flushes and closes the file; the log can still be read.
+    pub fn close(&mut self) -> io::Result<()> {
+        self.0.close()
+    }
+
+    /// Calls `visit` with every id in order until it returns `false`.
+    pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
+        self.0.for_each(&mut |id, []| Ok(visit(id)))
+    }
+
+    /// Whether `id` was pushed (a scan of the whole log).
+    pub fn contains(&mut self, id: &str) -> io::Result<bool> {
+        let mut found = false;
+        self.for_each(&mut |logged| {
+            found = logged == id;
+            !found
+        })?;
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seen_ids_has_no_false_negatives_and_few_false_positives() {
+        let seen = SeenIds::new();
+        let ids = |range: std::ops::Range<u32>| range.map(|i| format!("case-{i:08}"));
+        let mut false_positives = 0;
+        for id in ids(0..1_200_000) {
+            if seen.may_contain(&id) {
+                false_positives += 1;
+            }
+            seen.insert(&id);
+        }
+        assert!(ids(0..1_200_000).all(|id| seen.may_contain(&id)));
+        let later = ids(2_000_000..2_200_000)
+            .filter(|id| seen.may_contain(id))
+            .count();
+        // Rare, not impossible: the log settles them.
+        assert!(
+            false_positives + later <= 5,
+            "{false_positives} + {later} false positives"
+        );
+    }
+
+    #[test]
+    fn of_two_runs_inserting_an_id_into_a_shared_filter_one_is_told_maybe() {
+        let seen = SeenIds::for_ids(1000);
+        let hash = id_hash("case-1");
+        let answers: Vec<bool> = std::thread::scope(|scope| {
+            let first = scope.spawn(|| seen.insert_hashed(hash));
+            let second = scope.spawn(|| seen.insert_hashed(hash));
+            vec![first.join().unwrap(), second.join().unwrap()]
+        });
+        assert_eq!(answers.iter().filter(|&&maybe| maybe).count(), 1);
+        assert!(seen.may_contain("case-1"));
+        assert!(!seen.may_contain("case-2"));
+    }
+
+    #[test]
+    fn filters_are_sized_for_their_input_within_limits() {
+        assert_eq!(SeenIds::for_ids(0).words.len(), 1 << SEEN_WORDS_LOG2_MIN);
+        assert_eq!(SeenIds::for_ids(100_000).words.len(), 1 << 18);
+        assert_eq!(
+            SeenIds::for_ids(u64::MAX).words.len(),
+            1 << SEEN_WORDS_LOG2_MAX
+        );
+    }
+
+    #[test]
+    fn id_log_answers_exactly() {
+        let mut log = IdLog::new().unwrap();
+        for id in ["a", "case-1", "", "case-10"] {
+            log.push(id).unwrap();
+        }
+        assert!(log.contains("case-1").unwrap());
+        assert!(log.contains("").unwrap());
+        assert!(!log.contains("case-2").unwrap());
+        log.push("case-2").unwrap();
+        assert!(log.contains("case-2").unwrap());
+    }
+}
