@@ -37,6 +37,21 @@ seconds() {
     echo "$end - $start" | bc -l
 }
 median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
+# Median wall seconds of two commands run alternately, $RUNS times each: prints "A B".
+#   medians_of_two command A... -- command B...
+medians_of_two() {
+    local -a first=() a_times=() b_times=()
+    while [ "$1" != "--" ]; do
+        first+=("$1")
+        shift
+    done
+    shift
+    for _ in $(seq "$RUNS"); do
+        a_times+=("$(seconds "${first[@]}")")
+        b_times+=("$(seconds "$@")")
+    done
+    echo "$(printf '%s\n' "${a_times[@]}" | median) $(printf '%s\n' "${b_times[@]}" | median)"
+}
 peak_rss_mib() { # command... -> MiB
     /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {printf "%.1f", $2/1024}'
 }
@@ -50,13 +65,7 @@ echo
 echo "| file | rows | csv ByteRecord parse | adjudicate --format csv | ratio | adjudicate rows/s |"
 echo "|---|---:|---:|---:|---:|---:|"
 for file in "$M1" "$M1I"; do
-    base_times=() judge_times=()
-    for _ in $(seq "$RUNS"); do
-        base_times+=("$(seconds "$BASE" "$file")")
-        judge_times+=("$(seconds "$LJ" adjudicate "$file" --format csv)")
-    done
-    base=$(printf '%s\n' "${base_times[@]}" | median)
-    judge=$(printf '%s\n' "${judge_times[@]}" | median)
+    read -r base judge <<<"$(medians_of_two "$BASE" "$file" -- "$LJ" adjudicate "$file" --format csv)"
     n=$(rows "$file")
     printf '| %s | %d | %.3f s | %.3f s | %.2f× | %.0f |\n' "$(basename "$file")" "$n" "$base" "$judge" \
         "$(echo "$judge / $base" | bc -l)" "$(echo "$n / $judge" | bc -l)"
@@ -68,16 +77,12 @@ echo
 echo "| file | --jobs 1 | --jobs 2 (two halves) | same output |"
 echo "|---|---:|---:|---|"
 for file in "$M1" "$M1I"; do
-    one=() two=()
-    for _ in $(seq "$RUNS"); do
-        one+=("$(seconds "$LJ" adjudicate "$file" --format csv --jobs 1)")
-        two+=("$(seconds "$LJ" adjudicate "$file" --format csv --jobs 2)")
-    done
+    read -r one two <<<"$(medians_of_two "$LJ" adjudicate "$file" --format csv --jobs 1 \
+        -- "$LJ" adjudicate "$file" --format csv --jobs 2)"
     "$LJ" adjudicate "$file" --format csv --jobs 1 -o "$DIR/one.csv"
     "$LJ" adjudicate "$file" --format csv --jobs 2 -o "$DIR/two.csv"
     cmp "$DIR/one.csv" "$DIR/two.csv"
-    printf '| %s | %s s | %s s | yes (cmp) |\n' "$(basename "$file")" \
-        "$(printf '%s\n' "${one[@]}" | median)" "$(printf '%s\n' "${two[@]}" | median)"
+    printf '| %s | %s s | %s s | yes (cmp) |\n' "$(basename "$file")" "$one" "$two"
 done
 echo
 
@@ -106,12 +111,9 @@ if [ ! -d "$split_dir" ]; then
         rm "$split_dir/part$i.tmp"
     done
 fi
-one=() two=()
-for _ in $(seq "$RUNS"); do
-    one+=("$(seconds "$LJ" adjudicate "$split_dir" --format csv --jobs 1 -o "$DIR/one.csv")")
-    two+=("$(seconds "$LJ" adjudicate "$split_dir" --format csv --jobs 2 -o "$DIR/two.csv")")
-done
+read -r one two <<<"$(medians_of_two "$LJ" adjudicate "$split_dir" --format csv --jobs 1 -o "$DIR/one.csv" \
+    -- "$LJ" adjudicate "$split_dir" --format csv --jobs 2 -o "$DIR/two.csv")"
 cmp "$DIR/one.csv" "$DIR/two.csv"
 echo "| 4 files, $(cat "$split_dir"/*.csv | wc -l) lines | --jobs 1 | --jobs 2 | same output |"
 echo "|---|---:|---:|---|"
-printf '| | %s s | %s s | yes (cmp) |\n' "$(printf '%s\n' "${one[@]}" | median)" "$(printf '%s\n' "${two[@]}" | median)"
+printf '| | %s s | %s s | yes (cmp) |\n' "$one" "$two"

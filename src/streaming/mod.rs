@@ -338,6 +338,35 @@ impl StreamRun {
         Ok(())
     }
 
+    /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
+    /// or on an I/O error (kept in `io_error`), `stop` is raised so the reader ends; after an
+    /// error no row is fed.
+    fn feed_or_stop(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+        stop: &AtomicBool,
+        io_error: &mut Option<io::Error>,
+    ) -> Option<Outcome> {
+        if io_error.is_some() {
+            return None;
+        }
+        match self.feed_hashed(at, row, hash) {
+            Ok(outcome) => {
+                if self.needs_full_run {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                outcome
+            }
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                *io_error = Some(e);
+                None
+            }
+        }
+    }
+
     /// The sequence number of the open case `case_id`, if it is open.
     fn open_seq(&self, case_id: &str) -> Option<u64> {
         let seq = *self.index.get(&id_hash(case_id))?;
@@ -666,29 +695,15 @@ fn stream_source(
     let mut io_error = None;
     let format = source.format(settings.input_format);
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
-        if io_error.is_some() {
-            return;
-        }
         let at = Location {
             file_index,
             file: &source.name,
             line,
         };
-        match run.feed_hashed(at, row, hash) {
-            Ok(Some(outcome)) => {
-                if let Ok(parsed) = row {
-                    on_row(at, parsed, &outcome);
-                }
-            }
-            Ok(None) => {
-                if run.needs_full_run() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            Err(e) => {
-                stop.store(true, Ordering::Relaxed);
-                io_error = Some(e);
-            }
+        if let (Some(outcome), Ok(parsed)) =
+            (run.feed_or_stop(at, row, hash, stop, &mut io_error), row)
+        {
+            on_row(at, parsed, &outcome);
         }
     };
     let errors = match (&source.path, pipelined) {

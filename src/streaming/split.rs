@@ -368,21 +368,13 @@ fn feed_csv_shifted(
     let mut io_error = None;
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
         let line = line + line_base;
-        if io_error.is_some() || !keep(line, row) {
-            return;
-        }
-        let at = Location {
-            file_index,
-            file: &source.name,
-            line,
-        };
-        match run.feed_hashed(at, row, hash) {
-            Ok(_) if run.needs_full_run() => stop.store(true, Ordering::Relaxed),
-            Ok(_) => {}
-            Err(e) => {
-                stop.store(true, Ordering::Relaxed);
-                io_error = Some(e);
-            }
+        if keep(line, row) {
+            let at = Location {
+                file_index,
+                file: &source.name,
+                line,
+            };
+            run.feed_or_stop(at, row, hash, stop, &mut io_error);
         }
     };
     let mut sink = InPlace {
