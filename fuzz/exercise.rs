@@ -40,7 +40,7 @@ pub fn exercise(data: &[u8]) {
                 .find(|(id, _)| *id == parsed.case_id)
             {
                 Some((_, rows)) => rows.push(parsed.row),
-                None => rows_by_case.push((parsed.case_id, vec![parsed.row])),
+                None => rows_by_case.push((parsed.case_id.to_string(), vec![parsed.row])),
             }
         }
     });

@@ -72,8 +72,8 @@ impl Adjudication {
                 // The reader reported the row's errors. A case whose first row is bad is
                 // broken: its later rows must not be blamed for not being an offer.
                 if let Some(case_id) = case_id {
-                    if !self.index.contains_key(case_id) {
-                        self.insert(at, case_id.clone(), CaseSlot::Broken);
+                    if !self.index.contains_key(case_id.as_str()) {
+                        self.insert(at, case_id.to_string(), CaseSlot::Broken);
                     }
                 }
                 None
@@ -94,15 +94,15 @@ impl Adjudication {
 
     fn feed_row(&mut self, at: Location<'_>, parsed: &ParsedRow) -> Option<Outcome> {
         let ParsedRow { case_id, row } = parsed;
-        let Some(&index) = self.index.get(case_id) else {
+        let Some(&index) = self.index.get(case_id.as_str()) else {
             return match Case::start(row) {
                 Ok((case, outcome)) => {
-                    self.insert(at, case_id.clone(), CaseSlot::Live(Box::new(case)));
+                    self.insert(at, case_id.to_string(), CaseSlot::Live(Box::new(case)));
                     Some(outcome)
                 }
                 Err(fault) => {
                     self.errors.push(fault_error(at, &fault, row));
-                    self.insert(at, case_id.clone(), CaseSlot::Broken);
+                    self.insert(at, case_id.to_string(), CaseSlot::Broken);
                     None
                 }
             };

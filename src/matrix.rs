@@ -97,9 +97,9 @@ impl MatrixRow {
         MatrixRow {
             case_id: case_id.to_owned(),
             job_id: case.job_id().to_owned(),
-            lease_id: identity.lease_id.clone(),
+            lease_id: identity.lease_id.to_string(),
             generation: identity.generation,
-            holder_identity: identity.holder.clone(),
+            holder_identity: identity.holder.to_string(),
             issued_at: terms.issued_at,
             lease_duration: terms.lease_duration,
             expires_at: lease.expires_at,
@@ -111,7 +111,7 @@ impl MatrixRow {
             progress_value: lease
                 .progress
                 .as_ref()
-                .and_then(|p| p.progress_value.clone()),
+                .and_then(|p| p.progress_value.as_ref().map(ToString::to_string)),
             cancel_requested: lease.cancel_requested,
             cancel_ack: lease.cancel_ack,
             terminal_result: match lease.phase {

@@ -50,7 +50,7 @@ fn explain_verdicts_equal_adjudication_for_every_case_file() {
         let sources = expand_inputs(std::slice::from_ref(file)).expect("the file exists");
         let mut rows_seen: Vec<String> = Vec::new();
         let judged = judge_sources(&sources, None, None, &mut |_, row, _| {
-            rows_seen.push(row.case_id.clone())
+            rows_seen.push(row.case_id.to_string())
         })
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let explained = traces(std::slice::from_ref(file), None, None, &[])

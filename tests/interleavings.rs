@@ -78,8 +78,12 @@ struct Stats {
 /// Who holds authority at `t`: the current holder if the generation is ACTIVE and unexpired.
 fn authorised(case: &Case, t: Timestamp) -> Option<(u64, String)> {
     let lease = case.verdict(Some(t)).lease;
-    (lease.phase == Phase::Active && t < lease.expires_at)
-        .then(|| (lease.identity().generation, lease.identity().holder.clone()))
+    (lease.phase == Phase::Active && t < lease.expires_at).then(|| {
+        (
+            lease.identity().generation,
+            lease.identity().holder.to_string(),
+        )
+    })
 }
 
 fn state_key(case: &Case, remaining: u32) -> u64 {

@@ -73,9 +73,9 @@ pub fn read_cases(
     let mut cases: Vec<CaseRows> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     judge_sources(sources, input_format, None, &mut |at, parsed, _outcome| {
-        let slot = *index.entry(parsed.case_id.clone()).or_insert_with(|| {
+        let slot = *index.entry(parsed.case_id.to_string()).or_insert_with(|| {
             cases.push(CaseRows {
-                case_id: parsed.case_id.clone(),
+                case_id: parsed.case_id.to_string(),
                 file: at.file.to_owned(),
                 lines: Vec::new(),
                 rows: Vec::new(),

@@ -249,9 +249,9 @@ pub fn validate(sources: &[crate::input::Source], input_format: Option<InputForm
                 };
                 adjudication.feed(at, &row);
                 if let Ok(ParsedRow { case_id, row }) = row {
-                    let index = *case_index.entry(case_id.clone()).or_insert_with(|| {
+                    let index = *case_index.entry(case_id.to_string()).or_insert_with(|| {
                         case_rows.push((
-                            case_id.clone(),
+                            case_id.to_string(),
                             CaseRows {
                                 file_index,
                                 file: source.name.clone(),

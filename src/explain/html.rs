@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use crate::lease::{ClockEffect, Disposition, Phase, RowReason, Timestamp};
+use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Timestamp};
 
 use super::text::{claim_text, clock_text, state_text};
 use super::{CaseTrace, State};
@@ -203,7 +203,7 @@ const BOTTOM_MARGIN: f64 = 20.0;
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum LaneKey {
     Coordinator,
-    Generation(u64, String),
+    Generation(u64, CompactString),
 }
 
 /// A generation's validity window as it ended up.

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::lease::{ClockEffect, Disposition, Message, RowReason};
+use crate::lease::{ClockEffect, CompactString, Disposition, Message, RowReason};
 
 use super::{CaseTrace, TracedRow};
 
@@ -64,12 +64,12 @@ pub fn escape_mermaid(text: &str, colon_ok: bool) -> String {
 
 /// The participants: the coordinator, then each holder in order of first appearance.
 struct Participants {
-    holders: Vec<String>,
+    holders: Vec<CompactString>,
 }
 
 impl Participants {
     fn of(trace: &CaseTrace) -> Participants {
-        let mut holders: Vec<String> = Vec::new();
+        let mut holders: Vec<CompactString> = Vec::new();
         for row in &trace.rows {
             if let Some(identity) = row.source.row.message.identity() {
                 if !holders.contains(&identity.holder) {

@@ -345,10 +345,13 @@ impl TraceCollector {
 
     /// Keeps one replayed row (call it from `judge_sources`'s `on_row`).
     pub fn add(&mut self, at: Location<'_>, parsed: &ParsedRow) {
-        let index = *self.index.entry(parsed.case_id.clone()).or_insert_with(|| {
-            self.cases.push((parsed.case_id.clone(), Vec::new()));
-            self.cases.len() - 1
-        });
+        let index = *self
+            .index
+            .entry(parsed.case_id.to_string())
+            .or_insert_with(|| {
+                self.cases.push((parsed.case_id.to_string(), Vec::new()));
+                self.cases.len() - 1
+            });
         self.cases[index].1.push(SourcedRow {
             file: at.file.to_owned(),
             line: at.line,

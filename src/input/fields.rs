@@ -3,8 +3,8 @@
 
 use crate::lease::values::{parse_integer, parse_sequence};
 use crate::lease::{
-    Event, GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds, TerminalResult,
-    TermsError, Timestamp, ValueError,
+    CompactString, Event, GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds,
+    TerminalResult, TermsError, Timestamp, ValueError,
 };
 
 use super::error::InputError;
@@ -197,14 +197,14 @@ pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedRow {
     /// The case the row belongs to.
-    pub case_id: String,
+    pub case_id: CompactString,
     /// The typed row.
     pub row: Row,
 }
 
 /// A row read from a case file: typed, or invalid (its errors already reported) with the
 /// case id it gives, if any.
-pub type RowResult = Result<ParsedRow, Option<String>>;
+pub type RowResult = Result<ParsedRow, Option<CompactString>>;
 
 /// Parses one row's cells. Every problem of the row is pushed to `errors` (each made by
 /// `locate`); if there was any, the result is `Err` with the row's case id, if it has one.
@@ -214,101 +214,24 @@ pub fn parse_row(
     locate: &Locate<'_>,
 ) -> RowResult {
     let mut row = Err(None);
-    parse_row_into(cells, errors, locate, &mut StringPool::default(), &mut row);
+    parse_row_into(cells, errors, locate, &mut row);
     row
 }
 
-/// [`parse_row`] into the place of a row that is no longer needed: its strings are reused
-/// (through `pool`) and the row is written in place, so a reader that keeps a batch of rows
-/// allocates and copies nothing per row.
+/// [`parse_row`] into the place of a row that is no longer needed: the row is written field
+/// by field (its text is held inline, see [`CompactString`]), so a reader that keeps a batch
+/// of rows allocates nothing per row.
 pub fn parse_row_into(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
     locate: &Locate<'_>,
-    pool: &mut StringPool,
     slot: &mut RowResult,
 ) {
-    pool.recycle_but_case_id(slot);
-    if !parse_typed(cells, errors, locate, pool, slot) {
+    if !parse_typed(cells, errors, locate, slot) {
         let case_id = cells[Field::CaseId.index()]
             .map(str::trim)
             .filter(|id| !id.is_empty());
-        *slot = Err(case_id.map(|id| pool.take(id)));
-    }
-}
-
-/// Strings of rows that are no longer needed, for [`parse_row_into`] to fill again: a
-/// million rows hold millions of short strings, and allocating each on one thread and freeing
-/// it on another cost a third of a streaming run (perf).
-#[derive(Debug, Default)]
-pub struct StringPool {
-    spare: Vec<String>,
-}
-
-/// Spare strings kept at most: a row holds at most five.
-const POOL_SIZE: usize = 16;
-
-impl StringPool {
-    /// A string holding `text`: a spare one if there is one, else a new one.
-    fn take(&mut self, text: &str) -> String {
-        match self.spare.pop() {
-            Some(mut spare) => {
-                spare.clear();
-                spare.push_str(text);
-                spare
-            }
-            None => text.to_owned(),
-        }
-    }
-
-    fn put(&mut self, text: &mut String) {
-        if self.spare.len() < POOL_SIZE && text.capacity() > 0 {
-            self.spare.push(std::mem::take(text));
-        }
-    }
-
-    /// Keeps the strings of a row that is no longer needed (left empty in place).
-    pub fn recycle(&mut self, row: &mut RowResult) {
-        if let Ok(ParsedRow { case_id, .. }) = row {
-            self.put(case_id);
-        }
-        self.recycle_but_case_id(row);
-    }
-
-    /// [`recycle`](StringPool::recycle) but for a typed row's case id, left in place: the next
-    /// row parsed there is usually of the same case.
-    fn recycle_but_case_id(&mut self, row: &mut RowResult) {
-        match row {
-            Ok(ParsedRow { row, .. }) => {
-                if let Some(job_id) = &mut row.job_id {
-                    self.put(job_id);
-                }
-                let identity = match &mut row.message {
-                    Message::Offer(offer) => Some(&mut offer.identity),
-                    Message::Progress {
-                        identity,
-                        progress_value,
-                        ..
-                    } => {
-                        if let Some(value) = progress_value {
-                            self.put(value);
-                        }
-                        Some(identity)
-                    }
-                    Message::Ack(identity)
-                    | Message::CancelAck(identity)
-                    | Message::Renew { identity, .. }
-                    | Message::Result { identity, .. } => Some(identity),
-                    Message::CancelRequest | Message::Observe => None,
-                };
-                if let Some(identity) = identity {
-                    self.put(&mut identity.lease_id);
-                    self.put(&mut identity.holder);
-                }
-            }
-            Err(Some(case_id)) => self.put(case_id),
-            Err(None) => {}
-        }
+        *slot = Err(case_id.map(CompactString::new));
     }
 }
 
@@ -317,7 +240,6 @@ fn parse_typed(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
     locate: &Locate<'_>,
-    pool: &mut StringPool,
     slot: &mut RowResult,
 ) -> bool {
     let before = errors.len();
@@ -433,9 +355,9 @@ fn parse_typed(
         let holder = require(Field::Holder, &why);
         match (lease_id, generation_text.and(generation), holder) {
             (Some(lease_id), Some(generation), Some(holder)) => Some(Identity {
-                lease_id: pool.take(lease_id),
+                lease_id: CompactString::new(lease_id),
                 generation,
-                holder: pool.take(holder),
+                holder: CompactString::new(holder),
             }),
             _ => None,
         }
@@ -501,7 +423,7 @@ fn parse_typed(
                 .map(|(identity, progress_seq)| Message::Progress {
                     identity,
                     progress_seq,
-                    progress_value: text(Field::ProgressValue).map(|v| pool.take(v)),
+                    progress_value: text(Field::ProgressValue).map(CompactString::new),
                 })
         }
         Some(Event::Result) => {
@@ -521,13 +443,12 @@ fn parse_typed(
     let (Some(case_id), Some(observed_at), Some(message)) = (case_id, observed_at, message) else {
         return false;
     };
-    let job_id = text(Field::JobId).map(|id| pool.take(id));
+    let job_id = text(Field::JobId).map(CompactString::new);
     // Field by field into a row already there: no copy of the whole row.
     match slot {
         Ok(parsed) => {
             if parsed.case_id != case_id {
-                parsed.case_id.clear();
-                parsed.case_id.push_str(case_id);
+                parsed.case_id = CompactString::new(case_id);
             }
             parsed.row.observed_at = observed_at;
             parsed.row.job_id = job_id;
@@ -536,7 +457,7 @@ fn parse_typed(
         }
         Err(_) => {
             *slot = Ok(ParsedRow {
-                case_id: pool.take(case_id),
+                case_id: CompactString::new(case_id),
                 row: Row {
                     observed_at,
                     job_id,
@@ -680,7 +601,7 @@ mod tests {
             (Field::RenewSeq, "x"),
             (Field::SentAt, "2026-01-01T10:00:00"),
         ]);
-        assert_eq!(row, Err(Some("c1".to_owned())));
+        assert_eq!(row, Err(Some("c1".into())));
         assert_eq!(
             errors,
             [

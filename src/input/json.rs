@@ -323,7 +323,7 @@ fn read_object(
                     .column("case_id")
                     .value(given),
                 );
-                return sink(line, Err(Some(expected.to_owned())));
+                return sink(line, Err(Some(expected.into())));
             }
         }
     }

@@ -15,7 +15,7 @@ pub use csv::{CsvHeader, CsvRead};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped, ParsedRow,
-    RawCells, RowResult, StringPool,
+    RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 

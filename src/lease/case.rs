@@ -6,6 +6,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use compact_str::CompactString;
+
 use super::row::{Identity, Message, Offer, Row};
 use super::types::{
     AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
@@ -107,7 +109,7 @@ pub struct Progress {
     /// Its `progress_seq`.
     pub progress_seq: u64,
     /// Its value, verbatim.
-    pub progress_value: Option<String>,
+    pub progress_value: Option<CompactString>,
 }
 
 /// The current generation's record: every *per generation* field of spec section 3.
@@ -238,7 +240,7 @@ impl Lease {
 /// One case's lease record: the current generation and the whole-case findings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
-    job_id: String,
+    job_id: CompactString,
     lease: Lease,
     stale_generations: BTreeSet<u64>,
     late_progress: BTreeSet<u64>,
@@ -362,7 +364,7 @@ impl Case {
         if let Some(job_id) = &row.job_id {
             if *job_id != self.job_id {
                 return Err(CaseFault::JobIdMismatch {
-                    expected: self.job_id.clone(),
+                    expected: self.job_id.to_string(),
                 });
             }
         }

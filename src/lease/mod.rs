@@ -12,6 +12,9 @@ pub mod values;
 pub use case::{
     Case, CaseFault, ClockEffect, Judgement, Lease, Outcome, Progress, Renewal, Verdict,
 };
+/// The text of identities, job ids and progress values: short, so held inline (no
+/// allocation per row).
+pub use compact_str::CompactString;
 pub use row::{GivenTerms, Identity, Message, Offer, OfferTerms, Row, TermsError};
 pub use types::{
     AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,

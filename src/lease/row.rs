@@ -1,6 +1,8 @@
 //! A typed case-file row: one message the coordinator observed, already checked for types
 //! and required fields by the input layer.
 
+use compact_str::CompactString;
+
 use super::types::{Event, TerminalResult};
 use super::values::{Seconds, Timestamp, ValueError};
 
@@ -8,11 +10,11 @@ use super::values::{Seconds, Timestamp, ValueError};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Identity {
     /// The lease id.
-    pub lease_id: String,
+    pub lease_id: CompactString,
     /// The lease generation.
     pub generation: u64,
     /// The holder identity.
-    pub holder: String,
+    pub holder: CompactString,
 }
 
 /// The timing terms of an offer, with the contract's defaults resolved.
@@ -120,7 +122,7 @@ pub enum Message {
         /// The progress sequence number (at least 1).
         progress_seq: u64,
         /// The progress value, verbatim (`None` when the cell is empty).
-        progress_value: Option<String>,
+        progress_value: Option<CompactString>,
     },
     /// `cancel_request` from the coordinator (no identity).
     CancelRequest,
@@ -172,7 +174,7 @@ pub struct Row {
     /// The coordinator's clock when the row was observed.
     pub observed_at: Timestamp,
     /// The job id, if the row gives one.
-    pub job_id: Option<String>,
+    pub job_id: Option<CompactString>,
     /// The worker's own send time: kept for the audit trail, never used for a decision.
     pub sent_at: Option<Timestamp>,
     /// The message.

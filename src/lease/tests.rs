@@ -77,7 +77,7 @@ fn progress(at: u64, generation: u64, holder: &str, progress_seq: u64) -> Row {
         Message::Progress {
             identity: id(generation, holder),
             progress_seq,
-            progress_value: Some(format!("{progress_seq}0%")),
+            progress_value: Some(compact_str::format_compact!("{progress_seq}0%")),
         },
     )
 }

@@ -44,7 +44,7 @@ use indicatif::ProgressBar;
 use crate::adjudication::{fault_error, judge_sources, Location};
 use crate::input::{
     parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
-    ParsedRow, RawCells, RowResult, RowSink, Source, StringPool,
+    ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::matrix::MatrixRow;
@@ -250,7 +250,7 @@ impl StreamRun {
                 return Ok(self.give_up());
             }
             if let Some(suspects) = &mut self.suspects {
-                suspects.push(case_id.clone());
+                suspects.push(case_id.to_string());
             }
         }
         self.ids.push(case_id)?;
@@ -588,7 +588,6 @@ type Batch = Vec<BatchRow>;
 struct BatchFiller {
     batch: Batch,
     filled: usize,
-    pool: StringPool,
     sender: std::sync::mpsc::SyncSender<(Batch, usize)>,
     recycled: std::sync::mpsc::Receiver<Batch>,
 }
@@ -627,7 +626,6 @@ impl BatchFiller {
     fn put(&mut self, line: u64, row: RowResult) {
         let index = self.next_slot(line);
         let slot = &mut self.batch[index];
-        self.pool.recycle(&mut slot.row);
         slot.hash = row_hash(&row);
         slot.row = row;
         self.sent_if_full();
@@ -651,7 +649,7 @@ impl RowSink for BatchFiller {
     ) {
         let index = self.next_slot(line);
         let slot = &mut self.batch[index];
-        parse_row_into(cells, errors, locate, &mut self.pool, &mut slot.row);
+        parse_row_into(cells, errors, locate, &mut slot.row);
         slot.hash = row_hash(&slot.row);
         self.sent_if_full();
     }
@@ -661,7 +659,6 @@ impl RowSink for BatchFiller {
 /// there: the single-threaded path allocates and copies no row.
 struct InPlace<'a, F> {
     slot: RowResult,
-    pool: StringPool,
     replay: &'a mut F,
 }
 
@@ -673,7 +670,7 @@ impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,
     ) {
-        parse_row_into(cells, errors, locate, &mut self.pool, &mut self.slot);
+        parse_row_into(cells, errors, locate, &mut self.slot);
         (self.replay)(line, &self.slot, row_hash(&self.slot));
     }
 }
@@ -735,7 +732,6 @@ fn stream_source(
                             let mut filler = BatchFiller {
                                 batch: Vec::with_capacity(BATCH_ROWS),
                                 filled: 0,
-                                pool: StringPool::default(),
                                 sender,
                                 recycled,
                             };
@@ -779,7 +775,6 @@ fn stream_source(
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
                         slot: Err(None),
-                        pool: StringPool::default(),
                         replay: &mut replay,
                     };
                     read_csv_cells(watched, &source.name, &mut errors, &mut sink);

@@ -308,7 +308,7 @@ fn stitch(
                     Ok(parsed) => Some(&parsed.case_id),
                     Err(case_id) => case_id.as_ref(),
                 };
-                case_id.is_some_and(|id| continued.contains(id))
+                case_id.is_some_and(|id| continued.contains(id.as_str()))
             },
         )?;
         if run.needs_full_run {
@@ -379,7 +379,6 @@ fn feed_csv_shifted(
     };
     let mut sink = InPlace {
         slot: Err(None),
-        pool: StringPool::default(),
         replay: &mut replay,
     };
     let mut errors = Vec::new();

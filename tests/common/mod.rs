@@ -19,9 +19,9 @@ pub fn at(seconds: u64) -> Timestamp {
 /// An identity.
 pub fn id(lease_id: &str, generation: u64, holder: &str) -> Identity {
     Identity {
-        lease_id: lease_id.to_owned(),
+        lease_id: lease_id.into(),
         generation,
-        holder: holder.to_owned(),
+        holder: holder.into(),
     }
 }
 
@@ -74,7 +74,7 @@ pub fn progress(seconds: u64, identity: Identity, progress_seq: u64) -> Row {
         Message::Progress {
             identity,
             progress_seq,
-            progress_value: Some(format!("v{progress_seq}")),
+            progress_value: Some(format!("v{progress_seq}").into()),
         },
     )
 }
