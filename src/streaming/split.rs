@@ -237,8 +237,9 @@ fn stitch(
 
     // Steps 1 and 3. A case in both halves is a suspect of one of them (the filter is
     // shared); it is continued if the first run has it open, and came back if the first run
-    // closed it.
-    let suspects: HashSet<String> = run
+    // closed it. Cases that are no suspect were in the second half only.
+    // Every logged case is looked up: the rustc hash, not SipHash.
+    let suspects: HashSet<String, BuildHasherDefault<FxHasher>> = run
         .suspects
         .take()
         .into_iter()
@@ -251,15 +252,17 @@ fn stitch(
     let mut maybe_came_back: HashSet<String> = HashSet::new();
     let (mut seq, mut offset) = (0u64, 0u64);
     log.for_each(&mut |case_id, last_line, spilled| {
-        if run.open_seq(case_id).is_some() {
-            continued.insert(case_id.to_owned());
-            continued_seqs.insert(seq);
-            last_continued_line = last_continued_line.max(last_line);
-            if spilled > 0 {
-                spill.skip_row(offset, spilled);
+        if suspects.contains(case_id) {
+            if run.open_seq(case_id).is_some() {
+                continued.insert(case_id.to_owned());
+                continued_seqs.insert(seq);
+                last_continued_line = last_continued_line.max(last_line);
+                if spilled > 0 {
+                    spill.skip_row(offset, spilled);
+                }
+            } else {
+                maybe_came_back.insert(case_id.to_owned());
             }
-        } else if suspects.contains(case_id) {
-            maybe_came_back.insert(case_id.to_owned());
         }
         seq += 1;
         offset += spilled;
