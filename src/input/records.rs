@@ -79,21 +79,57 @@ pub struct Records<R> {
 
 const BUFFER: usize = 1 << 16;
 
-/// `0x80` in each byte of `word` below `limit` (at most `0x80`), and perhaps in some others
-/// above such a byte (a borrow runs on), never in none: each marked byte is looked at.
-#[inline(always)]
-fn bytes_below(word: u64, limit: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    word.wrapping_sub(ONES * u64::from(limit)) & !word & (ONES * 0x80)
+/// The bytes of a 16-byte chunk that matter, one bit per byte (bit `i`: byte `i`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ChunkMarks {
+    /// The commas.
+    commas: u32,
+    /// The bytes that end the fast scan of a record: `\n`, `\r` and `"`.
+    stops: u32,
+    /// The bytes that are not ASCII.
+    high: u32,
 }
 
-/// `0x80` in each byte of `word` that equals `byte`, `0` in the others: exact, since no byte's
-/// sum carries into the next.
+/// [`ChunkMarks`] of `chunk` with SSE2 (part of every x86-64): a handful of instructions for
+/// 16 bytes, where most bytes of a case file are looked at once and passed over.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn equal_bytes(word: u64, byte: u8) -> u64 {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let diff = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
-    !(((diff & LOW7) + LOW7) | diff | LOW7)
+fn chunk_marks(chunk: &[u8; 16]) -> ChunkMarks {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is enabled on every x86-64 target; the unaligned load reads exactly the
+    // 16 bytes of `chunk`.
+    unsafe {
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
+        let equal = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+        let stops = _mm_or_si128(_mm_or_si128(equal(b'\n'), equal(b'\r')), equal(b'"'));
+        ChunkMarks {
+            commas: _mm_movemask_epi8(equal(b',')) as u32,
+            stops: _mm_movemask_epi8(stops) as u32,
+            high: _mm_movemask_epi8(bytes) as u32,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use chunk_marks_portable as chunk_marks;
+
+/// [`ChunkMarks`] of `chunk`, a byte at a time: the definition the SSE2 version is tested
+/// against, and the version used elsewhere.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn chunk_marks_portable(chunk: &[u8; 16]) -> ChunkMarks {
+    let mut marks = ChunkMarks {
+        commas: 0,
+        stops: 0,
+        high: 0,
+    };
+    for (i, &byte) in chunk.iter().enumerate() {
+        marks.commas |= u32::from(byte == b',') << i;
+        marks.stops |= u32::from(matches!(byte, b'\n' | b'\r' | b'"')) << i;
+        marks.high |= u32::from(!byte.is_ascii()) << i;
+    }
+    marks
 }
 
 impl<R: Read> Records<R> {
@@ -200,36 +236,30 @@ impl<R: Read> Records<R> {
         let mut cell_start = 0;
         // Offsets from `pos`, which stay valid when `refill` moves the bytes.
         let mut at = 0;
-        // Every byte scanned, or-ed together: its high bit says whether any is not ASCII.
-        let mut high = 0u64;
+        // Whether any byte scanned is not ASCII.
+        let mut high = 0u32;
         let stop = 'scan: loop {
             let bytes = &self.buf[self.pos..self.filled];
-            // Eight bytes at a time: a mask of the bytes that matter, then each of them.
-            while let Some(chunk) = bytes.get(at..at + 8) {
-                let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-                high |= word;
-                // `\n`, `\r` and `"` are all below `#`: one test finds them, and a few others
-                // (spaces), which are looked at and passed over.
-                let mut marks = equal_bytes(word, b',') | bytes_below(word, b'#');
-                while marks != 0 {
-                    let index = at + (marks.trailing_zeros() / 8) as usize;
-                    match bytes[index] {
-                        b',' => {
-                            self.bounds.push((cell_start, index));
-                            cell_start = index + 1;
-                        }
-                        stop @ (b'\n' | b'\r' | b'"') => {
-                            at = index;
-                            break 'scan Some(stop);
-                        }
-                        _ => {}
-                    }
-                    marks &= marks - 1;
+            // Sixteen bytes at a time: the commas before the first stop, then the stop.
+            while let Some(chunk) = bytes.get(at..at + 16) {
+                let marks = chunk_marks(chunk.try_into().expect("16 bytes"));
+                high |= marks.high;
+                let first_stop = marks.stops.trailing_zeros();
+                let mut commas = marks.commas & (((1u64 << first_stop) - 1) as u32);
+                while commas != 0 {
+                    let index = at + commas.trailing_zeros() as usize;
+                    self.bounds.push((cell_start, index));
+                    cell_start = index + 1;
+                    commas &= commas - 1;
                 }
-                at += 8;
+                if marks.stops != 0 {
+                    at += first_stop as usize;
+                    break 'scan Some(bytes[at]);
+                }
+                at += 16;
             }
             while at < bytes.len() {
-                high |= u64::from(bytes[at]);
+                high |= u32::from(!bytes[at].is_ascii());
                 match bytes[at] {
                     b',' => {
                         self.bounds.push((cell_start, at));
@@ -265,7 +295,7 @@ impl<R: Read> Records<R> {
             line,
             bytes: &self.buf[start..start + at],
             bounds: &self.bounds,
-            ascii: high & 0x8080_8080_8080_8080 == 0,
+            ascii: high == 0,
             quoted: false,
         }))
     }
@@ -307,5 +337,52 @@ impl<R: Read> Records<R> {
             ascii: false,
             quoted: true,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_marks_match_the_byte_at_a_time_definition() {
+        // Every byte value in every position, among the bytes that matter, from a fixed
+        // pseudo-random sequence.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let special = [b',', b'\n', b'\r', b'"', b' ', b'a', 0x80, 0xFF, 0x7F, 0];
+        for round in 0..20_000u32 {
+            let mut chunk = [0u8; 16];
+            for (i, byte) in chunk.iter_mut().enumerate() {
+                let r = next();
+                // The first 4096 rounds put every byte value in every position.
+                *byte = if round < 4096 && i == round as usize % 16 {
+                    (round / 16) as u8
+                } else if r % 3 == 0 {
+                    (r >> 8) as u8
+                } else {
+                    special[(r >> 8) as usize % special.len()]
+                };
+            }
+            assert_eq!(
+                chunk_marks(&chunk),
+                chunk_marks_portable(&chunk),
+                "{chunk:?}"
+            );
+        }
+        let mut chunk = [b'x'; 16];
+        chunk[0] = b',';
+        chunk[5] = b'"';
+        chunk[15] = 0xC3;
+        let marks = chunk_marks(&chunk);
+        assert_eq!(
+            (marks.commas, marks.stops, marks.high),
+            (1, 1 << 5, 1 << 15)
+        );
     }
 }
