@@ -183,6 +183,14 @@ impl Timestamp {
     }
 }
 
+/// `00` to `99`: two digits per lookup when writing timestamps.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 impl Timestamp {
     /// Appends the contract's UTC form (as [`Display`](fmt::Display) writes it) to `out`,
     /// without the formatting machinery: the matrix writes millions of these.
@@ -200,41 +208,33 @@ impl Timestamp {
         let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
         let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
         let year = (yoe + era * 400 + i64::from(month <= 2)) as u32;
-        let digit = |n: u32| b'0' + n as u8;
         let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
-        out.extend_from_slice(&[
-            digit(year / 1000),
-            digit(year / 100 % 10),
-            digit(year / 10 % 10),
-            digit(year % 10),
-            b'-',
-            digit(month / 10),
-            digit(month % 10),
-            b'-',
-            digit(day / 10),
-            digit(day % 10),
-            b'T',
-            digit(hour / 10),
-            digit(hour % 10),
-            b':',
-            digit(minute / 10),
-            digit(minute % 10),
-            b':',
-            digit(second / 10),
-            digit(second % 10),
-        ]);
+        let pair = |n: u32| {
+            let at = 2 * n as usize;
+            [DIGIT_PAIRS[at], DIGIT_PAIRS[at + 1]]
+        };
+        let ([y1, y2], [y3, y4]) = (pair(year / 100), pair(year % 100));
+        let ([mo1, mo2], [d1, d2]) = (pair(month), pair(day));
+        let ([h1, h2], [mi1, mi2], [s1, s2]) = (pair(hour), pair(minute), pair(second));
+        let text = [
+            y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1,
+            s2, b'Z',
+        ];
         let nanos = self.nanos;
-        if nanos != 0 {
-            out.push(b'.');
-            let mut digits = [0u8; 9];
-            let mut rest = nanos;
-            for slot in digits.iter_mut().rev() {
-                *slot = digit(rest % 10);
-                rest /= 10;
-            }
-            let kept = 9 - digits.iter().rev().take_while(|&&d| d == b'0').count();
-            out.extend_from_slice(&digits[..kept]);
+        if nanos == 0 {
+            out.extend_from_slice(&text);
+            return;
         }
+        out.extend_from_slice(&text[..19]);
+        out.push(b'.');
+        let mut digits = [0u8; 9];
+        let mut rest = nanos;
+        for slot in digits.iter_mut().rev() {
+            *slot = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        let kept = 9 - digits.iter().rev().take_while(|&&d| d == b'0').count();
+        out.extend_from_slice(&digits[..kept]);
         out.push(b'Z');
     }
 }
