@@ -440,7 +440,11 @@ fn parse_typed(
     if errors.len() != before {
         return false;
     }
-    let (Some(case_id), Some(observed_at), Some(message)) = (case_id, observed_at, message) else {
+    // One at a time: a tuple of them would copy the message twice more.
+    let (Some(case_id), Some(observed_at)) = (case_id, observed_at) else {
+        return false;
+    };
+    let Some(message) = message else {
         return false;
     };
     let job_id = text(Field::JobId).map(CompactString::new);
@@ -479,6 +483,9 @@ fn parse_event(text: &str) -> Option<Event> {
         "renew" => Some(Event::Renew),
         "progress" => Some(Event::Progress),
         "observe" => Some(Event::Observe),
+        "result" => Some(Event::Result),
+        "cancel_request" => Some(Event::CancelRequest),
+        "cancel_ack" => Some(Event::CancelAck),
         _ => Event::parse(text),
     }
 }

@@ -244,19 +244,20 @@ impl Timestamp {
     /// Appends the contract's UTC form (as [`Display`](fmt::Display) writes it) to `out`,
     /// without the formatting machinery: the matrix writes millions of these.
     pub fn write_to(self, out: &mut Vec<u8>) {
-        let seconds = self.seconds;
-        let days = seconds.div_euclid(86_400);
-        let time = seconds.rem_euclid(86_400) as u32;
+        // Counted from 0000-03-01, which every instant of years 0001 to 9999 follows: unsigned
+        // arithmetic from here on.
+        let since_0000_03_01 = (self.seconds + 719_468 * 86_400) as u64;
+        let z = (since_0000_03_01 / 86_400) as u32;
+        let time = (since_0000_03_01 % 86_400) as u32;
         // Civil from days (H. Hinnant), proleptic Gregorian.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
+        let era = z / 146_097;
         let doe = z - era * 146_097;
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
         let mp = (5 * doy + 2) / 153;
-        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-        let year = (yoe + era * 400 + i64::from(month <= 2)) as u32;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + u32::from(month <= 2);
         let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
         let pair = |n: u32| {
             let at = 2 * n as usize;
@@ -319,17 +320,14 @@ fn fast_utc(
     if year == 0 || day == 0 || day > month_days || hour > 23 || minute > 59 || second > 59 {
         return None;
     }
-    // Days from civil (H. Hinnant), for the proleptic Gregorian calendar.
-    let (y, m, d) = (
-        i64::from(year) - i64::from(month <= 2),
-        i64::from(month),
-        i64::from(day),
-    );
-    let era = y.div_euclid(400);
+    // Days from civil (H. Hinnant), for the proleptic Gregorian calendar; unsigned, as the
+    // year is at least 1.
+    let y = year - u32::from(month <= 2);
+    let era = y / 400;
     let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = i64::from(era * 146_097 + doe) - 719_468;
     let unix = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - offset_seconds;
     // 0001-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z (the fraction stays within the second).
     (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS)
