@@ -162,21 +162,9 @@ impl Timestamp {
             return None;
         }
         let d = |at: usize| b[at].wrapping_sub(b'0');
+        #[rustfmt::skip]
         let digits = [
-            d(0),
-            d(1),
-            d(2),
-            d(3),
-            d(5),
-            d(6),
-            d(8),
-            d(9),
-            d(11),
-            d(12),
-            d(14),
-            d(15),
-            d(17),
-            d(18),
+            d(0), d(1), d(2), d(3), d(5), d(6), d(8), d(9), d(11), d(12), d(14), d(15), d(17), d(18),
         ];
         // Every digit checked, without stopping early: one branch, not fourteen.
         if digits.iter().fold(false, |bad, &digit| bad | (digit > 9)) {
