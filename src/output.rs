@@ -1,5 +1,6 @@
 //! Where output goes: standard output, or a file written atomically (a temporary file in the
-//! same directory, renamed over the target only when everything was written).
+//! same directory, renamed over the target only when everything was written), or a device or
+//! pipe named by path (`/dev/null`, a FIFO), written straight through.
 
 use std::fs;
 use std::fs::File;
@@ -25,6 +26,13 @@ enum Inner {
         temp: BufWriter<NamedTempFile>,
         target: PathBuf,
     },
+    /// An existing path that is not a regular file (a character device such as `/dev/null`,
+    /// a FIFO, a socket): renaming a file over it would replace the device, so it is opened
+    /// and written like standard output.
+    Device {
+        out: BufWriter<File>,
+        target: PathBuf,
+    },
 }
 
 impl Output {
@@ -34,13 +42,30 @@ impl Output {
             None => Ok(Output::stdout()),
             Some(path) if path == Path::new("-") => Ok(Output::stdout()),
             Some(path) => {
-                let directory = match path.parent() {
-                    Some(parent) if !parent.as_os_str().is_empty() => parent,
-                    _ => Path::new("."),
+                // Through a symlink to the file it names: the link stays a link.
+                let path = match fs::canonicalize(path) {
+                    Ok(real) if path.is_symlink() => real,
+                    _ => path.to_owned(),
                 };
                 if path.is_dir() {
                     anyhow::bail!("cannot write {}: it is a directory", path.display());
                 }
+                if fs::metadata(&path).is_ok_and(|meta| !meta.is_file()) {
+                    let file = fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    return Ok(Output {
+                        inner: Inner::Device {
+                            out: BufWriter::with_capacity(1 << 16, file),
+                            target: path,
+                        },
+                    });
+                }
+                let directory = match path.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => parent,
+                    _ => Path::new("."),
+                };
                 if !directory.is_dir() {
                     anyhow::bail!(
                         "cannot write {}: there is no directory {}",
@@ -56,7 +81,7 @@ impl Output {
                 Ok(Output {
                     inner: Inner::File {
                         temp: BufWriter::with_capacity(1 << 16, temp),
-                        target: path.to_owned(),
+                        target: path,
                     },
                 })
             }
@@ -98,6 +123,9 @@ impl Output {
                     .with_context(|| format!("cannot write {}", target.display()))?;
                 Ok(())
             }
+            Inner::Device { mut out, target } => out
+                .flush()
+                .with_context(|| format!("cannot write {}", target.display())),
         }
     }
 }
@@ -118,6 +146,7 @@ impl Write for Output {
         match &mut self.inner {
             Inner::Stdout(out) => out.write(buf),
             Inner::File { temp, .. } => temp.write(buf),
+            Inner::Device { out, .. } => out.write(buf),
         }
     }
 
@@ -125,6 +154,7 @@ impl Write for Output {
         match &mut self.inner {
             Inner::Stdout(out) => out.write_all(buf),
             Inner::File { temp, .. } => temp.write_all(buf),
+            Inner::Device { out, .. } => out.write_all(buf),
         }
     }
 
@@ -132,6 +162,7 @@ impl Write for Output {
         match &mut self.inner {
             Inner::Stdout(out) => out.flush(),
             Inner::File { temp, .. } => temp.flush(),
+            Inner::Device { out, .. } => out.flush(),
         }
     }
 }
@@ -159,6 +190,10 @@ impl AppendFile for Output {
             Inner::File { temp, .. } => {
                 temp.flush()?;
                 io::copy(&mut file.take(len), temp.get_mut().as_file_mut())
+            }
+            Inner::Device { out, .. } => {
+                out.flush()?;
+                io::copy(&mut file.take(len), out.get_mut())
             }
         }
     }

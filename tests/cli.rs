@@ -347,3 +347,50 @@ fn an_output_in_a_missing_directory_is_a_clear_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("it is a directory"), "{}", run.stderr);
 }
+
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_symlink_or_a_fifo_stays_one() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let golden = fs::read_to_string(root().join("golden/probes.csv")).unwrap();
+
+    // A symlink: the file it names gets the matrix, and the link stays a link.
+    let real = dir.path().join("real.csv");
+    let link = dir.path().join("link.csv");
+    fs::write(&real, "old\n").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        link.to_str().unwrap(),
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(&real).unwrap(), golden);
+
+    // A FIFO (as `/dev/null` is a device): written through, never renamed over.
+    let fifo = dir.path().join("matrix.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    let run = leasejudge(&[
+        "adjudicate",
+        "cases/probes.csv",
+        "-o",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    assert_eq!(reader.join().unwrap(), golden);
+    let names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary file left behind: {names:?}");
+}
