@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use super::error::{located, InputError};
-use super::fields::{Field, FieldMap, Mapped, RawCells, FIELD_COUNT};
+use super::fields::{cell_text, Field, FieldMap, Mapped, RawCells, FIELD_COUNT};
 use super::records::{Record, Records};
 use super::RowSink;
 
@@ -206,7 +206,7 @@ pub fn read(
                 match std::str::from_utf8(cell) {
                     Ok(text) => {
                         if let Some(field) = columns[index] {
-                            cells[field as usize] = Some(text);
+                            cells[field as usize] = cell_text(field, text);
                         }
                     }
                     Err(_) => {
@@ -239,7 +239,7 @@ fn summary<R: Read>(records: &Records<R>) -> CsvRead {
     }
 }
 
-/// Fills `cells` by field when the whole record is valid UTF-8 and every cell boundary is a
+/// Fills `cells` by field ([`cell_text`]) when the whole record is valid UTF-8 and every cell boundary is a
 /// character boundary (so every cell is valid UTF-8): one check instead of one per cell.
 /// `false` (with `cells` partly filled) otherwise.
 fn cells_if_utf8<'r>(
@@ -253,8 +253,9 @@ fn cells_if_utf8<'r>(
             if let Some(field) = column {
                 // SAFETY: every byte of the record is ASCII (`Record::is_ascii`), and ASCII
                 // bytes are valid UTF-8 wherever they are cut.
-                cells[*field as usize] =
-                    Some(unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) });
+                cells[*field as usize] = cell_text(*field, unsafe {
+                    std::str::from_utf8_unchecked(&bytes[start..end])
+                });
             }
         }
         return true;
@@ -267,7 +268,7 @@ fn cells_if_utf8<'r>(
             return false;
         };
         if let Some(field) = column {
-            cells[*field as usize] = Some(cell);
+            cells[*field as usize] = cell_text(*field, cell);
         }
     }
     true

@@ -187,8 +187,28 @@ impl<K: Clone> FieldMap<K> {
     }
 }
 
-/// One row's raw cells, indexed by field: `None` where the row has no such column or cell.
+/// One row's cells, indexed by field, as [`cell_text`] gives them: trimmed (except
+/// `progress_value`), `None` where the row has no such column or the cell is empty.
 pub type RawCells<'a> = [Option<&'a str>; FIELD_COUNT];
+
+/// A cell's text as the parser reads it: trimmed of surrounding whitespace, except
+/// `progress_value`, which is kept verbatim (only a truly empty cell means "no value"); `None`
+/// when nothing is left. Readers apply it as they map cells to fields, one pass over a row.
+#[inline]
+pub fn cell_text(field: Field, raw: &str) -> Option<&str> {
+    let bytes = raw.as_bytes();
+    let text = match (bytes.first(), bytes.last()) {
+        // About half the cells of a typical row.
+        (None, _) => return None,
+        _ if field == Field::ProgressValue => raw,
+        // Most cells have nothing to trim; an ASCII graphic character at both ends proves it.
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => {
+            return Some(raw)
+        }
+        _ => raw.trim(),
+    };
+    (!text.is_empty()).then_some(text)
+}
 
 /// Makes a located error for the row being parsed: field, message, offending value.
 pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
@@ -228,10 +248,7 @@ pub fn parse_row_into(
     slot: &mut RowResult,
 ) {
     if !parse_typed(cells, errors, locate, slot) {
-        let case_id = cells[Field::CaseId.index()]
-            .map(str::trim)
-            .filter(|id| !id.is_empty());
-        *slot = Err(case_id.map(CompactString::new));
+        *slot = Err(cells[Field::CaseId.index()].map(CompactString::new));
     }
 }
 
@@ -243,25 +260,7 @@ fn parse_typed(
     slot: &mut RowResult,
 ) -> bool {
     let before = errors.len();
-    // Each cell's value, trimmed (except `progress_value`), `None` when empty: looked up many
-    // times below, so computed once.
-    let texts: [Option<&str>; FIELD_COUNT] = std::array::from_fn(|index| {
-        let raw = cells[index]?;
-        if index == Field::ProgressValue.index() {
-            // Kept verbatim: only a truly empty cell means "no value".
-            return (!raw.is_empty()).then_some(raw);
-        }
-        // Most cells have nothing to trim; an ASCII graphic character at both ends proves it.
-        let bytes = raw.as_bytes();
-        let trimmed = match (bytes.first(), bytes.last()) {
-            (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => raw,
-            // Empty: about half the cells of a typical row, not worth a call to `trim`.
-            (None, _) => return None,
-            _ => raw.trim(),
-        };
-        (!trimmed.is_empty()).then_some(trimmed)
-    });
-    let text = |field: Field| texts[field.index()];
+    let text = |field: Field| cells[field.index()];
 
     // Type-check every recognised field the row gives, whatever its event; each value is
     // parsed once and kept (`None`: absent, or bad and reported).
@@ -561,7 +560,7 @@ mod tests {
     fn parse(pairs: &[(Field, &str)]) -> (RowResult, Vec<String>) {
         let mut cells: RawCells<'_> = [None; FIELD_COUNT];
         for (field, value) in pairs {
-            cells[*field as usize] = Some(value);
+            cells[*field as usize] = cell_text(*field, value);
         }
         let mut errors = Vec::new();
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {

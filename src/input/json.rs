@@ -10,7 +10,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::error::{located, InputError};
-use super::fields::{parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT};
+use super::fields::{
+    cell_text, parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
+};
 
 /// A row object with its keys in order, duplicates kept (so they can be reported).
 struct RowObject(Vec<(String, Value)>);
@@ -306,12 +308,12 @@ fn read_object(
     let mut cells: RawCells<'_> = [None; FIELD_COUNT];
     for field in Field::ALL {
         if let Some(&index) = map.get(field) {
-            cells[field as usize] = texts[index].as_deref();
+            cells[field as usize] = texts[index].as_deref().and_then(|t| cell_text(field, t));
         }
     }
     if let Some(expected) = case_id {
-        match cells[Field::CaseId as usize].map(str::trim) {
-            None | Some("") => cells[Field::CaseId as usize] = Some(expected),
+        match cells[Field::CaseId as usize] {
+            None => cells[Field::CaseId as usize] = Some(expected),
             Some(given) if given == expected => {}
             Some(given) => {
                 errors.push(
