@@ -232,7 +232,9 @@ impl<R: Read> Records<R> {
         // One pass over the record's bytes for its commas, up to its end: `\n`, `\r` or the
         // end of the input (each ends a record for csv_core too), unless a `"` comes first.
         let line = self.line;
-        self.bounds.clear();
+        // Cells are written at `count`, a local (pushing to `bounds` stored its length back
+        // to memory on every comma), with room for a chunk's worth made before each chunk.
+        let mut count = 0;
         let mut cell_start = 0;
         // Offsets from `pos`, which stay valid when `refill` moves the bytes.
         let mut at = 0;
@@ -242,13 +244,17 @@ impl<R: Read> Records<R> {
             let bytes = &self.buf[self.pos..self.filled];
             // Sixteen bytes at a time: the commas before the first stop, then the stop.
             while let Some(chunk) = bytes.get(at..at + 16) {
+                if self.bounds.len() < count + 16 {
+                    self.bounds.resize(count + 16, (0, 0));
+                }
                 let marks = chunk_marks(chunk.try_into().expect("16 bytes"));
                 high |= marks.high;
                 let first_stop = marks.stops.trailing_zeros();
                 let mut commas = marks.commas & (((1u64 << first_stop) - 1) as u32);
                 while commas != 0 {
                     let index = at + commas.trailing_zeros() as usize;
-                    self.bounds.push((cell_start, index));
+                    self.bounds[count] = (cell_start, index);
+                    count += 1;
                     cell_start = index + 1;
                     commas &= commas - 1;
                 }
@@ -262,7 +268,11 @@ impl<R: Read> Records<R> {
                 high |= u32::from(!bytes[at].is_ascii());
                 match bytes[at] {
                     b',' => {
-                        self.bounds.push((cell_start, at));
+                        if self.bounds.len() == count {
+                            self.bounds.push((0, 0));
+                        }
+                        self.bounds[count] = (cell_start, at);
+                        count += 1;
                         cell_start = at + 1;
                     }
                     b'\n' | b'\r' | b'"' => break,
@@ -281,7 +291,11 @@ impl<R: Read> Records<R> {
             self.saw_quote = true;
             return self.core_record(line);
         }
-        self.bounds.push((cell_start, at));
+        if self.bounds.len() == count {
+            self.bounds.push((0, 0));
+        }
+        self.bounds[count] = (cell_start, at);
+        count += 1;
         let start = self.pos;
         self.pos += at;
         if stop.is_some() {
@@ -294,7 +308,7 @@ impl<R: Read> Records<R> {
         Ok(Some(Record {
             line,
             bytes: &self.buf[start..start + at],
-            bounds: &self.bounds,
+            bounds: &self.bounds[..count],
             ascii: high == 0,
             quoted: false,
         }))
