@@ -256,6 +256,7 @@ impl StreamRun {
         self.ids.push(case_id)?;
         if self.next - self.closed == self.open_cases as u64 {
             self.close_oldest()?;
+            self.prefetch_case(self.closed + CLOSE_AHEAD);
         }
         let seq = self.next;
         self.next += 1;
@@ -306,6 +307,21 @@ impl StreamRun {
         self.recent[self.recent_next] = (hash, seq);
         self.recent_next = (self.recent_next + 1) % RECENT_CASES;
         Ok(outcome)
+    }
+
+    /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
+    /// cases are closed oldest first, thousands of cases after they were last touched, so the
+    /// case to close a few new cases from now is asked for now, and closing it then does not
+    /// wait for memory.
+    fn prefetch_case(&self, seq: u64) {
+        if seq >= self.next {
+            return;
+        }
+        let open = &self.open[self.place(seq)];
+        let start = std::ptr::from_ref(open).cast::<u8>();
+        for offset in (0..std::mem::size_of::<OpenCase>()).step_by(64) {
+            prefetch(start.wrapping_add(offset));
+        }
     }
 
     /// Where case `seq` is in `open`.
@@ -430,6 +446,23 @@ fn filter_for(sources: &[Source]) -> SeenIds {
         })
         .sum();
     bytes.map_or_else(SeenIds::new, |bytes| SeenIds::for_ids(bytes / 40 + 1))
+}
+
+/// How many new cases before its closing an open case is prefetched.
+const CLOSE_AHEAD: u64 = 4;
+
+/// A hint to bring the cache line at `at` into the cache.
+#[inline(always)]
+fn prefetch(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads or changes nothing that the
+    // program can see, whatever the address; SSE, which has it, is part of every x86-64.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// How many cases of recent rows are tried before the index: enough for a handful of cases
