@@ -450,7 +450,7 @@ fn parse_typed(
     // Field by field into a row already there: no copy of the whole row.
     match slot {
         Ok(parsed) => {
-            if parsed.case_id != case_id {
+            if !same_id(&parsed.case_id, case_id) {
                 parsed.case_id = CompactString::new(case_id);
             }
             parsed.row.observed_at = observed_at;
@@ -471,6 +471,25 @@ fn parse_typed(
         }
     }
     true
+}
+
+/// Whether two ids are the same text: `a == b`, with the usual lengths of ids (8 to 16 bytes)
+/// compared as two words each, not by a call to `memcmp` (ids are compared on every row).
+#[inline]
+pub fn same_id(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&len) {
+        let word = |text: &[u8], at: usize| {
+            u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"))
+        };
+        // The two words overlap when the id is shorter than 16 bytes.
+        return word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8);
+    }
+    a == b
 }
 
 /// [`Event::parse`], with the usual lower-case spellings matched first (a row's event is
@@ -521,6 +540,25 @@ fn terms_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_id_is_equality() {
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..40 {
+            let a = std::str::from_utf8(&base[..len]).unwrap();
+            assert!(same_id(a, a));
+            for other_len in [len.saturating_sub(1), len + 1] {
+                let b = std::str::from_utf8(&base[..other_len]).unwrap();
+                assert_eq!(same_id(a, b), a == b, "{a:?} {b:?}");
+            }
+            for at in 0..len {
+                let mut changed = base[..len].to_vec();
+                changed[at] = b'Z';
+                let b = std::str::from_utf8(&changed).unwrap();
+                assert!(!same_id(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn headers_normalise_to_fields_and_aliases() {

@@ -43,8 +43,8 @@ use indicatif::ProgressBar;
 
 use crate::adjudication::{fault_error, judge_sources, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
-    ParsedRow, RawCells, RowResult, RowSink, Source,
+    parse_row_into, read_csv_cells, read_from, same_id, InputError, InputErrors, InputFormat,
+    Locate, ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::matrix::MatrixRow;
@@ -110,9 +110,10 @@ pub struct StreamRun {
     /// Cases `closed..next` are open.
     closed: u64,
     next: u64,
-    /// The [`id_hash`] and sequence number of the cases of recent rows (round robin from
-    /// `recent_next`), tried before the index.
-    recent: [(u64, u64); RECENT_CASES],
+    /// The [`id_hash`], sequence number and place in `open` of the cases of recent rows
+    /// (round robin from `recent_next`), tried before the index: the place is kept, not worked
+    /// out again by a division on every row.
+    recent: [(u64, u64, usize); RECENT_CASES],
     recent_next: usize,
     spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
@@ -154,7 +155,7 @@ impl StreamRun {
             ),
             closed: 0,
             next: 0,
-            recent: [(0, u64::MAX); RECENT_CASES],
+            recent: [(0, u64::MAX, 0); RECENT_CASES],
             recent_next: 0,
             spill: Spill::new(encoding)?,
             faults: Vec::new(),
@@ -200,12 +201,12 @@ impl StreamRun {
         };
         // Rows of one case come together, or a few cases take turns: try the cases of recent
         // rows before the index (hashes first, then the id).
-        let last = self.recent.iter().find_map(|&(recent_hash, seq)| {
+        let last = self.recent.iter().find_map(|&(recent_hash, seq, place)| {
             (recent_hash == hash
                 && seq != u64::MAX
                 && seq >= self.closed
-                && self.open[self.place(seq)].case_id == *case_id)
-                .then_some(seq)
+                && same_id(&self.open[place].case_id, case_id))
+            .then_some((seq, place))
         });
         // A case starts with an offer: for an offer of another case, the filter is asked first,
         // and its usual answer, "certainly new", spares a look in the index (a cache miss with
@@ -214,18 +215,20 @@ impl StreamRun {
         let maybe_seen = (last.is_none() && is_offer).then(|| self.seen.insert_hashed(hash));
         let found = match maybe_seen {
             Some(false) => None,
-            _ => last.or_else(|| self.index.get(&hash).copied()),
+            _ => last.or_else(|| {
+                let seq = *self.index.get(&hash)?;
+                Some((seq, self.place(seq)))
+            }),
         };
-        if let Some(seq) = found {
-            if last.is_none() && self.open[self.place(seq)].case_id != *case_id {
+        if let Some((seq, place)) = found {
+            if last.is_none() && !same_id(&self.open[place].case_id, case_id) {
                 // Another open case has this id's hash: too rare to handle here.
                 return Ok(self.give_up());
             }
             if last.is_none() {
-                self.recent[self.recent_next] = (hash, seq);
+                self.recent[self.recent_next] = (hash, seq, place);
                 self.recent_next = (self.recent_next + 1) % RECENT_CASES;
             }
-            let place = self.place(seq);
             let open = &mut self.open[place];
             open.last_line = at.line;
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
@@ -304,7 +307,7 @@ impl StreamRun {
             self.rows_replayed += 1;
         }
         self.index.insert(hash, seq);
-        self.recent[self.recent_next] = (hash, seq);
+        self.recent[self.recent_next] = (hash, seq, place);
         self.recent_next = (self.recent_next + 1) % RECENT_CASES;
         Ok(outcome)
     }
