@@ -1,7 +1,7 @@
 //! Case-file columns: header normalisation, aliases, and turning one row's cells into a typed
 //! [`Row`](crate::lease::Row) with every problem located.
 
-use crate::lease::values::{parse_integer, parse_sequence};
+use crate::lease::values::{parse_integer, parse_sequence, same_text};
 use crate::lease::{
     CompactString, Event, GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds,
     TerminalResult, TermsError, Timestamp, ValueError,
@@ -315,12 +315,13 @@ fn parse_typed(
         text(Field::ProgressSeq),
         parse_sequence,
     );
-    checked(errors, locate, Field::Result, text(Field::Result), |v| {
+    // Both kept, so that neither is parsed again below.
+    let result = checked(errors, locate, Field::Result, text(Field::Result), |v| {
         TerminalResult::parse(v).ok_or_else(|| {
             ValueError("unknown result (expected SUCCESS, FAILED or CANCELLED)".into())
         })
     });
-    checked(errors, locate, Field::Event, text(Field::Event), |v| {
+    let event = checked(errors, locate, Field::Event, text(Field::Event), |v| {
         parse_event(v).ok_or_else(|| {
             ValueError(
                 "unknown event (expected offer, ack, renew, progress, cancel_request, \
@@ -342,9 +343,8 @@ fn parse_typed(
         value
     };
     let case_id = require(Field::CaseId, &|| "on every row".into());
-    let event_text = require(Field::Event, &|| "on every row".into());
+    require(Field::Event, &|| "on every row".into());
     require(Field::ObservedAt, &|| "on every row".into());
-    let event = event_text.and_then(parse_event);
 
     let needs_identity = event.is_some_and(|e| e == Event::Offer || e.is_worker_message());
     let identity = if needs_identity {
@@ -426,8 +426,7 @@ fn parse_typed(
                 })
         }
         Some(Event::Result) => {
-            let result =
-                require(Field::Result, &|| "on result".into()).and_then(TerminalResult::parse);
+            let result = require(Field::Result, &|| "on result".into()).and(result);
             identity
                 .zip(result)
                 .map(|(identity, result)| Message::Result { identity, result })
@@ -450,7 +449,7 @@ fn parse_typed(
     // Field by field into a row already there: no copy of the whole row.
     match slot {
         Ok(parsed) => {
-            if !same_id(&parsed.case_id, case_id) {
+            if !same_text(&parsed.case_id, case_id) {
                 parsed.case_id = CompactString::new(case_id);
             }
             parsed.row.observed_at = observed_at;
@@ -471,25 +470,6 @@ fn parse_typed(
         }
     }
     true
-}
-
-/// Whether two ids are the same text: `a == b`, with the usual lengths of ids (8 to 16 bytes)
-/// compared as two words each, not by a call to `memcmp` (ids are compared on every row).
-#[inline]
-pub fn same_id(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let len = a.len();
-    if len != b.len() {
-        return false;
-    }
-    if (8..=16).contains(&len) {
-        let word = |text: &[u8], at: usize| {
-            u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"))
-        };
-        // The two words overlap when the id is shorter than 16 bytes.
-        return word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8);
-    }
-    a == b
 }
 
 /// [`Event::parse`], with the usual lower-case spellings matched first (a row's event is
@@ -540,25 +520,6 @@ fn terms_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn same_id_is_equality() {
-        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
-        for len in 0..40 {
-            let a = std::str::from_utf8(&base[..len]).unwrap();
-            assert!(same_id(a, a));
-            for other_len in [len.saturating_sub(1), len + 1] {
-                let b = std::str::from_utf8(&base[..other_len]).unwrap();
-                assert_eq!(same_id(a, b), a == b, "{a:?} {b:?}");
-            }
-            for at in 0..len {
-                let mut changed = base[..len].to_vec();
-                changed[at] = b'Z';
-                let b = std::str::from_utf8(&changed).unwrap();
-                assert!(!same_id(a, b), "{a:?} {b:?}");
-            }
-        }
-    }
 
     #[test]
     fn headers_normalise_to_fields_and_aliases() {

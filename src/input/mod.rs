@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 
 pub use csv::{CsvHeader, CsvRead};
 pub use error::{located, InputError, InputErrors};
-pub(crate) use fields::same_id;
 pub use fields::{
     cell_text, normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped,
     ParsedRow, RawCells, RowResult,

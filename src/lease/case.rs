@@ -13,7 +13,7 @@ use super::types::{
     AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
     TerminalResult,
 };
-use super::values::{Timestamp, ValueError};
+use super::values::{same_text, Timestamp, ValueError};
 
 /// What the clock step (spec section 4, step 1) did before a row was applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -402,9 +402,9 @@ impl Case {
             Some((Disposition::Rejected, RowReason::StaleGeneration))
         } else if identity.generation > current.generation {
             Some((Disposition::Rejected, RowReason::UnknownGeneration))
-        } else if identity.lease_id != current.lease_id {
+        } else if !same_text(&identity.lease_id, &current.lease_id) {
             Some((Disposition::Rejected, RowReason::UnknownLease))
-        } else if identity.holder != current.holder {
+        } else if !same_text(&identity.holder, &current.holder) {
             Some(self.raise_conflict(ConflictKind::HolderConflict))
         } else {
             None

@@ -480,6 +480,27 @@ pub fn parse_integer(text: &str) -> Result<u64, ValueError> {
     })
 }
 
+/// Whether two texts (ids, holders) are equal: `a == b`, with the usual lengths of ids (4 to 16
+/// bytes) compared as two overlapping words each rather than by a call to `memcmp`, since ids
+/// are compared on every row.
+#[inline]
+pub fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let u64_at =
+        |text: &[u8], at: usize| u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"));
+    let u32_at =
+        |text: &[u8], at: usize| u32::from_le_bytes(text[at..at + 4].try_into().expect("4 bytes"));
+    match len {
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, len - 8) == u64_at(b, len - 8),
+        4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, len - 4) == u32_at(b, len - 4),
+        _ => a == b,
+    }
+}
+
 /// Parses a sequence number: an integer of at least 1.
 pub fn parse_sequence(text: &str) -> Result<u64, ValueError> {
     let n = parse_integer(text)?;
@@ -627,6 +648,25 @@ mod tests {
             "s",
         ] {
             assert!(Seconds::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn same_text_is_equality() {
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..40 {
+            let a = std::str::from_utf8(&base[..len]).unwrap();
+            assert!(same_text(a, a));
+            for other_len in [len.saturating_sub(1), len + 1] {
+                let b = std::str::from_utf8(&base[..other_len]).unwrap();
+                assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
+            }
+            for at in 0..len {
+                let mut changed = base[..len].to_vec();
+                changed[at] = b'Z';
+                let b = std::str::from_utf8(&changed).unwrap();
+                assert!(!same_text(a, b), "{a:?} {b:?}");
+            }
         }
     }
 

@@ -43,9 +43,10 @@ use indicatif::ProgressBar;
 
 use crate::adjudication::{fault_error, judge_sources, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from, same_id, InputError, InputErrors, InputFormat,
-    Locate, ParsedRow, RawCells, RowResult, RowSink, Source,
+    parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
+    ParsedRow, RawCells, RowResult, RowSink, Source,
 };
+use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
@@ -205,7 +206,7 @@ impl StreamRun {
             (recent_hash == hash
                 && seq != u64::MAX
                 && seq >= self.closed
-                && same_id(&self.open[place].case_id, case_id))
+                && same_text(&self.open[place].case_id, case_id))
             .then_some((seq, place))
         });
         // A case starts with an offer: for an offer of another case, the filter is asked first,
@@ -221,7 +222,7 @@ impl StreamRun {
             }),
         };
         if let Some((seq, place)) = found {
-            if last.is_none() && !same_id(&self.open[place].case_id, case_id) {
+            if last.is_none() && !same_text(&self.open[place].case_id, case_id) {
                 // Another open case has this id's hash: too rare to handle here.
                 return Ok(self.give_up());
             }
