@@ -116,6 +116,8 @@ pub struct StreamRun {
     /// out again by a division on every row.
     recent: [(u64, u64, usize); RECENT_CASES],
     recent_next: usize,
+    /// Where in `recent` the case of the last row replayed is.
+    recent_hit: usize,
     spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
     faults: Vec<InputError>,
@@ -158,6 +160,7 @@ impl StreamRun {
             next: 0,
             recent: [(0, u64::MAX, 0); RECENT_CASES],
             recent_next: 0,
+            recent_hit: 0,
             spill: Spill::new(encoding)?,
             faults: Vec::new(),
             errors: Vec::new(),
@@ -202,13 +205,28 @@ impl StreamRun {
         };
         // Rows of one case come together, or a few cases take turns: try the cases of recent
         // rows before the index (hashes first, then the id).
-        let last = self.recent.iter().find_map(|&(recent_hash, seq, place)| {
+        // The case of the row before first: rows of one case usually follow each other.
+        let closed = self.closed;
+        let open = &self.open;
+        let is_open_case = |&(recent_hash, seq, place): &(u64, u64, usize)| {
             (recent_hash == hash
                 && seq != u64::MAX
-                && seq >= self.closed
-                && same_text(&self.open[place].case_id, case_id))
+                && seq >= closed
+                && same_text(&open[place].case_id, case_id))
             .then_some((seq, place))
-        });
+        };
+        let last = match is_open_case(&self.recent[self.recent_hit]) {
+            Some(found) => Some(found),
+            None => self
+                .recent
+                .iter()
+                .enumerate()
+                .find_map(|(index, recent)| Some((index, is_open_case(recent)?)))
+                .map(|(index, found)| {
+                    self.recent_hit = index;
+                    found
+                }),
+        };
         // A case starts with an offer: for an offer of another case, the filter is asked first,
         // and its usual answer, "certainly new", spares a look in the index (a cache miss with
         // thousands of cases open).
@@ -227,8 +245,7 @@ impl StreamRun {
                 return Ok(self.give_up());
             }
             if last.is_none() {
-                self.recent[self.recent_next] = (hash, seq, place);
-                self.recent_next = (self.recent_next + 1) % RECENT_CASES;
+                self.remember_recent(hash, seq, place);
             }
             let open = &mut self.open[place];
             open.last_line = at.line;
@@ -308,8 +325,7 @@ impl StreamRun {
             self.rows_replayed += 1;
         }
         self.index.insert(hash, seq);
-        self.recent[self.recent_next] = (hash, seq, place);
-        self.recent_next = (self.recent_next + 1) % RECENT_CASES;
+        self.remember_recent(hash, seq, place);
         Ok(outcome)
     }
 
@@ -326,6 +342,13 @@ impl StreamRun {
         for offset in (0..std::mem::size_of::<OpenCase>()).step_by(64) {
             prefetch(start.wrapping_add(offset));
         }
+    }
+
+    /// Makes the case `seq` (at `place`) the most recent, in place of the least recent.
+    fn remember_recent(&mut self, hash: u64, seq: u64, place: usize) {
+        self.recent[self.recent_next] = (hash, seq, place);
+        self.recent_hit = self.recent_next;
+        self.recent_next = (self.recent_next + 1) % RECENT_CASES;
     }
 
     /// Where case `seq` is in `open`.
