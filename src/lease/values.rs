@@ -44,6 +44,12 @@ thread_local! {
     static LAST_DATE: Cell<([u8; 10], i64)> = const { Cell::new(([0; 10], 0)) };
 }
 
+thread_local! {
+    /// The day (counted from 0000-03-01) of the last timestamp written on this thread, and its
+    /// `YYYY-MM-DD`; day `u32::MAX` is never written.
+    static LAST_WRITTEN_DATE: Cell<(u32, [u8; 10])> = const { Cell::new((u32::MAX, [0; 10])) };
+}
+
 /// 0001-01-01T00:00:00Z in Unix seconds.
 const MIN_UNIX_SECONDS: i64 = -62_135_596_800;
 /// 9999-12-31T23:59:59Z in Unix seconds.
@@ -262,25 +268,36 @@ impl Timestamp {
         let since_0000_03_01 = (self.seconds + 719_468 * 86_400) as u64;
         let z = (since_0000_03_01 / 86_400) as u32;
         let time = (since_0000_03_01 % 86_400) as u32;
-        // Civil from days (H. Hinnant), proleptic Gregorian.
-        let era = z / 146_097;
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + u32::from(month <= 2);
-        let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
         let pair = |n: u32| {
             let at = 2 * n as usize;
             [DIGIT_PAIRS[at], DIGIT_PAIRS[at + 1]]
         };
-        let ([y1, y2], [y3, y4]) = (pair(year / 100), pair(year % 100));
-        let ([mo1, mo2], [d1, d2]) = (pair(month), pair(day));
+        // A matrix row's timestamps are mostly of one day or a few: the date last written on
+        // this thread is remembered.
+        let (last_day, last_date) = LAST_WRITTEN_DATE.get();
+        let date = if z == last_day {
+            last_date
+        } else {
+            // Civil from days (H. Hinnant), proleptic Gregorian.
+            let era = z / 146_097;
+            let doe = z - era * 146_097;
+            let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+            let mp = (5 * doy + 2) / 153;
+            let day = doy - (153 * mp + 2) / 5 + 1;
+            let month = if mp < 10 { mp + 3 } else { mp - 9 };
+            let year = yoe + era * 400 + u32::from(month <= 2);
+            let ([y1, y2], [y3, y4]) = (pair(year / 100), pair(year % 100));
+            let ([mo1, mo2], [d1, d2]) = (pair(month), pair(day));
+            let date = [y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2];
+            LAST_WRITTEN_DATE.set((z, date));
+            date
+        };
+        let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
         let ([h1, h2], [mi1, mi2], [s1, s2]) = (pair(hour), pair(minute), pair(second));
+        let [y1, y2, y3, y4, dash1, mo1, mo2, dash2, d1, d2] = date;
         let text = [
-            y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1,
+            y1, y2, y3, y4, dash1, mo1, mo2, dash2, d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1,
             s2, b'Z',
         ];
         let nanos = self.nanos;
@@ -766,6 +783,13 @@ mod tests {
                         expected
                     };
                     assert_eq!(ours.to_string(), expected, "{text}");
+                    // Another second of the same UTC day: written from the remembered date.
+                    let midnight = ours.seconds - ours.seconds.rem_euclid(86_400);
+                    let same_day = midnight + next(86_400) as i64;
+                    if let Ok(other) = Timestamp::from_unix_seconds(same_day) {
+                        let theirs = other.as_datetime().format("%Y-%m-%dT%H:%M:%SZ");
+                        assert_eq!(other.to_string(), theirs.to_string(), "{text}");
+                    }
                 }
                 (Err(_), None) => {}
                 (ours, theirs) => panic!("{text}: ours {ours:?}, chrono {theirs:?}"),
