@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the README's "Performance" figures: throughput of `adjudicate --format csv`
 # against a bare csv-crate ByteRecord parse of the same file (side by side, median of RUNS
-# runs), peak RSS at 1M and 10M rows (contiguous and interleaved cases), and several files
+# runs) and peak RSS, at 1M and 10M rows (contiguous and interleaved cases), and several files
 # on one thread or two. Generated files go to $BENCH_DIR (default target/bench), never git.
 #
 #   bench/run.sh            # everything (the 10M-row files need ~1.6 GB of disk)
@@ -59,12 +59,16 @@ peak_rss_mib() { # command... -> MiB
 M1=$(gen rows-1m-contiguous 116000 1)
 M1I=$(gen rows-1m-interleave8 116000 8)
 echo "files: $M1 ($(rows "$M1") rows), $M1I ($(rows "$M1I") rows)" >&2
+targets=("$M1" "$M1I")
+if [ -z "${SKIP_10M:-}" ]; then
+    targets+=("$(gen rows-10m-contiguous 1160000 1)" "$(gen rows-10m-interleave8 1160000 8)")
+fi
 
 echo "## Throughput ($RUNS runs each, alternating, median wall time)"
 echo
 echo "| file | rows | csv ByteRecord parse | adjudicate --format csv | ratio | adjudicate rows/s |"
 echo "|---|---:|---:|---:|---:|---:|"
-for file in "$M1" "$M1I"; do
+for file in "${targets[@]}"; do
     read -r base judge <<<"$(medians_of_two "$BASE" "$file" -- "$LJ" adjudicate "$file" --format csv)"
     n=$(rows "$file")
     printf '| %s | %d | %.3f s | %.3f s | %.2f× | %.0f |\n' "$(basename "$file")" "$n" "$base" "$judge" \
@@ -90,10 +94,6 @@ echo "## Peak RSS (/usr/bin/time -v, adjudicate --format csv)"
 echo
 echo "| file | rows | peak RSS |"
 echo "|---|---:|---:|"
-targets=("$M1" "$M1I")
-if [ -z "${SKIP_10M:-}" ]; then
-    targets+=("$(gen rows-10m-contiguous 1160000 1)" "$(gen rows-10m-interleave8 1160000 8)")
-fi
 for file in "${targets[@]}"; do
     printf '| %s | %d | %s MiB |\n' "$(basename "$file")" "$(rows "$file")" \
         "$(peak_rss_mib "$LJ" adjudicate "$file" --format csv -o "$DIR/matrix.csv")"

@@ -241,24 +241,32 @@ pub fn parse_row(
 /// [`parse_row`] into the place of a row that is no longer needed: the row is written field
 /// by field, and its text is held inline ([`CompactString`]: up to 24 bytes, as ids usually
 /// are), so a reader that keeps a batch of rows usually allocates nothing per row.
+///
+/// Returns whether `slot` held a valid row of the same case before and holds one now, so that
+/// whatever the caller worked out from the case id (its hash) still holds.
 pub fn parse_row_into(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
     locate: &Locate<'_>,
     slot: &mut RowResult,
-) {
-    if !parse_typed(cells, errors, locate, slot) {
-        *slot = Err(cells[Field::CaseId.index()].map(CompactString::new));
+) -> bool {
+    match parse_typed(cells, errors, locate, slot) {
+        Some(same_case) => same_case,
+        None => {
+            *slot = Err(cells[Field::CaseId.index()].map(CompactString::new));
+            false
+        }
     }
 }
 
-/// Parses a row into `slot`; `false` (and `slot` untouched) if the row has errors.
+/// Parses a row into `slot`: whether it held a valid row of the same case before, or `None`
+/// (and `slot` untouched) if the row has errors.
 fn parse_typed(
     cells: &RawCells<'_>,
     errors: &mut Vec<InputError>,
     locate: &Locate<'_>,
     slot: &mut RowResult,
-) -> bool {
+) -> Option<bool> {
     let before = errors.len();
     let text = |field: Field| cells[field.index()];
 
@@ -436,26 +444,28 @@ fn parse_typed(
     };
 
     if errors.len() != before {
-        return false;
+        return None;
     }
     // One at a time: a tuple of them would copy the message twice more.
     let (Some(case_id), Some(observed_at)) = (case_id, observed_at) else {
-        return false;
+        return None;
     };
     let Some(message) = message else {
-        return false;
+        return None;
     };
     let job_id = text(Field::JobId).map(CompactString::new);
     // Field by field into a row already there: no copy of the whole row.
-    match slot {
+    Some(match slot {
         Ok(parsed) => {
-            if !same_text(&parsed.case_id, case_id) {
+            let same_case = same_text(&parsed.case_id, case_id);
+            if !same_case {
                 parsed.case_id = CompactString::new(case_id);
             }
             parsed.row.observed_at = observed_at;
             parsed.row.job_id = job_id;
             parsed.row.sent_at = sent_at;
             parsed.row.message = message;
+            same_case
         }
         Err(_) => {
             *slot = Ok(ParsedRow {
@@ -466,14 +476,14 @@ fn parse_typed(
                     sent_at,
                     message,
                 },
-            })
+            });
+            false
         }
-    }
-    true
+    })
 }
 
-/// [`Event::parse`], with the usual lower-case spellings matched first (a row's event is
-/// looked at twice, on every row).
+/// [`Event::parse`], with the usual lower-case spellings matched first (every row has an
+/// event).
 fn parse_event(text: &str) -> Option<Event> {
     match text {
         "offer" => Some(Event::Offer),

@@ -709,8 +709,9 @@ impl RowSink for BatchFiller {
     ) {
         let index = self.next_slot(line);
         let slot = &mut self.batch[index];
-        parse_row_into(cells, errors, locate, &mut slot.row);
-        slot.hash = row_hash(&slot.row);
+        if !parse_row_into(cells, errors, locate, &mut slot.row) {
+            slot.hash = row_hash(&slot.row);
+        }
         self.sent_if_full();
     }
 }
@@ -719,6 +720,8 @@ impl RowSink for BatchFiller {
 /// there: the single-threaded path allocates and copies no row.
 struct InPlace<'a, F> {
     slot: RowResult,
+    /// [`row_hash`] of `slot`.
+    hash: u64,
     replay: &'a mut F,
 }
 
@@ -730,8 +733,11 @@ impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,
     ) {
-        parse_row_into(cells, errors, locate, &mut self.slot);
-        (self.replay)(line, &self.slot, row_hash(&self.slot));
+        // Rows of a case usually come together: its id is hashed once.
+        if !parse_row_into(cells, errors, locate, &mut self.slot) {
+            self.hash = row_hash(&self.slot);
+        }
+        (self.replay)(line, &self.slot, self.hash);
     }
 }
 
@@ -835,6 +841,7 @@ fn stream_source(
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
                         slot: Err(None),
+                        hash: 0,
                         replay: &mut replay,
                     };
                     read_csv_cells(watched, &source.name, &mut errors, &mut sink);

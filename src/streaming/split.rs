@@ -382,6 +382,7 @@ fn feed_csv_shifted(
     };
     let mut sink = InPlace {
         slot: Err(None),
+        hash: 0,
         replay: &mut replay,
     };
     let mut errors = Vec::new();
