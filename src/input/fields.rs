@@ -450,9 +450,7 @@ fn parse_typed(
     let (Some(case_id), Some(observed_at)) = (case_id, observed_at) else {
         return None;
     };
-    let Some(message) = message else {
-        return None;
-    };
+    let message = message?;
     let job_id = text(Field::JobId).map(CompactString::new);
     // Field by field into a row already there: no copy of the whole row.
     Some(match slot {
