@@ -32,7 +32,6 @@
 //! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
 //! which must see rows in order) one thread parses while the other replays.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::hash::BuildHasherDefault;
 use std::io::{self, BufWriter, Read, Write};
@@ -52,11 +51,13 @@ use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
 
 mod ids;
+mod index;
 mod spill;
 mod split;
 
 use ids::{id_hash, FxHasher, IdRecords};
 pub use ids::{IdLog, SeenIds};
+use index::OpenIndex;
 pub use spill::{assemble, Encoding, Spill, SpillFile};
 
 /// [`id_hash`] of a row's case id, if it has one.
@@ -107,7 +108,7 @@ pub struct StreamRun {
     open: Vec<OpenCase>,
     /// [`id_hash`] of a case id → sequence number of its open case.
     /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
-    index: HashMap<u64, u64, BuildHasherDefault<FxHasher>>,
+    index: OpenIndex,
     /// Cases `closed..next` are open.
     closed: u64,
     next: u64,
@@ -152,10 +153,7 @@ impl StreamRun {
             suspects: shared.then(Vec::new),
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: Vec::with_capacity(open_cases.clamp(1, 1 << 16)),
-            index: HashMap::with_capacity_and_hasher(
-                open_cases.clamp(1, 1 << 16) + 1,
-                BuildHasherDefault::default(),
-            ),
+            index: OpenIndex::with_capacity(open_cases.clamp(1, 1 << 16)),
             closed: 0,
             next: 0,
             recent: [(0, u64::MAX, 0); RECENT_CASES],
@@ -235,7 +233,7 @@ impl StreamRun {
         let found = match maybe_seen {
             Some(false) => None,
             _ => last.or_else(|| {
-                let seq = *self.index.get(&hash)?;
+                let seq = self.index.get(hash)?;
                 Some((seq, self.place(seq)))
             }),
         };
@@ -362,7 +360,7 @@ impl StreamRun {
         }
         let open = &self.open[self.place(self.closed)];
         self.closed += 1;
-        self.index.remove(&open.hash);
+        self.index.remove(open.hash);
         if let Some(log) = &mut self.tail {
             // Whether this case continues a case of the first half is known only later: its
             // row is written whatever happened, and it can be left out then.
@@ -412,7 +410,7 @@ impl StreamRun {
 
     /// The sequence number of the open case `case_id`, if it is open.
     fn open_seq(&self, case_id: &str) -> Option<u64> {
-        let seq = *self.index.get(&id_hash(case_id))?;
+        let seq = self.index.get(id_hash(case_id))?;
         (self.open[self.place(seq)].case_id == case_id).then_some(seq)
     }
 
