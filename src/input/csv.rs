@@ -239,9 +239,9 @@ fn summary<R: Read>(records: &Records<R>) -> CsvRead {
     }
 }
 
-/// Fills `cells` by field ([`cell_text`]) when the whole record is valid UTF-8 and every cell boundary is a
-/// character boundary (so every cell is valid UTF-8): one check instead of one per cell.
-/// `false` (with `cells` partly filled) otherwise.
+/// Fills `cells` by field ([`cell_text`]) when the whole record is valid UTF-8 and every cell
+/// boundary is a character boundary (so every cell is valid UTF-8): one check instead of one
+/// per cell. `false` (with `cells` partly filled) otherwise.
 fn cells_if_utf8<'r>(
     record: &Record<'r>,
     columns: &[Option<Field>],

@@ -1,7 +1,9 @@
 //! The contract's value types: timestamps, durations and integers, with their exact grammars.
 //!
-//! Parsing here is pure (no I/O, no clock). Each parser returns a [`ValueError`] whose message
-//! says what was expected; the input layer adds the file, line, column and value.
+//! Parsing here is pure (no I/O, no clock; the thread-local memory of the last date read and
+//! of the last date written saves work and changes no result). Each parser returns a
+//! [`ValueError`] whose message says what was expected; the input layer adds the file, line,
+//! column and value.
 
 use std::cell::Cell;
 use std::fmt;

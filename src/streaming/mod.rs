@@ -202,8 +202,7 @@ impl StreamRun {
             Err(None) => return Ok(None),
         };
         // Rows of one case come together, or a few cases take turns: try the cases of recent
-        // rows before the index (hashes first, then the id).
-        // The case of the row before first: rows of one case usually follow each other.
+        // rows before the index (hashes first, then the id), the case of the row before first.
         let closed = self.closed;
         let open = &self.open;
         let is_open_case = |&(recent_hash, seq, place): &(u64, u64, usize)| {
