@@ -43,6 +43,14 @@ fn leasejudge(args: &[&str]) -> Run {
     leasejudge_with_stdin(args, "")
 }
 
+/// The names of the entries of `dir` (to see that no temporary file was left behind).
+fn names_in(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 const HEADER: &str = "case_id,job_id,lease_id,generation,holder_identity,issued_at,\
 lease_duration,expires_at,ack_deadline,ack_state,renew_sequence,renew_time,progress_sequence,\
 progress_value,cancel_requested,cancel_ack,terminal_result,stale_generation,late_progress,\
@@ -145,10 +153,7 @@ fn a_failed_run_leaves_an_existing_output_untouched_and_no_temporary_file() {
     assert_eq!(run.code, 2);
     assert_eq!(fs::read_to_string(&out).unwrap(), "precious\n");
     assert_eq!(fs::read_to_string(&audit).unwrap(), "precious audit\n");
-    let names: Vec<String> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = names_in(dir.path());
     assert_eq!(names.len(), 2, "no temporary file left behind: {names:?}");
 }
 
@@ -388,9 +393,6 @@ fn an_output_that_is_a_symlink_or_a_fifo_stays_one() {
     let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
     assert_eq!(reader.join().unwrap(), golden);
-    let names: Vec<String> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = names_in(dir.path());
     assert_eq!(names.len(), 3, "no temporary file left behind: {names:?}");
 }

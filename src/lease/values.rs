@@ -587,13 +587,8 @@ mod tests {
 
     #[test]
     fn the_plain_shape_reads_as_the_full_grammar_does() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut rng = crate::random::SplitMix64::new(0x2545_F491_4F6C_DD1D);
+        let mut next = |bound: u64| rng.next_u64() % bound;
         let mut plain = 0;
         for _ in 0..50_000 {
             // Mostly real instants; some fields out of range, some characters not digits.
@@ -709,11 +704,9 @@ mod tests {
             "a stray character is named before the size"
         );
         // Digit strings of every length up to 25, leading zeros included: as `str::parse`.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::random::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             let len = 1 + (state % 25) as usize;
             let digits: String = (0..len)
                 .map(|i| char::from(b'0' + ((state >> (i % 16 * 4)) % 10) as u8))

@@ -120,13 +120,8 @@ mod tests {
 
     #[test]
     fn behaves_as_a_hash_map_under_steady_churn_and_collisions() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::random::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next_u64();
         for (capacity, key_bits) in [(1, 64), (8, 3), (64, 8), (4096, 64), (300, 10)] {
             // Made small, so that it grows on the way.
             let mut index = OpenIndex::with_capacity(capacity / 4);
