@@ -14,9 +14,9 @@ RUNS=${RUNS:-5}
 DIR=${BENCH_DIR:-target/bench}
 mkdir -p "$DIR"
 
-cargo build --release --quiet --bin leasejudge --bin csv_baseline
+cargo build --release --quiet --bin leasejudge --example csv_baseline
 LJ=target/release/leasejudge
-BASE=target/release/csv_baseline
+BASE=target/release/examples/csv_baseline
 
 # Generated cases average about 8.7 rows: these case counts give just over 1M and 10M rows.
 gen() { # name cases interleave
