@@ -6,11 +6,17 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use crate::commands;
+use crate::terminal::{set_color_choice, ColorChoice};
 
 /// Adjudicates job-lease case files against the Lease Lifecycle & Progress State Machine v1.
 #[derive(Debug, Parser)]
 #[command(name = "leasejudge", version, about, propagate_version = true)]
 pub struct Cli {
+    /// Colour tables: auto (a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE
+    /// colours a pipe too), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, hide_possible_values = true)]
+    pub color: ColorChoice,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -31,11 +37,16 @@ enum Command {
     Validate(commands::validate::Args),
     /// Permute renew/progress arrivals (spec section 7) and check what may not change.
     Reorder(commands::reorder::Args),
+    /// Write a shell completion script to standard output.
+    Completions(commands::completions::Args),
+    /// Write the manual page (roff) to standard output.
+    Man(commands::man::Args),
 }
 
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
+    set_color_choice(cli.color);
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
         Command::Generate(args) => commands::generate::run(args),
@@ -44,5 +55,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Grade(args) => commands::grade::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
+        Command::Completions(args) => commands::completions::run(args),
+        Command::Man(args) => commands::man::run(args),
     }
 }

@@ -48,6 +48,7 @@ pub mod random;
 pub mod reorder;
 pub mod report;
 pub mod streaming;
+pub mod terminal;
 
 /// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is
 /// not worth reporting.

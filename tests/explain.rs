@@ -25,6 +25,9 @@ fn leasejudge(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(args)
         .current_dir(root())
+        // The table's width and colour must not depend on the caller's environment.
+        .env_remove("COLUMNS")
+        .env_remove("CLICOLOR_FORCE")
         .output()
         .expect("the leasejudge binary runs")
 }

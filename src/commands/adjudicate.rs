@@ -1,6 +1,6 @@
 //! `leasejudge adjudicate`: replay case files and write the evidence matrix (and an audit).
 
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,10 +10,11 @@ use crate::adjudication::judge_sources;
 use crate::explain::TraceCollector;
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
+use crate::matrix::COLUMNS;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
 use crate::report::audit::AuditWriter;
-use crate::report::table::matrix_table;
+use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
     adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
     DEFAULT_SPLIT_MIN_BYTES,
@@ -78,6 +79,62 @@ pub struct Args {
     /// slower pass that keeps every case.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES)]
     pub open_cases: usize,
+
+    /// The table's columns: names separated by commas (matrix columns, `findings`, `detail`),
+    /// `default` (case_id, decision, reason, findings) or `all`.
+    #[arg(long, value_name = "COLUMNS", value_parser = TableColumns::parse)]
+    pub columns: Option<TableColumns>,
+
+    /// Show every column in the table (as --columns all): a vertical record per case when
+    /// they cannot fit the terminal.
+    #[arg(long, conflicts_with = "columns")]
+    pub wide: bool,
+}
+
+/// A temporary file the table's matrix is streamed to as CSV, then read back a page at a time.
+struct Spool(std::fs::File);
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl crate::output::AppendFile for Spool {}
+
+/// Renders the CSV matrix in `spool` as a table on `out`.
+fn render_spooled_table(spool: Spool, out: &mut Output, style: TableStyle) -> Result<()> {
+    let mut file = spool.0;
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
+    let mut table = TableWriter::new(&mut *out, style, &[]).map_err(anyhow::Error::msg)?;
+    let mut record = csv::StringRecord::new();
+    let mut cells: Vec<String> = Vec::with_capacity(COLUMNS.len());
+    while reader
+        .read_record(&mut record)
+        .context("cannot read back the matrix")?
+    {
+        cells.clear();
+        cells.extend(record.iter().map(str::to_owned));
+        table
+            .write(&cells, &[])
+            .context("cannot write the matrix")?;
+    }
+    table.finish().context("cannot write the matrix")?;
+    Ok(())
+}
+
+/// The table style of `adjudicate`'s options for `out`.
+fn table_style(args: &Args, out: &Output) -> TableStyle {
+    let columns = if args.wide {
+        TableColumns::All
+    } else {
+        args.columns.clone().unwrap_or(TableColumns::Default)
+    };
+    TableStyle::for_output(columns, out)
 }
 
 /// Parses a command-line timestamp with the contract's grammar.
@@ -131,8 +188,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let encoding = match format {
         MatrixFormat::Csv if !args.explain => Some(Encoding::Csv),
         MatrixFormat::Json if !args.explain => Some(Encoding::Json),
+        // The table streams as CSV to a temporary file, read back a page at a time.
+        MatrixFormat::Table if !args.explain => Some(Encoding::Csv),
         _ => None,
     };
+    let style = table_style(args, &output);
+    if format == MatrixFormat::Table {
+        // An unknown column is a usage error before any input is read.
+        let extra: Vec<String> = if args.explain {
+            vec![DETAIL_COLUMN.to_owned()]
+        } else {
+            Vec::new()
+        };
+        TableWriter::new(std::io::sink(), style.clone(), &extra).map_err(anyhow::Error::msg)?;
+    }
     if let Some(encoding) = encoding {
         let progress = progress_bar(&sources);
         let settings = StreamSettings {
@@ -147,12 +216,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             rows_observed: args.audit.is_some(),
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };
-        let result = adjudicate_streaming(&sources, &settings, &mut output, &mut on_row);
+        let result = if format == MatrixFormat::Table {
+            let mut spool = Spool(tempfile::tempfile().context("cannot make a temporary file")?);
+            adjudicate_streaming(&sources, &settings, &mut spool, &mut on_row).map(|()| Some(spool))
+        } else {
+            adjudicate_streaming(&sources, &settings, &mut output, &mut on_row).map(|()| None)
+        };
         if let Some(progress) = progress {
             progress.finish_and_clear();
         }
         match result {
-            Ok(()) => {}
+            Ok(Some(spool)) => render_spooled_table(spool, &mut output, style)?,
+            Ok(None) => {}
             Err(StreamError::Input(errors)) => return Err(errors.into()),
             Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
         }
@@ -186,7 +261,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    write_matrix_with(&mut output, format, &rows, &details).context("cannot write the matrix")?;
+    write_matrix_with(&mut output, format, &rows, &details, style)
+        .context("cannot write the matrix")?;
     output.commit()?;
     if let Some(writer) = audit {
         writer.finish()?.commit()?;
@@ -244,16 +320,18 @@ pub fn write_matrix(
     format: MatrixFormat,
     rows: &[MatrixRow],
 ) -> std::io::Result<()> {
-    write_matrix_with(out, format, rows, &[])
+    let style = TableStyle::for_output(TableColumns::Default, out);
+    write_matrix_with(out, format, rows, &[], style)
 }
 
 /// Writes the matrix in `format` with extra columns after `reason`: each a name and one
-/// value per row.
+/// value per row; a table is drawn in `style`.
 pub fn write_matrix_with(
     out: &mut Output,
     format: MatrixFormat,
     rows: &[MatrixRow],
     extra: &[(&str, Vec<String>)],
+    style: TableStyle,
 ) -> std::io::Result<()> {
     let names: Vec<&str> = extra.iter().map(|(name, _)| *name).collect();
     match format {
@@ -277,8 +355,15 @@ pub fn write_matrix_with(
             writer.finish()?;
         }
         MatrixFormat::Table => {
-            let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            out.write_all(matrix_table(rows, extra, color).as_bytes())?;
+            let extra_names: Vec<String> =
+                extra.iter().map(|(name, _)| (*name).to_owned()).collect();
+            let mut table = TableWriter::new(&mut *out, style, &extra_names)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            for (index, row) in rows.iter().enumerate() {
+                let cells: Vec<String> = extra.iter().map(|(_, v)| v[index].clone()).collect();
+                table.write(&row.cells(), &cells)?;
+            }
+            table.finish()?;
         }
     }
     Ok(())

@@ -2,8 +2,10 @@
 
 pub mod adjudicate;
 pub mod check;
+pub mod completions;
 pub mod explain;
 pub mod generate;
 pub mod grade;
+pub mod man;
 pub mod reorder;
 pub mod validate;

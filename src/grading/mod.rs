@@ -49,6 +49,10 @@ pub struct ReportArgs {
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// In the table, list every case, not only those that differ.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// The graded columns given with `--columns`.
@@ -76,12 +80,12 @@ pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
 /// Renders `report` in `format` to `output` (or standard output) and commits it.
 pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
     let mut out = Output::open(args.output.as_deref())?;
-    let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::terminal::use_color(out.is_terminal());
     let text = match args
         .format
         .unwrap_or_else(|| default_format(args.output.as_deref()))
     {
-        ReportFormat::Table => report::grade_table::render(report, color),
+        ReportFormat::Table => report::grade_table::render(report, color, args.verbose),
         ReportFormat::Json => report::grade_json::render(report),
         ReportFormat::Junit => report::junit::render(report)?,
         ReportFormat::Github => report::github::render(report),

@@ -1,23 +1,33 @@
-//! A grade report as a table for people: one line per golden case (and per unknown case),
-//! then unpaired files and the summary.
+//! A grade report as a table for people: a line per case that differs (every golden case
+//! with `verbose`) and per unknown case, then unpaired files and the summary.
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use crate::grading::{CaseOutcome, GradeReport};
 
-/// Renders the report; statuses are coloured when `color`.
-pub fn render(report: &GradeReport, color: bool) -> String {
+/// Renders the report; statuses are coloured when `color`; matched cases are listed only when
+/// `verbose`.
+pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
     let mut table = Table::new();
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if !color {
-        table.force_no_tty();
+    table.force_no_tty();
+    if let Some(width) = crate::terminal::table_width() {
+        table.set_width(width);
+    }
+    if color {
+        table.enforce_styling();
     }
     table.set_header(["case", "where", "result", "details"]);
+    let mut listed = false;
     for file in &report.files {
         for case in &file.cases {
+            if !verbose && matches!(case.outcome, CaseOutcome::Matched) {
+                continue;
+            }
+            listed = true;
             let colour = match case.outcome {
                 CaseOutcome::Matched => Color::Green,
                 CaseOutcome::Mismatched(_) | CaseOutcome::Missing => Color::Red,
@@ -34,6 +44,7 @@ pub fn render(report: &GradeReport, color: bool) -> String {
             ]);
         }
         for unknown in &file.unknown {
+            listed = true;
             let mut status = Cell::new("unknown");
             if color {
                 status = status.fg(Color::Yellow);
@@ -47,11 +58,7 @@ pub fn render(report: &GradeReport, color: bool) -> String {
         }
     }
     let mut text = String::new();
-    if report
-        .files
-        .iter()
-        .any(|f| !f.cases.is_empty() || !f.unknown.is_empty())
-    {
+    if listed {
         text.push_str(&table.to_string());
         text.push('\n');
     }

@@ -1,0 +1,325 @@
+//! The CLI's fit with its ecosystem: shell completions, the man page, `--color` and the
+//! colour conventions, and a table that fits the terminal's width.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs leasejudge from the repository root with a clean colour environment plus `env`.
+fn leasejudge_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    command.args(args).current_dir(root());
+    for name in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS"] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied());
+    let output = command.output().expect("run leasejudge");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    }
+}
+
+fn leasejudge(args: &[&str]) -> Run {
+    leasejudge_env(args, &[])
+}
+
+const SUBCOMMANDS: [&str; 9] = [
+    "adjudicate",
+    "generate",
+    "explain",
+    "check",
+    "grade",
+    "validate",
+    "reorder",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completions_are_real_scripts_for_every_shell() {
+    // A marker each shell's completion system needs to load the script.
+    let shells = [
+        ("bash", "complete -F _leasejudge"),
+        ("zsh", "#compdef leasejudge"),
+        ("fish", "complete -c leasejudge"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[leasejudge]"),
+    ];
+    for (shell, marker) in shells {
+        let run = leasejudge(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(run.stdout.contains(marker), "{shell} lacks {marker:?}");
+        for sub in SUBCOMMANDS {
+            assert!(run.stdout.contains(sub), "{shell} does not complete {sub}");
+        }
+        assert!(
+            run.stdout.contains("golden"),
+            "{shell} lacks check's options"
+        );
+    }
+    let bad = leasejudge(&["completions", "tcsh"]);
+    assert_eq!(bad.code, 2);
+    // bash itself parses the script, where bash is installed.
+    if Command::new("bash").arg("--version").output().is_ok() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("leasejudge.bash");
+        std::fs::write(&script, leasejudge(&["completions", "bash"]).stdout).unwrap();
+        let status = Command::new("bash")
+            .arg("-n")
+            .arg(&script)
+            .status()
+            .unwrap();
+        assert!(status.success(), "bash -n rejects the completion script");
+    }
+}
+
+#[test]
+fn the_man_page_is_roff_documenting_every_subcommand() {
+    let run = leasejudge(&["man"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(".TH leasejudge 1"), "no title macro");
+    for section in ["NAME", "SYNOPSIS", "OPTIONS", "SUBCOMMANDS"] {
+        assert!(
+            run.stdout.contains(&format!(".SH {section}")),
+            "no {section}"
+        );
+    }
+    for sub in SUBCOMMANDS {
+        let heading = format!(".SH \"LEASEJUDGE {}\"", sub.to_uppercase());
+        assert!(run.stdout.contains(&heading), "no section for {sub}");
+    }
+    assert!(
+        run.stdout.contains("\\-\\-golden"),
+        "check's options are missing"
+    );
+    // groff formats it without a warning, where groff is installed.
+    if Command::new("groff").arg("--version").output().is_ok() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("leasejudge.1");
+        std::fs::write(&page, &run.stdout).unwrap();
+        let output = Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww", "-z"])
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "groff warns");
+    }
+}
+
+const ESC: char = '\u{1b}';
+
+#[test]
+fn color_follows_the_option_then_the_conventions() {
+    let table = ["adjudicate", "cases/probes.csv", "-f", "table"];
+    let coloured = |extra: &[&str], env: &[(&str, &str)]| {
+        let args: Vec<&str> = extra.iter().chain(table.iter()).copied().collect();
+        let run = leasejudge_env(&args, env);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.contains(ESC)
+    };
+    // Standard output is a pipe here: auto does not colour it.
+    assert!(!coloured(&[], &[]));
+    assert!(coloured(&["--color", "always"], &[]));
+    assert!(coloured(&[], &[("CLICOLOR_FORCE", "1")]));
+    assert!(!coloured(
+        &[],
+        &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]
+    ));
+    assert!(!coloured(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]));
+    assert!(coloured(
+        &["--color", "always"],
+        &[("NO_COLOR", "1"), ("TERM", "dumb")]
+    ));
+    // The option is global: after the subcommand too, and on check's table.
+    let run = leasejudge_env(
+        &[
+            "check",
+            "cases/probes.csv",
+            "--golden",
+            "golden/probes.csv",
+            "--color",
+            "always",
+            "--verbose",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(ESC), "check's table is not coloured");
+    // Colour never leaks into machine formats.
+    let csv = leasejudge(&[
+        "--color",
+        "always",
+        "adjudicate",
+        "cases/probes.csv",
+        "-f",
+        "csv",
+    ]);
+    assert!(!csv.stdout.contains(ESC));
+}
+
+fn table_at(width: u16, extra: &[&str]) -> String {
+    let mut args = vec!["adjudicate", "cases/", "-f", "table"];
+    args.extend_from_slice(extra);
+    let run = leasejudge_env(&args, &[("COLUMNS", &width.to_string())]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// Every case's decision and reason from the golden files, for checking that none is wrapped.
+fn golden_codes() -> Vec<(String, String)> {
+    let mut codes = Vec::new();
+    for entry in std::fs::read_dir(root().join("golden")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("csv") {
+            continue;
+        }
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        for record in reader.records() {
+            let record = record.unwrap();
+            codes.push((record[21].to_owned(), record[22].to_owned()));
+        }
+    }
+    assert!(codes.len() > 50);
+    codes
+}
+
+#[test]
+fn the_default_table_fits_80_120_and_300_columns_without_wrapping_a_code() {
+    let codes = golden_codes();
+    for width in [80u16, 120, 300] {
+        let text = table_at(width, &[]);
+        let header = text.lines().next().unwrap();
+        for column in ["case_id", "decision", "reason", "findings"] {
+            assert!(
+                header.contains(column),
+                "{width}: no {column} in {header:?}"
+            );
+        }
+        assert!(
+            !header.contains("holder_identity"),
+            "{width}: not the default columns"
+        );
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= usize::from(width),
+                "{width}: a line of {} characters: {line:?}",
+                line.chars().count()
+            );
+        }
+        // Each case's decision and reason stand whole on one line of the table.
+        for (decision, reason) in &codes {
+            let whole = text.lines().any(|line| {
+                let cells: Vec<&str> = line.split('┆').map(str::trim).collect();
+                cells.contains(&decision.as_str()) && cells.contains(&reason.as_str())
+            });
+            assert!(
+                whole,
+                "{width}: {decision} / {reason} is wrapped or missing"
+            );
+        }
+    }
+}
+
+#[test]
+fn wide_shows_every_column_side_by_side_or_as_records() {
+    let wide = table_at(300, &["--wide"]);
+    let header = wide.lines().next().unwrap();
+    let headers: Vec<&str> = header.split('┆').map(str::trim).collect();
+    assert_eq!(headers.len(), 23, "{header}");
+    assert_eq!(headers[0], "case_id");
+    assert_eq!(headers[22], "reason");
+    assert!(wide.lines().all(|line| line.chars().count() <= 300));
+    assert!(wide.contains("RECONCILIATION_REQUIRED"));
+    // At 80 columns 23 columns cannot fit: one record per case, a line per column.
+    let records = table_at(80, &["--columns", "all"]);
+    assert!(!records.contains('┆'));
+    let first: Vec<&str> = records.lines().take(23).collect();
+    assert!(first[0].starts_with("case_id "), "{first:?}");
+    assert!(first[4].starts_with("holder_identity "), "{first:?}");
+    assert!(first[22].starts_with("reason "), "{first:?}");
+    for line in records.lines() {
+        assert!(!line.contains("RECONCILIA\n"));
+    }
+    // Named columns, in the order given.
+    let picked = table_at(120, &["--columns", "decision,case_id"]);
+    let header: Vec<&str> = picked
+        .lines()
+        .next()
+        .unwrap()
+        .split('┆')
+        .map(str::trim)
+        .collect();
+    assert_eq!(header, ["decision", "case_id"]);
+    let bad = leasejudge_env(
+        &["adjudicate", "cases/", "-f", "table", "--columns", "nope"],
+        &[],
+    );
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("no such column: nope"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn a_table_of_many_pages_keeps_its_column_widths() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("many.csv");
+    let run = leasejudge(&[
+        "generate",
+        "--seed",
+        "7",
+        "--cases",
+        "1500",
+        "-o",
+        cases.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = leasejudge_env(
+        &["adjudicate", cases.to_str().unwrap(), "-f", "table"],
+        &[("COLUMNS", "100")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines.len() > 1500, "one line per case at least");
+    // Every line puts its column rules at the header's places: the pages share widths.
+    let rules = |line: &str| -> Vec<usize> {
+        line.chars()
+            .enumerate()
+            .filter(|(_, c)| *c == '┆' || *c == '╪')
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let expected = rules(lines[0]);
+    assert_eq!(expected.len(), 3);
+    for line in &lines[1..] {
+        assert_eq!(rules(line), expected, "{line:?}");
+    }
+    // The streamed table lists the cases of the CSV matrix, in order.
+    let csv = leasejudge(&["adjudicate", cases.to_str().unwrap(), "-f", "csv"]);
+    let ids: Vec<String> = csv
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_owned())
+        .collect();
+    let shown: Vec<String> = lines[2..]
+        .iter()
+        .map(|l| l.split('┆').next().unwrap().trim().to_owned())
+        .filter(|id| !id.is_empty())
+        .collect();
+    assert_eq!(shown, ids);
+}
