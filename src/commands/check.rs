@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
-    ReportArgs, Unpaired, UnpairedFile,
+    compare, read_matrix_file, write_problems, write_report, GradeReport, MatrixFile,
+    MatrixFileFormat, MissingAt, ReportArgs, Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
@@ -30,7 +30,8 @@ Exit status: 0 every graded column of every case matches; 1 differences (a wrong
 unknown case, or an unpaired file); 2 trouble (unreadable file, bad input, a golden file \
 lacking a graded column), every problem listed as FILE:LINE: column: message (value).")]
 pub struct Args {
-    /// A case file, or a directory of case files.
+    /// A case file, a directory of case files, or `-` for a CSV case file on standard input
+    /// (then --golden names a file).
     #[arg(value_name = "CASES")]
     pub cases: PathBuf,
 
@@ -208,17 +209,37 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
     }
 }
 
-/// Runs `check`.
+/// Runs `check`. Bad input still writes the report (JUnit, GitHub, Markdown or JSON) naming
+/// every problem, so that CI shows it; the exit code is 2 as ever.
 pub fn run(args: &Args) -> Result<ExitCode> {
+    let result = check(args);
+    if let Err(error) = &result {
+        if let Some(errors) = error.downcast_ref::<InputErrors>() {
+            write_problems(errors, &args.report, "check")?;
+        }
+    }
+    result
+}
+
+fn check(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
+    if args.cases.as_os_str() == "-" && args.golden.is_dir() {
+        return Err(InputErrors(vec![InputError::new(
+            &name(&args.golden),
+            0,
+            "standard input (-) has no name to pair by, so --golden must be a file",
+        )])
+        .into());
+    }
     let pairings = pair(&args.cases, &args.golden)?;
     let mut errors = Vec::new();
     // Each case file is judged on its own: it is checked against its own golden file.
     let mut judged_files = Vec::new();
     for pairing in &pairings.pairs {
+        let from_stdin = pairing.cases.as_os_str() == "-";
         let source = Source {
             name: name(&pairing.cases),
-            path: Some(pairing.cases.clone()),
+            path: (!from_stdin).then(|| pairing.cases.clone()),
         };
         let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
         let golden = pairing.golden.as_deref().map(|path| {

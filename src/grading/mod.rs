@@ -94,3 +94,41 @@ pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
     std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
     out.commit()
 }
+
+/// Writes the report of input errors that kept `command` from grading, in the format and to
+/// the file `args` name (nothing for a table: standard error lists them). For GitHub, every
+/// problem also goes to the step summary (`$GITHUB_STEP_SUMMARY`) when it is set, since the
+/// step shows only [`report::problems::ANNOTATIONS_PER_STEP`] annotations.
+pub fn write_problems(
+    errors: &crate::input::InputErrors,
+    args: &ReportArgs,
+    command: &str,
+) -> Result<()> {
+    let format = args
+        .format
+        .unwrap_or_else(|| default_format(args.output.as_deref()));
+    let Some(text) = report::problems::render(format, command, errors)? else {
+        return Ok(());
+    };
+    let mut out = Output::open(args.output.as_deref())?;
+    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
+    out.commit()?;
+    if format == ReportFormat::Github {
+        if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&summary)
+                .with_context(|| {
+                    format!(
+                        "cannot append to the step summary {}",
+                        summary.to_string_lossy()
+                    )
+                })?;
+            file.write_all(report::problems::markdown(command, errors).as_bytes())
+                .context("cannot write the step summary")?;
+        }
+    }
+    Ok(())
+}

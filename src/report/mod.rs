@@ -7,4 +7,5 @@ pub mod grade_json;
 pub mod grade_table;
 pub mod junit;
 pub mod markdown;
+pub mod problems;
 pub mod table;

@@ -1,0 +1,179 @@
+//! Bad input as a CI report: when `check` or `grade` cannot grade because an input is
+//! malformed, the report file the CI step expects still says what is wrong and where (a JUnit
+//! `<error>` testcase, a GitHub `::error` annotation or a Markdown list per problem, or JSON),
+//! while standard error lists every problem and the exit code stays 2.
+
+use anyhow::{Context, Result};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::grading::ReportFormat;
+use crate::input::{InputError, InputErrors};
+use crate::report::github::{command as workflow_command, escape_data};
+use crate::report::markdown::escape_cell;
+
+/// Error annotations GitHub shows per step (and warnings, another 10); later ones are
+/// dropped silently, so the last one shown says how many more the step summary and log hold.
+pub const ANNOTATIONS_PER_STEP: usize = 10;
+
+fn spot(error: &InputError) -> crate::grading::Spot {
+    crate::grading::Spot {
+        file: error.file.clone(),
+        line: (error.line > 0).then_some(error.line),
+    }
+}
+
+fn what(error: &InputError) -> String {
+    // The message without the location, which a report carries in its own fields.
+    let mut text = String::new();
+    if let Some(column) = &error.column {
+        text.push_str(column);
+        text.push_str(": ");
+    }
+    text.push_str(&error.message);
+    if let Some(value) = &error.value {
+        let quoted = InputError::new("", 0, "").value(value.clone()).to_string();
+        // `InputError` quotes (and cuts) a value the same way everywhere: reuse its tail.
+        if let Some(start) = quoted.find(" (") {
+            text.push_str(&quoted[start..]);
+        }
+    }
+    text
+}
+
+fn headline(command: &str, errors: &InputErrors) -> String {
+    let n = errors.0.len();
+    format!(
+        "leasejudge {command}: {n} input error{}; nothing was graded",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// JUnit XML: one testsuite, one testcase with an `<error>` per problem, named by its place.
+pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
+    let mut report = Report::new(format!("leasejudge {command}"));
+    let mut suite = TestSuite::new("input");
+    for error in &errors.0 {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_type("input")
+            .set_message(what(error))
+            .set_description(format!("{error}\n"));
+        let name = if error.line > 0 {
+            format!("{}:{}", error.file, error.line)
+        } else {
+            error.file.clone()
+        };
+        let mut test = TestCase::new(name, status);
+        test.set_classname(error.file.as_str());
+        suite.add_test_case(test);
+    }
+    report.add_test_suite(suite);
+    let mut text = report
+        .to_string()
+        .context("cannot render the JUnit report")?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// GitHub workflow commands: an `::error file=…,line=…::` per problem up to
+/// [`ANNOTATIONS_PER_STEP`] (the last saying how many more there are), then every problem as
+/// a plain log line, so that none is lost.
+pub fn github(command: &str, errors: &InputErrors) -> String {
+    let problems = &errors.0;
+    let title = format!("leasejudge {command}: bad input");
+    let mut text = String::new();
+    let shown = if problems.len() > ANNOTATIONS_PER_STEP {
+        ANNOTATIONS_PER_STEP - 1
+    } else {
+        problems.len()
+    };
+    for error in &problems[..shown] {
+        text.push_str(&workflow_command(
+            "error",
+            Some(&spot(error)),
+            &title,
+            &what(error),
+        ));
+    }
+    if shown < problems.len() {
+        let message = format!(
+            "{} more input errors (GitHub shows {ANNOTATIONS_PER_STEP} annotations per step): \
+             every one is in the step summary and in this log",
+            problems.len() - shown
+        );
+        text.push_str(&workflow_command("error", None, &title, &message));
+    }
+    text.push_str(&format!("{}\n", escape_data(&headline(command, errors))));
+    for error in problems {
+        // A plain line, not a command: `::` at its start is escaped so it cannot become one.
+        let line = error.to_string();
+        let line = match line.strip_prefix("::") {
+            Some(rest) => format!(" ::{rest}"),
+            None => line,
+        };
+        text.push_str(&escape_data(&line));
+        text.push('\n');
+    }
+    text
+}
+
+/// Markdown for a step summary: a headline and a table of every problem.
+pub fn markdown(command: &str, errors: &InputErrors) -> String {
+    let mut text = format!(
+        "## {}\n\nThe input could not be read, so no case was graded. Fix these and run again:\n\n\
+         | file | line | problem |\n|---|---:|---|\n",
+        escape_cell(&headline(command, errors))
+    );
+    for error in &errors.0 {
+        let line = if error.line > 0 {
+            error.line.to_string()
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "| {} | {line} | {} |\n",
+            escape_cell(&error.file),
+            escape_cell(&what(error))
+        ));
+    }
+    text
+}
+
+/// One JSON document: `{"command", "status": "input_errors", "errors": [{file, line, column,
+/// message, value}]}`.
+pub fn json(command: &str, errors: &InputErrors) -> String {
+    let list: Vec<serde_json::Value> = errors
+        .0
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "file": e.file,
+                "line": (e.line > 0).then_some(e.line),
+                "column": e.column,
+                "message": e.message,
+                "value": e.value,
+            })
+        })
+        .collect();
+    let document = serde_json::json!({
+        "command": command,
+        "status": "input_errors",
+        "errors": list,
+    });
+    let mut text = serde_json::to_string_pretty(&document).expect("JSON values serialise");
+    text.push('\n');
+    text
+}
+
+/// The problems report in `format`; `None` for the table, whose reader sees standard error.
+pub fn render(format: ReportFormat, command: &str, errors: &InputErrors) -> Result<Option<String>> {
+    Ok(match format {
+        ReportFormat::Table => None,
+        ReportFormat::Json => Some(json(command, errors)),
+        ReportFormat::Junit => Some(junit(command, errors)?),
+        ReportFormat::Github => Some(github(command, errors)),
+        ReportFormat::Markdown => Some(markdown(command, errors)),
+    })
+}
