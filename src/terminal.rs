@@ -83,6 +83,36 @@ pub fn table_width() -> Option<u16> {
     terminal_size::terminal_size().map(|(terminal_size::Width(width), _)| width)
 }
 
+/// A spinner on standard error while a command that keeps every case (`validate`,
+/// `explain`, `check`, `reorder`) works through `sources`, only when standard error is a
+/// terminal: it names the command and the input's size and shows the time taken.
+/// `adjudicate`, which streams, has a bar of bytes read instead.
+pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bytes: u64 = sources
+        .iter()
+        .filter_map(|s| s.path.as_ref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let files = sources.len();
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("a valid template"),
+    );
+    bar.set_message(format!(
+        "{command}: {files} file{} ({})",
+        if files == 1 { "" } else { "s" },
+        indicatif::HumanBytes(bytes)
+    ));
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

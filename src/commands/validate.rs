@@ -34,6 +34,48 @@ pub struct Args {
     /// Read every input as this format, whatever its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    /// List at most N warnings (the first N, in file order); every warning is still counted
+    /// in the summary by kind. The exit code does not depend on warnings.
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+}
+
+/// The kinds of warning, in the order the summary lists them.
+/// Each is its name, its plural, and what its message says.
+const WARNING_KINDS: [(&str, &str, &str); 5] = [
+    ("ignored column", "ignored columns", "ignored"),
+    ("field its event does not use", "fields their events do not use", "which does not use it"),
+    ("case never acknowledged", "cases never acknowledged", "never leaves PENDING_ACK"),
+    ("case ending before a deadline", "cases ending before a deadline", "before any deadline could be judged"),
+    ("file without case rows", "files without case rows", "holds no case rows"),
+];
+
+/// The kind of a warning, by the message [`validate`] gives it.
+fn warning_kind(warning: &InputError) -> usize {
+    WARNING_KINDS
+        .iter()
+        .position(|(_, _, mark)| warning.message.contains(mark))
+        .unwrap_or(WARNING_KINDS.len())
+}
+
+/// `N kind, M kind, ...` over `warnings`, in [`WARNING_KINDS`] order.
+fn warnings_by_kind(warnings: &[InputError]) -> String {
+    // One count per kind, and one for a warning of no known kind.
+    let mut counts = [0usize; WARNING_KINDS.len() + 1];
+    for warning in warnings {
+        counts[warning_kind(warning)] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(kind, &n)| {
+            let (one, many, _) = WARNING_KINDS.get(kind).copied().unwrap_or(("other", "others", ""));
+            format!("{n} {}", if n == 1 { one } else { many })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A warning: like an [`InputError`] but it does not stop anything.
@@ -301,13 +343,28 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let progress = crate::terminal::spinner("validate", &sources);
     let report = validate(&sources, args.input_format);
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
+    }
     let mut stderr = std::io::stderr().lock();
     for error in &report.errors {
         writeln!(stderr, "{error}")?;
     }
-    for warning in &report.warnings {
+    let shown = args.max_warnings.unwrap_or(usize::MAX).min(report.warnings.len());
+    for warning in &report.warnings[..shown] {
         writeln!(stderr, "warning: {warning}")?;
+    }
+    if shown < report.warnings.len() {
+        writeln!(
+            stderr,
+            "warning: {} more not listed (--max-warnings {shown})",
+            report.warnings.len() - shown
+        )?;
+    }
+    if !report.warnings.is_empty() {
+        writeln!(stderr, "warnings by kind: {}", warnings_by_kind(&report.warnings))?;
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let summary = format!(
