@@ -131,11 +131,19 @@ fn html_is_self_contained_and_escaped() {
     let page = String::from_utf8(out.stdout).unwrap();
     let lower = page.to_ascii_lowercase();
     assert!(!lower.contains("<script"), "no script elements");
-    for reference in ["src=", "href=", "@import", "url(http", "<link", "<iframe"] {
+    for reference in ["src=", "@import", "url(http", "<link", "<iframe"] {
         assert!(
             !lower.contains(reference),
             "no external reference {reference}"
         );
+    }
+    // Links only within the page: each mark to its row of the trace, whose id is there.
+    let links: Vec<&str> = page.split("href=\"").skip(1).collect();
+    assert!(!links.is_empty(), "marks link to their trace rows");
+    for link in links {
+        let target = &link[..link.find('"').unwrap()];
+        let id = target.strip_prefix('#').expect("an in-page link");
+        assert!(page.contains(&format!("<tr id=\"{id}\">")), "no row {id}");
     }
     let without_namespace = lower.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(
@@ -314,4 +322,142 @@ fn explain_snapshots() {
         cmd_files.len(),
         failures.join("\n")
     );
+}
+
+/// The labels of one SVG text line: (x start, x end, text), by the page's own width estimate
+/// for its 11 px monospace labels (6.7 px a character; the screenshot script checks it).
+fn svg_labels(svg: &str) -> Vec<(String, f64, f64, String)> {
+    let mut labels = Vec::new();
+    for piece in svg.split("<text ").skip(1) {
+        let Some(close) = piece.find('>') else {
+            continue;
+        };
+        let attributes = format!(" {}", &piece[..close]);
+        let body = &piece[close + 1..piece.find("</text>").unwrap()];
+        // A <title> inside a text is hover text, not drawn.
+        let drawn = match body.find("</title>") {
+            Some(end) => &body[end + "</title>".len()..],
+            None => body,
+        };
+        let attribute = |name: &str| -> Option<&str> {
+            let start = attributes.find(&format!(" {name}=\""))? + name.len() + 3;
+            let rest = &attributes[start..];
+            Some(&rest[..rest.find('"')?])
+        };
+        if matches!(attribute("class"), Some("lane-label" | "tick")) {
+            continue; // the lane column and the axis have their own rows
+        }
+        let x: f64 = attribute("x").unwrap().parse().unwrap();
+        let y = attribute("y").unwrap().to_owned();
+        let width = drawn.chars().count() as f64 * 6.7;
+        let start = match attribute("text-anchor") {
+            Some("middle") => x - width / 2.0,
+            Some("end") => x - width,
+            _ => x,
+        };
+        labels.push((y, start, start + width, drawn.to_owned()));
+    }
+    labels
+}
+
+/// No two labels of a timeline overlap: marks close in time stack their labels in rows (or
+/// drop one), and labels under a bar (`cancel`, the result) take a second line.
+#[test]
+fn timeline_labels_never_overlap() {
+    let mut inputs: Vec<String> = std::fs::read_dir(root().join("cases"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "csv" || e == "json" || e == "ndjson")
+        })
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    inputs.sort();
+    let mut args = vec!["explain"];
+    args.extend(inputs.iter().map(String::as_str));
+    args.extend(["-f", "html"]);
+    let out = leasejudge(&args);
+    assert!(out.status.success(), "{out:?}");
+    let page = String::from_utf8(out.stdout).unwrap();
+    let mut checked = 0;
+    let mut overlaps = Vec::new();
+    for svg in page.split("<svg xmlns").skip(1) {
+        let svg = &svg[..svg.find("</svg>").unwrap()];
+        let labels = svg_labels(svg);
+        for (i, a) in labels.iter().enumerate() {
+            for b in &labels[i + 1..] {
+                checked += 1;
+                if a.0 == b.0 && a.1 < b.2 && b.1 < a.2 {
+                    overlaps.push(format!("{:?} over {:?} at y={}", a.3, b.3, a.0));
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "too few labels compared ({checked})");
+    assert!(
+        overlaps.is_empty(),
+        "{} overlapping labels:\n{}",
+        overlaps.len(),
+        overlaps.join("\n")
+    );
+}
+
+/// Without `--case`, HTML and Mermaid show the first `--limit` cases and say how many were
+/// left out; `--limit 0`, `--case` and the text format show every case asked for.
+#[test]
+fn html_and_mermaid_show_the_first_cases_of_a_large_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("many.csv");
+    let cases = cases.to_str().unwrap();
+    let out = leasejudge(&["generate", "--seed", "5", "--cases", "520", "-o", cases]);
+    assert!(out.status.success(), "{out:?}");
+    let count = |args: &[&str], marker: &str| {
+        let mut all = vec!["explain", cases];
+        all.extend_from_slice(args);
+        let out = leasejudge(&all);
+        assert!(out.status.success(), "{out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        (
+            stdout.matches(marker).count(),
+            stdout,
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (shown, page, stderr) = count(&["-f", "html"], "<section class=\"case\"");
+    assert_eq!(shown, 500);
+    assert!(page.contains("Only the first 500 cases are shown; 20 more were left out."));
+    assert!(
+        stderr.contains("showing the first 500 of 520 cases; 20 left out"),
+        "{stderr}"
+    );
+    let (shown, markdown, _) = count(&["-f", "mermaid", "--limit", "7"], "sequenceDiagram");
+    assert_eq!(shown, 7);
+    assert!(markdown.contains("513 more were left out"));
+    assert_eq!(
+        count(&["-f", "mermaid", "--limit", "0"], "sequenceDiagram").0,
+        520
+    );
+    let (_, json, _) = count(&["-f", "json"], "");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 520, "JSON has every case");
+    // Cases chosen with --case are all shown, whatever the limit.
+    let (shown, page, _) = count(
+        &[
+            "-f",
+            "html",
+            "--limit",
+            "1",
+            "--case",
+            "case-00000000,case-00000003",
+        ],
+        "<section class=\"case\"",
+    );
+    assert_eq!(shown, 2);
+    assert!(!page.contains("left out"));
 }

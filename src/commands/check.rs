@@ -232,6 +232,15 @@ fn check(args: &Args) -> Result<ExitCode> {
         .into());
     }
     let pairings = pair(&args.cases, &args.golden)?;
+    let shown: Vec<Source> = pairings
+        .pairs
+        .iter()
+        .map(|p| Source {
+            name: name(&p.cases),
+            path: (p.cases.as_os_str() != "-").then(|| p.cases.clone()),
+        })
+        .collect();
+    let progress = crate::terminal::spinner("check", &shown);
     let mut errors = Vec::new();
     // Each case file is judged on its own: it is checked against its own golden file.
     let mut judged_files = Vec::new();
@@ -260,6 +269,9 @@ fn check(args: &Args) -> Result<ExitCode> {
                 errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
             }
         }
+    }
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
     }
     if !errors.is_empty() {
         return Err(InputErrors(errors).into());

@@ -50,7 +50,16 @@ pub struct Args {
     /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
     pub as_of: Option<Timestamp>,
+
+    /// Without --case, HTML and Mermaid show only the first N cases (a page or diagram of
+    /// every case of a large file is too big to open) and say how many were left out; 0 shows
+    /// every case. Text and JSON always have every case.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
+    pub limit: usize,
 }
+
+/// The default `--limit`: a page of this many cases stays a few megabytes.
+pub const DEFAULT_LIMIT: usize = 500;
 
 /// Reads the inputs and collects the rows of every case, checking that each id in `wanted`
 /// names a case. Unknown ids are errors, listed after any input errors would have been.
@@ -101,14 +110,48 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let collector = collect(&args.inputs, args.input_format, args.as_of, &args.cases)?;
+    let sources_shown = crate::input::expand_inputs(&args.inputs).unwrap_or_default();
+    let progress = crate::terminal::spinner("explain", &sources_shown);
+    let collected = collect(&args.inputs, args.input_format, args.as_of, &args.cases);
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
+    }
+    let collector = collected?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
-    let keep = |id: &str| selected(&args.cases, id);
+    let total = collector.count(&|id| selected(&args.cases, id));
+    let limited = matches!(format, Format::Html | Format::Mermaid)
+        && args.cases.is_empty()
+        && args.limit > 0
+        && total > args.limit;
+    // The first `limit` cases in order of first appearance.
+    let first: std::collections::HashSet<&str> = if limited {
+        collector.case_ids().take(args.limit).collect()
+    } else {
+        std::collections::HashSet::new()
+    };
+    let first: std::collections::HashSet<String> = first.into_iter().map(str::to_owned).collect();
+    let keep = |id: &str| {
+        if limited {
+            first.contains(id)
+        } else {
+            selected(&args.cases, id)
+        }
+    };
     let count = collector.count(&keep);
     let mut output = Output::open(args.output.as_deref())?;
     output
         .write_all(format.start(count).as_bytes())
         .context("cannot write the explanation")?;
+    if limited {
+        let left_out = total - count;
+        output
+            .write_all(format.omitted(count, left_out).as_bytes())
+            .context("cannot write the explanation")?;
+        eprintln!(
+            "leasejudge: explain: showing the first {count} of {total} cases; {left_out} left out \
+             (--limit N, --limit 0 for all, or --case ID to choose)"
+        );
+    }
     let mut index = 0;
     collector.replay_each(args.as_of, &keep, &mut |trace| {
         output

@@ -94,7 +94,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
-    let cases = read_cases(&sources, args.input_format)?;
+    let progress = crate::terminal::spinner("reorder", &sources);
+    let cases = read_cases(&sources, args.input_format);
+    let cases = match cases {
+        Ok(cases) => cases,
+        Err(error) => {
+            if let Some(progress) = progress {
+                progress.finish_and_clear();
+            }
+            return Err(error.into());
+        }
+    };
     let mut out = Output::open(args.output.as_deref())?;
     let mut violations = 0usize;
     let mut sensitive = 0usize;
@@ -153,6 +163,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         if violations == 1 { "" } else { "s" },
         if sensitive == 1 { "" } else { "s" },
     )?;
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
+    }
     out.commit().context("cannot write the report")?;
     Ok(if violations > 0 {
         ExitCode::from(1)

@@ -45,10 +45,26 @@ pub struct Args {
 /// Each is its name, its plural, and what its message says.
 const WARNING_KINDS: [(&str, &str, &str); 5] = [
     ("ignored column", "ignored columns", "ignored"),
-    ("field its event does not use", "fields their events do not use", "which does not use it"),
-    ("case never acknowledged", "cases never acknowledged", "never leaves PENDING_ACK"),
-    ("case ending before a deadline", "cases ending before a deadline", "before any deadline could be judged"),
-    ("file without case rows", "files without case rows", "holds no case rows"),
+    (
+        "field its event does not use",
+        "fields their events do not use",
+        "which does not use it",
+    ),
+    (
+        "case never acknowledged",
+        "cases never acknowledged",
+        "never leaves PENDING_ACK",
+    ),
+    (
+        "case ending before a deadline",
+        "cases ending before a deadline",
+        "before any deadline could be judged",
+    ),
+    (
+        "file without case rows",
+        "files without case rows",
+        "holds no case rows",
+    ),
 ];
 
 /// The kind of a warning, by the message [`validate`] gives it.
@@ -71,7 +87,10 @@ fn warnings_by_kind(warnings: &[InputError]) -> String {
         .enumerate()
         .filter(|(_, &n)| n > 0)
         .map(|(kind, &n)| {
-            let (one, many, _) = WARNING_KINDS.get(kind).copied().unwrap_or(("other", "others", ""));
+            let (one, many, _) = WARNING_KINDS
+                .get(kind)
+                .copied()
+                .unwrap_or(("other", "others", ""));
             format!("{n} {}", if n == 1 { one } else { many })
         })
         .collect::<Vec<_>>()
@@ -352,7 +371,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for error in &report.errors {
         writeln!(stderr, "{error}")?;
     }
-    let shown = args.max_warnings.unwrap_or(usize::MAX).min(report.warnings.len());
+    let shown = args
+        .max_warnings
+        .unwrap_or(usize::MAX)
+        .min(report.warnings.len());
     for warning in &report.warnings[..shown] {
         writeln!(stderr, "warning: {warning}")?;
     }
@@ -364,7 +386,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         )?;
     }
     if !report.warnings.is_empty() {
-        writeln!(stderr, "warnings by kind: {}", warnings_by_kind(&report.warnings))?;
+        writeln!(
+            stderr,
+            "warnings by kind: {}",
+            warnings_by_kind(&report.warnings)
+        )?;
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let summary = format!(

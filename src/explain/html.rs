@@ -1,7 +1,10 @@
 //! The trace as one self-contained HTML page: per case, the verdict sentence above an inline
 //! SVG timeline (a lane per generation and holder, the lease validity window as a bar that
-//! grows on renewals and ends at expiry, each row a mark coloured by its disposition with
-//! its fields as hover text), and the full trace as a table.
+//! grows on renewals and ends at expiry, each row a mark coloured by its disposition), and the
+//! full trace as a table that is always shown (so that it prints and needs no hover). A mark
+//! links to its row of the table, which is then highlighted: a click pins it, without
+//! scripts. Labels of marks close in time are stacked in up to three rows, and thinned
+//! beyond that (the mark and its table row remain), so that no two labels overlap.
 //!
 //! No scripts, fonts or images are fetched: the page is CSS and SVG only. Everything from the
 //! case file is HTML-escaped.
@@ -58,6 +61,7 @@ body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24p
 h1{font-size:22px;margin:0 0 4px}
 h2{font-size:18px;margin:0 0 6px}
 .sub{color:#586069;margin:0 0 16px}
+.omitted{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 12px;margin:0 0 16px}
 .case{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:16px 18px;margin:0 0 20px}
 .verdict{display:inline-block;font-size:13px;font-weight:600;padding:2px 8px;border-radius:10px;margin-left:8px;color:#fff;vertical-align:middle}
 .sentence{font-size:15px;line-height:1.45;margin:6px 0 10px}
@@ -69,11 +73,16 @@ svg{max-width:100%;height:auto;display:block}
 svg text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;fill:#333}
 svg .lane-label{font-family:system-ui,sans-serif;font-size:12px;fill:#24292f}
 svg .tick{fill:#6a737d;font-size:10px}
-details{margin-top:8px;font-size:13px}
+.trace{margin-top:8px;font-size:13px}
 table{border-collapse:collapse;margin-top:8px;width:100%}
 th,td{border:1px solid #d8dee4;padding:3px 6px;text-align:left;vertical-align:top;font-family:ui-monospace,monospace;font-size:12px}
 th{background:#f3f4f6}
 td.d{font-weight:600}
+tr:target{background:#fff3b0;outline:2px solid #d4a72c}
+svg a{cursor:pointer}
+svg a:focus circle,svg a:hover circle{stroke:#1b1f23;stroke-width:2.5}
+svg a:focus path,svg a:hover path{stroke-width:5}
+@media print{body{margin:0;background:#fff}.case{break-inside:avoid-page;border:none}tr:target{outline:none}}
 ";
 
 /// The page up to the first case: head, style, title and legend.
@@ -86,7 +95,7 @@ pub fn start(cases: usize) -> String {
     out.push_str("</style>\n</head>\n<body>\n<h1>leasejudge explain</h1>\n");
     let _ = writeln!(
         out,
-        "<p class=\"sub\">{} case{}; times are the coordinator's clock (observed_at), UTC. Hover a mark for its row.</p>",
+        "<p class=\"sub\">{} case{}; times are the coordinator's clock (observed_at), UTC. Click a mark to pin its row in the trace below the timeline.</p>",
         cases,
         if cases == 1 { "" } else { "s" }
     );
@@ -147,16 +156,21 @@ fn render_case(out: &mut String, trace: &CaseTrace, index: usize) {
         "<p class=\"sentence\">{}</p>",
         escape_html(&trace.sentence())
     );
-    Timeline::new(trace).render(out);
-    render_table(out, trace);
+    Timeline::new(trace, index).render(out);
+    render_table(out, trace, index);
     out.push_str("</section>\n");
 }
 
-fn render_table(out: &mut String, trace: &CaseTrace) {
+/// The id of row `row` (from 0) of case `case` (from 0) in the trace table.
+fn row_id(case: usize, row: usize) -> String {
+    format!("case-{}-row-{}", case + 1, row + 1)
+}
+
+fn render_table(out: &mut String, trace: &CaseTrace, case_index: usize) {
     let rule = trace.rule();
     let _ = writeln!(
         out,
-        "<details><summary>Trace: {} row{}, then the verdict</summary>",
+        "<div class=\"trace\"><p>Trace: {} row{}, then the verdict</p>",
         trace.rows.len(),
         if trace.rows.len() == 1 { "" } else { "s" }
     );
@@ -168,7 +182,8 @@ fn render_table(out: &mut String, trace: &CaseTrace) {
         }
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"d\" style=\"color:{}\">{}</td><td>{}</td></tr>",
+            "<tr id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"d\" style=\"color:{}\">{}</td><td>{}</td></tr>",
+            row_id(case_index, index),
             row.source.line,
             row.source.row.observed_at,
             row.source.row.message.event(),
@@ -188,7 +203,7 @@ fn render_table(out: &mut String, trace: &CaseTrace) {
         trace.verdict.reason,
         escape_html(&rule.reason_text())
     );
-    out.push_str("</details>\n");
+    out.push_str("</div>\n");
 }
 
 /// Geometry of the SVG timeline.
@@ -196,7 +211,43 @@ const WIDTH: f64 = 1200.0;
 const LABEL_WIDTH: f64 = 190.0;
 const RIGHT_MARGIN: f64 = 40.0;
 const AXIS_HEIGHT: f64 = 34.0;
-const LANE_HEIGHT: f64 = 58.0;
+/// A lane: three rows of mark labels, the marks on the validity bar, two rows of bar labels.
+const LANE_HEIGHT: f64 = 76.0;
+/// The marks' centre and the bar's top, from a lane's top.
+const MARK_Y: f64 = 48.0;
+const BAR_Y: f64 = 42.0;
+const BAR_HEIGHT: f64 = 12.0;
+/// Rows of mark labels above the marks; a label that fits in none is left out.
+const LABEL_ROWS: usize = 3;
+const LABEL_ROW_HEIGHT: f64 = 12.0;
+/// The width of a character of the 11 px monospace labels, and the gap kept between labels.
+const CHAR_WIDTH: f64 = 6.7;
+const LABEL_GAP: f64 = 4.0;
+
+/// Rows of labels, each remembering where its last label ends: a label goes in the first
+/// row where it does not overlap the one before.
+struct Shelves {
+    ends: Vec<f64>,
+}
+
+impl Shelves {
+    fn new(rows: usize) -> Shelves {
+        Shelves {
+            ends: vec![f64::NEG_INFINITY; rows],
+        }
+    }
+
+    /// The row for a label from `start` to `end`, or `None` when every row is taken there.
+    fn place(&mut self, start: f64, end: f64) -> Option<usize> {
+        let row = self.ends.iter().position(|&e| e + LABEL_GAP <= start)?;
+        self.ends[row] = end;
+        Some(row)
+    }
+}
+
+fn label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * CHAR_WIDTH
+}
 const BOTTOM_MARGIN: f64 = 20.0;
 
 /// One lane: the coordinator's, or one generation and holder's.
@@ -234,6 +285,8 @@ enum WindowEnd {
 
 struct Timeline<'a> {
     trace: &'a CaseTrace,
+    /// The case's index on the page, for links to its trace rows.
+    case_index: usize,
     lanes: Vec<(LaneKey, String)>,
     windows: Vec<Window>,
     t0: f64,
@@ -241,7 +294,7 @@ struct Timeline<'a> {
 }
 
 impl<'a> Timeline<'a> {
-    fn new(trace: &'a CaseTrace) -> Timeline<'a> {
+    fn new(trace: &'a CaseTrace, case_index: usize) -> Timeline<'a> {
         let mut lanes: Vec<(LaneKey, String)> =
             vec![(LaneKey::Coordinator, "coordinator".to_owned())];
         for row in &trace.rows {
@@ -280,6 +333,7 @@ impl<'a> Timeline<'a> {
         let span = (end - t0).max(1.0);
         Timeline {
             trace,
+            case_index,
             lanes,
             windows,
             t0,
@@ -348,7 +402,7 @@ impl<'a> Timeline<'a> {
             let _ = writeln!(
                 out,
                 "<text class=\"lane-label\" x=\"8\" y=\"{:.1}\"><title>{}</title>{}</text>",
-                top + LANE_HEIGHT - 14.0,
+                top + MARK_Y + 4.0,
                 escape_html(label),
                 escape_html(&shown)
             );
@@ -384,8 +438,10 @@ impl<'a> Timeline<'a> {
 
     fn render_window(&self, out: &mut String, window: &Window) {
         let top = self.lane_top(window.lane);
-        let y = top + LANE_HEIGHT - 22.0;
-        let bar_height = 12.0;
+        let y = top + BAR_Y;
+        let bar_height = BAR_HEIGHT;
+        // Labels under the bar, placed in rows once all are known (left to right).
+        let mut below: Vec<BarLabel> = Vec::new();
         let x_start = self.x(window.start);
         let _ = write!(out, "<g><title>{}</title>", escape_html(&window.title));
         // The offer before its ack: hatched up to the ack (or to the ack deadline if none).
@@ -431,24 +487,22 @@ impl<'a> Timeline<'a> {
                 );
             }
             if window.expires_at.unix_seconds_f64() > self.t1 {
-                let _ = write!(
-                    out,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">expires {} →</text>",
+                below.push(BarLabel::ending_at(
                     WIDTH - RIGHT_MARGIN,
-                    y + bar_height + 12.0,
-                    window.expires_at
-                );
+                    format!("expires {} →", window.expires_at),
+                    "",
+                ));
             }
         }
         if let Some(at) = window.cancel_requested {
             let x = self.x(at);
             let _ = write!(
                 out,
-                "<path d=\"M{:.1} {:.1} l5 -7 l-10 0 z\" fill=\"#ef8f00\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" style=\"fill:#b26a00\">cancel</text>",
+                "<path d=\"M{:.1} {:.1} l5 -7 l-10 0 z\" fill=\"#ef8f00\"/>",
                 x,
                 y - 1.0,
-                y + bar_height + 12.0
             );
+            below.push(BarLabel::centred_at(x, "cancel".to_owned(), "fill:#b26a00"));
         }
         let (cap_at, cap_label, colour) = match &window.end {
             WindowEnd::Open => (None, String::new(), ""),
@@ -462,22 +516,34 @@ impl<'a> Timeline<'a> {
         };
         if let Some(at) = cap_at {
             let x = self.x(at);
-            // Monospace labels are about 6.6 px a character; near the right edge the label
-            // goes on the left of the cap so it is not cut off.
-            let label_width = cap_label.chars().count() as f64 * 6.6;
-            let (label_x, anchor) = if x + 4.0 + label_width > WIDTH - 4.0 {
-                (x - 4.0, "end")
-            } else {
-                (x + 4.0, "start")
-            };
             let _ = write!(
                 out,
-                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/><text x=\"{label_x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" style=\"fill:{colour}\">{}</text>",
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/>",
                 y - 4.0,
                 y + bar_height + 4.0,
-                y + bar_height + 12.0,
-                escape_html(&cap_label)
             );
+            // Near the right edge the label goes on the left of the cap so it is not cut off.
+            let style = format!("fill:{colour}");
+            below.push(if x + 4.0 + label_width(&cap_label) > WIDTH - 4.0 {
+                BarLabel::ending_at(x - 4.0, cap_label, &style)
+            } else {
+                BarLabel::starting_at(x + 4.0, cap_label, &style)
+            });
+        }
+        below.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let mut shelves = Shelves::new(2);
+        for label in below {
+            // A label with no room is left out: the bar's hover text and the trace say it.
+            if let Some(row) = shelves.place(label.start, label.start + label_width(&label.text)) {
+                let _ = write!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" style=\"{}\">{}</text>",
+                    label.start,
+                    y + bar_height + 12.0 + row as f64 * 10.0,
+                    label.style,
+                    escape_html(&label.text)
+                );
+            }
         }
         out.push_str("</g>\n");
     }
@@ -485,6 +551,9 @@ impl<'a> Timeline<'a> {
     fn render_marks(&self, out: &mut String) {
         // Rows at the same instant in one lane are nudged apart so each stays visible.
         let mut last_x: Vec<f64> = vec![f64::NEG_INFINITY; self.lanes.len()];
+        let mut shelves: Vec<Shelves> = (0..self.lanes.len())
+            .map(|_| Shelves::new(LABEL_ROWS))
+            .collect();
         for (index, row) in self.trace.rows.iter().enumerate() {
             let lane = self.lane_of(row);
             let mut x = self.x(row.source.row.observed_at);
@@ -492,7 +561,7 @@ impl<'a> Timeline<'a> {
                 x = last_x[lane] + 9.0;
             }
             last_x[lane] = x;
-            let y = self.lane_top(lane) + LANE_HEIGHT - 16.0;
+            let y = self.lane_top(lane) + MARK_Y;
             let colour = disposition_colour(row.outcome.disposition);
             let mut title = format!(
                 "line {}: {} at {}\n{}",
@@ -521,17 +590,57 @@ impl<'a> Timeline<'a> {
                     "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6.5\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
                 ),
             };
+            let text = format!("L{} {}", row.source.line, short_event(row));
+            // Near the right edge a label moves left, so that it is not cut off.
+            let start = (x - 4.0).min(WIDTH - 2.0 - label_width(&text));
+            let label = match shelves[lane].place(start, start + label_width(&text)) {
+                Some(level) => format!(
+                    "<text x=\"{start:.1}\" y=\"{:.1}\">{}</text>",
+                    y - 11.0 - level as f64 * LABEL_ROW_HEIGHT,
+                    escape_html(&text)
+                ),
+                // No room in any row: the mark keeps its link and hover text.
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "<g class=\"mark\"><title>{}</title>{shape}<text x=\"{:.1}\" y=\"{:.1}\" transform=\"rotate(-28 {:.1} {:.1})\">L{} {}</text></g>",
+                "<a class=\"mark\" href=\"#{}\"><title>{}</title>{shape}{label}</a>",
+                row_id(self.case_index, index),
                 escape_html(&title),
-                x + 2.0,
-                y - 11.0,
-                x + 2.0,
-                y - 11.0,
-                row.source.line,
-                short_event(row)
             );
+        }
+    }
+}
+
+/// A label under a validity bar: its text, where it starts, and its style.
+struct BarLabel {
+    start: f64,
+    text: String,
+    style: String,
+}
+
+impl BarLabel {
+    fn starting_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x,
+            text,
+            style: style.to_owned(),
+        }
+    }
+
+    fn ending_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x - label_width(&text),
+            text,
+            style: style.to_owned(),
+        }
+    }
+
+    fn centred_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x - label_width(&text) / 2.0,
+            text,
+            style: style.to_owned(),
         }
     }
 }

@@ -57,6 +57,20 @@ impl Format {
         }
     }
 
+    /// The note, after [`Format::start`], that only the first `shown` cases are there and
+    /// `left_out` more were left out (HTML and Mermaid, which `--limit` applies to).
+    pub fn omitted(self, shown: usize, left_out: usize) -> String {
+        let text = format!(
+            "Only the first {shown} cases are shown; {left_out} more were left out. Run leasejudge \
+             explain with --case ID to choose cases, or --limit N (0 for all) to show more."
+        );
+        match self {
+            Format::Html => format!("<p class=\"omitted\">{}</p>\n", html::escape_html(&text)),
+            Format::Mermaid => format!("\n> **Note.** {text}\n"),
+            Format::Text | Format::Json => String::new(),
+        }
+    }
+
     /// What comes after the last case.
     pub fn end(self, cases: usize) -> String {
         match self {
