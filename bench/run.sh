@@ -14,6 +14,8 @@ RUNS=${RUNS:-5}
 DIR=${BENCH_DIR:-target/bench}
 mkdir -p "$DIR"
 
+# The release binary is stripped: for perf or callgrind, build `--profile profiling`
+# (target/profiling/leasejudge, with line tables) instead.
 cargo build --release --quiet --bin leasejudge --example csv_baseline
 LJ=target/release/leasejudge
 BASE=target/release/examples/csv_baseline
