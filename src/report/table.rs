@@ -262,6 +262,7 @@ impl<W: Write> TableWriter<W> {
 
     /// Adds one case: its 23 matrix cells (as CSV text) and its extra cells.
     pub fn write(&mut self, cells: &[String], extra: &[String]) -> io::Result<()> {
+        // TODO(merge): sanitise — ids and values come from case files and reach a terminal.
         let row = self
             .shown
             .iter()
