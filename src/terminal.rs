@@ -113,6 +113,25 @@ pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<indica
     Some(bar)
 }
 
+/// A spinner on standard error counting the bytes a command writes (`generate`), only when
+/// standard error is a terminal; feed it with [`indicatif::ProgressBar::wrap_write`].
+pub fn bytes_spinner(message: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {msg}: {bytes} ({bytes_per_sec}, {elapsed})",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_message(message.to_owned());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

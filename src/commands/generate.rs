@@ -104,7 +104,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
     };
     let mut output = Output::open(args.output.as_deref())?;
-    write_cases(&options, &mut output).context("cannot write the case file")?;
+    let progress = crate::terminal::bytes_spinner("generate: case file");
+    let written = match &progress {
+        Some(bar) => write_cases(&options, &mut bar.wrap_write(&mut output)),
+        None => write_cases(&options, &mut output),
+    };
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    written.context("cannot write the case file")?;
     output.commit()?;
 
     if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
@@ -112,19 +120,23 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             name: cases.to_string_lossy().into_owned(),
             path: Some(cases.clone()),
         };
+        let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
         let settings = StreamSettings {
             input_format: Some(crate::input::InputFormat::Csv),
             run_as_of: None,
             open_cases: DEFAULT_OPEN_CASES,
             encoding: Encoding::Csv,
             jobs: 1,
-            progress: None,
+            progress: progress.as_ref(),
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };
         let mut out = Output::open(Some(golden))?;
-        adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
-            .context("cannot judge the generated cases")?;
+        let judged = adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {});
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+        judged.context("cannot judge the generated cases")?;
         out.commit()?;
     }
     Ok(ExitCode::SUCCESS)
