@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::commands;
@@ -36,6 +36,7 @@ enum Command {
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
+    crate::output::install_signal_handlers().context("cannot install the signal handlers")?;
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
         Command::Generate(args) => commands::generate::run(args),

@@ -11,7 +11,7 @@ use crate::explain::TraceCollector;
 use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
-use crate::output::Output;
+use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::matrix_table;
 use crate::streaming::{
@@ -96,6 +96,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let mut outputs = vec![match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the matrix"),
+    }];
+    if let Some(path) = &args.audit {
+        outputs.push(Named::new("--audit", path));
+    }
+    check_paths(&source_names(&sources), &outputs)?;
 
     let mut audit = match &args.audit {
         Some(path) => Some(AuditWriter::new(
@@ -159,10 +167,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         if let Some(e) = audit_error {
             return Err(e).context("cannot write the audit");
         }
-        output.commit()?;
-        if let Some(writer) = audit {
-            writer.finish()?.commit()?;
-        }
+        commit_with_audit(output, audit)?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -187,11 +192,29 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => Vec::new(),
     };
     write_matrix_with(&mut output, format, &rows, &details).context("cannot write the matrix")?;
-    output.commit()?;
-    if let Some(writer) = audit {
-        writer.finish()?.commit()?;
-    }
+    commit_with_audit(output, audit)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Commits the matrix and the audit together: neither replaces its file unless both were
+/// written completely.
+fn commit_with_audit(output: Output, audit: Option<AuditWriter<Output>>) -> Result<()> {
+    let mut outputs = vec![output];
+    if let Some(writer) = audit {
+        outputs.push(writer.finish().context("cannot write the audit")?);
+    }
+    commit_all(outputs)
+}
+
+/// The names of the files `sources` reads, for [`check_paths`] (standard input as `-`).
+pub fn source_names(sources: &[crate::input::Source]) -> Vec<Named<'_>> {
+    sources
+        .iter()
+        .map(|source| match &source.path {
+            Some(path) => Named::new("input", path),
+            None => Named::new("input", std::path::Path::new("-")),
+        })
+        .collect()
 }
 
 /// A bar of bytes read on standard error, only when it is a terminal.

@@ -12,13 +12,13 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
-    ReportArgs, Unpaired, UnpairedFile,
+    compare, read_matrix_file, render_report, report_output, GradeReport, MatrixFile,
+    MatrixFileFormat, MissingAt, ReportArgs, Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
-use crate::output::Output;
+use crate::output::{check_paths, commit_all, Named, Output};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -212,6 +212,24 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
     let pairings = pair(&args.cases, &args.golden)?;
+    let mut inputs = Vec::new();
+    for pairing in &pairings.pairs {
+        inputs.push(Named::new("input", &pairing.cases));
+        if let Some(golden) = &pairing.golden {
+            inputs.push(Named::new("--golden", golden));
+        }
+    }
+    let mut outputs = vec![report_output(&args.report)];
+    if args.bless {
+        // Every file --bless might write: which ones it does depends on the results.
+        outputs.extend(
+            pairings
+                .pairs
+                .iter()
+                .map(|pairing| Named::new("--bless", &pairing.blessed)),
+        );
+    }
+    check_paths(&inputs, &outputs)?;
     let mut errors = Vec::new();
     // Each case file is judged on its own: it is checked against its own golden file.
     let mut judged_files = Vec::new();
@@ -286,9 +304,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             problem: Unpaired::GoldenWithoutCaseFile,
         }));
 
-    write_report(&report, &args.report)?;
+    let mut outputs = vec![render_report(&report, &args.report)?];
     if args.bless {
-        bless(&to_bless, judged_files.len())?;
+        outputs.extend(bless(&to_bless)?);
+    }
+    commit_all(outputs)?;
+    if args.bless {
+        say_blessed(&to_bless, judged_files.len());
     }
     Ok(if report.summary().is_clean() {
         ExitCode::SUCCESS
@@ -297,8 +319,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     })
 }
 
-/// Writes each differing file's engine matrix to its `.new` path and says what it did.
-fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> {
+/// Writes each differing file's engine matrix for its `.new` path (committed with the report).
+fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)]) -> Result<Vec<Output>> {
+    let mut outputs = Vec::with_capacity(to_bless.len());
     for (pairing, rows) in to_bless {
         let target = &pairing.blessed;
         // `x.csv.new` is written as CSV and `x.json.new` as JSON: the format of the file it
@@ -316,8 +339,13 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
             }),
         };
         written.with_context(|| format!("cannot write {}", target.display()))?;
-        out.commit()?;
+        outputs.push(out);
     }
+    Ok(outputs)
+}
+
+/// Says what `--bless` wrote.
+fn say_blessed(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
@@ -335,5 +363,4 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
     if to_bless.is_empty() {
         let _ = writeln!(err, "leasejudge: bless: nothing to write");
     }
-    Ok(())
 }

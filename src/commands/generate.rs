@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::generate::{default_mix, parse_mix, write_cases, Options};
 use crate::input::Source;
-use crate::output::Output;
+use crate::output::{check_paths, persist_all, Named, Output};
 use crate::streaming::{
     adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
@@ -103,14 +103,33 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         interleave: args.interleave,
         mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
     };
+    let mut outputs = vec![match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the case file"),
+    }];
+    if let Some(golden) = &args.golden {
+        outputs.push(Named::new("--golden", golden));
+    }
+    check_paths(&[], &outputs)?;
+    if let (Some(_), Some(cases)) = (&args.golden, &args.output) {
+        // The golden matrix is judged from the case file as written, before it is renamed
+        // into place: a device cannot be read back.
+        if std::fs::metadata(cases).is_ok_and(|meta| !meta.is_file()) {
+            bail!("--golden needs -o to name a regular file, not a device or pipe");
+        }
+    }
     let mut output = Output::open(args.output.as_deref())?;
     write_cases(&options, &mut output).context("cannot write the case file")?;
-    output.commit()?;
+    let cases_written = output.finish()?;
 
+    let mut finished = vec![];
     if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
+        let written = cases_written
+            .written_path()
+            .context("--golden needs -o to name a regular file")?;
         let source = Source {
             name: cases.to_string_lossy().into_owned(),
-            path: Some(cases.clone()),
+            path: Some(written.to_owned()),
         };
         let settings = StreamSettings {
             input_format: Some(crate::input::InputFormat::Csv),
@@ -125,7 +144,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let mut out = Output::open(Some(golden))?;
         adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
             .context("cannot judge the generated cases")?;
-        out.commit()?;
+        finished.push(out.finish()?);
     }
+    finished.insert(0, cases_written);
+    persist_all(finished)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::grading::report_output;
 use crate::grading::{
     compare, parse_matrix, read_matrix_file, write_report, GradeReport, MatrixFile,
     MatrixFileFormat, MissingAt, ReportArgs,
 };
 use crate::input::InputErrors;
+use crate::output::{check_paths, Named};
 
 /// Grade a filled-in matrix against golden labels.
 #[derive(Debug, clap::Args)]
@@ -64,6 +66,13 @@ fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
 /// Runs `grade`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
+    check_paths(
+        &[
+            Named::new("input", &args.submission),
+            Named::new("--golden", &args.golden),
+        ],
+        &[report_output(&args.report)],
+    )?;
     let submission = read_submission(&args.submission);
     let golden = read_matrix_file(&args.golden, &args.golden.to_string_lossy());
     let mut errors = Vec::new();

@@ -10,9 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
+use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
 use crate::lease::{Row, Timestamp};
-use crate::output::Output;
+use crate::output::{check_paths, Named, Output};
 use crate::reorder::{case_seed, explore_case};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
@@ -94,6 +95,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let output_name = match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the report"),
+    };
+    check_paths(&source_names(&sources), &[output_name])?;
     let cases = read_cases(&sources, args.input_format)?;
     let mut out = Output::open(args.output.as_deref())?;
     let mut violations = 0usize;
