@@ -1,0 +1,439 @@
+//! Output safety (issue 13, docs/safety.md): no output may be an input or another output,
+//! a failed run replaces nothing, an interrupted run leaves nothing behind.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const CASES: &str = include_str!("../cases/acks.csv");
+const GOLDEN: &str = include_str!("../golden/acks.csv");
+
+fn leasejudge(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Every file under `dir` (not following symlinks) with its bytes, or where it links to.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(next) = pending.pop() {
+        for entry in fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                pending.push(path);
+            } else if meta.file_type().is_symlink() {
+                let target = fs::read_link(&path).unwrap();
+                files.insert(path, target.into_os_string().into_encoded_bytes());
+            } else {
+                files.insert(path.clone(), fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A directory with the input files, a subdirectory for `..`, and for each name the four
+/// other names of one file: itself, a symlink, `sub/../name` and a hard link.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    fs::create_dir(dir.path().join("gold")).unwrap();
+    fs::write(dir.path().join("in.csv"), CASES).unwrap();
+    fs::write(dir.path().join("golden.csv"), GOLDEN).unwrap();
+    fs::write(dir.path().join("submission.csv"), GOLDEN).unwrap();
+    fs::write(dir.path().join("gold/in.csv"), GOLDEN).unwrap();
+    dir
+}
+
+/// The ways to name `file` again; each creates what it needs in `dir`.
+fn aliases(dir: &Path, file: &str) -> Vec<(&'static str, String)> {
+    let link = format!("link-{}", file.replace('/', "-"));
+    std::os::unix::fs::symlink(dir.join(file), dir.join(&link)).unwrap();
+    let hard = format!("hard-{}", file.replace('/', "-"));
+    fs::hard_link(dir.join(file), dir.join(&hard)).unwrap();
+    vec![
+        ("itself", file.to_owned()),
+        ("symlink", link),
+        ("dotdot", format!("sub/../{file}")),
+        ("hard link", hard),
+    ]
+}
+
+fn assert_refused(dir: &Path, args: &[&str], what: &str) {
+    let before = snapshot(dir);
+    let run = leasejudge(dir, args);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{what}: {args:?}\n{stderr}");
+    assert!(
+        stderr.contains("are the same file"),
+        "{what}: {args:?}\n{stderr}"
+    );
+    assert_eq!(snapshot(dir), before, "{what}: {args:?} touched a file");
+}
+
+/// Each command with an output option `{}` to fill, and the inputs that command reads.
+const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
+    (&["adjudicate", "in.csv", "-o", "{}"], &["in.csv"]),
+    (
+        &["adjudicate", "in.csv", "-o", "out.csv", "--audit", "{}"],
+        &["in.csv"],
+    ),
+    (
+        &["adjudicate", "in.csv", "-f", "table", "-o", "{}"],
+        &["in.csv"],
+    ),
+    (&["explain", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["reorder", "in.csv", "-o", "{}"], &["in.csv"]),
+    (
+        &["check", "in.csv", "--golden", "golden.csv", "-o", "{}"],
+        &["in.csv", "golden.csv"],
+    ),
+    (
+        &["check", "in.csv", "--golden", "gold", "-o", "{}"],
+        &["in.csv", "gold/in.csv"],
+    ),
+    (
+        &[
+            "grade",
+            "submission.csv",
+            "--golden",
+            "golden.csv",
+            "-o",
+            "{}",
+        ],
+        &["submission.csv", "golden.csv"],
+    ),
+];
+
+#[test]
+fn no_output_may_be_an_input() {
+    for (template, inputs) in OUTPUT_OPTIONS {
+        for input in *inputs {
+            let dir = workspace();
+            for (how, alias) in aliases(dir.path(), input) {
+                let args: Vec<&str> = template
+                    .iter()
+                    .map(|a| if *a == "{}" { alias.as_str() } else { a })
+                    .collect();
+                assert_refused(dir.path(), &args, &format!("{input} as {how}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_blessed_file_may_not_be_an_input() {
+    // --bless writes gold/in.csv.new; here that name is the case file itself.
+    for how in ["symlink", "hard link"] {
+        let dir = workspace();
+        let new = dir.path().join("gold/in.csv.new");
+        if how == "symlink" {
+            std::os::unix::fs::symlink(dir.path().join("in.csv"), &new).unwrap();
+        } else {
+            fs::hard_link(dir.path().join("in.csv"), &new).unwrap();
+        }
+        let args = ["check", "in.csv", "--golden", "gold", "--bless"];
+        assert_refused(dir.path(), &args, how);
+    }
+}
+
+#[test]
+fn no_output_may_be_another_output() {
+    let runs: &[&[&str]] = &[
+        &["adjudicate", "in.csv", "-o", "out.csv", "--audit", "{}"],
+        &[
+            "generate", "--cases", "3", "-o", "out.csv", "--golden", "{}",
+        ],
+        &["check", "in.csv", "--golden", "gold", "--bless", "-o", "{}"],
+    ];
+    let names = [
+        ("itself", "out.csv"),
+        ("dotdot", "sub/../out.csv"),
+        ("dot", "./out.csv"),
+    ];
+    for template in runs {
+        for (how, name) in names {
+            let dir = workspace();
+            let name = if template[0] == "check" {
+                name.replace("out.csv", "gold/in.csv.new")
+            } else {
+                name.to_owned()
+            };
+            let args: Vec<&str> = template
+                .iter()
+                .map(|a| if *a == "{}" { name.as_str() } else { a })
+                .collect();
+            assert_refused(dir.path(), &args, &format!("two outputs, {how}"));
+        }
+    }
+    // An existing output file under two names (hard link) is one file too.
+    let dir = workspace();
+    fs::write(dir.path().join("out.csv"), "old").unwrap();
+    fs::hard_link(dir.path().join("out.csv"), dir.path().join("again.csv")).unwrap();
+    let args = [
+        "adjudicate",
+        "in.csv",
+        "-o",
+        "out.csv",
+        "--audit",
+        "again.csv",
+    ];
+    assert_refused(dir.path(), &args, "two outputs, hard link");
+}
+
+#[test]
+fn standard_input_and_output_are_compared_by_what_they_are_open_on() {
+    let dir = workspace();
+    let input = dir.path().join("in.csv");
+    let before = snapshot(dir.path());
+    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir.path())
+        .args(["adjudicate", "-", "-o", "in.csv"])
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(snapshot(dir.path()), before);
+    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir.path())
+        .args(["adjudicate", "in.csv", "-f", "csv"])
+        .stdout(fs::OpenOptions::new().append(true).open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn devices_may_take_several_outputs() {
+    let dir = workspace();
+    let run = leasejudge(
+        dir.path(),
+        &[
+            "adjudicate",
+            "in.csv",
+            "-o",
+            "/dev/null",
+            "--audit",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(0), "{:?}", run);
+}
+
+#[test]
+fn a_failed_output_commits_no_other() {
+    let dir = workspace();
+    fs::write(dir.path().join("keep.csv"), "old matrix").unwrap();
+    fs::write(dir.path().join("keep-audit.csv"), "old audit").unwrap();
+    let before = snapshot(dir.path());
+    for args in [
+        &[
+            "adjudicate",
+            "in.csv",
+            "--audit",
+            "/dev/full",
+            "-o",
+            "keep.csv",
+        ][..],
+        &[
+            "adjudicate",
+            "in.csv",
+            "--audit",
+            "keep-audit.csv",
+            "-o",
+            "/dev/full",
+        ],
+        &[
+            "adjudicate",
+            "in.csv",
+            "-f",
+            "table",
+            "--audit",
+            "/dev/full",
+            "-o",
+            "keep.csv",
+        ],
+        &[
+            "generate",
+            "--cases",
+            "5",
+            "-o",
+            "keep.csv",
+            "--golden",
+            "/dev/full",
+        ],
+    ] {
+        let run = leasejudge(dir.path(), args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert_eq!(snapshot(dir.path()), before, "{args:?}");
+    }
+}
+
+#[test]
+fn a_closed_or_unwritable_standard_output_is_an_error() {
+    let dir = workspace();
+    // Opened for reading only: every write fails with EBADF.
+    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir.path())
+        .args(["adjudicate", "in.csv", "-f", "csv"])
+        .stdout(fs::File::open(dir.path().join("golden.csv")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    // Closed: the shell's `>&-`.
+    let run = Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' adjudicate in.csv -f csv >&-",
+            env!("CARGO_BIN_EXE_leasejudge")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("standard output"));
+    // A full device.
+    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir.path())
+        .args(["adjudicate", "in.csv", "-f", "csv"])
+        .stdout(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn a_closed_pipe_stays_quiet() {
+    let dir = workspace();
+    let run = Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "'{}' generate --cases 20000 | head -c 10 >/dev/null",
+            env!("CARGO_BIN_EXE_leasejudge")
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        run.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// Leftovers of a run: the temporary files beside the output.
+fn leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".leasejudge-"))
+        .collect()
+}
+
+#[test]
+fn interrupted_runs_leave_nothing_and_keep_the_old_output() {
+    interrupt_large_runs(false);
+}
+
+/// The engine's spill files and standard-input spool (`src/streaming/`) are named temporary
+/// files in `TMPDIR` until they are made anonymous (unlinked at creation) there; then this
+/// passes. Run it with `cargo test --test safety -- --ignored`.
+#[test]
+#[ignore = "the streaming engine's spill files are still named files in TMPDIR"]
+fn interrupted_runs_leave_nothing_in_tmpdir() {
+    interrupt_large_runs(true);
+}
+
+/// Interrupts large runs at seeded random moments with each signal and checks what is left.
+fn interrupt_large_runs(check_tmpdir: bool) {
+    use leasejudge::random::SplitMix64;
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::Duration;
+
+    let dir = workspace();
+    let big = dir.path().join("big.csv");
+    let made = leasejudge(
+        dir.path(),
+        &[
+            "generate", "--cases", "20000", "--seed", "7", "-o", "big.csv",
+        ],
+    );
+    assert!(made.status.success());
+    let big = big.to_str().unwrap().to_owned();
+    let runs: &[&[&str]] = &[
+        &["adjudicate", &big, "-o", "out.csv", "--audit", "audit.csv"],
+        &["adjudicate", &big, "-f", "json", "-o", "out.csv"],
+        &[
+            "generate",
+            "--cases",
+            "30000",
+            "-o",
+            "out.csv",
+            "--golden",
+            "audit.csv",
+        ],
+    ];
+    let mut rng = SplitMix64::new(13);
+    let mut interrupted = 0;
+    for round in 0..2 {
+        for args in runs {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                let out_dir = tempfile::tempdir().unwrap();
+                let private_tmp = tempfile::tempdir().unwrap();
+                fs::write(out_dir.path().join("out.csv"), "the old output\n").unwrap();
+                fs::write(out_dir.path().join("audit.csv"), "the old audit\n").unwrap();
+                let before = snapshot(out_dir.path());
+                let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+                    .current_dir(out_dir.path())
+                    .env("TMPDIR", private_tmp.path())
+                    .args(*args)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                // Anywhere from start-up to well into the run.
+                let delay = rng.range(20, 900 + 300 * round);
+                std::thread::sleep(Duration::from_millis(delay));
+                // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
+                unsafe { libc::kill(child.id() as i32, signal) };
+                let status = child.wait().unwrap();
+                let what = format!("{args:?} signal {signal} after {delay} ms: {status:?}");
+                assert_eq!(leftovers(out_dir.path()), Vec::<String>::new(), "{what}");
+                let tmp: Vec<_> = fs::read_dir(private_tmp.path()).unwrap().collect();
+                if check_tmpdir {
+                    assert!(tmp.is_empty(), "{what}: left in TMPDIR: {tmp:?}");
+                }
+                if status.success() {
+                    // Finished before the signal: both outputs are new and whole.
+                    assert_ne!(snapshot(out_dir.path()), before, "{what}");
+                } else {
+                    interrupted += 1;
+                    assert!(
+                        status.code() == Some(128 + signal) || status.signal() == Some(signal),
+                        "{what}"
+                    );
+                    assert_eq!(snapshot(out_dir.path()), before, "{what}");
+                }
+            }
+        }
+    }
+    // Most rounds must really interrupt a run, or the test proves nothing.
+    assert!(
+        interrupted >= 9,
+        "only {interrupted} of 18 runs were interrupted"
+    );
+}
