@@ -437,3 +437,133 @@ fn interrupt_large_runs(check_tmpdir: bool) {
         "only {interrupted} of 18 runs were interrupted"
     );
 }
+
+#[test]
+fn absurd_options_are_usage_errors() {
+    let dir = workspace();
+    let runs: &[&[&str]] = &[
+        &["adjudicate", "in.csv", "--jobs", "0"],
+        &["adjudicate", "in.csv", "--jobs", "5000"],
+        &["adjudicate", "in.csv", "--jobs", "18446744073709551616"],
+        &["adjudicate", "in.csv", "--open-cases", "0"],
+        &[
+            "adjudicate",
+            "in.csv",
+            "--open-cases",
+            "18446744073709551615",
+        ],
+        &["reorder", "in.csv", "--permutations", "0"],
+        &[
+            "reorder",
+            "in.csv",
+            "--permutations",
+            "18446744073709551615",
+        ],
+        &[
+            "generate",
+            "--rows-per-case",
+            "1..18446744073709551615",
+            "--cases",
+            "2",
+        ],
+        &[
+            "generate",
+            "--rows-per-case",
+            "1..1000000000",
+            "--cases",
+            "2",
+        ],
+        &[
+            "generate",
+            "--rows-per-case",
+            "100000",
+            "--interleave",
+            "1000",
+        ],
+        &["generate", "--interleave", "18446744073709551615"],
+    ];
+    for args in runs {
+        let run = leasejudge(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(run.stdout.is_empty(), "{args:?} wrote output");
+    }
+    // The limits themselves are accepted.
+    for args in [
+        &[
+            "adjudicate",
+            "in.csv",
+            "--jobs",
+            "256",
+            "--open-cases",
+            "1000000",
+        ][..],
+        &["generate", "--rows-per-case", "1..125000", "--cases", "1"],
+    ] {
+        let run = leasejudge(dir.path(), args);
+        assert_eq!(run.status.code(), Some(0), "{args:?}");
+    }
+}
+
+#[test]
+fn endless_records_are_located_input_errors() {
+    let dir = workspace();
+    let header = CASES.lines().next().unwrap();
+    let long = "a".repeat(3 << 20);
+    fs::write(dir.path().join("long.csv"), format!("{header}\n{long}\n")).unwrap();
+    fs::write(dir.path().join("quoted.csv"), format!("{header}\n\"{long}")).unwrap();
+    fs::write(
+        dir.path().join("long.ndjson"),
+        format!("{{\"case_id\":\"{long}\"}}\n"),
+    )
+    .unwrap();
+    let runs: &[(&[&str], &str)] = &[
+        (
+            &["adjudicate", "long.csv"],
+            "long.csv:2: cannot read: a record longer than",
+        ),
+        (
+            &["adjudicate", "long.csv", "-f", "table"],
+            "long.csv:2: cannot read: a record longer than",
+        ),
+        (
+            &["adjudicate", "quoted.csv"],
+            "quoted.csv:2: cannot read: a record longer than",
+        ),
+        (
+            &["validate", "quoted.csv"],
+            "quoted.csv:2: cannot read: a record longer than",
+        ),
+        (
+            &["adjudicate", "long.ndjson"],
+            "long.ndjson:1: unreadable: a record longer than",
+        ),
+        (
+            &["adjudicate", "--input-format", "csv", "/dev/zero"],
+            "/dev/zero:1: cannot read: a record longer than",
+        ),
+        (
+            &["adjudicate", "--input-format", "ndjson", "/dev/zero"],
+            "/dev/zero:1: unreadable: a record longer than",
+        ),
+        (
+            &["adjudicate", "--input-format", "json", "/dev/zero"],
+            "/dev/zero: cannot read: longer than 268435456 bytes",
+        ),
+        (
+            &["grade", "/dev/zero", "--golden", "golden.csv"],
+            "/dev/zero: cannot read: longer than",
+        ),
+        (
+            &["grade", "submission.csv", "--golden", "/dev/zero"],
+            "/dev/zero: cannot read: longer than",
+        ),
+    ];
+    for (args, expected) in runs {
+        let run = leasejudge(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}

@@ -69,14 +69,15 @@ pub struct Args {
     pub explain: bool,
 
     /// Threads for reading several input files at once, or the two halves of one CSV file of
-    /// 4 MiB or more [default: the number of CPUs]. The output is the same for any N.
-    #[arg(long, value_name = "N")]
+    /// 4 MiB or more [default: the number of CPUs]; 1 to 256. The output is the same for any N.
+    #[arg(long, value_name = "N", value_parser = crate::limits::parse_jobs)]
     pub jobs: Option<usize>,
 
     /// Cases kept open at once (per half, for a file read as two halves) before the oldest is
     /// judged and written out; a case that continues after that is still judged correctly, by a
-    /// slower pass that keeps every case.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES)]
+    /// slower pass that keeps every case. 1 to 1000000.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES,
+          value_parser = crate::limits::parse_open_cases)]
     pub open_cases: usize,
 }
 
@@ -150,7 +151,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             encoding,
             jobs: args
                 .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .min(crate::limits::MAX_JOBS),
             progress: progress.as_ref(),
             rows_observed: args.audit.is_some(),
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,

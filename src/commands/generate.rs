@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::generate::{default_mix, parse_mix, write_cases, Options};
 use crate::input::Source;
+use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
 use crate::output::{check_paths, persist_all, Named, Output};
 use crate::streaming::{
     adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
@@ -28,7 +29,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     pub cases: u64,
 
-    /// Rows per case, `N` or `MIN..MAX` (scenarios need a few rows of their own).
+    /// Rows per case, `N` or `MIN..MAX` (scenarios need a few rows of their own); --interleave
+    /// times MAX may be at most 1000000 (the rows held in memory at once).
     #[arg(long, value_name = "N|MIN..MAX", default_value = "6..14", value_parser = parse_rows)]
     pub rows_per_case: (u64, u64),
 
@@ -95,6 +97,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     if args.interleave == 0 {
         bail!("--interleave must be 1 or more");
+    }
+    let held = args.interleave.saturating_mul(args.rows_per_case.1);
+    if held > MAX_GENERATED_ROWS_IN_MEMORY {
+        bail!(
+            "--interleave {} times the most --rows-per-case {} is {held} rows held in memory \
+             at once; at most {MAX_GENERATED_ROWS_IN_MEMORY} are allowed",
+            args.interleave,
+            args.rows_per_case.1
+        );
     }
     let options = Options {
         seed: args.seed,

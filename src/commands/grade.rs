@@ -1,7 +1,6 @@
 //! `leasejudge grade`: grade a learner's filled-in matrix against hidden golden labels (spec
 //! section 8). Golden values stay hidden unless `--reveal` is given.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,17 +45,13 @@ pub struct Args {
 
 fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| {
-                InputErrors(vec![crate::input::InputError::new(
-                    "-",
-                    0,
-                    format!("cannot read: {e}"),
-                )])
-            })?;
+        let bytes = crate::limits::read_document(std::io::stdin().lock()).map_err(|e| {
+            InputErrors(vec![crate::input::InputError::new(
+                "-",
+                0,
+                format!("cannot read: {e}"),
+            )])
+        })?;
         parse_matrix(&bytes, "-", MatrixFileFormat::Csv)
     } else {
         read_matrix_file(path, &path.to_string_lossy())

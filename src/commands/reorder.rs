@@ -32,7 +32,8 @@ pub struct Args {
     pub inputs: Vec<PathBuf>,
 
     /// How many permutations to try per case.
-    #[arg(long, short = 'n', default_value_t = 100, value_name = "N")]
+    #[arg(long, short = 'n', default_value_t = 100, value_name = "N",
+          value_parser = crate::limits::parse_permutations)]
     pub permutations: usize,
 
     /// The seed of the permutations (the same seed tries the same permutations).

@@ -207,8 +207,14 @@ pub fn read_lines(
     let mut line = 0u64;
     loop {
         buffer.clear();
-        match reader.read_until(b'\n', &mut buffer) {
+        let limit = crate::limits::MAX_RECORD_BYTES as u64 + 1;
+        match std::io::Read::take(&mut reader, limit).read_until(b'\n', &mut buffer) {
             Ok(0) => break,
+            Ok(n) if n as u64 == limit && buffer.last() != Some(&b'\n') => {
+                let e = crate::limits::record_too_long();
+                errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
+                break;
+            }
             Ok(_) => line += 1,
             Err(e) => {
                 errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));

@@ -268,7 +268,7 @@ pub fn read_from(
 
 /// [`read_from`], also telling `observer` about ignored columns and raw cells.
 pub fn read_from_observed(
-    mut reader: impl Read,
+    reader: impl Read,
     name: &str,
     format: InputFormat,
     errors: &mut Vec<InputError>,
@@ -295,11 +295,13 @@ pub fn read_from_observed(
             observer,
         ),
         InputFormat::Json => {
-            let mut bytes = Vec::new();
-            if let Err(e) = reader.read_to_end(&mut bytes) {
-                errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
-                return;
-            }
+            let bytes = match crate::limits::read_document(reader) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+                    return;
+                }
+            };
             let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
             match std::str::from_utf8(body) {
                 Ok(text) => json::read_document(text, name, errors, sink, observer),
