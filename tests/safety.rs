@@ -567,3 +567,36 @@ fn endless_records_are_located_input_errors() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn json_numbers_are_kept_as_written() {
+    let dir = workspace();
+    let rows = [
+        r#"{"case_id":"c1","event":"offer","observed_at":"2026-01-01T10:00:00Z","job_id":"j","lease_id":"L","generation":1,"holder":"w","lease_duration":30}"#,
+        r#"{"case_id":"c1","event":"ack","observed_at":"2026-01-01T10:00:01Z","lease_id":"L","generation":1,"holder":"w"}"#,
+        r#"{"case_id":"c1","event":"progress","observed_at":"2026-01-01T10:00:02Z","lease_id":"L","generation":1,"holder":"w","progress_seq":1,"progress_value":VALUE}"#,
+    ];
+    for value in [
+        "1E5",
+        "1.50",
+        "-0",
+        "2.5E-3",
+        "100000000000000000000000000001",
+    ] {
+        let lines: Vec<String> = rows.iter().map(|r| r.replace("VALUE", value)).collect();
+        fs::write(dir.path().join("p.ndjson"), lines.join("\n")).unwrap();
+        fs::write(
+            dir.path().join("p.json"),
+            format!("[{}]", lines.join(",\n")),
+        )
+        .unwrap();
+        for file in ["p.ndjson", "p.json"] {
+            let run = leasejudge(dir.path(), &["adjudicate", file, "-f", "csv"]);
+            assert!(run.status.success(), "{file} {value}");
+            let matrix = String::from_utf8(run.stdout).unwrap();
+            let row = matrix.lines().nth(1).unwrap();
+            let cells: Vec<&str> = row.split(',').collect();
+            assert_eq!(cells[13], value, "{file}: {row}");
+        }
+    }
+}

@@ -14,20 +14,22 @@ use super::fields::{
     cell_text, parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
 };
 
-/// A row object with its keys in order, duplicates kept (so they can be reported).
-struct RowObject(Vec<(String, Value)>);
+/// A row object with its keys in order, duplicates kept (so they can be reported), and each
+/// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
+/// parsed [`Value`] would not do.
+struct RowObject<'a>(Vec<(String, &'a RawValue)>);
 
-impl<'de> Deserialize<'de> for RowObject {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject, D::Error> {
+impl<'de> Deserialize<'de> for RowObject<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject<'de>, D::Error> {
         struct RowVisitor;
         impl<'de> Visitor<'de> for RowVisitor {
-            type Value = RowObject;
+            type Value = RowObject<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a row object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject<'de>, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
                     entries.push(entry);
                 }
                 Ok(RowObject(entries))
@@ -288,15 +290,19 @@ fn read_object(
                 .column(key.clone()),
             ),
         }
-        texts.push(match value {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(_) | Value::Array(_) | Value::Object(_) => {
+        let raw = value.get();
+        texts.push(match raw.as_bytes().first() {
+            Some(b'n') => None,
+            Some(b'"') => Some(serde_json::from_str::<String>(raw).unwrap_or_default()),
+            // Verbatim: the number as written.
+            Some(b'-' | b'0'..=b'9') => Some(raw.to_owned()),
+            _ => {
+                let compact = serde_json::from_str::<Value>(raw)
+                    .map_or_else(|_| raw.to_owned(), |value| value.to_string());
                 errors.push(
                     InputError::new(file, line, "must be a string, a number or null")
                         .column(key.clone())
-                        .value(value.to_string()),
+                        .value(compact),
                 );
                 None
             }
