@@ -25,7 +25,13 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if leasejudge::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("leasejudge: {error:#}");
+            // Messages quote input (file names, header cells): nothing in them reaches the
+            // terminal as a control sequence.
+            let message = format!("{error:#}");
+            eprintln!(
+                "leasejudge: {}",
+                leasejudge::output::escape_controls_keep_lines(&message)
+            );
             ExitCode::from(2)
         }
     }

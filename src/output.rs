@@ -17,9 +17,11 @@
 
 mod cleanup;
 mod paths;
+mod sanitize;
 
 pub use cleanup::install_signal_handlers;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
+pub use sanitize::{escape_controls, escape_controls_keep_lines, is_unsafe_char};
 
 use std::fs;
 use std::fs::File;

@@ -600,3 +600,162 @@ fn json_numbers_are_kept_as_written() {
         }
     }
 }
+
+/// Bytes no terminal or line-oriented output may carry raw: ESC, BEL, CR, DEL, a C1 control
+/// (U+009B, CSI), and the right-to-left override.
+fn raw_controls(text: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(text);
+    text.chars()
+        .filter(|&c| {
+            matches!(
+                c,
+                '\u{1b}' | '\u{7}' | '\r' | '\u{7f}' | '\u{9b}' | '\u{202e}'
+            )
+        })
+        .map(|c| format!("{c:?}"))
+        .collect()
+}
+
+#[test]
+fn text_from_input_reaches_terminals_escaped() {
+    let dir = workspace();
+    let evil = "c\u{1b}[31mX\u{7}\u{7f}\u{9b}2J\u{202e}";
+    let mut cases = String::new();
+    for (index, line) in CASES.lines().enumerate() {
+        if index == 1 || index == 2 {
+            cases.push_str(&line.replacen("ack-before-deadline", evil, 1));
+        } else {
+            cases.push_str(line);
+        }
+        cases.push('\n');
+    }
+    assert!(cases.contains(evil));
+    fs::write(dir.path().join("evil.csv"), &cases).unwrap();
+    let matrix = leasejudge(dir.path(), &["adjudicate", "evil.csv", "-f", "csv"]);
+    assert!(matrix.status.success());
+    // A golden file that disagrees on the evil case, so every report names it.
+    let golden = String::from_utf8(matrix.stdout.clone()).unwrap().replacen(
+        ",ACTIVE,within_lease",
+        ",EXPIRED,within_lease",
+        1,
+    );
+    fs::write(dir.path().join("evil-golden.csv"), golden).unwrap();
+    let line_formats: &[&[&str]] = &[
+        &["adjudicate", "evil.csv", "-f", "table"],
+        &["adjudicate", "evil.csv", "-f", "table", "--explain"],
+        &["explain", "evil.csv"],
+        &["explain", "evil.csv", "-f", "mermaid"],
+        &[
+            "check",
+            "evil.csv",
+            "--golden",
+            "evil-golden.csv",
+            "-f",
+            "table",
+        ],
+        &[
+            "check",
+            "evil.csv",
+            "--golden",
+            "evil-golden.csv",
+            "-f",
+            "github",
+        ],
+        &[
+            "check",
+            "evil.csv",
+            "--golden",
+            "evil-golden.csv",
+            "-f",
+            "markdown",
+        ],
+        &[
+            "grade",
+            "evil-golden.csv",
+            "--golden",
+            "golden.csv",
+            "-f",
+            "table",
+        ],
+        &[
+            "grade",
+            "evil-golden.csv",
+            "--golden",
+            "golden.csv",
+            "-f",
+            "github",
+        ],
+    ];
+    for args in line_formats {
+        let run = leasejudge(dir.path(), args);
+        assert!(run.status.code().unwrap() < 2, "{args:?}: {run:?}");
+        assert_eq!(
+            raw_controls(&run.stdout),
+            Vec::<String>::new(),
+            "{args:?} stdout"
+        );
+        assert_eq!(
+            raw_controls(&run.stderr),
+            Vec::<String>::new(),
+            "{args:?} stderr"
+        );
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            stdout.contains("\\u{1b}") || stdout.contains("#27;"),
+            "{args:?}: the case is not shown escaped\n{stdout}"
+        );
+    }
+    // Formats with their own escaping keep the text exactly.
+    let json = leasejudge(dir.path(), &["adjudicate", "evil.csv", "-f", "json"]);
+    let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(parsed[0]["case_id"], evil);
+    let mut csv = csv::Reader::from_reader(&matrix.stdout[..]);
+    assert_eq!(&csv.records().next().unwrap().unwrap()[0], evil);
+    let junit = leasejudge(
+        dir.path(),
+        &[
+            "check",
+            "evil.csv",
+            "--golden",
+            "evil-golden.csv",
+            "-f",
+            "junit",
+        ],
+    );
+    roxmltree::Document::parse(std::str::from_utf8(&junit.stdout).unwrap()).unwrap();
+    // HTML escapes controls as character references; a bidi override is ordinary text there.
+    let html = leasejudge(dir.path(), &["explain", "evil.csv", "-f", "html"]);
+    let html = String::from_utf8(html.stdout).unwrap();
+    assert!(!html.chars().any(|c| c.is_control() && c != '\n'), "{html}");
+}
+
+#[test]
+fn error_messages_escape_what_they_quote() {
+    let dir = workspace();
+    let header = CASES.lines().next().unwrap();
+    // An unknown column named with an escape sequence, a bad value holding one, a file name
+    // holding one.
+    let bad = format!(
+        "{header},x\u{1b}[2J\nc1,offer\u{1b}[31m,2026-01-01T10:00:00Z{}\n",
+        ",".repeat(header.matches(',').count() - 2)
+    );
+    fs::write(dir.path().join("bad\u{1b}[1m.csv"), bad).unwrap();
+    for args in [
+        &["adjudicate", "bad\u{1b}[1m.csv"][..],
+        &["validate", "bad\u{1b}[1m.csv"],
+        &["adjudicate", "."],
+        &["adjudicate", "no-such\u{1b}[1m.csv"],
+    ] {
+        let run = leasejudge(dir.path(), args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            raw_controls(&run.stderr),
+            Vec::<String>::new(),
+            "{args:?}: {run:?}"
+        );
+        assert!(
+            String::from_utf8_lossy(&run.stderr).contains("\\u{1b}"),
+            "{args:?}: {run:?}"
+        );
+    }
+}

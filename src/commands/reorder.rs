@@ -13,7 +13,7 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
 use crate::lease::{Row, Timestamp};
-use crate::output::{check_paths, Named, Output};
+use crate::output::{check_paths, escape_controls, Named, Output};
 use crate::reorder::{case_seed, explore_case};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
@@ -125,9 +125,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             writeln!(
                 out,
                 "{}:{}: case {}: VIOLATION of section 7 ({}): {}",
-                case.file,
+                escape_controls(&case.file),
                 case.lines[permutation.last_slot()],
-                case.case_id,
+                escape_controls(&case.case_id),
                 permutation.describe(&case.lines),
                 what.join(", ")
             )?;
@@ -138,9 +138,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 out,
                 "{}:{}: case {}: decision depends on arrival order: {} ({}) in file order, {} \
                  ({}) with {}",
-                case.file,
+                escape_controls(&case.file),
                 case.lines[found.permutation.slots[0]],
-                case.case_id,
+                escape_controls(&case.case_id),
                 found.original.0,
                 found.original.1,
                 found.permuted.0,

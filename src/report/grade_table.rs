@@ -5,6 +5,7 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use crate::grading::{CaseOutcome, GradeReport};
+use crate::output::{escape_controls, escape_controls_keep_lines};
 
 /// Renders the report; statuses are coloured when `color`.
 pub fn render(report: &GradeReport, color: bool) -> String {
@@ -27,10 +28,12 @@ pub fn render(report: &GradeReport, color: bool) -> String {
                 status = status.fg(colour);
             }
             table.add_row(vec![
-                Cell::new(&case.case_id),
-                Cell::new(case.at.to_string()),
+                Cell::new(escape_controls(&case.case_id)),
+                Cell::new(escape_controls(&case.at.to_string())),
                 status,
-                Cell::new(case.problems(&file.file).join("\n")),
+                Cell::new(escape_controls_keep_lines(
+                    &case.problems(&file.file).join("\n"),
+                )),
             ]);
         }
         for unknown in &file.unknown {
@@ -39,10 +42,10 @@ pub fn render(report: &GradeReport, color: bool) -> String {
                 status = status.fg(Color::Yellow);
             }
             table.add_row(vec![
-                Cell::new(&unknown.case_id),
-                Cell::new(unknown.at.to_string()),
+                Cell::new(escape_controls(&unknown.case_id)),
+                Cell::new(escape_controls(&unknown.at.to_string())),
                 status,
-                Cell::new(unknown.problem(&file.golden)),
+                Cell::new(escape_controls(&unknown.problem(&file.golden))),
             ]);
         }
     }
@@ -58,7 +61,7 @@ pub fn render(report: &GradeReport, color: bool) -> String {
     for unpaired in &report.unpaired {
         text.push_str(&format!(
             "{}: {}\n",
-            unpaired.file,
+            escape_controls(&unpaired.file),
             unpaired.problem.message()
         ));
     }

@@ -5,6 +5,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use crate::lease::Decision;
 use crate::matrix::{MatrixRow, COLUMNS};
+use crate::output::escape_controls;
 
 /// Renders the matrix: every column, one row per case, the decision coloured when `color`.
 pub fn matrix_table(rows: &[MatrixRow], extra: &[(&str, Vec<String>)], color: bool) -> String {
@@ -19,12 +20,21 @@ pub fn matrix_table(rows: &[MatrixRow], extra: &[(&str, Vec<String>)], color: bo
     header.extend(extra.iter().map(|(name, _)| Cell::new(name)));
     table.set_header(header);
     for (index, row) in rows.iter().enumerate() {
-        let mut cells: Vec<Cell> = row.cells().into_iter().map(Cell::new).collect();
+        // Cells quote input (case ids, holders, progress values): escaped for the terminal.
+        let mut cells: Vec<Cell> = row
+            .cells()
+            .into_iter()
+            .map(|cell| Cell::new(escape_controls(cell.as_ref())))
+            .collect();
         if color {
             let colour = decision_colour(row.decision);
             cells[21] = Cell::new(row.decision.as_str()).fg(colour);
         }
-        cells.extend(extra.iter().map(|(_, values)| Cell::new(&values[index])));
+        cells.extend(
+            extra
+                .iter()
+                .map(|(_, values)| Cell::new(escape_controls(&values[index]))),
+        );
         table.add_row(cells);
     }
     let mut text = table.to_string();
