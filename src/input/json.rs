@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::error::{located, InputError};
 use super::fields::{
-    cell_text, parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
+    cell_text, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
 };
 
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
@@ -337,7 +337,7 @@ fn read_object(
                     .column("case_id")
                     .value(given),
                 );
-                return sink(line, Err(Some(expected.into())));
+                return sink(line, Err(BadRow::of_case(Some(expected.into()))));
             }
         }
     }

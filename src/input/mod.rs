@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 pub use csv::{CsvHeader, CsvRead};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
-    cell_text, normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped,
-    ParsedRow, RawCells, RowResult,
+    cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
+    Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 
