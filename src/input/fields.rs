@@ -642,7 +642,15 @@ mod tests {
             (Field::RenewSeq, "x"),
             (Field::SentAt, "2026-01-01T10:00:00"),
         ]);
-        assert_eq!(row, Err(Some("c1".into())));
+        // What the row still says validly, for the checks against its case.
+        assert_eq!(
+            row,
+            Err(BadRow {
+                case_id: Some("c1".into()),
+                job_id: None,
+                observed_at: Some(Timestamp::parse("2026-01-01T10:00:00Z").unwrap()),
+            })
+        );
         assert_eq!(
             errors,
             [
