@@ -289,17 +289,27 @@ fn a_closed_or_unwritable_standard_output_is_an_error() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     // Closed: the shell's `>&-`.
-    let run = Command::new("sh")
-        .current_dir(dir.path())
-        .arg("-c")
-        .arg(format!(
-            "exec '{}' adjudicate in.csv -f csv >&-",
-            env!("CARGO_BIN_EXE_leasejudge")
-        ))
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2), "{run:?}");
-    assert!(String::from_utf8_lossy(&run.stderr).contains("standard output"));
+    for args in [
+        "adjudicate in.csv -f csv",
+        "adjudicate in.csv -f table",
+        "explain in.csv",
+        "generate --cases 3",
+        "generate --list-scenarios",
+        "check in.csv --golden golden.csv -f github",
+        "grade submission.csv --golden golden.csv",
+    ] {
+        let run = Command::new("sh")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(format!(
+                "exec '{}' {args} >&-",
+                env!("CARGO_BIN_EXE_leasejudge")
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args}: {run:?}");
+        assert!(String::from_utf8_lossy(&run.stderr).contains("standard output"));
+    }
     // A full device.
     let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .current_dir(dir.path())

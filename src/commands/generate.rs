@@ -80,7 +80,8 @@ fn parse_rows(text: &str) -> Result<(u64, u64), String> {
 /// Runs `generate`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     if args.list_scenarios {
-        let mut out = std::io::stdout().lock();
+        // Through an Output: a closed standard output is an error here too.
+        let mut out = Output::open(None)?;
         for (scenario, weight) in default_mix() {
             writeln!(
                 out,
@@ -89,6 +90,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 scenario.ends_in()
             )?;
         }
+        out.commit()?;
         return Ok(ExitCode::SUCCESS);
     }
     let cases_to_file = args.output.as_deref().is_some_and(|p| p.as_os_str() != "-");
