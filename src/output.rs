@@ -10,7 +10,8 @@
 //!    uncommitted [`Output`] removes its temporary file and leaves the target as it was.
 //! 3. A report whose job is to carry problems (a `check` or `grade` report in JUnit, GitHub,
 //!    Markdown or JSON) is the exception: write the problems into it, commit it alone with
-//!    [`Output::commit`] (still atomically) and return exit 2 — and commit no other output.
+//!    [`commit_problem_report`] (still atomically; the run's other outputs are dropped, their
+//!    files left as they were) and return exit 2.
 //!
 //! Interrupted runs leave nothing behind: temporary files are removed on SIGINT, SIGTERM
 //! and SIGHUP ([`install_signal_handlers`]).
@@ -159,6 +160,14 @@ pub fn commit_all(outputs: Vec<Output>) -> Result<()> {
         finished.push(output.finish()?);
     }
     persist_all(finished)
+}
+
+/// Commits `report`, a report whose job is to carry the run's problems to CI or a learner,
+/// and nothing else: every output in `others` is dropped (its temporary file removed, its
+/// target left as it was). The command still exits 2.
+pub fn commit_problem_report(report: Output, others: Vec<Output>) -> Result<()> {
+    drop(others);
+    report.commit()
 }
 
 /// Renames every finished output into place, holding off signal handlers until all are.
@@ -366,5 +375,73 @@ impl AppendFile for Output {
                 io::copy(&mut file.take(len), out.get_mut())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_files(dir: &Path) -> usize {
+        fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with(".leasejudge-")
+            })
+            .count()
+    }
+
+    #[test]
+    fn outputs_commit_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        let b = dir.path().join("b.csv");
+        fs::write(&a, "old a").unwrap();
+        let mut first = Output::open(Some(&a)).unwrap();
+        first.write_all(b"new a").unwrap();
+        let mut full = Output::open(Some(Path::new("/dev/full"))).unwrap();
+        full.write_all(b"held in the buffer until the commit")
+            .unwrap();
+        assert!(commit_all(vec![first, full]).is_err());
+        assert_eq!(fs::read(&a).unwrap(), b"old a");
+        assert_eq!(temp_files(dir.path()), 0);
+
+        let mut first = Output::open(Some(&a)).unwrap();
+        first.write_all(b"new a").unwrap();
+        let mut second = Output::open(Some(&b)).unwrap();
+        second.write_all(b"new b").unwrap();
+        let registered = |dir: &Path| {
+            cleanup::live()
+                .iter()
+                .filter(|p| p.starts_with(dir))
+                .count()
+        };
+        assert_eq!(
+            registered(dir.path()),
+            2,
+            "registered for the signal handlers"
+        );
+        commit_all(vec![first, second]).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"new a");
+        assert_eq!(fs::read(&b).unwrap(), b"new b");
+        assert_eq!(temp_files(dir.path()), 0);
+        assert_eq!(registered(dir.path()), 0);
+    }
+
+    #[test]
+    fn a_problem_report_commits_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("report.xml");
+        let gradebook = dir.path().join("gradebook.csv");
+        fs::write(&gradebook, "old").unwrap();
+        let mut out = Output::open(Some(&report)).unwrap();
+        out.write_all(b"<problems/>").unwrap();
+        let mut other = Output::open(Some(&gradebook)).unwrap();
+        other.write_all(b"new").unwrap();
+        commit_problem_report(out, vec![other]).unwrap();
+        assert_eq!(fs::read(&report).unwrap(), b"<problems/>");
+        assert_eq!(fs::read(&gradebook).unwrap(), b"old");
+        assert_eq!(temp_files(dir.path()), 0);
     }
 }
