@@ -49,6 +49,8 @@ fn workspace() -> tempfile::TempDir {
     fs::write(dir.path().join("golden.csv"), GOLDEN).unwrap();
     fs::write(dir.path().join("submission.csv"), GOLDEN).unwrap();
     fs::write(dir.path().join("gold/in.csv"), GOLDEN).unwrap();
+    fs::write(dir.path().join("gold/orphan.csv"), GOLDEN).unwrap();
+    fs::write(dir.path().join("sub/in.csv"), CASES).unwrap();
     dir
 }
 
@@ -109,6 +111,10 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
             "{}",
         ],
         &["submission.csv", "golden.csv"],
+    ),
+    (
+        &["check", "sub", "--golden", "gold", "-o", "{}"],
+        &["sub/in.csv", "gold/in.csv", "gold/orphan.csv"],
     ),
 ];
 

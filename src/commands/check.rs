@@ -219,6 +219,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             inputs.push(Named::new("--golden", golden));
         }
     }
+    // Golden files no case file claims are the author's too.
+    inputs.extend(
+        pairings
+            .orphan_golden
+            .iter()
+            .map(|golden| Named::new("--golden", golden)),
+    );
     let mut outputs = vec![report_output(&args.report)];
     if args.bless {
         // Every file --bless might write: which ones it does depends on the results.
