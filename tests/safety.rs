@@ -822,29 +822,38 @@ fn error_messages_escape_what_they_quote() {
 #[test]
 fn every_error_of_a_row_is_listed() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let file = "tests/data/errors/every-error-of-a-row.csv";
-    let expected =
-        fs::read_to_string(root.join("tests/data/errors/every-error-of-a-row.expected")).unwrap();
-    let count = expected.lines().count();
-    // The streaming engine (CSV, JSON), the engine that keeps every case (table), validate.
-    for args in [
-        &["adjudicate", file, "-f", "csv"][..],
-        &["adjudicate", file, "-f", "json"],
-        &["adjudicate", file, "-f", "table"],
-        &["explain", file],
+    for (file, expected) in [
+        (
+            "tests/data/errors/every-error-of-a-row.csv",
+            "tests/data/errors/every-error-of-a-row.expected",
+        ),
+        (
+            "tests/data/errors/every-error-of-a-row.ndjson",
+            "tests/data/errors/every-error-of-a-row.ndjson.expected",
+        ),
     ] {
-        let run = leasejudge(root, args);
-        assert_eq!(run.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8(run.stderr).unwrap();
-        assert_eq!(
-            stderr,
-            format!("leasejudge: {expected}{count} input errors; nothing was written\n"),
-            "{args:?}"
-        );
+        let expected = fs::read_to_string(root.join(expected)).unwrap();
+        let count = expected.lines().count();
+        // The streaming engine (CSV, JSON), the engine that keeps every case (table), explain.
+        for args in [
+            &["adjudicate", file, "-f", "csv"][..],
+            &["adjudicate", file, "-f", "json"],
+            &["adjudicate", file, "-f", "table"],
+            &["explain", file],
+        ] {
+            let run = leasejudge(root, args);
+            assert_eq!(run.status.code(), Some(2), "{args:?}");
+            let stderr = String::from_utf8(run.stderr).unwrap();
+            assert_eq!(
+                stderr,
+                format!("leasejudge: {expected}{count} input errors; nothing was written\n"),
+                "{args:?}"
+            );
+        }
+        let run = leasejudge(root, &["validate", file]);
+        assert_eq!(run.status.code(), Some(2));
+        assert!(String::from_utf8(run.stderr)
+            .unwrap()
+            .starts_with(&expected));
     }
-    let run = leasejudge(root, &["validate", file]);
-    assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8(run.stderr)
-        .unwrap()
-        .starts_with(&expected));
 }

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::error::{located, InputError};
 use super::fields::{
-    cell_text, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
+    cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
+    FIELD_COUNT,
 };
 
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
@@ -272,23 +273,29 @@ fn read_object(
     let mut map = FieldMap::<usize>::new();
     let mut texts: Vec<Option<String>> = Vec::with_capacity(object.0.len());
     let before = errors.len();
+    // Fields whose value was reported here already: left out of the row, so that the rest of
+    // it is still checked (every error listed) without a second error for the same cell.
+    let mut reported: Vec<Field> = Vec::new();
     for (index, (key, value)) in object.0.iter().enumerate() {
         match map.insert(key, index) {
             Ok(Mapped::Field(_)) => {}
             Ok(Mapped::Ignored) => observer.ignored_column(line, key),
-            Err((field, earlier)) => errors.push(
-                InputError::new(
-                    file,
-                    line,
-                    format!(
-                        "keys {:?} and {:?} both name the field {}",
-                        object.0[earlier].0,
-                        key,
-                        field.name()
-                    ),
+            Err((field, earlier)) => {
+                reported.push(field);
+                errors.push(
+                    InputError::new(
+                        file,
+                        line,
+                        format!(
+                            "keys {:?} and {:?} both name the field {}",
+                            object.0[earlier].0,
+                            key,
+                            field.name()
+                        ),
+                    )
+                    .column(key.clone()),
                 )
-                .column(key.clone()),
-            ),
+            }
         }
         let raw = value.get();
         texts.push(match raw.as_bytes().first() {
@@ -304,12 +311,10 @@ fn read_object(
                         .column(key.clone())
                         .value(compact),
                 );
+                reported.extend(Field::from_normalised(&normalise_header(key)));
                 None
             }
         });
-    }
-    if errors.len() != before {
-        return;
     }
     if texts
         .iter()
@@ -320,7 +325,9 @@ fn read_object(
     let mut cells: RawCells<'_> = [None; FIELD_COUNT];
     for field in Field::ALL {
         if let Some(&index) = map.get(field) {
-            cells[field as usize] = texts[index].as_deref().and_then(|t| cell_text(field, t));
+            if !reported.contains(&field) {
+                cells[field as usize] = texts[index].as_deref().and_then(|t| cell_text(field, t));
+            }
         }
     }
     if let Some(expected) = case_id {
@@ -337,7 +344,8 @@ fn read_object(
                     .column("case_id")
                     .value(given),
                 );
-                return sink(line, Err(BadRow::of_case(Some(expected.into()))));
+                // The row is checked as a row of the enclosing case.
+                cells[Field::CaseId as usize] = Some(expected);
             }
         }
     }
@@ -345,5 +353,32 @@ fn read_object(
         located(file, line, field, message, value)
     };
     observer.cells(line, &cells);
-    sink(line, parse_row(&cells, errors, &locate));
+    let reported_before = errors.len() != before;
+    let mark = errors.len();
+    let row = parse_row(&cells, errors, &locate);
+    if !reported.is_empty() {
+        // "missing, required on offer" for a value reported above as of the wrong type.
+        let mut index = mark;
+        while index < errors.len() {
+            let about_reported = errors[index]
+                .column
+                .as_deref()
+                .is_some_and(|column| reported.iter().any(|f| f.name() == column));
+            if about_reported {
+                errors.remove(index);
+            } else {
+                index += 1;
+            }
+        }
+    }
+    let row = match row {
+        // Its problems were reported above: it is not replayed, only checked against its case.
+        Ok(parsed) if reported_before => Err(BadRow {
+            case_id: Some(parsed.case_id),
+            job_id: parsed.row.job_id,
+            observed_at: Some(parsed.row.observed_at),
+        }),
+        row => row,
+    };
+    sink(line, row);
 }
