@@ -979,9 +979,13 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         .iter()
         .map(|_| std::sync::Mutex::new(None))
         .collect();
+    // A thread that cannot be started (a memory limit) is not a panic: the workers that did
+    // start take every file from the shared counter; with none, the run fails.
+    let mut started = 0;
+    let mut spawn_error = None;
     std::thread::scope(|scope| {
         for _ in 0..settings.jobs.min(sources.len()) {
-            scope.spawn(|| loop {
+            let worker = std::thread::Builder::new().spawn_scoped(scope, || loop {
                 let file_index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(source) = sources.get(file_index) else {
                     break;
@@ -1016,8 +1020,20 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 });
                 *results[file_index].lock().expect("no panics while locked") = Some(result);
             });
+            match worker {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
         }
     });
+    if started == 0 {
+        if let Some(e) = spawn_error {
+            return Err(e);
+        }
+    }
     let seen = filter_for(sources);
     let mut earlier_ids: Vec<IdLog> = Vec::new();
     let mut spills = Vec::new();
