@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::input::{InputError, InputErrors, ParsedRow, RowResult};
+use crate::input::{BadRow, InputError, InputErrors, ParsedRow, RowResult};
 use crate::lease::{Case, CaseFault, Outcome, Row, Timestamp, Verdict};
 
 /// Where a row came from.
@@ -68,12 +68,18 @@ impl Adjudication {
     pub fn feed(&mut self, at: Location<'_>, row: &RowResult) -> Option<Outcome> {
         match row {
             Ok(parsed) => self.feed_row(at, parsed),
-            Err(case_id) => {
+            Err(bad) => {
                 // The reader reported the row's errors. A case whose first row is bad is
                 // broken: its later rows must not be blamed for not being an offer.
-                if let Some(case_id) = case_id {
-                    if !self.index.contains_key(case_id.as_str()) {
-                        self.insert(at, case_id.to_string(), CaseSlot::Broken);
+                if let Some(case_id) = &bad.case_id {
+                    match self.index.get(case_id.as_str()) {
+                        None => self.insert(at, case_id.to_string(), CaseSlot::Broken),
+                        Some(&index) => {
+                            // What the row still says is checked against its case too.
+                            if let CaseSlot::Live(case) = &self.entries[index].slot {
+                                self.errors.extend(bad_row_errors(at, case, bad));
+                            }
+                        }
                     }
                 }
                 None
@@ -132,7 +138,7 @@ impl Adjudication {
         match case.step(row) {
             Ok(outcome) => Some(outcome),
             Err(fault) => {
-                self.errors.push(fault_error(at, &fault, row));
+                self.errors.extend(fault_errors(at, case, &fault, row));
                 None
             }
         }
@@ -168,15 +174,53 @@ impl Adjudication {
 
 /// The located input error for a row the lease core refused.
 pub fn fault_error(at: Location<'_>, fault: &CaseFault, row: &Row) -> InputError {
+    located_fault(at, fault, row.job_id.as_deref(), Some(row.observed_at))
+}
+
+fn located_fault(
+    at: Location<'_>,
+    fault: &CaseFault,
+    job_id: Option<&str>,
+    observed_at: Option<Timestamp>,
+) -> InputError {
     let error = InputError::new(at.file, at.line, fault.to_string()).column(fault.column());
     match fault {
         CaseFault::FirstRowNotOffer(event) => error.value(event.to_string()),
         CaseFault::MissingJobId => error,
-        CaseFault::JobIdMismatch { .. } => error.value(row.job_id.clone().unwrap_or_default()),
-        CaseFault::ObservedAtDecreased { .. } | CaseFault::ExpiryOutOfRange(_) => {
-            error.value(row.observed_at.to_string())
-        }
+        CaseFault::JobIdMismatch { .. } => error.value(job_id.unwrap_or_default()),
+        CaseFault::ObservedAtDecreased { .. } | CaseFault::ExpiryOutOfRange(_) => match observed_at
+        {
+            Some(observed_at) => error.value(observed_at.to_string()),
+            None => error,
+        },
     }
+}
+
+/// Every error of a row `case` refused with `fault`: [`Case::step`] stops at its first fault,
+/// but a decreasing `observed_at` and a differing `job_id` are independent and both listed.
+pub fn fault_errors(
+    at: Location<'_>,
+    case: &Case,
+    fault: &CaseFault,
+    row: &Row,
+) -> Vec<InputError> {
+    let mut faults = case.row_faults(row.job_id.as_deref(), Some(row.observed_at));
+    if !faults.contains(fault) {
+        faults.insert(0, fault.clone());
+    }
+    faults
+        .iter()
+        .map(|fault| fault_error(at, fault, row))
+        .collect()
+}
+
+/// The errors a row that could not be typed (its own errors already reported) has against
+/// its case: a differing `job_id`, a decreasing `observed_at`.
+pub fn bad_row_errors(at: Location<'_>, case: &Case, bad: &BadRow) -> Vec<InputError> {
+    case.row_faults(bad.job_id.as_deref(), bad.observed_at)
+        .iter()
+        .map(|fault| located_fault(at, fault, bad.job_id.as_deref(), bad.observed_at))
+        .collect()
 }
 
 /// Reads every source in order and judges every case. `on_row` sees each replayed row with

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::commands;
@@ -47,6 +47,7 @@ enum Command {
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     set_color_choice(cli.color);
+    crate::output::install_signal_handlers().context("cannot install the signal handlers")?;
     match &cli.command {
         Command::Adjudicate(args) => commands::adjudicate::run(args),
         Command::Generate(args) => commands::generate::run(args),

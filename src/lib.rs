@@ -42,6 +42,7 @@ pub mod generate;
 pub mod grading;
 pub mod input;
 pub mod lease;
+pub mod limits;
 pub mod matrix;
 pub mod output;
 pub mod random;

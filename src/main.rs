@@ -5,12 +5,33 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Runs before the standard library's start-up, which reopens a closed standard output on
+/// `/dev/null` (after which `leasejudge ... >&-` would "succeed" writing nothing).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = {
+    extern "C" fn note() {
+        // SAFETY: fcntl on a descriptor number only queries its flags; nothing is borrowed.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+            leasejudge::output::note_stdout_closed();
+        }
+    }
+    note
+};
+
 fn main() -> ExitCode {
     match leasejudge::cli::run() {
         Ok(code) => code,
         Err(error) if leasejudge::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("leasejudge: {error:#}");
+            // Messages quote input (file names, header cells): nothing in them reaches the
+            // terminal as a control sequence.
+            let message = format!("{error:#}");
+            eprintln!(
+                "leasejudge: {}",
+                leasejudge::output::escape_controls_keep_lines(&message)
+            );
             ExitCode::from(2)
         }
     }

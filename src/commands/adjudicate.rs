@@ -12,7 +12,7 @@ use crate::input::{expand_inputs, InputFormat};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
-use crate::output::Output;
+use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
@@ -70,14 +70,15 @@ pub struct Args {
     pub explain: bool,
 
     /// Threads for reading several input files at once, or the two halves of one CSV file of
-    /// 4 MiB or more [default: the number of CPUs]. The output is the same for any N.
-    #[arg(long, value_name = "N")]
+    /// 4 MiB or more [default: the number of CPUs]; 1 to 256. The output is the same for any N.
+    #[arg(long, value_name = "N", value_parser = crate::limits::parse_jobs)]
     pub jobs: Option<usize>,
 
     /// Cases kept open at once (per half, for a file read as two halves) before the oldest is
     /// judged and written out; a case that continues after that is still judged correctly, by a
-    /// slower pass that keeps every case.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES)]
+    /// slower pass that keeps every case. 1 to 1000000.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES,
+          value_parser = crate::limits::parse_open_cases)]
     pub open_cases: usize,
 
     /// The table's columns: names separated by commas (matrix columns, `findings`, `detail`),
@@ -153,6 +154,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let mut outputs = vec![match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the matrix"),
+    }];
+    if let Some(path) = &args.audit {
+        outputs.push(Named::new("--audit", path));
+    }
+    check_paths(&source_names(&sources), &outputs)?;
 
     let mut audit = match &args.audit {
         Some(path) => Some(AuditWriter::new(
@@ -211,7 +220,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             encoding,
             jobs: args
                 .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .min(crate::limits::MAX_JOBS),
             progress: progress.as_ref(),
             rows_observed: args.audit.is_some(),
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
@@ -234,10 +244,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         if let Some(e) = audit_error {
             return Err(e).context("cannot write the audit");
         }
-        output.commit()?;
-        if let Some(writer) = audit {
-            writer.finish()?.commit()?;
-        }
+        commit_with_audit(output, audit)?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -263,11 +270,29 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     write_matrix_with(&mut output, format, &rows, &details, style)
         .context("cannot write the matrix")?;
-    output.commit()?;
-    if let Some(writer) = audit {
-        writer.finish()?.commit()?;
-    }
+    commit_with_audit(output, audit)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Commits the matrix and the audit together: neither replaces its file unless both were
+/// written completely.
+fn commit_with_audit(output: Output, audit: Option<AuditWriter<Output>>) -> Result<()> {
+    let mut outputs = vec![output];
+    if let Some(writer) = audit {
+        outputs.push(writer.finish().context("cannot write the audit")?);
+    }
+    commit_all(outputs)
+}
+
+/// The names of the files `sources` reads, for [`check_paths`] (standard input as `-`).
+pub fn source_names(sources: &[crate::input::Source]) -> Vec<Named<'_>> {
+    sources
+        .iter()
+        .map(|source| match &source.path {
+            Some(path) => Named::new("input", path),
+            None => Named::new("input", std::path::Path::new("-")),
+        })
+        .collect()
 }
 
 /// A bar of bytes read on standard error, only when it is a terminal.

@@ -12,13 +12,13 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, write_problems, write_report, GradeReport, MatrixFile,
-    MatrixFileFormat, MissingAt, ReportArgs, Unpaired, UnpairedFile,
+    compare, read_matrix_file, render_report, report_output, write_problems, GradeReport,
+    MatrixFile, MatrixFileFormat, MissingAt, ReportArgs, Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
-use crate::output::Output;
+use crate::output::{check_paths, commit_all, Named, Output};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -215,6 +215,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let result = check(args);
     if let Err(error) = &result {
         if let Some(errors) = error.downcast_ref::<InputErrors>() {
+            // The run may have stopped before it compared its report's path with its inputs.
+            let inputs = [
+                Named::new("input", &args.cases),
+                Named::new("--golden", &args.golden),
+            ];
+            check_paths(&inputs, &[report_output(&args.report)])?;
             write_problems(errors, &args.report, "check")?;
         }
     }
@@ -241,6 +247,31 @@ fn check(args: &Args) -> Result<ExitCode> {
         })
         .collect();
     let progress = crate::terminal::spinner("check", &shown);
+    let mut inputs = Vec::new();
+    for pairing in &pairings.pairs {
+        inputs.push(Named::new("input", &pairing.cases));
+        if let Some(golden) = &pairing.golden {
+            inputs.push(Named::new("--golden", golden));
+        }
+    }
+    // Golden files no case file claims are the author's too.
+    inputs.extend(
+        pairings
+            .orphan_golden
+            .iter()
+            .map(|golden| Named::new("--golden", golden)),
+    );
+    let mut outputs = vec![report_output(&args.report)];
+    if args.bless {
+        // Every file --bless might write: which ones it does depends on the results.
+        outputs.extend(
+            pairings
+                .pairs
+                .iter()
+                .map(|pairing| Named::new("--bless", &pairing.blessed)),
+        );
+    }
+    check_paths(&inputs, &outputs)?;
     let mut errors = Vec::new();
     // Each case file is judged on its own: it is checked against its own golden file.
     let mut judged_files = Vec::new();
@@ -319,9 +350,13 @@ fn check(args: &Args) -> Result<ExitCode> {
             problem: Unpaired::GoldenWithoutCaseFile,
         }));
 
-    write_report(&report, &args.report)?;
+    let mut outputs = vec![render_report(&report, &args.report)?];
     if args.bless {
-        bless(&to_bless, judged_files.len())?;
+        outputs.extend(bless(&to_bless)?);
+    }
+    commit_all(outputs)?;
+    if args.bless {
+        say_blessed(&to_bless, judged_files.len());
     }
     Ok(if report.summary().is_clean() {
         ExitCode::SUCCESS
@@ -330,8 +365,9 @@ fn check(args: &Args) -> Result<ExitCode> {
     })
 }
 
-/// Writes each differing file's engine matrix to its `.new` path and says what it did.
-fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> {
+/// Writes each differing file's engine matrix for its `.new` path (committed with the report).
+fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)]) -> Result<Vec<Output>> {
+    let mut outputs = Vec::with_capacity(to_bless.len());
     for (pairing, rows) in to_bless {
         let target = &pairing.blessed;
         // `x.csv.new` is written as CSV and `x.json.new` as JSON: the format of the file it
@@ -349,8 +385,13 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
             }),
         };
         written.with_context(|| format!("cannot write {}", target.display()))?;
-        out.commit()?;
+        outputs.push(out);
     }
+    Ok(outputs)
+}
+
+/// Says what `--bless` wrote.
+fn say_blessed(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
@@ -368,5 +409,4 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
     if to_bless.is_empty() {
         let _ = writeln!(err, "leasejudge: bless: nothing to write");
     }
-    Ok(())
 }

@@ -9,10 +9,11 @@ use anyhow::{Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
+use crate::commands::adjudicate::source_names;
 use crate::explain::{CaseTrace, Format, TraceCollector};
 use crate::input::{expand_inputs, InputError, InputErrors, InputFormat};
 use crate::lease::Timestamp;
-use crate::output::Output;
+use crate::output::{check_paths, Named, Output};
 
 /// Show, row by row, how each case's verdict came about.
 #[derive(Debug, clap::Args)]
@@ -110,8 +111,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let sources_shown = crate::input::expand_inputs(&args.inputs).unwrap_or_default();
-    let progress = crate::terminal::spinner("explain", &sources_shown);
+    let sources = expand_inputs(&args.inputs)?;
+    let output_name = match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the explanation"),
+    };
+    check_paths(&source_names(&sources), &[output_name])?;
+    let progress = crate::terminal::spinner("explain", &sources);
     let collected = collect(&args.inputs, args.input_format, args.as_of, &args.cases);
     if let Some(progress) = progress {
         progress.finish_and_clear();

@@ -8,7 +8,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::generate::{default_mix, parse_mix, write_cases, Options};
 use crate::input::Source;
-use crate::output::Output;
+use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
+use crate::output::{check_paths, persist_all, Named, Output};
 use crate::streaming::{
     adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
@@ -28,7 +29,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     pub cases: u64,
 
-    /// Rows per case, `N` or `MIN..MAX` (scenarios need a few rows of their own).
+    /// Rows per case, `N` or `MIN..MAX` (scenarios need a few rows of their own); --interleave
+    /// times MAX may be at most 1000000 (the rows held in memory at once).
     #[arg(long, value_name = "N|MIN..MAX", default_value = "6..14", value_parser = parse_rows)]
     pub rows_per_case: (u64, u64),
 
@@ -78,7 +80,8 @@ fn parse_rows(text: &str) -> Result<(u64, u64), String> {
 /// Runs `generate`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     if args.list_scenarios {
-        let mut out = std::io::stdout().lock();
+        // Through an Output: a closed standard output is an error here too.
+        let mut out = Output::open(None)?;
         for (scenario, weight) in default_mix() {
             writeln!(
                 out,
@@ -87,6 +90,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 scenario.ends_in()
             )?;
         }
+        out.commit()?;
         return Ok(ExitCode::SUCCESS);
     }
     let cases_to_file = args.output.as_deref().is_some_and(|p| p.as_os_str() != "-");
@@ -96,6 +100,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.interleave == 0 {
         bail!("--interleave must be 1 or more");
     }
+    let held = args.interleave.saturating_mul(args.rows_per_case.1);
+    if held > MAX_GENERATED_ROWS_IN_MEMORY {
+        bail!(
+            "--interleave {} times the most --rows-per-case {} is {held} rows held in memory \
+             at once; at most {MAX_GENERATED_ROWS_IN_MEMORY} are allowed",
+            args.interleave,
+            args.rows_per_case.1
+        );
+    }
     let options = Options {
         seed: args.seed,
         cases: args.cases,
@@ -103,6 +116,21 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         interleave: args.interleave,
         mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
     };
+    let mut outputs = vec![match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the case file"),
+    }];
+    if let Some(golden) = &args.golden {
+        outputs.push(Named::new("--golden", golden));
+    }
+    check_paths(&[], &outputs)?;
+    if let (Some(_), Some(cases)) = (&args.golden, &args.output) {
+        // The golden matrix is judged from the case file as written, before it is renamed
+        // into place: a device cannot be read back.
+        if std::fs::metadata(cases).is_ok_and(|meta| !meta.is_file()) {
+            bail!("--golden needs -o to name a regular file, not a device or pipe");
+        }
+    }
     let mut output = Output::open(args.output.as_deref())?;
     let progress = crate::terminal::bytes_spinner("generate: case file");
     let written = match &progress {
@@ -113,12 +141,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bar.finish_and_clear();
     }
     written.context("cannot write the case file")?;
-    output.commit()?;
+    let cases_written = output.finish()?;
 
+    let mut finished = vec![];
     if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
+        let written = cases_written
+            .written_path()
+            .context("--golden needs -o to name a regular file")?;
         let source = Source {
             name: cases.to_string_lossy().into_owned(),
-            path: Some(cases.clone()),
+            path: Some(written.to_owned()),
         };
         let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
         let settings = StreamSettings {
@@ -137,7 +169,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             bar.finish_and_clear();
         }
         judged.context("cannot judge the generated cases")?;
-        out.commit()?;
+        finished.push(out.finish()?);
     }
+    finished.insert(0, cases_written);
+    persist_all(finished)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,17 +1,18 @@
 //! `leasejudge grade`: grade a learner's filled-in matrix against hidden golden labels (spec
 //! section 8). Golden values stay hidden unless `--reveal` is given.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::grading::report_output;
 use crate::grading::{
     compare, parse_matrix, read_matrix_file, write_report, GradeReport, MatrixFile,
     MatrixFileFormat, MissingAt, ReportArgs,
 };
 use crate::input::InputErrors;
+use crate::output::{check_paths, Named};
 
 /// Grade a filled-in matrix against golden labels.
 #[derive(Debug, clap::Args)]
@@ -44,17 +45,13 @@ pub struct Args {
 
 fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| {
-                InputErrors(vec![crate::input::InputError::new(
-                    "-",
-                    0,
-                    format!("cannot read: {e}"),
-                )])
-            })?;
+        let bytes = crate::limits::read_document(std::io::stdin().lock()).map_err(|e| {
+            InputErrors(vec![crate::input::InputError::new(
+                "-",
+                0,
+                format!("cannot read: {e}"),
+            )])
+        })?;
         parse_matrix(&bytes, "-", MatrixFileFormat::Csv)
     } else {
         read_matrix_file(path, &path.to_string_lossy())
@@ -64,6 +61,13 @@ fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
 /// Runs `grade`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
+    check_paths(
+        &[
+            Named::new("input", &args.submission),
+            Named::new("--golden", &args.golden),
+        ],
+        &[report_output(&args.report)],
+    )?;
     let submission = read_submission(&args.submission);
     let golden = read_matrix_file(&args.golden, &args.golden.to_string_lossy());
     let mut errors = Vec::new();

@@ -10,9 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
+use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
 use crate::lease::{Row, Timestamp};
-use crate::output::Output;
+use crate::output::{check_paths, escape_controls, Named, Output};
 use crate::reorder::{case_seed, explore_case};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
@@ -31,7 +32,8 @@ pub struct Args {
     pub inputs: Vec<PathBuf>,
 
     /// How many permutations to try per case.
-    #[arg(long, short = 'n', default_value_t = 100, value_name = "N")]
+    #[arg(long, short = 'n', default_value_t = 100, value_name = "N",
+          value_parser = crate::limits::parse_permutations)]
     pub permutations: usize,
 
     /// The seed of the permutations (the same seed tries the same permutations).
@@ -94,6 +96,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let output_name = match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the report"),
+    };
+    check_paths(&source_names(&sources), &[output_name])?;
     let progress = crate::terminal::spinner("reorder", &sources);
     let cases = read_cases(&sources, args.input_format);
     let cases = match cases {
@@ -128,9 +135,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             writeln!(
                 out,
                 "{}:{}: case {}: VIOLATION of section 7 ({}): {}",
-                case.file,
+                escape_controls(&case.file),
                 case.lines[permutation.last_slot()],
-                case.case_id,
+                escape_controls(&case.case_id),
                 permutation.describe(&case.lines),
                 what.join(", ")
             )?;
@@ -141,9 +148,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 out,
                 "{}:{}: case {}: decision depends on arrival order: {} ({}) in file order, {} \
                  ({}) with {}",
-                case.file,
+                escape_controls(&case.file),
                 case.lines[found.permutation.slots[0]],
-                case.case_id,
+                escape_controls(&case.case_id),
                 found.original.0,
                 found.original.1,
                 found.permuted.0,

@@ -31,8 +31,8 @@ pub fn escape_markdown(text: &str) -> String {
         if "\\`*_[]<>#|!~&{}".contains(c) {
             out.push('\\');
             out.push(c);
-        } else if c.is_control() {
-            out.push(' ');
+        } else if crate::output::is_unsafe_char(c) {
+            out.push_str(&crate::output::escape_controls(c.encode_utf8(&mut [0; 4])));
         } else {
             out.push(c);
         }

@@ -18,23 +18,10 @@ pub fn case(index: usize, trace: &CaseTrace) -> String {
     out
 }
 
-/// Text with control characters escaped, so a case file cannot drive the terminal.
+/// Text with control characters escaped, so a case file cannot drive the terminal (the
+/// shared [`escape_controls`](crate::output::escape_controls)).
 pub fn clean(text: &str) -> Cow<'_, str> {
-    if text.chars().any(char::is_control) {
-        Cow::Owned(
-            text.chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_default().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(text)
-    }
+    crate::output::escape_controls(text)
 }
 
 fn render_case(out: &mut String, trace: &CaseTrace) {

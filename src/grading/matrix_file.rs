@@ -155,7 +155,8 @@ impl MatrixFile {
 
 /// Reads a matrix file, in the format its extension implies.
 pub fn read_matrix_file(path: &Path, name: &str) -> Result<MatrixFile, InputErrors> {
-    let bytes = std::fs::read(path)
+    let bytes = std::fs::File::open(path)
+        .and_then(crate::limits::read_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix(&bytes, name, MatrixFileFormat::for_path(path))
 }

@@ -79,6 +79,20 @@ pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
 
 /// Renders `report` in `format` to `output` (or standard output) and commits it.
 pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
+    render_report(report, args)?.commit()
+}
+
+/// The name of the report's output, for [`check_paths`](crate::output::check_paths).
+pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
+    match &args.output {
+        Some(path) => crate::output::Named::new("-o", path),
+        None => crate::output::Named::stdout("the report"),
+    }
+}
+
+/// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
+/// with the run's other outputs ([`crate::output::commit_all`]).
+pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> {
     let mut out = Output::open(args.output.as_deref())?;
     let color = crate::terminal::use_color(out.is_terminal());
     let text = match args
@@ -92,7 +106,7 @@ pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
         ReportFormat::Markdown => report::markdown::render(report),
     };
     std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
-    out.commit()
+    Ok(out)
 }
 
 /// Writes the report of input errors that kept `command` from grading, in the format and to

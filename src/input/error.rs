@@ -1,5 +1,6 @@
 //! Located input errors: `FILE:LINE: column: message (value)`.
 
+use crate::output::escape_controls;
 use std::fmt;
 
 /// The longest value an error message quotes; longer values are cut with `…`.
@@ -47,15 +48,17 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Each part may come from input: a file name, a header cell, a key.
+        let file = escape_controls(&self.file);
         if self.line == 0 {
-            write!(f, "{}: ", self.file)?;
+            write!(f, "{file}: ")?;
         } else {
-            write!(f, "{}:{}: ", self.file, self.line)?;
+            write!(f, "{file}:{}: ", self.line)?;
         }
         if let Some(column) = &self.column {
-            write!(f, "{column}: ")?;
+            write!(f, "{}: ", escape_controls(column))?;
         }
-        f.write_str(&self.message)?;
+        f.write_str(&escape_controls(&self.message))?;
         if let Some(value) = &self.value {
             if value.chars().count() > MAX_QUOTED_CHARS {
                 let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();

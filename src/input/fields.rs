@@ -222,9 +222,32 @@ pub struct ParsedRow {
     pub row: Row,
 }
 
-/// A row read from a case file: typed, or invalid (its errors already reported) with the
-/// case id it gives, if any.
-pub type RowResult = Result<ParsedRow, Option<CompactString>>;
+/// A row read from a case file: typed, or invalid (its errors already reported) with what it
+/// still says validly.
+pub type RowResult = Result<ParsedRow, BadRow>;
+
+/// What a row with errors still says validly: enough for the checks that span rows, so that
+/// a row with a bad `result` and a `job_id` differing from its case's has both reported
+/// (spec section 2: every error is listed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BadRow {
+    /// Its case id, if given.
+    pub case_id: Option<CompactString>,
+    /// Its job id, if given.
+    pub job_id: Option<CompactString>,
+    /// Its `observed_at`, if given and valid.
+    pub observed_at: Option<Timestamp>,
+}
+
+impl BadRow {
+    /// A bad row of the case `case_id` that says nothing else.
+    pub fn of_case(case_id: Option<CompactString>) -> BadRow {
+        BadRow {
+            case_id,
+            ..BadRow::default()
+        }
+    }
+}
 
 /// Parses one row's cells. Every problem of the row is pushed to `errors` (each made by
 /// `locate`); if there was any, the result is `Err` with the row's case id, if it has one.
@@ -233,7 +256,7 @@ pub fn parse_row(
     errors: &mut Vec<InputError>,
     locate: &Locate<'_>,
 ) -> RowResult {
-    let mut row = Err(None);
+    let mut row = Err(BadRow::default());
     parse_row_into(cells, errors, locate, &mut row);
     row
 }
@@ -253,7 +276,12 @@ pub fn parse_row_into(
     match parse_typed(cells, errors, locate, slot) {
         Some(same_case) => same_case,
         None => {
-            *slot = Err(cells[Field::CaseId.index()].map(CompactString::new));
+            *slot = Err(BadRow {
+                case_id: cells[Field::CaseId.index()].map(CompactString::new),
+                job_id: cells[Field::JobId.index()].map(CompactString::new),
+                observed_at: cells[Field::ObservedAt.index()]
+                    .and_then(|text| Timestamp::parse(text).ok()),
+            });
             false
         }
     }
@@ -614,7 +642,15 @@ mod tests {
             (Field::RenewSeq, "x"),
             (Field::SentAt, "2026-01-01T10:00:00"),
         ]);
-        assert_eq!(row, Err(Some("c1".into())));
+        // What the row still says validly, for the checks against its case.
+        assert_eq!(
+            row,
+            Err(BadRow {
+                case_id: Some("c1".into()),
+                job_id: None,
+                observed_at: Some(Timestamp::parse("2026-01-01T10:00:00Z").unwrap()),
+            })
+        );
         assert_eq!(
             errors,
             [

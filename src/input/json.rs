@@ -11,23 +11,26 @@ use serde_json::Value;
 
 use super::error::{located, InputError};
 use super::fields::{
-    cell_text, parse_row, Field, FieldMap, Mapped, RawCells, RowResult, FIELD_COUNT,
+    cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
+    FIELD_COUNT,
 };
 
-/// A row object with its keys in order, duplicates kept (so they can be reported).
-struct RowObject(Vec<(String, Value)>);
+/// A row object with its keys in order, duplicates kept (so they can be reported), and each
+/// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
+/// parsed [`Value`] would not do.
+struct RowObject<'a>(Vec<(String, &'a RawValue)>);
 
-impl<'de> Deserialize<'de> for RowObject {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject, D::Error> {
+impl<'de> Deserialize<'de> for RowObject<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject<'de>, D::Error> {
         struct RowVisitor;
         impl<'de> Visitor<'de> for RowVisitor {
-            type Value = RowObject;
+            type Value = RowObject<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a row object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject<'de>, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
                     entries.push(entry);
                 }
                 Ok(RowObject(entries))
@@ -207,8 +210,14 @@ pub fn read_lines(
     let mut line = 0u64;
     loop {
         buffer.clear();
-        match reader.read_until(b'\n', &mut buffer) {
+        let limit = crate::limits::MAX_RECORD_BYTES as u64 + 1;
+        match std::io::Read::take(&mut reader, limit).read_until(b'\n', &mut buffer) {
             Ok(0) => break,
+            Ok(n) if n as u64 == limit && buffer.last() != Some(&b'\n') => {
+                let e = crate::limits::record_too_long();
+                errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
+                break;
+            }
             Ok(_) => line += 1,
             Err(e) => {
                 errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
@@ -264,40 +273,48 @@ fn read_object(
     let mut map = FieldMap::<usize>::new();
     let mut texts: Vec<Option<String>> = Vec::with_capacity(object.0.len());
     let before = errors.len();
+    // Fields whose value was reported here already: left out of the row, so that the rest of
+    // it is still checked (every error listed) without a second error for the same cell.
+    let mut reported: Vec<Field> = Vec::new();
     for (index, (key, value)) in object.0.iter().enumerate() {
         match map.insert(key, index) {
             Ok(Mapped::Field(_)) => {}
             Ok(Mapped::Ignored) => observer.ignored_column(line, key),
-            Err((field, earlier)) => errors.push(
-                InputError::new(
-                    file,
-                    line,
-                    format!(
-                        "keys {:?} and {:?} both name the field {}",
-                        object.0[earlier].0,
-                        key,
-                        field.name()
-                    ),
+            Err((field, earlier)) => {
+                reported.push(field);
+                errors.push(
+                    InputError::new(
+                        file,
+                        line,
+                        format!(
+                            "keys {:?} and {:?} both name the field {}",
+                            object.0[earlier].0,
+                            key,
+                            field.name()
+                        ),
+                    )
+                    .column(key.clone()),
                 )
-                .column(key.clone()),
-            ),
+            }
         }
-        texts.push(match value {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(_) | Value::Array(_) | Value::Object(_) => {
+        let raw = value.get();
+        texts.push(match raw.as_bytes().first() {
+            Some(b'n') => None,
+            Some(b'"') => Some(serde_json::from_str::<String>(raw).unwrap_or_default()),
+            // Verbatim: the number as written.
+            Some(b'-' | b'0'..=b'9') => Some(raw.to_owned()),
+            _ => {
+                let compact = serde_json::from_str::<Value>(raw)
+                    .map_or_else(|_| raw.to_owned(), |value| value.to_string());
                 errors.push(
                     InputError::new(file, line, "must be a string, a number or null")
                         .column(key.clone())
-                        .value(value.to_string()),
+                        .value(compact),
                 );
+                reported.extend(Field::from_normalised(&normalise_header(key)));
                 None
             }
         });
-    }
-    if errors.len() != before {
-        return;
     }
     if texts
         .iter()
@@ -308,7 +325,9 @@ fn read_object(
     let mut cells: RawCells<'_> = [None; FIELD_COUNT];
     for field in Field::ALL {
         if let Some(&index) = map.get(field) {
-            cells[field as usize] = texts[index].as_deref().and_then(|t| cell_text(field, t));
+            if !reported.contains(&field) {
+                cells[field as usize] = texts[index].as_deref().and_then(|t| cell_text(field, t));
+            }
         }
     }
     if let Some(expected) = case_id {
@@ -325,7 +344,8 @@ fn read_object(
                     .column("case_id")
                     .value(given),
                 );
-                return sink(line, Err(Some(expected.into())));
+                // The row is checked as a row of the enclosing case.
+                cells[Field::CaseId as usize] = Some(expected);
             }
         }
     }
@@ -333,5 +353,32 @@ fn read_object(
         located(file, line, field, message, value)
     };
     observer.cells(line, &cells);
-    sink(line, parse_row(&cells, errors, &locate));
+    let reported_before = errors.len() != before;
+    let mark = errors.len();
+    let row = parse_row(&cells, errors, &locate);
+    if !reported.is_empty() {
+        // "missing, required on offer" for a value reported above as of the wrong type.
+        let mut index = mark;
+        while index < errors.len() {
+            let about_reported = errors[index]
+                .column
+                .as_deref()
+                .is_some_and(|column| reported.iter().any(|f| f.name() == column));
+            if about_reported {
+                errors.remove(index);
+            } else {
+                index += 1;
+            }
+        }
+    }
+    let row = match row {
+        // Its problems were reported above: it is not replayed, only checked against its case.
+        Ok(parsed) if reported_before => Err(BadRow {
+            case_id: Some(parsed.case_id),
+            job_id: parsed.row.job_id,
+            observed_at: Some(parsed.row.observed_at),
+        }),
+        row => row,
+    };
+    sink(line, row);
 }

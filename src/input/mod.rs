@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 pub use csv::{CsvHeader, CsvRead};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
-    cell_text, normalise_header, parse_row, parse_row_into, Field, FieldMap, Locate, Mapped,
-    ParsedRow, RawCells, RowResult,
+    cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
+    Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 
@@ -268,7 +268,7 @@ pub fn read_from(
 
 /// [`read_from`], also telling `observer` about ignored columns and raw cells.
 pub fn read_from_observed(
-    mut reader: impl Read,
+    reader: impl Read,
     name: &str,
     format: InputFormat,
     errors: &mut Vec<InputError>,
@@ -295,11 +295,13 @@ pub fn read_from_observed(
             observer,
         ),
         InputFormat::Json => {
-            let mut bytes = Vec::new();
-            if let Err(e) = reader.read_to_end(&mut bytes) {
-                errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
-                return;
-            }
+            let bytes = match crate::limits::read_document(reader) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+                    return;
+                }
+            };
             let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
             match std::str::from_utf8(body) {
                 Ok(text) => json::read_document(text, name, errors, sink, observer),

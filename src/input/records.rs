@@ -186,6 +186,9 @@ impl<R: Read> Records<R> {
         }
         if self.filled == self.buf.len() {
             // A line longer than the buffer.
+            if self.filled >= crate::limits::MAX_RECORD_BYTES {
+                return Err(crate::limits::record_too_long());
+            }
             self.buf.resize(self.buf.len() * 2, 0);
         }
         loop {
@@ -331,6 +334,12 @@ impl<R: Read> Records<R> {
                 // Read more; at the end of the input, the next (empty) read ends the record.
                 Core::InputEmpty => {
                     self.refill()?;
+                }
+                Core::OutputFull | Core::OutputEndsFull
+                    if nout >= crate::limits::MAX_RECORD_BYTES
+                        || nend >= crate::limits::MAX_RECORD_BYTES =>
+                {
+                    return Err(crate::limits::record_too_long());
                 }
                 Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
                 Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),

@@ -325,6 +325,29 @@ impl Case {
         ))
     }
 
+    /// The faults a row of this case has whatever its event: `observed_at` earlier than the
+    /// previous row's, a `job_id` differing from the case's — both, when both (spec section 2
+    /// lists every error). [`step`](Case::step) stops at the first; a row that could not be
+    /// typed is checked with what it still says.
+    pub fn row_faults(
+        &self,
+        job_id: Option<&str>,
+        observed_at: Option<Timestamp>,
+    ) -> Vec<CaseFault> {
+        let mut faults = Vec::new();
+        if observed_at.is_some_and(|now| now < self.last_observed_at) {
+            faults.push(CaseFault::ObservedAtDecreased {
+                previous: self.last_observed_at,
+            });
+        }
+        if job_id.is_some_and(|job_id| job_id != self.job_id.as_str()) {
+            faults.push(CaseFault::JobIdMismatch {
+                expected: self.job_id.to_string(),
+            });
+        }
+        faults
+    }
+
     /// [`Case::start`] in the place of a case that is no longer needed, reusing its memory
     /// (a streaming pass starts a case per case id, and this spares it the allocations). On
     /// success the case is the one `start` returns; on a fault it is left as it was.

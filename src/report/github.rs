@@ -13,6 +13,11 @@ pub fn escape_data(text: &str) -> String {
             '%' => escaped.push_str("%25"),
             '\r' => escaped.push_str("%0D"),
             '\n' => escaped.push_str("%0A"),
+            // Workflow commands are read from the log line by line, and the log is shown
+            // in a terminal-like viewer: no other control character gets through.
+            c if crate::output::is_unsafe_char(c) => {
+                escaped.push_str(&crate::output::escape_controls(c.encode_utf8(&mut [0; 4])))
+            }
             c => escaped.push(c),
         }
     }

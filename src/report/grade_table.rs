@@ -5,6 +5,7 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use crate::grading::{CaseOutcome, GradeReport};
+use crate::output::{escape_controls, escape_controls_keep_lines};
 
 /// Renders the report; statuses are coloured when `color`; matched cases are listed only when
 /// `verbose`.
@@ -37,10 +38,12 @@ pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
                 status = status.fg(colour);
             }
             table.add_row(vec![
-                Cell::new(&case.case_id),
-                Cell::new(case.at.to_string()),
+                Cell::new(escape_controls(&case.case_id)),
+                Cell::new(escape_controls(&case.at.to_string())),
                 status,
-                Cell::new(case.problems(&file.file).join("\n")),
+                Cell::new(escape_controls_keep_lines(
+                    &case.problems(&file.file).join("\n"),
+                )),
             ]);
         }
         for unknown in &file.unknown {
@@ -50,10 +53,10 @@ pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
                 status = status.fg(Color::Yellow);
             }
             table.add_row(vec![
-                Cell::new(&unknown.case_id),
-                Cell::new(unknown.at.to_string()),
+                Cell::new(escape_controls(&unknown.case_id)),
+                Cell::new(escape_controls(&unknown.at.to_string())),
                 status,
-                Cell::new(unknown.problem(&file.golden)),
+                Cell::new(escape_controls(&unknown.problem(&file.golden))),
             ]);
         }
     }
@@ -65,7 +68,7 @@ pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
     for unpaired in &report.unpaired {
         text.push_str(&format!(
             "{}: {}\n",
-            unpaired.file,
+            escape_controls(&unpaired.file),
             unpaired.problem.message()
         ));
     }

@@ -18,6 +18,9 @@ pub fn escape_cell(text: &str) -> String {
             '>' => escaped.push_str("&gt;"),
             '\r' => {}
             '\n' => escaped.push_str("<br>"),
+            c if crate::output::is_unsafe_char(c) => {
+                escaped.push_str(&crate::output::escape_controls(c.encode_utf8(&mut [0; 4])))
+            }
             c => escaped.push(c),
         }
     }

@@ -9,6 +9,7 @@ use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Widt
 
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
 use crate::matrix::COLUMNS;
+use crate::output::escape_controls;
 
 /// The derived column of the default table: the findings (spec section 5) that are set.
 pub const FINDINGS_COLUMN: &str = "findings";
@@ -262,14 +263,15 @@ impl<W: Write> TableWriter<W> {
 
     /// Adds one case: its 23 matrix cells (as CSV text) and its extra cells.
     pub fn write(&mut self, cells: &[String], extra: &[String]) -> io::Result<()> {
-        // TODO(merge): sanitise — ids and values come from case files and reach a terminal.
+        // Ids and values come from case files and reach a terminal: control characters are
+        // escaped before widths are measured.
         let row = self
             .shown
             .iter()
             .map(|column| match column.source {
-                Source::Matrix(index) => cells[index].clone(),
+                Source::Matrix(index) => escape_controls(&cells[index]).into_owned(),
                 Source::Findings => findings(cells),
-                Source::Extra(index) => extra[index].clone(),
+                Source::Extra(index) => escape_controls(&extra[index]).into_owned(),
             })
             .collect();
         self.page.push(row);

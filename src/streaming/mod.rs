@@ -40,10 +40,10 @@ use std::sync::Arc;
 
 use indicatif::ProgressBar;
 
-use crate::adjudication::{fault_error, judge_sources, Location};
+use crate::adjudication::{bad_row_errors, fault_error, fault_errors, judge_sources, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from, InputError, InputErrors, InputFormat, Locate,
-    ParsedRow, RawCells, RowResult, RowSink, Source,
+    parse_row_into, read_csv_cells, read_from, BadRow, InputError, InputErrors, InputFormat,
+    Locate, ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
@@ -64,8 +64,11 @@ pub use spill::{assemble, Encoding, Spill, SpillFile};
 fn row_hash(row: &RowResult) -> u64 {
     match row {
         Ok(parsed) => id_hash(&parsed.case_id),
-        Err(Some(case_id)) => id_hash(case_id),
-        Err(None) => 0,
+        Err(BadRow {
+            case_id: Some(case_id),
+            ..
+        }) => id_hash(case_id),
+        Err(_) => 0,
     }
 }
 
@@ -198,8 +201,11 @@ impl StreamRun {
         }
         let case_id = match row {
             Ok(parsed) => &parsed.case_id,
-            Err(Some(case_id)) => case_id,
-            Err(None) => return Ok(None),
+            Err(BadRow {
+                case_id: Some(case_id),
+                ..
+            }) => case_id,
+            Err(_) => return Ok(None),
         };
         // Rows of one case come together, or a few cases take turns: try the cases of recent
         // rows before the index (hashes first, then the id), the case of the row before first.
@@ -247,6 +253,14 @@ impl StreamRun {
             let open = &mut self.open[place];
             open.last_line = at.line;
             let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
+                // A bad row is still checked against its case (every error is listed).
+                if let (Err(bad), Slot::Live(case)) = (row, &open.slot) {
+                    let errors = bad_row_errors(at, case, bad);
+                    if !errors.is_empty() {
+                        self.faults.extend(errors);
+                        self.fault_cases.push(seq);
+                    }
+                }
                 return Ok(None);
             };
             return Ok(match case.step(&parsed.row) {
@@ -255,7 +269,8 @@ impl StreamRun {
                     Some(outcome)
                 }
                 Err(fault) => {
-                    self.faults.push(fault_error(at, &fault, &parsed.row));
+                    self.faults
+                        .extend(fault_errors(at, case, &fault, &parsed.row));
                     self.fault_cases.push(seq);
                     None
                 }
@@ -656,7 +671,7 @@ impl BatchFiller {
             self.batch.push(BatchRow {
                 line,
                 hash: 0,
-                row: Err(None),
+                row: Err(BadRow::default()),
             });
         } else {
             self.batch[self.filled].line = line;
@@ -837,7 +852,7 @@ fn stream_source(
                 let mut errors = Vec::new();
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
-                        slot: Err(None),
+                        slot: Err(BadRow::default()),
                         hash: 0,
                         replay: &mut replay,
                     };
@@ -964,9 +979,13 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         .iter()
         .map(|_| std::sync::Mutex::new(None))
         .collect();
+    // A thread that cannot be started (a memory limit) is not a panic: the workers that did
+    // start take every file from the shared counter; with none, the run fails.
+    let mut started = 0;
+    let mut spawn_error = None;
     std::thread::scope(|scope| {
         for _ in 0..settings.jobs.min(sources.len()) {
-            scope.spawn(|| loop {
+            let worker = std::thread::Builder::new().spawn_scoped(scope, || loop {
                 let file_index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(source) = sources.get(file_index) else {
                     break;
@@ -1001,8 +1020,20 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 });
                 *results[file_index].lock().expect("no panics while locked") = Some(result);
             });
+            match worker {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
         }
     });
+    if started == 0 {
+        if let Some(e) = spawn_error {
+            return Err(e);
+        }
+    }
     let seen = filter_for(sources);
     let mut earlier_ids: Vec<IdLog> = Vec::new();
     let mut spills = Vec::new();

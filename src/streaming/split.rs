@@ -309,7 +309,7 @@ fn stitch(
                 }
                 let case_id = match row {
                     Ok(parsed) => Some(&parsed.case_id),
-                    Err(case_id) => case_id.as_ref(),
+                    Err(bad) => bad.case_id.as_ref(),
                 };
                 case_id.is_some_and(|id| continued.contains(id.as_str()))
             },
@@ -381,7 +381,7 @@ fn feed_csv_shifted(
         }
     };
     let mut sink = InPlace {
-        slot: Err(None),
+        slot: Err(crate::input::BadRow::default()),
         hash: 0,
         replay: &mut replay,
     };

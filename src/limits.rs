@@ -1,0 +1,105 @@
+//! The limits of options and inputs: values beyond them are usage errors (exit 2) or located
+//! input errors rather than panics, runaway allocation or a thread per request.
+//! `docs/safety.md` lists them for users.
+
+/// The most threads `--jobs` may ask for. More than a few per CPU only costs memory (each
+/// thread has its own buffers and open cases), and thousands fail to spawn under a memory
+/// limit.
+pub const MAX_JOBS: usize = 256;
+
+/// The most cases `--open-cases` may keep open at once (per half of a split file). Each open
+/// case holds its state and pending rows, so this bounds memory at a few hundred megabytes.
+pub const MAX_OPEN_CASES: usize = 1_000_000;
+
+/// The most permutations `reorder --permutations` may try per case (they are held in memory
+/// while a case is explored).
+pub const MAX_PERMUTATIONS: usize = 1_000_000;
+
+/// The most rows `generate` may hold at once: the rows of every case in progress, that is
+/// `--interleave` times the largest `--rows-per-case` (about 200 bytes each).
+pub const MAX_GENERATED_ROWS_IN_MEMORY: u64 = 1_000_000;
+
+/// The longest record (one CSV line with its quoted newlines, or one NDJSON line) and the
+/// largest JSON file element a reader accepts: longer is a located input error, not an
+/// allocation that grows until memory runs out (`/dev/zero` as input).
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// The largest file read whole: a JSON case file (one document) and the matrices `grade` and
+/// `check` compare. NDJSON and CSV case files are read record by record and have no limit.
+pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+/// The error for a record longer than [`MAX_RECORD_BYTES`].
+pub fn record_too_long() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "a record longer than {} bytes (1 MiB), the most one record may hold",
+            MAX_RECORD_BYTES
+        ),
+    )
+}
+
+/// Reads all of `reader`, up to [`MAX_DOCUMENT_BYTES`]; a longer input is an error rather than
+/// memory that grows until the allocator gives up (`/dev/zero`, an endless pipe).
+pub fn read_document(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "longer than {} bytes (256 MiB), the most a file read whole may hold \
+                 (use NDJSON or CSV for larger case files)",
+                MAX_DOCUMENT_BYTES
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Parses a whole number from 1 to `max` for the option `name`.
+fn count(text: &str, max: usize) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a whole number: {text:?}"))?;
+    if n == 0 || n > max {
+        return Err(format!("must be from 1 to {max}: {text}"));
+    }
+    Ok(n)
+}
+
+/// `--jobs`: 1 to [`MAX_JOBS`].
+pub fn parse_jobs(text: &str) -> Result<usize, String> {
+    count(text, MAX_JOBS)
+}
+
+/// `--open-cases`: 1 to [`MAX_OPEN_CASES`].
+pub fn parse_open_cases(text: &str) -> Result<usize, String> {
+    count(text, MAX_OPEN_CASES)
+}
+
+/// `--permutations`: 1 to [`MAX_PERMUTATIONS`].
+pub fn parse_permutations(text: &str) -> Result<usize, String> {
+    count(text, MAX_PERMUTATIONS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_bounded_on_both_sides() {
+        assert_eq!(parse_jobs("1"), Ok(1));
+        assert_eq!(parse_jobs("256"), Ok(256));
+        assert!(parse_jobs("0").is_err());
+        assert!(parse_jobs("257").is_err());
+        assert!(parse_jobs("18446744073709551616").is_err());
+        assert!(parse_open_cases("0").is_err());
+        assert_eq!(parse_open_cases("1000000"), Ok(1_000_000));
+        assert!(parse_open_cases("1000001").is_err());
+    }
+}

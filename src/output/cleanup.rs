@@ -1,0 +1,59 @@
+//! Interrupted runs leave nothing: the named temporary files of unfinished outputs are
+//! registered here, and SIGINT, SIGTERM and SIGHUP remove them before the process exits with
+//! 128 + the signal's number.
+//!
+//! Commits hold the registry's lock while they rename, so a signal either comes before a
+//! commit (every output stays as it was) or waits until every output of the run is in place.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// The temporary files of outputs not yet committed or dropped.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The registry, even if a thread panicked while holding it (a list of paths cannot be left
+/// inconsistent by a panic).
+pub(crate) fn live() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Forgets `path` (it was renamed into place or removed).
+pub(crate) fn forget(live: &mut Vec<PathBuf>, path: &Path) {
+    if let Some(index) = live.iter().position(|p| p == path) {
+        live.swap_remove(index);
+    }
+}
+
+/// Removes every registered temporary file and exits with 128 + `signal`.
+fn remove_all_and_exit(signal: i32) -> ! {
+    let live = live();
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    // The lock is kept: no commit may start after the files are gone.
+    std::process::exit(128 + signal)
+}
+
+/// Installs the handlers for SIGINT, SIGTERM and SIGHUP: a thread that waits for one, removes
+/// the temporary files of unfinished outputs and exits with 128 + the signal. Call it once,
+/// before any output is opened (the command line does, first thing).
+#[cfg(unix)]
+pub fn install_signal_handlers() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                remove_all_and_exit(signal);
+            }
+        })?;
+    Ok(())
+}
+
+/// Signals are not handled off Unix; Ctrl-C ends the process as it would anyway.
+#[cfg(not(unix))]
+pub fn install_signal_handlers() -> std::io::Result<()> {
+    Ok(())
+}
