@@ -12,13 +12,14 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
-    ReportArgs, Unpaired, UnpairedFile,
+    compare, read_matrix_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
+    Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
+use crate::report::write_report;
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]

@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::grading::{
-    compare, parse_matrix, read_matrix_file, write_report, GradeReport, MatrixFile,
-    MatrixFileFormat, MissingAt, ReportArgs,
+    compare, parse_matrix, read_matrix_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
+    ReportArgs,
 };
 use crate::input::InputErrors;
+use crate::report::write_report;
 
 /// Grade a filled-in matrix against golden labels.
 #[derive(Debug, clap::Args)]

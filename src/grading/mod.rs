@@ -7,17 +7,12 @@ pub mod matrix_file;
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-
 pub use columns::{parse_column_list, Column, ValueKind, DEFAULT_GRADED};
 pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
 pub use matrix_file::{parse_matrix, read_matrix_file, MatrixEntry, MatrixFile, MatrixFileFormat};
-
-use crate::output::Output;
-use crate::report;
 
 /// How a grade report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -71,22 +66,4 @@ pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
         Some("md" | "markdown") => ReportFormat::Markdown,
         _ => ReportFormat::Table,
     }
-}
-
-/// Renders `report` in `format` to `output` (or standard output) and commits it.
-pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
-    let mut out = Output::open(args.output.as_deref())?;
-    let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = match args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()))
-    {
-        ReportFormat::Table => report::grade_table::render(report, color),
-        ReportFormat::Json => report::grade_json::render(report),
-        ReportFormat::Junit => report::junit::render(report)?,
-        ReportFormat::Github => report::github::render(report),
-        ReportFormat::Markdown => report::markdown::render(report),
-    };
-    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
-    out.commit()
 }
