@@ -1,8 +1,11 @@
 //! Grading (spec section 8): reading matrices leniently, comparing them with golden files,
 //! and the options and report formats `check` and `grade` share.
 
+pub mod baseline;
+pub mod class;
 pub mod columns;
 pub mod compare;
+pub mod hint;
 pub mod matrix_file;
 
 use std::path::PathBuf;

@@ -4,9 +4,13 @@
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
 pub mod audit;
+pub mod class_json;
+pub mod class_junit;
+pub mod class_text;
 pub mod github;
 pub mod grade_json;
 pub mod grade_table;
+pub mod gradebook;
 pub mod junit;
 pub mod markdown;
 pub mod table;
