@@ -295,19 +295,19 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(|path| {
             let name = path.to_string_lossy().into_owned();
-            let outcome = match &golden {
-                Err(_) => Outcome::KeyMalformed,
-                Ok(golden) => match read_submission(path) {
-                    Err(errors) => Outcome::Ungradable(errors.0),
-                    Ok(submission) => {
-                        let missing = submission.missing_columns(&columns);
-                        if missing.is_empty() {
+            // A submission's own problems are reported even when the golden file is unusable.
+            let outcome = match read_submission(path) {
+                Err(errors) => Outcome::Ungradable(errors.0),
+                Ok(submission) => {
+                    let missing = submission.missing_columns(&columns);
+                    match &golden {
+                        _ if !missing.is_empty() => Outcome::Ungradable(missing),
+                        Err(_) => Outcome::KeyMalformed,
+                        Ok(golden) => {
                             Outcome::Graded(grade_submission(golden, &submission, &scoring, reveal))
-                        } else {
-                            Outcome::Ungradable(missing)
                         }
                     }
-                },
+                }
             };
             let previous = baseline
                 .as_ref()

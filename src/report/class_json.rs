@@ -69,7 +69,11 @@ fn case_json(report: &ClassReport, submission: &Submission, case: &CaseMark) -> 
         let mut entry = Map::new();
         let correct = case.is_correct(i);
         entry.insert("correct".into(), correct.into());
-        entry.insert("weight".into(), report.scoring.weight(i).into());
+        if report.scoring.weights.is_some() {
+            let points = if correct { report.scoring.weight(i) } else { 0 };
+            entry.insert("points".into(), points.into());
+            entry.insert("max_points".into(), report.scoring.weight(i).into());
+        }
         if let Some(miss) = case.misses.iter().find(|m| m.column == *column) {
             entry.insert("actual".into(), miss.actual.to_string().into());
             if let Some(expected) = &miss.expected {
@@ -170,10 +174,13 @@ fn submission_json(report: &ClassReport, submission: &Submission) -> Value {
 /// Renders the report as leasejudge's JSON document.
 pub fn render_json(report: &ClassReport) -> String {
     let summary = report.summary();
-    let mut weights = Map::new();
-    for (i, column) in report.scoring.columns.iter().enumerate() {
-        weights.insert(column.name().into(), report.scoring.weight(i).into());
-    }
+    let weights = report.scoring.weights.as_ref().map_or(Value::Null, |_| {
+        let mut weights = Map::new();
+        for (i, column) in report.scoring.columns.iter().enumerate() {
+            weights.insert(column.name().into(), report.scoring.weight(i).into());
+        }
+        Value::Object(weights)
+    });
     let columns: Vec<&str> = report.scoring.columns.iter().map(|c| c.name()).collect();
     let mut document = Map::new();
     document.insert("command".into(), "grade".into());
@@ -187,7 +194,7 @@ pub fn render_json(report: &ClassReport) -> String {
         }
         .into(),
     );
-    document.insert("weights".into(), Value::Object(weights));
+    document.insert("weights".into(), weights);
     document.insert("feedback".into(), report.feedback.name().into());
     document.insert("revealed".into(), report.feedback.reveals().into());
     if let Some(golden) = &report.golden {

@@ -110,10 +110,14 @@ pub fn summary_line(report: &ClassReport) -> String {
             summary.with_warnings
         ));
     }
+    let max = if report.key_problems.is_some() {
+        "-".to_owned()
+    } else {
+        report.max_score().to_string()
+    };
     text.push_str(&format!(
-        " (graded: {}; max score {})",
-        columns_text(report),
-        report.max_score()
+        " (graded: {}; max score {max})",
+        columns_text(report)
     ));
     text
 }
