@@ -6,4 +6,5 @@ pub mod explain;
 pub mod generate;
 pub mod grade;
 pub mod reorder;
+pub mod template;
 pub mod validate;

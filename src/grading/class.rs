@@ -396,6 +396,15 @@ impl ClassReport {
         self.case_ids.len() as u64 * self.scoring.case_max()
     }
 
+    /// The most a submission can score, as text: `-` when the golden file is malformed.
+    pub fn max_score_text(&self) -> String {
+        if self.key_problems.is_some() {
+            "-".to_owned()
+        } else {
+            self.max_score().to_string()
+        }
+    }
+
     /// A score as a percentage of [`ClassReport::max_score`]; `None` with nothing to score.
     pub fn percent(&self, score: u64) -> Option<f64> {
         let max = self.max_score();
@@ -654,11 +663,14 @@ pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
                 if case.is_correct(i) {
                     right[c][i] += 1;
                 } else if let Some(miss) = case.misses.iter().find(|m| m.column == *column) {
-                    let answer = if column.kind() == ValueKind::Code {
-                        miss.actual.to_ascii_uppercase()
-                    } else {
-                        miss.actual.to_string()
-                    };
+                    // A valid code in any case counts as one answer, written canonically.
+                    let answer = codes(*column)
+                        .and_then(|codes| {
+                            codes
+                                .into_iter()
+                                .find(|c| c.eq_ignore_ascii_case(&miss.actual))
+                        })
+                        .map_or_else(|| miss.actual.to_string(), str::to_owned);
                     *wrong[c][i].entry(answer).or_default() += 1;
                 }
             }

@@ -18,11 +18,11 @@ pub fn section(decision: Decision, reason: CaseReason) -> &'static str {
         (Decision::Success | Decision::Failed | Decision::Cancelled, _) => "section 4.2, results",
         (Decision::ReconciliationRequired, _) => "section 4.2, cancellation",
         (Decision::Expired, CaseReason::ResultAfterExpiry | CaseReason::RenewAfterExpiry) => {
-            "section 4, step 1 (the clock) and section 4.2, after expiry"
+            "section 4, step 1: the clock, and section 4.2, after expiry"
         }
-        (Decision::Expired, _) => "section 4, step 1 (the clock)",
+        (Decision::Expired, _) => "section 4, step 1: the clock",
         (Decision::AckTimeout, CaseReason::AckAfterDeadline) => "section 4.2, late acks",
-        (Decision::AckTimeout, _) => "section 4, step 1 (the clock)",
+        (Decision::AckTimeout, _) => "section 4, step 1: the clock",
         (Decision::Active, CaseReason::StaleGeneration) => "section 4.1, stale generations",
         (Decision::Active, CaseReason::LateProgress) => "section 4.2, progress",
         (Decision::Active, _) => "section 4.2, acks and renewals",

@@ -20,8 +20,10 @@ pub enum Visibility {
     /// Never shown to the learner.
     Hidden,
     /// Shown after the due date.
+    #[value(name = "after_due_date")]
     AfterDueDate,
     /// Shown once grades are published.
+    #[value(name = "after_published")]
     AfterPublished,
 }
 
@@ -40,6 +42,14 @@ impl Visibility {
 /// A percentage rounded to two decimals, so documents carry no float noise.
 fn rounded(value: Option<f64>) -> Value {
     value.map_or(Value::Null, |v| json!((v * 100.0).round() / 100.0))
+}
+
+/// The most a submission can score; `null` when the golden file is malformed.
+fn max_score(report: &ClassReport) -> Value {
+    match report.key_problems {
+        Some(_) => Value::Null,
+        None => report.max_score().into(),
+    }
 }
 
 fn pretty(document: &Value) -> String {
@@ -115,7 +125,7 @@ fn submission_json(report: &ClassReport, submission: &Submission) -> Value {
     object.insert("status".into(), submission.status().into());
     let score = submission.score();
     object.insert("score".into(), score.map_or(Value::Null, Value::from));
-    object.insert("max_score".into(), report.max_score().into());
+    object.insert("max_score".into(), max_score(report));
     object.insert(
         "percent".into(),
         rounded(score.and_then(|s| report.percent(s))),
@@ -206,7 +216,7 @@ pub fn render_json(report: &ClassReport) -> String {
         document.insert("golden_errors".into(), key.into());
     }
     document.insert("cases".into(), report.case_ids.len().into());
-    document.insert("max_score".into(), report.max_score().into());
+    document.insert("max_score".into(), max_score(report));
     let mut class = json!({
         "submissions": summary.submissions,
         "graded": summary.graded,

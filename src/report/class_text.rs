@@ -47,6 +47,9 @@ pub fn score_line(report: &ClassReport, submission: &Submission) -> String {
         match submission.previous.map(|p| p.score) {
             None => text.push_str("; not in the baseline"),
             Some(None) => text.push_str("; ungradable in the baseline"),
+            Some(Some(previous)) if previous == score as f64 => {
+                text.push_str(&format!("; was {} (no change)", number(previous)))
+            }
             Some(Some(previous)) => text.push_str(&format!(
                 "; was {} ({})",
                 number(previous),
@@ -110,11 +113,7 @@ pub fn summary_line(report: &ClassReport) -> String {
             summary.with_warnings
         ));
     }
-    let max = if report.key_problems.is_some() {
-        "-".to_owned()
-    } else {
-        report.max_score().to_string()
-    };
+    let max = report.max_score_text();
     text.push_str(&format!(
         " (graded: {}; max score {max})",
         columns_text(report)
@@ -220,7 +219,7 @@ pub fn render_table(report: &ClassReport, color: bool) -> String {
         let mut row = vec![
             submission.name.clone(),
             score.map_or_else(String::new, |s| s.to_string()),
-            report.max_score().to_string(),
+            report.max_score_text(),
             score.map_or_else(String::new, |s| report.percent_text(s)),
             submission.status().to_owned(),
         ];
@@ -280,7 +279,7 @@ pub fn render_markdown(report: &ClassReport) -> String {
         let mut cells = vec![
             escape_cell(&submission.name),
             score.map_or_else(String::new, |s| s.to_string()),
-            report.max_score().to_string(),
+            report.max_score_text(),
             score.map_or_else(String::new, |s| report.percent_text(s)),
             submission.status().to_owned(),
         ];
