@@ -246,3 +246,42 @@ fn an_ungradable_submission_is_reported_in_the_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_untouched_template_scores_zero() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let blank = dir.path().join("blank.csv");
+    let cases = root.join("examples/lab/cases.csv");
+    let key = root.join("examples/lab/key.csv");
+    let made = leasejudge(&[
+        "template",
+        cases.to_str().unwrap(),
+        "-o",
+        blank.to_str().unwrap(),
+    ]);
+    assert_eq!(made.status.code(), Some(0));
+    let text = std::fs::read_to_string(&blank).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), leasejudge::matrix::COLUMNS.join(","));
+    let ids: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ids, ["probe-1", "probe-2", "probe-3", "probe-4"]);
+    for columns in [
+        "decision,reason",
+        "decision,reason,lease_expired,ownership_conflict",
+    ] {
+        let graded = leasejudge(&[
+            "grade",
+            blank.to_str().unwrap(),
+            "--golden",
+            key.to_str().unwrap(),
+            "--columns",
+            columns,
+            "-f",
+            "json",
+        ]);
+        assert_eq!(graded.status.code(), Some(1));
+        let report: serde_json::Value = serde_json::from_slice(&graded.stdout).unwrap();
+        assert_eq!(report["submissions"][0]["score"], 0, "{columns}");
+    }
+}
