@@ -21,7 +21,7 @@ use crate::grading::{
 };
 use crate::input::{InputError, InputErrors};
 use crate::output::Output;
-use crate::report::class_json::{render_gradescope, render_json, render_prairielearn, Visibility};
+use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
 use crate::report::class_text::{key_lines, render_github, render_markdown, render_table};
 use crate::report::gradebook::{render_gradebook, render_item_analysis};
 
@@ -340,7 +340,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = match format {
         GradeFormat::Table => render_table(&report, color),
-        GradeFormat::Json => render_json(&report),
+        // Written as it is made: a class of large matrices makes a large document.
+        GradeFormat::Json => {
+            write_json(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
         GradeFormat::Junit => crate::report::class_junit::render(&report)?,
         GradeFormat::Github => render_github(&report),
         GradeFormat::Markdown => render_markdown(&report),

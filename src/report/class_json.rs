@@ -4,6 +4,10 @@
 //! results). Keys are in a fixed order, so the same run gives the same bytes; a hidden golden
 //! value has no key at all.
 
+use std::io::Write as _;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::grading::class::{
@@ -119,7 +123,9 @@ fn warnings_json(unknown: &[UnknownRow]) -> Value {
         .into()
 }
 
-fn submission_json(report: &ClassReport, submission: &Submission) -> Value {
+/// A submission's entries but `cases` and `warnings`, which are written lazily (see
+/// [`SubmissionJson`]).
+fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String, Value> {
     let mut object = Map::new();
     object.insert("submission".into(), submission.name.clone().into());
     object.insert("status".into(), submission.status().into());
@@ -167,22 +173,52 @@ fn submission_json(report: &ClassReport, submission: &Submission) -> Value {
                 correct.insert(column.name().into(), graded.column_correct(i).into());
             }
             object.insert("column_correct".into(), Value::Object(correct));
-            if report.feedback.shows_cases() {
-                let cases: Vec<Value> = graded
-                    .cases
-                    .iter()
-                    .map(|case| case_json(report, submission, case))
-                    .collect();
-                object.insert("cases".into(), cases.into());
-            }
-            object.insert("warnings".into(), warnings_json(&graded.unknown));
         }
     }
-    Value::Object(object)
+    object
 }
 
-/// Renders the report as leasejudge's JSON document.
-pub fn render_json(report: &ClassReport) -> String {
+/// One submission, its cases serialised one at a time so a large class never holds the
+/// whole document in memory.
+struct SubmissionJson<'a>(&'a ClassReport, &'a Submission);
+
+impl Serialize for SubmissionJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let SubmissionJson(report, submission) = *self;
+        let head = submission_head(report, submission);
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in &head {
+            map.serialize_entry(key, value)?;
+        }
+        if let Outcome::Graded(graded) = &submission.outcome {
+            if report.feedback.shows_cases() {
+                map.serialize_entry("cases", &CasesJson(report, submission, &graded.cases))?;
+            }
+            map.serialize_entry("warnings", &warnings_json(&graded.unknown))?;
+        }
+        map.end()
+    }
+}
+
+struct CasesJson<'a>(&'a ClassReport, &'a Submission, &'a [CaseMark]);
+
+impl Serialize for CasesJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let CasesJson(report, submission, cases) = *self;
+        serializer.collect_seq(cases.iter().map(|case| case_json(report, submission, case)))
+    }
+}
+
+struct SubmissionsJson<'a>(&'a ClassReport);
+
+impl Serialize for SubmissionsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        serializer.collect_seq(report.submissions.iter().map(|s| SubmissionJson(report, s)))
+    }
+}
+
+fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S::Ok, S::Error> {
     let summary = report.summary();
     let weights = report.scoring.weights.as_ref().map_or(Value::Null, |_| {
         let mut weights = Map::new();
@@ -234,13 +270,29 @@ pub fn render_json(report: &ClassReport) -> String {
         class["moved"] = moved.into();
     }
     document.insert("summary".into(), class);
-    let submissions: Vec<Value> = report
-        .submissions
-        .iter()
-        .map(|s| submission_json(report, s))
-        .collect();
-    document.insert("submissions".into(), submissions.into());
-    pretty(&Value::Object(document))
+    let mut map = serializer.serialize_map(None)?;
+    for (key, value) in &document {
+        map.serialize_entry(key, value)?;
+    }
+    map.serialize_entry("submissions", &SubmissionsJson(report))?;
+    map.end()
+}
+
+/// Writes the report as leasejudge's JSON document (pretty-printed, then a newline), a case
+/// at a time.
+pub fn write_json(report: &ClassReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut writer = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut writer, &DocumentJson(report))?;
+    writer.write_all(b"\n")?;
+    writer.flush()
+}
+
+struct DocumentJson<'a>(&'a ClassReport);
+
+impl Serialize for DocumentJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        document_json(self.0, serializer)
+    }
 }
 
 /// The one submission of an autograder run (the command refuses more).
