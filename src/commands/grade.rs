@@ -16,8 +16,8 @@ use crate::grading::class::{
 };
 use crate::grading::hint::hint;
 use crate::grading::{
-    default_format, parse_column_list, parse_matrix, read_matrix_file, Column, GradedColumns,
-    MatrixFile, MatrixFileFormat, ReportFormat,
+    default_format, parse_column_list, parse_matrix_keeping, read_matrix_file_keeping, Column,
+    GradedColumns, MatrixFile, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors};
 use crate::output::Output;
@@ -182,22 +182,23 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     }
 }
 
-fn read_submission(path: &Path) -> Result<MatrixFile, InputErrors> {
+fn read_submission(path: &Path, columns: &[Column]) -> Result<MatrixFile, InputErrors> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .map_err(|e| InputErrors(vec![InputError::new("-", 0, format!("cannot read: {e}"))]))?;
-        parse_matrix(&bytes, "-", MatrixFileFormat::Csv)
+        parse_matrix_keeping(&bytes, "-", MatrixFileFormat::Csv, columns)
     } else {
-        read_matrix_file(path, &path.to_string_lossy())
+        read_matrix_file_keeping(path, &path.to_string_lossy(), columns)
     }
 }
 
 /// The golden file, or its problems (unreadable, malformed, lacking a graded column).
 fn read_golden(path: &Path, columns: &[Column]) -> Result<MatrixFile, Vec<InputError>> {
-    let golden = read_matrix_file(path, &path.to_string_lossy()).map_err(|e| e.0)?;
+    let golden =
+        read_matrix_file_keeping(path, &path.to_string_lossy(), columns).map_err(|e| e.0)?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)
@@ -296,7 +297,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|path| {
             let name = path.to_string_lossy().into_owned();
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path) {
+            let outcome = match read_submission(path, &columns) {
                 Err(errors) => Outcome::Ungradable(errors.0),
                 Ok(submission) => {
                     let missing = submission.missing_columns(&columns);

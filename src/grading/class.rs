@@ -705,6 +705,43 @@ mod tests {
     }
 
     #[test]
+    fn only_the_graded_cells_are_kept() {
+        let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED\n";
+        let file = crate::grading::parse_matrix_keeping(
+            text.as_bytes(),
+            "m.csv",
+            MatrixFileFormat::Csv,
+            &[Column::DECISION],
+        )
+        .unwrap();
+        let job_id = Column::from_header("job_id").unwrap();
+        let c1 = file.find("c1").unwrap();
+        assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
+        assert_eq!(c1.cell(Column::CASE_ID), Some("c1"));
+        assert_eq!(c1.cell(job_id), None);
+        assert_eq!(c1.cell(Column::REASON), None);
+        // A JSON row without the graded key is still reported as lacking it.
+        let json = "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\"},{\"case_id\":\"c2\"}]";
+        let file = crate::grading::parse_matrix_keeping(
+            json.as_bytes(),
+            "m.json",
+            MatrixFileFormat::Json,
+            &[Column::DECISION],
+        )
+        .unwrap();
+        let missing: Vec<String> = file
+            .missing_columns(&[Column::DECISION])
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(missing, ["m.json:1: decision: the row has no such key"]);
+        // Without a choice every cell is kept; trailing cells left off read as empty.
+        let all = matrix(text);
+        assert_eq!(all.find("c2").unwrap().cell(job_id), Some("job-2"));
+        assert_eq!(all.find("c2").unwrap().cell(Column::REASON), Some(""));
+    }
+
+    #[test]
     fn typos_get_the_nearest_code() {
         assert_eq!(
             typo_note(Column::DECISION, "EXPIRD").as_deref(),

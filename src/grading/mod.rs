@@ -15,7 +15,10 @@ pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix_file::{parse_matrix, read_matrix_file, MatrixEntry, MatrixFile, MatrixFileFormat};
+pub use matrix_file::{
+    parse_matrix, parse_matrix_keeping, read_matrix_file, read_matrix_file_keeping, MatrixEntry,
+    MatrixFile, MatrixFileFormat,
+};
 
 /// How a grade report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
