@@ -285,3 +285,38 @@ fn an_untouched_template_scores_zero() {
         assert_eq!(report["submissions"][0]["score"], 0, "{columns}");
     }
 }
+
+#[test]
+fn control_characters_from_a_submission_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let submission = dir.path().join("evil.csv");
+    std::fs::write(
+        &submission,
+        "case_id,decision,reason\nprobe-1,\"ACT\x1b[31mIVE\",x\x07\nevil\x1b]0;pwned\x07,ACTIVE,within_lease\n",
+    )
+    .unwrap();
+    let golden = data("grade-wrong/golden.csv");
+    for format in FORMATS {
+        let output = leasejudge(&[
+            "grade",
+            submission.to_str().unwrap(),
+            "--golden",
+            golden.to_str().unwrap(),
+            "-f",
+            format,
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07'),
+            "{format} passes a control character through:\n{text}"
+        );
+        if format == "junit" {
+            roxmltree::Document::parse(&text).unwrap();
+        } else if matches!(format, "json" | "gradescope" | "prairielearn") {
+            serde_json::from_str::<serde_json::Value>(&text).unwrap();
+        } else {
+            assert!(text.contains("\\u{1b}"), "{format}:\n{text}");
+        }
+    }
+}

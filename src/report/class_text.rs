@@ -10,8 +10,42 @@ use crate::grading::class::{
 };
 use crate::grading::Spot;
 
-use super::github::command;
-use super::markdown::escape_cell;
+use super::github;
+
+/// A workflow command whose title and message have control characters escaped first.
+fn command(level: &str, at: Option<&Spot>, title: &str, message: &str) -> String {
+    let at = at.map(|at| Spot {
+        file: visible_controls(&at.file),
+        line: at.line,
+    });
+    github::command(
+        level,
+        at.as_ref(),
+        &visible_controls(title),
+        &visible_controls(message),
+    )
+}
+use super::markdown;
+
+/// Escapes Markdown table-cell text, control characters included.
+fn escape_cell(text: &str) -> String {
+    markdown::escape_cell(&visible_controls(text))
+}
+
+/// The text with every control character but the line break escaped visibly (`\u{1b}`),
+/// so a case id or file name cannot drive a terminal or inject a workflow command. Applied to
+/// a whole rendering, so nothing that came from input escapes it.
+pub fn visible_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 fn new_table(color: bool) -> Table {
     let mut table = Table::new();
@@ -24,8 +58,13 @@ fn new_table(color: bool) -> Table {
     table
 }
 
+/// A table cell of text that may have come from input.
+fn clean_cell(text: impl AsRef<str>) -> Cell {
+    Cell::new(visible_controls(text.as_ref()))
+}
+
 fn coloured(text: &str, colour: Color, color: bool) -> Cell {
-    let cell = Cell::new(text);
+    let cell = clean_cell(text);
     if color {
         cell.fg(colour)
     } else {
@@ -152,19 +191,21 @@ pub fn key_lines(report: &ClassReport) -> Vec<String> {
 pub fn render_table(report: &ClassReport, color: bool) -> String {
     let mut text = String::new();
     for line in key_lines(report) {
-        text.push_str(&format!("{line}\n"));
+        text.push_str(&visible_controls(&format!("{line}\n")));
     }
     for submission in &report.submissions {
-        text.push_str(&format!(
+        text.push_str(&visible_controls(&format!(
             "{}: {}\n",
             submission.name,
             score_line(report, submission)
-        ));
+        )));
         match &submission.outcome {
-            Outcome::KeyMalformed => text.push_str(&format!("  not graded: {KEY_MALFORMED}\n")),
+            Outcome::KeyMalformed => text.push_str(&visible_controls(&format!(
+                "  not graded: {KEY_MALFORMED}\n"
+            ))),
             Outcome::Ungradable(problems) => {
                 for problem in problems {
-                    text.push_str(&format!("  {problem}\n"));
+                    text.push_str(&visible_controls(&format!("  {problem}\n")));
                 }
             }
             Outcome::Graded(graded) => {
@@ -182,20 +223,20 @@ pub fn render_table(report: &ClassReport, color: bool) -> String {
                             line: case.line,
                         };
                         table.add_row(vec![
-                            Cell::new(report.case_id(case.case)),
-                            Cell::new(at.to_string()),
+                            clean_cell(report.case_id(case.case)),
+                            clean_cell(at.to_string()),
                             coloured(case.status.name(), colour, color),
-                            Cell::new(report.problems(case, &submission.name).join("\n")),
+                            clean_cell(report.problems(case, &submission.name).join("\n")),
                         ]);
                         rows += 1;
                     }
                 }
                 for unknown in &graded.unknown {
                     table.add_row(vec![
-                        Cell::new(&unknown.case_id),
-                        Cell::new(format!("{}:{}", submission.name, unknown.line)),
+                        clean_cell(&unknown.case_id),
+                        clean_cell(format!("{}:{}", submission.name, unknown.line)),
                         coloured("warning", Color::Yellow, color),
-                        Cell::new(UnknownRow::WARNING),
+                        clean_cell(UnknownRow::WARNING),
                     ]);
                     rows += 1;
                 }
@@ -207,7 +248,10 @@ pub fn render_table(report: &ClassReport, color: bool) -> String {
         }
     }
     text.push('\n');
-    text.push_str(&format!("Class: {}\n", summary_line(report)));
+    text.push_str(&visible_controls(&format!(
+        "Class: {}\n",
+        summary_line(report)
+    )));
     let mut table = new_table(color);
     let mut header = vec!["submission", "score", "max", "percent", "status"];
     if report.baseline {
@@ -237,7 +281,7 @@ pub fn render_table(report: &ClassReport, color: bool) -> String {
     text.push_str(&table.to_string());
     text.push('\n');
     if let Some(moved) = moved_line(report) {
-        text.push_str(&format!("{moved}\n"));
+        text.push_str(&visible_controls(&format!("{moved}\n")));
     }
     if !report.feedback.reveals() {
         text.push_str("Expected values are hidden.\n");
