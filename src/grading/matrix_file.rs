@@ -54,8 +54,12 @@ pub struct MatrixEntry {
 }
 
 impl MatrixEntry {
-    /// The cell of `column`, if the row gives it (and it was kept).
+    /// The cell of `column`, if the row gives it (and it was kept); the case id's is
+    /// [`MatrixEntry::case_id`], trimmed.
     pub fn cell(&self, column: Column) -> Option<&str> {
+        if column == Column::CASE_ID {
+            return Some(&self.case_id);
+        }
         self.cells
             .iter()
             .find(|(c, _)| *c == column)
@@ -63,12 +67,13 @@ impl MatrixEntry {
     }
 }
 
-/// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones.
+/// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones (the case id
+/// is held once, as [`MatrixEntry::case_id`]).
 fn kept_cells(cells: Vec<Option<String>>, keep: &[bool]) -> Box<[(Column, Box<str>)]> {
     cells
         .into_iter()
         .enumerate()
-        .filter(|(index, _)| keep[*index])
+        .filter(|(index, _)| keep[*index] && *index != Column::CASE_ID.index())
         .filter_map(|(index, cell)| Some((Column::at(index)?, cell?.into_boxed_str())))
         .collect()
 }
@@ -213,7 +218,6 @@ pub fn parse_matrix_keeping(
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let mut keep = [false; Column::COUNT];
-    keep[Column::CASE_ID.index()] = true;
     for column in columns {
         keep[column.index()] = true;
     }
