@@ -129,6 +129,10 @@ pub struct Args {
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// In the table, list every case, not only those that differ.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// Whether a directory entry is a matrix file `grade` reads.
@@ -340,7 +344,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut out = Output::open(args.output.as_deref())?;
     let color = out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = match format {
-        GradeFormat::Table => render_table(&report, color),
+        GradeFormat::Table => render_table(&report, color, args.verbose),
         // Written as it is made: a class of large matrices makes a large document.
         GradeFormat::Json => {
             write_json(&report, &mut out).context("cannot write the report")?;

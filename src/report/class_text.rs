@@ -187,8 +187,10 @@ pub fn key_lines(report: &ClassReport) -> Vec<String> {
     }
 }
 
-/// Renders the report as tables for people; statuses are coloured when `color`.
-pub fn render_table(report: &ClassReport, color: bool) -> String {
+/// Renders the report as tables for people; statuses are coloured when `color`. A
+/// submission's table lists the cases that differ and the warnings, or every case when
+/// `verbose`.
+pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String {
     let mut text = String::new();
     for line in key_lines(report) {
         text.push_str(&visible_controls(&format!("{line}\n")));
@@ -214,6 +216,9 @@ pub fn render_table(report: &ClassReport, color: bool) -> String {
                 let mut rows = 0;
                 if report.feedback.shows_cases() {
                     for case in &graded.cases {
+                        if case.status == CaseStatus::Matched && !verbose {
+                            continue;
+                        }
                         let colour = match case.status {
                             CaseStatus::Matched => Color::Green,
                             _ => Color::Red,
