@@ -262,9 +262,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             ReportFormat::Markdown => GradeFormat::Markdown,
         });
     let columns = args.columns.0.clone();
-    if columns.len() > 32 {
-        return Err(usage("at most 32 columns can be graded"));
-    }
     let scoring = Scoring::new(
         columns.clone(),
         args.weights.as_ref().map(|w| w.0.as_slice()),

@@ -153,6 +153,9 @@ impl Scoring {
     }
 }
 
+// A case's right columns are a bit set in a `u32`.
+const _: () = assert!(Column::COUNT <= 32);
+
 /// One graded column of a case that is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ColumnMiss {
