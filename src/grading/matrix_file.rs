@@ -183,13 +183,12 @@ impl MatrixFile {
 
 /// Reads a matrix file, in the format its extension implies.
 pub fn read_matrix_file(path: &Path, name: &str) -> Result<MatrixFile, InputErrors> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
-    parse_matrix(&bytes, name, MatrixFileFormat::for_path(path))
+    let every: Vec<Column> = Column::all().collect();
+    read_matrix_file_keeping(path, name, &every)
 }
 
 /// Reads a matrix file keeping only the cells of `columns` (and the case id), in the format
-/// its extension implies.
+/// its extension implies. Every matrix file is read here.
 pub fn read_matrix_file_keeping(
     path: &Path,
     name: &str,
