@@ -22,7 +22,9 @@ use crate::grading::{
 use crate::input::{InputError, InputErrors};
 use crate::output::Output;
 use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
-use crate::report::class_text::{key_lines, render_github, render_markdown, render_table};
+use crate::report::class_text::{
+    key_lines, render_github, render_markdown, render_table, visible_controls,
+};
 use crate::report::gradebook::{render_gradebook, render_item_analysis};
 
 /// How `grade`'s report is written.
@@ -363,21 +365,31 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         write_file(Some(path), &render_item_analysis(&report)?, "item analysis")?;
     }
     let code = report.exit_code();
-    if code == 2 && args.output.as_ref().is_some_and(|p| p.as_os_str() != "-") {
-        // The report went to a file; say on the terminal why the run failed.
+    if code == 2 {
+        // Trouble goes to standard error too, as with every command, whatever the report's
+        // format: a submission's own problems, and the golden file's only as the report
+        // shows them (in full with --reveal).
         let mut err = std::io::stderr().lock();
         for line in key_lines(&report) {
             let _ = writeln!(err, "leasejudge: {line}");
         }
-        let ungradable = report
-            .submissions
-            .iter()
-            .filter(|s| matches!(s.outcome, Outcome::Ungradable(_)))
-            .count();
+        let mut ungradable = 0;
+        for submission in &report.submissions {
+            if let Outcome::Ungradable(problems) = &submission.outcome {
+                ungradable += 1;
+                for problem in problems {
+                    let _ = writeln!(
+                        err,
+                        "leasejudge: {}",
+                        visible_controls(&problem.to_string())
+                    );
+                }
+            }
+        }
         if ungradable > 0 {
             let _ = writeln!(
                 err,
-                "leasejudge: {ungradable} submission{} could not be graded; the report lists why",
+                "leasejudge: {ungradable} submission{} could not be graded",
                 if ungradable == 1 { "" } else { "s" }
             );
         }
