@@ -31,8 +31,10 @@ enum Command {
     Explain(commands::explain::Args),
     /// Adjudicate case files and compare the matrices with golden files (for CI).
     Check(commands::check::Args),
-    /// Grade a filled-in matrix against golden labels, hiding them unless --reveal.
+    /// Grade filled-in matrices against golden labels, hiding them unless --reveal.
     Grade(commands::grade::Args),
+    /// Write the blank matrix to hand out: the header and the case ids of case files.
+    Template(commands::template::Args),
     /// Check case files: every input error located, plus warnings.
     Validate(commands::validate::Args),
     /// Permute renew/progress arrivals (spec section 7) and check what may not change.
@@ -54,6 +56,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Explain(args) => commands::explain::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::Grade(args) => commands::grade::run(args),
+        Command::Template(args) => commands::template::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
         Command::Completions(args) => commands::completions::run(args),

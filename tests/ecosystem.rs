@@ -34,7 +34,7 @@ fn leasejudge(args: &[&str]) -> Run {
     leasejudge_env(args, &[])
 }
 
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "adjudicate",
     "generate",
     "explain",
@@ -42,6 +42,7 @@ const SUBCOMMANDS: [&str; 9] = [
     "grade",
     "validate",
     "reorder",
+    "template",
     "completions",
     "man",
 ];

@@ -4,7 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FORMATS: [&str; 5] = ["table", "json", "junit", "github", "markdown"];
+const FORMATS: [&str; 7] = [
+    "table",
+    "json",
+    "junit",
+    "github",
+    "markdown",
+    "gradescope",
+    "prairielearn",
+];
 
 fn data(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -47,17 +55,21 @@ fn junit_reads_back() {
     let document = roxmltree::Document::parse(&xml).unwrap();
     let root = document.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
+    // Four golden cases and the unknown row, which is skipped (a warning), not failed.
     assert_eq!(root.attribute("tests"), Some("5"));
-    assert_eq!(root.attribute("failures"), Some("4"));
+    assert_eq!(root.attribute("failures"), Some("3"));
+    assert_eq!(root.attribute("skipped"), Some("1"));
     let suites: Vec<_> = root
         .children()
         .filter(|n| n.has_tag_name("testsuite"))
         .collect();
-    assert_eq!(suites.len(), 1);
+    // One per submission, then the class summary.
+    assert_eq!(suites.len(), 2);
     assert!(suites[0]
         .attribute("name")
         .unwrap()
         .ends_with("submission.csv"));
+    assert_eq!(suites[1].attribute("name"), Some("class summary"));
     let cases: Vec<_> = suites[0]
         .children()
         .filter(|n| n.has_tag_name("testcase"))
@@ -94,7 +106,8 @@ fn junit_reads_back() {
             "reason: expected cancel_unacknowledged, got (empty)"
         ))
     );
-    assert_eq!(failure(4).unwrap().0, "unknown");
+    assert_eq!(failure(4), None);
+    assert!(cases[4].children().any(|n| n.has_tag_name("skipped")));
 }
 
 #[test]
@@ -104,22 +117,32 @@ fn json_reads_back() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["command"], "grade");
     assert_eq!(report["revealed"], false);
-    let summary = &report["summary"];
-    assert_eq!(summary["cases"], 4);
-    assert_eq!(summary["matched"], 1);
-    assert_eq!(summary["mismatched"], 2);
-    assert_eq!(summary["missing"], 1);
-    assert_eq!(summary["unknown"], 1);
-    assert_eq!(summary["score_percent"].as_f64(), Some(25.0));
-    assert_eq!(summary["passed"], false);
-    let probe_2 = &report["files"][0]["cases"][1];
+    assert!(report.get("golden").is_none(), "the golden file is named");
+    assert_eq!(report["cases"], 4);
+    assert_eq!(report["max_score"], 4);
+    assert_eq!(report["summary"]["submissions"], 1);
+    assert_eq!(report["summary"]["mean_percent"].as_f64(), Some(25.0));
+    let submission = &report["submissions"][0];
+    assert_eq!(submission["status"], "graded");
+    assert_eq!(submission["score"], 1);
+    let counts = &submission["counts"];
+    assert_eq!(counts["matched"], 1);
+    assert_eq!(counts["mismatched"], 2);
+    assert_eq!(counts["missing"], 1);
+    assert_eq!(counts["unknown"], 1);
+    assert_eq!(submission["column_correct"]["decision"], 2);
+    assert_eq!(submission["column_correct"]["reason"], 1);
+    let probe_2 = &submission["cases"][1];
     assert_eq!(probe_2["case_id"], "probe-2");
     assert_eq!(probe_2["line"], 3);
-    let mismatch = probe_2["mismatches"][0].as_object().unwrap();
-    assert_eq!(mismatch["column"], "decision");
-    assert_eq!(mismatch["actual"], "ACTIVE");
-    assert!(!mismatch.contains_key("expected"), "hidden value leaked");
-    assert_eq!(report["files"][0]["unknown"][0]["case_id"], "probe-9");
+    let decision = probe_2["columns"]["decision"].as_object().unwrap();
+    assert_eq!(decision["correct"], false);
+    assert_eq!(decision["actual"], "ACTIVE");
+    assert!(!decision.contains_key("expected"), "hidden value leaked");
+    let probe_4 = &submission["cases"][3];
+    assert_eq!(probe_4["columns"]["decision"]["correct"], true);
+    assert_eq!(probe_4["columns"]["reason"]["correct"], false);
+    assert_eq!(submission["warnings"][0]["case_id"], "probe-9");
 }
 
 #[test]
@@ -191,7 +214,7 @@ fn check_reads_back_as_junit_with_a_suite_per_file() {
 }
 
 #[test]
-fn a_failed_output_leaves_no_file() {
+fn an_ungradable_submission_is_reported_in_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("report.xml");
     let submission = data("grade-duplicate/submission.csv");
@@ -207,6 +230,93 @@ fn a_failed_output_leaves_no_file() {
         target.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(!target.exists());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let xml = std::fs::read_to_string(&target).unwrap();
+    let document = roxmltree::Document::parse(&xml).unwrap();
+    let error = document
+        .descendants()
+        .find(|n| n.has_tag_name("error"))
+        .unwrap();
+    assert!(error.attribute("message").unwrap().ends_with(
+        "submission.csv:5: case_id: duplicated case id: it is already on line 2 (\"probe-1\")"
+    ));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("1 submission could not be graded"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_untouched_template_scores_zero() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let blank = dir.path().join("blank.csv");
+    let cases = root.join("examples/lab/cases.csv");
+    let key = root.join("examples/lab/key.csv");
+    let made = leasejudge(&[
+        "template",
+        cases.to_str().unwrap(),
+        "-o",
+        blank.to_str().unwrap(),
+    ]);
+    assert_eq!(made.status.code(), Some(0));
+    let text = std::fs::read_to_string(&blank).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), leasejudge::matrix::COLUMNS.join(","));
+    let ids: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ids, ["probe-1", "probe-2", "probe-3", "probe-4"]);
+    for columns in [
+        "decision,reason",
+        "decision,reason,lease_expired,ownership_conflict",
+    ] {
+        let graded = leasejudge(&[
+            "grade",
+            blank.to_str().unwrap(),
+            "--golden",
+            key.to_str().unwrap(),
+            "--columns",
+            columns,
+            "-f",
+            "json",
+        ]);
+        assert_eq!(graded.status.code(), Some(1));
+        let report: serde_json::Value = serde_json::from_slice(&graded.stdout).unwrap();
+        assert_eq!(report["submissions"][0]["score"], 0, "{columns}");
+    }
+}
+
+#[test]
+fn control_characters_from_a_submission_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let submission = dir.path().join("evil.csv");
+    std::fs::write(
+        &submission,
+        "case_id,decision,reason\nprobe-1,\"ACT\x1b[31mIVE\",x\x07\nevil\x1b]0;pwned\x07,ACTIVE,within_lease\n",
+    )
+    .unwrap();
+    let golden = data("grade-wrong/golden.csv");
+    for format in FORMATS {
+        let output = leasejudge(&[
+            "grade",
+            submission.to_str().unwrap(),
+            "--golden",
+            golden.to_str().unwrap(),
+            "-f",
+            format,
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{format}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07'),
+            "{format} passes a control character through:\n{text}"
+        );
+        if format == "junit" {
+            roxmltree::Document::parse(&text).unwrap();
+        } else if matches!(format, "json" | "gradescope" | "prairielearn") {
+            serde_json::from_str::<serde_json::Value>(&text).unwrap();
+        } else {
+            assert!(text.contains("\\u{1b}"), "{format}:\n{text}");
+        }
+    }
 }

@@ -616,6 +616,16 @@ fn endless_records_are_located_input_errors() {
         ),
         (
             &["grade", "submission.csv", "--golden", "/dev/zero"],
+            "the golden file is malformed; contact your instructor",
+        ),
+        (
+            &[
+                "grade",
+                "submission.csv",
+                "--golden",
+                "/dev/zero",
+                "--reveal",
+            ],
             "/dev/zero: cannot read: longer than",
         ),
     ];

@@ -12,13 +12,14 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, render_report, report_output, write_problems, GradeReport,
-    MatrixFile, MatrixFileFormat, MissingAt, ReportArgs, Unpaired, UnpairedFile,
+    compare, read_matrix_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
+    Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::{check_paths, commit_all, Named, Output};
+use crate::report::{render_report, report_output, write_problems};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]

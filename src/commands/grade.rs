@@ -1,103 +1,434 @@
-//! `leasejudge grade`: grade a learner's filled-in matrix against hidden golden labels (spec
-//! section 8). Golden values stay hidden unless `--reveal` is given.
+//! `leasejudge grade`: grade a class's filled-in matrices against hidden golden labels (spec
+//! section 8, issue 14): every submission on its own, a class summary, a gradebook, partial
+//! credit, autograder result files, feedback levels and hints. Golden values and the golden
+//! file's name stay hidden unless `--reveal` (`--feedback full`).
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use crate::grading::report_output;
-use crate::grading::{
-    compare, parse_matrix, read_matrix_file, write_report, GradeReport, MatrixFile,
-    MatrixFileFormat, MissingAt, ReportArgs,
+use crate::grading::class::{
+    grade_submission, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous, Scoring,
+    Submission,
 };
-use crate::input::InputErrors;
-use crate::output::{check_paths, Named};
+use crate::grading::hint::hint;
+use crate::grading::{
+    default_format, parse_column_list, parse_matrix_keeping, read_matrix_file_keeping, Column,
+    GradedColumns, MatrixFile, MatrixFileFormat, ReportFormat,
+};
+use crate::input::{InputError, InputErrors};
+use crate::output::{check_paths, commit_all, Named, Output};
+use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
+use crate::report::class_text::{
+    key_lines, render_github, render_markdown, render_table, visible_controls,
+};
+use crate::report::gradebook::{render_gradebook, render_item_analysis};
 
-/// Grade a filled-in matrix against golden labels.
+/// How `grade`'s report is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GradeFormat {
+    /// Per submission a table of its cases, then the class summary, for people.
+    Table,
+    /// One JSON document: every submission, per-case and per-column breakdown, the summary.
+    Json,
+    /// JUnit XML: a testsuite per submission, a testcase per case.
+    Junit,
+    /// GitHub Actions workflow commands.
+    Github,
+    /// Markdown, for a CI step summary.
+    Markdown,
+    /// Gradescope's autograder `results.json` (one submission).
+    Gradescope,
+    /// PrairieLearn's external grading results (one submission).
+    Prairielearn,
+}
+
+/// The weights given with `--weights`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights(pub Vec<(Column, u32)>);
+
+fn parse_weights_arg(text: &str) -> Result<Weights, String> {
+    parse_weights(text).map(Weights)
+}
+
+fn parse_graded(text: &str) -> Result<GradedColumns, String> {
+    parse_column_list(text).map(GradedColumns)
+}
+
+/// Grade filled-in matrices against golden labels.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-The submission may have extra columns, columns in any order, headings as in the lesson \
+A submission may have extra columns, columns in any order, headings as in the lesson \
 (Decision, Reason, Stale Generation), blank lines, a byte-order mark, CRLF line endings, \
 yes/no or 1/0 booleans and ;-lists in any order. Rows are matched by case_id; a golden case \
-the submission lacks counts as wrong, a submission row the golden file lacks is reported.
+the submission lacks counts as wrong; a submission row the golden file lacks is a warning, \
+not scored.
 
-Exit status: 0 every graded column of every case matches; 1 differences; 2 trouble \
-(unreadable file, a duplicated case_id, a header without a graded column), every problem \
-listed as FILE:LINE: column: message (value).")]
+Each submission is graded on its own: one that cannot be read is reported as ungradable, \
+with every problem listed as FILE:LINE: column: message (value), and the others are still \
+graded. Learners never see the golden file's name or values unless --reveal.
+
+Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
+submission, a malformed golden file, unreadable options files).")]
 pub struct Args {
-    /// The filled-in matrix: CSV, or JSON by extension; `-` reads CSV from standard input.
-    #[arg(value_name = "SUBMISSION")]
-    pub submission: PathBuf,
+    /// Submissions: matrix files (CSV, or JSON by extension), directories (every .csv and
+    /// .json file in them, in name order), or `-` for CSV on standard input.
+    #[arg(required = true, value_name = "SUBMISSION")]
+    pub submissions: Vec<PathBuf>,
 
     /// The golden matrix with the labels (CSV, or JSON by extension).
     #[arg(long, value_name = "GOLDEN")]
     pub golden: PathBuf,
 
-    /// Show the golden values of wrong cases (for instructors); hidden by default.
-    #[arg(long)]
+    /// Show golden values and the golden file's problems (for instructors): --feedback full.
+    #[arg(long, conflicts_with = "feedback")]
     pub reveal: bool,
 
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub report: ReportArgs,
+    /// What learners see: `none` the score only; `cases` which cases and columns are wrong;
+    /// `hint` also the case-file lines that decide each wrong case (needs --cases); `full`
+    /// everything, expected values included.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub feedback: Option<Feedback>,
+
+    /// The case files the matrices were filled in from (for --feedback hint).
+    #[arg(long = "cases", value_name = "CASEFILE", num_args = 1..)]
+    pub cases: Vec<PathBuf>,
+
+    /// Partial credit: each case scores the sum of the weights of its right columns, e.g.
+    /// `decision=2,reason=1` (a graded column not named weighs 1).
+    #[arg(long, value_name = "COLUMN=WEIGHT,...", value_parser = parse_weights_arg)]
+    pub weights: Option<Weights>,
+
+    /// The columns to grade: names separated by commas (as matrix headers), or `all`.
+    #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded)]
+    pub columns: GradedColumns,
+
+    /// Write a gradebook CSV: one line per submission.
+    #[arg(long, value_name = "FILE")]
+    pub gradebook: Option<PathBuf>,
+
+    /// An earlier gradebook: each submission's previous score and the change.
+    #[arg(long, value_name = "OLD_GRADEBOOK")]
+    pub baseline: Option<PathBuf>,
+
+    /// Write an item analysis CSV: per golden case, how many got each graded column right
+    /// and the most common wrong answer.
+    #[arg(long, value_name = "FILE")]
+    pub item_analysis: Option<PathBuf>,
+
+    /// Who sees the Gradescope test results, and when.
+    #[arg(long, value_enum, default_value = "visible")]
+    pub visibility: Visibility,
+
+    /// Report format [default: by the -o file's extension: .xml junit, .json json, .md
+    /// markdown; otherwise table].
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<GradeFormat>,
+
+    /// Write the report to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// In the table, list every case, not only those that differ.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
-fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
-    if path.as_os_str() == "-" {
-        let bytes = crate::limits::read_document(std::io::stdin().lock()).map_err(|e| {
-            InputErrors(vec![crate::input::InputError::new(
-                "-",
+/// Whether a directory entry is a matrix file `grade` reads.
+fn is_matrix_file(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(extension.as_deref(), Some("csv" | "json")) && path.is_file()
+}
+
+/// The submissions the arguments name: files as given, directories expanded in name order.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let name = path.to_string_lossy();
+        let entries = match std::fs::read_dir(path) {
+            Ok(entries) => entries,
+            Err(e) => {
+                errors.push(InputError::new(
+                    &name,
+                    0,
+                    format!("cannot read directory: {e}"),
+                ));
+                continue;
+            }
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| is_matrix_file(path))
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            errors.push(InputError::new(
+                &name,
                 0,
-                format!("cannot read: {e}"),
-            )])
-        })?;
-        parse_matrix(&bytes, "-", MatrixFileFormat::Csv)
+                "the directory holds no matrix files (.csv, .json)",
+            ));
+        }
+        files.extend(found);
+    }
+    if errors.is_empty() {
+        Ok(files)
     } else {
-        read_matrix_file(path, &path.to_string_lossy())
+        Err(InputErrors(errors))
+    }
+}
+
+fn read_submission(path: &Path, columns: &[Column]) -> Result<MatrixFile, InputErrors> {
+    if path.as_os_str() == "-" {
+        let bytes = crate::limits::read_document(std::io::stdin().lock())
+            .map_err(|e| InputErrors(vec![InputError::new("-", 0, format!("cannot read: {e}"))]))?;
+        parse_matrix_keeping(&bytes, "-", MatrixFileFormat::Csv, columns)
+    } else {
+        read_matrix_file_keeping(path, &path.to_string_lossy(), columns)
+    }
+}
+
+/// The golden file, or its problems (unreadable, malformed, lacking a graded column).
+fn read_golden(path: &Path, columns: &[Column]) -> Result<MatrixFile, Vec<InputError>> {
+    let golden =
+        read_matrix_file_keeping(path, &path.to_string_lossy(), columns).map_err(|e| e.0)?;
+    let missing = golden.missing_columns(columns);
+    if missing.is_empty() {
+        Ok(golden)
+    } else {
+        Err(missing)
+    }
+}
+
+/// Per golden case, the hint from replaying `cases`.
+fn hints(cases: &[PathBuf], golden: &MatrixFile) -> Result<Vec<Option<Hint>>> {
+    let traces = crate::commands::explain::traces(cases, None, None, &[])?;
+    let mut by_id: HashMap<&str, Hint> = HashMap::new();
+    for trace in &traces {
+        by_id.insert(trace.case_id.as_str(), hint(trace));
+    }
+    Ok(golden
+        .rows
+        .iter()
+        .map(|row| by_id.remove(row.case_id.as_str()))
+        .collect())
+}
+
+fn usage(message: &str) -> anyhow::Error {
+    anyhow::anyhow!("usage: {message}")
+}
+
+/// `text` written to a temporary file for `path`, to commit with the run's other outputs.
+fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
+    let mut out = Output::open(Some(path))?;
+    out.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write the {what}"))?;
+    Ok(out)
+}
+
+/// Before anything is read: no output may be an input or another output. A clash with the
+/// golden file is reported without its name unless `reveal`, since learners may see it.
+fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<()> {
+    let mut outputs = vec![match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the report"),
+    }];
+    if let Some(path) = &args.gradebook {
+        outputs.push(Named::new("--gradebook", path));
+    }
+    if let Some(path) = &args.item_analysis {
+        outputs.push(Named::new("--item-analysis", path));
+    }
+    let mut inputs: Vec<Named<'_>> = submissions
+        .iter()
+        .map(|path| Named::new("submission", path))
+        .collect();
+    if let Some(path) = &args.baseline {
+        inputs.push(Named::new("--baseline", path));
+    }
+    inputs.extend(args.cases.iter().map(|path| Named::new("--cases", path)));
+    check_paths(&inputs, &outputs)?;
+    let golden = [Named::new("--golden", &args.golden)];
+    match check_paths(&golden, &outputs) {
+        Err(_) if !reveal => Err(anyhow::anyhow!(
+            "an output and the golden file are the same file; an output may not be an input (nothing \
+             was written)"
+        )),
+        result => Ok(result?),
     }
 }
 
 /// Runs `grade`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    let columns = &args.report.columns.0;
-    check_paths(
-        &[
-            Named::new("input", &args.submission),
-            Named::new("--golden", &args.golden),
-        ],
-        &[report_output(&args.report)],
-    )?;
-    let submission = read_submission(&args.submission);
-    let golden = read_matrix_file(&args.golden, &args.golden.to_string_lossy());
-    let mut errors = Vec::new();
-    for matrix in [&submission, &golden] {
-        match matrix {
-            Ok(matrix) => errors.extend(matrix.missing_columns(columns)),
-            Err(e) => errors.extend(e.0.iter().cloned()),
+    let feedback = if args.reveal {
+        Feedback::Full
+    } else {
+        args.feedback.unwrap_or(Feedback::Cases)
+    };
+    if feedback == Feedback::Hint && args.cases.is_empty() {
+        return Err(usage(
+            "--feedback hint needs the case files: --cases CASEFILE...",
+        ));
+    }
+    if feedback != Feedback::Hint && !args.cases.is_empty() {
+        return Err(usage("--cases is used only with --feedback hint"));
+    }
+    let format = args
+        .format
+        .unwrap_or_else(|| match default_format(args.output.as_deref()) {
+            ReportFormat::Table => GradeFormat::Table,
+            ReportFormat::Json => GradeFormat::Json,
+            ReportFormat::Junit => GradeFormat::Junit,
+            ReportFormat::Github => GradeFormat::Github,
+            ReportFormat::Markdown => GradeFormat::Markdown,
+        });
+    let columns = args.columns.0.clone();
+    let scoring = Scoring::new(
+        columns.clone(),
+        args.weights.as_ref().map(|w| w.0.as_slice()),
+    )
+    .map_err(|e| usage(&e))?;
+    if args
+        .submissions
+        .iter()
+        .filter(|p| p.as_os_str() == "-")
+        .count()
+        > 1
+    {
+        return Err(usage("standard input (-) can be read only once"));
+    }
+    let paths = expand(&args.submissions)?;
+    if matches!(format, GradeFormat::Gradescope | GradeFormat::Prairielearn) && paths.len() != 1 {
+        return Err(usage(&format!(
+            "-f gradescope and -f prairielearn grade one submission; {} given",
+            paths.len()
+        )));
+    }
+    check_outputs(args, &paths, feedback.reveals())?;
+    let baseline = match &args.baseline {
+        Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
+        None => None,
+    };
+    let reveal = feedback.reveals();
+    let golden = read_golden(&args.golden, &columns);
+    let hints = match (&golden, feedback) {
+        (Ok(golden), Feedback::Hint) => hints(&args.cases, golden)?,
+        _ => Vec::new(),
+    };
+    let submissions: Vec<Submission> = paths
+        .iter()
+        .map(|path| {
+            let name = path.to_string_lossy().into_owned();
+            // A submission's own problems are reported even when the golden file is unusable.
+            let outcome = match read_submission(path, &columns) {
+                Err(errors) => Outcome::Ungradable(errors.0),
+                Ok(submission) => {
+                    let missing = submission.missing_columns(&columns);
+                    match &golden {
+                        _ if !missing.is_empty() => Outcome::Ungradable(missing),
+                        Err(_) => Outcome::KeyMalformed,
+                        Ok(golden) => {
+                            Outcome::Graded(grade_submission(golden, &submission, &scoring, reveal))
+                        }
+                    }
+                }
+            };
+            let previous = baseline
+                .as_ref()
+                .and_then(|b| b.get(&name))
+                .map(|score| Previous { score: *score });
+            Submission {
+                name,
+                outcome,
+                previous,
+            }
+        })
+        .collect();
+    let report = ClassReport {
+        scoring,
+        feedback,
+        golden: reveal.then(|| args.golden.to_string_lossy().into_owned()),
+        case_ids: match &golden {
+            Ok(golden) => golden.rows.iter().map(|r| r.case_id.clone()).collect(),
+            Err(_) => Vec::new(),
+        },
+        hints,
+        key_problems: match golden {
+            Ok(_) => None,
+            Err(problems) => Some(if reveal { problems } else { Vec::new() }),
+        },
+        submissions,
+        baseline: baseline.is_some(),
+    };
+    let mut out = Output::open(args.output.as_deref())?;
+    let color = crate::terminal::use_color(out.is_terminal());
+    let text = match format {
+        GradeFormat::Table => render_table(&report, color, args.verbose),
+        // Written as it is made: a class of large matrices makes a large document.
+        GradeFormat::Json => {
+            write_json(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
+        GradeFormat::Junit => crate::report::class_junit::render(&report)?,
+        GradeFormat::Github => render_github(&report),
+        GradeFormat::Markdown => render_markdown(&report),
+        GradeFormat::Gradescope => render_gradescope(&report, args.visibility),
+        GradeFormat::Prairielearn => render_prairielearn(&report),
+    };
+    out.write_all(text.as_bytes())
+        .context("cannot write the report")?;
+    // The report, the gradebook and the item analysis commit together or not at all.
+    let mut outputs = vec![out];
+    if let Some(path) = &args.gradebook {
+        outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?);
+    }
+    if let Some(path) = &args.item_analysis {
+        outputs.push(render_file(
+            path,
+            &render_item_analysis(&report)?,
+            "item analysis",
+        )?);
+    }
+    commit_all(outputs)?;
+    let code = report.exit_code();
+    if code == 2 {
+        // Trouble goes to standard error too, as with every command, whatever the report's
+        // format: a submission's own problems, and the golden file's only as the report
+        // shows them (in full with --reveal).
+        let mut err = std::io::stderr().lock();
+        for line in key_lines(&report) {
+            let _ = writeln!(err, "leasejudge: {line}");
+        }
+        let mut ungradable = 0;
+        for submission in &report.submissions {
+            if let Outcome::Ungradable(problems) = &submission.outcome {
+                ungradable += 1;
+                for problem in problems {
+                    let _ = writeln!(
+                        err,
+                        "leasejudge: {}",
+                        visible_controls(&problem.to_string())
+                    );
+                }
+            }
+        }
+        if ungradable > 0 {
+            let _ = writeln!(
+                err,
+                "leasejudge: {ungradable} submission{} could not be graded",
+                if ungradable == 1 { "" } else { "s" }
+            );
         }
     }
-    let (Ok(submission), Ok(golden), true) = (submission, golden, errors.is_empty()) else {
-        return Err(InputErrors(errors).into());
-    };
-    let grade = compare(
-        &golden,
-        &submission,
-        columns,
-        args.reveal,
-        MissingAt::GradedFile,
-    );
-    let report = GradeReport {
-        command: "grade",
-        columns: columns.clone(),
-        revealed: args.reveal,
-        files: vec![grade],
-        unpaired: Vec::new(),
-    };
-    write_report(&report, &args.report)?;
-    Ok(if report.summary().is_clean() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::from(code))
 }

@@ -8,4 +8,5 @@ pub mod generate;
 pub mod grade;
 pub mod man;
 pub mod reorder;
+pub mod template;
 pub mod validate;

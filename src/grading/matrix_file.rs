@@ -47,16 +47,35 @@ pub struct MatrixEntry {
     pub case_id: String,
     /// The line the row starts on.
     pub line: u64,
-    /// The cells in [`crate::matrix::COLUMNS`] order, as written; `None` where the file has no
-    /// such column (CSV) or the row no such key (JSON).
-    pub cells: Vec<Option<String>>,
+    /// The cells the reader kept, as written, in matrix order: only the columns asked for
+    /// (see [`parse_matrix_keeping`]) that the file has (CSV) or the row gives (JSON). A large
+    /// matrix is graded on two columns, so the other twenty are not held for every row.
+    cells: Box<[(Column, Box<str>)]>,
 }
 
 impl MatrixEntry {
-    /// The cell of `column`, if the row gives it.
+    /// The cell of `column`, if the row gives it (and it was kept); the case id's is
+    /// [`MatrixEntry::case_id`], trimmed.
     pub fn cell(&self, column: Column) -> Option<&str> {
-        self.cells[column.index()].as_deref()
+        if column == Column::CASE_ID {
+            return Some(&self.case_id);
+        }
+        self.cells
+            .iter()
+            .find(|(c, _)| *c == column)
+            .map(|(_, text)| &**text)
     }
+}
+
+/// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones (the case id
+/// is held once, as [`MatrixEntry::case_id`]).
+fn kept_cells(cells: Vec<Option<String>>, keep: &[bool]) -> Box<[(Column, Box<str>)]> {
+    cells
+        .into_iter()
+        .enumerate()
+        .filter(|(index, _)| keep[*index] && *index != Column::CASE_ID.index())
+        .filter_map(|(index, cell)| Some((Column::at(index)?, cell?.into_boxed_str())))
+        .collect()
 }
 
 /// A matrix read from a file (or built from the engine's verdicts): rows in file order,
@@ -69,17 +88,25 @@ pub struct MatrixFile {
     pub header_line: Option<u64>,
     /// Which columns the CSV header has (every column for JSON and engine matrices).
     header_columns: Vec<bool>,
+    /// Which columns' cells rows keep.
+    keep: Vec<bool>,
     /// The rows, in file order.
     pub rows: Vec<MatrixEntry>,
     by_case_id: HashMap<String, usize>,
 }
 
 impl MatrixFile {
-    fn new(name: &str, header_line: Option<u64>, header_columns: Vec<bool>) -> MatrixFile {
+    fn new(
+        name: &str,
+        header_line: Option<u64>,
+        header_columns: Vec<bool>,
+        keep: &[bool],
+    ) -> MatrixFile {
         MatrixFile {
             name: name.to_owned(),
             header_line,
             header_columns,
+            keep: keep.to_vec(),
             rows: Vec::new(),
             by_case_id: HashMap::new(),
         }
@@ -91,9 +118,10 @@ impl MatrixFile {
         name: &str,
         rows: impl IntoIterator<Item = (u64, &'a MatrixRow)>,
     ) -> MatrixFile {
-        let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT]);
+        let keep = [true; Column::COUNT];
+        let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], &keep);
         for (line, row) in rows {
-            let cells = row.cells().into_iter().map(Some).collect();
+            let cells = kept_cells(row.cells().into_iter().map(Some).collect(), &keep);
             // The engine never yields two cases with one id, so this cannot fail.
             let _ = file.push(MatrixEntry {
                 case_id: row.case_id.clone(),
@@ -155,10 +183,21 @@ impl MatrixFile {
 
 /// Reads a matrix file, in the format its extension implies.
 pub fn read_matrix_file(path: &Path, name: &str) -> Result<MatrixFile, InputErrors> {
+    let every: Vec<Column> = Column::all().collect();
+    read_matrix_file_keeping(path, name, &every)
+}
+
+/// Reads a matrix file keeping only the cells of `columns` (and the case id), in the format
+/// its extension implies. Every matrix file is read here.
+pub fn read_matrix_file_keeping(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
         .and_then(crate::limits::read_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
-    parse_matrix(&bytes, name, MatrixFileFormat::for_path(path))
+    parse_matrix_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
 }
 
 /// Reads a matrix from its bytes (named `name` in errors).
@@ -167,10 +206,34 @@ pub fn parse_matrix(
     name: &str,
     format: MatrixFileFormat,
 ) -> Result<MatrixFile, InputErrors> {
+    parse_with(bytes, name, format, &[true; Column::COUNT])
+}
+
+/// Reads a matrix from its bytes keeping only the cells of `columns` (and the case id); the
+/// others are checked as usual but not held.
+pub fn parse_matrix_keeping(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
+    let mut keep = [false; Column::COUNT];
+    for column in columns {
+        keep[column.index()] = true;
+    }
+    parse_with(bytes, name, format, &keep)
+}
+
+fn parse_with(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    keep: &[bool],
+) -> Result<MatrixFile, InputErrors> {
     let mut errors = Vec::new();
     let file = match format {
-        MatrixFileFormat::Csv => parse_csv(bytes, name, &mut errors),
-        MatrixFileFormat::Json => parse_json(bytes, name, &mut errors),
+        MatrixFileFormat::Csv => parse_csv(bytes, name, keep, &mut errors),
+        MatrixFileFormat::Json => parse_json(bytes, name, keep, &mut errors),
     };
     match file {
         Some(file) if errors.is_empty() => Ok(file),
@@ -195,6 +258,7 @@ fn add_row(
         return;
     }
     let name = file.name.clone();
+    let cells = kept_cells(cells, &file.keep);
     if let Err(earlier) = file.push(MatrixEntry {
         case_id: case_id.clone(),
         line,
@@ -212,7 +276,12 @@ fn add_row(
     }
 }
 
-fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<MatrixFile> {
+fn parse_csv(
+    bytes: &[u8],
+    name: &str,
+    keep: &[bool],
+    errors: &mut Vec<InputError>,
+) -> Option<MatrixFile> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -272,7 +341,7 @@ fn parse_csv(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<M
     if !header_columns[Column::CASE_ID.index()] {
         errors.push(InputError::new(name, header_line, "no case_id column").column("header"));
     }
-    let mut file = MatrixFile::new(name, Some(header_line), header_columns.clone());
+    let mut file = MatrixFile::new(name, Some(header_line), header_columns.clone(), keep);
     for record in records {
         let record = match record {
             Ok(record) => record,
@@ -370,7 +439,12 @@ impl<'a> LineCounter<'a> {
     }
 }
 
-fn parse_json(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<MatrixFile> {
+fn parse_json(
+    bytes: &[u8],
+    name: &str,
+    keep: &[bool],
+    errors: &mut Vec<InputError>,
+) -> Option<MatrixFile> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = match std::str::from_utf8(body) {
         Ok(text) => text,
@@ -395,7 +469,7 @@ fn parse_json(bytes: &[u8], name: &str, errors: &mut Vec<InputError>) -> Option<
             return None;
         }
     };
-    let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT]);
+    let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], keep);
     let mut lines = LineCounter::new(text.as_bytes());
     for element in elements {
         // The element borrows from `text`, so its offset gives its line.

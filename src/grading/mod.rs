@@ -1,23 +1,24 @@
 //! Grading (spec section 8): reading matrices leniently, comparing them with golden files,
 //! and the options and report formats `check` and `grade` share.
 
+pub mod baseline;
+pub mod class;
 pub mod columns;
 pub mod compare;
+pub mod hint;
 pub mod matrix_file;
 
 use std::path::PathBuf;
-
-use anyhow::{Context, Result};
 
 pub use columns::{parse_column_list, Column, ValueKind, DEFAULT_GRADED};
 pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix_file::{parse_matrix, read_matrix_file, MatrixEntry, MatrixFile, MatrixFileFormat};
-
-use crate::output::Output;
-use crate::report;
+pub use matrix_file::{
+    parse_matrix, parse_matrix_keeping, read_matrix_file, read_matrix_file_keeping, MatrixEntry,
+    MatrixFile, MatrixFileFormat,
+};
 
 /// How a grade report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -75,74 +76,4 @@ pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
         Some("md" | "markdown") => ReportFormat::Markdown,
         _ => ReportFormat::Table,
     }
-}
-
-/// Renders `report` in `format` to `output` (or standard output) and commits it.
-pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
-    render_report(report, args)?.commit()
-}
-
-/// The name of the report's output, for [`check_paths`](crate::output::check_paths).
-pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
-    match &args.output {
-        Some(path) => crate::output::Named::new("-o", path),
-        None => crate::output::Named::stdout("the report"),
-    }
-}
-
-/// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
-/// with the run's other outputs ([`crate::output::commit_all`]).
-pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> {
-    let mut out = Output::open(args.output.as_deref())?;
-    let color = crate::terminal::use_color(out.is_terminal());
-    let text = match args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()))
-    {
-        ReportFormat::Table => report::grade_table::render(report, color, args.verbose),
-        ReportFormat::Json => report::grade_json::render(report),
-        ReportFormat::Junit => report::junit::render(report)?,
-        ReportFormat::Github => report::github::render(report),
-        ReportFormat::Markdown => report::markdown::render(report),
-    };
-    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
-    Ok(out)
-}
-
-/// Writes the report of input errors that kept `command` from grading, in the format and to
-/// the file `args` name (nothing for a table: standard error lists them). For GitHub, every
-/// problem also goes to the step summary (`$GITHUB_STEP_SUMMARY`) when it is set, since the
-/// step shows only [`report::problems::ANNOTATIONS_PER_STEP`] annotations.
-pub fn write_problems(
-    errors: &crate::input::InputErrors,
-    args: &ReportArgs,
-    command: &str,
-) -> Result<()> {
-    let format = args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()));
-    let Some(text) = report::problems::render(format, command, errors)? else {
-        return Ok(());
-    };
-    let mut out = Output::open(args.output.as_deref())?;
-    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
-    out.commit()?;
-    if format == ReportFormat::Github {
-        if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-            use std::io::Write;
-            let mut file = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&summary)
-                .with_context(|| {
-                    format!(
-                        "cannot append to the step summary {}",
-                        summary.to_string_lossy()
-                    )
-                })?;
-            file.write_all(report::problems::markdown(command, errors).as_bytes())
-                .context("cannot write the step summary")?;
-        }
-    }
-    Ok(())
 }

@@ -1,11 +1,92 @@
 //! Human- and machine-facing renderings beyond the matrix itself: tables, the row audit, and
 //! the grade reports of `check` and `grade` (table, JSON, JUnit, GitHub annotations, Markdown).
+//!
+//! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
 pub mod audit;
+pub mod class_json;
+pub mod class_junit;
+pub mod class_text;
 pub mod github;
 pub mod grade_json;
 pub mod grade_table;
+pub mod gradebook;
 pub mod junit;
 pub mod markdown;
 pub mod problems;
 pub mod table;
+
+use anyhow::{Context, Result};
+
+use crate::grading::{default_format, GradeReport, ReportArgs, ReportFormat};
+use crate::output::Output;
+
+/// Renders `report` in `format` to `output` (or standard output) and commits it.
+pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
+    render_report(report, args)?.commit()
+}
+
+/// The name of the report's output, for [`check_paths`](crate::output::check_paths).
+pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
+    match &args.output {
+        Some(path) => crate::output::Named::new("-o", path),
+        None => crate::output::Named::stdout("the report"),
+    }
+}
+
+/// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
+/// with the run's other outputs ([`crate::output::commit_all`]).
+pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> {
+    let mut out = Output::open(args.output.as_deref())?;
+    let color = crate::terminal::use_color(out.is_terminal());
+    let text = match args
+        .format
+        .unwrap_or_else(|| default_format(args.output.as_deref()))
+    {
+        ReportFormat::Table => grade_table::render(report, color, args.verbose),
+        ReportFormat::Json => grade_json::render(report),
+        ReportFormat::Junit => junit::render(report)?,
+        ReportFormat::Github => github::render(report),
+        ReportFormat::Markdown => markdown::render(report),
+    };
+    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
+    Ok(out)
+}
+
+/// Writes the report of input errors that kept `command` from grading, in the format and to
+/// the file `args` name (nothing for a table: standard error lists them). For GitHub, every
+/// problem also goes to the step summary (`$GITHUB_STEP_SUMMARY`) when it is set, since the
+/// step shows only [`problems::ANNOTATIONS_PER_STEP`] annotations.
+pub fn write_problems(
+    errors: &crate::input::InputErrors,
+    args: &ReportArgs,
+    command: &str,
+) -> Result<()> {
+    let format = args
+        .format
+        .unwrap_or_else(|| default_format(args.output.as_deref()));
+    let Some(text) = problems::render(format, command, errors)? else {
+        return Ok(());
+    };
+    let mut out = Output::open(args.output.as_deref())?;
+    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
+    out.commit()?;
+    if format == ReportFormat::Github {
+        if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&summary)
+                .with_context(|| {
+                    format!(
+                        "cannot append to the step summary {}",
+                        summary.to_string_lossy()
+                    )
+                })?;
+            file.write_all(problems::markdown(command, errors).as_bytes())
+                .context("cannot write the step summary")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! `leasejudge template`: the blank matrix to hand out for a lab — the header and one row per
+//! case of the case files, in matrix order, with only `case_id` filled in. Grading it
+//! untouched scores 0 (every graded cell is empty, and a golden decision or reason never is).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::adjudication::judge_sources;
+use crate::grading::{parse_column_list, Column, GradedColumns};
+use crate::input::expand_inputs;
+use crate::output::Output;
+
+fn parse_columns(text: &str) -> Result<GradedColumns, String> {
+    parse_column_list(text).map(GradedColumns)
+}
+
+/// Write the blank matrix learners fill in.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Exit status: 0 the template was written; 2 bad input (every problem listed as \
+FILE:LINE: column: message (value); nothing is written) or usage.")]
+pub struct Args {
+    /// Case files (CSV, JSON or NDJSON by extension), directories, or `-` for standard input.
+    #[arg(required = true, value_name = "CASES")]
+    pub inputs: Vec<PathBuf>,
+
+    /// The columns after case_id: names separated by commas (as matrix headers), or `all`.
+    #[arg(long, value_name = "COLUMNS", default_value = "all", value_parser = parse_columns)]
+    pub columns: GradedColumns,
+
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The template's CSV text for `case_ids` with `columns` after `case_id`.
+pub fn template_csv<'a>(
+    case_ids: impl IntoIterator<Item = &'a str>,
+    columns: &[Column],
+) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header: Vec<&str> = std::iter::once(Column::CASE_ID.name())
+        .chain(columns.iter().map(|c| c.name()))
+        .collect();
+    writer.write_record(&header)?;
+    let blanks = vec![""; columns.len()];
+    for case_id in case_ids {
+        writer.write_record(std::iter::once(case_id).chain(blanks.iter().copied()))?;
+    }
+    let bytes = writer.into_inner().context("cannot write CSV")?;
+    Ok(String::from_utf8(bytes).expect("CSV of strings is UTF-8"))
+}
+
+/// Runs `template`.
+pub fn run(args: &Args) -> Result<ExitCode> {
+    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        anyhow::bail!("standard input (-) can be read only once");
+    }
+    let sources = expand_inputs(&args.inputs)?;
+    let judged = judge_sources(&sources, None, None, &mut |_, _, _| {})?;
+    let text = template_csv(judged.iter().map(|j| j.case_id.as_str()), &args.columns.0)?;
+    let mut out = Output::open(args.output.as_deref())?;
+    out.write_all(text.as_bytes())
+        .context("cannot write the template")?;
+    out.commit()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_have_only_case_ids() {
+        let text = template_csv(["a", "b,c"], &[Column::DECISION, Column::REASON]).unwrap();
+        assert_eq!(text, "case_id,decision,reason\na,,\n\"b,c\",,\n");
+    }
+}

@@ -1,0 +1,795 @@
+//! Grading a class (issue 14): many submissions against one golden file, each graded on its
+//! own, with scores (all-or-nothing per case, or partial credit by column weights), notes on
+//! cells that are not a valid code, warnings for unknown rows, and the feedback level that
+//! decides what a learner may see. Golden values are dropped here unless revealed, so no
+//! renderer can show them.
+
+use std::collections::HashMap;
+
+use super::columns::{Column, ValueKind};
+use super::matrix_file::MatrixFile;
+use crate::input::InputError;
+use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
+
+/// What a learner is shown about their submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Feedback {
+    /// The score only.
+    None,
+    /// Which cases and columns are wrong, without the expected values.
+    Cases,
+    /// As `cases`, plus the case-file lines that decide each wrong case and the contract
+    /// section that governs it (needs `--cases`).
+    Hint,
+    /// Everything, expected values included (`--reveal`).
+    Full,
+}
+
+impl Feedback {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feedback::None => "none",
+            Feedback::Cases => "cases",
+            Feedback::Hint => "hint",
+            Feedback::Full => "full",
+        }
+    }
+
+    /// Whether per-case results are shown.
+    pub fn shows_cases(self) -> bool {
+        self != Feedback::None
+    }
+
+    /// Whether golden values and the golden file's name are shown.
+    pub fn reveals(self) -> bool {
+        self == Feedback::Full
+    }
+}
+
+/// What a learner is told when the golden file cannot be used; the details go to the
+/// instructor only (`--reveal`).
+pub const KEY_MALFORMED: &str = "the golden file is malformed; contact your instructor";
+
+/// Parses `--weights decision=2,reason=1` into (column, weight) pairs.
+pub fn parse_weights(text: &str) -> Result<Vec<(Column, u32)>, String> {
+    let mut weights: Vec<(Column, u32)> = Vec::new();
+    for item in text.split(',').filter(|item| !item.trim().is_empty()) {
+        let Some((name, weight)) = item.split_once('=') else {
+            return Err(format!("{item:?}: write COLUMN=WEIGHT, e.g. decision=2"));
+        };
+        let column = Column::from_header(name)
+            .filter(|c| *c != Column::CASE_ID)
+            .ok_or_else(|| format!("{:?}: not a matrix column", name.trim()))?;
+        let weight: u32 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|w| *w <= 1000)
+            .ok_or_else(|| {
+                format!(
+                    "{:?}: a weight is a whole number from 0 to 1000",
+                    weight.trim()
+                )
+            })?;
+        if weights.iter().any(|(c, _)| *c == column) {
+            return Err(format!("{column}: weighted twice"));
+        }
+        weights.push((column, weight));
+    }
+    if weights.is_empty() {
+        return Err("no weights given".into());
+    }
+    Ok(weights)
+}
+
+/// How cases are scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scoring {
+    /// The graded columns, in matrix order.
+    pub columns: Vec<Column>,
+    /// Each graded column's weight (parallel to `columns`); `None` scores one point per case
+    /// whose graded columns are all right.
+    pub weights: Option<Vec<u32>>,
+}
+
+impl Scoring {
+    /// Scoring of `columns`, by `weights` if given: every weighted column must be graded;
+    /// a graded column without a weight weighs 1.
+    pub fn new(columns: Vec<Column>, weights: Option<&[(Column, u32)]>) -> Result<Scoring, String> {
+        let Some(weights) = weights else {
+            return Ok(Scoring {
+                columns,
+                weights: None,
+            });
+        };
+        if let Some((column, _)) = weights.iter().find(|(c, _)| !columns.contains(c)) {
+            return Err(format!(
+                "--weights: {column} is not graded (add it to --columns)"
+            ));
+        }
+        let per_column: Vec<u32> = columns
+            .iter()
+            .map(|c| {
+                weights
+                    .iter()
+                    .find(|(w, _)| w == c)
+                    .map_or(1, |(_, weight)| *weight)
+            })
+            .collect();
+        if per_column.iter().all(|w| *w == 0) {
+            return Err("--weights: every weight is 0".into());
+        }
+        Ok(Scoring {
+            columns,
+            weights: Some(per_column),
+        })
+    }
+
+    /// The most one case can score.
+    pub fn case_max(&self) -> u64 {
+        self.weights
+            .as_ref()
+            .map_or(1, |w| w.iter().map(|&w| u64::from(w)).sum())
+    }
+
+    /// The weight of the graded column at `index` (1 without weights).
+    pub fn weight(&self, index: usize) -> u32 {
+        self.weights.as_ref().map_or(1, |w| w[index])
+    }
+
+    /// The points of a case whose graded columns are right where `correct` says.
+    fn points(&self, correct: u32) -> u64 {
+        let all = (0..self.columns.len()).all(|i| correct & (1 << i) != 0);
+        match &self.weights {
+            None => u64::from(all),
+            Some(weights) => weights
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| correct & (1 << i) != 0)
+                .map(|(_, &w)| u64::from(w))
+                .sum(),
+        }
+    }
+}
+
+// A case's right columns are a bit set in a `u32`.
+const _: () = assert!(Column::COUNT <= 32);
+
+/// One graded column of a case that is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnMiss {
+    /// The column.
+    pub column: Column,
+    /// The submission's value, trimmed.
+    pub actual: Box<str>,
+    /// The golden value, trimmed; `None` unless revealed.
+    pub expected: Option<Box<str>>,
+    /// Why the value cannot be right whatever the case (`EXPIRD is not a decision code; did
+    /// you mean EXPIRED?`); `None` for a valid value that is simply wrong.
+    pub note: Option<String>,
+}
+
+/// How one golden case fared in one submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseStatus {
+    /// Every graded column is right.
+    Matched,
+    /// At least one graded column is wrong.
+    Mismatched,
+    /// The submission has no row for the case (every column counts wrong).
+    Missing,
+}
+
+impl CaseStatus {
+    /// `matched`, `mismatched` or `missing`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaseStatus::Matched => "matched",
+            CaseStatus::Mismatched => "mismatched",
+            CaseStatus::Missing => "missing",
+        }
+    }
+}
+
+/// One golden case's result in one submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseMark {
+    /// The case's index in the golden file (its id is [`ClassReport::case_ids`] there).
+    pub case: u32,
+    /// The submission's row for it; `None` when missing.
+    pub line: Option<u64>,
+    /// How it fared.
+    pub status: CaseStatus,
+    /// Bit `i` set: graded column `i` is right.
+    pub correct: u32,
+    /// The points it scored.
+    pub points: u64,
+    /// The wrong columns (empty unless mismatched).
+    pub misses: Vec<ColumnMiss>,
+}
+
+impl CaseMark {
+    /// Whether graded column `index` is right.
+    pub fn is_correct(&self, index: usize) -> bool {
+        self.correct & (1 << index) != 0
+    }
+}
+
+/// A submission row whose case id the golden file lacks: a warning, not scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRow {
+    /// The case id as written.
+    pub case_id: String,
+    /// Its line in the submission.
+    pub line: u64,
+}
+
+impl UnknownRow {
+    /// The warning, for people (never naming the golden file).
+    pub const WARNING: &'static str =
+        "this case is not in the golden file; the row is ignored (warning, not scored)";
+}
+
+/// A submission that was graded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graded {
+    /// Every golden case, in golden-file order.
+    pub cases: Vec<CaseMark>,
+    /// Rows the golden file lacks, in submission order.
+    pub unknown: Vec<UnknownRow>,
+    /// The points scored.
+    pub score: u64,
+}
+
+/// The counts of one graded submission.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Cases with every graded column right.
+    pub matched: usize,
+    /// Cases with a wrong graded column.
+    pub mismatched: usize,
+    /// Cases the submission lacks.
+    pub missing: usize,
+    /// Rows the golden file lacks.
+    pub unknown: usize,
+}
+
+impl Graded {
+    /// Its counts.
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts {
+            unknown: self.unknown.len(),
+            ..Counts::default()
+        };
+        for case in &self.cases {
+            match case.status {
+                CaseStatus::Matched => counts.matched += 1,
+                CaseStatus::Mismatched => counts.mismatched += 1,
+                CaseStatus::Missing => counts.missing += 1,
+            }
+        }
+        counts
+    }
+
+    /// How many cases have graded column `index` right.
+    pub fn column_correct(&self, index: usize) -> usize {
+        self.cases.iter().filter(|c| c.is_correct(index)).count()
+    }
+}
+
+/// What became of a submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It was graded.
+    Graded(Graded),
+    /// It could not be read or lacks a graded column: its own problems, located.
+    Ungradable(Vec<InputError>),
+    /// It was not graded because the golden file is malformed (details for the instructor).
+    KeyMalformed,
+}
+
+/// A previous score from `--baseline`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Previous {
+    /// The score in the old gradebook (`None`: it was ungradable there).
+    pub score: Option<f64>,
+}
+
+/// One submission's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submission {
+    /// The file as named (a directory's files as `DIR/NAME`).
+    pub name: String,
+    /// What became of it.
+    pub outcome: Outcome,
+    /// Its line in the `--baseline` gradebook, if one was given and has it.
+    pub previous: Option<Previous>,
+}
+
+impl Submission {
+    /// The score, if graded.
+    pub fn score(&self) -> Option<u64> {
+        match &self.outcome {
+            Outcome::Graded(graded) => Some(graded.score),
+            _ => None,
+        }
+    }
+
+    /// The change from the baseline score: `None` unless both are known.
+    pub fn change(&self) -> Option<f64> {
+        Some(self.score()? as f64 - self.previous?.score?)
+    }
+
+    /// `graded` or `ungradable`.
+    pub fn status(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Graded(_) => "graded",
+            Outcome::Ungradable(_) | Outcome::KeyMalformed => "ungradable",
+        }
+    }
+}
+
+/// Where the hint for a golden case points (`--feedback hint`): from the same replay as
+/// `explain`, never the expected value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    /// The case file.
+    pub file: String,
+    /// The lines that decide the correct verdict, ascending.
+    pub lines: Vec<u64>,
+    /// The contract section that governs it (`section 4.2, cancellation`).
+    pub section: &'static str,
+}
+
+impl Hint {
+    /// `look again at lines 21 and 22 of cases.csv (section 4.2, cancellation)`.
+    pub fn describe(&self) -> String {
+        let numbers: Vec<String> = self.lines.iter().map(u64::to_string).collect();
+        let lines = match numbers.split_last() {
+            None => String::new(),
+            Some((last, [])) => format!("line {last} of "),
+            Some((last, rest)) => format!("lines {} and {last} of ", rest.join(", ")),
+        };
+        format!("look again at {lines}{} ({})", self.file, self.section)
+    }
+}
+
+/// Everything a `grade` run found, ready to render.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassReport {
+    /// How cases are scored.
+    pub scoring: Scoring,
+    /// What learners are shown.
+    pub feedback: Feedback,
+    /// The golden file's name: `None` unless revealed.
+    pub golden: Option<String>,
+    /// The golden case ids, in golden-file order.
+    pub case_ids: Vec<String>,
+    /// Per golden case, the hint (with `--feedback hint`).
+    pub hints: Vec<Option<Hint>>,
+    /// Set when the golden file is malformed; it lists the problems only when revealed.
+    pub key_problems: Option<Vec<InputError>>,
+    /// Every submission, in command-line order (directories in name order).
+    pub submissions: Vec<Submission>,
+    /// Whether a `--baseline` gradebook was given.
+    pub baseline: bool,
+}
+
+/// The counts over a class.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClassSummary {
+    /// Submissions.
+    pub submissions: usize,
+    /// Submissions graded.
+    pub graded: usize,
+    /// Submissions that could not be graded.
+    pub ungradable: usize,
+    /// Graded submissions with full marks.
+    pub full_marks: usize,
+    /// The mean percentage over graded submissions.
+    pub mean_percent: Option<f64>,
+    /// Graded submissions with an unknown row (a warning).
+    pub with_warnings: usize,
+}
+
+impl ClassReport {
+    /// The most a submission can score.
+    pub fn max_score(&self) -> u64 {
+        self.case_ids.len() as u64 * self.scoring.case_max()
+    }
+
+    /// The most a submission can score, as text: `-` when the golden file is malformed.
+    pub fn max_score_text(&self) -> String {
+        if self.key_problems.is_some() {
+            "-".to_owned()
+        } else {
+            self.max_score().to_string()
+        }
+    }
+
+    /// A score as a percentage of [`ClassReport::max_score`]; `None` with nothing to score.
+    pub fn percent(&self, score: u64) -> Option<f64> {
+        let max = self.max_score();
+        (max > 0).then(|| score as f64 * 100.0 / max as f64)
+    }
+
+    /// `75.0%`, or `-` with nothing to score.
+    pub fn percent_text(&self, score: u64) -> String {
+        self.percent(score)
+            .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}%"))
+    }
+
+    /// The class counts.
+    pub fn summary(&self) -> ClassSummary {
+        let mut summary = ClassSummary {
+            submissions: self.submissions.len(),
+            ..ClassSummary::default()
+        };
+        let mut total = 0.0;
+        for submission in &self.submissions {
+            match &submission.outcome {
+                Outcome::Graded(graded) => {
+                    summary.graded += 1;
+                    if graded.score == self.max_score() {
+                        summary.full_marks += 1;
+                    }
+                    if !graded.unknown.is_empty() {
+                        summary.with_warnings += 1;
+                    }
+                    total += self.percent(graded.score).unwrap_or(100.0);
+                }
+                _ => summary.ungradable += 1,
+            }
+        }
+        if summary.graded > 0 {
+            summary.mean_percent = Some(total / summary.graded as f64);
+        }
+        summary
+    }
+
+    /// The submissions whose score moved from the baseline, with the change.
+    pub fn moved(&self) -> Vec<(&Submission, f64)> {
+        self.submissions
+            .iter()
+            .filter_map(|s| s.change().filter(|c| *c != 0.0).map(|c| (s, c)))
+            .collect()
+    }
+
+    /// The exit code: 0 every submission full marks; 1 any difference; 2 any trouble (an
+    /// ungradable submission, a malformed golden file). Unknown rows do not count.
+    pub fn exit_code(&self) -> u8 {
+        let summary = self.summary();
+        if self.key_problems.is_some() || summary.ungradable > 0 {
+            2
+        } else if summary.full_marks < summary.graded {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The id of golden case `index`.
+    pub fn case_id(&self, index: u32) -> &str {
+        &self.case_ids[index as usize]
+    }
+
+    /// What is wrong with a case, one line per problem, at this report's feedback level
+    /// (nothing at `none`); `submission` names the file for a missing case.
+    pub fn problems(&self, case: &CaseMark, submission: &str) -> Vec<String> {
+        if !self.feedback.shows_cases() {
+            return Vec::new();
+        }
+        let mut lines: Vec<String> = match case.status {
+            CaseStatus::Matched => return Vec::new(),
+            CaseStatus::Mismatched => case.misses.iter().map(ColumnMiss::describe).collect(),
+            CaseStatus::Missing => vec![format!(
+                "missing: the golden file has this case, {submission} does not (counted wrong)"
+            )],
+        };
+        if let Some(Some(hint)) = self.hints.get(case.case as usize) {
+            lines.push(hint.describe());
+        }
+        lines
+    }
+}
+
+/// A value as people read it: `(empty)` for an empty cell.
+pub fn shown(value: &str) -> &str {
+    if value.is_empty() {
+        "(empty)"
+    } else {
+        value
+    }
+}
+
+impl ColumnMiss {
+    /// `decision: EXPIRD is wrong — EXPIRD is not a decision code; did you mean EXPIRED?`,
+    /// or with the golden value when revealed: `decision: expected ACTIVE, got EXPIRED`.
+    pub fn describe(&self) -> String {
+        let mut text = match &self.expected {
+            Some(expected) => format!(
+                "{}: expected {}, got {}",
+                self.column,
+                shown(expected),
+                shown(&self.actual)
+            ),
+            None => format!("{}: {} is wrong", self.column, shown(&self.actual)),
+        };
+        if let Some(note) = &self.note {
+            text.push_str(" — ");
+            text.push_str(note);
+        }
+        text
+    }
+}
+
+/// The valid codes of a code column, if it has a fixed set.
+fn codes(column: Column) -> Option<Vec<&'static str>> {
+    match column.name() {
+        "decision" => Some(Decision::ALL.iter().map(|d| d.as_str()).collect()),
+        "reason" => Some(CaseReason::ALL.iter().map(|r| r.as_str()).collect()),
+        "ack_state" => Some(AckState::ALL.iter().map(|a| a.as_str()).collect()),
+        "terminal_result" => Some(TerminalResult::ALL.iter().map(|r| r.as_str()).collect()),
+        _ => None,
+    }
+}
+
+/// Why `value` cannot be right in `column` whatever the case, with the nearest valid code
+/// when one is close; `None` for an empty cell or a valid code. Depends on the value alone,
+/// so it says nothing about the golden value.
+pub fn typo_note(column: Column, value: &str) -> Option<String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    if column.kind() == ValueKind::Boolean {
+        let known = ["true", "false", "yes", "no", "1", "0"];
+        return (!known.iter().any(|k| k.eq_ignore_ascii_case(value)))
+            .then(|| format!("{value} is not a boolean (true or false)"));
+    }
+    let codes = codes(column)?;
+    if codes.iter().any(|c| c.eq_ignore_ascii_case(value)) {
+        return None;
+    }
+    let lower = value.to_ascii_lowercase();
+    let nearest = codes
+        .iter()
+        .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), *c))
+        .min()
+        .filter(|(distance, _)| *distance <= 3.max(value.chars().count() / 3));
+    Some(match nearest {
+        Some((_, code)) => format!("{value} is not a {column} code; did you mean {code}?"),
+        None => format!(
+            "{value} is not a {column} code (the codes are {})",
+            codes.join(", ")
+        ),
+    })
+}
+
+/// Grades one submission against `golden`. Golden values are kept only when `reveal`.
+pub fn grade_submission(
+    golden: &MatrixFile,
+    submission: &MatrixFile,
+    scoring: &Scoring,
+    reveal: bool,
+) -> Graded {
+    let columns = &scoring.columns;
+    let mut score = 0;
+    let cases = golden
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(index, expected)| {
+            let Some(found) = submission.find(&expected.case_id) else {
+                return CaseMark {
+                    case: index as u32,
+                    line: None,
+                    status: CaseStatus::Missing,
+                    correct: 0,
+                    points: 0,
+                    misses: Vec::new(),
+                };
+            };
+            let mut correct = 0u32;
+            let mut misses = Vec::new();
+            for (i, &column) in columns.iter().enumerate() {
+                let want = expected.cell(column).unwrap_or_default();
+                let got = found.cell(column).unwrap_or_default();
+                if column.same_value(want, got) {
+                    correct |= 1 << i;
+                } else {
+                    misses.push(ColumnMiss {
+                        column,
+                        actual: got.trim().into(),
+                        expected: reveal.then(|| want.trim().into()),
+                        note: typo_note(column, got),
+                    });
+                }
+            }
+            let points = scoring.points(correct);
+            score += points;
+            CaseMark {
+                case: index as u32,
+                line: Some(found.line),
+                status: if misses.is_empty() {
+                    CaseStatus::Matched
+                } else {
+                    CaseStatus::Mismatched
+                },
+                correct,
+                points,
+                misses,
+            }
+        })
+        .collect();
+    let unknown = submission
+        .rows
+        .iter()
+        .filter(|row| golden.find(&row.case_id).is_none())
+        .map(|row| UnknownRow {
+            case_id: row.case_id.clone(),
+            line: row.line,
+        })
+        .collect();
+    Graded {
+        cases,
+        unknown,
+        score,
+    }
+}
+
+/// Per golden case and graded column: how many graded submissions got it right, and the
+/// most common wrong answer with its count (ties go to the answer first in text order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemStats {
+    /// The case id.
+    pub case_id: String,
+    /// Per graded column: right count, and the most common wrong answer with its count.
+    pub columns: Vec<(usize, Option<(String, usize)>)>,
+}
+
+/// Item analysis over the graded submissions: one entry per golden case. A missing case
+/// counts as wrong in every column, with no answer.
+pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
+    let ncols = report.scoring.columns.len();
+    let mut right = vec![vec![0usize; ncols]; report.case_ids.len()];
+    let mut wrong: Vec<Vec<HashMap<String, usize>>> =
+        vec![vec![HashMap::new(); ncols]; report.case_ids.len()];
+    for submission in &report.submissions {
+        let Outcome::Graded(graded) = &submission.outcome else {
+            continue;
+        };
+        for case in &graded.cases {
+            let c = case.case as usize;
+            for (i, column) in report.scoring.columns.iter().enumerate() {
+                if case.is_correct(i) {
+                    right[c][i] += 1;
+                } else if let Some(miss) = case.misses.iter().find(|m| m.column == *column) {
+                    // A valid code in any case counts as one answer, written canonically.
+                    let answer = codes(*column)
+                        .and_then(|codes| {
+                            codes
+                                .into_iter()
+                                .find(|c| c.eq_ignore_ascii_case(&miss.actual))
+                        })
+                        .map_or_else(|| miss.actual.to_string(), str::to_owned);
+                    *wrong[c][i].entry(answer).or_default() += 1;
+                }
+            }
+        }
+    }
+    report
+        .case_ids
+        .iter()
+        .enumerate()
+        .map(|(c, case_id)| ItemStats {
+            case_id: case_id.clone(),
+            columns: (0..ncols)
+                .map(|i| {
+                    let top = wrong[c][i]
+                        .iter()
+                        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                        .map(|(answer, count)| (answer.clone(), *count));
+                    (right[c][i], top)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::{parse_matrix, MatrixFileFormat};
+
+    fn matrix(text: &str) -> MatrixFile {
+        parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv).unwrap()
+    }
+
+    #[test]
+    fn only_the_graded_cells_are_kept() {
+        let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED\n";
+        let file = crate::grading::parse_matrix_keeping(
+            text.as_bytes(),
+            "m.csv",
+            MatrixFileFormat::Csv,
+            &[Column::DECISION],
+        )
+        .unwrap();
+        let job_id = Column::from_header("job_id").unwrap();
+        let c1 = file.find("c1").unwrap();
+        assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
+        assert_eq!(c1.cell(Column::CASE_ID), Some("c1"));
+        assert_eq!(c1.cell(job_id), None);
+        assert_eq!(c1.cell(Column::REASON), None);
+        // A JSON row without the graded key is still reported as lacking it.
+        let json = "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\"},{\"case_id\":\"c2\"}]";
+        let file = crate::grading::parse_matrix_keeping(
+            json.as_bytes(),
+            "m.json",
+            MatrixFileFormat::Json,
+            &[Column::DECISION],
+        )
+        .unwrap();
+        let missing: Vec<String> = file
+            .missing_columns(&[Column::DECISION])
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(missing, ["m.json:1: decision: the row has no such key"]);
+        // Without a choice every cell is kept; trailing cells left off read as empty.
+        let all = matrix(text);
+        assert_eq!(all.find("c2").unwrap().cell(job_id), Some("job-2"));
+        assert_eq!(all.find("c2").unwrap().cell(Column::REASON), Some(""));
+    }
+
+    #[test]
+    fn typos_get_the_nearest_code() {
+        assert_eq!(
+            typo_note(Column::DECISION, "EXPIRD").as_deref(),
+            Some("EXPIRD is not a decision code; did you mean EXPIRED?")
+        );
+        assert_eq!(
+            typo_note(Column::REASON, "within-lease").as_deref(),
+            Some("within-lease is not a reason code; did you mean within_lease?")
+        );
+        assert_eq!(typo_note(Column::DECISION, "expired"), None);
+        assert_eq!(typo_note(Column::DECISION, ""), None);
+        let far = typo_note(Column::DECISION, "no idea at all whatsoever").unwrap();
+        assert!(far.contains("the codes are ACTIVE") || far.contains("the codes are"));
+        assert!(far.starts_with("no idea at all whatsoever is not a decision code"));
+    }
+
+    #[test]
+    fn weights_give_partial_credit() {
+        let golden = matrix("case_id,decision,reason\na,ACTIVE,within_lease\nb,EXPIRED,ack_missing\nc,ACTIVE,within_lease\n");
+        let submission = matrix(
+            "case_id,decision,reason\na,ACTIVE,late_progress\nb,EXPIRED,ack_missing\nz,ACTIVE,x\n",
+        );
+        let columns = vec![Column::DECISION, Column::REASON];
+        let all_or_nothing = Scoring::new(columns.clone(), None).unwrap();
+        let graded = grade_submission(&golden, &submission, &all_or_nothing, false);
+        assert_eq!(graded.score, 1);
+        assert_eq!(graded.unknown.len(), 1);
+        let weighted = Scoring::new(
+            columns.clone(),
+            Some(&parse_weights("decision=2,reason=1").unwrap()),
+        )
+        .unwrap();
+        assert_eq!(weighted.case_max(), 3);
+        let graded = grade_submission(&golden, &submission, &weighted, false);
+        // a: decision right (2); b: both (3); c: missing (0).
+        assert_eq!(graded.score, 5);
+        assert_eq!(graded.column_correct(0), 2);
+        assert_eq!(graded.column_correct(1), 1);
+        assert!(graded.cases[0].misses[0].expected.is_none());
+        assert!(Scoring::new(
+            vec![Column::DECISION],
+            Some(&parse_weights("reason=1").unwrap())
+        )
+        .is_err());
+        assert!(parse_weights("decision=two").is_err());
+        assert!(parse_weights("verdict=1").is_err());
+    }
+}

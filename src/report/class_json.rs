@@ -1,0 +1,415 @@
+//! `grade`'s class report as JSON documents: leasejudge's own (every submission, per-case
+//! and per-column breakdown, class summary), and the autograder result files of Gradescope
+//! (`results.json` per its autograder specification) and PrairieLearn (external grading
+//! results). Keys are in a fixed order, so the same run gives the same bytes; a hidden golden
+//! value has no key at all.
+
+use std::io::Write as _;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::grading::class::{
+    CaseMark, ClassReport, Outcome, Submission, UnknownRow, KEY_MALFORMED,
+};
+
+use super::class_text::score_line;
+
+/// Who sees Gradescope test results, and when (the autograder specification's values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Visibility {
+    /// Shown to the learner at once.
+    Visible,
+    /// Never shown to the learner.
+    Hidden,
+    /// Shown after the due date.
+    #[value(name = "after_due_date")]
+    AfterDueDate,
+    /// Shown once grades are published.
+    #[value(name = "after_published")]
+    AfterPublished,
+}
+
+impl Visibility {
+    /// The specification's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Hidden => "hidden",
+            Visibility::AfterDueDate => "after_due_date",
+            Visibility::AfterPublished => "after_published",
+        }
+    }
+}
+
+/// A percentage rounded to two decimals, so documents carry no float noise.
+fn rounded(value: Option<f64>) -> Value {
+    value.map_or(Value::Null, |v| json!((v * 100.0).round() / 100.0))
+}
+
+/// The most a submission can score; `null` when the golden file is malformed.
+fn max_score(report: &ClassReport) -> Value {
+    match report.key_problems {
+        Some(_) => Value::Null,
+        None => report.max_score().into(),
+    }
+}
+
+fn pretty(document: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(document).expect("a JSON value always serialises");
+    text.push('\n');
+    text
+}
+
+fn error_json(problem: &crate::input::InputError) -> Value {
+    json!({
+        "file": problem.file,
+        "line": if problem.line > 0 { Value::from(problem.line) } else { Value::Null },
+        "column": problem.column,
+        "message": problem.to_string(),
+    })
+}
+
+fn case_json(report: &ClassReport, submission: &Submission, case: &CaseMark) -> Value {
+    let mut object = Map::new();
+    object.insert("case_id".into(), report.case_id(case.case).into());
+    object.insert("status".into(), case.status.name().into());
+    object.insert("line".into(), case.line.map_or(Value::Null, Value::from));
+    object.insert("points".into(), case.points.into());
+    object.insert("max_points".into(), report.scoring.case_max().into());
+    let mut columns = Map::new();
+    for (i, column) in report.scoring.columns.iter().enumerate() {
+        let mut entry = Map::new();
+        let correct = case.is_correct(i);
+        entry.insert("correct".into(), correct.into());
+        if report.scoring.weights.is_some() {
+            let points = if correct { report.scoring.weight(i) } else { 0 };
+            entry.insert("points".into(), points.into());
+            entry.insert("max_points".into(), report.scoring.weight(i).into());
+        }
+        if let Some(miss) = case.misses.iter().find(|m| m.column == *column) {
+            entry.insert("actual".into(), miss.actual.to_string().into());
+            if let Some(expected) = &miss.expected {
+                entry.insert("expected".into(), expected.to_string().into());
+            }
+            if let Some(note) = &miss.note {
+                entry.insert("note".into(), note.clone().into());
+            }
+        }
+        columns.insert(column.name().into(), Value::Object(entry));
+    }
+    object.insert("columns".into(), Value::Object(columns));
+    let problems = report.problems(case, &submission.name);
+    if !problems.is_empty() {
+        object.insert("problems".into(), problems.into());
+    }
+    if let Some(Some(hint)) = report.hints.get(case.case as usize) {
+        if case.status != crate::grading::class::CaseStatus::Matched {
+            object.insert(
+                "hint".into(),
+                json!({"file": hint.file, "lines": hint.lines, "section": hint.section}),
+            );
+        }
+    }
+    Value::Object(object)
+}
+
+fn warnings_json(unknown: &[UnknownRow]) -> Value {
+    unknown
+        .iter()
+        .map(|u| json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING}))
+        .collect::<Vec<Value>>()
+        .into()
+}
+
+/// A submission's entries but `cases` and `warnings`, which are written lazily (see
+/// [`SubmissionJson`]).
+fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("submission".into(), submission.name.clone().into());
+    object.insert("status".into(), submission.status().into());
+    let score = submission.score();
+    object.insert("score".into(), score.map_or(Value::Null, Value::from));
+    object.insert("max_score".into(), max_score(report));
+    object.insert(
+        "percent".into(),
+        rounded(score.and_then(|s| report.percent(s))),
+    );
+    if report.baseline {
+        object.insert(
+            "previous_score".into(),
+            submission
+                .previous
+                .and_then(|p| p.score)
+                .map_or(Value::Null, Value::from),
+        );
+        object.insert(
+            "change".into(),
+            submission.change().map_or(Value::Null, Value::from),
+        );
+    }
+    match &submission.outcome {
+        Outcome::KeyMalformed => {
+            object.insert("errors".into(), json!([{"message": KEY_MALFORMED}]));
+        }
+        Outcome::Ungradable(problems) => {
+            let errors: Vec<Value> = problems.iter().map(error_json).collect();
+            object.insert("errors".into(), errors.into());
+        }
+        Outcome::Graded(graded) => {
+            let counts = graded.counts();
+            object.insert(
+                "counts".into(),
+                json!({
+                    "matched": counts.matched,
+                    "mismatched": counts.mismatched,
+                    "missing": counts.missing,
+                    "unknown": counts.unknown,
+                }),
+            );
+            let mut correct = Map::new();
+            for (i, column) in report.scoring.columns.iter().enumerate() {
+                correct.insert(column.name().into(), graded.column_correct(i).into());
+            }
+            object.insert("column_correct".into(), Value::Object(correct));
+        }
+    }
+    object
+}
+
+/// One submission, its cases serialised one at a time so a large class never holds the
+/// whole document in memory.
+struct SubmissionJson<'a>(&'a ClassReport, &'a Submission);
+
+impl Serialize for SubmissionJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let SubmissionJson(report, submission) = *self;
+        let head = submission_head(report, submission);
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in &head {
+            map.serialize_entry(key, value)?;
+        }
+        if let Outcome::Graded(graded) = &submission.outcome {
+            if report.feedback.shows_cases() {
+                map.serialize_entry("cases", &CasesJson(report, submission, &graded.cases))?;
+            }
+            map.serialize_entry("warnings", &warnings_json(&graded.unknown))?;
+        }
+        map.end()
+    }
+}
+
+struct CasesJson<'a>(&'a ClassReport, &'a Submission, &'a [CaseMark]);
+
+impl Serialize for CasesJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let CasesJson(report, submission, cases) = *self;
+        serializer.collect_seq(cases.iter().map(|case| case_json(report, submission, case)))
+    }
+}
+
+struct SubmissionsJson<'a>(&'a ClassReport);
+
+impl Serialize for SubmissionsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        serializer.collect_seq(report.submissions.iter().map(|s| SubmissionJson(report, s)))
+    }
+}
+
+fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S::Ok, S::Error> {
+    let summary = report.summary();
+    let weights = report.scoring.weights.as_ref().map_or(Value::Null, |_| {
+        let mut weights = Map::new();
+        for (i, column) in report.scoring.columns.iter().enumerate() {
+            weights.insert(column.name().into(), report.scoring.weight(i).into());
+        }
+        Value::Object(weights)
+    });
+    let columns: Vec<&str> = report.scoring.columns.iter().map(|c| c.name()).collect();
+    let mut document = Map::new();
+    document.insert("command".into(), "grade".into());
+    document.insert("columns".into(), columns.into());
+    document.insert(
+        "scoring".into(),
+        if report.scoring.weights.is_some() {
+            "weighted"
+        } else {
+            "all_or_nothing"
+        }
+        .into(),
+    );
+    document.insert("weights".into(), weights);
+    document.insert("feedback".into(), report.feedback.name().into());
+    document.insert("revealed".into(), report.feedback.reveals().into());
+    if let Some(golden) = &report.golden {
+        document.insert("golden".into(), golden.clone().into());
+    }
+    if let Some(problems) = &report.key_problems {
+        let mut key = vec![json!({"message": KEY_MALFORMED})];
+        key.extend(problems.iter().map(error_json));
+        document.insert("golden_errors".into(), key.into());
+    }
+    document.insert("cases".into(), report.case_ids.len().into());
+    document.insert("max_score".into(), max_score(report));
+    let mut class = json!({
+        "submissions": summary.submissions,
+        "graded": summary.graded,
+        "ungradable": summary.ungradable,
+        "full_marks": summary.full_marks,
+        "with_warnings": summary.with_warnings,
+        "mean_percent": rounded(summary.mean_percent),
+    });
+    if report.baseline {
+        let moved: Vec<Value> = report
+            .moved()
+            .iter()
+            .map(|(s, change)| json!({"submission": s.name, "change": change}))
+            .collect();
+        class["moved"] = moved.into();
+    }
+    document.insert("summary".into(), class);
+    let mut map = serializer.serialize_map(None)?;
+    for (key, value) in &document {
+        map.serialize_entry(key, value)?;
+    }
+    map.serialize_entry("submissions", &SubmissionsJson(report))?;
+    map.end()
+}
+
+/// Writes the report as leasejudge's JSON document (pretty-printed, then a newline), a case
+/// at a time.
+pub fn write_json(report: &ClassReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut writer = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut writer, &DocumentJson(report))?;
+    writer.write_all(b"\n")?;
+    writer.flush()
+}
+
+struct DocumentJson<'a>(&'a ClassReport);
+
+impl Serialize for DocumentJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        document_json(self.0, serializer)
+    }
+}
+
+/// The one submission of an autograder run (the command refuses more).
+fn only(report: &ClassReport) -> &Submission {
+    &report.submissions[0]
+}
+
+/// Renders the Gradescope `results.json`: a test per golden case (score, max_score, status,
+/// output naming the wrong columns), the top-level score and output, and `visibility`.
+pub fn render_gradescope(report: &ClassReport, visibility: Visibility) -> String {
+    let submission = only(report);
+    let mut output = Vec::new();
+    output.extend(key_or_problems(report, submission));
+    output.push(format!("Score: {}", score_line(report, submission)));
+    let mut tests = Vec::new();
+    if let Outcome::Graded(graded) = &submission.outcome {
+        if report.feedback.shows_cases() {
+            for case in &graded.cases {
+                let problems = report.problems(case, &submission.name);
+                tests.push(json!({
+                    "name": report.case_id(case.case),
+                    "score": case.points,
+                    "max_score": report.scoring.case_max(),
+                    "status": if case.status == crate::grading::class::CaseStatus::Matched { "passed" } else { "failed" },
+                    "output": problems.join("\n"),
+                    "visibility": visibility.name(),
+                }));
+            }
+        }
+        for unknown in &graded.unknown {
+            output.push(format!(
+                "warning: {}:{}: {}: {}",
+                submission.name,
+                unknown.line,
+                unknown.case_id,
+                UnknownRow::WARNING
+            ));
+        }
+    }
+    if !report.feedback.reveals() {
+        output.push("Expected values are hidden.".to_owned());
+    }
+    let document = json!({
+        "score": submission.score().unwrap_or(0),
+        "output": output.join("\n"),
+        "visibility": visibility.name(),
+        "tests": tests,
+    });
+    pretty(&document)
+}
+
+fn key_or_problems(report: &ClassReport, submission: &Submission) -> Vec<String> {
+    match &submission.outcome {
+        Outcome::KeyMalformed => super::class_text::key_lines(report),
+        Outcome::Ungradable(problems) => problems.iter().map(|p| p.to_string()).collect(),
+        Outcome::Graded(_) => Vec::new(),
+    }
+}
+
+/// Renders PrairieLearn's external grading results: `gradable`, `score` in [0, 1],
+/// `message`, `tests`; an ungradable submission is `gradable: false` with `format_errors`.
+pub fn render_prairielearn(report: &ClassReport) -> String {
+    let submission = only(report);
+    let document = match &submission.outcome {
+        Outcome::Graded(graded) => {
+            let max = report.max_score();
+            let score = if max == 0 {
+                1.0
+            } else {
+                graded.score as f64 / max as f64
+            };
+            let mut tests = Vec::new();
+            if report.feedback.shows_cases() {
+                for case in &graded.cases {
+                    let problems = report.problems(case, &submission.name);
+                    tests.push(json!({
+                        "name": report.case_id(case.case),
+                        "points": case.points,
+                        "max_points": report.scoring.case_max(),
+                        "message": problems.join("\n"),
+                    }));
+                }
+            }
+            let mut output: Vec<String> = graded
+                .unknown
+                .iter()
+                .map(|u| {
+                    format!(
+                        "warning: {}:{}: {}: {}",
+                        submission.name,
+                        u.line,
+                        u.case_id,
+                        UnknownRow::WARNING
+                    )
+                })
+                .collect();
+            if !report.feedback.reveals() {
+                output.push("Expected values are hidden.".to_owned());
+            }
+            json!({
+                "gradable": true,
+                "score": score,
+                "message": format!("Score: {}", score_line(report, submission)),
+                "output": output.join("\n"),
+                "tests": tests,
+            })
+        }
+        _ => {
+            let format_errors = key_or_problems(report, submission);
+            json!({
+                "gradable": false,
+                "score": 0.0,
+                "message": if report.key_problems.is_some() { KEY_MALFORMED.to_owned() } else { format!("{} could not be graded: fix the problems listed and submit again", submission.name) },
+                "format_errors": format_errors,
+                "tests": [],
+            })
+        }
+    };
+    pretty(&document)
+}

@@ -1,0 +1,126 @@
+//! `grade`'s instructor files as CSV: the gradebook (one line per submission) and the item
+//! analysis (one line per golden case: how many got each graded column right, and the most
+//! common wrong answer).
+
+use anyhow::{Context, Result};
+
+use crate::grading::class::{item_analysis, ClassReport, Outcome};
+
+use super::class_text::{number, signed};
+
+fn csv_text(rows: Vec<Vec<String>>) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.write_record(&row).context("cannot write CSV")?;
+    }
+    let bytes = writer.into_inner().context("cannot write CSV")?;
+    Ok(String::from_utf8(bytes).expect("CSV of strings is UTF-8"))
+}
+
+/// The gradebook: `submission,score,max_score,percentage,matched,mismatched,missing,unknown`,
+/// a `<column>_correct` per graded column, `status`, and with a baseline `previous_score`
+/// and `change`. An ungradable submission has empty counts.
+pub fn render_gradebook(report: &ClassReport) -> Result<String> {
+    let mut header: Vec<String> = [
+        "submission",
+        "score",
+        "max_score",
+        "percentage",
+        "matched",
+        "mismatched",
+        "missing",
+        "unknown",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    header.extend(
+        report
+            .scoring
+            .columns
+            .iter()
+            .map(|c| format!("{c}_correct")),
+    );
+    header.push("status".into());
+    if report.baseline {
+        header.extend(["previous_score".into(), "change".into()]);
+    }
+    let mut rows = vec![header];
+    for submission in &report.submissions {
+        let mut row = vec![submission.name.clone()];
+        match &submission.outcome {
+            Outcome::Graded(graded) => {
+                let counts = graded.counts();
+                row.push(graded.score.to_string());
+                row.push(report.max_score().to_string());
+                row.push(
+                    report
+                        .percent(graded.score)
+                        .map_or_else(String::new, |p| format!("{p:.1}")),
+                );
+                for count in [
+                    counts.matched,
+                    counts.mismatched,
+                    counts.missing,
+                    counts.unknown,
+                ] {
+                    row.push(count.to_string());
+                }
+                for i in 0..report.scoring.columns.len() {
+                    row.push(graded.column_correct(i).to_string());
+                }
+            }
+            _ => {
+                row.push(String::new());
+                row.push(report.max_score().to_string());
+                row.extend(std::iter::repeat_n(
+                    String::new(),
+                    5 + report.scoring.columns.len(),
+                ));
+            }
+        }
+        row.push(submission.status().to_owned());
+        if report.baseline {
+            row.push(
+                submission
+                    .previous
+                    .and_then(|p| p.score)
+                    .map_or_else(String::new, number),
+            );
+            row.push(submission.change().map_or_else(String::new, signed));
+        }
+        rows.push(row);
+    }
+    csv_text(rows)
+}
+
+/// The item analysis: `case_id,graded`, then per graded column `<column>_correct`,
+/// `<column>_most_common_wrong`, `<column>_most_common_wrong_count`.
+pub fn render_item_analysis(report: &ClassReport) -> Result<String> {
+    let graded = report.summary().graded;
+    let mut header = vec!["case_id".to_owned(), "graded".to_owned()];
+    for column in &report.scoring.columns {
+        header.push(format!("{column}_correct"));
+        header.push(format!("{column}_most_common_wrong"));
+        header.push(format!("{column}_most_common_wrong_count"));
+    }
+    let mut rows = vec![header];
+    for item in item_analysis(report) {
+        let mut row = vec![item.case_id, graded.to_string()];
+        for (right, top) in item.columns {
+            row.push(right.to_string());
+            match top {
+                Some((answer, count)) => {
+                    row.push(answer);
+                    row.push(count.to_string());
+                }
+                None => {
+                    row.push(String::new());
+                    row.push("0".to_owned());
+                }
+            }
+        }
+        rows.push(row);
+    }
+    csv_text(rows)
+}

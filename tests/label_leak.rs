@@ -1,0 +1,372 @@
+//! The label-leak test (issues 13 and 14): a golden file with a unique marker in every cell
+//! (all but `case_id`, which learners are given in the blank template anyway), malformed in
+//! every way a golden file can be, graded in every report format with a gradebook and an item
+//! analysis. Without `--reveal`, no output — standard output, standard error, or any file
+//! written — may hold a marker or any part of the golden file's path.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use leasejudge::matrix::COLUMNS;
+
+const FORMATS: [&str; 7] = [
+    "table",
+    "json",
+    "junit",
+    "github",
+    "markdown",
+    "gradescope",
+    "prairielearn",
+];
+
+/// Every marker starts with this (checked case-insensitively); nothing else in a run has it.
+const MARK: &str = "zqmark";
+
+/// Where the golden file lives: a name no report may show.
+const KEY_DIR: &str = "instructor-only-keydir";
+const KEY_STEM: &str = "secret-answer-key";
+
+fn marker(row: usize, column: usize) -> String {
+    format!("ZQMARK{row}C{column}")
+}
+
+/// A header and `rows` data rows of markers (case ids `case-N`), one cell per column.
+fn marked_rows(rows: usize) -> Vec<Vec<String>> {
+    let mut lines = vec![COLUMNS.iter().map(|c| c.to_string()).collect::<Vec<_>>()];
+    for row in 1..=rows {
+        lines.push(
+            (0..COLUMNS.len())
+                .map(|c| {
+                    if c == 0 {
+                        format!("case-{row}")
+                    } else {
+                        marker(row, c)
+                    }
+                })
+                .collect(),
+        );
+    }
+    lines
+}
+
+fn csv_text(rows: &[Vec<String>]) -> Vec<u8> {
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(&row.join(","));
+        text.push('\n');
+    }
+    text.into_bytes()
+}
+
+fn column(name: &str) -> usize {
+    COLUMNS.iter().position(|c| *c == name).unwrap()
+}
+
+/// Every malformed golden file: (name, extension, bytes).
+fn malformed_goldens() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let decision = column("decision");
+    let reason = column("reason");
+    let mut cases = Vec::new();
+
+    let mut bad_utf8 = csv_text(&marked_rows(3));
+    let at = String::from_utf8_lossy(&bad_utf8)
+        .find(&marker(2, decision))
+        .unwrap()
+        + marker(2, decision).len();
+    bad_utf8.insert(at, 0xff);
+    cases.push(("bad-utf8-cell", "csv", bad_utf8));
+
+    let mut rows = marked_rows(3);
+    rows[0][reason] = "ZQMARK\u{fffd}head".to_owned();
+    let mut bad_header = csv_text(&rows);
+    let at = String::from_utf8_lossy(&bad_header).find("ZQMARK").unwrap() + 6;
+    bad_header.splice(at..at + 3, [0xfe]);
+    cases.push(("bad-utf8-header", "csv", bad_header));
+
+    let mut rows = marked_rows(3);
+    rows[3][0] = "case-1".to_owned();
+    cases.push(("duplicate-case-id", "csv", csv_text(&rows)));
+
+    let mut rows = marked_rows(3);
+    rows[2][0] = String::new();
+    cases.push(("missing-case-id", "csv", csv_text(&rows)));
+
+    let rows: Vec<Vec<String>> = marked_rows(3)
+        .into_iter()
+        .map(|mut row| {
+            row.remove(reason);
+            row
+        })
+        .collect();
+    cases.push(("missing-graded-column", "csv", csv_text(&rows)));
+
+    let mut rows = marked_rows(3);
+    rows[2].push("ZQMARKEXTRA".to_owned());
+    cases.push(("ragged-long-row", "csv", csv_text(&rows)));
+
+    let mut rows = marked_rows(3);
+    rows[2].truncate(decision + 1);
+    cases.push(("ragged-short-row", "csv", csv_text(&rows)));
+
+    let mut rows = marked_rows(3);
+    rows[2][decision] = format!("\"{}", marker(2, decision));
+    cases.push(("unterminated-quote", "csv", csv_text(&rows)));
+
+    let mut rows = marked_rows(3);
+    rows[0][reason] = "Decision".to_owned();
+    cases.push(("two-headers-one-column", "csv", csv_text(&rows)));
+
+    cases.push(("empty", "csv", Vec::new()));
+
+    // JSON goldens: the same markers as objects.
+    let objects = |rows: &[Vec<String>]| -> Vec<serde_json::Map<String, serde_json::Value>> {
+        rows[1..]
+            .iter()
+            .map(|row| {
+                rows[0]
+                    .iter()
+                    .zip(row)
+                    .map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone())))
+                    .collect()
+            })
+            .collect()
+    };
+    let rows = marked_rows(3);
+    let mut objs = objects(&rows);
+    objs[1].insert(
+        "decision".into(),
+        serde_json::json!({ "x": marker(2, decision) }),
+    );
+    cases.push((
+        "json-object-in-cell",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+
+    let mut objs = objects(&rows);
+    objs[1].insert(
+        "stale_generation".into(),
+        serde_json::json!([[marker(2, 1)]]),
+    );
+    cases.push((
+        "json-nested-array",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+
+    let mut objs = objects(&rows);
+    objs[1].insert("Decision".into(), serde_json::json!("ZQMARKDUPKEY"));
+    cases.push((
+        "json-two-keys-one-column",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+
+    let objs = objects(&rows);
+    cases.push((
+        "json-not-an-array",
+        "json",
+        serde_json::to_vec(&serde_json::json!({ "cases": objs })).unwrap(),
+    ));
+
+    let mut truncated = serde_json::to_vec(&objects(&rows)).unwrap();
+    truncated.truncate(truncated.len() / 2);
+    cases.push(("json-truncated", "json", truncated));
+
+    let mut objs: Vec<serde_json::Value> = objects(&rows).into_iter().map(Into::into).collect();
+    objs.push(serde_json::json!("ZQMARKSTRAY"));
+    cases.push((
+        "json-non-object-element",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+
+    let mut objs = objects(&rows);
+    objs[2].remove("reason");
+    cases.push((
+        "json-row-without-graded-key",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+
+    let mut bad = serde_json::to_vec(&objects(&rows)).unwrap();
+    let at = String::from_utf8_lossy(&bad).find("ZQMARK1").unwrap() + 7;
+    bad.insert(at, 0xff);
+    cases.push(("json-bad-utf8", "json", bad));
+
+    // Not malformed: every answer is wrong, and the golden values must stay hidden.
+    cases.push(("well-formed", "csv", csv_text(&marked_rows(3))));
+    cases
+}
+
+/// Goldens that today's reader still accepts: ragged short rows and an unterminated quote
+/// (their strictness is issue 13's, in the matrix reader). They must not leak either way;
+/// once they are rejected they exit 2 like the rest.
+const LENIENT_TODAY: [&str; 2] = ["ragged-short-row", "unterminated-quote"];
+
+/// A learner's submission: every case answered wrongly, one case the golden file lacks.
+const SUBMISSION: &str = "case_id,decision,reason,lease_expired\n\
+case-1,EXPIRD,within_lease,maybe\n\
+case-2,ACTIVE,within_lease,false\n\
+case-3,,,\n\
+case-99,ACTIVE,within_lease,true\n";
+
+/// Every file under `dir` with its bytes.
+fn files_under(dir: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(&path, found);
+        } else {
+            found.push((path.clone(), fs::read(&path).unwrap()));
+        }
+    }
+}
+
+fn leaks(text: &[u8]) -> Vec<&'static str> {
+    let text = String::from_utf8_lossy(text).to_ascii_lowercase();
+    [MARK, KEY_DIR, KEY_STEM]
+        .into_iter()
+        .filter(|secret| text.contains(secret))
+        .collect()
+}
+
+/// Runs `grade` on the golden `name` in `format` (with a gradebook, an item analysis and the
+/// report in a file); returns every output as (what, bytes) and the exit code.
+fn run(
+    golden: &(&str, &str, Vec<u8>),
+    format: &str,
+    extra: &[&str],
+) -> (Vec<(String, Vec<u8>)>, Option<i32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let key_dir = dir.path().join(KEY_DIR);
+    fs::create_dir(&key_dir).unwrap();
+    let key = key_dir.join(format!("{KEY_STEM}-{}.{}", golden.0, golden.1));
+    fs::write(&key, &golden.2).unwrap();
+    let work = dir.path().join("work");
+    fs::create_dir(&work).unwrap();
+    fs::write(work.join("learner.csv"), SUBMISSION).unwrap();
+    let mut outputs = Vec::new();
+    let mut code = None;
+    // Once to standard output, once to a file with the instructor's CSV files beside it.
+    for to_file in [false, true] {
+        let mut args: Vec<String> = [
+            "grade",
+            "learner.csv",
+            "--golden",
+            key.to_str().unwrap(),
+            "-f",
+            format,
+            "--columns",
+            "decision,reason,lease_expired",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        if to_file {
+            args.extend(
+                [
+                    "-o",
+                    "report.out",
+                    "--gradebook",
+                    "gradebook.csv",
+                    "--item-analysis",
+                    "items.csv",
+                ]
+                .iter()
+                .map(|s| s.to_string()),
+            );
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .args(&args)
+            .current_dir(&work)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        code = output.status.code();
+        outputs.push((format!("stdout (to_file: {to_file})"), output.stdout));
+        outputs.push((format!("stderr (to_file: {to_file})"), output.stderr));
+    }
+    let mut files = Vec::new();
+    files_under(&work, &mut files);
+    for (path, bytes) in files {
+        if path.file_name().unwrap() != "learner.csv" {
+            outputs.push((path.display().to_string(), bytes));
+        }
+    }
+    (outputs, code)
+}
+
+#[test]
+fn no_golden_value_or_path_leaks_without_reveal() {
+    let mut failures = Vec::new();
+    let goldens = malformed_goldens();
+    for golden in &goldens {
+        for format in FORMATS {
+            for extra in [&[][..], &["--feedback", "none"][..]] {
+                let (outputs, code) = run(golden, format, extra);
+                let expected: &[i32] = if golden.0 == "well-formed" {
+                    &[1]
+                } else if LENIENT_TODAY.contains(&golden.0) {
+                    &[1, 2]
+                } else {
+                    &[2]
+                };
+                if !code.is_some_and(|code| expected.contains(&code)) {
+                    failures.push(format!(
+                        "{} -f {format} {extra:?}: exit {code:?}, expected one of {expected:?}",
+                        golden.0
+                    ));
+                }
+                for (what, bytes) in &outputs {
+                    let found = leaks(bytes);
+                    if !found.is_empty() {
+                        failures.push(format!(
+                            "{} -f {format} {extra:?}: {what} shows {found:?}:\n{}",
+                            golden.0,
+                            String::from_utf8_lossy(bytes)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_malformed_golden_file_tells_the_learner_to_ask() {
+    for golden in malformed_goldens() {
+        if golden.0 == "well-formed" || LENIENT_TODAY.contains(&golden.0) {
+            continue;
+        }
+        let (outputs, _) = run(&golden, "table", &[]);
+        assert!(
+            String::from_utf8_lossy(&outputs[0].1)
+                .contains("the golden file is malformed; contact your instructor"),
+            "{}: {}",
+            golden.0,
+            String::from_utf8_lossy(&outputs[0].1)
+        );
+    }
+}
+
+/// The control: with `--reveal` the instructor sees the problem in full, so the check above
+/// can see a leak when there is one.
+#[test]
+fn reveal_shows_the_instructor_everything() {
+    let goldens = malformed_goldens();
+    for name in ["bad-utf8-cell", "json-object-in-cell", "well-formed"] {
+        let golden = goldens.iter().find(|g| g.0 == name).unwrap();
+        for format in FORMATS {
+            let (outputs, _) = run(golden, format, &["--reveal"]);
+            let text = String::from_utf8_lossy(&outputs[0].1).to_ascii_lowercase();
+            assert!(
+                text.contains(MARK),
+                "{name} -f {format} --reveal hides the golden values:\n{text}"
+            );
+        }
+    }
+}
