@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::explain::TraceCollector;
-use crate::input::{expand_inputs, InputFormat};
+use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
@@ -54,6 +54,10 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
+
     /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
     pub as_of: Option<Timestamp>,
@@ -95,7 +99,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
 
     let mut audit = match &args.audit {
         Some(path) => Some(AuditWriter::new(

@@ -12,10 +12,10 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
+    compare, read_golden_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
     ReportArgs, Unpaired, UnpairedFile,
 };
-use crate::input::{is_case_file, InputError, InputErrors, Source};
+use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
@@ -47,6 +47,11 @@ pub struct Args {
     /// themselves are never changed.
     #[arg(long)]
     pub bless: bool,
+
+    /// How case files that are CSV or workbooks are read (golden files: always detected, first
+    /// sheet).
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -88,7 +93,10 @@ fn is_golden_file(path: &Path) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    matches!(extension.as_deref(), Some("csv" | "json")) && path.is_file()
+    matches!(
+        extension.as_deref(),
+        Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
+    ) && path.is_file()
 }
 
 /// The files directly in `directory` that `keep` accepts, in name order.
@@ -219,10 +227,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let source = Source {
             name: name(&pairing.cases),
             path: Some(pairing.cases.clone()),
+            options: args.read.options(),
         };
         let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
         let golden = pairing.golden.as_deref().map(|path| {
-            read_matrix_file(path, &name(path)).and_then(|golden| {
+            read_golden_file(path, &name(path)).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
                 if missing.is_empty() {
                     Ok(golden)
@@ -314,6 +323,12 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
                 rows.iter().try_for_each(|row| writer.write(row, &[]))?;
                 writer.finish().map(drop)
             }),
+            MatrixFileFormat::Workbook => {
+                let cells: Vec<Vec<String>> = rows.iter().map(|row| row.cells().to_vec()).collect();
+                crate::input::workbook::matrix_xlsx("matrix", &crate::matrix::COLUMNS, &cells)
+                    .map_err(std::io::Error::other)
+                    .and_then(|bytes| out.write_all(&bytes))
+            }
         };
         written.with_context(|| format!("cannot write {}", target.display()))?;
         out.commit()?;

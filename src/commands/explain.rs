@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::explain::{CaseTrace, Format, TraceCollector};
-use crate::input::{expand_inputs, InputError, InputErrors, InputFormat};
+use crate::input::{expand_inputs, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::output::Output;
 
@@ -47,6 +47,10 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
+
     /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
     pub as_of: Option<Timestamp>,
@@ -60,7 +64,18 @@ pub fn collect(
     as_of: Option<Timestamp>,
     wanted: &[String],
 ) -> Result<TraceCollector> {
-    let sources = expand_inputs(inputs)?;
+    collect_read(inputs, input_format, &ReadArgs::default(), as_of, wanted)
+}
+
+/// [`collect`], reading CSV files and workbooks as `read` says.
+fn collect_read(
+    inputs: &[PathBuf],
+    input_format: Option<InputFormat>,
+    read: &ReadArgs,
+    as_of: Option<Timestamp>,
+    wanted: &[String],
+) -> Result<TraceCollector> {
+    let sources = read.apply(expand_inputs(inputs)?);
     let mut collector = TraceCollector::new();
     judge_sources(&sources, input_format, as_of, &mut |at, row, _| {
         collector.add(at, row)
@@ -101,7 +116,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let collector = collect(&args.inputs, args.input_format, args.as_of, &args.cases)?;
+    let collector = collect_read(
+        &args.inputs,
+        args.input_format,
+        &args.read,
+        args.as_of,
+        &args.cases,
+    )?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
     let keep = |id: &str| selected(&args.cases, id);
     let count = collector.count(&keep);

@@ -111,6 +111,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let source = Source {
             name: cases.to_string_lossy().into_owned(),
             path: Some(cases.clone()),
+            options: Default::default(),
         };
         let settings = StreamSettings {
             input_format: Some(crate::input::InputFormat::Csv),

@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::grading::{
-    compare, parse_matrix, read_matrix_file, write_report, GradeReport, MatrixFile,
-    MatrixFileFormat, MissingAt, ReportArgs,
+    compare, parse_matrix_with, read_golden_file, read_matrix_file_with, write_report, GradeReport,
+    MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
 };
-use crate::input::InputErrors;
+use crate::input::{InputErrors, ReadArgs};
 
 /// Grade a filled-in matrix against golden labels.
 #[derive(Debug, clap::Args)]
@@ -37,12 +37,17 @@ pub struct Args {
     #[arg(long)]
     pub reveal: bool,
 
+    /// How the submission is read if it is CSV or a workbook (the golden file: always
+    /// detected, first sheet).
+    #[command(flatten)]
+    pub read: ReadArgs,
+
     #[command(flatten)]
     #[allow(missing_docs)]
     pub report: ReportArgs,
 }
 
-fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
+fn read_submission(path: &std::path::Path, read: &ReadArgs) -> Result<MatrixFile, InputErrors> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -55,17 +60,23 @@ fn read_submission(path: &std::path::Path) -> Result<MatrixFile, InputErrors> {
                     format!("cannot read: {e}"),
                 )])
             })?;
-        parse_matrix(&bytes, "-", MatrixFileFormat::Csv)
+        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
+        let format = if bytes.starts_with(b"PK\x03\x04") {
+            MatrixFileFormat::Workbook
+        } else {
+            MatrixFileFormat::Csv
+        };
+        parse_matrix_with(&bytes, "-", format, &read.options())
     } else {
-        read_matrix_file(path, &path.to_string_lossy())
+        read_matrix_file_with(path, &path.to_string_lossy(), &read.options())
     }
 }
 
 /// Runs `grade`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
-    let submission = read_submission(&args.submission);
-    let golden = read_matrix_file(&args.golden, &args.golden.to_string_lossy());
+    let submission = read_submission(&args.submission, &args.read);
+    let golden = read_golden_file(&args.golden, &args.golden.to_string_lossy());
     let mut errors = Vec::new();
     for matrix in [&submission, &golden] {
         match matrix {

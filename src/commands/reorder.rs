@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
-use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
+use crate::input::{expand_inputs, InputErrors, InputFormat, ReadArgs, Source};
 use crate::lease::{Row, Timestamp};
 use crate::output::Output;
 use crate::reorder::{case_seed, explore_case};
@@ -45,6 +45,10 @@ pub struct Args {
     /// Read every input as this format, whatever its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -93,7 +97,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let cases = read_cases(&sources, args.input_format)?;
     let mut out = Output::open(args.output.as_deref())?;
     let mut violations = 0usize;

@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use crate::adjudication::{Adjudication, Location};
 use crate::input::{
     expand_inputs, read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells,
-    ReadObserver, OUTPUT_ONLY_COLUMNS,
+    ReadArgs, ReadObserver, OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
 
@@ -34,6 +34,10 @@ pub struct Args {
     /// Read every input as this format, whatever its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// A warning: like an [`InputError`] but it does not stop anything.
@@ -300,7 +304,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let report = validate(&sources, args.input_format);
     let mut stderr = std::io::stderr().lock();
     for error in &report.errors {

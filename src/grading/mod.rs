@@ -14,7 +14,10 @@ pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix_file::{parse_matrix, read_matrix_file, MatrixEntry, MatrixFile, MatrixFileFormat};
+pub use matrix_file::{
+    golden_errors, parse_matrix, parse_matrix_with, read_golden_file, read_matrix_file,
+    read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
+};
 
 use crate::output::Output;
 use crate::report;
