@@ -23,15 +23,17 @@ pub fn is_workbook_extension(extension: &str) -> bool {
 /// A cell as the text a spreadsheet would export: integers stored as floats without `.0`
 /// (`8`), other numbers in their shortest form, a date-time as that instant in UTC in the
 /// contract's form (`2026-01-01T10:00:55Z`), a duration as ISO 8601 seconds (`PT30S`),
-/// booleans as `TRUE`/`FALSE`, errors as their code (`#N/A`).
+/// errors as their code (`#N/A`). A boolean cell, which has no case of its own (a spreadsheet
+/// shows `TRUE`), reads as the contract writes booleans, `true`/`false`, so that a typed
+/// golden workbook is in canonical form.
 pub fn cell_as_text(cell: &Data) -> String {
     match cell {
         Data::Empty => String::new(),
         Data::String(text) => text.clone(),
         Data::Int(n) => n.to_string(),
         Data::Float(x) => float_text(*x),
-        Data::Bool(true) => "TRUE".to_owned(),
-        Data::Bool(false) => "FALSE".to_owned(),
+        Data::Bool(true) => "true".to_owned(),
+        Data::Bool(false) => "false".to_owned(),
         Data::DateTime(datetime) => datetime_text(datetime),
         Data::DateTimeIso(text) => iso_datetime_text(text),
         Data::DurationIso(text) => text.clone(),
@@ -315,7 +317,7 @@ mod tests {
         assert_eq!(cell_as_text(&Data::Float(-3.0)), "-3");
         assert_eq!(cell_as_text(&Data::Float(0.25)), "0.25");
         assert_eq!(cell_as_text(&Data::Int(7)), "7");
-        assert_eq!(cell_as_text(&Data::Bool(true)), "TRUE");
+        assert_eq!(cell_as_text(&Data::Bool(true)), "true");
         assert_eq!(cell_as_text(&Data::Empty), "");
         // 2026-01-01 10:00:55 is day 46023 and 36055 seconds.
         let serial = 46023.0 + 36055.0 / 86400.0;
