@@ -717,3 +717,65 @@ fn a_template_workbook_has_a_frozen_bold_header_and_sized_columns() {
         "{xml}"
     );
 }
+
+#[test]
+fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
+    use leasejudge::generate::{default_mix, write_cases, Options};
+    use leasejudge::input::{Delimiter, ReadOptions, Source};
+    use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamSettings};
+
+    let options = Options {
+        seed: 16,
+        cases: 300,
+        rows_per_case: (3, 12),
+        interleave: 5,
+        mix: default_mix(),
+    };
+    let mut comma = Vec::new();
+    write_cases(&options, &mut comma).unwrap();
+    assert!(!comma.contains(&b'"'), "generated cells need no quotes");
+    let dir = temp_dir();
+    let matrix = |bytes: &[u8], name: &str, delimiter: Option<Delimiter>| {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let source = Source {
+            name: name.to_owned(),
+            path: Some(path),
+            options: ReadOptions {
+                delimiter,
+                sheet: None,
+            },
+        };
+        let settings = StreamSettings {
+            input_format: None,
+            run_as_of: None,
+            open_cases: 4096,
+            encoding: Encoding::Csv,
+            jobs: 2,
+            progress: None,
+            rows_observed: false,
+            // Every file is cut in two, each half read on its own thread.
+            split_min_bytes: 1,
+        };
+        let mut out = Vec::new();
+        adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
+            .map_err(|e| format!("{e:?}"))
+            .unwrap();
+        out
+    };
+    let expected = matrix(&comma, "comma.csv", None);
+    assert!(expected.len() > 10_000);
+    let swap = |to: u8| -> Vec<u8> {
+        comma
+            .iter()
+            .map(|&b| if b == b',' { to } else { b })
+            .collect()
+    };
+    let semicolon = swap(b';');
+    let tab = swap(b'\t');
+    assert!(expected == matrix(&semicolon, "semicolon.csv", None));
+    assert!(expected == matrix(&semicolon, "semicolon.csv", Some(Delimiter::SEMICOLON)));
+    assert!(expected == matrix(&tab, "tab.csv", None));
+    let pipe = swap(b'|');
+    assert!(expected == matrix(&pipe, "pipe.csv", Some("|".parse().unwrap())));
+}
