@@ -350,6 +350,18 @@ fn ods_workbooks_made_by_odfpy_grade_at_full_marks() {
             "Matrix",
         ]);
         assert_full_marks(&run, &ods);
+        // Typed cells read in canonical form: the workbook would pass as a golden file.
+        let options = leasejudge::input::ReadOptions {
+            delimiter: None,
+            sheet: Some("Matrix".into()),
+        };
+        let matrix = leasejudge::grading::read_matrix_file_with(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(&ods),
+            &ods,
+            &options,
+        )
+        .unwrap();
+        assert_eq!(leasejudge::grading::golden_errors(&matrix), []);
         // The first sheet holds notes, not the matrix: read by default, and an error there.
         let run = leasejudge(&["grade", &ods, "--golden", &golden]);
         assert_eq!(run.status, 2, "{}", run.stdout);
