@@ -36,7 +36,7 @@ pub enum MatrixFormat {
 Exit status: 0 the matrix was written; 2 bad input or usage (every problem is listed as \
 FILE:LINE: column: message (value), and no output file is written or replaced).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories (every case file in them, in
     /// name order), or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,

@@ -23,8 +23,9 @@ use crate::output::Output;
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Directories pair files by name: cases/x.csv (or .json, .ndjson, .jsonl) with golden/x.csv or \
-golden/x.json; subdirectories are not read. A file without a partner is reported.
+Directories pair files by name: cases/x.csv (or .json, .ndjson, .jsonl, .xlsx, .xlsm, .ods) \
+with golden/x.csv (or .json, .xlsx, .xlsm, .ods); subdirectories are not read. A file without \
+a partner is reported. Golden values must be in the canonical form the engine writes.
 
 Exit status: 0 every graded column of every case matches; 1 differences (a wrong, missing or \
 unknown case, or an unpaired file); 2 trouble (unreadable file, bad input, a golden file \
@@ -34,7 +35,8 @@ pub struct Args {
     #[arg(value_name = "CASES")]
     pub cases: PathBuf,
 
-    /// The golden matrix (CSV, or JSON by extension) of a case file, or a directory of them.
+    /// The golden matrix (CSV, or JSON or a workbook by extension) of a case file, or a
+    /// directory of them.
     #[arg(long, value_name = "GOLDEN")]
     pub golden: PathBuf,
 

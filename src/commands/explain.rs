@@ -20,7 +20,7 @@ use crate::output::Output;
 Exit status: 0 the explanation was written; 2 bad input, an unknown --case, or usage (every \
 problem is listed, and no output file is written or replaced).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories, or `-` for standard input.
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories, or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 

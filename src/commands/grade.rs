@@ -16,20 +16,25 @@ use crate::input::{InputErrors, ReadArgs};
 /// Grade a filled-in matrix against golden labels.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-The submission may have extra columns, columns in any order, headings as in the lesson \
-(Decision, Reason, Stale Generation), blank lines, a byte-order mark, CRLF line endings, \
-yes/no or 1/0 booleans and ;-lists in any order. Rows are matched by case_id; a golden case \
-the submission lacks counts as wrong, a submission row the golden file lacks is reported.
+The submission may be a CSV file from any spreadsheet (comma, semicolon or tab, detected from \
+the header; a byte-order mark; \\n, \\r\\n or \\r line endings) or a workbook (.xlsx, .xlsm, \
+.ods), with extra columns, columns in any order, headings as in the lesson (Decision, Reason, \
+Stale Generation) and blank lines. Its values compare leniently (spec section 8): timestamps \
+with a space for T and no offset (UTC), integers like 08 or 8.0, durations like PT30S, \
+TRUE/yes/1 booleans, ;-lists in any order. The golden file's values must be in canonical form. \
+Rows are matched by case_id; a golden case the submission lacks counts as wrong, a submission \
+row the golden file lacks is reported.
 
 Exit status: 0 every graded column of every case matches; 1 differences; 2 trouble \
 (unreadable file, a duplicated case_id, a header without a graded column), every problem \
 listed as FILE:LINE: column: message (value).")]
 pub struct Args {
-    /// The filled-in matrix: CSV, or JSON by extension; `-` reads CSV from standard input.
+    /// The filled-in matrix: CSV, or JSON or a workbook by extension; `-` reads CSV (or a
+    /// workbook) from standard input.
     #[arg(value_name = "SUBMISSION")]
     pub submission: PathBuf,
 
-    /// The golden matrix with the labels (CSV, or JSON by extension).
+    /// The golden matrix with the labels (CSV, or JSON or a workbook by extension).
     #[arg(long, value_name = "GOLDEN")]
     pub golden: PathBuf,
 

@@ -26,7 +26,7 @@ is written as the lines of its arrival slots and the lines of the messages that 
 Exit status: 0 the invariant held (order-sensitive cases are information); 1 the invariant of \
 section 7 was violated (a bug in the lease rules); 2 bad input or usage.")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories, or `-` for standard input.
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories, or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 

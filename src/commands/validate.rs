@@ -26,7 +26,7 @@ leaves PENDING_ACK.
 Exit status: 0 no input errors (warnings may be listed); 2 bad input or usage (every problem is \
 listed as FILE:LINE: column: message (value)).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories (every case file in them, in
     /// name order), or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
