@@ -3,8 +3,8 @@
 //!
 //! An `.xlsx` sheet is read a cell at a time from its XML (calamine's cell reader), so it costs
 //! one row besides the workbook's bytes (compressed, as in the file) and its shared strings.
-//! An `.ods` sheet is read whole into calamine's cell grid (about 32 bytes a cell plus each
-//! string's text) before its rows are handed on.
+//! An `.ods` sheet is read whole into calamine's cell grid before its rows are handed on
+//! (measured: about 110 bytes a cell at the peak; docs/spreadsheets.md).
 
 use std::io::Cursor;
 
