@@ -380,14 +380,14 @@ impl<R: Read> Records<R> {
     fn core_record(&mut self, line: u64) -> io::Result<Option<Record<'_>>> {
         use csv_core::ReadRecordResult as Core;
         let (mut nout, mut nend) = (0, 0);
-        let mut quoting = Quoting::FieldStart;
-        loop {
+        let mut unterminated = false;
+        let mut at_end = false;
+        'record: loop {
             let input = &self.buf[self.pos..self.filled];
             let (result, nin, out, end) =
                 self.core
                     .read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
             let consumed = &input[..nin];
-            quoting = quoting.after(consumed, self.delimiter);
             for at in memchr::memchr2_iter(b'\n', b'\r', consumed) {
                 let after_cr = match at {
                     0 => self.after_cr,
@@ -406,12 +406,43 @@ impl<R: Read> Records<R> {
             match result {
                 // Read more; at the end of the input, the next (empty) read ends the record.
                 Core::InputEmpty => {
-                    self.refill()?;
+                    if !self.refill()? && !at_end {
+                        // The input ends inside this record, which csv_core would end here
+                        // even inside quotes. A line end shows which: outside quotes it ends
+                        // the record as the end of the input would; inside, it is taken as
+                        // text (and dropped again below), and the next, empty read ends it.
+                        at_end = true;
+                        loop {
+                            let (result, _, _, end) = self.core.read_record(
+                                b"\n",
+                                &mut self.out[nout..],
+                                &mut self.ends[nend..],
+                            );
+                            match result {
+                                Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
+                                Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
+                                Core::InputEmpty => {
+                                    unterminated = true;
+                                    break;
+                                }
+                                Core::Record | Core::End => {
+                                    nend += end;
+                                    break 'record;
+                                }
+                            }
+                        }
+                    }
                 }
                 Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
                 Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
                 Core::Record => break,
                 Core::End => return Ok(None),
+            }
+        }
+        if unterminated {
+            // The probing line end, taken into the last cell, is not in the input.
+            if let Some(last) = self.ends[..nend].last_mut() {
+                *last = (*last).min(nout);
             }
         }
         self.bounds.clear();
@@ -426,38 +457,8 @@ impl<R: Read> Records<R> {
             bounds: &self.bounds,
             ascii: false,
             quoted: true,
-            unterminated: quoting == Quoting::Quoted,
+            unterminated,
         }))
-    }
-}
-
-/// Where a record's raw bytes leave csv_core's quoting, to tell a record the input ended in
-/// the middle of a quoted cell (csv_core ends it there without a word).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Quoting {
-    /// At the start of a cell, where a `"` opens quoting.
-    FieldStart,
-    /// In a cell that did not start with `"` (a `"` in it is text).
-    Unquoted,
-    /// Inside quotes.
-    Quoted,
-    /// Just after a `"` inside quotes: it closes them, unless another `"` follows.
-    QuoteInQuoted,
-}
-
-impl Quoting {
-    fn after(mut self, bytes: &[u8], delimiter: u8) -> Quoting {
-        for &byte in bytes {
-            self = match (self, byte) {
-                (Quoting::Quoted, b'"') => Quoting::QuoteInQuoted,
-                (Quoting::Quoted, _) => Quoting::Quoted,
-                (Quoting::FieldStart | Quoting::QuoteInQuoted, b'"') => Quoting::Quoted,
-                (_, b'\n' | b'\r') => Quoting::FieldStart,
-                (_, byte) if byte == delimiter => Quoting::FieldStart,
-                _ => Quoting::Unquoted,
-            };
-        }
-        self
     }
 }
 
