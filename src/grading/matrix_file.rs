@@ -18,7 +18,9 @@ use serde_json::{Map, Value};
 use super::columns::Column;
 use crate::input::records::Records;
 use crate::input::workbook::{for_each_row, is_workbook_extension};
-use crate::input::{detect_delimiter, HeaderColumns, InputError, InputErrors, ReadOptions};
+use crate::input::{
+    detect_delimiter, HeaderColumns, InputError, InputErrors, ReadOptions, UNTERMINATED,
+};
 use crate::matrix::MatrixRow;
 
 /// How a matrix file is written.
@@ -347,8 +349,6 @@ fn names_matrix_column(cell: &str) -> bool {
 fn names_case_id(cell: &str) -> bool {
     Column::from_header(cell) == Some(Column::CASE_ID)
 }
-
-const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
 
 fn parse_csv(
     bytes: &[u8],

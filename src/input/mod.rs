@@ -14,6 +14,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub(crate) use csv::UNTERMINATED;
 pub use csv::{CsvHeader, CsvRead};
 pub use delimiter::{detect as detect_delimiter, Delimiter, HeaderColumns};
 pub use error::{located, InputError, InputErrors};
