@@ -26,7 +26,14 @@ impl Read for Trickle<'_> {
 type Cells = Vec<Vec<u8>>;
 
 fn ours(bytes: &[u8], chunk: usize) -> Vec<(u64, Cells)> {
+    ours_split_by(bytes, chunk, b',')
+}
+
+fn ours_split_by(bytes: &[u8], chunk: usize, delimiter: u8) -> Vec<(u64, Cells)> {
     let mut records = Records::new(Trickle { bytes, chunk }, true);
+    if delimiter != b',' {
+        records.set_delimiter(delimiter);
+    }
     let mut all = Vec::new();
     while let Some(record) = records.next_record().unwrap() {
         // What the reader claims is ASCII is (the cells are then used unchecked as text).
@@ -39,8 +46,13 @@ fn ours(bytes: &[u8], chunk: usize) -> Vec<(u64, Cells)> {
 }
 
 fn csv_crate(bytes: &[u8]) -> Vec<Cells> {
+    csv_crate_split_by(bytes, b',')
+}
+
+fn csv_crate_split_by(bytes: &[u8], delimiter: u8) -> Vec<Cells> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
+        .delimiter(delimiter)
         .flexible(true)
         .from_reader(bytes);
     let mut record = csv::ByteRecord::new();
@@ -56,6 +68,8 @@ fn pieces() -> impl Strategy<Value = Vec<u8>> {
         4 => Just(&b"ab"[..]),
         1 => Just(&b"\xC3\xA9"[..]),
         3 => Just(&b","[..]),
+        2 => Just(&b";"[..]),
+        2 => Just(&b"\t"[..]),
         2 => Just(&b"\""[..]),
         2 => Just(&b"\n"[..]),
         1 => Just(&b"\r"[..]),
@@ -82,6 +96,45 @@ proptest! {
             previous = *line;
         }
         prop_assert_eq!(ours, self::ours(&bytes, usize::MAX));
+    }
+
+    #[test]
+    fn records_split_by_semicolon_or_tab_are_the_csv_crates(
+        bytes in pieces(),
+        chunk in 1usize..9,
+        delimiter in prop_oneof![Just(b';'), Just(b'\t')],
+    ) {
+        let ours = ours_split_by(&bytes, chunk, delimiter);
+        let cells: Vec<Cells> = ours.iter().map(|(_, cells)| cells.clone()).collect();
+        prop_assert_eq!(&cells, &csv_crate_split_by(&bytes, delimiter));
+        prop_assert_eq!(ours, ours_split_by(&bytes, usize::MAX, delimiter));
+    }
+}
+
+#[test]
+fn lines_end_at_a_lone_carriage_return_too() {
+    // `\n`, `\r\n` and a lone `\r` each end one line, in quotes or not (spec section 2).
+    let text = "h1;h2\ra;b\r\n\rc;\"x\ry\"\r\"p\r\nq\";z\nlast";
+    let lines: Vec<u64> = ours_split_by(text.as_bytes(), 2, b';')
+        .iter()
+        .map(|(line, _)| *line)
+        .collect();
+    assert_eq!(lines, [1, 2, 4, 6, 8]);
+}
+
+#[test]
+fn a_quote_left_open_at_the_end_is_flagged() {
+    for (text, open) in [
+        ("a,\"b\nc", true),
+        ("a,\"b\"\"\n", true),
+        ("a,\"b\"", false),
+        ("a,\"b\"\"c\"", false),
+        ("a,b\"c\n", false),
+        ("a,\"b\"c\n", false),
+    ] {
+        let mut records = Records::new(text.as_bytes(), true);
+        let record = records.next_record().unwrap().unwrap();
+        assert_eq!(record.is_unterminated(), open, "{text:?}");
     }
 }
 

@@ -23,6 +23,37 @@ const FORMATS: [&str; 7] = [
 /// Every marker starts with this (checked case-insensitively); nothing else in a run has it.
 const MARK: &str = "zqmark";
 
+/// The well-formed golden file's decisions and reasons: codes the learner's submission never
+/// names and no typo note would suggest for it, so seeing one is seeing a golden value.
+const GOLDEN_CODES: [&str; 6] = [
+    "reconciliation_required",
+    "cancel_acknowledged_no_result",
+    "ack_timeout",
+    "ack_after_deadline",
+    "pending_ack",
+    "awaiting_ack",
+];
+
+/// A golden file in canonical form: each row's decision and reason from [`GOLDEN_CODES`],
+/// markers in the free-text columns.
+fn well_formed_golden() -> Vec<u8> {
+    let mut text = String::from("case_id,job_id,holder_identity,decision,reason,lease_expired\n");
+    let rows = [
+        ("RECONCILIATION_REQUIRED", "cancel_acknowledged_no_result"),
+        ("ACK_TIMEOUT", "ack_after_deadline"),
+        ("PENDING_ACK", "awaiting_ack"),
+    ];
+    for (index, (decision, reason)) in rows.iter().enumerate() {
+        let row = index + 1;
+        text.push_str(&format!(
+            "case-{row},{},{},{decision},{reason},true\n",
+            marker(row, 1),
+            marker(row, 4)
+        ));
+    }
+    text.into_bytes()
+}
+
 /// Where the golden file lives: a name no report may show.
 const KEY_DIR: &str = "instructor-only-keydir";
 const KEY_STEM: &str = "secret-answer-key";
@@ -195,15 +226,13 @@ fn malformed_goldens() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     bad.insert(at, 0xff);
     cases.push(("json-bad-utf8", "json", bad));
 
-    // Not malformed: every answer is wrong, and the golden values must stay hidden.
-    cases.push(("well-formed", "csv", csv_text(&marked_rows(3))));
+    // Not malformed: every answer is wrong, and the golden values must stay hidden. Golden
+    // files are read strictly (values in canonical form), so its graded cells hold real codes
+    // that no report has any other reason to show ([`GOLDEN_CODES`]), and its free-text cells
+    // markers.
+    cases.push(("well-formed", "csv", well_formed_golden()));
     cases
 }
-
-/// Goldens that today's reader still accepts: ragged short rows and an unterminated quote
-/// (their strictness is issue 13's, in the matrix reader). They must not leak either way;
-/// once they are rejected they exit 2 like the rest.
-const LENIENT_TODAY: [&str; 2] = ["ragged-short-row", "unterminated-quote"];
 
 /// A learner's submission: every case answered wrongly, one case the golden file lacks.
 const SUBMISSION: &str = "case_id,decision,reason,lease_expired\n\
@@ -228,6 +257,7 @@ fn leaks(text: &[u8]) -> Vec<&'static str> {
     let text = String::from_utf8_lossy(text).to_ascii_lowercase();
     [MARK, KEY_DIR, KEY_STEM]
         .into_iter()
+        .chain(GOLDEN_CODES)
         .filter(|secret| text.contains(secret))
         .collect()
 }
@@ -309,8 +339,6 @@ fn no_golden_value_or_path_leaks_without_reveal() {
                 let (outputs, code) = run(golden, format, extra);
                 let expected: &[i32] = if golden.0 == "well-formed" {
                     &[1]
-                } else if LENIENT_TODAY.contains(&golden.0) {
-                    &[1, 2]
                 } else {
                     &[2]
                 };
@@ -339,7 +367,7 @@ fn no_golden_value_or_path_leaks_without_reveal() {
 #[test]
 fn a_malformed_golden_file_tells_the_learner_to_ask() {
     for golden in malformed_goldens() {
-        if golden.0 == "well-formed" || LENIENT_TODAY.contains(&golden.0) {
+        if golden.0 == "well-formed" {
             continue;
         }
         let (outputs, _) = run(&golden, "table", &[]);
@@ -363,8 +391,15 @@ fn reveal_shows_the_instructor_everything() {
         for format in FORMATS {
             let (outputs, _) = run(golden, format, &["--reveal"]);
             let text = String::from_utf8_lossy(&outputs[0].1).to_ascii_lowercase();
+            // A malformed file's problems quote its markers; the well-formed one's expected
+            // values are its codes.
+            let secret = if name == "well-formed" {
+                GOLDEN_CODES[0]
+            } else {
+                MARK
+            };
             assert!(
-                text.contains(MARK),
+                text.contains(secret),
                 "{name} -f {format} --reveal hides the golden values:\n{text}"
             );
         }

@@ -34,6 +34,7 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     Source {
         name: path.to_string_lossy().into_owned(),
         path: Some(path),
+        options: Default::default(),
     }
 }
 

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::adjudication::judge_sources;
 use crate::explain::TraceCollector;
-use crate::input::{expand_inputs, InputFormat};
+use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
@@ -37,7 +37,7 @@ pub enum MatrixFormat {
 Exit status: 0 the matrix was written; 2 bad input or usage (every problem is listed as \
 FILE:LINE: column: message (value), and no output file is written or replaced).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories (every case file in them, in
     /// name order), or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -54,6 +54,10 @@ pub struct Args {
     /// which is otherwise read as CSV).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 
     /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
@@ -153,7 +157,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let mut outputs = vec![match &args.output {
         Some(path) => Named::new("-o", path),
         None => Named::stdout("the matrix"),

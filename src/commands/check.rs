@@ -12,10 +12,10 @@ use anyhow::{Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::{
-    compare, read_matrix_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
+    compare, read_golden_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
     Unpaired, UnpairedFile,
 };
-use crate::input::{is_case_file, InputError, InputErrors, Source};
+use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
 use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::{check_paths, commit_all, Named, Output};
@@ -24,8 +24,9 @@ use crate::report::{render_report, report_output, write_problems};
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Directories pair files by name: cases/x.csv (or .json, .ndjson, .jsonl) with golden/x.csv or \
-golden/x.json; subdirectories are not read. A file without a partner is reported.
+Directories pair files by name: cases/x.csv (or .json, .ndjson, .jsonl, .xlsx, .xlsm, .ods) \
+with golden/x.csv (or .json, .xlsx, .xlsm, .ods); subdirectories are not read. A file without \
+a partner is reported. Golden values must be in the canonical form the engine writes.
 
 Exit status: 0 every graded column of every case matches; 1 differences (a wrong, missing or \
 unknown case, or an unpaired file); 2 trouble (unreadable file, bad input, a golden file \
@@ -36,7 +37,8 @@ pub struct Args {
     #[arg(value_name = "CASES")]
     pub cases: PathBuf,
 
-    /// The golden matrix (CSV, or JSON by extension) of a case file, or a directory of them.
+    /// The golden matrix (CSV, or JSON or a workbook by extension) of a case file, or a
+    /// directory of them.
     #[arg(long, value_name = "GOLDEN")]
     pub golden: PathBuf,
 
@@ -49,6 +51,11 @@ pub struct Args {
     /// themselves are never changed.
     #[arg(long)]
     pub bless: bool,
+
+    /// How case files that are CSV or workbooks are read (golden files: always detected, first
+    /// sheet).
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -90,7 +97,10 @@ fn is_golden_file(path: &Path) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    matches!(extension.as_deref(), Some("csv" | "json")) && path.is_file()
+    matches!(
+        extension.as_deref(),
+        Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
+    ) && path.is_file()
 }
 
 /// The files directly in `directory` that `keep` accepts, in name order.
@@ -245,6 +255,7 @@ fn check(args: &Args) -> Result<ExitCode> {
         .map(|p| Source {
             name: name(&p.cases),
             path: (p.cases.as_os_str() != "-").then(|| p.cases.clone()),
+            options: args.read.options(),
         })
         .collect();
     let progress = crate::terminal::spinner("check", &shown);
@@ -281,10 +292,11 @@ fn check(args: &Args) -> Result<ExitCode> {
         let source = Source {
             name: name(&pairing.cases),
             path: (!from_stdin).then(|| pairing.cases.clone()),
+            options: args.read.options(),
         };
         let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
         let golden = pairing.golden.as_deref().map(|path| {
-            read_matrix_file(path, &name(path)).and_then(|golden| {
+            read_golden_file(path, &name(path)).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
                 if missing.is_empty() {
                     Ok(golden)
@@ -384,6 +396,12 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)]) -> Result<Vec<Output>> {
                 rows.iter().try_for_each(|row| writer.write(row, &[]))?;
                 writer.finish().map(drop)
             }),
+            MatrixFileFormat::Workbook => {
+                let cells: Vec<Vec<String>> = rows.iter().map(|row| row.cells().to_vec()).collect();
+                crate::input::workbook::matrix_xlsx("matrix", &crate::matrix::COLUMNS, &cells)
+                    .map_err(std::io::Error::other)
+                    .and_then(|bytes| out.write_all(&bytes))
+            }
         };
         written.with_context(|| format!("cannot write {}", target.display()))?;
         outputs.push(out);

@@ -11,7 +11,7 @@ use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::explain::{CaseTrace, Format, TraceCollector};
-use crate::input::{expand_inputs, InputError, InputErrors, InputFormat};
+use crate::input::{expand_inputs, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::output::{check_paths, Named, Output};
 
@@ -21,7 +21,7 @@ use crate::output::{check_paths, Named, Output};
 Exit status: 0 the explanation was written; 2 bad input, an unknown --case, or usage (every \
 problem is listed, and no output file is written or replaced).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories, or `-` for standard input.
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories, or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
@@ -48,6 +48,10 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
+
     /// Judge every case at this RFC 3339 instant if it is later than the case's last row.
     #[arg(long, value_name = "TIMESTAMP", value_parser = parse_timestamp)]
     pub as_of: Option<Timestamp>,
@@ -70,7 +74,18 @@ pub fn collect(
     as_of: Option<Timestamp>,
     wanted: &[String],
 ) -> Result<TraceCollector> {
-    let sources = expand_inputs(inputs)?;
+    collect_read(inputs, input_format, &ReadArgs::default(), as_of, wanted)
+}
+
+/// [`collect`], reading CSV files and workbooks as `read` says.
+fn collect_read(
+    inputs: &[PathBuf],
+    input_format: Option<InputFormat>,
+    read: &ReadArgs,
+    as_of: Option<Timestamp>,
+    wanted: &[String],
+) -> Result<TraceCollector> {
+    let sources = read.apply(expand_inputs(inputs)?);
     let mut collector = TraceCollector::new();
     judge_sources(&sources, input_format, as_of, &mut |at, row, _| {
         collector.add(at, row)
@@ -118,7 +133,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let progress = crate::terminal::spinner("explain", &sources);
-    let collected = collect(&args.inputs, args.input_format, args.as_of, &args.cases);
+    let collected = collect_read(
+        &args.inputs,
+        args.input_format,
+        &args.read,
+        args.as_of,
+        &args.cases,
+    );
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }

@@ -151,6 +151,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let source = Source {
             name: cases.to_string_lossy().into_owned(),
             path: Some(written.to_owned()),
+            options: Default::default(),
         };
         let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
         let settings = StreamSettings {

@@ -16,10 +16,10 @@ use crate::grading::class::{
 };
 use crate::grading::hint::hint;
 use crate::grading::{
-    default_format, parse_column_list, parse_matrix_keeping, read_matrix_file_keeping, Column,
-    GradedColumns, MatrixFile, MatrixFileFormat, ReportFormat,
+    default_format, parse_column_list, parse_matrix_keeping, read_golden_file_keeping,
+    read_matrix_file_keeping, Column, GradedColumns, MatrixFile, MatrixFileFormat, ReportFormat,
 };
-use crate::input::{InputError, InputErrors};
+use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
 use crate::report::class_text::{
@@ -61,11 +61,14 @@ fn parse_graded(text: &str) -> Result<GradedColumns, String> {
 /// Grade filled-in matrices against golden labels.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-A submission may have extra columns, columns in any order, headings as in the lesson \
-(Decision, Reason, Stale Generation), blank lines, a byte-order mark, CRLF line endings, \
-yes/no or 1/0 booleans and ;-lists in any order. Rows are matched by case_id; a golden case \
-the submission lacks counts as wrong; a submission row the golden file lacks is a warning, \
-not scored.
+A submission may be a CSV file from any spreadsheet (comma, semicolon or tab, detected from \
+the header; a byte-order mark; \\n, \\r\\n or \\r line endings) or a workbook (.xlsx, .xlsm, \
+.ods), with extra columns, columns in any order, headings as in the lesson (Decision, Reason, \
+Stale Generation) and blank lines. Its values compare leniently (spec section 8): timestamps \
+with a space for T and no offset (UTC), integers like 08 or 8.0, durations like PT30S, \
+TRUE/yes/1 booleans, ;-lists in any order. The golden file's values must be in canonical form. \
+Rows are matched by case_id; a golden case the submission lacks counts as wrong; a submission \
+row the golden file lacks is a warning, not scored.
 
 Each submission is graded on its own: one that cannot be read is reported as ungradable, \
 with every problem listed as FILE:LINE: column: message (value), and the others are still \
@@ -74,12 +77,13 @@ graded. Learners never see the golden file's name or values unless --reveal.
 Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
 submission, a malformed golden file, unreadable options files).")]
 pub struct Args {
-    /// Submissions: matrix files (CSV, or JSON by extension), directories (every .csv and
-    /// .json file in them, in name order), or `-` for CSV on standard input.
+    /// Submissions: matrix files (CSV, or JSON or a workbook by extension), directories (every
+    /// .csv, .json, .xlsx, .xlsm and .ods file in them, in name order), or `-` for CSV (or a
+    /// workbook) on standard input.
     #[arg(required = true, value_name = "SUBMISSION")]
     pub submissions: Vec<PathBuf>,
 
-    /// The golden matrix with the labels (CSV, or JSON by extension).
+    /// The golden matrix with the labels (CSV, or JSON or a workbook by extension).
     #[arg(long, value_name = "GOLDEN")]
     pub golden: PathBuf,
 
@@ -135,6 +139,11 @@ pub struct Args {
     /// In the table, list every case, not only those that differ.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+
+    /// How submissions are read if they are CSV or workbooks (the golden file: always
+    /// detected, first sheet).
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// Whether a directory entry is a matrix file `grade` reads.
@@ -143,7 +152,10 @@ fn is_matrix_file(path: &Path) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    matches!(extension.as_deref(), Some("csv" | "json")) && path.is_file()
+    matches!(
+        extension.as_deref(),
+        Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
+    ) && path.is_file()
 }
 
 /// The submissions the arguments name: files as given, directories expanded in name order.
@@ -176,7 +188,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
             errors.push(InputError::new(
                 &name,
                 0,
-                "the directory holds no matrix files (.csv, .json)",
+                "the directory holds no matrix files (.csv, .json, .xlsx, .xlsm, .ods)",
             ));
         }
         files.extend(found);
@@ -188,20 +200,32 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     }
 }
 
-fn read_submission(path: &Path, columns: &[Column]) -> Result<MatrixFile, InputErrors> {
+fn read_submission(
+    path: &Path,
+    read: &ReadArgs,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
+    let options = read.options();
     if path.as_os_str() == "-" {
         let bytes = crate::limits::read_document(std::io::stdin().lock())
             .map_err(|e| InputErrors(vec![InputError::new("-", 0, format!("cannot read: {e}"))]))?;
-        parse_matrix_keeping(&bytes, "-", MatrixFileFormat::Csv, columns)
+        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
+        let format = if bytes.starts_with(b"PK\x03\x04") {
+            MatrixFileFormat::Workbook
+        } else {
+            MatrixFileFormat::Csv
+        };
+        parse_matrix_keeping(&bytes, "-", format, &options, columns)
     } else {
-        read_matrix_file_keeping(path, &path.to_string_lossy(), columns)
+        read_matrix_file_keeping(path, &path.to_string_lossy(), &options, columns)
     }
 }
 
 /// The golden file, or its problems (unreadable, malformed, lacking a graded column).
 fn read_golden(path: &Path, columns: &[Column]) -> Result<MatrixFile, Vec<InputError>> {
+    // Strict: a golden value not in canonical form is the author's error.
     let golden =
-        read_matrix_file_keeping(path, &path.to_string_lossy(), columns).map_err(|e| e.0)?;
+        read_golden_file_keeping(path, &path.to_string_lossy(), columns).map_err(|e| e.0)?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)
@@ -330,7 +354,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|path| {
             let name = path.to_string_lossy().into_owned();
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &columns) {
+            let outcome = match read_submission(path, &args.read, &columns) {
                 Err(errors) => Outcome::Ungradable(errors.0),
                 Ok(submission) => {
                     let missing = submission.missing_columns(&columns);

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::input::{expand_inputs, InputErrors, InputFormat, Source};
+use crate::input::{expand_inputs, InputErrors, InputFormat, ReadArgs, Source};
 use crate::lease::{Row, Timestamp};
 use crate::output::{check_paths, escape_controls, Named, Output};
 use crate::reorder::{case_seed, explore_case};
@@ -27,7 +27,7 @@ is written as the lines of its arrival slots and the lines of the messages that 
 Exit status: 0 the invariant held (order-sensitive cases are information); 1 the invariant of \
 section 7 was violated (a bug in the lease rules); 2 bad input or usage.")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories, or `-` for standard input.
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories, or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
@@ -47,6 +47,10 @@ pub struct Args {
     /// Read every input as this format, whatever its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -95,7 +99,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let output_name = match &args.output {
         Some(path) => Named::new("-o", path),
         None => Named::stdout("the report"),

@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use crate::adjudication::{Adjudication, Location};
 use crate::input::{
     expand_inputs, read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells,
-    ReadObserver, OUTPUT_ONLY_COLUMNS,
+    ReadArgs, ReadObserver, OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
 
@@ -26,7 +26,7 @@ leaves PENDING_ACK.
 Exit status: 0 no input errors (warnings may be listed); 2 bad input or usage (every problem is \
 listed as FILE:LINE: column: message (value)).")]
 pub struct Args {
-    /// Case files (CSV, JSON or NDJSON by extension), directories (every case file in them, in
+    /// Case files (CSV, JSON, NDJSON or a workbook by extension), directories (every case file in them, in
     /// name order), or `-` for standard input.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -39,6 +39,10 @@ pub struct Args {
     /// in the summary by kind. The exit code does not depend on warnings.
     #[arg(long, value_name = "N")]
     pub max_warnings: Option<usize>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub read: ReadArgs,
 }
 
 /// The kinds of warning, in the order the summary lists them.
@@ -361,7 +365,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let progress = crate::terminal::spinner("validate", &sources);
     let report = validate(&sources, args.input_format);
     if let Some(progress) = progress {

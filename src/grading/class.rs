@@ -709,11 +709,12 @@ mod tests {
 
     #[test]
     fn only_the_graded_cells_are_kept() {
-        let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED\n";
+        let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED,\n";
         let file = crate::grading::parse_matrix_keeping(
             text.as_bytes(),
             "m.csv",
             MatrixFileFormat::Csv,
+            &Default::default(),
             &[Column::DECISION],
         )
         .unwrap();
@@ -729,6 +730,7 @@ mod tests {
             json.as_bytes(),
             "m.json",
             MatrixFileFormat::Json,
+            &Default::default(),
             &[Column::DECISION],
         )
         .unwrap();

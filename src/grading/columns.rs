@@ -1,13 +1,14 @@
 //! The matrix columns as graders see them: header names (with the lesson's headings and the
-//! case-file aliases), the `--columns` list, and how each column's values compare (spec
-//! section 8).
+//! case-file aliases), the `--columns` list, how each column's values compare (spec section 8:
+//! leniently, as a spreadsheet may have reformatted them), and the canonical form a golden
+//! file's values must have.
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::input::normalise_header;
 use crate::lease::values::parse_integer;
-use crate::lease::{Seconds, Timestamp};
+use crate::lease::{AckState, CaseReason, Decision, Seconds, TerminalResult, Timestamp};
 use crate::matrix::COLUMNS;
 
 /// One column of the evidence matrix (spec section 5), by its position in [`COLUMNS`].
@@ -93,11 +94,118 @@ impl Column {
         }
     }
 
-    /// Whether two cells of this column hold the same value (spec section 8). A value that
-    /// does not parse as the column's type is compared as trimmed text.
+    /// Whether two cells of this column hold the same value (spec section 8), each read
+    /// leniently (a spreadsheet's reformatting undone: `2026-01-01 10:00:55` is
+    /// `2026-01-01T10:00:55Z`, `08` and `8.0` are `8`, `PT30S` is `30`, `TRUE` is `true`). A
+    /// value that does not parse as the column's type is compared as trimmed text.
     pub fn same_value(self, expected: &str, actual: &str) -> bool {
         Comparable::of(self.kind(), expected) == Comparable::of(self.kind(), actual)
     }
+
+    /// Whether a golden cell is in the canonical form of spec section 5 (what the engine
+    /// writes): `Err` says what the form is. Empty means "none", except where every case has
+    /// a value (`decision`, `reason`, `lease_expired`, `ownership_conflict`).
+    pub fn check_canonical(self, cell: &str) -> Result<(), String> {
+        if cell.is_empty() {
+            return match self.name() {
+                "decision" | "reason" | "lease_expired" | "ownership_conflict" => {
+                    Err("empty; every case has a value here".to_owned())
+                }
+                _ => Ok(()),
+            };
+        }
+        let codes = |all: Vec<&'static str>| -> Result<(), String> {
+            if all.contains(&cell) {
+                Ok(())
+            } else {
+                Err(format!("not a canonical code: one of {}", all.join(", ")))
+            }
+        };
+        match self.kind() {
+            ValueKind::Text => Ok(()),
+            ValueKind::Integer => canonical_integer(cell).map(drop),
+            ValueKind::Duration => match canonical_integer(cell) {
+                Ok(0) => Err("not a canonical duration: whole seconds, more than 0".to_owned()),
+                Ok(_) => Ok(()),
+                Err(_) => Err("not a canonical duration: whole seconds like 30".to_owned()),
+            },
+            ValueKind::Timestamp => match Timestamp::parse(cell) {
+                Ok(instant) if instant.to_string() == cell => Ok(()),
+                _ => Err(
+                    "not a canonical timestamp: UTC as YYYY-MM-DDTHH:MM:SSZ (a fraction only if not zero)"
+                        .to_owned(),
+                ),
+            },
+            ValueKind::Code => match self.name() {
+                "ack_state" => codes(AckState::ALL.iter().map(|c| c.as_str()).collect()),
+                "terminal_result" => {
+                    codes(TerminalResult::ALL.iter().map(|c| c.as_str()).collect())
+                }
+                "decision" => codes(Decision::ALL.iter().map(|c| c.as_str()).collect()),
+                _ => codes(CaseReason::ALL.iter().map(|c| c.as_str()).collect()),
+            },
+            ValueKind::Boolean => match cell {
+                "true" | "false" => Ok(()),
+                _ => Err("not a canonical boolean: true or false".to_owned()),
+            },
+            ValueKind::List => {
+                let mut previous = None;
+                for item in cell.split(';') {
+                    let n = canonical_integer(item).map_err(|_| {
+                        "not a canonical list: integers in ascending order joined with ;".to_owned()
+                    })?;
+                    if previous.is_some_and(|p| p >= n) {
+                        return Err(
+                            "not a canonical list: distinct integers in ascending order".to_owned()
+                        );
+                    }
+                    previous = Some(n);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An unsigned integer written as the contract writes one: digits, no sign, no leading zero.
+fn canonical_integer(text: &str) -> Result<u64, String> {
+    let n = parse_integer(text).map_err(|e| e.to_string())?;
+    if n.to_string() == text {
+        Ok(n)
+    } else {
+        Err("not a canonical integer: digits without leading zeros".to_owned())
+    }
+}
+
+/// An integer as a spreadsheet may have reformatted it: with leading zeros (`08`) or a zero
+/// fraction (`8.0`).
+fn lenient_integer(text: &str) -> Option<u64> {
+    if let Ok(n) = parse_integer(text) {
+        return Some(n);
+    }
+    let (whole, fraction) = text.split_once('.')?;
+    if fraction.is_empty() || !fraction.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    parse_integer(whole).ok()
+}
+
+/// A timestamp as a spreadsheet may have reformatted it: a space for the `T`, and without an
+/// offset read as UTC (spec section 8).
+fn lenient_timestamp(text: &str) -> Option<Timestamp> {
+    if let Ok(instant) = Timestamp::parse(text) {
+        return Some(instant);
+    }
+    let mut fixed = text.to_owned();
+    if fixed.len() > 10 && fixed.as_bytes()[10] == b' ' {
+        fixed.replace_range(10..11, "T");
+    }
+    let time = fixed.get(11..)?;
+    let has_offset = time.ends_with(['Z', 'z']) || time.contains(['+', '-']);
+    if !has_offset {
+        fixed.push('Z');
+    }
+    Timestamp::parse(&fixed).ok()
 }
 
 impl fmt::Display for Column {
@@ -175,14 +283,14 @@ impl Comparable {
         let as_code = || Comparable::Text(text.to_ascii_lowercase());
         match kind {
             ValueKind::Text => as_text(),
-            ValueKind::Integer => {
-                parse_integer(text).map_or_else(|_| as_text(), Comparable::Number)
-            }
-            ValueKind::Duration => {
-                Seconds::parse(text).map_or_else(|_| as_text(), |s| Comparable::Number(s.get()))
-            }
+            ValueKind::Integer => lenient_integer(text).map_or_else(as_text, Comparable::Number),
+            ValueKind::Duration => Seconds::parse(text)
+                .map(|s| s.get())
+                .ok()
+                .or_else(|| lenient_integer(text))
+                .map_or_else(as_text, Comparable::Number),
             ValueKind::Timestamp => {
-                Timestamp::parse(text).map_or_else(|_| as_text(), Comparable::Instant)
+                lenient_timestamp(text).map_or_else(as_text, Comparable::Instant)
             }
             ValueKind::Code => as_code(),
             ValueKind::Boolean => match text.to_ascii_lowercase().as_str() {
@@ -195,8 +303,8 @@ impl Comparable {
                     .map(str::trim)
                     .filter(|item| !item.is_empty())
                     .map(|item| {
-                        parse_integer(item)
-                            .map_or_else(|_| ListItem::Text(item.to_owned()), ListItem::Number)
+                        lenient_integer(item)
+                            .map_or_else(|| ListItem::Text(item.to_owned()), ListItem::Number)
                     })
                     .collect(),
             ),
@@ -250,6 +358,72 @@ mod tests {
         assert!(same("progress_value", "40", " 40"));
         assert!(same("reason", "", ""));
         assert!(!same("reason", "", "within_lease"));
+    }
+
+    #[test]
+    fn spreadsheet_reformatting_is_undone() {
+        let same = |name: &str, a: &str, b: &str| column(name).same_value(a, b);
+        // Spec section 8's own examples.
+        assert!(same(
+            "expires_at",
+            "2026-01-01T10:00:55Z",
+            "2026-01-01 10:00:55"
+        ));
+        assert!(same(
+            "expires_at",
+            "2026-01-01T10:00:55Z",
+            "2026-01-01T10:00:55"
+        ));
+        assert!(same(
+            "expires_at",
+            "2026-01-01T10:00:55.5Z",
+            "2026-01-01 10:00:55.500"
+        ));
+        assert!(!same(
+            "expires_at",
+            "2026-01-01T10:00:55Z",
+            "2026-01-01 10:00:56"
+        ));
+        assert!(same("generation", "8", "08"));
+        assert!(same("generation", "8", "8.0"));
+        assert!(!same("generation", "8", "8.5"));
+        assert!(same("lease_duration", "30", "PT30S"));
+        assert!(same("lease_duration", "30", "30.0"));
+        assert!(same("stale_generation", "3;7", "07;3.0"));
+        assert!(same("lease_expired", "true", "TRUE"));
+        assert!(same("ownership_conflict", "false", "FALSE"));
+        assert!(same("decision", "ACTIVE", "Active"));
+    }
+
+    #[test]
+    fn golden_values_must_be_canonical() {
+        let check = |name: &str, cell: &str| column(name).check_canonical(cell).is_ok();
+        for (name, good, bad) in [
+            ("expires_at", "2026-01-01T10:00:55Z", "2026-01-01 10:00:55"),
+            (
+                "expires_at",
+                "2026-01-01T10:00:55.25Z",
+                "2026-01-01T12:00:55+02:00",
+            ),
+            ("generation", "8", "08"),
+            ("generation", "0", "8.0"),
+            ("lease_duration", "30", "PT30S"),
+            ("lease_duration", "30", "0"),
+            ("lease_expired", "true", "TRUE"),
+            ("ownership_conflict", "false", "no"),
+            ("decision", "ACTIVE", "active"),
+            ("reason", "within_lease", "WITHIN_LEASE"),
+            ("ack_state", "ACKED", "acked"),
+            ("terminal_result", "SUCCESS", "success"),
+            ("stale_generation", "3;7", "7;3"),
+            ("late_progress", "2", "2; 5"),
+            ("decision", "EXPIRED", ""),
+        ] {
+            assert!(check(name, good), "{name}: {good:?}");
+            assert!(!check(name, bad), "{name}: {bad:?}");
+        }
+        assert!(check("renew_time", ""));
+        assert!(check("holder", "Worker A"));
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! Reading a matrix leniently — a golden file or a learner's filled-in submission — as CSV or
-//! as the JSON array of spec section 5, with every problem located.
+//! Reading a matrix — a golden file or a learner's filled-in submission — as CSV, as a
+//! workbook, or as the JSON array of spec section 5, with every problem located.
 //!
-//! Lenient means what a spreadsheet export needs (spec section 8 and issue 3): a byte-order
-//! mark, CRLF line endings, blank lines, extra columns, columns in any order, headings as the
-//! lesson writes them (`Decision`, `Stale Generation`), and rows with trailing cells left off.
-//! A duplicated `case_id`, a row without one, an unreadable file and a row with more cells
-//! than the header are errors.
+//! Files are read as spreadsheets save them (spec sections 2 and 8): the delimiter (comma,
+//! semicolon or tab) detected from the header, a byte-order mark, `\n`, `\r\n` or `\r` line
+//! endings, blank lines, extra columns, columns in any order, headings as the lesson writes
+//! them (`Decision`, `Stale Generation`), `.xlsx`/`.xlsm`/`.ods` workbooks. Their structure is
+//! held to what case files are (issue 13): a row with more or fewer cells than the header, an
+//! unterminated quote, a duplicated `case_id` and a row without one are errors. A golden file's
+//! values must also be in the contract's canonical form ([`read_golden_file`]).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,7 +16,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::columns::Column;
-use crate::input::{InputError, InputErrors};
+use crate::input::records::Records;
+use crate::input::workbook::{for_each_row, is_workbook_extension};
+use crate::input::{
+    detect_delimiter, HeaderColumns, InputError, InputErrors, ReadOptions, UNTERMINATED,
+};
 use crate::matrix::MatrixRow;
 
 /// How a matrix file is written.
@@ -24,18 +30,22 @@ pub enum MatrixFileFormat {
     Csv,
     /// One JSON array of case objects (spec section 5).
     Json,
+    /// An `.xlsx`, `.xlsm` or `.ods` workbook: a sheet with a header row.
+    Workbook,
 }
 
 impl MatrixFileFormat {
-    /// The format a file's extension implies: `.json` (any case) is JSON, anything else CSV.
+    /// The format a file's extension implies (any case): `.json` is JSON, `.xlsx`, `.xlsm` and
+    /// `.ods` a workbook, anything else CSV.
     pub fn for_path(path: &Path) -> MatrixFileFormat {
-        let json = path
+        let extension = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        if json {
-            MatrixFileFormat::Json
-        } else {
-            MatrixFileFormat::Csv
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("json") => MatrixFileFormat::Json,
+            Some(extension) if is_workbook_extension(extension) => MatrixFileFormat::Workbook,
+            _ => MatrixFileFormat::Csv,
         }
     }
 }
@@ -181,10 +191,20 @@ impl MatrixFile {
     }
 }
 
-/// Reads a matrix file, in the format its extension implies.
+/// Reads a matrix file, in the format its extension implies (a CSV delimiter detected, a
+/// workbook's first sheet).
 pub fn read_matrix_file(path: &Path, name: &str) -> Result<MatrixFile, InputErrors> {
+    read_matrix_file_with(path, name, &ReadOptions::default())
+}
+
+/// [`read_matrix_file`] with a given delimiter or sheet.
+pub fn read_matrix_file_with(
+    path: &Path,
+    name: &str,
+    options: &ReadOptions,
+) -> Result<MatrixFile, InputErrors> {
     let every: Vec<Column> = Column::all().collect();
-    read_matrix_file_keeping(path, name, &every)
+    read_matrix_file_keeping(path, name, options, &every)
 }
 
 /// Reads a matrix file keeping only the cells of `columns` (and the case id), in the format
@@ -192,12 +212,63 @@ pub fn read_matrix_file(path: &Path, name: &str) -> Result<MatrixFile, InputErro
 pub fn read_matrix_file_keeping(
     path: &Path,
     name: &str,
+    options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
         .and_then(crate::limits::read_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
-    parse_matrix_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
+    parse_matrix_keeping(
+        &bytes,
+        name,
+        MatrixFileFormat::for_path(path),
+        options,
+        columns,
+    )
+}
+
+/// Reads a golden file strictly: as [`read_matrix_file`], and every value must be in the
+/// contract's canonical form (spec sections 5 and 8), so a typo in a label is the author's
+/// error, not a point taken from a learner.
+pub fn read_golden_file(path: &Path, name: &str) -> Result<MatrixFile, InputErrors> {
+    let every: Vec<Column> = Column::all().collect();
+    read_golden_file_keeping(path, name, &every)
+}
+
+/// [`read_golden_file`] keeping only the cells of `columns` (and the case id): only they are
+/// held, and only they are checked for canonical form.
+pub fn read_golden_file_keeping(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
+    let file = read_matrix_file_keeping(path, name, &ReadOptions::default(), columns)?;
+    let errors = golden_errors(&file);
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// Every value of a golden matrix that is not in canonical form, located.
+pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
+    let mut errors = Vec::new();
+    for row in &file.rows {
+        for column in Column::all() {
+            let Some(cell) = row.cell(column) else {
+                continue;
+            };
+            if let Err(message) = column.check_canonical(cell) {
+                errors.push(
+                    InputError::new(&file.name, row.line, message)
+                        .column(column.name())
+                        .value(cell),
+                );
+            }
+        }
+    }
+    errors
 }
 
 /// Reads a matrix from its bytes (named `name` in errors).
@@ -206,34 +277,38 @@ pub fn parse_matrix(
     name: &str,
     format: MatrixFileFormat,
 ) -> Result<MatrixFile, InputErrors> {
-    parse_with(bytes, name, format, &[true; Column::COUNT])
+    parse_matrix_with(bytes, name, format, &ReadOptions::default())
+}
+
+/// [`parse_matrix`] with a given delimiter (CSV) or sheet (workbooks).
+pub fn parse_matrix_with(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    options: &ReadOptions,
+) -> Result<MatrixFile, InputErrors> {
+    let every: Vec<Column> = Column::all().collect();
+    parse_matrix_keeping(bytes, name, format, options, &every)
 }
 
 /// Reads a matrix from its bytes keeping only the cells of `columns` (and the case id); the
-/// others are checked as usual but not held.
+/// others are checked as usual but not held: a large matrix is graded on two columns.
 pub fn parse_matrix_keeping(
     bytes: &[u8],
     name: &str,
     format: MatrixFileFormat,
+    options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let mut keep = [false; Column::COUNT];
     for column in columns {
         keep[column.index()] = true;
     }
-    parse_with(bytes, name, format, &keep)
-}
-
-fn parse_with(
-    bytes: &[u8],
-    name: &str,
-    format: MatrixFileFormat,
-    keep: &[bool],
-) -> Result<MatrixFile, InputErrors> {
     let mut errors = Vec::new();
     let file = match format {
-        MatrixFileFormat::Csv => parse_csv(bytes, name, keep, &mut errors),
-        MatrixFileFormat::Json => parse_json(bytes, name, keep, &mut errors),
+        MatrixFileFormat::Csv => parse_csv(bytes, name, options, &keep, &mut errors),
+        MatrixFileFormat::Json => parse_json(bytes, name, &keep, &mut errors),
+        MatrixFileFormat::Workbook => parse_workbook(bytes, name, options, &keep, &mut errors),
     };
     match file {
         Some(file) if errors.is_empty() => Ok(file),
@@ -276,111 +351,194 @@ fn add_row(
     }
 }
 
+/// A matrix being read from a header and rows of text cells (CSV or a workbook sheet).
+struct Table {
+    file: MatrixFile,
+    /// The matrix column each header cell names, if any.
+    targets: Vec<Option<Column>>,
+}
+
+impl Table {
+    /// Maps the header; `None` for a cell that is not text (already reported). Two cells for
+    /// one column and a missing `case_id` column are errors.
+    fn new(
+        name: &str,
+        line: u64,
+        header: &[Option<&str>],
+        keep: &[bool],
+        errors: &mut Vec<InputError>,
+    ) -> Table {
+        let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
+        let mut header_columns = vec![false; Column::COUNT];
+        let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
+        for text in header {
+            let column = text.and_then(Column::from_header);
+            if let (Some(column), Some(text)) = (column, text) {
+                if let Some(earlier) = named_by[column.index()] {
+                    errors.push(
+                        InputError::new(
+                            name,
+                            line,
+                            format!(
+                                "columns {earlier:?} and {text:?} both name the column {column}"
+                            ),
+                        )
+                        .column("header"),
+                    );
+                    targets.push(None);
+                    continue;
+                }
+                named_by[column.index()] = Some(text);
+                header_columns[column.index()] = true;
+            }
+            targets.push(column);
+        }
+        if !header_columns[Column::CASE_ID.index()] {
+            errors.push(InputError::new(name, line, "no case_id column").column("header"));
+        }
+        Table {
+            file: MatrixFile::new(name, Some(line), header_columns, keep),
+            targets,
+        }
+    }
+
+    /// Adds the row at `line`: its cells by header position (missing ones empty).
+    fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut Vec<InputError>) {
+        if !self.file.header_columns[Column::CASE_ID.index()] {
+            // Reported once, at the header.
+            return;
+        }
+        let mut row: Vec<Option<String>> = self
+            .file
+            .header_columns
+            .iter()
+            .map(|&present| present.then(String::new))
+            .collect();
+        for (cell, target) in cells.into_iter().zip(&self.targets) {
+            if let Some(column) = target {
+                row[column.index()] = Some(cell);
+            }
+        }
+        add_row(&mut self.file, line, row, errors);
+    }
+}
+
+/// Whether a header cell names a matrix column / `case_id`, for delimiter detection.
+fn names_matrix_column(cell: &str) -> bool {
+    Column::from_header(cell).is_some()
+}
+
+fn names_case_id(cell: &str) -> bool {
+    Column::from_header(cell) == Some(Column::CASE_ID)
+}
+
 fn parse_csv(
     bytes: &[u8],
     name: &str,
+    options: &ReadOptions,
     keep: &[bool],
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(body);
-    let mut records = reader.byte_records();
-    let located_csv_error = |e: csv::Error| {
-        let line = e.position().map_or(0, |p| p.line());
-        InputError::new(name, line, format!("unreadable CSV: {e}"))
+    let mut records = Records::new(bytes, true);
+    let cannot =
+        |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
+    let delimiter = match options.delimiter {
+        Some(delimiter) => delimiter,
+        None => match records.peek_line() {
+            Ok(Some(header)) => {
+                let columns = HeaderColumns {
+                    known: &names_matrix_column,
+                    is_key: &names_case_id,
+                };
+                match detect_delimiter(header, &columns) {
+                    Ok(delimiter) => delimiter,
+                    Err(message) => {
+                        errors
+                            .push(InputError::new(name, records.line(), message).column("header"));
+                        return None;
+                    }
+                }
+            }
+            Ok(None) => crate::input::Delimiter::COMMA,
+            Err(e) => {
+                errors.push(cannot(records.line(), e));
+                return None;
+            }
+        },
     };
-    let header = match records.next() {
-        None => {
+    records.set_delimiter(delimiter.byte());
+    let (header_line, header) = match records.next_record() {
+        Ok(None) => {
             errors.push(InputError::new(name, 1, "empty file: no header row"));
             return None;
         }
-        Some(Err(e)) => {
-            errors.push(located_csv_error(e));
+        Err(e) => {
+            errors.push(cannot(records.line(), e));
             return None;
         }
-        Some(Ok(header)) => header,
-    };
-    let mut lines = LineCounter::new(body);
-    let header_line = header.position().map_or(1, |p| lines.record_line(p.byte()));
-    // Where each header cell goes: the matrix column it names, if any.
-    let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
-    let mut header_columns = vec![false; Column::COUNT];
-    let mut named_by: Vec<Option<String>> = vec![None; Column::COUNT];
-    for cell in header.iter() {
-        let Ok(text) = std::str::from_utf8(cell) else {
-            errors.push(
-                InputError::new(name, header_line, "header is not valid UTF-8")
-                    .column("header")
-                    .value(String::from_utf8_lossy(cell)),
-            );
-            targets.push(None);
-            continue;
-        };
-        let column = Column::from_header(text);
-        if let Some(column) = column {
-            if let Some(earlier) = &named_by[column.index()] {
-                errors.push(
-                    InputError::new(
-                        name,
-                        header_line,
-                        format!("columns {earlier:?} and {text:?} both name the column {column}"),
-                    )
-                    .column("header"),
-                );
-                targets.push(None);
-                continue;
-            }
-            named_by[column.index()] = Some(text.to_owned());
-            header_columns[column.index()] = true;
+        Ok(Some(record)) if record.is_unterminated() => {
+            errors.push(InputError::new(name, record.line, UNTERMINATED).column("header"));
+            return None;
         }
-        targets.push(column);
-    }
-    if !header_columns[Column::CASE_ID.index()] {
-        errors.push(InputError::new(name, header_line, "no case_id column").column("header"));
-    }
-    let mut file = MatrixFile::new(name, Some(header_line), header_columns.clone(), keep);
-    for record in records {
-        let record = match record {
-            Ok(record) => record,
+        Ok(Some(record)) => (
+            record.line,
+            record.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(),
+        ),
+    };
+    let header_text: Vec<Option<&str>> = header
+        .iter()
+        .map(|cell| {
+            let text = std::str::from_utf8(cell).ok();
+            if text.is_none() {
+                errors.push(
+                    InputError::new(name, header_line, "header is not valid UTF-8")
+                        .column("header")
+                        .value(String::from_utf8_lossy(cell)),
+                );
+            }
+            text
+        })
+        .collect();
+    let mut table = Table::new(name, header_line, &header_text, keep, errors);
+    loop {
+        let record = match records.next_record() {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
             Err(e) => {
-                errors.push(located_csv_error(e));
-                continue;
+                errors.push(cannot(records.line(), e));
+                break;
             }
         };
-        let line = record.position().map_or(0, |p| lines.record_line(p.byte()));
+        let line = record.line;
+        if record.is_unterminated() {
+            errors.push(InputError::new(name, line, UNTERMINATED));
+            continue;
+        }
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
-        if record.len() > targets.len() {
+        if record.len() != table.targets.len() {
             errors.push(InputError::new(
                 name,
                 line,
                 format!(
-                    "{} cells, but the header has {} columns",
+                    "the row has {} cells; the header has {}",
                     record.len(),
-                    targets.len()
+                    table.targets.len()
                 ),
             ));
             continue;
         }
-        // Columns the header has start empty, so a row with trailing cells left off reads as
-        // empty cells there; columns it lacks stay absent.
-        let mut cells: Vec<Option<String>> = header_columns
-            .iter()
-            .map(|&present| present.then(String::new))
-            .collect();
+        let mut cells = Vec::with_capacity(record.len());
         let mut row_ok = true;
-        for (cell, target) in record.iter().zip(&targets) {
-            let Some(column) = target else { continue };
+        for (cell, target) in record.iter().zip(&table.targets) {
             match std::str::from_utf8(cell) {
-                Ok(text) => cells[column.index()] = Some(text.to_owned()),
+                Ok(text) => cells.push(text.to_owned()),
                 Err(_) => {
+                    let column = target.map_or("header", |c| c.name());
                     errors.push(
                         InputError::new(name, line, "not valid UTF-8")
-                            .column(column.name())
+                            .column(column)
                             .value(String::from_utf8_lossy(cell)),
                     );
                     row_ok = false;
@@ -388,10 +546,63 @@ fn parse_csv(
             }
         }
         if row_ok {
-            add_row(&mut file, line, cells, errors);
+            table.add(line, cells, errors);
         }
     }
-    Some(file)
+    Some(table.file)
+}
+
+/// Reads a workbook's sheet: the first row with a cell is the header; errors are located as
+/// `file.xlsx[Sheet1]:ROW`.
+fn parse_workbook(
+    bytes: &[u8],
+    name: &str,
+    options: &ReadOptions,
+    keep: &[bool],
+    errors: &mut Vec<InputError>,
+) -> Option<MatrixFile> {
+    let mut table: Option<Table> = None;
+    let mut row_errors = Vec::new();
+    let read = for_each_row(
+        bytes,
+        name,
+        options.sheet.as_deref(),
+        &mut |located, line, cells| {
+            if cells.iter().all(|cell| cell.trim().is_empty()) {
+                return;
+            }
+            let Some(table) = &mut table else {
+                let header: Vec<Option<&str>> = cells.iter().map(|c| Some(c.as_str())).collect();
+                table = Some(Table::new(located, line, &header, keep, &mut row_errors));
+                return;
+            };
+            let width = cells
+                .iter()
+                .rposition(|cell| !cell.trim().is_empty())
+                .map_or(0, |last| last + 1);
+            if width > table.targets.len() {
+                row_errors.push(InputError::new(
+                    located,
+                    line,
+                    format!(
+                        "the row has {width} cells; the header has {}",
+                        table.targets.len()
+                    ),
+                ));
+                return;
+            }
+            table.add(line, cells.to_vec(), &mut row_errors);
+        },
+    );
+    errors.append(&mut row_errors);
+    if let Err(e) = read {
+        errors.push(e);
+        return None;
+    }
+    if table.is_none() {
+        errors.push(InputError::new(name, 0, "empty sheet: no header row"));
+    }
+    table.map(|table| table.file)
 }
 
 /// Turns byte offsets into line numbers, counting newlines only since the last offset asked
@@ -425,17 +636,6 @@ impl<'a> LineCounter<'a> {
             .count() as u64;
         self.offset = offset;
         self.line
-    }
-
-    /// The line a CSV record starting at byte `offset` is on. The csv crate starts a record
-    /// right after the previous terminator, which with CRLF is the `\r` (and skipped blank
-    /// lines come before the record), so line breaks at the offset are passed over first.
-    fn record_line(&mut self, offset: u64) -> u64 {
-        let mut start = (offset as usize).min(self.body.len());
-        while start < self.body.len() && matches!(self.body[start], b'\r' | b'\n') {
-            start += 1;
-        }
-        self.line_of(start)
     }
 }
 
@@ -569,7 +769,7 @@ mod tests {
 
     #[test]
     fn messy_csv_is_read() {
-        let file = csv("\u{feff}Note,Reason,Case ID,Decision\r\n\r\nx,within_lease,c1,ACTIVE\r\n,,,\r\ny,awaiting_ack,c2\r\n")
+        let file = csv("\u{feff}Note,Reason,Case ID,Decision\r\n\r\nx,within_lease,c1,ACTIVE\r\n,,,\r\ny,awaiting_ack,c2,\r\n")
             .unwrap();
         assert_eq!(file.header_line, Some(1));
         assert_eq!(file.rows.len(), 2);
@@ -593,11 +793,25 @@ mod tests {
             ["m.csv:4: case_id: duplicated case id: it is already on line 2 (\"c1\")"]
         );
         assert_eq!(
-            messages(csv("case_id,decision\n,ACTIVE\nc2,EXPIRED,extra\n")),
+            messages(csv("case_id,decision\n,ACTIVE\nc2,EXPIRED,extra\nc3\n")),
             [
                 "m.csv:2: case_id: missing case id",
-                "m.csv:3: 3 cells, but the header has 2 columns"
+                "m.csv:3: the row has 3 cells; the header has 2",
+                "m.csv:4: the row has 1 cells; the header has 2",
             ]
+        );
+        assert_eq!(
+            messages(csv("case_id,decision\nc1,ACTIVE\nc2,\"EXPIRED\n")),
+            ["m.csv:3: unterminated quote: the file ends inside a quoted cell"]
+        );
+        // Lines end at a lone `\r` too, as old Mac spreadsheets save them.
+        assert_eq!(
+            messages(csv("case_id;decision\rc1;ACTIVE\r;EXPIRED\r")),
+            ["m.csv:3: case_id: missing case id"]
+        );
+        assert_eq!(
+            messages(csv("case_id|decision\nc1|ACTIVE\n")),
+            ["m.csv:1: header: no case_id column: the header has one cell, \"case_id|decision\"; tried \",\" \";\" tab"]
         );
         assert_eq!(
             messages(csv("Decision,decision,case_id\n")),

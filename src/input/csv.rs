@@ -1,9 +1,14 @@
-//! CSV case files: header mapping, ragged rows, bad UTF-8, all located.
+//! CSV case files: the delimiter, header mapping, ragged rows, unterminated quotes, bad
+//! UTF-8, all located.
 
 use std::io::Read;
 
+use super::delimiter::{detect, Delimiter, HeaderColumns};
 use super::error::{located, InputError};
-use super::fields::{cell_text, Field, FieldMap, Mapped, RawCells, FIELD_COUNT};
+use super::fields::{
+    cell_text, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
+    OUTPUT_ONLY_COLUMNS,
+};
 use super::records::{Record, Records};
 use super::RowSink;
 
@@ -15,6 +20,8 @@ pub struct CsvHeader {
     columns: Vec<Option<Field>>,
     /// The byte just after the header record.
     end: u64,
+    /// What separates the cells.
+    delimiter: Delimiter,
 }
 
 impl CsvHeader {
@@ -22,6 +29,22 @@ impl CsvHeader {
     pub fn end(&self) -> u64 {
         self.end
     }
+
+    /// The delimiter, as given or detected.
+    pub fn delimiter(&self) -> Delimiter {
+        self.delimiter
+    }
+}
+
+/// Whether a header cell names a column of a case file (a field, an alias, or an output-only
+/// matrix column), for delimiter detection.
+fn names_case_column(cell: &str) -> bool {
+    let name = normalise_header(cell);
+    Field::from_normalised(&name).is_some() || OUTPUT_ONLY_COLUMNS.contains(&name.as_str())
+}
+
+fn names_case_id(cell: &str) -> bool {
+    Field::from_normalised(&normalise_header(cell)) == Some(Field::CaseId)
 }
 
 /// What a CSV read saw besides its rows.
@@ -45,21 +68,60 @@ fn read_record<'r, R: Read>(
 
 /// Reads just the header of a CSV file; `None` if it has none or any problem (which a whole
 /// [`read`] of the file reports).
-pub fn read_header(reader: impl Read, file: &str) -> Option<CsvHeader> {
+pub fn read_header(
+    reader: impl Read,
+    file: &str,
+    delimiter: Option<Delimiter>,
+) -> Option<CsvHeader> {
     let mut records = Records::new(reader, true);
     let mut errors = Vec::new();
-    let header = read_header_record(&mut records, file, &mut errors, &mut super::NoObserver)?;
+    let header = read_header_record(
+        &mut records,
+        file,
+        delimiter,
+        &mut errors,
+        &mut super::NoObserver,
+    )?;
     errors.is_empty().then_some(header)
 }
 
-/// Reads the header record and maps its columns; every problem goes to `errors` (and then
-/// `None`).
+/// Reads the header record with `delimiter`, or the one detected from it, and maps its
+/// columns; every problem goes to `errors` (and then `None`).
 fn read_header_record<R: Read>(
     records: &mut Records<R>,
     file: &str,
+    delimiter: Option<Delimiter>,
     errors: &mut Vec<InputError>,
     observer: &mut dyn super::ReadObserver,
 ) -> Option<CsvHeader> {
+    let delimiter = match delimiter {
+        Some(delimiter) => delimiter,
+        None => {
+            let line = records.line();
+            let detected = match records.peek_line() {
+                Ok(Some(header)) => detect(
+                    header,
+                    &HeaderColumns {
+                        known: &names_case_column,
+                        is_key: &names_case_id,
+                    },
+                ),
+                Ok(None) => Ok(Delimiter::COMMA),
+                Err(e) => {
+                    errors.push(InputError::new(file, line, format!("cannot read: {e}")));
+                    return None;
+                }
+            };
+            match detected {
+                Ok(delimiter) => delimiter,
+                Err(message) => {
+                    errors.push(InputError::new(file, records.line(), message).column("header"));
+                    return None;
+                }
+            }
+        }
+    };
+    records.set_delimiter(delimiter.byte());
     let record = match read_record(records, file) {
         Ok(Some(record)) => record,
         Ok(None) => {
@@ -72,6 +134,10 @@ fn read_header_record<R: Read>(
         }
     };
     let header_line = record.line;
+    if record.is_unterminated() {
+        errors.push(InputError::new(file, header_line, UNTERMINATED).column("header"));
+        return None;
+    }
     let mut header_names = Vec::with_capacity(record.len());
     let mut header_ok = true;
     for (index, cell) in record.iter().enumerate() {
@@ -88,6 +154,29 @@ fn read_header_record<R: Read>(
             }
         }
     }
+    let columns = map_header(&header_names, header_line, file, errors, observer);
+    if !header_ok {
+        return None;
+    }
+    Some(CsvHeader {
+        names: header_names,
+        columns: columns?,
+        end: records.offset(),
+        delimiter,
+    })
+}
+
+/// The field each header cell names; every problem (two columns for one field, a required
+/// column missing) goes to `errors`, and then `None`. Columns that name no field are told to
+/// `observer`.
+pub(super) fn map_header(
+    header_names: &[String],
+    header_line: u64,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    observer: &mut dyn super::ReadObserver,
+) -> Option<Vec<Option<Field>>> {
+    let mut header_ok = true;
     let mut map = FieldMap::<usize>::new();
     for (index, name) in header_names.iter().enumerate() {
         if let Err((field, earlier)) = map.insert(name, index) {
@@ -135,21 +224,23 @@ fn read_header_record<R: Read>(
             observer.ignored_column(header_line, name);
         }
     }
-    Some(CsvHeader {
-        names: header_names,
-        columns,
-        end: records.offset(),
-    })
+    Some(columns)
 }
+
+/// The message for a record the input ends inside of.
+pub(crate) const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
 
 /// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
 /// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
 /// start of a line after the header) instead, and lines are counted from 1 where it starts.
-/// With `stop_at_quote`, reading stops at the first record holding a `"`.
+/// With `stop_at_quote`, reading stops at the first record holding a `"`. Without a header,
+/// cells are split by `delimiter`, or the one detected from the header line.
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     reader: impl Read,
     file: &str,
     header: Option<&CsvHeader>,
+    delimiter: Option<Delimiter>,
     stop_at_quote: bool,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
@@ -162,8 +253,11 @@ pub fn read(
         columns,
         ..
     } = match header {
-        Some(header) => header,
-        None => match read_header_record(&mut records, file, errors, observer) {
+        Some(header) => {
+            records.set_delimiter(header.delimiter.byte());
+            header
+        }
+        None => match read_header_record(&mut records, file, delimiter, errors, observer) {
             Some(header) => {
                 read_header = header;
                 &read_header
@@ -183,6 +277,10 @@ pub fn read(
         let line = record.line;
         if stop_at_quote && record.is_quoted() {
             break;
+        }
+        if record.is_unterminated() {
+            errors.push(InputError::new(file, line, UNTERMINATED));
+            continue;
         }
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;

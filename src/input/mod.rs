@@ -1,17 +1,22 @@
-//! Reading case files: CSV, JSON and NDJSON, from files, directories or standard input, into
-//! typed rows with their locations; every problem becomes a located [`InputError`].
+//! Reading case files: CSV (comma, semicolon or tab), JSON, NDJSON and workbooks, from files,
+//! directories or standard input, into typed rows with their locations; every problem becomes
+//! a located [`InputError`].
 
 mod csv;
+mod delimiter;
 mod error;
 mod fields;
 mod json;
 pub mod records;
+pub mod workbook;
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub(crate) use csv::UNTERMINATED;
 pub use csv::{CsvHeader, CsvRead};
+pub use delimiter::{detect as detect_delimiter, Delimiter, HeaderColumns};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
@@ -28,10 +33,14 @@ pub enum InputFormat {
     Json,
     /// Newline-delimited JSON: one row object per line.
     Ndjson,
+    /// An Excel or LibreOffice workbook (`.xlsx`, `.xlsm`, `.ods`): its first sheet, or the one
+    /// `--sheet` names.
+    Workbook,
 }
 
 impl InputFormat {
-    /// The format a file's extension implies (any case): `.json`, `.ndjson`/`.jsonl`, else CSV.
+    /// The format a file's extension implies (any case): `.json`, `.ndjson`/`.jsonl`,
+    /// `.xlsx`/`.xlsm`/`.ods`, else CSV.
     pub fn for_path(path: &Path) -> InputFormat {
         let extension = path
             .extension()
@@ -40,21 +49,64 @@ impl InputFormat {
         match extension.as_deref() {
             Some("json") => InputFormat::Json,
             Some("ndjson" | "jsonl") => InputFormat::Ndjson,
+            Some(extension) if workbook::is_workbook_extension(extension) => InputFormat::Workbook,
             _ => InputFormat::Csv,
         }
     }
 }
 
-/// Whether a directory entry is a case file: `.csv`, `.json`, `.ndjson` or `.jsonl`.
+/// Whether a directory entry is a case file: `.csv`, `.json`, `.ndjson`, `.jsonl`, or a
+/// workbook (`.xlsx`, `.xlsm`, `.ods`).
 pub fn is_case_file(path: &Path) -> bool {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    matches!(
-        extension.as_deref(),
-        Some("csv" | "json" | "ndjson" | "jsonl")
-    ) && path.is_file()
+    match extension.as_deref() {
+        Some("csv" | "json" | "ndjson" | "jsonl") => path.is_file(),
+        Some(extension) => workbook::is_workbook_extension(extension) && path.is_file(),
+        None => false,
+    }
+}
+
+/// How a file is read besides its format: the CSV delimiter and the workbook sheet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The CSV delimiter; `None`: detected from the header line.
+    pub delimiter: Option<Delimiter>,
+    /// The workbook sheet; `None`: the first.
+    pub sheet: Option<String>,
+}
+
+/// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct ReadArgs {
+    /// The CSV delimiter: comma, semicolon, tab, or one character [default: detected from
+    /// the header line].
+    #[arg(long, value_name = "DELIMITER")]
+    pub delimiter: Option<Delimiter>,
+
+    /// The sheet of a workbook (.xlsx, .xlsm, .ods) to read [default: the first].
+    #[arg(long, value_name = "NAME")]
+    pub sheet: Option<String>,
+}
+
+impl ReadArgs {
+    /// The options they give.
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
+            delimiter: self.delimiter,
+            sheet: self.sheet.clone(),
+        }
+    }
+
+    /// `sources`, each to be read with these options.
+    pub fn apply(&self, mut sources: Vec<Source>) -> Vec<Source> {
+        for source in &mut sources {
+            source.options = self.options();
+        }
+        sources
+    }
 }
 
 /// One input: a file, or standard input.
@@ -64,6 +116,8 @@ pub struct Source {
     pub name: String,
     /// The file, or `None` for standard input.
     pub path: Option<PathBuf>,
+    /// The delimiter and sheet to read it with.
+    pub options: ReadOptions,
 }
 
 impl Source {
@@ -85,7 +139,11 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     for input in inputs {
         let name = input.to_string_lossy().into_owned();
         if name == "-" {
-            sources.push(Source { name, path: None });
+            sources.push(Source {
+                name,
+                path: None,
+                options: ReadOptions::default(),
+            });
         } else if input.is_dir() {
             let entries = match std::fs::read_dir(input) {
                 Ok(entries) => entries,
@@ -113,11 +171,13 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
             sources.extend(files.into_iter().map(|path| Source {
                 name: path.to_string_lossy().into_owned(),
                 path: Some(path),
+                options: ReadOptions::default(),
             }));
         } else {
             sources.push(Source {
                 name,
                 path: Some(input.clone()),
+                options: ReadOptions::default(),
             });
         }
     }
@@ -170,28 +230,45 @@ impl RowSink for Parsing<'_> {
     }
 }
 
-/// Reads a CSV case file from any reader, handing each row's cells to `sink` unparsed.
+/// Reads a CSV case file from any reader, handing each row's cells to `sink` unparsed; cells
+/// are split by `delimiter`, or the one detected from the header line.
 pub fn read_csv_cells(
     reader: impl Read,
     name: &str,
+    delimiter: Option<Delimiter>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) {
-    csv::read(reader, name, None, false, errors, sink, &mut NoObserver);
+    csv::read(
+        reader,
+        name,
+        None,
+        delimiter,
+        false,
+        errors,
+        sink,
+        &mut NoObserver,
+    );
 }
 
-/// Reads just the header of a CSV case file: `None` if it has none or a problem (which
-/// reading the whole file reports).
-pub fn read_csv_header(reader: impl Read, name: &str) -> Option<CsvHeader> {
-    csv::read_header(reader, name)
+/// Reads just the header of a CSV case file (with `delimiter`, or the one detected): `None`
+/// if it has none or a problem (which reading the whole file reports).
+pub fn read_csv_header(
+    reader: impl Read,
+    name: &str,
+    delimiter: Option<Delimiter>,
+) -> Option<CsvHeader> {
+    csv::read_header(reader, name, delimiter)
 }
 
-/// [`read_csv_cells`] from a given start (after the header, or from the start of the file),
-/// stopping at the first quoted record if asked, and saying what it saw besides rows.
+/// [`read_csv_cells`] from a given start (after the header, whose delimiter it uses, or from
+/// the start of the file), stopping at the first quoted record if asked, and saying what it
+/// saw besides rows.
 pub fn read_csv_from(
     reader: impl Read,
     name: &str,
     header: Option<&CsvHeader>,
+    delimiter: Option<Delimiter>,
     stop_at_quote: bool,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
@@ -200,6 +277,7 @@ pub fn read_csv_from(
         reader,
         name,
         header,
+        delimiter,
         stop_at_quote,
         errors,
         sink,
@@ -249,13 +327,15 @@ pub fn read_source_observed(
         reader,
         &source.name,
         source.format(format_override),
+        &source.options,
         errors,
         sink,
         observer,
     );
 }
 
-/// Reads case rows of `format` from any reader (the file is named `name` in errors).
+/// Reads case rows of `format` from any reader (the file is named `name` in errors), a CSV
+/// delimiter detected, a workbook's first sheet.
 pub fn read_from(
     reader: impl Read,
     name: &str,
@@ -263,14 +343,35 @@ pub fn read_from(
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
 ) {
-    read_from_observed(reader, name, format, errors, sink, &mut NoObserver);
+    read_from_observed(
+        reader,
+        name,
+        format,
+        &ReadOptions::default(),
+        errors,
+        sink,
+        &mut NoObserver,
+    );
 }
 
-/// [`read_from`], also telling `observer` about ignored columns and raw cells.
+/// [`read_from`] with `options`.
+pub fn read_from_with(
+    reader: impl Read,
+    name: &str,
+    format: InputFormat,
+    options: &ReadOptions,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+) {
+    read_from_observed(reader, name, format, options, errors, sink, &mut NoObserver);
+}
+
+/// [`read_from_with`], also telling `observer` about ignored columns and raw cells.
 pub fn read_from_observed(
     reader: impl Read,
     name: &str,
     format: InputFormat,
+    options: &ReadOptions,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
@@ -281,7 +382,25 @@ pub fn read_from_observed(
                 reader,
                 name,
                 None,
+                options.delimiter,
                 false,
+                errors,
+                &mut Parsing(sink),
+                observer,
+            );
+        }
+        InputFormat::Workbook => {
+            let bytes = match crate::limits::read_document(reader) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+                    return;
+                }
+            };
+            workbook::read_cases(
+                &bytes,
+                name,
+                options.sheet.as_deref(),
                 errors,
                 &mut Parsing(sink),
                 observer,

@@ -1,9 +1,10 @@
 //! CSV records with their lines, as the csv crate reads them (RFC 4180 quoting, `\r`, `\n`
 //! or `\r\n` ending a record, blank lines skipped, a leading UTF-8 BOM dropped), but faster
-//! for the rows case files are made of.
+//! for the rows case files are made of. The delimiter is a comma unless set otherwise
+//! ([`Records::set_delimiter`], after [`Records::peek_line`] has shown the header).
 //!
 //! A record with no `"` before its end (a `\n`, a `\r` or the end of the input) cannot hold
-//! quoting: its cells are simply the text between commas. Any other record is parsed by
+//! quoting: its cells are simply the text between delimiters. Any other record is parsed by
 //! `csv_core`, the csv crate's own parser, from where it starts. Both are exact; a property
 //! test checks them against the csv crate on random inputs.
 
@@ -17,6 +18,7 @@ pub struct Record<'a> {
     bounds: &'a [(usize, usize)],
     ascii: bool,
     quoted: bool,
+    unterminated: bool,
 }
 
 impl<'a> Record<'a> {
@@ -52,6 +54,12 @@ impl<'a> Record<'a> {
     pub fn is_quoted(&self) -> bool {
         self.quoted
     }
+
+    /// Whether the input ended inside a quoted cell (the csv crate would take the rest of the
+    /// file as that cell; readers report it instead).
+    pub fn is_unterminated(&self) -> bool {
+        self.unterminated
+    }
 }
 
 /// Reads [`Record`]s from a reader.
@@ -75,6 +83,11 @@ pub struct Records<R> {
     ends: Vec<usize>,
     /// Whether a `"` was read.
     saw_quote: bool,
+    /// The byte that separates cells.
+    delimiter: u8,
+    /// Whether the last line end consumed was a `\r`: a `\n` right after it ends no further
+    /// line (lines end at `\n`, `\r\n` and a lone `\r`).
+    after_cr: bool,
 }
 
 const BUFFER: usize = 1 << 16;
@@ -82,7 +95,7 @@ const BUFFER: usize = 1 << 16;
 /// The bytes of a 16-byte chunk that matter, one bit per byte (bit `i`: byte `i`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ChunkMarks {
-    /// The commas.
+    /// The delimiters (named for the usual one).
     commas: u32,
     /// The bytes that end the fast scan of a record: `\n`, `\r` and `"`.
     stops: u32,
@@ -94,7 +107,7 @@ struct ChunkMarks {
 /// 16 bytes, where most bytes of a case file are looked at once and passed over.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn chunk_marks(chunk: &[u8; 16]) -> ChunkMarks {
+fn chunk_marks(chunk: &[u8; 16], delimiter: u8) -> ChunkMarks {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
@@ -105,7 +118,7 @@ fn chunk_marks(chunk: &[u8; 16]) -> ChunkMarks {
         let equal = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
         let stops = _mm_or_si128(_mm_or_si128(equal(b'\n'), equal(b'\r')), equal(b'"'));
         ChunkMarks {
-            commas: _mm_movemask_epi8(equal(b',')) as u32,
+            commas: _mm_movemask_epi8(equal(delimiter)) as u32,
             stops: _mm_movemask_epi8(stops) as u32,
             high: _mm_movemask_epi8(bytes) as u32,
         }
@@ -118,14 +131,14 @@ use chunk_marks_portable as chunk_marks;
 /// [`ChunkMarks`] of `chunk`, a byte at a time: the definition the SSE2 version is tested
 /// against, and the version used elsewhere.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn chunk_marks_portable(chunk: &[u8; 16]) -> ChunkMarks {
+fn chunk_marks_portable(chunk: &[u8; 16], delimiter: u8) -> ChunkMarks {
     let mut marks = ChunkMarks {
         commas: 0,
         stops: 0,
         high: 0,
     };
     for (i, &byte) in chunk.iter().enumerate() {
-        marks.commas |= u32::from(byte == b',') << i;
+        marks.commas |= u32::from(byte == delimiter) << i;
         marks.stops |= u32::from(matches!(byte, b'\n' | b'\r' | b'"')) << i;
         marks.high |= u32::from(!byte.is_ascii()) << i;
     }
@@ -154,6 +167,73 @@ impl<R: Read> Records<R> {
             out: vec![0; 1024],
             ends: vec![0; 64],
             saw_quote: false,
+            delimiter: b',',
+            after_cr: false,
+        }
+    }
+
+    /// Reads cells split by `delimiter` from here on (not `"`, `\n` or `\r`).
+    pub fn set_delimiter(&mut self, delimiter: u8) {
+        debug_assert!(!matches!(delimiter, b'"' | b'\n' | b'\r'));
+        self.delimiter = delimiter;
+        self.core = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
+        // As in `new`: csv_core's later input must never be "first".
+        let _ = self
+            .core
+            .read_record(b"\n", &mut [0u8; 1], &mut [0usize; 1]);
+    }
+
+    /// The next record's first line, without consuming it (a leading BOM and blank lines are
+    /// passed over): what a delimiter is detected from. `None` at the end of the input.
+    pub fn peek_line(&mut self) -> io::Result<Option<&[u8]>> {
+        if !self.skip_to_record()? {
+            return Ok(None);
+        }
+        let mut searched = 0;
+        loop {
+            let bytes = &self.buf[self.pos..self.filled];
+            if let Some(end) = memchr::memchr2(b'\n', b'\r', &bytes[searched..]) {
+                let end = self.pos + searched + end;
+                return Ok(Some(&self.buf[self.pos..end]));
+            }
+            searched = bytes.len();
+            if !self.refill()? {
+                return Ok(Some(&self.buf[self.pos..self.filled]));
+            }
+        }
+    }
+
+    /// Drops a BOM at the file's start and skips blank lines; `false` at the end of the input.
+    fn skip_to_record(&mut self) -> io::Result<bool> {
+        if self.at_start {
+            while self.filled - self.pos < 3 && self.refill()? {}
+            if self.buf[self.pos..self.filled].starts_with(b"\xEF\xBB\xBF") {
+                self.pos += 3;
+            }
+            self.at_start = false;
+        }
+        // Skip blank lines, as csv_core does.
+        loop {
+            match self.buf[self.pos..self.filled].first() {
+                Some(b'\n') => {
+                    self.pos += 1;
+                    if !self.after_cr {
+                        self.line += 1;
+                    }
+                    self.after_cr = false;
+                }
+                Some(b'\r') => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.after_cr = true;
+                }
+                Some(_) => return Ok(true),
+                None => {
+                    if !self.refill()? {
+                        return Ok(false);
+                    }
+                }
+            }
         }
     }
 
@@ -209,30 +289,12 @@ impl<R: Read> Records<R> {
 
     /// The next record, or `None` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<Option<Record<'_>>> {
-        if self.at_start {
-            while self.filled - self.pos < 3 && self.refill()? {}
-            if self.buf[self.pos..self.filled].starts_with(b"\xEF\xBB\xBF") {
-                self.pos += 3;
-            }
-            self.at_start = false;
+        if !self.skip_to_record()? {
+            return Ok(None);
         }
-        // Skip blank lines, as csv_core does.
-        loop {
-            match self.buf[self.pos..self.filled].first() {
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line += 1;
-                }
-                Some(b'\r') => self.pos += 1,
-                Some(_) => break,
-                None => {
-                    if !self.refill()? {
-                        return Ok(None);
-                    }
-                }
-            }
-        }
-        // One pass over the record's bytes for its commas, up to its end: `\n`, `\r` or the
+        self.after_cr = false;
+        let delimiter = self.delimiter;
+        // One pass over the record's bytes for its delimiters, up to its end: `\n`, `\r` or the
         // end of the input (each ends a record for csv_core too), unless a `"` comes first.
         let line = self.line;
         // Cells are written at `count`, a local (pushing to `bounds` stored its length back
@@ -250,7 +312,7 @@ impl<R: Read> Records<R> {
                 if self.bounds.len() < count + 16 {
                     self.bounds.resize(count + 16, (0, 0));
                 }
-                let marks = chunk_marks(chunk.try_into().expect("16 bytes"));
+                let marks = chunk_marks(chunk.try_into().expect("16 bytes"), delimiter);
                 high |= marks.high;
                 let first_stop = marks.stops.trailing_zeros();
                 let mut commas = marks.commas & (((1u64 << first_stop) - 1) as u32);
@@ -268,18 +330,17 @@ impl<R: Read> Records<R> {
                 at += 16;
             }
             while at < bytes.len() {
-                high |= u32::from(!bytes[at].is_ascii());
-                match bytes[at] {
-                    b',' => {
-                        if self.bounds.len() == count {
-                            self.bounds.push((0, 0));
-                        }
-                        self.bounds[count] = (cell_start, at);
-                        count += 1;
-                        cell_start = at + 1;
+                let byte = bytes[at];
+                high |= u32::from(!byte.is_ascii());
+                if byte == delimiter {
+                    if self.bounds.len() == count {
+                        self.bounds.push((0, 0));
                     }
-                    b'\n' | b'\r' | b'"' => break,
-                    _ => {}
+                    self.bounds[count] = (cell_start, at);
+                    count += 1;
+                    cell_start = at + 1;
+                } else if matches!(byte, b'\n' | b'\r' | b'"') {
+                    break;
                 }
                 at += 1;
             }
@@ -302,11 +363,11 @@ impl<R: Read> Records<R> {
         let start = self.pos;
         self.pos += at;
         if stop.is_some() {
-            // Past the `\n` or `\r` (a `\n` after a `\r` is skipped next, as a blank line).
+            // Past the `\n` or `\r` (a `\n` after a `\r` is skipped next, as a blank line,
+            // ending no further line).
             self.pos += 1;
-            if stop == Some(b'\n') {
-                self.line += 1;
-            }
+            self.line += 1;
+            self.after_cr = stop == Some(b'\r');
         }
         Ok(Some(Record {
             line,
@@ -314,6 +375,7 @@ impl<R: Read> Records<R> {
             bounds: &self.bounds[..count],
             ascii: high == 0,
             quoted: false,
+            unterminated: false,
         }))
     }
 
@@ -321,19 +383,58 @@ impl<R: Read> Records<R> {
     fn core_record(&mut self, line: u64) -> io::Result<Option<Record<'_>>> {
         use csv_core::ReadRecordResult as Core;
         let (mut nout, mut nend) = (0, 0);
-        loop {
+        let mut unterminated = false;
+        let mut at_end = false;
+        'record: loop {
             let input = &self.buf[self.pos..self.filled];
             let (result, nin, out, end) =
                 self.core
                     .read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
-            self.line += memchr::memchr_iter(b'\n', &input[..nin]).count() as u64;
+            let consumed = &input[..nin];
+            for at in memchr::memchr2_iter(b'\n', b'\r', consumed) {
+                let after_cr = match at {
+                    0 => self.after_cr,
+                    _ => consumed[at - 1] == b'\r',
+                };
+                if consumed[at] == b'\r' || !after_cr {
+                    self.line += 1;
+                }
+            }
+            if let Some(&last) = consumed.last() {
+                self.after_cr = last == b'\r';
+            }
             self.pos += nin;
             nout += out;
             nend += end;
             match result {
                 // Read more; at the end of the input, the next (empty) read ends the record.
                 Core::InputEmpty => {
-                    self.refill()?;
+                    if !self.refill()? && !at_end {
+                        // The input ends inside this record, which csv_core would end here
+                        // even inside quotes. A line end shows which: outside quotes it ends
+                        // the record as the end of the input would; inside, it is taken as
+                        // text (and dropped again below), and the next, empty read ends it.
+                        at_end = true;
+                        loop {
+                            let (result, _, _, end) = self.core.read_record(
+                                b"\n",
+                                &mut self.out[nout..],
+                                &mut self.ends[nend..],
+                            );
+                            match result {
+                                Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
+                                Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
+                                Core::InputEmpty => {
+                                    unterminated = true;
+                                    break;
+                                }
+                                Core::Record | Core::End => {
+                                    nend += end;
+                                    break 'record;
+                                }
+                            }
+                        }
+                    }
                 }
                 Core::OutputFull | Core::OutputEndsFull
                     if nout >= crate::limits::MAX_RECORD_BYTES
@@ -345,6 +446,12 @@ impl<R: Read> Records<R> {
                 Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
                 Core::Record => break,
                 Core::End => return Ok(None),
+            }
+        }
+        if unterminated {
+            // The probing line end, taken into the last cell, is not in the input.
+            if let Some(last) = self.ends[..nend].last_mut() {
+                *last = (*last).min(nout);
             }
         }
         self.bounds.clear();
@@ -359,6 +466,7 @@ impl<R: Read> Records<R> {
             bounds: &self.bounds,
             ascii: false,
             quoted: true,
+            unterminated,
         }))
     }
 }
@@ -373,7 +481,9 @@ mod tests {
         // pseudo-random sequence.
         let mut rng = crate::random::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = || rng.next_u64();
-        let special = [b',', b'\n', b'\r', b'"', b' ', b'a', 0x80, 0xFF, 0x7F, 0];
+        let special = [
+            b',', b';', b'\t', b'\n', b'\r', b'"', b' ', b'a', 0x80, 0xFF, 0x7F, 0,
+        ];
         for round in 0..20_000u32 {
             let mut chunk = [0u8; 16];
             for (i, byte) in chunk.iter_mut().enumerate() {
@@ -387,17 +497,19 @@ mod tests {
                     special[(r >> 8) as usize % special.len()]
                 };
             }
-            assert_eq!(
-                chunk_marks(&chunk),
-                chunk_marks_portable(&chunk),
-                "{chunk:?}"
-            );
+            for delimiter in [b',', b';', b'\t'] {
+                assert_eq!(
+                    chunk_marks(&chunk, delimiter),
+                    chunk_marks_portable(&chunk, delimiter),
+                    "{chunk:?}"
+                );
+            }
         }
         let mut chunk = [b'x'; 16];
         chunk[0] = b',';
         chunk[5] = b'"';
         chunk[15] = 0xC3;
-        let marks = chunk_marks(&chunk);
+        let marks = chunk_marks(&chunk, b',');
         assert_eq!(
             (marks.commas, marks.stops, marks.high),
             (1, 1 << 5, 1 << 15)

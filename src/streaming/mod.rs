@@ -42,7 +42,7 @@ use indicatif::ProgressBar;
 
 use crate::adjudication::{bad_row_errors, fault_error, fault_errors, judge_sources, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from, BadRow, InputError, InputErrors, InputFormat,
+    parse_row_into, read_csv_cells, read_from_with, BadRow, InputError, InputErrors, InputFormat,
     Locate, ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::values::same_text;
@@ -814,13 +814,18 @@ fn stream_source(
                                 recycled,
                             };
                             match format {
-                                InputFormat::Csv => {
-                                    read_csv_cells(watched, &source.name, &mut errors, &mut filler)
-                                }
-                                _ => read_from(
+                                InputFormat::Csv => read_csv_cells(
+                                    watched,
+                                    &source.name,
+                                    source.options.delimiter,
+                                    &mut errors,
+                                    &mut filler,
+                                ),
+                                _ => read_from_with(
                                     watched,
                                     &source.name,
                                     format,
+                                    &source.options,
                                     &mut errors,
                                     &mut |line, row| filler.put(line, row),
                                 ),
@@ -856,12 +861,19 @@ fn stream_source(
                         hash: 0,
                         replay: &mut replay,
                     };
-                    read_csv_cells(watched, &source.name, &mut errors, &mut sink);
+                    read_csv_cells(
+                        watched,
+                        &source.name,
+                        source.options.delimiter,
+                        &mut errors,
+                        &mut sink,
+                    );
                 } else {
-                    read_from(
+                    read_from_with(
                         watched,
                         &source.name,
                         format,
+                        &source.options,
                         &mut errors,
                         &mut |line, row| replay(line, &row, row_hash(&row)),
                     );
@@ -946,6 +958,7 @@ fn stream_sequential(
                     (None, Some(temp)) => Source {
                         name: s.name.clone(),
                         path: Some(temp.path().to_owned()),
+                        options: s.options.clone(),
                     },
                     _ => s.clone(),
                 })

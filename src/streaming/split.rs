@@ -34,7 +34,7 @@ use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
 use super::*;
-use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead};
+use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, Delimiter};
 
 /// Every case a tail run closed, in order of first appearance (which is the order of its
 /// spill): id, the line of its last row, and the bytes of its spilled matrix row (0 if it
@@ -93,7 +93,12 @@ pub fn stream_split(
         return Ok(Split::Whole);
     }
     // Anything unusual (no such file, a bad header) is for the whole read to report.
-    let Some((header, cut)) = plan(path, &source.name, settings.split_min_bytes) else {
+    let Some((header, cut)) = plan(
+        path,
+        &source.name,
+        source.options.delimiter,
+        settings.split_min_bytes,
+    ) else {
         return Ok(Split::Whole);
     };
 
@@ -189,13 +194,18 @@ pub fn stream_split(
 }
 
 /// Where a file would be cut: its header, and the first line start after its middle.
-fn plan(path: &Path, name: &str, min_bytes: u64) -> Option<(CsvHeader, u64)> {
+fn plan(
+    path: &Path,
+    name: &str,
+    delimiter: Option<Delimiter>,
+    min_bytes: u64,
+) -> Option<(CsvHeader, u64)> {
     let mut file = File::open(path).ok()?;
     let size = file.metadata().ok()?.len();
     if size < min_bytes {
         return None;
     }
-    let header = read_csv_header(&mut file, name)?;
+    let header = read_csv_header(&mut file, name, delimiter)?;
     file.seek(SeekFrom::Start(size / 2)).ok()?;
     let mut reader = io::BufReader::with_capacity(1 << 16, file);
     let mut skipped = Vec::new();
@@ -393,6 +403,7 @@ fn feed_csv_shifted(
         reader,
         &source.name,
         header,
+        source.options.delimiter,
         stop_at_quote,
         &mut errors,
         &mut sink,
