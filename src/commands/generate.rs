@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::generate::{default_mix, parse_mix, write_cases, Options};
+use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Options, Style};
 use crate::input::Source;
 use crate::output::Output;
 use crate::streaming::{
@@ -18,6 +18,11 @@ use crate::streaming::{
 #[command(after_help = "\
 The same options always give the same bytes, on any machine. The golden file is the engine's \
 own matrix of the generated file (adjudicate --format csv).\n\
+Styles: plain (the default) writes one spelling of everything; messy writes what other tools and \
+people write: short sequential ids (c9-000019), scrambled header spellings and aliases in a \
+shuffled order with an unknown column, quoted cells with commas and doubled quotes, times in \
++01:00/-08:00 offsets with fractions, every duration form, blank lines, CRLF in some files, \
+cases cut short, and 1 to --interleave cases in progress at once.\n\
 Exit status: 0 written; 2 bad options or cannot write (no output file is left half-written).")]
 pub struct Args {
     /// The random seed.
@@ -32,9 +37,14 @@ pub struct Args {
     #[arg(long, value_name = "N|MIN..MAX", default_value = "6..14", value_parser = parse_rows)]
     pub rows_per_case: (u64, u64),
 
-    /// How many cases are in progress at once (1: each case's rows are contiguous).
-    #[arg(long, value_name = "K", default_value_t = 8)]
-    pub interleave: u64,
+    /// How many cases are in progress at once (1: each case's rows are contiguous); at most
+    /// this many in the messy style. Default: 8 plain, 4 messy.
+    #[arg(long, value_name = "K")]
+    pub interleave: Option<u64>,
+
+    /// How the file is written: `plain`, or `messy` (see below).
+    #[arg(long, value_enum, default_value_t = Style::Plain)]
+    pub style: Style,
 
     /// The scenarios and their weights, `name=weight,...` (only those listed are generated),
     /// or `default`. See --list-scenarios.
@@ -93,18 +103,26 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.golden.is_some() && !cases_to_file {
         bail!("--golden needs the case file written to a file with -o");
     }
-    if args.interleave == 0 {
+    let interleave = args.interleave.unwrap_or(match args.style {
+        Style::Plain => 8,
+        Style::Messy => 4,
+    });
+    if interleave == 0 {
         bail!("--interleave must be 1 or more");
     }
     let options = Options {
         seed: args.seed,
         cases: args.cases,
         rows_per_case: args.rows_per_case,
-        interleave: args.interleave,
+        interleave,
         mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
     };
     let mut output = Output::open(args.output.as_deref())?;
-    write_cases(&options, &mut output).context("cannot write the case file")?;
+    match args.style {
+        Style::Plain => write_cases(&options, &mut output),
+        Style::Messy => write_messy_cases(&options, &mut output, &mut |_| {}),
+    }
+    .context("cannot write the case file")?;
     output.commit()?;
 
     if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
