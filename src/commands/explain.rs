@@ -101,9 +101,25 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let collector = collect(&args.inputs, args.input_format, args.as_of, &args.cases)?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
     let keep = |id: &str| selected(&args.cases, id);
+    if matches!(format, Format::Text | Format::Json) {
+        // Written case by case as cases close, in bounded memory.
+        let sources = expand_inputs(&args.inputs)?;
+        let mut output = Output::open(args.output.as_deref())?;
+        crate::explain::stream::explain_streaming(
+            &sources,
+            args.input_format,
+            args.as_of,
+            format,
+            &args.cases,
+            &keep,
+            &mut output,
+        )?;
+        output.commit()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let collector = collect(&args.inputs, args.input_format, args.as_of, &args.cases)?;
     let count = collector.count(&keep);
     let mut output = Output::open(args.output.as_deref())?;
     output
