@@ -9,16 +9,18 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
+use crate::grading::engine_check::{judge_and_compare, CheckError};
 use crate::grading::{
-    compare, read_matrix_file, write_report, GradeReport, MatrixFile, MatrixFileFormat, MissingAt,
-    ReportArgs, Unpaired, UnpairedFile,
+    read_matrix_file, write_report, GradeReport, MatrixFileFormat, ReportArgs, Unpaired,
+    UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, Source};
 use crate::lease::Timestamp;
-use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::Output;
+use crate::streaming::{
+    adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
+};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -213,14 +215,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
     let pairings = pair(&args.cases, &args.golden)?;
     let mut errors = Vec::new();
-    // Each case file is judged on its own: it is checked against its own golden file.
-    let mut judged_files = Vec::new();
+    // Each case file is judged on its own, by the streaming engine, and graded against its
+    // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
+    let mut graded_files = Vec::new();
     for pairing in &pairings.pairs {
         let source = Source {
             name: name(&pairing.cases),
             path: Some(pairing.cases.clone()),
         };
-        let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
         let golden = pairing.golden.as_deref().map(|path| {
             read_matrix_file(path, &name(path)).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
@@ -231,14 +233,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 }
             })
         });
-        match (judged, golden) {
-            (Ok(judged), None) => judged_files.push((pairing, judged, None)),
-            (Ok(judged), Some(Ok(golden))) => judged_files.push((pairing, judged, Some(golden))),
-            (judged, golden) => {
-                errors.extend(judged.err().into_iter().flat_map(|e| e.0));
-                errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
+        let golden_ok = golden.as_ref().and_then(|g| g.as_ref().ok());
+        match judge_and_compare(&source, args.as_of, golden_ok, columns) {
+            Ok(grade) if golden.as_ref().is_none_or(Result::is_ok) => {
+                graded_files.push((pairing, grade));
             }
+            Ok(_) => {}
+            Err(CheckError::Input(judged)) => errors.extend(judged.0),
+            Err(CheckError::Io(e)) => return Err(e.into()),
         }
+        errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
     }
     if !errors.is_empty() {
         return Err(InputErrors(errors).into());
@@ -252,33 +256,24 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         unpaired: Vec::new(),
     };
     let mut to_bless = Vec::new();
-    for (pairing, judged, golden) in &judged_files {
-        let rows: Vec<MatrixRow> = judged
-            .iter()
-            .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-            .collect();
-        let case_name = name(&pairing.cases);
-        let actual = MatrixFile::from_matrix_rows(
-            &case_name,
-            judged.iter().map(|j| j.first_line).zip(&rows),
-        );
-        match golden {
-            Some(golden) => {
-                let grade = compare(golden, &actual, columns, true, MissingAt::GoldenRow);
+    for (pairing, grade) in graded_files {
+        match grade {
+            Some(grade) => {
                 if !grade.summary().is_clean() {
-                    to_bless.push((*pairing, rows));
+                    to_bless.push(pairing);
                 }
                 report.files.push(grade);
             }
             None => {
                 report.unpaired.push(UnpairedFile {
-                    file: case_name,
+                    file: name(&pairing.cases),
                     problem: Unpaired::CaseFileWithoutGolden,
                 });
-                to_bless.push((*pairing, rows));
+                to_bless.push(pairing);
             }
         }
     }
+    let checked = pairings.pairs.len();
     report
         .unpaired
         .extend(pairings.orphan_golden.iter().map(|file| UnpairedFile {
@@ -288,7 +283,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
     write_report(&report, &args.report)?;
     if args.bless {
-        bless(&to_bless, judged_files.len())?;
+        bless(&to_bless, checked, args.as_of)?;
     }
     Ok(if report.summary().is_clean() {
         ExitCode::SUCCESS
@@ -297,25 +292,34 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     })
 }
 
-/// Writes each differing file's engine matrix to its `.new` path and says what it did.
-fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> {
-    for (pairing, rows) in to_bless {
+/// Writes each differing file's engine matrix to its `.new` path and says what it did (the
+/// file is judged again, straight into the `.new` file: bless is rare, memory is not).
+fn bless(to_bless: &[&Pairing], checked: usize, as_of: Option<Timestamp>) -> Result<()> {
+    for pairing in to_bless {
         let target = &pairing.blessed;
         // `x.csv.new` is written as CSV and `x.json.new` as JSON: the format of the file it
         // would replace.
-        let format = MatrixFileFormat::for_path(&target.with_extension(""));
-        let mut out = Output::open(Some(target))?;
-        let written = match format {
-            MatrixFileFormat::Csv => CsvMatrixWriter::new(&mut out, &[]).and_then(|mut writer| {
-                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
-                writer.finish().map(drop)
-            }),
-            MatrixFileFormat::Json => JsonMatrixWriter::new(&mut out).and_then(|mut writer| {
-                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
-                writer.finish().map(drop)
-            }),
+        let encoding = match MatrixFileFormat::for_path(&target.with_extension("")) {
+            MatrixFileFormat::Csv => Encoding::Csv,
+            MatrixFileFormat::Json => Encoding::Json,
         };
-        written.with_context(|| format!("cannot write {}", target.display()))?;
+        let source = Source {
+            name: name(&pairing.cases),
+            path: Some(pairing.cases.clone()),
+        };
+        let settings = StreamSettings {
+            input_format: None,
+            run_as_of: as_of,
+            open_cases: DEFAULT_OPEN_CASES,
+            encoding,
+            jobs: 1,
+            progress: None,
+            rows_observed: false,
+            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        };
+        let mut out = Output::open(Some(target))?;
+        adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
+            .with_context(|| format!("cannot write {}", target.display()))?;
         out.commit()?;
     }
     let mut err = std::io::stderr().lock();
@@ -325,7 +329,7 @@ fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) -> Result<()> 
         to_bless.len(),
         checked
     );
-    for (pairing, _) in to_bless {
+    for pairing in to_bless {
         let _ = writeln!(
             err,
             "leasejudge: bless: wrote {} for review",

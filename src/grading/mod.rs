@@ -3,6 +3,7 @@
 
 pub mod columns;
 pub mod compare;
+pub mod engine_check;
 pub mod matrix_file;
 
 use std::path::PathBuf;
