@@ -14,35 +14,12 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 
 use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::Timestamp;
-use crate::output::AppendFile;
 use crate::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
 
 use super::{CaseTrace, Format, SourcedRow, TraceCollector};
 
 /// How many cases may be open (rows kept, not yet written) before the oldest is written.
 pub const OPEN_CASES: usize = 4096;
-
-/// Where the engine's matrix goes: `explain` wants only its rows.
-struct Discard;
-
-impl Write for Discard {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl AppendFile for Discard {
-    fn append_file(&mut self, file: &mut std::fs::File, len: u64) -> io::Result<u64> {
-        let end = file.metadata()?.len();
-        let at = file.stream_position()?;
-        let skipped = len.min(end.saturating_sub(at));
-        file.seek(SeekFrom::Current(skipped as i64))?;
-        Ok(skipped)
-    }
-}
 
 fn id_key(id: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -174,7 +151,7 @@ pub fn explain_streaming(
         rows_observed: true,
         split_min_bytes: u64::MAX,
     };
-    let judged = adjudicate_streaming(sources, &settings, &mut Discard, &mut |at, parsed, _| {
+    let judged = adjudicate_streaming(sources, &settings, &mut io::sink(), &mut |at, parsed, _| {
         if let Some(w) = wanted.iter().find(|w| **w == *parsed.case_id) {
             found.insert(w.as_str());
         }
