@@ -5,7 +5,7 @@
 //! `on_row` notes the line of each case's first row: the only row whose outcome is
 //! `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a conflict), so those
 //! lines come in the matrix's order. The matrix is then read back a row at a time and graded
-//! as [`compare`](super::compare) grades a whole matrix: the same [`FileGrade`], field for field.
+//! as [`compare`](super::compare()) grades a whole matrix: the same [`FileGrade`], field for field.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
