@@ -83,6 +83,23 @@ fn streamed_explanations_are_the_whole_file_ones() {
     .unwrap();
     let back_file = write(dir.path(), "back.csv", &back);
     same_both_ways(&back_file);
+    // The same from standard input (read again for the redo, so kept in a file first).
+    let piped = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["explain", "-f", "json", "-"])
+        .stdin(std::fs::File::open(&back_file).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        piped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    let named = String::from_utf8(whole(&back_file, Format::Json, &[], None)).unwrap();
+    let quoted = format!("{:?}", back_file.to_str().unwrap());
+    assert_eq!(
+        String::from_utf8(piped.stdout).unwrap(),
+        named.replace(&quoted, "\"-\"")
+    );
 
     // Only some cases, one of them the last; and a later --as-of.
     let wanted = vec!["case-00000007".to_owned(), format!("case-{:08}", cases - 1)];

@@ -65,7 +65,30 @@ fn streamed_validation_reports_as_the_whole_file_one() {
         "case-00000001,observe,2027-01-01T00:00:00Z,,,,,,,,,,,"
     )
     .unwrap();
-    same(&[source(dir.path(), "back.csv", &back)]);
+    let back = source(dir.path(), "back.csv", &back);
+    same(std::slice::from_ref(&back));
+    // The same from standard input (read twice, so kept in a file first).
+    let run = |args: &[&str], stdin: std::process::Stdio| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .args(args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let back_path = back.path.as_ref().unwrap();
+    let piped = run(
+        &["validate", "-"],
+        std::fs::File::open(back_path).unwrap().into(),
+    );
+    let named = run(&["validate", &back.name], std::process::Stdio::null());
+    assert_eq!(piped.0, named.0);
+    assert_eq!(piped.1, named.1.replace(&back.name, "-"));
+    assert!(piped.1.contains("warning: -:"), "{}", piped.1);
 
     // Input errors (a bad timestamp, a case not starting with an offer, a time going back),
     // and an empty file next to a good one.

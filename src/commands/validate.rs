@@ -406,23 +406,7 @@ pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
 ) -> std::io::Result<Report> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = tempfile::NamedTempFile::new()?;
-        std::io::copy(&mut std::io::stdin().lock(), &mut spool)?;
-        spool.flush()?;
-        readable.push(crate::input::Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-        });
-        spools.push(spool);
-    }
-    // Standard input is CSV unless told otherwise; the copy has no extension, so CSV too.
+    let (readable, spools) = crate::input::spool_standard_input(sources)?;
     let sources = &readable[..];
 
     let mut window = CaseWindow {

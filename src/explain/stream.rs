@@ -110,8 +110,8 @@ impl Window<'_> {
 }
 
 /// Writes the `format` (text or JSON) explanation of the cases `keep` selects to `out`,
-/// keeping at most [`OPEN_CASES`] cases' rows in memory. `wanted` are the ids asked for by
-/// name (each must be in the inputs).
+/// keeping at most [`OPEN_CASES`] cases' rows in memory (standard input is first copied to a
+/// temporary file). `wanted` are the ids asked for by name (each must be in the inputs).
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
@@ -125,6 +125,9 @@ pub fn explain_streaming(
         matches!(format, Format::Text | Format::Json),
         "written case by case"
     );
+    // Read twice if a case comes back: standard input is kept in a file.
+    let (readable, _spools) = crate::input::spool_standard_input(sources)?;
+    let sources = &readable[..];
     let spill = tempfile::tempfile()?;
     let mut window = Window {
         format,
