@@ -1,121 +1,192 @@
 #!/usr/bin/env bash
-# Regenerates the README's "Performance" figures: throughput of `adjudicate --format csv`
-# against a bare csv-crate ByteRecord parse of the same file (side by side, median of RUNS
-# runs) and peak RSS, at 1M and 10M rows (contiguous and interleaved cases), and several files
-# on one thread or two. Generated files go to $BENCH_DIR (default target/bench), never git.
+# Regenerates the figures of docs/performance.md: for each input shape and each command, wall
+# time (median of RUNS runs, the script's own clock) and peak RSS (/usr/bin/time -v, the largest
+# of the runs), and adjudicate --format csv against a bare single-threaded csv-crate ByteRecord
+# parse of the same file (csv_baseline, run alternately with it).
+# Generated files go to $BENCH_DIR (default target/bench), never into git.
 #
-#   bench/run.sh            # everything (the 10M-row files need ~1.6 GB of disk)
-#   RUNS=9 bench/run.sh     # more runs per median
-#   SKIP_10M=1 bench/run.sh # only the 1M-row figures
+# Shapes:
+#   plain     `generate` (default style), CASES cases (~8.7 rows each)
+#   messy     `generate --style messy`: short sequential ids, quoted cells, offsets, blank
+#             lines, scrambled headers, 1-4 cases interleaved; CASES cases
+#   short-ids the plain file with its ids rewritten as c9-NNNNNN
+#   returning BIG_CASES one-offer cases, then one final row for the first case
+#   one-offer the same without the final row (the returning case's yardstick)
+#   json      a JSON array of the plain rows, about JSON_MB MB
+#   files     SMALL_FILES two-row files in one directory
+#
+#   bench/run.sh                     # everything (several GB of disk at the default sizes)
+#   CASES=20000 BIG_CASES=200000 JSON_MB=20 SMALL_FILES=1000 RUNS=1 bench/run.sh   # quick
+#   SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh                               # styles only
+#   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 ...                                   # fewer commands
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-3}
+CASES=${CASES:-74000}          # ~645k rows, ~52 MB plain
+BIG_CASES=${BIG_CASES:-2000000}
+GRADE_CASES=${GRADE_CASES:-400000}
+JSON_MB=${JSON_MB:-120}
+SMALL_FILES=${SMALL_FILES:-10000}
 DIR=${BENCH_DIR:-target/bench}
 mkdir -p "$DIR"
 
 # The release binary is stripped: for perf or callgrind, build `--profile profiling`
 # (target/profiling/leasejudge, with line tables) instead.
-cargo build --release --quiet --bin leasejudge --example csv_baseline
+cargo build --release --quiet --bin leasejudge
 LJ=target/release/leasejudge
-BASE=target/release/examples/csv_baseline
+# The bare parse: a binary here, or an example once it has moved.
+if [ -f src/bin/csv_baseline.rs ]; then
+    cargo build --release --quiet --bin csv_baseline
+    BASE=target/release/csv_baseline
+else
+    cargo build --release --quiet --example csv_baseline
+    BASE=target/release/examples/csv_baseline
+fi
 
-# Generated cases average about 8.7 rows: these case counts give just over 1M and 10M rows.
-gen() { # name cases interleave
+lines() { if [ -d "$1" ]; then cat "$1"/* | wc -l; else wc -l <"$1"; fi; }
+median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
+
+# One run: prints "WALL_SECONDS PEAK_RSS_KIB EXIT" (output to /dev/null).
+run_once() {
+    local start end rss status
+    start=$(date +%s.%N)
+    set +e
+    rss=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {print $2 + 0}')
+    status=${PIPESTATUS[0]}
+    set -e
+    end=$(date +%s.%N)
+    echo "$(echo "$end - $start" | bc -l) ${rss:-0} $status"
+}
+# RUNS runs: prints "MEDIAN_WALL MAX_RSS_MIB EXIT".
+measure() {
+    local -a walls=()
+    local max=0 status=0 wall rss
+    for _ in $(seq "$RUNS"); do
+        read -r wall rss status <<<"$(run_once "$@")"
+        walls+=("$wall")
+        [ "$rss" -gt "$max" ] && max=$rss
+    done
+    printf '%s %.1f %s\n' "$(printf '%s\n' "${walls[@]}" | median)" "$(echo "$max / 1024" | bc -l)" "$status"
+}
+row() { # shape command rows -- command...
+    local shape=$1 what=$2 n=$3 wall rss status
+    shift 4
+    read -r wall rss status <<<"$(measure "$@")"
+    printf '| %s | %s | %s | %s s | %.0f | %s MiB | %s |\n' "$shape" "$what" "$n" "$wall" \
+        "$(echo "$n / $wall" | bc -l)" "$rss" "$status"
+}
+
+# ---- the files ----------------------------------------------------------------------------
+gen() { # name style cases -> path (and NAME.golden.csv)
     local file="$DIR/$1.csv"
     if [ ! -s "$file" ]; then
-        "$LJ" generate --seed 1 --cases "$2" --interleave "$3" -o "$file"
+        "$LJ" generate --style "$2" --seed 9 --cases "$3" -o "$file" --golden "$DIR/$1.golden.csv"
     fi
     echo "$file"
 }
-rows() { echo $(($(wc -l <"$1") - 1)); }
+PLAIN=$(gen plain-$CASES plain "$CASES")
+MESSY=$(gen messy-$CASES messy "$CASES")
+SHORT="$DIR/short-ids-$CASES.csv"
+if [ ! -s "$SHORT" ]; then
+    sed -E 's/^case-[0-9]{2}([0-9]{6}),/c9-\1,/' "$PLAIN" >"$SHORT"
+    "$LJ" adjudicate "$SHORT" --format csv -o "$DIR/short-ids-$CASES.golden.csv"
+fi
+shapes=(plain:"$PLAIN" messy:"$MESSY" short-ids:"$SHORT")
 
-# Wall-clock seconds of a command (output discarded).
-seconds() {
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null
-    end=$(date +%s.%N)
-    echo "$end - $start" | bc -l
-}
-median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
-# Median wall seconds of two commands run alternately, $RUNS times each: prints "A B".
-#   medians_of_two command A... -- command B...
-medians_of_two() {
-    local -a first=() a_times=() b_times=()
-    while [ "$1" != "--" ]; do
-        first+=("$1")
-        shift
-    done
-    shift
+if [ -z "${SKIP_BIG:-}" ]; then
+    ONE="$DIR/one-offer-$BIG_CASES.csv"
+    BACK="$DIR/returning-$BIG_CASES.csv"
+    if [ ! -s "$BACK" ]; then
+        awk -v n="$BIG_CASES" 'BEGIN {
+            print "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration"
+            for (i = 0; i < n; i++) printf "o%07d,offer,2026-01-01T00:00:00Z,j%d,L%d,1,w,30\n", i, i, i
+        }' >"$ONE"
+        cp "$ONE" "$BACK"
+        echo "o0000000,observe,2026-01-01T01:00:00Z,,,,," >>"$BACK"
+        "$LJ" adjudicate "$ONE" --format csv -o "${ONE%.csv}.golden.csv"
+        "$LJ" adjudicate "$BACK" --format csv -o "${BACK%.csv}.golden.csv"
+    fi
+    shapes+=(one-offer:"$ONE" returning:"$BACK")
+fi
+if [ -z "${SKIP_JSON:-}" ]; then
+    JSON="$DIR/array-${JSON_MB}mb.json"
+    if [ ! -s "$JSON" ]; then
+        # About 190 bytes of JSON per generated row.
+        src=$(gen json-src-$JSON_MB plain $((JSON_MB * 1000000 / 190 / 9)))
+        python3 - "$src" "$JSON" <<'EOF'
+import csv, json, sys
+with open(sys.argv[1], newline="") as f, open(sys.argv[2], "w") as out:
+    out.write("[\n")
+    for n, row in enumerate(csv.DictReader(f)):
+        out.write((",\n" if n else "") + json.dumps({k: v for k, v in row.items() if v}))
+    out.write("\n]\n")
+EOF
+        "$LJ" adjudicate "$JSON" --format csv -o "${JSON%.json}.golden.csv"
+    fi
+    shapes+=(json:"$JSON")
+fi
+if [ -z "${SKIP_FILES:-}" ]; then
+    FILES="$DIR/files-$SMALL_FILES"
+    if [ ! -d "$FILES" ]; then
+        mkdir -p "$FILES"
+        for i in $(seq -w 1 "$SMALL_FILES"); do
+            printf 'case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\nf%s,offer,2026-01-01T00:00:00Z,j,L,1,w,30\nf%s,ack,2026-01-01T00:00:01Z,,L,1,w,\n' "$i" "$i" >"$FILES/f$i.csv"
+        done
+    fi
+    shapes+=(files:"$FILES")
+fi
+
+# ---- the bare parse -----------------------------------------------------------------------
+echo "## adjudicate --format csv against a bare csv-crate ByteRecord parse ($RUNS runs each, alternating, median wall)"
+echo
+echo "| shape | rows | bare parse | adjudicate --format csv | ratio |"
+echo "|---|---:|---:|---:|---:|"
+for entry in plain:"$PLAIN" messy:"$MESSY" short-ids:"$SHORT"; do
+    name=${entry%%:*} file=${entry#*:}
+    a=() b=()
     for _ in $(seq "$RUNS"); do
-        a_times+=("$(seconds "${first[@]}")")
-        b_times+=("$(seconds "$@")")
+        read -r wall _ _ <<<"$(run_once "$BASE" "$file")"
+        a+=("$wall")
+        read -r wall _ _ <<<"$(run_once "$LJ" adjudicate "$file" --format csv)"
+        b+=("$wall")
     done
-    echo "$(printf '%s\n' "${a_times[@]}" | median) $(printf '%s\n' "${b_times[@]}" | median)"
-}
-peak_rss_mib() { # command... -> MiB
-    /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {printf "%.1f", $2/1024}'
-}
+    base=$(printf '%s\n' "${a[@]}" | median) judge=$(printf '%s\n' "${b[@]}" | median)
+    printf '| %s | %d | %s s | %s s | %.2f× |\n' "$name" "$(($(lines "$file") - 1))" "$base" "$judge" \
+        "$(echo "$judge / $base" | bc -l)"
+done
+echo
 
-M1=$(gen rows-1m-contiguous 116000 1)
-M1I=$(gen rows-1m-interleave8 116000 8)
-echo "files: $M1 ($(rows "$M1") rows), $M1I ($(rows "$M1I") rows)" >&2
-targets=("$M1" "$M1I")
-if [ -z "${SKIP_10M:-}" ]; then
-    targets+=("$(gen rows-10m-contiguous 1160000 1)" "$(gen rows-10m-interleave8 1160000 8)")
+# ---- every command on every shape --------------------------------------------------------
+echo "## Every command ($RUNS runs each: median wall, largest peak RSS; exit status of the last run)"
+echo
+echo "| shape | command | lines | wall | lines/s | peak RSS | exit |"
+echo "|---|---|---:|---:|---:|---:|---|"
+for entry in "${shapes[@]}"; do
+    name=${entry%%:*} file=${entry#*:}
+    n=$(lines "$file")
+    golden="${file%.*}.golden.csv"
+    row "$name" "adjudicate -f csv" "$n" -- "$LJ" adjudicate "$file" --format csv
+    row "$name" "adjudicate -f json" "$n" -- "$LJ" adjudicate "$file" --format json
+    [ -z "${SKIP_TABLE:-}" ] && row "$name" "adjudicate -f table" "$n" -- "$LJ" adjudicate "$file" --format table
+    row "$name" "validate" "$n" -- "$LJ" validate "$file"
+    if [ -z "${SKIP_EXPLAIN:-}" ]; then
+        row "$name" "explain -f json" "$n" -- "$LJ" explain "$file" --format json
+        row "$name" "explain -f text" "$n" -- "$LJ" explain "$file" --format text
+    fi
+    if [ -f "$golden" ] && [ ! -d "$file" ]; then
+        row "$name" "check" "$n" -- "$LJ" check "$file" --golden "$golden"
+    fi
+done
+
+if [ -z "${SKIP_GRADE:-}" ]; then
+    # A GRADE_CASES-case matrix graded against itself with a tenth of the decisions changed.
+    GOLD="$DIR/grade-$GRADE_CASES.golden.csv"
+    SUB="$DIR/grade-$GRADE_CASES.submission.csv"
+    if [ ! -s "$SUB" ]; then
+        gen grade-src-$GRADE_CASES plain "$GRADE_CASES" >/dev/null
+        cp "$DIR/grade-src-$GRADE_CASES.golden.csv" "$GOLD"
+        awk -F, 'NR > 1 && NR % 10 == 0 {sub(/,[A-Z_]+,[a-z_]+$/, ",EXPIRED,expired_without_result")} {print}' "$GOLD" >"$SUB"
+    fi
+    row "matrix ($GRADE_CASES cases)" "grade" "$(lines "$SUB")" -- "$LJ" grade "$SUB" --golden "$GOLD"
 fi
-
-echo "## Throughput ($RUNS runs each, alternating, median wall time)"
-echo
-echo "| file | rows | csv ByteRecord parse | adjudicate --format csv | ratio | adjudicate rows/s |"
-echo "|---|---:|---:|---:|---:|---:|"
-for file in "${targets[@]}"; do
-    read -r base judge <<<"$(medians_of_two "$BASE" "$file" -- "$LJ" adjudicate "$file" --format csv)"
-    n=$(rows "$file")
-    printf '| %s | %d | %.3f s | %.3f s | %.2f× | %.0f |\n' "$(basename "$file")" "$n" "$base" "$judge" \
-        "$(echo "$judge / $base" | bc -l)" "$(echo "$n / $judge" | bc -l)"
-done
-echo
-
-echo "## One file: one thread or two halves ($RUNS runs each, alternating, median wall time)"
-echo
-echo "| file | --jobs 1 | --jobs 2 (two halves) | same output |"
-echo "|---|---:|---:|---|"
-for file in "$M1" "$M1I"; do
-    read -r one two <<<"$(medians_of_two "$LJ" adjudicate "$file" --format csv --jobs 1 \
-        -- "$LJ" adjudicate "$file" --format csv --jobs 2)"
-    "$LJ" adjudicate "$file" --format csv --jobs 1 -o "$DIR/one.csv"
-    "$LJ" adjudicate "$file" --format csv --jobs 2 -o "$DIR/two.csv"
-    cmp "$DIR/one.csv" "$DIR/two.csv"
-    printf '| %s | %s s | %s s | yes (cmp) |\n' "$(basename "$file")" "$one" "$two"
-done
-echo
-
-echo "## Peak RSS (/usr/bin/time -v, adjudicate --format csv)"
-echo
-echo "| file | rows | peak RSS |"
-echo "|---|---:|---:|"
-for file in "${targets[@]}"; do
-    printf '| %s | %d | %s MiB |\n' "$(basename "$file")" "$(rows "$file")" \
-        "$(peak_rss_mib "$LJ" adjudicate "$file" --format csv -o "$DIR/matrix.csv")"
-done
-echo
-
-echo "## Several files: one thread or two ($RUNS runs, median)"
-echo
-split_dir="$DIR/parts"
-if [ ! -d "$split_dir" ]; then
-    mkdir -p "$split_dir"
-    for i in 1 2 3 4; do
-        "$LJ" generate --seed "$i" --cases 29000 --interleave 1 -o "$split_dir/part$i.tmp"
-        sed "s/^case-/p$i-case-/" "$split_dir/part$i.tmp" >"$split_dir/part$i.csv"
-        rm "$split_dir/part$i.tmp"
-    done
-fi
-read -r one two <<<"$(medians_of_two "$LJ" adjudicate "$split_dir" --format csv --jobs 1 -o "$DIR/one.csv" \
-    -- "$LJ" adjudicate "$split_dir" --format csv --jobs 2 -o "$DIR/two.csv")"
-cmp "$DIR/one.csv" "$DIR/two.csv"
-echo "| 4 files, $(cat "$split_dir"/*.csv | wc -l) lines | --jobs 1 | --jobs 2 | same output |"
-echo "|---|---:|---:|---|"
-printf '| | %s s | %s s | yes (cmp) |\n' "$one" "$two"

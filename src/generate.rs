@@ -12,6 +12,20 @@ use std::io::{self, Write};
 use crate::lease::Timestamp;
 use crate::random::SplitMix64;
 
+mod messy;
+
+pub use messy::{write_messy_cases, CaseModel};
+
+/// How a generated file is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Style {
+    /// One spelling of everything, UTC times, long case ids: the fast path's favourite shape.
+    #[default]
+    Plain,
+    /// The mix of spellings and shapes other tools and people write (see `messy.rs`).
+    Messy,
+}
+
 macro_rules! scenarios {
     ($( $(#[$meta:meta])* $variant:ident => $name:literal, $weight:literal, $ends:literal; )+) => {
         /// The story a generated case tells; each ends in one decision and reason.
@@ -144,6 +158,9 @@ pub struct Options {
 pub const HEADER: &str = "case_id,event,observed_at,job_id,lease_id,generation,holder,\
 lease_duration,ack_deadline,renew_seq,progress_seq,progress_value,result,sent_at";
 
+/// The lease durations of generated offers, in seconds.
+const DURATIONS: [i64; 6] = [30, 45, 60, 90, 120, 300];
+
 /// One generated row (times are seconds since the Unix epoch).
 #[derive(Clone, Debug, Default)]
 struct GenRow {
@@ -164,6 +181,8 @@ struct GenRow {
 /// stays on its intended course.
 struct Story<'a> {
     rng: &'a mut SplitMix64,
+    /// The lease durations an offer picks from, in seconds.
+    durations: &'static [i64],
     rows: Vec<GenRow>,
     now: i64,
     /// The current generation's lease number, generation and holder.
@@ -201,10 +220,9 @@ impl Story<'_> {
     }
 
     fn offer(&mut self, generation: u64, holder: u64) {
-        const DURATIONS: [i64; 6] = [30, 45, 60, 90, 120, 300];
         self.generation = generation;
         self.holder = holder;
-        self.duration = DURATIONS[self.rng.range(0, 5) as usize];
+        self.duration = self.durations[self.rng.range(0, self.durations.len() as u64 - 1) as usize];
         self.expires = self.now + self.duration;
         let explicit_deadline = self.rng.chance(70);
         self.ack_deadline = if explicit_deadline {
@@ -324,6 +342,7 @@ impl Story<'_> {
 /// The rows of case number `index` following `scenario`, padded towards `target` rows.
 fn tell(
     rng: &mut SplitMix64,
+    durations: &'static [i64],
     index: u64,
     scenario: Scenario,
     target: u64,
@@ -333,6 +352,7 @@ fn tell(
     let generation = rng.range(1, 9);
     let mut story = Story {
         rng,
+        durations,
         rows: Vec::with_capacity(target as usize + 4),
         now: start,
         lease: index,
@@ -528,7 +548,7 @@ pub fn write_cases(options: &Options, out: &mut impl Write) -> io::Result<u64> {
             let scenario = pick_scenario(&mut rng);
             let target = rng.range(low, high.max(low));
             clock += rng.range(0, 5) as i64;
-            let rows = tell(&mut rng, next_case, scenario, target, clock);
+            let rows = tell(&mut rng, &DURATIONS, next_case, scenario, target, clock);
             open.push((next_case, rows, 0));
             next_case += 1;
         }

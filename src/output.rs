@@ -357,6 +357,17 @@ pub trait AppendFile: Write {
 
 impl AppendFile for Vec<u8> {}
 
+/// For runs that want the engine's rows or errors, not its matrix: the spill is skipped, not read.
+impl AppendFile for io::Sink {
+    fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        let at = file.stream_position()?;
+        let skipped = len.min(file.metadata()?.len().saturating_sub(at));
+        file.seek(SeekFrom::Current(skipped as i64))?;
+        Ok(skipped)
+    }
+}
+
 impl AppendFile for Output {
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
         // Flushed first, then the standard library's copy between file descriptors

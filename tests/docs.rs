@@ -129,9 +129,6 @@ fn the_setup_commands_are_the_ones_ci_runs() {
     assert!(ci.contains("-- adjudicate cases/"));
 }
 
-/// Guides other branches add; listed here only until they are merged.
-const PENDING: [&str; 1] = ["docs/performance.md"];
-
 #[test]
 fn relative_links_resolve_inside_the_repository() {
     let mut files = vec![root().join("README.md")];
@@ -158,12 +155,7 @@ fn relative_links_resolve_inside_the_repository() {
                 .canonicalize()
                 .map(|p| p.starts_with(root().canonicalize().unwrap()))
                 .unwrap_or(false);
-            let relative = resolved
-                .strip_prefix(root())
-                .map(|p| p.to_string_lossy().replace("/docs/../", "/"))
-                .unwrap_or_default();
-            let pending = PENDING.iter().any(|p| relative == *p);
-            if !inside && !pending {
+            if !inside {
                 broken.push(format!("{}: {target}", file.display()));
             }
         }

@@ -9,17 +9,19 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
+use crate::grading::engine_check::{judge_and_compare, CheckError};
 use crate::grading::{
-    compare, read_golden_file, GradeReport, MatrixFile, MatrixFileFormat, MissingAt, ReportArgs,
-    Unpaired, UnpairedFile,
+    read_golden_file, GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
-use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
+use crate::matrix::COLUMNS;
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::{render_report, report_output, write_problems};
+use crate::streaming::{
+    adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
+};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -240,6 +242,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
 fn check(args: &Args) -> Result<ExitCode> {
     let columns = &args.report.columns.0;
+    if args.cases.as_os_str() == "-" && args.bless {
+        anyhow::bail!("--bless judges the case file again, so it cannot read standard input (-)");
+    }
     if args.cases.as_os_str() == "-" && args.golden.is_dir() {
         return Err(InputErrors(vec![InputError::new(
             &name(&args.golden),
@@ -285,8 +290,9 @@ fn check(args: &Args) -> Result<ExitCode> {
     }
     check_paths(&inputs, &outputs)?;
     let mut errors = Vec::new();
-    // Each case file is judged on its own: it is checked against its own golden file.
-    let mut judged_files = Vec::new();
+    // Each case file is judged on its own, by the streaming engine, and graded against its
+    // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
+    let mut graded_files = Vec::new();
     for pairing in &pairings.pairs {
         let from_stdin = pairing.cases.as_os_str() == "-";
         let source = Source {
@@ -294,7 +300,6 @@ fn check(args: &Args) -> Result<ExitCode> {
             path: (!from_stdin).then(|| pairing.cases.clone()),
             options: args.read.options(),
         };
-        let judged = judge_sources(&[source], None, args.as_of, &mut |_, _, _| {});
         let golden = pairing.golden.as_deref().map(|path| {
             read_golden_file(path, &name(path)).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
@@ -305,14 +310,16 @@ fn check(args: &Args) -> Result<ExitCode> {
                 }
             })
         });
-        match (judged, golden) {
-            (Ok(judged), None) => judged_files.push((pairing, judged, None)),
-            (Ok(judged), Some(Ok(golden))) => judged_files.push((pairing, judged, Some(golden))),
-            (judged, golden) => {
-                errors.extend(judged.err().into_iter().flat_map(|e| e.0));
-                errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
+        let golden_ok = golden.as_ref().and_then(|g| g.as_ref().ok());
+        match judge_and_compare(&source, args.as_of, golden_ok, columns) {
+            Ok(grade) if golden.as_ref().is_none_or(Result::is_ok) => {
+                graded_files.push((pairing, grade));
             }
+            Ok(_) => {}
+            Err(CheckError::Input(judged)) => errors.extend(judged.0),
+            Err(CheckError::Io(e)) => return Err(e.into()),
         }
+        errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
     }
     if let Some(progress) = progress {
         progress.finish_and_clear();
@@ -329,33 +336,24 @@ fn check(args: &Args) -> Result<ExitCode> {
         unpaired: Vec::new(),
     };
     let mut to_bless = Vec::new();
-    for (pairing, judged, golden) in &judged_files {
-        let rows: Vec<MatrixRow> = judged
-            .iter()
-            .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-            .collect();
-        let case_name = name(&pairing.cases);
-        let actual = MatrixFile::from_matrix_rows(
-            &case_name,
-            judged.iter().map(|j| j.first_line).zip(&rows),
-        );
-        match golden {
-            Some(golden) => {
-                let grade = compare(golden, &actual, columns, true, MissingAt::GoldenRow);
+    for (pairing, grade) in graded_files {
+        match grade {
+            Some(grade) => {
                 if !grade.summary().is_clean() {
-                    to_bless.push((*pairing, rows));
+                    to_bless.push(pairing);
                 }
                 report.files.push(grade);
             }
             None => {
                 report.unpaired.push(UnpairedFile {
-                    file: case_name,
+                    file: name(&pairing.cases),
                     problem: Unpaired::CaseFileWithoutGolden,
                 });
-                to_bless.push((*pairing, rows));
+                to_bless.push(pairing);
             }
         }
     }
+    let checked = pairings.pairs.len();
     report
         .unpaired
         .extend(pairings.orphan_golden.iter().map(|file| UnpairedFile {
@@ -365,11 +363,11 @@ fn check(args: &Args) -> Result<ExitCode> {
 
     let mut outputs = vec![render_report(&report, &args.report)?];
     if args.bless {
-        outputs.extend(bless(&to_bless)?);
+        outputs.extend(bless(&to_bless, args)?);
     }
     commit_all(outputs)?;
     if args.bless {
-        say_blessed(&to_bless, judged_files.len());
+        say_blessed(&to_bless, checked);
     }
     Ok(if report.summary().is_clean() {
         ExitCode::SUCCESS
@@ -378,39 +376,65 @@ fn check(args: &Args) -> Result<ExitCode> {
     })
 }
 
-/// Writes each differing file's engine matrix for its `.new` path (committed with the report).
-fn bless(to_bless: &[(&Pairing, Vec<MatrixRow>)]) -> Result<Vec<Output>> {
+/// Writes each differing file's engine matrix for its `.new` path, to commit with the report
+/// (the file is judged again, straight into the `.new` file: bless is rare, memory is not).
+fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
     let mut outputs = Vec::with_capacity(to_bless.len());
-    for (pairing, rows) in to_bless {
+    for pairing in to_bless {
         let target = &pairing.blessed;
-        // `x.csv.new` is written as CSV and `x.json.new` as JSON: the format of the file it
-        // would replace.
+        // `x.csv.new` is written as CSV, `x.json.new` as JSON and `x.xlsx.new` as a
+        // workbook: the format of the file it would replace.
         let format = MatrixFileFormat::for_path(&target.with_extension(""));
-        let mut out = Output::open(Some(target))?;
-        let written = match format {
-            MatrixFileFormat::Csv => CsvMatrixWriter::new(&mut out, &[]).and_then(|mut writer| {
-                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
-                writer.finish().map(drop)
-            }),
-            MatrixFileFormat::Json => JsonMatrixWriter::new(&mut out).and_then(|mut writer| {
-                rows.iter().try_for_each(|row| writer.write(row, &[]))?;
-                writer.finish().map(drop)
-            }),
-            MatrixFileFormat::Workbook => {
-                let cells: Vec<Vec<String>> = rows.iter().map(|row| row.cells().to_vec()).collect();
-                crate::input::workbook::matrix_xlsx("matrix", &crate::matrix::COLUMNS, &cells)
-                    .map_err(std::io::Error::other)
-                    .and_then(|bytes| out.write_all(&bytes))
-            }
+        let source = Source {
+            name: name(&pairing.cases),
+            path: Some(pairing.cases.clone()),
+            options: args.read.options(),
         };
-        written.with_context(|| format!("cannot write {}", target.display()))?;
+        let settings = StreamSettings {
+            input_format: None,
+            run_as_of: args.as_of,
+            open_cases: DEFAULT_OPEN_CASES,
+            encoding: match format {
+                MatrixFileFormat::Json => Encoding::Json,
+                MatrixFileFormat::Csv | MatrixFileFormat::Workbook => Encoding::Csv,
+            },
+            jobs: 1,
+            progress: None,
+            rows_observed: false,
+            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        };
+        let mut out = Output::open(Some(target))?;
+        let cannot = || format!("cannot write {}", target.display());
+        if format == MatrixFileFormat::Workbook {
+            let mut csv_text: Vec<u8> = Vec::new();
+            adjudicate_streaming(&[source], &settings, &mut csv_text, &mut |_, _, _| {})
+                .with_context(cannot)?;
+            let mut reader = csv::Reader::from_reader(csv_text.as_slice());
+            let mut cells: Vec<Vec<String>> = Vec::new();
+            for record in reader.records() {
+                cells.push(
+                    record
+                        .with_context(cannot)?
+                        .iter()
+                        .map(str::to_owned)
+                        .collect(),
+                );
+            }
+            let bytes = crate::input::workbook::matrix_xlsx("matrix", &COLUMNS, &cells)
+                .map_err(std::io::Error::other)
+                .with_context(cannot)?;
+            out.write_all(&bytes).with_context(cannot)?;
+        } else {
+            adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
+                .with_context(cannot)?;
+        }
         outputs.push(out);
     }
     Ok(outputs)
 }
 
 /// Says what `--bless` wrote.
-fn say_blessed(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) {
+fn say_blessed(to_bless: &[&Pairing], checked: usize) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
@@ -418,7 +442,7 @@ fn say_blessed(to_bless: &[(&Pairing, Vec<MatrixRow>)], checked: usize) {
         to_bless.len(),
         checked
     );
-    for (pairing, _) in to_bless {
+    for pairing in to_bless {
         let _ = writeln!(
             err,
             "leasejudge: bless: wrote {} for review",

@@ -126,12 +126,34 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         anyhow::bail!("standard input (-) can be read only once");
     }
-    let sources = expand_inputs(&args.inputs)?;
+    let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let output_name = match &args.output {
         Some(path) => Named::new("-o", path),
         None => Named::stdout("the explanation"),
     };
     check_paths(&source_names(&sources), &[output_name])?;
+    let format = args.format.unwrap_or_else(|| default_format(&args.output));
+    if matches!(format, Format::Text | Format::Json) {
+        // Written case by case as cases close, in bounded memory.
+        let keep = |id: &str| selected(&args.cases, id);
+        let mut output = Output::open(args.output.as_deref())?;
+        let progress = crate::terminal::spinner("explain", &sources);
+        let explained = crate::explain::stream::explain_streaming(
+            &sources,
+            args.input_format,
+            args.as_of,
+            format,
+            &args.cases,
+            &keep,
+            &mut output,
+        );
+        if let Some(progress) = progress {
+            progress.finish_and_clear();
+        }
+        explained?;
+        output.commit()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let progress = crate::terminal::spinner("explain", &sources);
     let collected = collect_read(
         &args.inputs,
@@ -144,7 +166,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress.finish_and_clear();
     }
     let collector = collected?;
-    let format = args.format.unwrap_or_else(|| default_format(&args.output));
     let total = collector.count(&|id| selected(&args.cases, id));
     let limited = matches!(format, Format::Html | Format::Mermaid)
         && args.cases.is_empty()

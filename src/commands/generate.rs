@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::generate::{default_mix, parse_mix, write_cases, Options};
+use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Options, Style};
 use crate::input::Source;
 use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
 use crate::output::{check_paths, persist_all, Named, Output};
@@ -19,6 +19,11 @@ use crate::streaming::{
 #[command(after_help = "\
 The same options always give the same bytes, on any machine. The golden file is the engine's \
 own matrix of the generated file (adjudicate --format csv).\n\
+Styles: plain (the default) writes one spelling of everything; messy writes what other tools and \
+people write: short sequential ids (c9-000019), scrambled header spellings and aliases in a \
+shuffled order with an unknown column, quoted cells with commas and doubled quotes, times in \
++01:00/-08:00 offsets with fractions, every duration form, blank lines, CRLF in some files, \
+cases cut short, and 1 to --interleave cases in progress at once.\n\
 Exit status: 0 written; 2 bad options or cannot write (no output file is left half-written).")]
 pub struct Args {
     /// The random seed.
@@ -34,9 +39,14 @@ pub struct Args {
     #[arg(long, value_name = "N|MIN..MAX", default_value = "6..14", value_parser = parse_rows)]
     pub rows_per_case: (u64, u64),
 
-    /// How many cases are in progress at once (1: each case's rows are contiguous).
-    #[arg(long, value_name = "K", default_value_t = 8)]
-    pub interleave: u64,
+    /// How many cases are in progress at once (1: each case's rows are contiguous); at most
+    /// this many in the messy style. Default: 8 plain, 4 messy.
+    #[arg(long, value_name = "K")]
+    pub interleave: Option<u64>,
+
+    /// How the file is written: `plain`, or `messy` (see below).
+    #[arg(long, value_enum, default_value_t = Style::Plain)]
+    pub style: Style,
 
     /// The scenarios and their weights, `name=weight,...` (only those listed are generated),
     /// or `default`. See --list-scenarios.
@@ -97,15 +107,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.golden.is_some() && !cases_to_file {
         bail!("--golden needs the case file written to a file with -o");
     }
-    if args.interleave == 0 {
+    let interleave = args.interleave.unwrap_or(match args.style {
+        Style::Plain => 8,
+        Style::Messy => 4,
+    });
+    if interleave == 0 {
         bail!("--interleave must be 1 or more");
     }
-    let held = args.interleave.saturating_mul(args.rows_per_case.1);
+    let held = interleave.saturating_mul(args.rows_per_case.1);
     if held > MAX_GENERATED_ROWS_IN_MEMORY {
         bail!(
-            "--interleave {} times the most --rows-per-case {} is {held} rows held in memory \
-             at once; at most {MAX_GENERATED_ROWS_IN_MEMORY} are allowed",
-            args.interleave,
+            "--interleave {interleave} times the most --rows-per-case {} is {held} rows held in \
+             memory at once; at most {MAX_GENERATED_ROWS_IN_MEMORY} are allowed",
             args.rows_per_case.1
         );
     }
@@ -113,7 +126,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         seed: args.seed,
         cases: args.cases,
         rows_per_case: args.rows_per_case,
-        interleave: args.interleave,
+        interleave,
         mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
     };
     let mut outputs = vec![match &args.output {
@@ -134,8 +147,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut output = Output::open(args.output.as_deref())?;
     let progress = crate::terminal::bytes_spinner("generate: case file");
     let written = match &progress {
-        Some(bar) => write_cases(&options, &mut bar.wrap_write(&mut output)),
-        None => write_cases(&options, &mut output),
+        Some(bar) => write_style(args.style, &options, &mut bar.wrap_write(&mut output)),
+        None => write_style(args.style, &options, &mut output),
     };
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -175,4 +188,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     finished.insert(0, cases_written);
     persist_all(finished)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the case file in `style`.
+fn write_style(
+    style: Style,
+    options: &Options,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    match style {
+        Style::Plain => write_cases(options, out).map(drop),
+        Style::Messy => write_messy_cases(options, out, &mut |_| {}).map(drop),
+    }
 }

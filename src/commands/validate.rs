@@ -367,10 +367,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let progress = crate::terminal::spinner("validate", &sources);
-    let report = validate(&sources, args.input_format);
+    let report = validate_streaming(&sources, args.input_format);
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
+    let report = report?;
     let mut stderr = std::io::stderr().lock();
     for error in &report.errors {
         writeln!(stderr, "{error}")?;
@@ -413,4 +414,186 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         writeln!(stderr, "{summary}")?;
         Ok(ExitCode::from(2))
     }
+}
+
+/// How many cases' rows [`validate_streaming`] keeps before the oldest case's warnings are
+/// worked out and its rows let go.
+pub const OPEN_CASES: usize = 4096;
+
+/// The open cases of [`validate_streaming`], oldest first.
+struct CaseWindow {
+    open: std::collections::VecDeque<(String, CaseRows)>,
+    /// Case id → sequence number (its place in `open` counted from `base`).
+    index: HashMap<String, u64>,
+    base: u64,
+    /// A hash of every closed case id: a row whose id is here may be a case coming back.
+    closed: std::collections::HashSet<u64>,
+    came_back: bool,
+    warnings: Vec<Warning>,
+}
+
+fn id_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    id.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl CaseWindow {
+    fn add(&mut self, file_index: usize, file: &str, line: u64, case_id: &str, row: &Row) {
+        if self.came_back {
+            return;
+        }
+        let place = match self.index.get(case_id) {
+            Some(&seq) => (seq - self.base) as usize,
+            None => {
+                if self.closed.contains(&id_key(case_id)) {
+                    self.came_back = true;
+                    return;
+                }
+                if self.open.len() == OPEN_CASES {
+                    self.close_oldest();
+                }
+                let seq = self.base + self.open.len() as u64;
+                self.index.insert(case_id.to_owned(), seq);
+                self.open.push_back((
+                    case_id.to_owned(),
+                    CaseRows {
+                        file_index,
+                        file: file.to_owned(),
+                        lines: Vec::new(),
+                        rows: Vec::new(),
+                    },
+                ));
+                self.open.len() - 1
+            }
+        };
+        let rows = &mut self.open[place].1;
+        rows.lines.push(line);
+        rows.rows.push(row.clone());
+    }
+
+    fn close_oldest(&mut self) {
+        if let Some((case_id, rows)) = self.open.pop_front() {
+            self.base += 1;
+            self.index.remove(&case_id);
+            self.closed.insert(id_key(&case_id));
+            self.warnings.extend(case_warnings(&case_id, &rows));
+        }
+    }
+}
+
+/// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
+/// (as `adjudicate` does) and hands each replayed row to a window of open cases whose
+/// warnings are worked out as they close; a second, lighter pass reads every file for the
+/// reader's warnings and counts. Standard input is copied to a temporary file first, to be
+/// read twice. The report is [`validate`]'s, to the byte; a case that comes back after
+/// [`OPEN_CASES`] others began, and the case count of input with errors, are worked out as
+/// [`validate`] does, in memory.
+pub fn validate_streaming(
+    sources: &[crate::input::Source],
+    input_format: Option<InputFormat>,
+) -> std::io::Result<Report> {
+    let (readable, spools) = crate::input::spool_standard_input(sources)?;
+    let sources = &readable[..];
+
+    let mut window = CaseWindow {
+        open: std::collections::VecDeque::new(),
+        index: HashMap::new(),
+        base: 0,
+        closed: std::collections::HashSet::new(),
+        came_back: false,
+        warnings: Vec::new(),
+    };
+    let settings = crate::streaming::StreamSettings {
+        input_format,
+        run_as_of: None,
+        open_cases: crate::streaming::DEFAULT_OPEN_CASES,
+        encoding: crate::streaming::Encoding::Csv,
+        jobs: 1,
+        progress: None,
+        // The window needs every row, in file order.
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
+    };
+    let judged = crate::streaming::adjudicate_streaming(
+        sources,
+        &settings,
+        &mut std::io::sink(),
+        &mut |at, parsed, _| {
+            window.add(
+                at.file_index,
+                at.file,
+                at.line,
+                &parsed.case_id,
+                &parsed.row,
+            )
+        },
+    );
+    let (errors, mut cases) = match judged {
+        Ok(()) => (Vec::new(), None),
+        Err(crate::streaming::StreamError::Input(errors)) => (errors.0, Some(0)),
+        Err(crate::streaming::StreamError::Io(e)) => return Err(e),
+    };
+    if errors.is_empty() && window.came_back {
+        return Ok(validate(sources, input_format));
+    }
+
+    // The reader's warnings and the counts. With input errors the cases are counted as
+    // `validate` counts them (every id of a row that parsed), which needs their ids.
+    let mut warnings = Vec::new();
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut row_count = 0usize;
+    for (file_index, source) in sources.iter().enumerate() {
+        let mut file_errors = Vec::new();
+        let rows_before = row_count;
+        let mut observer = FileObserver {
+            file_index,
+            file: &source.name,
+            ignored_seen: Vec::new(),
+            warnings: &mut warnings,
+        };
+        read_source_observed(
+            source,
+            input_format,
+            &mut file_errors,
+            &mut |_, row| {
+                row_count += 1;
+                if let (Some(_), Ok(ParsedRow { case_id, .. })) = (cases, &row) {
+                    if !ids.contains(&**case_id) {
+                        ids.insert(case_id.to_string());
+                    }
+                }
+            },
+            &mut observer,
+        );
+        if file_errors.is_empty() && row_count == rows_before {
+            warnings.push(Warning {
+                file_index,
+                at: InputError::new(&source.name, 0, "holds no case rows"),
+            });
+        }
+    }
+    if cases.is_some() {
+        cases = Some(ids.len());
+    }
+    let cases = match cases {
+        Some(cases) => cases,
+        None => {
+            let cases = window.base as usize + window.open.len();
+            while !window.open.is_empty() {
+                window.close_oldest();
+            }
+            warnings.append(&mut window.warnings);
+            cases
+        }
+    };
+    warnings.sort_by_key(|w| (w.file_index, w.at.line));
+    drop(spools);
+    Ok(Report {
+        errors,
+        warnings: warnings.into_iter().map(|w| w.at).collect(),
+        cases,
+        rows: row_count,
+    })
 }

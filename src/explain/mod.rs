@@ -10,6 +10,7 @@ pub mod html;
 pub mod json;
 pub mod mermaid;
 pub mod sentence;
+pub mod stream;
 pub mod text;
 
 use std::collections::HashMap;

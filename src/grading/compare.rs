@@ -2,7 +2,7 @@
 //! report format renders; hidden golden values are dropped here, so no renderer can show them.
 
 use super::columns::Column;
-use super::matrix_file::MatrixFile;
+use super::matrix_file::{MatrixEntry, MatrixFile};
 
 /// A place a finding points at: a file, and a line when there is one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,18 +236,8 @@ pub fn compare(
                 outcome: CaseOutcome::Missing,
             },
             Some(found) => {
-                let mismatches: Vec<Mismatch> = columns
-                    .iter()
-                    .filter_map(|&column| {
-                        let want = expected.cell(column).unwrap_or_default();
-                        let got = found.cell(column).unwrap_or_default();
-                        (!column.same_value(want, got)).then(|| Mismatch {
-                            column,
-                            expected: reveal.then(|| want.trim().to_owned()),
-                            actual: got.trim().to_owned(),
-                        })
-                    })
-                    .collect();
+                let mismatches =
+                    mismatches(expected, &|column| found.cell(column), columns, reveal);
                 CaseGrade {
                     case_id: expected.case_id.clone(),
                     at: Spot {
@@ -281,6 +271,27 @@ pub fn compare(
         cases,
         unknown,
     }
+}
+
+/// The graded `columns` in which `found` (a cell by column) differs from `expected`.
+pub fn mismatches<'a>(
+    expected: &MatrixEntry,
+    found: &dyn Fn(Column) -> Option<&'a str>,
+    columns: &[Column],
+    reveal: bool,
+) -> Vec<Mismatch> {
+    columns
+        .iter()
+        .filter_map(|&column| {
+            let want = expected.cell(column).unwrap_or_default();
+            let got = found(column).unwrap_or_default();
+            (!column.same_value(want, got)).then(|| Mismatch {
+                column,
+                expected: reveal.then(|| want.trim().to_owned()),
+                actual: got.trim().to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// A value as people read it: `(empty)` for an empty cell.

@@ -147,6 +147,11 @@ impl MatrixFile {
         self.by_case_id.get(case_id).map(|&i| &self.rows[i])
     }
 
+    /// The index in [`rows`](MatrixFile::rows) of `case_id`'s row, if there is one.
+    pub fn position(&self, case_id: &str) -> Option<usize> {
+        self.by_case_id.get(case_id).copied()
+    }
+
     /// Adds a row; a case id already present is refused with the line it is on.
     fn push(&mut self, entry: MatrixEntry) -> Result<(), u64> {
         if let Some(&earlier) = self.by_case_id.get(&entry.case_id) {

@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod class;
 pub mod columns;
 pub mod compare;
+pub mod engine_check;
 pub mod hint;
 pub mod matrix_file;
 

@@ -131,6 +131,32 @@ impl Source {
     }
 }
 
+/// The sources with standard input copied to a temporary file (kept alive by the returned
+/// handles, and named as before), for commands that read their inputs more than once. The copy
+/// has no extension, so it is read as CSV unless a format is given, as standard input is.
+pub fn spool_standard_input(
+    sources: &[Source],
+) -> io::Result<(Vec<Source>, Vec<tempfile::NamedTempFile>)> {
+    let mut spools = Vec::new();
+    let mut readable = Vec::with_capacity(sources.len());
+    for source in sources {
+        if source.path.is_some() {
+            readable.push(source.clone());
+            continue;
+        }
+        let mut spool = tempfile::NamedTempFile::new()?;
+        io::copy(&mut io::stdin().lock(), &mut spool)?;
+        io::Write::flush(&mut spool)?;
+        readable.push(Source {
+            name: source.name.clone(),
+            path: Some(spool.path().to_owned()),
+            options: source.options.clone(),
+        });
+        spools.push(spool);
+    }
+    Ok((readable, spools))
+}
+
 /// Expands the command line's inputs: `-` is standard input, a directory is every case file
 /// directly in it in name order, anything else a file.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {

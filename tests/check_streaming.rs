@@ -1,0 +1,110 @@
+//! `check` grades each case file on the streaming engine, reading the engine's matrix back a
+//! row at a time: its grade must be the one `compare` gives for the whole matrix built from
+//! every case kept (`judge_sources`), with matched, wrong, missing and unknown cases, many
+//! more cases than stay open, interleaved and messy files, and a later `--as-of`.
+
+use leasejudge::adjudication::judge_sources;
+use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
+use leasejudge::grading::engine_check::judge_and_compare;
+use leasejudge::grading::{
+    compare, parse_column_list, parse_matrix, MatrixFile, MatrixFileFormat, MissingAt,
+};
+use leasejudge::input::Source;
+use leasejudge::lease::Timestamp;
+use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
+
+fn options(seed: u64, cases: u64) -> Options {
+    Options {
+        seed,
+        cases,
+        rows_per_case: (2, 9),
+        interleave: 8,
+        mix: default_mix(),
+    }
+}
+
+/// The engine's whole matrix of `source`, as `check` built it before.
+fn whole(source: &Source, as_of: Option<Timestamp>) -> (MatrixFile, Vec<u8>) {
+    let judged =
+        judge_sources(std::slice::from_ref(source), None, as_of, &mut |_, _, _| {}).unwrap();
+    let rows: Vec<MatrixRow> = judged
+        .iter()
+        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
+        .collect();
+    let mut csv = Vec::new();
+    let mut writer = CsvMatrixWriter::new(&mut csv, &[]).unwrap();
+    for row in &rows {
+        writer.write(row, &[]).unwrap();
+    }
+    writer.finish().unwrap();
+    let file =
+        MatrixFile::from_matrix_rows(&source.name, judged.iter().map(|j| j.first_line).zip(&rows));
+    (file, csv)
+}
+
+/// A golden file made from the engine's matrix with some decisions changed, some cases
+/// dropped (unknown to it) and one case the case file does not have (missing).
+fn tampered(matrix: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(matrix.to_vec()).unwrap();
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        if n > 0 && n % 97 == 0 {
+            continue; // a case the golden file lacks: unknown
+        }
+        if n > 0 && n % 13 == 0 {
+            let cut = line.rfind(',').unwrap();
+            let before = &line[..cut];
+            let decision_cut = before.rfind(',').unwrap();
+            out.push_str(&line[..decision_cut]);
+            out.push_str(",EXPIRED,expired_without_result\n");
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let last = text.lines().nth(1).unwrap();
+    out.push_str(&last.replacen(last.split(',').next().unwrap(), "not-in-the-file", 1));
+    out.push('\n');
+    out.into_bytes()
+}
+
+#[test]
+fn streamed_check_grades_as_the_whole_matrix_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plain = Vec::new();
+    write_cases(&options(2, 6000), &mut plain).unwrap();
+    let mut messy = Vec::new();
+    write_messy_cases(&options(3, 3000), &mut messy, &mut |_| {}).unwrap();
+    let later = Timestamp::parse("2026-01-02T00:00:00Z").unwrap();
+    for (name, bytes, as_of) in [
+        ("plain.csv", &plain, None),
+        ("messy.csv", &messy, None),
+        ("plain-later.csv", &plain, Some(later)),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let source = Source {
+            name: path.to_string_lossy().into_owned(),
+            path: Some(path),
+            options: Default::default(),
+        };
+        let (actual, matrix) = whole(&source, as_of);
+        for (clean, golden_bytes) in [(true, matrix.clone()), (false, tampered(&matrix))] {
+            let golden = parse_matrix(&golden_bytes, "golden.csv", MatrixFileFormat::Csv).unwrap();
+            for columns in ["decision,reason", "all"] {
+                let columns = parse_column_list(columns).unwrap();
+                let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
+                let got = judge_and_compare(&source, as_of, Some(&golden), &columns)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(got, expected, "{name}");
+                let summary = got.summary();
+                assert_eq!(summary.is_clean(), clean);
+                if !clean {
+                    let seen = (summary.mismatched > 0, summary.missing, summary.unknown > 0);
+                    assert_eq!(seen, (true, 1, true), "{summary:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! `validate` runs on the streaming engine with a window of open cases: its report must be
+//! the whole-file one's (`validate`), error for error and warning for warning, on plain and
+//! messy files with more cases than the window holds, several files, a file with input
+//! errors, an empty file, and a case that comes back after the window let it go.
+
+use std::io::Write;
+use std::path::Path;
+
+use leasejudge::commands::validate::{validate, validate_streaming, Report, OPEN_CASES};
+use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
+use leasejudge::input::Source;
+
+fn options(seed: u64, cases: u64) -> Options {
+    Options {
+        seed,
+        cases,
+        rows_per_case: (1, 8),
+        interleave: 8,
+        mix: default_mix(),
+    }
+}
+
+fn source(dir: &Path, name: &str, bytes: &[u8]) -> Source {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    Source {
+        name: path.to_string_lossy().into_owned(),
+        path: Some(path),
+        options: Default::default(),
+    }
+}
+
+fn shown(report: &Report) -> Vec<String> {
+    let mut lines: Vec<String> = report.errors.iter().map(|e| format!("error {e}")).collect();
+    lines.extend(report.warnings.iter().map(|w| format!("warning {w}")));
+    lines.push(format!("{} cases, {} rows", report.cases, report.rows));
+    lines
+}
+
+fn same(sources: &[Source]) -> Report {
+    let streamed = validate_streaming(sources, None).unwrap();
+    assert_eq!(shown(&streamed), shown(&validate(sources, None)));
+    streamed
+}
+
+#[test]
+fn streamed_validation_reports_as_the_whole_file_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = OPEN_CASES as u64 + 500;
+    let mut plain = Vec::new();
+    write_cases(&options(5, cases), &mut plain).unwrap();
+    let mut messy = Vec::new();
+    write_messy_cases(&options(6, cases), &mut messy, &mut |_| {}).unwrap();
+    let plain = source(dir.path(), "plain.csv", &plain);
+    let messy_source = source(dir.path(), "messy.csv", &messy);
+
+    let report = same(&[plain.clone(), messy_source.clone()]);
+    assert!(report.errors.is_empty());
+    // Pending cases, cases that end before a deadline, and the messy file's unknown column.
+    assert!(report.warnings.len() > 100, "{}", report.warnings.len());
+
+    // A case that comes back after every other: the window let it go, the run is redone.
+    let mut back = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
+    writeln!(
+        back,
+        "case-00000001,observe,2027-01-01T00:00:00Z,,,,,,,,,,,"
+    )
+    .unwrap();
+    let back = source(dir.path(), "back.csv", &back);
+    same(std::slice::from_ref(&back));
+    // The same from standard input (read twice, so kept in a file first).
+    let run = |args: &[&str], stdin: std::process::Stdio| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .args(args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let back_path = back.path.as_ref().unwrap();
+    let piped = run(
+        &["validate", "-"],
+        std::fs::File::open(back_path).unwrap().into(),
+    );
+    let named = run(&["validate", &back.name], std::process::Stdio::null());
+    assert_eq!(piped.0, named.0);
+    assert_eq!(piped.1, named.1.replace(&back.name, "-"));
+    assert!(piped.1.contains("warning: -:"), "{}", piped.1);
+
+    // Input errors (a bad timestamp, a case not starting with an offer, a time going back),
+    // and an empty file next to a good one.
+    let mut bad = messy.clone();
+    writeln!(bad).unwrap();
+    let text = String::from_utf8(bad).unwrap();
+    let broken = text
+        .replacen("2026-01-01T00:00:3", "2026-01-01 00:00:3", 3)
+        .replacen(",offer,", ",ack,", 2);
+    let broken = source(dir.path(), "broken.csv", broken.as_bytes());
+    let report = same(&[broken, source(dir.path(), "empty.csv", b"")]);
+    assert!(report.errors.len() >= 2, "{:?}", report.errors);
+    same(&[
+        messy_source,
+        source(
+            dir.path(),
+            "header-only.csv",
+            b"case_id,event,observed_at\n",
+        ),
+    ]);
+}
