@@ -67,7 +67,7 @@ fn every_readme_command_runs_verbatim_with_its_exit_code() {
     );
     // A copy of the repository's data, so that the commands' outputs land in a temp dir.
     let dir = tempfile::tempdir().unwrap();
-    for data in ["cases", "golden", "tests/data"] {
+    for data in ["cases", "golden", "tests/data", "examples"] {
         copy_dir(&root().join(data), &dir.path().join(data));
     }
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_leasejudge"));
