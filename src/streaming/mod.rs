@@ -222,6 +222,8 @@ pub struct StreamRun {
     /// Case ids of earlier files met in the current one, where they were first, and whether
     /// that was reported (at its first valid row, as [`judge_sources`](crate::adjudication::judge_sources) does).
     foreign: std::collections::HashMap<String, (Closed, bool)>,
+    /// How many times a closed case came back and was read again.
+    came_back_count: u64,
     /// Cases of the current file that came back.
     pinned: std::collections::HashMap<String, Pinned, foldhash::fast::FixedState>,
 }
@@ -283,6 +285,7 @@ impl StreamRun {
             file_index: 0,
             foreign: std::collections::HashMap::new(),
             pinned: std::collections::HashMap::default(),
+            came_back_count: 0,
         }
     }
 
@@ -515,6 +518,7 @@ impl StreamRun {
             return Ok(None);
         }
         let slot = self.rebuild(case_id, &closed)?;
+        self.came_back_count += 1;
         if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
             // The one whose last row is oldest is closed again (and read again if it comes
             // back again): memory stays bounded however many cases come back.
@@ -1460,4 +1464,108 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
     } else {
         Attempt::Failed(errors)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{default_mix, write_cases, Options};
+    use crate::matrix::{CsvMatrixWriter, MatrixRow};
+
+    /// The matrix of `path` as [`judge_sources`](crate::adjudication::judge_sources) writes it.
+    fn reference(source: &Source) -> Vec<u8> {
+        let judged = crate::adjudication::judge_sources(
+            std::slice::from_ref(source),
+            None,
+            None,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        let mut writer = CsvMatrixWriter::new(Vec::new(), &[]).unwrap();
+        for j in &judged {
+            writer
+                .write(&MatrixRow::new(&j.case_id, &j.case, &j.verdict), &[])
+                .unwrap();
+        }
+        writer.finish().unwrap()
+    }
+
+    /// The matrix of a run fed every row with the hash `hash` gives it; how many times a case
+    /// came back.
+    fn streamed_with_hash(
+        source: &Source,
+        open_cases: usize,
+        hash: &dyn Fn(&RowResult) -> u64,
+    ) -> (Vec<u8>, u64) {
+        let mut run = StreamRun::new(
+            None,
+            open_cases,
+            Encoding::Csv,
+            Arc::new(SeenIds::for_ids(1000)),
+            false,
+        )
+        .unwrap();
+        run.begin_file(
+            0,
+            &source.name,
+            InputFormat::Csv,
+            Some(Reread::Path(source.path.clone().unwrap())),
+        );
+        let mut rows = Vec::new();
+        let mut errors = Vec::new();
+        crate::input::read_source(source, None, &mut errors, &mut |line, row| {
+            rows.push((line, row))
+        });
+        for (line, row) in &rows {
+            let at = Location {
+                file_index: 0,
+                file: &source.name,
+                line: *line,
+            };
+            run.feed_hashed(at, row, hash(row)).unwrap();
+        }
+        run.end_file(errors).unwrap();
+        assert!(run.errors.is_empty());
+        let came_back = run.came_back_count;
+        let mut out = Vec::new();
+        assemble(&mut out, Encoding::Csv, vec![run.spill.close().unwrap()]).unwrap();
+        (out, came_back)
+    }
+
+    #[test]
+    fn ids_that_share_a_hash_are_told_apart_without_giving_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.csv");
+        let options = Options {
+            seed: 4,
+            cases: 300,
+            rows_per_case: (3, 12),
+            interleave: 6,
+            mix: default_mix(),
+        };
+        let mut text = Vec::new();
+        write_cases(&options, &mut text).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let source = Source {
+            name: "cases.csv".into(),
+            path: Some(path),
+        };
+        let expected = reference(&source);
+        // Every id one hash, or one of two: the index and the filter see nothing but
+        // collisions.
+        let all_one: &dyn Fn(&RowResult) -> u64 = &|_| 42;
+        let two = |row: &RowResult| match row {
+            Ok(parsed) => id_hash(&parsed.case_id) & 1,
+            Err(_) => 1,
+        };
+        for hash in [all_one, &two] {
+            let (matrix, came_back) = streamed_with_hash(&source, 4096, hash);
+            assert!(matrix == expected, "{}", String::from_utf8_lossy(&matrix));
+            assert_eq!(came_back, 0, "no case was let go, so none came back");
+            // Few open: cases come back, and are told apart by id too.
+            let (matrix, came_back) = streamed_with_hash(&source, 2, hash);
+            assert!(matrix == expected, "{}", String::from_utf8_lossy(&matrix));
+            assert!(came_back > 0);
+        }
+    }
 }
