@@ -199,7 +199,22 @@ pub fn stream_split(
         Stitched::ReadOn => None,
     };
     if spill.is_none() {
-        // A case came back across the cut: the first run reads on from it.
+        // A case came back across the cut: the first run reads on from it. The filter it
+        // shared holds the second half's ids too, which would all be "maybe" (a scan of the
+        // log each): it gets one of its own, of the ids it has seen.
+        let seen = SeenIds::for_ids(std::fs::metadata(path)?.len() / 40 + 1);
+        run.ids.for_each(&mut |id| {
+            seen.insert(id);
+            true
+        })?;
+        for seq in run.closed..run.next {
+            seen.insert(&run.open[run.place(seq)].case_id);
+        }
+        for id in run.pinned.keys() {
+            seen.insert(id);
+        }
+        run.seen = Arc::new(seen);
+        run.suspects = None;
         let done = AtomicBool::new(false);
         let mut file = File::open(path)?;
         file.seek(SeekFrom::Start(cut))?;
