@@ -560,7 +560,7 @@ fn ndjson_on_standard_input_is_audited_as_each_row_arrives() {
 }
 
 #[test]
-fn standard_input_is_kept_for_the_fallback_when_a_closed_case_reappears() {
+fn standard_input_is_read_again_when_a_closed_case_reappears() {
     let text = String::from_utf8(generated(9, 200, 12)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("in.csv");

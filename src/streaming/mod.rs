@@ -1348,22 +1348,28 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         .iter()
         .map(|_| std::sync::Mutex::new(None))
         .collect();
+    let workers = settings.jobs.clamp(1, sources.len().max(1));
+    // One run per worker for all its files (setting one up per file cost more than reading
+    // a small file): its filter sized for its share of the input, its log read per file.
+    let bytes: u64 = sources
+        .iter()
+        .filter_map(|s| std::fs::metadata(s.path.as_ref()?).ok())
+        .map(|m| m.len())
+        .sum();
     let work = |worker: usize| -> io::Result<IdLog> {
-        let mut spill = Spill::new(settings.encoding)?;
-        let mut ids = IdLog::new()?;
+        let mut run = StreamRun::with_stores(
+            settings.run_as_of,
+            settings.open_cases,
+            Arc::new(SeenIds::for_ids(bytes / 40 / workers as u64 + 1)),
+            Spill::new(settings.encoding)?,
+            IdLog::new()?,
+        );
         loop {
             let file_index = next.fetch_add(1, Ordering::Relaxed);
             let Some(source) = sources.get(file_index) else {
                 break;
             };
-            let from = ids.restart();
-            let mut run = StreamRun::with_stores(
-                settings.run_as_of,
-                settings.open_cases,
-                Arc::new(filter_for(std::slice::from_ref(source))),
-                spill,
-                ids,
-            );
+            let from = run.ids.restart();
             let streamed = stream_source(
                 &mut run,
                 file_index,
@@ -1374,28 +1380,20 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
                 false,
                 &mut |_, _, _| {},
             );
-            let StreamRun {
-                spill: run_spill,
-                ids: run_ids,
-                errors,
-                ..
-            } = run;
-            (spill, ids) = (run_spill, run_ids);
             let result = streamed.and_then(|()| {
                 Ok(FileResult {
-                    errors,
-                    spill: spill.segment()?,
+                    errors: std::mem::take(&mut run.errors),
+                    spill: run.spill.segment()?,
                     worker,
-                    ids: (from, ids.written()),
+                    ids: (from, run.ids.written()),
                 })
             });
             *results[file_index].lock().expect("no panics while locked") = Some(result);
         }
-        ids.close()?;
-        Ok(ids)
+        run.ids.close()?;
+        Ok(run.ids)
     };
     let work = &work;
-    let workers = settings.jobs.clamp(1, sources.len().max(1));
     let logs: Vec<io::Result<IdLog>> = std::thread::scope(|scope| {
         let mut threads = Vec::new();
         for worker in 1..workers {
