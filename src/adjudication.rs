@@ -117,18 +117,8 @@ impl Adjudication {
         if entry.file_index != at.file_index {
             if !self.clashes.contains(&(index, at.file_index)) {
                 self.clashes.push((index, at.file_index));
-                self.errors.push(
-                    InputError::new(
-                        at.file,
-                        at.line,
-                        format!(
-                            "case id also appears in {}:{}; case ids must be unique across files",
-                            entry.file, entry.first_line
-                        ),
-                    )
-                    .column("case_id")
-                    .value(case_id.clone()),
-                );
+                self.errors
+                    .push(clash_error(at, case_id, &entry.file, entry.first_line));
             }
             return None;
         }
@@ -170,6 +160,20 @@ impl Adjudication {
             })
             .collect())
     }
+}
+
+/// The located input error for a row at `at` of a case first seen in another file, `file`
+/// at `first_line`.
+pub fn clash_error(at: Location<'_>, case_id: &str, file: &str, first_line: u64) -> InputError {
+    InputError::new(
+        at.file,
+        at.line,
+        format!(
+            "case id also appears in {file}:{first_line}; case ids must be unique across files"
+        ),
+    )
+    .column("case_id")
+    .value(case_id.to_owned())
 }
 
 /// The located input error for a row the lease core refused.

@@ -20,7 +20,7 @@ mod cleanup;
 mod paths;
 mod sanitize;
 
-pub use cleanup::install_signal_handlers;
+pub use cleanup::{install_signal_handlers, GuardedTemp};
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 pub use sanitize::{escape_controls, escape_controls_keep_lines, is_unsafe_char};
 

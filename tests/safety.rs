@@ -364,11 +364,9 @@ fn interrupted_runs_leave_nothing_and_keep_the_old_output() {
     interrupt_large_runs(false);
 }
 
-/// The engine's spill files and standard-input spool (`src/streaming/`) are named temporary
-/// files in `TMPDIR` until they are made anonymous (unlinked at creation) there; then this
-/// passes. Run it with `cargo test --test safety -- --ignored`.
+/// The engine's temporary files (spills, logs, the copy of standard input) are anonymous:
+/// unlinked at creation, so no signal, not even SIGKILL, can leave them in `TMPDIR`.
 #[test]
-#[ignore = "the streaming engine's spill files are still named files in TMPDIR"]
 fn interrupted_runs_leave_nothing_in_tmpdir() {
     interrupt_large_runs(true);
 }

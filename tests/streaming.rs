@@ -561,7 +561,7 @@ fn ndjson_on_standard_input_is_audited_as_each_row_arrives() {
 }
 
 #[test]
-fn standard_input_is_kept_for_the_fallback_when_a_closed_case_reappears() {
+fn standard_input_is_read_again_when_a_closed_case_reappears() {
     let text = String::from_utf8(generated(9, 200, 12)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("in.csv");
@@ -624,4 +624,159 @@ fn many_files_on_two_threads_do_not_hold_a_descriptor_per_file() {
         String::from_utf8(limited.stdout).unwrap().lines().count(),
         201
     );
+}
+
+/// An offer row of case `case` at second `second`.
+fn offer(case: &str, second: u32) -> String {
+    format!(
+        "{case},offer,2026-01-01T10:{:02}:{:02}Z,j-{case},L,1,w,600,,\n",
+        second / 60,
+        second % 60
+    )
+}
+
+#[test]
+fn cases_that_come_back_early_late_twice_broken_or_faulty_match_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,progress_seq,progress_value\n",
+    );
+    // c3's first row is bad (no such event): it is broken, and so is what comes back of it.
+    for case in 0..40 {
+        if case == 3 {
+            text.push_str("c3,offr,2026-01-01T10:00:03Z,j-c3,L,1,w,600,,\n");
+        } else {
+            text.push_str(&offer(&format!("c{case}"), case));
+        }
+        if case == 20 {
+            // Early: c1 comes back after 19 other cases, with an ack.
+            text.push_str("c1,ack,2026-01-01T10:00:30Z,,L,1,w,,,\n");
+            text.push_str("c3,ack,2026-01-01T10:00:30Z,,L,1,w,,,\n");
+        }
+    }
+    // Late: c0 at the very end; c1 a second time; c2 with a row that breaks a rule (time
+    // going back) and another that does not.
+    text.push_str("c1,progress,2026-01-01T10:01:00Z,,L,1,w,,1,50%\n");
+    text.push_str("c2,ack,2026-01-01T09:00:00Z,,L,1,w,,,\n");
+    text.push_str("c2,ack,2026-01-01T10:01:00Z,,L,1,w,,,\n");
+    text.push_str("c0,ack,2026-01-01T10:02:00Z,,L,1,w,,,\n");
+    let source = write_file(dir.path(), "back.csv", text.as_bytes());
+    assert_same_as_reference(std::slice::from_ref(&source), "back");
+    let errors = streamed(&[source], Encoding::Csv, 3, 1).unwrap_err();
+    assert!(errors.contains("back.csv:45: observed_at"), "{errors}");
+
+    // Without the bad rows the run succeeds, and each case that came back is one row, in
+    // its place, judged with all its rows.
+    let good: String = text
+        .lines()
+        .filter(|l| !l.starts_with("c3,") && !l.contains("T09:00"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let source = write_file(dir.path(), "back-good.csv", good.as_bytes());
+    assert_same_as_reference(std::slice::from_ref(&source), "back, good");
+    let (matrix, _) = streamed(&[source], Encoding::Csv, 3, 1).unwrap();
+    let matrix = String::from_utf8(matrix).unwrap();
+    let ids: Vec<&str> = matrix
+        .lines()
+        .skip(1)
+        .map(|l| &l[..l.find(',').unwrap()])
+        .collect();
+    let expected: Vec<String> = (0..40)
+        .filter(|&c| c != 3)
+        .map(|c| format!("c{c}"))
+        .collect();
+    assert_eq!(ids, expected);
+    for (case, state) in [(0, "ACKED"), (1, "ACKED"), (2, "ACKED"), (4, "PENDING")] {
+        let row = matrix
+            .lines()
+            .find(|l| l.starts_with(&format!("c{case},")))
+            .unwrap();
+        assert!(row.contains(&format!(",{state},")), "{row}");
+    }
+}
+
+#[test]
+fn more_cases_coming_back_than_are_kept_open_match_the_reference() {
+    // 1,100 cases come back (more than the 1,024 kept open once they come back), each of
+    // them twice: some are let go again, and read again when they come back again.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,progress_seq,progress_value\n",
+    );
+    let cases = 1100;
+    for case in 0..cases {
+        text.push_str(&offer(&format!("c{case}"), 0));
+    }
+    for case in 0..cases {
+        text.push_str(&format!("c{case},ack,2026-01-01T10:01:00Z,,L,1,w,,,\n"));
+    }
+    for case in 0..cases {
+        text.push_str(&format!(
+            "c{case},progress,2026-01-01T10:02:00Z,,L,1,w,,1,{}%\n",
+            case % 100
+        ));
+    }
+    let source = write_file(dir.path(), "many-back.csv", text.as_bytes());
+    let single = std::slice::from_ref(&source);
+    for encoding in [Encoding::Csv, Encoding::Json] {
+        let expected = reference(single, encoding).unwrap();
+        assert!(
+            expected == streamed(single, encoding, 1, 1).unwrap(),
+            "{encoding:?}"
+        );
+        assert!(
+            expected == streamed(single, encoding, 700, 2).unwrap(),
+            "{encoding:?}"
+        );
+    }
+}
+
+#[test]
+fn a_case_id_of_an_earlier_file_met_first_in_a_bad_row_is_reported_at_its_first_good_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n";
+    let a = format!(
+        "{header}x,offer,2026-01-01T10:00:00Z,j,L,1,w,60\ny,offer,2026-01-01T10:00:00Z,j,L,1,w,60\n"
+    );
+    let b = format!(
+        "{header}z,offer,2026-01-01T10:00:00Z,j,L,1,w,60\nx,offr,2026-01-01T10:00:01Z,,L,1,w,\n\
+         x,ack,2026-01-01T10:00:01Z,,L,1,w,\nx,ack,2026-01-01T10:00:02Z,,L,1,w,\n"
+    );
+    let sources = [
+        write_file(dir.path(), "a.csv", a.as_bytes()),
+        write_file(dir.path(), "b.csv", b.as_bytes()),
+    ];
+    assert_same_as_reference(&sources, "clash after a bad row");
+    let errors = streamed(&sources, Encoding::Csv, 1, 1).unwrap_err();
+    assert!(errors.contains("b.csv:4: case_id"), "{errors}");
+    assert!(errors.contains("a.csv:2"), "{errors}");
+}
+
+#[test]
+fn an_audit_of_several_files_lists_every_row_whatever_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    for i in 0..3 {
+        let text = String::from_utf8(generated(30 + i, 20, 2))
+            .unwrap()
+            .replace("case-", &format!("f{i}-"));
+        std::fs::write(inputs.join(format!("f{i}.csv")), text).unwrap();
+    }
+    let audit = |jobs: &str| {
+        let audit = dir.path().join(format!("audit-{jobs}.csv"));
+        let status = leasejudge()
+            .args(["adjudicate", "--format", "csv", "--jobs", jobs, "-o"])
+            .arg(dir.path().join("m.csv"))
+            .arg("--audit")
+            .arg(&audit)
+            .arg(&inputs)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::fs::read_to_string(audit).unwrap()
+    };
+    let one = audit("1");
+    assert!(one.lines().count() > 60, "{one}");
+    assert_eq!(one, audit("2"));
 }

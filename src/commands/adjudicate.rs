@@ -79,8 +79,8 @@ pub struct Args {
     pub jobs: Option<usize>,
 
     /// Cases kept open at once (per half, for a file read as two halves) before the oldest is
-    /// judged and written out; a case that continues after that is still judged correctly, by a
-    /// slower pass that keeps every case. 1 to 1000000.
+    /// judged and written out; a case that continues after that is still judged correctly: its
+    /// own rows are read again. 1 to 1000000.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_OPEN_CASES,
           value_parser = crate::limits::parse_open_cases)]
     pub open_cases: usize,

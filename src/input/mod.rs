@@ -133,10 +133,11 @@ impl Source {
 
 /// The sources with standard input copied to a temporary file (kept alive by the returned
 /// handles, and named as before), for commands that read their inputs more than once. The copy
-/// has no extension, so it is read as CSV unless a format is given, as standard input is.
+/// has no extension, so it is read as CSV unless a format is given, as standard input is. It is
+/// removed when the handle is dropped, or by an interrupting signal.
 pub fn spool_standard_input(
     sources: &[Source],
-) -> io::Result<(Vec<Source>, Vec<tempfile::NamedTempFile>)> {
+) -> io::Result<(Vec<Source>, Vec<crate::output::GuardedTemp>)> {
     let mut spools = Vec::new();
     let mut readable = Vec::with_capacity(sources.len());
     for source in sources {
@@ -144,9 +145,9 @@ pub fn spool_standard_input(
             readable.push(source.clone());
             continue;
         }
-        let mut spool = tempfile::NamedTempFile::new()?;
-        io::copy(&mut io::stdin().lock(), &mut spool)?;
-        io::Write::flush(&mut spool)?;
+        let mut spool = crate::output::GuardedTemp::new()?;
+        io::copy(&mut io::stdin().lock(), spool.as_file_mut())?;
+        io::Write::flush(spool.as_file_mut())?;
         readable.push(Source {
             name: source.name.clone(),
             path: Some(spool.path().to_owned()),

@@ -24,6 +24,36 @@ pub(crate) fn forget(live: &mut Vec<PathBuf>, path: &Path) {
     }
 }
 
+/// A named temporary file that is not an output (a copy of standard input that a command
+/// reads twice): removed when dropped, and by SIGINT, SIGTERM and SIGHUP like an output's.
+pub struct GuardedTemp(tempfile::NamedTempFile);
+
+impl GuardedTemp {
+    /// A new temporary file in the temporary directory, registered for removal on a signal.
+    pub fn new() -> std::io::Result<GuardedTemp> {
+        let file = tempfile::NamedTempFile::new()?;
+        live().push(file.path().to_owned());
+        Ok(GuardedTemp(file))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// The open file.
+    pub fn as_file_mut(&mut self) -> &mut std::fs::File {
+        self.0.as_file_mut()
+    }
+}
+
+impl Drop for GuardedTemp {
+    fn drop(&mut self) {
+        // The file itself is removed by NamedTempFile's own drop, after this.
+        forget(&mut live(), self.0.path());
+    }
+}
+
 /// Removes every registered temporary file and exits with 128 + `signal`.
 fn remove_all_and_exit(signal: i32) -> ! {
     let live = live();

@@ -3,9 +3,12 @@
 //! "maybe"; and the hash both (and the open-case index) use.
 
 use std::fs::File;
-use std::hash::Hasher;
-use std::io::{self, BufWriter, Read, Write};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, BufWriter, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::spill::{anonymous_file, read_at, SharedFile};
 
 /// The Bloom filter's largest size: 2^21 words = 16 MiB.
 const SEEN_WORDS_LOG2_MAX: u32 = 21;
@@ -59,8 +62,8 @@ impl SeenIds {
 
     /// The word and the bits of an id with [`id_hash`] `hash`.
     fn bits(&self, hash: u64) -> (usize, u64) {
-        // The id hash is a fast multiply-rotate hash; murmur3's finaliser spreads its bits so
-        // that the word and the bit positions are independent.
+        // murmur3's finaliser makes the word and the bit positions independent of the bits
+        // the open-case index uses.
         let mut hash = hash;
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -94,63 +97,38 @@ impl SeenIds {
     }
 }
 
-/// The Firefox/rustc hash (multiply-rotate per word): case ids are short and the index is
-/// looked up whenever rows switch cases; SipHash's protection against chosen keys buys
-/// nothing for a file the user chose to judge.
-#[derive(Default)]
-pub(super) struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// The [`FxHasher`] hash of a case id: computed once per row, compared before the ids
-/// themselves and used as the open-case index key.
+/// The hash of a case id: computed once per row, compared before the ids themselves and used
+/// as the open-case index key. foldhash's quality variant with a fixed seed: every bit depends
+/// on every byte (the multiply-rotate hash used before gave 1,483 of 61,435 ids shaped
+/// `c9-NNNNNN` a twin), and the output does not depend on the hash anyway: equal hashes are
+/// told apart by comparing ids.
 pub(super) fn id_hash(id: &str) -> u64 {
-    let mut hasher = FxHasher::default();
+    let mut hasher = foldhash::quality::FixedState::default().build_hasher();
     hasher.write(id.as_bytes());
     hasher.finish()
 }
 
-impl Hasher for FxHasher {
-    fn write_u64(&mut self, word: u64) {
-        self.add(word);
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let mut tail = [0u8; 8];
-        let rest = chunks.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56);
-    }
-
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// Case ids, each with `N` numbers, appended to a temporary file and read back in order: the
-/// id logs of a run ([`IdLog`]) and of the second half of a split file (`split::CloseLog`).
+/// Case ids, each with `N` numbers, appended to an anonymous temporary file and read back in
+/// order: the id logs of a run ([`IdLog`]) and of the second half of a split file
+/// (`split::CloseLog`).
 pub(super) struct IdRecords<const N: usize> {
-    path: tempfile::TempPath,
+    file: Arc<File>,
     /// `None` once closed.
-    writer: Option<BufWriter<File>>,
+    writer: Option<BufWriter<SharedFile>>,
+    /// Bytes written.
+    written: u64,
 }
 
 impl<const N: usize> IdRecords<N> {
     pub(super) fn new() -> io::Result<IdRecords<N>> {
-        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
+        let file = anonymous_file()?;
         Ok(IdRecords {
-            path,
-            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+            writer: Some(BufWriter::with_capacity(
+                1 << 16,
+                SharedFile(Arc::clone(&file)),
+            )),
+            file,
+            written: 0,
         })
     }
 
@@ -165,7 +143,13 @@ impl<const N: usize> IdRecords<N> {
         for number in numbers {
             writer.write_all(&number.to_le_bytes())?;
         }
+        self.written += 8 * (1 + N as u64) + id.len() as u64;
         Ok(())
+    }
+
+    /// Bytes written so far: where the next record will start.
+    pub(super) fn written(&self) -> u64 {
+        self.written
     }
 
     /// Flushes and closes the file; it can still be read.
@@ -181,10 +165,21 @@ impl<const N: usize> IdRecords<N> {
         &mut self,
         visit: &mut dyn FnMut(&str, [u64; N]) -> io::Result<bool>,
     ) -> io::Result<()> {
+        self.for_each_in(0, self.written, visit)
+    }
+
+    /// [`for_each`](IdRecords::for_each) over the records written between byte `from` and
+    /// byte `to` (record boundaries, from [`written`](IdRecords::written)).
+    pub(super) fn for_each_in(
+        &mut self,
+        from: u64,
+        to: u64,
+        visit: &mut dyn FnMut(&str, [u64; N]) -> io::Result<bool>,
+    ) -> io::Result<()> {
         if let Some(writer) = &mut self.writer {
             writer.flush()?;
         }
-        let mut file = File::open(&self.path)?;
+        let mut offset = from;
         // Whole records are read straight from the buffer; a partial one waits for the next
         // read (a field-by-field `read_exact` cost several milliseconds per split file).
         let mut buf = Vec::with_capacity(1 << 16);
@@ -201,13 +196,15 @@ impl<const N: usize> IdRecords<N> {
             buf.drain(..at);
             at = 0;
             let filled = buf.len();
-            buf.resize(filled + (1 << 16), 0);
+            let want = (to - offset).min(1 << 16) as usize;
+            buf.resize(filled + want, 0);
             let read = loop {
-                match file.read(&mut buf[filled..]) {
+                match read_at(&self.file, &mut buf[filled..], offset) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     read => break read?,
                 }
             };
+            offset += read as u64;
             buf.truncate(filled + read);
             if read == 0 {
                 return if buf.is_empty() {
@@ -240,29 +237,104 @@ impl<const N: usize> IdRecords<N> {
     }
 }
 
-/// Every case id a run has seen, in order, in a temporary file: the exact answer when the
-/// Bloom filter says "maybe", without keeping the ids in memory.
-pub struct IdLog(IdRecords<0>);
+/// What the log keeps of a closed case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closed {
+    /// The input (command-line position) it was in.
+    pub file_index: u64,
+    /// The line of its first row, and of its last row so far.
+    pub first_line: u64,
+    /// The line of its last row before it was closed.
+    pub last_line: u64,
+    /// Where its matrix row is in the run's spill, and its length (`None`: none written).
+    pub spilled: Option<(u64, u64)>,
+}
+
+impl Closed {
+    fn numbers(&self) -> [u64; 5] {
+        let (at, len) = self.spilled.unwrap_or((u64::MAX, 0));
+        [self.file_index, self.first_line, self.last_line, at, len]
+    }
+
+    fn from_numbers([file_index, first_line, last_line, at, len]: [u64; 5]) -> Closed {
+        Closed {
+            file_index,
+            first_line,
+            last_line,
+            spilled: (at != u64::MAX).then_some((at, len)),
+        }
+    }
+}
+
+/// Every case a run has closed, in order of closing, in an anonymous temporary file: the
+/// exact answer when the Bloom filter says "maybe", and what is needed to judge a case that
+/// comes back, without keeping the ids in memory.
+pub struct IdLog {
+    records: IdRecords<5>,
+    /// Lookups see the records from here on (the log of a worker that runs file after file).
+    from: u64,
+}
 
 impl IdLog {
     /// An empty log.
     pub fn new() -> io::Result<IdLog> {
-        IdRecords::new().map(IdLog)
+        Ok(IdLog {
+            records: IdRecords::new()?,
+            from: 0,
+        })
     }
 
-    /// Appends `id` (an error once the log is closed).
-    pub fn push(&mut self, id: &str) -> io::Result<()> {
-        self.0.push(id, [])
+    /// Appends a closed case (an error once the log is closed).
+    pub fn push(&mut self, id: &str, closed: &Closed) -> io::Result<()> {
+        self.records.push(id, closed.numbers())
     }
 
     /// Flushes and closes the file; the log can still be read.
     pub fn close(&mut self) -> io::Result<()> {
-        self.0.close()
+        self.records.close()
+    }
+
+    /// Lookups and [`for_each`](IdLog::for_each) see only what is pushed from now on;
+    /// returns where that starts.
+    pub fn restart(&mut self) -> u64 {
+        self.from = self.records.written();
+        self.from
+    }
+
+    /// Where the next record will start.
+    pub fn written(&self) -> u64 {
+        self.records.written()
     }
 
     /// Calls `visit` with every id in order until it returns `false`.
     pub fn for_each(&mut self, visit: &mut dyn FnMut(&str) -> bool) -> io::Result<()> {
-        self.0.for_each(&mut |id, []| Ok(visit(id)))
+        let (from, to) = (self.from, self.records.written());
+        self.for_each_in(from, to, visit)
+    }
+
+    /// [`for_each`](IdLog::for_each) over the records between two [`written`](IdLog::written)
+    /// positions.
+    pub fn for_each_in(
+        &mut self,
+        from: u64,
+        to: u64,
+        visit: &mut dyn FnMut(&str) -> bool,
+    ) -> io::Result<()> {
+        self.records
+            .for_each_in(from, to, &mut |id, _| Ok(visit(id)))
+    }
+
+    /// The last record of `id`, if it was pushed (a scan of the whole log).
+    pub fn last(&mut self, id: &str) -> io::Result<Option<Closed>> {
+        let mut found = None;
+        let (from, to) = (self.from, self.records.written());
+        self.records.for_each_in(from, to, &mut |logged, numbers| {
+            if logged == id {
+                found = Some(Closed::from_numbers(numbers));
+            }
+            Ok(true)
+        })?;
+        Ok(found)
     }
 
     /// Whether `id` was pushed (a scan of the whole log).
@@ -366,13 +438,28 @@ mod tests {
     #[test]
     fn id_log_answers_exactly() {
         let mut log = IdLog::new().unwrap();
-        for id in ["a", "case-1", "", "case-10"] {
-            log.push(id).unwrap();
+        let closed = |line| Closed {
+            file_index: 0,
+            first_line: line,
+            last_line: line + 1,
+            spilled: (line % 2 == 0).then_some((line * 10, 7)),
+        };
+        for (line, id) in ["a", "case-1", "", "case-10", "case-1"].iter().enumerate() {
+            log.push(id, &closed(line as u64)).unwrap();
         }
         assert!(log.contains("case-1").unwrap());
         assert!(log.contains("").unwrap());
         assert!(!log.contains("case-2").unwrap());
-        log.push("case-2").unwrap();
+        // The last record of an id that was closed twice.
+        assert_eq!(log.last("case-1").unwrap(), Some(closed(4)));
+        assert_eq!(log.last("case-10").unwrap(), Some(closed(3)));
+        assert_eq!(log.last("case-2").unwrap(), None);
+        log.push("case-2", &closed(5)).unwrap();
         assert!(log.contains("case-2").unwrap());
+        // A log restarted sees only what comes after.
+        log.restart();
+        assert!(!log.contains("case-2").unwrap());
+        log.push("case-3", &closed(6)).unwrap();
+        assert!(log.contains("case-3").unwrap());
     }
 }

@@ -1,4 +1,5 @@
-//! The open-case index of a streaming run: case-id hash → sequence number of its open case.
+//! The open-case index of a streaming run: case-id hash → sequence numbers of its open cases
+//! (ids that share a hash each have an entry; the caller compares ids).
 //!
 //! A run opens one case and closes one per new case, thousands of times a second, at a steady
 //! size. A general hash table removes by leaving a tombstone, and a table used this way fills
@@ -27,8 +28,7 @@ impl OpenIndex {
         }
     }
 
-    /// The home slot of `hash`: its top bits (the id hash is a multiply-rotate hash, whose
-    /// top bits are the best mixed).
+    /// The home slot of `hash`: its top bits.
     fn home(&self, hash: u64) -> usize {
         (hash >> (64 - self.slots_log2)) as usize
     }
@@ -37,40 +37,38 @@ impl OpenIndex {
         self.slots.len() - 1
     }
 
-    /// The slot holding `hash`, or the free slot where it would go.
-    fn find(&self, hash: u64) -> (usize, bool) {
+    /// The slot holding `hash` with a sequence number `is` accepts, or the free slot that
+    /// ends its probe run. Ids with one hash each have their own entry: `is` compares ids.
+    fn find(&self, hash: u64, is: impl Fn(u64) -> bool) -> (usize, bool) {
         let mut at = self.home(hash);
         loop {
             let (key, value) = self.slots[at];
             if value == 0 {
                 return (at, false);
             }
-            if key == hash {
+            if key == hash && is(value - 1) {
                 return (at, true);
             }
             at = (at + 1) & self.mask();
         }
     }
 
-    /// The sequence number stored for `hash`.
-    pub(super) fn get(&self, hash: u64) -> Option<u64> {
-        match self.find(hash) {
+    /// The sequence number stored for `hash` that `is` accepts (`is` tells apart the open
+    /// cases whose ids share the hash).
+    pub(super) fn get(&self, hash: u64, is: impl Fn(u64) -> bool) -> Option<u64> {
+        match self.find(hash, is) {
             (at, true) => Some(self.slots[at].1 - 1),
             (_, false) => None,
         }
     }
 
-    /// Stores `seq` for `hash`, in place of any earlier one.
+    /// Stores `seq` for `hash`, beside any other entry of the same hash (the caller knows the
+    /// case is not in the index).
     pub(super) fn insert(&mut self, hash: u64, seq: u64) {
-        let (at, present) = self.find(hash);
-        if present {
-            self.slots[at].1 = seq + 1;
-            return;
-        }
         if self.len + 1 > self.slots.len() / 2 {
             self.grow();
-            return self.insert(hash, seq);
         }
+        let (at, _) = self.find(hash, |_| false);
         self.len += 1;
         self.slots[at] = (hash, seq + 1);
     }
@@ -84,9 +82,9 @@ impl OpenIndex {
         *self = grown;
     }
 
-    /// Forgets `hash`, if stored.
-    pub(super) fn remove(&mut self, hash: u64) {
-        let (mut hole, present) = self.find(hash);
+    /// Forgets the entry of `hash` and `seq`, if stored.
+    pub(super) fn remove(&mut self, hash: u64, seq: u64) {
+        let (mut hole, present) = self.find(hash, |stored| stored == seq);
         if !present {
             return;
         }
@@ -114,47 +112,45 @@ impl OpenIndex {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
 
     #[test]
-    fn behaves_as_a_hash_map_under_steady_churn_and_collisions() {
+    fn behaves_as_a_multimap_under_steady_churn_and_shared_hashes() {
         let mut rng = crate::random::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
         let mut next = || rng.next_u64();
-        for (capacity, key_bits) in [(1, 64), (8, 3), (64, 8), (4096, 64), (300, 10)] {
+        for (capacity, key_bits) in [(1, 64), (8, 3), (64, 8), (4096, 64), (300, 10), (50, 1)] {
             // Made small, so that it grows on the way.
             let mut index = OpenIndex::with_capacity(capacity / 4);
-            let mut model: HashMap<u64, u64> = HashMap::new();
-            let mut order: Vec<u64> = Vec::new();
-            for seq in 0..60_000u64 {
+            // (hash, seq) in order of insertion; few key bits make many entries share a hash.
+            let mut model: Vec<(u64, u64)> = Vec::new();
+            for seq in 0..40_000u64 {
                 // Few distinct top bits: long probe runs that wrap around the table's end.
                 let hash = next() >> (64 - key_bits) << (64 - key_bits) | (next() & 3);
                 if model.len() == capacity {
                     // Remove the oldest (as a run closes cases), or a random one.
-                    let victim = if next() % 3 == 0 {
-                        order.swap_remove(next() as usize % order.len())
+                    let (victim, victim_seq) = if next() % 3 == 0 {
+                        model.swap_remove(next() as usize % model.len())
                     } else {
-                        order.remove(0)
+                        model.remove(0)
                     };
-                    index.remove(victim);
-                    model.remove(&victim);
-                }
-                if !model.contains_key(&hash) {
-                    order.push(hash);
+                    index.remove(victim, victim_seq);
                 }
                 index.insert(hash, seq);
-                model.insert(hash, seq);
+                model.push((hash, seq));
                 if seq % 97 == 0 {
-                    index.remove(next());
+                    // Not stored: nothing changes.
+                    index.remove(hash, seq + 1);
                 }
-                for probe in [hash, order[0], next()] {
-                    assert_eq!(index.get(probe), model.get(&probe).copied(), "{probe:x}");
+                let (oldest, oldest_seq) = model[0];
+                for (probe, probe_seq) in [(hash, seq), (oldest, oldest_seq), (next(), seq)] {
+                    let expected = model.contains(&(probe, probe_seq)).then_some(probe_seq);
+                    assert_eq!(index.get(probe, |s| s == probe_seq), expected, "{probe:x}");
+                    assert_eq!(index.get(probe, |_| false), None);
                 }
                 assert_eq!(index.len, model.len());
             }
-            for (&hash, &seq) in &model {
-                assert_eq!(index.get(hash), Some(seq));
+            for &(hash, seq) in &model {
+                assert_eq!(index.get(hash, |s| s == seq), Some(seq));
             }
         }
     }

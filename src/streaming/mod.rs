@@ -1,6 +1,6 @@
 //! Streaming adjudication: replays rows as they are read, keeps only open cases in memory,
-//! writes each finished case's matrix row early, and falls back to the all-in-memory
-//! [`judge_sources`] only when a case it has let go of comes back.
+//! writes each finished case's matrix row early, and judges a case that comes back after it
+//! was let go from its own rows, read again: one pipeline, whatever the shape of the input.
 //!
 //! # How memory stays flat
 //!
@@ -9,45 +9,54 @@
 //! At the end of each file every case is closed (a case cannot continue in another file: a
 //! case id in two files is an input error). Spilled rows are already in output order, since
 //! cases close in order of first appearance. The spill is copied to the output at the end, so
-//! bad input anywhere still leaves no output, as with [`judge_sources`].
+//! bad input anywhere still leaves no output, as with [`judge_sources`](crate::adjudication::judge_sources).
 //!
-//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the input up to 16 MiB) and,
-//! in order, into a log in a temporary file ([`IdLog`]). A row whose case is not open is new for certain when the
-//! filter has not seen its id (a Bloom filter has no false negatives). When the filter says
-//! "maybe", the log settles it: a false positive (rare) costs a scan of the log; a real hit
-//! is a closed case reappearing after more than `open_cases` other cases started, or a case
-//! id repeated in a later file. Neither can be handled from what was kept, so the streaming
-//! pass gives up and the run is redone by [`judge_sources`], which keeps every case (and
-//! reports cross-file duplicates naming both places). The output is the same either way; only
-//! time and memory differ.
+//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the input up to 16 MiB),
+//! and every closed case into a log in a temporary file ([`IdLog`]: its id, file, first and
+//! last line, and where its matrix row is in the spill). A row whose case is not open is new
+//! for certain when the filter has not seen its id (a Bloom filter has no false negatives).
+//! When the filter says "maybe", the log settles it: a false positive (rare) costs a scan of
+//! the log; a real hit is a closed case coming back, or a case id repeated in a later file.
 //!
-//! Audit lines already streamed are not repeated by the fallback: the rows before the point
-//! of doubt had the same outcomes in both passes, so the fallback skips that many. Standard
-//! input is copied to a temporary file as it is read, so that the fallback can read it again.
+//! # A case that comes back
+//!
+//! Its earlier rows lie between its first line and the last line it had when it was closed
+//! (the log says both): the file (or the copy of standard input) is read again up to that
+//! line, only that case's rows are parsed and replayed, and the case is open again, as if it
+//! had never been closed. The row that brought it back is replayed into it, so the audit sees
+//! the same outcome, at the same moment, as a run that kept every case. When it closes again,
+//! its matrix row is written beside the spill and replaces, when the spill is assembled, the
+//! row written at its first closing: it keeps its place in order of first appearance. The
+//! cost is that case's stretch of the file, not the file. A case id of an earlier file is
+//! reported naming both places, as [`judge_sources`](crate::adjudication::judge_sources) does.
+//!
+//! Standard input is copied, as it is read, to an anonymous temporary file (as large as the
+//! input) so that it can be read again. Temporary files are unlinked as they are made.
 //!
 //! # Both cores
 //!
 //! A lone CSV file of [`DEFAULT_SPLIT_MIN_BYTES`] or more is read as two halves on two
-//! threads and stitched (`split.rs`). Several files are read on `jobs` threads, a pass each,
+//! threads and stitched (`split.rs`). Several files are read by at most `jobs` workers (never
+//! more than there are files), each keeping one spill and one log for all the files it reads,
 //! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
 //! which must see rows in order) one thread parses while the other replays.
 
 use std::fs::File;
-use std::hash::BuildHasherDefault;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
 
-use crate::adjudication::{bad_row_errors, fault_error, fault_errors, judge_sources, Location};
+use crate::adjudication::{bad_row_errors, clash_error, fault_error, fault_errors, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from_with, BadRow, InputError, InputErrors, InputFormat,
-    Locate, ParsedRow, RawCells, RowResult, RowSink, Source,
+    parse_row_into, read_csv_cells, read_csv_from, read_csv_header, read_from_with, BadRow,
+    CsvHeader, InputError, InputErrors, InputFormat, Locate, ParsedRow, RawCells, ReadOptions,
+    RowResult, RowSink, Source,
 };
 use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
-use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
 
 mod ids;
@@ -55,9 +64,10 @@ mod index;
 mod spill;
 mod split;
 
-use ids::{id_hash, FxHasher, IdRecords};
-pub use ids::{IdLog, SeenIds};
+use ids::{id_hash, IdRecords};
+pub use ids::{Closed, IdLog, SeenIds};
 use index::OpenIndex;
+use spill::{anonymous_file, ReadAt};
 pub use spill::{assemble, Encoding, Spill, SpillFile};
 
 /// [`id_hash`] of a row's case id, if it has one.
@@ -87,15 +97,87 @@ struct OpenCase {
     /// [`id_hash`] of `case_id`.
     hash: u64,
     slot: Slot,
+    /// The line of its first row.
+    first_line: u64,
     /// The line of its last row so far.
     last_line: u64,
 }
 
-/// Why a streaming pass stopped short.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NeedsFullRun {
-    /// How many rows were replayed (and handed to `on_row`) before the point of doubt.
-    pub rows_replayed: u64,
+/// A case that came back after it was closed, kept open to the end of its file (or until
+/// [`PINNED_CASES`] others came back after it).
+struct Pinned {
+    slot: Slot,
+    /// Where it was first and last, and where its matrix row is in the spill (`None`: none
+    /// was written, as there were errors): it is replaced when the case closes.
+    closed: Closed,
+}
+
+/// How the file being read can be read again from its start (for a case that comes back).
+enum Reread {
+    /// Open the file again.
+    Path(PathBuf),
+    /// The copy of standard input made as it was read.
+    Spool(Arc<File>),
+}
+
+/// The file being read: its name, format and how to read it again.
+struct CurrentFile {
+    name: String,
+    format: InputFormat,
+    /// The delimiter and sheet it is read with.
+    options: ReadOptions,
+    reread: Reread,
+    /// Opened at the first case that comes back: the file, its CSV header, where its lines
+    /// start.
+    opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex)>,
+}
+
+/// Where some lines of a file start, found by scanning its bytes for line ends (what the
+/// readers count lines by) as far as a case read again needed, with a point kept every
+/// [`LINE_INDEX_STEP`] bytes: finding a line costs a scan from the point before it, and
+/// every byte is scanned once more at most besides.
+struct LineIndex {
+    /// (line, byte offset of its start), in order; the first is line 1 at byte 0.
+    points: Vec<(u64, u64)>,
+}
+
+/// Bytes between the points of a [`LineIndex`].
+const LINE_INDEX_STEP: u64 = 1 << 20;
+
+impl LineIndex {
+    fn new() -> LineIndex {
+        LineIndex {
+            points: vec![(1, 0)],
+        }
+    }
+
+    /// The byte offset where `line` starts, if the file has that many lines.
+    fn start_of(&mut self, file: &File, line: u64) -> io::Result<Option<u64>> {
+        let point = self.points.partition_point(|&(l, _)| l <= line) - 1;
+        let (mut at_line, mut offset) = self.points[point];
+        let extends = point + 1 == self.points.len();
+        let mut buf = vec![0u8; 1 << 16];
+        while at_line < line {
+            let n = spill::read_at(file, &mut buf, offset)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            let mut consumed = n;
+            for end in memchr::memchr_iter(b'\n', &buf[..n]) {
+                at_line += 1;
+                let start = offset + end as u64 + 1;
+                if extends && start >= self.points.last().map_or(0, |p| p.1) + LINE_INDEX_STEP {
+                    self.points.push((at_line, start));
+                }
+                if at_line == line {
+                    consumed = end + 1;
+                    break;
+                }
+            }
+            offset += consumed as u64;
+        }
+        Ok(Some(offset))
+    }
 }
 
 /// One streaming pass over rows of one or more files.
@@ -109,8 +191,8 @@ pub struct StreamRun {
     /// The open cases: the case with sequence number `seq` is at `seq % open_cases`, so a
     /// new case takes the place (and the memory) of the one just closed.
     open: Vec<OpenCase>,
-    /// [`id_hash`] of a case id → sequence number of its open case.
-    /// Two open ids with one hash (never seen with 64 bits) make the pass give up.
+    /// [`id_hash`] of a case id → sequence numbers of open cases; ids that share a hash are
+    /// told apart by comparing them.
     index: OpenIndex,
     /// Cases `closed..next` are open.
     closed: u64,
@@ -127,15 +209,29 @@ pub struct StreamRun {
     faults: Vec<InputError>,
     /// Every input error so far, in file and line order.
     errors: Vec<InputError>,
-    rows_replayed: u64,
-    needs_full_run: bool,
-    /// Every case id seen, in order of first appearance.
+    /// Set by a tail run ([`split`]) that met a case coming back: it cannot judge it, and
+    /// the file is read on from the cut by the first run instead.
+    gave_up: bool,
+    /// Every closed case.
     ids: IdLog,
     /// For each of `faults`, the sequence number of its case.
     fault_cases: Vec<u64>,
     /// Set for the second half of a split file ([`split`]): every closed case is spilled,
     /// faults or not, and logged here.
     tail: Option<split::CloseLog>,
+    /// The file being read, if it can be read again.
+    current: Option<CurrentFile>,
+    /// The names of the files read, by command-line position.
+    file_names: Vec<String>,
+    /// The command-line position of the file being read.
+    file_index: usize,
+    /// Case ids of earlier files met in the current one, where they were first, and whether
+    /// that was reported (at its first valid row, as [`judge_sources`](crate::adjudication::judge_sources) does).
+    foreign: std::collections::HashMap<String, (Closed, bool)>,
+    /// How many times a closed case came back and was read again.
+    came_back_count: u64,
+    /// Cases of the current file that came back.
+    pinned: std::collections::HashMap<String, Pinned, foldhash::fast::FixedState>,
 }
 
 impl StreamRun {
@@ -149,11 +245,32 @@ impl StreamRun {
         seen: Arc<SeenIds>,
         shared: bool,
     ) -> io::Result<StreamRun> {
-        Ok(StreamRun {
+        let mut run = StreamRun::with_stores(
+            run_as_of,
+            open_cases,
+            seen,
+            Spill::new(encoding)?,
+            IdLog::new()?,
+        );
+        if shared {
+            run.suspects = Some(Vec::new());
+        }
+        Ok(run)
+    }
+
+    /// A pass that writes to `spill` and `ids`, which a worker keeps for file after file.
+    fn with_stores(
+        run_as_of: Option<Timestamp>,
+        open_cases: usize,
+        seen: Arc<SeenIds>,
+        spill: Spill,
+        ids: IdLog,
+    ) -> StreamRun {
+        StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
             seen,
-            suspects: shared.then(Vec::new),
+            suspects: None,
             // Sized once (growing by doubling touched fresh pages again and again, perf).
             open: Vec::with_capacity(open_cases.clamp(1, 1 << 16)),
             index: OpenIndex::with_capacity(open_cases.clamp(1, 1 << 16)),
@@ -162,25 +279,44 @@ impl StreamRun {
             recent: [(0, u64::MAX, 0); RECENT_CASES],
             recent_next: 0,
             recent_hit: 0,
-            spill: Spill::new(encoding)?,
+            spill,
             faults: Vec::new(),
             errors: Vec::new(),
-            rows_replayed: 0,
-            needs_full_run: false,
-            ids: IdLog::new()?,
+            gave_up: false,
+            ids,
             fault_cases: Vec::new(),
             tail: None,
-        })
+            current: None,
+            file_names: Vec::new(),
+            file_index: 0,
+            foreign: std::collections::HashMap::new(),
+            pinned: std::collections::HashMap::default(),
+            came_back_count: 0,
+        }
     }
 
-    /// Whether the pass has given up (see the module documentation).
-    pub fn needs_full_run(&self) -> bool {
-        self.needs_full_run
-    }
-
-    fn give_up(&mut self) -> Option<Outcome> {
-        self.needs_full_run = true;
-        None
+    /// Says which file the next rows come from: its command-line position and name, and
+    /// how to read it again (none: a case that comes back is an I/O error).
+    fn begin_file(
+        &mut self,
+        file_index: usize,
+        name: &str,
+        format: InputFormat,
+        options: &ReadOptions,
+        reread: Option<Reread>,
+    ) {
+        if self.file_names.len() <= file_index {
+            self.file_names.resize(file_index + 1, String::new());
+        }
+        self.file_names[file_index] = name.to_owned();
+        self.file_index = file_index;
+        self.current = reread.map(|reread| CurrentFile {
+            name: name.to_owned(),
+            format,
+            options: options.clone(),
+            reread,
+            opened: None,
+        });
     }
 
     /// Takes one row as read; returns its outcome if it was replayed.
@@ -196,7 +332,7 @@ impl StreamRun {
         row: &RowResult,
         hash: u64,
     ) -> io::Result<Option<Outcome>> {
-        if self.needs_full_run {
+        if self.gave_up {
             return Ok(None);
         }
         let case_id = match row {
@@ -238,76 +374,48 @@ impl StreamRun {
         let found = match maybe_seen {
             Some(false) => None,
             _ => last.or_else(|| {
-                let seq = self.index.get(hash)?;
+                let seq = self.index.get(hash, |seq| {
+                    same_text(&self.open[self.place(seq)].case_id, case_id)
+                })?;
                 Some((seq, self.place(seq)))
             }),
         };
         if let Some((seq, place)) = found {
-            if last.is_none() && !same_text(&self.open[place].case_id, case_id) {
-                // Another open case has this id's hash: too rare to handle here.
-                return Ok(self.give_up());
-            }
             if last.is_none() {
                 self.remember_recent(hash, seq, place);
             }
-            let open = &mut self.open[place];
-            open.last_line = at.line;
-            let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
-                // A bad row is still checked against its case (every error is listed).
-                if let (Err(bad), Slot::Live(case)) = (row, &open.slot) {
-                    let errors = bad_row_errors(at, case, bad);
-                    if !errors.is_empty() {
-                        self.faults.extend(errors);
-                        self.fault_cases.push(seq);
-                    }
-                }
-                return Ok(None);
-            };
-            return Ok(match case.step(&parsed.row) {
-                Ok(outcome) => {
-                    self.rows_replayed += 1;
-                    Some(outcome)
-                }
-                Err(fault) => {
-                    self.faults
-                        .extend(fault_errors(at, case, &fault, &parsed.row));
-                    self.fault_cases.push(seq);
-                    None
-                }
-            });
+            return Ok(self.step_open(at, row, seq, place));
         }
-        // A "maybe" from the filter is settled by the log of every id seen (rare: a false
+        // A "maybe" from the filter is settled by the log of every closed case (rare: a false
         // positive about once per million cases, or a real reappearance).
         if maybe_seen.unwrap_or_else(|| self.seen.insert_hashed(hash)) {
-            if self.ids.contains(case_id)? {
-                return Ok(self.give_up());
+            if let Some((closed, reported)) = self.foreign.get_mut(case_id.as_str()) {
+                if !*reported && row.is_ok() {
+                    *reported = true;
+                    let closed = *closed;
+                    self.foreign_row(at, case_id, &closed);
+                }
+                return Ok(None);
+            }
+            if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
+                return Ok(step_pinned(
+                    pinned,
+                    at,
+                    row,
+                    &mut self.faults,
+                    &mut self.fault_cases,
+                ));
+            }
+            if let Some(closed) = self.ids.last(case_id)? {
+                return self.came_back(at, row, closed);
             }
             if let Some(suspects) = &mut self.suspects {
                 suspects.push(case_id.to_string());
             }
         }
-        self.ids.push(case_id)?;
-        if self.next - self.closed == self.open_cases as u64 {
-            self.close_oldest()?;
-            self.prefetch_case(self.closed + CLOSE_AHEAD);
-        }
-        let seq = self.next;
-        self.next += 1;
-        let place = self.place(seq);
-        if place == self.open.len() {
-            self.open.push(OpenCase {
-                case_id: String::new(),
-                hash,
-                slot: Slot::Broken,
-                last_line: at.line,
-            });
-        }
+        let (seq, place) = self.open_case(at, hash, case_id)?;
         // In the place of a closed case: its strings and its case are reused.
         let open = &mut self.open[place];
-        open.case_id.clear();
-        open.case_id.push_str(case_id);
-        open.hash = hash;
-        open.last_line = at.line;
         let outcome = match row {
             Ok(ParsedRow { row, .. }) => {
                 let started = if let Slot::Live(case) = &mut open.slot {
@@ -333,12 +441,287 @@ impl StreamRun {
                 None
             }
         };
-        if outcome.is_some() {
-            self.rows_replayed += 1;
+        Ok(outcome)
+    }
+
+    /// Replays a row of the open case `seq` (at `place`).
+    fn step_open(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        seq: u64,
+        place: usize,
+    ) -> Option<Outcome> {
+        let open = &mut self.open[place];
+        open.last_line = at.line;
+        let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
+            // A bad row is still checked against its case (every error is listed).
+            if let (Err(bad), Slot::Live(case)) = (row, &open.slot) {
+                let errors = bad_row_errors(at, case, bad);
+                if !errors.is_empty() {
+                    self.faults.extend(errors);
+                    self.fault_cases.push(seq);
+                }
+            }
+            return None;
+        };
+        match case.step(&parsed.row) {
+            Ok(outcome) => Some(outcome),
+            Err(fault) => {
+                self.faults
+                    .extend(fault_errors(at, case, &fault, &parsed.row));
+                self.fault_cases.push(seq);
+                None
+            }
         }
+    }
+
+    /// Opens a case for `case_id` (closing the oldest if as many as allowed are open), its
+    /// first row at `at`; returns its sequence number and place. Its slot still holds the
+    /// case of the place's last occupant, for reuse.
+    fn open_case(
+        &mut self,
+        at: Location<'_>,
+        hash: u64,
+        case_id: &str,
+    ) -> io::Result<(u64, usize)> {
+        if self.next - self.closed == self.open_cases as u64 {
+            self.close_oldest()?;
+            self.prefetch_case(self.closed + CLOSE_AHEAD);
+        }
+        let seq = self.next;
+        self.next += 1;
+        let place = self.place(seq);
+        if place == self.open.len() {
+            self.open.push(OpenCase {
+                case_id: String::new(),
+                hash,
+                slot: Slot::Broken,
+                first_line: at.line,
+                last_line: at.line,
+            });
+        }
+        let open = &mut self.open[place];
+        open.case_id.clear();
+        open.case_id.push_str(case_id);
+        open.hash = hash;
+        open.first_line = at.line;
+        open.last_line = at.line;
         self.index.insert(hash, seq);
         self.remember_recent(hash, seq, place);
-        Ok(outcome)
+        Ok((seq, place))
+    }
+
+    /// A row of a case this run closed: of an earlier file, an input error; of this file, the
+    /// case is judged again from its rows, kept open (pinned) to the end of the file, and the
+    /// row replayed into it.
+    fn came_back(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        closed: Closed,
+    ) -> io::Result<Option<Outcome>> {
+        let case_id = match row {
+            Ok(parsed) => parsed.case_id.as_str(),
+            Err(bad) => bad.case_id.as_deref().unwrap_or_default(),
+        };
+        if closed.file_index != at.file_index as u64 {
+            let reported = row.is_ok();
+            self.foreign.insert(case_id.to_owned(), (closed, reported));
+            if reported {
+                self.foreign_row(at, case_id, &closed);
+            }
+            return Ok(None);
+        }
+        if self.tail.is_some() {
+            self.gave_up = true;
+            return Ok(None);
+        }
+        let slot = self.rebuild(case_id, &closed)?;
+        self.came_back_count += 1;
+        if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
+            // The one whose last row is oldest is closed again (and read again if it comes
+            // back again): memory stays bounded however many cases come back.
+            let oldest = self
+                .pinned
+                .iter()
+                .min_by_key(|(_, pinned)| pinned.closed.last_line)
+                .map(|(id, _)| id.clone())
+                .expect("some are pinned");
+            let pinned = self.pinned.remove(&oldest).expect("found above");
+            self.close_pinned(&oldest, pinned)?;
+        }
+        let pinned = self
+            .pinned
+            .entry(case_id.to_owned())
+            .or_insert(Pinned { slot, closed });
+        Ok(step_pinned(
+            pinned,
+            at,
+            row,
+            &mut self.faults,
+            &mut self.fault_cases,
+        ))
+    }
+
+    /// Closes a case that came back: its row replaces the one written at its first closing.
+    fn close_pinned(&mut self, case_id: &str, pinned: Pinned) -> io::Result<()> {
+        if let (Slot::Live(case), Some((at, len)), true) = (
+            &pinned.slot,
+            pinned.closed.spilled,
+            self.errors.is_empty() && self.faults.is_empty(),
+        ) {
+            self.spill
+                .replace_case(at, len, case_id, case, self.run_as_of)?;
+        }
+        self.ids.push(case_id, &pinned.closed)
+    }
+
+    /// Reports a valid row of a case of an earlier file, naming both places (every record of
+    /// a case id is of the file it was first in, with its first line).
+    fn foreign_row(&mut self, at: Location<'_>, case_id: &str, closed: &Closed) {
+        let file = self
+            .file_names
+            .get(closed.file_index as usize)
+            .map_or("", String::as_str);
+        self.faults
+            .push(clash_error(at, case_id, file, closed.first_line));
+        self.fault_cases.push(u64::MAX);
+    }
+
+    /// The state of the closed case `case_id` once its rows up to its closing are replayed
+    /// again: the current file is read again from the case's first line to its last (from
+    /// the start for a JSON document), and only that case's rows are parsed and replayed
+    /// (their faults were reported the first time).
+    fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<Slot> {
+        let current = self.current.as_mut().ok_or_else(|| {
+            io::Error::other(format!(
+                "case {case_id} continues after it was closed, and the input cannot be read again"
+            ))
+        })?;
+        if current.opened.is_none() {
+            let file = match &current.reread {
+                Reread::Path(path) => Arc::new(File::open(path)?),
+                Reread::Spool(file) => Arc::clone(file),
+            };
+            let header = match current.format {
+                InputFormat::Csv => {
+                    let reader = ReadAt {
+                        file: Arc::clone(&file),
+                        offset: 0,
+                    };
+                    Some(
+                        read_csv_header(reader, &current.name, current.options.delimiter)
+                            .ok_or_else(|| {
+                                io::Error::other(format!(
+                                    "{}: the header cannot be read again",
+                                    current.name
+                                ))
+                            })?,
+                    )
+                }
+                _ => None,
+            };
+            current.opened = Some((file, header, LineIndex::new()));
+        }
+        let (file, header, lines) = current.opened.as_mut().expect("opened above");
+        let (first, last) = (closed.first_line, closed.last_line);
+        // Where reading starts, and the line before it (0: the start of the file).
+        let (offset, line_base) = match current.format {
+            InputFormat::Json => (0, 0),
+            _ => match lines.start_of(file, first)? {
+                Some(offset) => (offset, first - 1),
+                None => (0, 0),
+            },
+        };
+        let done = AtomicBool::new(false);
+        let reader = Watched {
+            inner: ReadAt {
+                file: Arc::clone(file),
+                offset,
+            },
+            progress: None,
+            spool: None,
+            stop: &done,
+        };
+        let mut slot: Option<Slot> = None;
+        let mut replay = |line: u64, row: &RowResult| {
+            let line = line + line_base;
+            if line > last {
+                done.store(true, Ordering::Relaxed);
+                return;
+            }
+            let id = match row {
+                Ok(parsed) => parsed.case_id.as_str(),
+                Err(BadRow {
+                    case_id: Some(id), ..
+                }) => id.as_str(),
+                Err(_) => return,
+            };
+            if line < first || !same_text(id, case_id) {
+                return;
+            }
+            match (&mut slot, row) {
+                (None, Ok(parsed)) => {
+                    slot = Some(
+                        Case::start(&parsed.row).map_or(Slot::Broken, |(case, _)| Slot::Live(case)),
+                    );
+                }
+                (None, Err(_)) => slot = Some(Slot::Broken),
+                (Some(Slot::Live(case)), Ok(parsed)) => {
+                    // A fault leaves the case as it was, as it did the first time.
+                    let _ = case.step(&parsed.row);
+                }
+                _ => {}
+            }
+        };
+        let mut errors = Vec::new();
+        match (current.format, &*header, line_base) {
+            (InputFormat::Csv, Some(header), base) if base > 0 => {
+                let mut sink = LinesFrom {
+                    first: first - base,
+                    slot: Err(BadRow::default()),
+                    replay: &mut replay,
+                };
+                read_csv_from(
+                    reader,
+                    &current.name,
+                    Some(header),
+                    current.options.delimiter,
+                    false,
+                    &mut errors,
+                    &mut sink,
+                );
+            }
+            (InputFormat::Csv, ..) => {
+                let mut sink = LinesFrom {
+                    first,
+                    slot: Err(BadRow::default()),
+                    replay: &mut replay,
+                };
+                read_csv_cells(
+                    reader,
+                    &current.name,
+                    current.options.delimiter,
+                    &mut errors,
+                    &mut sink,
+                );
+            }
+            (format, ..) => read_from_with(
+                reader,
+                &current.name,
+                format,
+                &current.options,
+                &mut errors,
+                &mut |line, row| replay(line, &row),
+            ),
+        }
+        slot.ok_or_else(|| {
+            io::Error::other(format!(
+                "{}: the rows of case {case_id} were not found when read again",
+                current.name
+            ))
+        })
     }
 
     /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
@@ -372,25 +755,33 @@ impl StreamRun {
         if self.closed == self.next {
             return Ok(());
         }
-        let open = &self.open[self.place(self.closed)];
+        let seq = self.closed;
+        let open = &self.open[self.place(seq)];
         self.closed += 1;
-        self.index.remove(open.hash);
+        self.index.remove(open.hash, seq);
+        let mut closed = Closed {
+            file_index: self.file_index as u64,
+            first_line: open.first_line,
+            last_line: open.last_line,
+            spilled: None,
+        };
         if let Some(log) = &mut self.tail {
             // Whether this case continues a case of the first half is known only later: its
             // row is written whatever happened, and it can be left out then.
             let spilled = match &open.slot {
-                Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?,
+                Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?.1,
                 Slot::Broken => 0,
             };
-            return log.push(&open.case_id, open.last_line, spilled);
+            log.push(&open.case_id, open.last_line, spilled)?;
+            return self.ids.push(&open.case_id, &closed);
         }
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
-                self.spill.push_case(&open.case_id, case, self.run_as_of)?;
+                closed.spilled = Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?);
             }
         }
-        Ok(())
+        self.ids.push(&open.case_id, &closed)
     }
 
     /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
@@ -409,7 +800,7 @@ impl StreamRun {
         }
         match self.feed_hashed(at, row, hash) {
             Ok(outcome) => {
-                if self.needs_full_run {
+                if self.gave_up {
                     stop.store(true, Ordering::Relaxed);
                 }
                 outcome
@@ -424,8 +815,9 @@ impl StreamRun {
 
     /// The sequence number of the open case `case_id`, if it is open.
     fn open_seq(&self, case_id: &str) -> Option<u64> {
-        let seq = self.index.get(id_hash(case_id))?;
-        (self.open[self.place(seq)].case_id == case_id).then_some(seq)
+        self.index.get(id_hash(case_id), |seq| {
+            self.open[self.place(seq)].case_id == case_id
+        })
     }
 
     /// Closes every open case, oldest first.
@@ -437,17 +829,76 @@ impl StreamRun {
     }
 
     /// Ends one file: closes every open case and files the file's errors in line order
-    /// (`reader_errors` first at equal lines, as [`judge_sources`] does).
+    /// (`reader_errors` first at equal lines, as [`judge_sources`](crate::adjudication::judge_sources) does).
     pub fn end_file(&mut self, mut reader_errors: Vec<InputError>) -> io::Result<()> {
-        if self.needs_full_run {
-            return Ok(());
-        }
         reader_errors.append(&mut self.faults);
         self.fault_cases.clear();
         reader_errors.sort_by_key(|e| e.line);
         self.close_all()?;
+        for (case_id, pinned) in std::mem::take(&mut self.pinned) {
+            self.close_pinned(&case_id, pinned)?;
+        }
         self.errors.extend(reader_errors);
+        self.current = None;
+        self.foreign.clear();
         Ok(())
+    }
+}
+
+/// Replays a row of a case that came back; its faults go to `faults` (with no case number:
+/// a split file's second half never keeps one).
+fn step_pinned(
+    pinned: &mut Pinned,
+    at: Location<'_>,
+    row: &RowResult,
+    faults: &mut Vec<InputError>,
+    fault_cases: &mut Vec<u64>,
+) -> Option<Outcome> {
+    pinned.closed.last_line = at.line;
+    let (Ok(parsed), Slot::Live(case)) = (row, &mut pinned.slot) else {
+        // A bad row is still checked against its case (every error is listed).
+        if let (Err(bad), Slot::Live(case)) = (row, &pinned.slot) {
+            let errors = bad_row_errors(at, case, bad);
+            if !errors.is_empty() {
+                faults.extend(errors);
+                fault_cases.push(u64::MAX);
+            }
+        }
+        return None;
+    };
+    match case.step(&parsed.row) {
+        Ok(outcome) => Some(outcome),
+        Err(fault) => {
+            faults.extend(fault_errors(at, case, &fault, &parsed.row));
+            fault_cases.push(u64::MAX);
+            None
+        }
+    }
+}
+
+/// Cases that came back kept open at once, at least (or `open_cases` if more).
+const PINNED_CASES: usize = 1024;
+
+/// A [`RowSink`] that parses only the rows from line `first` on (the rows of a case read
+/// again), into one place, and hands them on.
+struct LinesFrom<'a, F> {
+    first: u64,
+    slot: RowResult,
+    replay: &'a mut F,
+}
+
+impl<F: FnMut(u64, &RowResult)> RowSink for LinesFrom<'_, F> {
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    ) {
+        if line >= self.first {
+            parse_row_into(cells, errors, locate, &mut self.slot);
+            (self.replay)(line, &self.slot);
+        }
     }
 }
 
@@ -517,15 +968,18 @@ pub const DEFAULT_SPLIT_MIN_BYTES: u64 = 4 << 20;
 
 /// Adjudicates `sources` and writes the whole matrix to `out`, streaming: `on_row` sees each
 /// replayed row as soon as it is read. Output and errors are exactly those of
-/// [`judge_sources`] followed by writing the matrix.
+/// [`judge_sources`](crate::adjudication::judge_sources) followed by writing the matrix.
 pub fn adjudicate_streaming(
     sources: &[Source],
     settings: &StreamSettings<'_>,
     out: &mut impl AppendFile,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> Result<(), StreamError> {
-    let parallel =
-        settings.jobs > 1 && sources.len() > 1 && sources.iter().all(|s| s.path.is_some());
+    // An audit sees rows in order: files are then read one after the other.
+    let parallel = settings.jobs > 1
+        && sources.len() > 1
+        && !settings.rows_observed
+        && sources.iter().all(|s| s.path.is_some());
     let attempt = if parallel {
         stream_parallel(sources, settings)
     } else {
@@ -538,43 +992,13 @@ pub fn adjudicate_streaming(
             Ok(())
         }
         Attempt::Failed(errors) => Err(StreamError::Input(InputErrors(errors))),
-        Attempt::NeedsFullRun {
-            rows_replayed,
-            sources: replay_sources,
-            _spool,
-        } => {
-            // Redo the run keeping every case; skip the audit lines already streamed.
-            let mut skip = rows_replayed;
-            let judged = judge_sources(
-                &replay_sources,
-                settings.input_format,
-                settings.run_as_of,
-                &mut |at, row, outcome| {
-                    if skip > 0 {
-                        skip -= 1;
-                    } else {
-                        on_row(at, row, outcome);
-                    }
-                },
-            )
-            .map_err(StreamError::Input)?;
-            let mut spill = Spill::new(settings.encoding).map_err(StreamError::Io)?;
-            for j in &judged {
-                spill
-                    .push(&MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-                    .map_err(StreamError::Io)?;
-            }
-            let spill = spill.close().map_err(StreamError::Io)?;
-            assemble(out, settings.encoding, vec![spill]).map_err(StreamError::Io)?;
-            Ok(())
-        }
     }
 }
 
 /// Why a streaming adjudication failed.
 #[derive(Debug)]
 pub enum StreamError {
-    /// Bad input: every error, as [`judge_sources`] lists them.
+    /// Bad input: every error, as [`judge_sources`](crate::adjudication::judge_sources) lists them.
     Input(InputErrors),
     /// Reading a spill or writing the output failed.
     Io(io::Error),
@@ -594,20 +1018,15 @@ impl std::error::Error for StreamError {}
 enum Attempt {
     Done(Vec<SpillFile>),
     Failed(Vec<InputError>),
-    NeedsFullRun {
-        rows_replayed: u64,
-        sources: Vec<Source>,
-        /// Keeps the copy of standard input alive while the fallback reads it.
-        _spool: Option<tempfile::NamedTempFile>,
-    },
 }
 
 /// A reader that reports its bytes to the progress bar, copies them to a spool (standard
-/// input, so the fallback can read it again) and reads as empty once told to stop.
+/// input, so that a case that comes back can be read again) and reads as empty once told to
+/// stop.
 struct Watched<'a, R> {
     inner: R,
     progress: Option<&'a ProgressBar>,
-    spool: Option<&'a mut BufWriter<File>>,
+    spool: Option<&'a File>,
     stop: &'a AtomicBool,
 }
 
@@ -617,7 +1036,8 @@ impl<R: Read> Read for Watched<'_, R> {
             return Ok(0);
         }
         let n = self.inner.read(buf)?;
-        if let Some(spool) = &mut self.spool {
+        if let Some(mut spool) = self.spool {
+            // Unbuffered: what was read is in the spool before its rows are replayed.
             spool.write_all(&buf[..n])?;
         }
         if let Some(progress) = self.progress {
@@ -755,20 +1175,26 @@ impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
 
 /// Feeds one source into `run`; `on_row` sees replayed rows. With `pipelined`, a file is
 /// parsed on a second thread while this one replays (standard input is not: a live stream
-/// must not wait for a batch to fill).
+/// must not wait for a batch to fill). Standard input is copied to `spool` as it is read.
 #[allow(clippy::too_many_arguments)]
 fn stream_source(
     run: &mut StreamRun,
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
-    spool: Option<&mut BufWriter<File>>,
+    spool: Option<&Arc<File>>,
     stop: &AtomicBool,
     pipelined: bool,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<()> {
     let mut io_error = None;
     let format = source.format(settings.input_format);
+    let reread = match (&source.path, spool) {
+        (Some(path), _) => Some(Reread::Path(path.clone())),
+        (None, Some(spool)) => Some(Reread::Spool(Arc::clone(spool))),
+        (None, None) => None,
+    };
+    run.begin_file(file_index, &source.name, format, &source.options, reread);
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
         let at = Location {
             file_index,
@@ -781,77 +1207,79 @@ fn stream_source(
             on_row(at, parsed, &outcome);
         }
     };
-    let errors = match (&source.path, pipelined) {
-        (Some(path), true) => match File::open(path) {
-            Err(e) => vec![InputError::new(
-                &source.name,
-                0,
-                format!("cannot read: {e}"),
-            )],
-            Ok(file) => {
-                let watched = Watched {
-                    inner: file,
-                    progress: settings.progress,
-                    spool: None,
-                    stop,
-                };
-                let (sender, receiver) =
-                    std::sync::mpsc::sync_channel::<(Batch, usize)>(BATCHES_IN_FLIGHT);
-                // Emptied batches go back to the parser with their rows, which it parses the
-                // next rows into: no row is allocated on one thread and freed on the other,
-                // and none is moved through the channel (perf: a third of the run went on
-                // allocating, freeing and copying rows).
-                let (recycle, recycled) = std::sync::mpsc::channel::<Batch>();
-                std::thread::scope(|scope| {
-                    let parser = std::thread::Builder::new()
-                        .name("leasejudge-parse".into())
-                        .spawn_scoped(scope, move || {
-                            let mut errors = Vec::new();
-                            let mut filler = BatchFiller {
-                                batch: Vec::with_capacity(BATCH_ROWS),
-                                filled: 0,
-                                sender,
-                                recycled,
-                            };
-                            match format {
-                                InputFormat::Csv => read_csv_cells(
-                                    watched,
-                                    &source.name,
-                                    source.options.delimiter,
-                                    &mut errors,
-                                    &mut filler,
-                                ),
-                                _ => read_from_with(
-                                    watched,
-                                    &source.name,
-                                    format,
-                                    &source.options,
-                                    &mut errors,
-                                    &mut |line, row| filler.put(line, row),
-                                ),
-                            }
-                            filler.finish();
-                            errors
-                        })
-                        .expect("a thread can be started");
-                    for (batch, filled) in receiver {
-                        for row in &batch[..filled] {
-                            replay(row.line, &row.row, row.hash);
+    let opened = match (&source.path, pipelined) {
+        (Some(path), true) => Some(
+            File::open(path)
+                .map_err(|e| InputError::new(&source.name, 0, format!("cannot read: {e}"))),
+        ),
+        _ => None,
+    };
+    let errors = match opened {
+        Some(Err(e)) => vec![e],
+        Some(Ok(file)) => {
+            let watched = Watched {
+                inner: file,
+                progress: settings.progress,
+                spool: None,
+                stop,
+            };
+            let (sender, receiver) =
+                std::sync::mpsc::sync_channel::<(Batch, usize)>(BATCHES_IN_FLIGHT);
+            // Emptied batches go back to the parser with their rows, which it parses the
+            // next rows into: no row is allocated on one thread and freed on the other,
+            // and none is moved through the channel (perf: a third of the run went on
+            // allocating, freeing and copying rows).
+            let (recycle, recycled) = std::sync::mpsc::channel::<Batch>();
+            std::thread::scope(|scope| {
+                let parser = std::thread::Builder::new()
+                    .name("leasejudge-parse".into())
+                    .spawn_scoped(scope, move || {
+                        let mut errors = Vec::new();
+                        let mut filler = BatchFiller {
+                            batch: Vec::with_capacity(BATCH_ROWS),
+                            filled: 0,
+                            sender,
+                            recycled,
+                        };
+                        match format {
+                            InputFormat::Csv => read_csv_cells(
+                                watched,
+                                &source.name,
+                                source.options.delimiter,
+                                &mut errors,
+                                &mut filler,
+                            ),
+                            _ => read_from_with(
+                                watched,
+                                &source.name,
+                                format,
+                                &source.options,
+                                &mut errors,
+                                &mut |line, row| filler.put(line, row),
+                            ),
                         }
-                        // The parser may be done and gone: then the batch is simply freed.
-                        let _ = recycle.send(batch);
+                        filler.finish();
+                        errors
+                    })?;
+                for (batch, filled) in receiver {
+                    for row in &batch[..filled] {
+                        replay(row.line, &row.row, row.hash);
                     }
-                    parser.join().expect("the parsing thread does not panic")
-                })
-            }
-        },
-        _ => match open_source(source) {
+                    // The parser may be done and gone: then the batch is simply freed.
+                    let _ = recycle.send(batch);
+                }
+                parser
+                    .join()
+                    .map_err(|_| io::Error::other("the parsing thread panicked"))
+            })?
+        }
+        None => match open_source(source) {
             Err(e) => vec![e],
             Ok(reader) => {
                 let watched = Watched {
                     inner: reader,
                     progress: settings.progress,
-                    spool,
+                    spool: spool.map(|file| &**file),
                     stop,
                 };
                 let mut errors = Vec::new();
@@ -888,6 +1316,7 @@ fn stream_source(
     run.end_file(errors)
 }
 
+/// Reads the files one after the other into one run (a lone large CSV file in two halves).
 fn stream_sequential(
     sources: &[Source],
     settings: &StreamSettings<'_>,
@@ -925,50 +1354,25 @@ fn stream_sequential(
                     Attempt::Failed(run.errors)
                 });
             }
-            split::Split::NeedsFullRun => return Ok(full_run(sources)),
         }
     }
-    let mut spool = None;
     for (file_index, source) in sources.iter().enumerate() {
-        let mut spool_writer = None;
-        if source.path.is_none() {
-            let temp = tempfile::NamedTempFile::new()?;
-            spool_writer = Some(BufWriter::new(temp.reopen()?));
-            spool = Some(temp);
-        }
+        // Standard input is copied as it is read, so that it can be read again; the copy
+        // goes when the input has been read.
+        let spool = match source.path {
+            None => Some(anonymous_file()?),
+            Some(_) => None,
+        };
         stream_source(
             &mut run,
             file_index,
             source,
             settings,
-            spool_writer.as_mut(),
+            spool.as_ref(),
             &stop,
             settings.jobs > 1,
             on_row,
         )?;
-        if run.needs_full_run() {
-            if let Some(mut writer) = spool_writer {
-                // Standard input is read once: keep the rest for the fallback.
-                io::copy(&mut io::stdin().lock(), &mut writer)?;
-                writer.flush()?;
-            }
-            let replay_sources = sources
-                .iter()
-                .map(|s| match (&s.path, &spool) {
-                    (None, Some(temp)) => Source {
-                        name: s.name.clone(),
-                        path: Some(temp.path().to_owned()),
-                        options: s.options.clone(),
-                    },
-                    _ => s.clone(),
-                })
-                .collect();
-            return Ok(Attempt::NeedsFullRun {
-                rows_replayed: run.rows_replayed,
-                sources: replay_sources,
-                _spool: spool,
-            });
-        }
     }
     Ok(if run.errors.is_empty() {
         Attempt::Done(vec![run.spill.close()?])
@@ -977,108 +1381,134 @@ fn stream_sequential(
     })
 }
 
-/// Each file in its own pass on `jobs` threads; the merge checks case ids across files.
+/// What a file's pass leaves for the merge.
+struct FileResult {
+    errors: Vec<InputError>,
+    spill: SpillFile,
+    /// The worker that read it, and where its closed cases are in that worker's log.
+    worker: usize,
+    ids: (u64, u64),
+}
+
+/// Files read by at most `jobs` workers (this thread and `jobs - 1` others, never more than
+/// there are files), each keeping one spill and one id log for every file it reads; the
+/// merge checks case ids across files. A case id in two files sends the run to
+/// [`stream_sequential`], which reports it with both places.
 fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Result<Attempt> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    /// What a file's pass leaves for the merge.
-    struct FileResult {
-        needs_full_run: bool,
-        errors: Vec<InputError>,
-        spill: SpillFile,
-        ids: IdLog,
-    }
     let results: Vec<std::sync::Mutex<Option<io::Result<FileResult>>>> = sources
         .iter()
         .map(|_| std::sync::Mutex::new(None))
         .collect();
-    // A thread that cannot be started (a memory limit) is not a panic: the workers that did
-    // start take every file from the shared counter; with none, the run fails.
-    let mut started = 0;
-    let mut spawn_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..settings.jobs.min(sources.len()) {
-            let worker = std::thread::Builder::new().spawn_scoped(scope, || loop {
-                let file_index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(source) = sources.get(file_index) else {
-                    break;
-                };
-                let result = StreamRun::new(
-                    settings.run_as_of,
-                    settings.open_cases,
-                    settings.encoding,
-                    Arc::new(filter_for(std::slice::from_ref(source))),
-                    false,
-                )
-                .and_then(|mut run| {
-                    stream_source(
-                        &mut run,
-                        file_index,
-                        source,
-                        settings,
-                        None,
-                        &stop,
-                        false,
-                        &mut |_, _, _| {},
-                    )?;
-                    // Only the file's outcome is kept for the merge: the filter and the
-                    // open files go now.
-                    run.ids.close()?;
-                    Ok(FileResult {
-                        needs_full_run: run.needs_full_run,
-                        errors: run.errors,
-                        spill: run.spill.close()?,
-                        ids: run.ids,
-                    })
-                });
-                *results[file_index].lock().expect("no panics while locked") = Some(result);
+    let workers = settings.jobs.clamp(1, sources.len().max(1));
+    // One run per worker for all its files (setting one up per file cost more than reading
+    // a small file): its filter sized for its share of the input, its log read per file.
+    let bytes: u64 = sources
+        .iter()
+        .filter_map(|s| std::fs::metadata(s.path.as_ref()?).ok())
+        .map(|m| m.len())
+        .sum();
+    let work = |worker: usize| -> io::Result<IdLog> {
+        let mut run = StreamRun::with_stores(
+            settings.run_as_of,
+            settings.open_cases,
+            Arc::new(SeenIds::for_ids(bytes / 40 / workers as u64 + 1)),
+            Spill::new(settings.encoding)?,
+            IdLog::new()?,
+        );
+        loop {
+            let file_index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(source) = sources.get(file_index) else {
+                break;
+            };
+            let from = run.ids.restart();
+            let streamed = stream_source(
+                &mut run,
+                file_index,
+                source,
+                settings,
+                None,
+                &stop,
+                false,
+                &mut |_, _, _| {},
+            );
+            let result = streamed.and_then(|()| {
+                Ok(FileResult {
+                    errors: std::mem::take(&mut run.errors),
+                    spill: run.spill.segment()?,
+                    worker,
+                    ids: (from, run.ids.written()),
+                })
             });
-            match worker {
-                Ok(_) => started += 1,
-                Err(e) => {
-                    spawn_error = Some(e);
-                    break;
-                }
+            *results[file_index].lock().expect("no panics while locked") = Some(result);
+        }
+        run.ids.close()?;
+        Ok(run.ids)
+    };
+    let work = &work;
+    let logs: Vec<io::Result<IdLog>> = std::thread::scope(|scope| {
+        let mut threads = Vec::new();
+        for worker in 1..workers {
+            // A thread that cannot be started leaves its share to the others.
+            match std::thread::Builder::new()
+                .name("leasejudge-file".into())
+                .spawn_scoped(scope, move || work(worker))
+            {
+                Ok(thread) => threads.push(thread),
+                Err(_) => break,
             }
         }
-    });
-    if started == 0 {
-        if let Some(e) = spawn_error {
-            return Err(e);
+        let mut logs = vec![work(0)];
+        for thread in threads {
+            logs.push(
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(io::Error::other("a worker thread panicked"))),
+            );
         }
-    }
+        logs
+    });
+    let mut logs: Vec<IdLog> = logs.into_iter().collect::<io::Result<_>>()?;
     let seen = filter_for(sources);
-    let mut earlier_ids: Vec<IdLog> = Vec::new();
+    let mut earlier: Vec<(usize, u64, u64)> = Vec::new();
     let mut spills = Vec::new();
     let mut errors = Vec::new();
     for result in results {
-        let mut run = result
+        let file = result
             .into_inner()
             .expect("no panics while locked")
-            .expect("every file was run")?;
-        if run.needs_full_run {
-            return Ok(full_run(sources));
-        }
-        let mut duplicate = false;
-        run.ids.for_each(&mut |id| {
+            .ok_or_else(|| io::Error::other("a file was not read"))??;
+        let (from, to) = file.ids;
+        // Ids the filter may have seen in an earlier file (or this one: a case that came
+        // back is logged again) are looked for in the earlier files' logs.
+        let mut maybe: std::collections::HashSet<String> = std::collections::HashSet::new();
+        logs[file.worker].for_each_in(from, to, &mut |id| {
             if seen.may_contain(id) {
-                for log in &mut earlier_ids {
-                    // A scan per "maybe": rare, and exact.
-                    match log.contains(id) {
-                        Ok(false) => {}
-                        _ => duplicate = true,
-                    }
-                }
+                maybe.insert(id.to_owned());
             }
             seen.insert(id);
-            !duplicate
+            true
         })?;
-        if duplicate {
-            return Ok(full_run(sources));
+        let mut duplicate = false;
+        if !maybe.is_empty() {
+            for &(worker, from, to) in &earlier {
+                logs[worker].for_each_in(from, to, &mut |id| {
+                    duplicate = maybe.contains(id);
+                    !duplicate
+                })?;
+                if duplicate {
+                    break;
+                }
+            }
         }
-        errors.extend(run.errors);
-        spills.push(run.spill);
-        earlier_ids.push(run.ids);
+        if duplicate {
+            // An input error: one pass over the files in order reports it exactly.
+            return stream_sequential(sources, settings, &mut |_, _, _| {});
+        }
+        errors.extend(file.errors);
+        spills.push(file.spill);
+        earlier.push((file.worker, from, to));
     }
     Ok(if errors.is_empty() {
         Attempt::Done(spills)
@@ -1087,10 +1517,108 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
     })
 }
 
-fn full_run(sources: &[Source]) -> Attempt {
-    Attempt::NeedsFullRun {
-        rows_replayed: 0,
-        sources: sources.to_vec(),
-        _spool: None,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{default_mix, write_cases, Options};
+    use crate::matrix::{CsvMatrixWriter, MatrixRow};
+
+    /// The matrix of `path` as [`judge_sources`](crate::adjudication::judge_sources) writes it.
+    fn reference(source: &Source) -> Vec<u8> {
+        let judged = crate::adjudication::judge_sources(
+            std::slice::from_ref(source),
+            None,
+            None,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        let mut writer = CsvMatrixWriter::new(Vec::new(), &[]).unwrap();
+        for j in &judged {
+            writer
+                .write(&MatrixRow::new(&j.case_id, &j.case, &j.verdict), &[])
+                .unwrap();
+        }
+        writer.finish().unwrap()
+    }
+
+    /// The matrix of a run fed every row with the hash `hash` gives it; how many times a case
+    /// came back.
+    fn streamed_with_hash(
+        source: &Source,
+        open_cases: usize,
+        hash: &dyn Fn(&RowResult) -> u64,
+    ) -> (Vec<u8>, u64) {
+        let mut run = StreamRun::new(
+            None,
+            open_cases,
+            Encoding::Csv,
+            Arc::new(SeenIds::for_ids(1000)),
+            false,
+        )
+        .unwrap();
+        run.begin_file(
+            0,
+            &source.name,
+            InputFormat::Csv,
+            &source.options,
+            Some(Reread::Path(source.path.clone().unwrap())),
+        );
+        let mut rows = Vec::new();
+        let mut errors = Vec::new();
+        crate::input::read_source(source, None, &mut errors, &mut |line, row| {
+            rows.push((line, row))
+        });
+        for (line, row) in &rows {
+            let at = Location {
+                file_index: 0,
+                file: &source.name,
+                line: *line,
+            };
+            run.feed_hashed(at, row, hash(row)).unwrap();
+        }
+        run.end_file(errors).unwrap();
+        assert!(run.errors.is_empty());
+        let came_back = run.came_back_count;
+        let mut out = Vec::new();
+        assemble(&mut out, Encoding::Csv, vec![run.spill.close().unwrap()]).unwrap();
+        (out, came_back)
+    }
+
+    #[test]
+    fn ids_that_share_a_hash_are_told_apart_without_giving_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.csv");
+        let options = Options {
+            seed: 4,
+            cases: 300,
+            rows_per_case: (3, 12),
+            interleave: 6,
+            mix: default_mix(),
+        };
+        let mut text = Vec::new();
+        write_cases(&options, &mut text).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let source = Source {
+            name: "cases.csv".into(),
+            path: Some(path),
+            options: Default::default(),
+        };
+        let expected = reference(&source);
+        // Every id one hash, or one of two: the index and the filter see nothing but
+        // collisions.
+        let all_one: &dyn Fn(&RowResult) -> u64 = &|_| 42;
+        let two = |row: &RowResult| match row {
+            Ok(parsed) => id_hash(&parsed.case_id) & 1,
+            Err(_) => 1,
+        };
+        for hash in [all_one, &two] {
+            let (matrix, came_back) = streamed_with_hash(&source, 4096, hash);
+            assert!(matrix == expected, "{}", String::from_utf8_lossy(&matrix));
+            assert_eq!(came_back, 0, "no case was let go, so none came back");
+            // Few open: cases come back, and are told apart by id too.
+            let (matrix, came_back) = streamed_with_hash(&source, 2, hash);
+            assert!(matrix == expected, "{}", String::from_utf8_lossy(&matrix));
+            assert!(came_back > 0);
+        }
     }
 }

@@ -1,8 +1,10 @@
-//! The matrix rows of closed cases, encoded in output order in temporary files (spills), and
-//! their assembly into the output once the whole input is known to be good.
+//! The matrix rows of closed cases, encoded in output order in anonymous temporary files
+//! (spills), rows of cases that came back written again as replacements, and their assembly
+//! into the output once the whole input is known to be good.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, Write};
+use std::sync::Arc;
 
 use crate::lease::{Case, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
@@ -17,125 +19,247 @@ pub enum Encoding {
     Json,
 }
 
-/// Matrix rows encoded in output order in a temporary file.
-pub struct Spill {
-    writer: SpillWriter,
-    rows: u64,
-    path: tempfile::TempPath,
+/// A temporary file that is already unlinked when it is made (`tempfile::tempfile`): nothing
+/// is left in the temporary directory, even when the process is killed. Shared, so that
+/// several readers and a writer use one descriptor (positional reads, and writes at its end).
+pub(super) fn anonymous_file() -> io::Result<Arc<File>> {
+    tempfile::tempfile().map(Arc::new)
 }
 
-/// A finished spill: closed (so that a run over many files does not hold a descriptor per
-/// file), removed when dropped.
-pub struct SpillFile {
-    path: tempfile::TempPath,
-    rows: u64,
-    /// Rows left out when it is assembled: (byte offset, length), in order.
-    skip: Vec<(u64, u64)>,
-}
+/// Writes to a shared file at its current position (only one writer per file).
+pub(super) struct SharedFile(pub(super) Arc<File>);
 
-impl SpillFile {
-    /// Leaves out, when assembled, the row of `len` bytes at byte `offset` (after any left out
-    /// before it).
-    pub(super) fn skip_row(&mut self, offset: u64, len: u64) {
-        debug_assert!(self.skip.last().is_none_or(|&(at, n)| at + n <= offset));
-        self.skip.push((offset, len));
-        self.rows -= 1;
+impl Write for SharedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&*self.0).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self.0).flush()
     }
 }
 
-enum SpillWriter {
-    /// Rows encoded by [`push_csv_row`] into the scratch buffer, then written.
-    Csv(BufWriter<File>, Vec<u8>),
-    /// Rows encoded into the scratch buffer, then written.
-    Json(BufWriter<File>, Vec<u8>),
+/// Reads `buf.len()` bytes or fewer (at the end) at `offset`, leaving the file's position alone.
+pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+    }
+}
+
+/// A reader of a shared file from an offset, by positional reads.
+pub(super) struct ReadAt {
+    pub(super) file: Arc<File>,
+    pub(super) offset: u64,
+}
+
+impl Read for ReadAt {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = read_at(&self.file, buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// A row written in place of another when the spill is assembled.
+#[derive(Clone, Copy, Debug)]
+struct Replace {
+    /// Where the row left out is in the spill file, and its length.
+    at: u64,
+    len: u64,
+    /// Where its replacement is in the patch file, and its length (none: left out).
+    with: Option<(u64, u64)>,
+}
+
+/// Matrix rows encoded in output order in an anonymous temporary file. One spill can hold the
+/// rows of several files one after the other ([`Spill::segment`]).
+pub struct Spill {
+    encoding: Encoding,
+    file: Arc<File>,
+    writer: BufWriter<SharedFile>,
+    scratch: Vec<u8>,
+    /// Bytes written to `file`.
+    written: u64,
+    /// Where the current segment starts, and its rows.
+    start: u64,
+    rows: u64,
+    /// Rows written again (cases that came back), made at the first one.
+    patches: Option<(Arc<File>, BufWriter<SharedFile>)>,
+    patch_bytes: u64,
+    replace: Vec<Replace>,
+}
+
+/// A finished stretch of a spill, assembled in order with others.
+pub struct SpillFile {
+    file: Arc<File>,
+    patches: Option<Arc<File>>,
+    start: u64,
+    end: u64,
+    rows: u64,
+    /// Rows left out or replaced when it is assembled.
+    replace: Vec<Replace>,
+}
+
+impl SpillFile {
+    /// Leaves out, when assembled, the row of `len` bytes at byte `offset` of this stretch
+    /// (after any left out before it).
+    pub(super) fn skip_row(&mut self, offset: u64, len: u64) {
+        self.replace.push(Replace {
+            at: self.start + offset,
+            len,
+            with: None,
+        });
+        self.rows -= 1;
+    }
 }
 
 impl Spill {
     /// An empty spill.
     pub fn new(encoding: Encoding) -> io::Result<Spill> {
-        let (file, path) = tempfile::NamedTempFile::new()?.into_parts();
-        let file = BufWriter::with_capacity(1 << 16, file);
-        let writer = match encoding {
-            Encoding::Csv => SpillWriter::Csv(file, Vec::with_capacity(512)),
-            Encoding::Json => SpillWriter::Json(file, Vec::with_capacity(512)),
-        };
+        let file = anonymous_file()?;
         Ok(Spill {
-            writer,
+            encoding,
+            writer: BufWriter::with_capacity(1 << 16, SharedFile(Arc::clone(&file))),
+            file,
+            scratch: Vec::with_capacity(512),
+            written: 0,
+            start: 0,
             rows: 0,
-            path,
+            patches: None,
+            patch_bytes: 0,
+            replace: Vec::new(),
         })
     }
 
-    /// Appends one row, encoded as [`CsvMatrixWriter`] or [`crate::matrix::JsonMatrixWriter`]
-    /// would; returns its length in bytes. JSON rows are written as `,\n{...}`; the first
-    /// comma is dropped when the spills are assembled.
-    pub fn push(&mut self, row: &MatrixRow) -> io::Result<u64> {
-        self.rows += 1;
-        match &mut self.writer {
-            SpillWriter::Csv(writer, scratch) => {
-                scratch.clear();
+    /// Encodes `row` into the scratch buffer, as [`CsvMatrixWriter`] or
+    /// [`crate::matrix::JsonMatrixWriter`] would. JSON rows are written as `,\n{...}`; the
+    /// first comma is dropped when the spills are assembled.
+    fn encode(&mut self, row: &MatrixRow) -> io::Result<()> {
+        self.scratch.clear();
+        match self.encoding {
+            Encoding::Csv => {
                 let mut csv = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(&mut *scratch);
+                    .from_writer(&mut self.scratch);
                 row.write_csv(&mut csv)?;
                 csv.flush()?;
-                drop(csv);
-                writer.write_all(scratch)?;
-                Ok(scratch.len() as u64)
             }
-            SpillWriter::Json(writer, scratch) => {
-                scratch.clear();
-                scratch.extend_from_slice(b",\n");
-                serde_json::to_writer(&mut *scratch, &row.to_json())?;
-                writer.write_all(scratch)?;
-                Ok(scratch.len() as u64)
+            Encoding::Json => {
+                self.scratch.extend_from_slice(b",\n");
+                serde_json::to_writer(&mut self.scratch, &row.to_json())?;
             }
+        }
+        Ok(())
+    }
+
+    /// Encodes a closed case's row judged at `run_as_of`: as [`Spill::encode`] of its
+    /// [`MatrixRow`], without building one (or copying the lease) for CSV.
+    fn encode_case(
+        &mut self,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        match self.encoding {
+            Encoding::Csv => {
+                self.scratch.clear();
+                push_csv_row(&mut self.scratch, case_id, case, &case.judge(run_as_of));
+                Ok(())
+            }
+            Encoding::Json => self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of))),
         }
     }
 
-    /// Appends a closed case's row judged at `run_as_of`: as [`Spill::push`] of its
-    /// [`MatrixRow`], without building one (or copying the lease) for CSV.
+    /// Appends the scratch buffer as a row; returns where it is and its length.
+    fn append_scratch(&mut self) -> io::Result<(u64, u64)> {
+        self.writer.write_all(&self.scratch)?;
+        let at = self.written;
+        self.written += self.scratch.len() as u64;
+        self.rows += 1;
+        Ok((at, self.scratch.len() as u64))
+    }
+
+    /// Appends one row; returns where it is in the spill and its length in bytes.
+    pub fn push(&mut self, row: &MatrixRow) -> io::Result<(u64, u64)> {
+        self.encode(row)?;
+        self.append_scratch()
+    }
+
+    /// Appends a closed case's row judged at `run_as_of`; returns where it is and its length.
     pub fn push_case(
         &mut self,
         case_id: &str,
         case: &Case,
         run_as_of: Option<Timestamp>,
-    ) -> io::Result<u64> {
-        match &mut self.writer {
-            SpillWriter::Csv(writer, scratch) => {
-                self.rows += 1;
-                scratch.clear();
-                push_csv_row(scratch, case_id, case, &case.judge(run_as_of));
-                writer.write_all(scratch)?;
-                Ok(scratch.len() as u64)
-            }
-            SpillWriter::Json(..) => {
-                self.push(&MatrixRow::new(case_id, case, &case.verdict(run_as_of)))
-            }
-        }
+    ) -> io::Result<(u64, u64)> {
+        self.encode_case(case_id, case, run_as_of)?;
+        self.append_scratch()
     }
 
-    /// How many rows it holds.
+    /// Writes a case's row again, to replace the row `len` bytes long at `at` (of this
+    /// spill's current segment) when the spill is assembled: a case that came back after
+    /// its row was written keeps its place in the output.
+    pub fn replace_case(
+        &mut self,
+        at: u64,
+        len: u64,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        self.encode_case(case_id, case, run_as_of)?;
+        if self.patches.is_none() {
+            let file = anonymous_file()?;
+            let writer = BufWriter::with_capacity(1 << 14, SharedFile(Arc::clone(&file)));
+            self.patches = Some((file, writer));
+        }
+        let (_, writer) = self.patches.as_mut().expect("made above");
+        writer.write_all(&self.scratch)?;
+        self.replace.push(Replace {
+            at,
+            len,
+            with: Some((self.patch_bytes, self.scratch.len() as u64)),
+        });
+        self.patch_bytes += self.scratch.len() as u64;
+        Ok(())
+    }
+
+    /// How many rows its current segment holds.
     pub fn rows(&self) -> u64 {
         self.rows
     }
 
-    /// Flushes and closes the spill.
-    pub fn close(self) -> io::Result<SpillFile> {
-        let buffered = match self.writer {
-            SpillWriter::Csv(writer, _) | SpillWriter::Json(writer, _) => writer,
-        };
-        buffered.into_inner().map_err(|e| e.into_error())?;
-        Ok(SpillFile {
-            path: self.path,
+    /// Ends the current segment (flushing what it wrote) and starts the next one.
+    pub fn segment(&mut self) -> io::Result<SpillFile> {
+        self.writer.flush()?;
+        if let Some((_, writer)) = &mut self.patches {
+            writer.flush()?;
+        }
+        let segment = SpillFile {
+            file: Arc::clone(&self.file),
+            patches: self.patches.as_ref().map(|(file, _)| Arc::clone(file)),
+            start: self.start,
+            end: self.written,
             rows: self.rows,
-            skip: Vec::new(),
-        })
+            replace: std::mem::take(&mut self.replace),
+        };
+        self.start = self.written;
+        self.rows = 0;
+        Ok(segment)
+    }
+
+    /// Flushes the spill; what it holds.
+    pub fn close(mut self) -> io::Result<SpillFile> {
+        self.segment()
     }
 }
 
-/// Writes the whole matrix from spills in order: header (or `[`), every row not left out,
-/// trailer.
+/// Writes the whole matrix from spills in order: header (or `[`), every row not left out or
+/// its replacement, trailer.
 pub fn assemble(
     out: &mut impl AppendFile,
     encoding: Encoding,
@@ -149,32 +273,50 @@ pub fn assemble(
         Encoding::Json => out.write_all(b"[")?,
     }
     let mut first = true;
-    for spill in spills {
+    for mut spill in spills {
         if spill.rows == 0 {
             continue;
         }
-        let mut file = File::open(&spill.path)?;
-        // The stretches between the rows left out.
-        let mut stretches = Vec::with_capacity(spill.skip.len() + 1);
-        let mut at = 0u64;
-        for &(offset, len) in &spill.skip {
-            stretches.push((at, offset - at));
-            at = offset + len;
+        // A descriptor of its own for the copy (closed after it): spills share theirs.
+        let mut file = spill.file.try_clone()?;
+        let mut patches = spill.patches.as_ref().map(|p| p.try_clone()).transpose()?;
+        // In order; a row replaced twice (a case that came back twice) by its last row.
+        spill.replace.sort_by_key(|r| r.at);
+        spill.replace.dedup_by(|later, earlier| {
+            let same = later.at == earlier.at;
+            if same {
+                *earlier = *later;
+            }
+            same
+        });
+        // The stretches between the rows left out, and the replacements.
+        let mut pieces = Vec::with_capacity(2 * spill.replace.len() + 1);
+        let mut at = spill.start;
+        for r in &spill.replace {
+            pieces.push((false, at, r.at - at));
+            if let Some((patch_at, patch_len)) = r.with {
+                pieces.push((true, patch_at, patch_len));
+            }
+            at = r.at + r.len;
         }
-        stretches.push((at, file.metadata()?.len() - at));
-        for (start, mut len) in stretches {
+        pieces.push((false, at, spill.end - at));
+        for (patch, start, mut len) in pieces {
             if len == 0 {
                 continue;
             }
-            file.seek(io::SeekFrom::Start(start))?;
+            let source = match (patch, &mut patches) {
+                (true, Some(patches)) => patches,
+                _ => &mut file,
+            };
+            source.seek(io::SeekFrom::Start(start))?;
             if encoding == Encoding::Json && first {
                 // Drop the leading comma of the first row written.
                 let mut comma = [0u8; 1];
-                file.read_exact(&mut comma)?;
+                source.read_exact(&mut comma)?;
                 len -= 1;
             }
             first = false;
-            if out.append_file(&mut file, len)? != len {
+            if out.append_file(source, len)? != len {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "a spill file is shorter than what was written to it",

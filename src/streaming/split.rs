@@ -17,11 +17,13 @@
 //! 2. reads the second half again up to the last row of a continued case (a few rows: a
 //!    case's rows are usually close together), replaying only the continued cases' rows into
 //!    the first run, which judges them in order of first appearance as usual;
-//! 3. settles every other case of the close log that the first run has seen and closed
-//!    (a case coming back after it was let go) by the all-in-memory pass, as a single-threaded
-//!    streaming pass would. Both runs share one Bloom filter, so a case id in both halves was
-//!    a "maybe" for whichever run saw it second: only those *suspects* are looked for in the
-//!    first run's id log;
+//! 3. looks for every other case of the close log in the first run's log of closed cases:
+//!    such a case came back after the first run let it go. Both runs share one Bloom filter,
+//!    so a case id in both halves was a "maybe" for whichever run saw it second: only those
+//!    *suspects* are looked for. If one came back (or the tail run met a case of its own
+//!    coming back, which it cannot judge), the tail run's work is dropped and the first run
+//!    reads on from the cut, as a single-threaded pass would, judging each such case from its
+//!    rows read again (see the parent module);
 //! 4. numbers the second half's lines after the first half's.
 //!
 //! The cut is a row boundary only if no quoted cell holds a line end across it. At the first
@@ -71,8 +73,6 @@ pub enum Split {
     /// Adjudicated and ended in `run`; the second half's matrix rows, if any, follow `run`'s
     /// spill.
     Done(Option<SpillFile>),
-    /// A case came back after it was let go: only the all-in-memory pass can judge the file.
-    NeedsFullRun,
 }
 
 /// Adjudicates one CSV file in two halves (see the module documentation), or says why not.
@@ -102,13 +102,23 @@ pub fn stream_split(
         return Ok(Split::Whole);
     };
 
+    run.begin_file(
+        file_index,
+        &source.name,
+        InputFormat::Csv,
+        &source.options,
+        Some(Reread::Path(path.clone())),
+    );
     // One filter for both halves: an id in both is a "maybe" for whichever inserts it second.
     let seen = Arc::clone(&run.seen);
     if run.suspects.is_none() {
         return Ok(Split::Whole);
     }
+    // The tail has a stop of its own: when it gives up, the first half reads on.
+    let tail_stop = AtomicBool::new(false);
+    let tail_stop = &tail_stop;
     let (head, tail) = std::thread::scope(|scope| {
-        let tail = std::thread::Builder::new()
+        let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
             .spawn_scoped(scope, || -> io::Result<(StreamRun, Vec<InputError>)> {
                 let mut tail = StreamRun::new(
@@ -119,13 +129,20 @@ pub fn stream_split(
                     true,
                 )?;
                 tail.tail = Some(CloseLog::new()?);
+                tail.begin_file(
+                    file_index,
+                    &source.name,
+                    InputFormat::Csv,
+                    &source.options,
+                    None,
+                );
                 let mut file = File::open(path)?;
                 file.seek(SeekFrom::Start(cut))?;
                 let reader = Watched {
                     inner: file,
                     progress: settings.progress,
                     spool: None,
-                    stop,
+                    stop: tail_stop,
                 };
                 let (_, errors) = feed_csv(
                     &mut tail,
@@ -133,13 +150,16 @@ pub fn stream_split(
                     file_index,
                     source,
                     Some(&header),
-                    stop,
+                    tail_stop,
                     &mut |_, _| true,
                 )?;
                 tail.close_all()?;
                 Ok((tail, errors))
             })
-            .expect("a thread can be started");
+        else {
+            // No second thread: the file is read whole.
+            return (None, None);
+        };
         let head = File::open(path).and_then(|file| {
             let reader = Watched {
                 inner: file.take(cut),
@@ -152,18 +172,19 @@ pub fn stream_split(
             });
             if head.as_ref().is_ok_and(|(read, _)| read.saw_quote) {
                 // The second half is read for nothing: stop it.
-                stop.store(true, Ordering::Relaxed);
+                tail_stop.store(true, Ordering::Relaxed);
             }
             head
         });
-        (head, tail.join().expect("the tail thread does not panic"))
+        let tail = tail
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the tail thread panicked")));
+        (Some(head), Some(tail))
     });
+    let (Some(head), Some(tail)) = (head, tail) else {
+        return Ok(Split::Whole);
+    };
     let (head_read, mut errors) = head?;
-    let (tail, tail_errors) = tail?;
-    // A run that gave up stopped both readers; the in-memory pass is right whatever the cut.
-    if run.needs_full_run || tail.needs_full_run {
-        return Ok(Split::NeedsFullRun);
-    }
     if head_read.saw_quote {
         if let Some(progress) = settings.progress {
             progress.set_position(0);
@@ -171,26 +192,75 @@ pub fn stream_split(
         stop.store(false, Ordering::Relaxed);
         return Ok(Split::Retry);
     }
-    stitch(
-        run,
-        tail,
-        tail_errors,
-        &mut errors,
-        &Stitch {
+    let (tail, tail_errors) = tail?;
+    let at = Stitch {
+        file_index,
+        source,
+        path,
+        header: &header,
+        cut,
+        line_base: head_read.end_line - 1,
+    };
+    let stitched = if tail.gave_up {
+        Stitched::ReadOn
+    } else {
+        stitch(run, tail, tail_errors, &mut errors, &at)?
+    };
+    let spill = match stitched {
+        Stitched::Done(spill) => Some(spill),
+        Stitched::ReadOn => None,
+    };
+    if spill.is_none() {
+        // A case came back across the cut: the first run reads on from it. The filter it
+        // shared holds the second half's ids too, which would all be "maybe" (a scan of the
+        // log each): it gets one of its own, of the ids it has seen.
+        let seen = SeenIds::for_ids(std::fs::metadata(path)?.len() / 40 + 1);
+        run.ids.for_each(&mut |id| {
+            seen.insert(id);
+            true
+        })?;
+        for seq in run.closed..run.next {
+            seen.insert(&run.open[run.place(seq)].case_id);
+        }
+        for id in run.pinned.keys() {
+            seen.insert(id);
+        }
+        run.seen = Arc::new(seen);
+        run.suspects = None;
+        let done = AtomicBool::new(false);
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(cut))?;
+        let reader = Watched {
+            inner: file,
+            progress: None,
+            spool: None,
+            stop: &done,
+        };
+        let (_, more) = feed_csv_shifted(
+            run,
+            reader,
             file_index,
             source,
-            path,
-            header: &header,
-            cut,
-            line_base: head_read.end_line - 1,
-        },
-    )
-    .and_then(|split| {
-        if matches!(split, Split::Done(_)) {
-            run.end_file(errors)?;
-        }
-        Ok(split)
-    })
+            Some(&header),
+            at.line_base,
+            &done,
+            &mut |_, _| true,
+        )?;
+        errors.extend(more.into_iter().map(|mut error| {
+            shift(&mut error, at.line_base);
+            error
+        }));
+    }
+    run.end_file(errors)?;
+    Ok(Split::Done(spill))
+}
+
+/// How the stitch ended.
+enum Stitched {
+    /// The second half's matrix rows, to follow the first run's.
+    Done(SpillFile),
+    /// A case came back: the second half must be read on by the first run.
+    ReadOn,
 }
 
 /// Where a file would be cut: its header, and the first line start after its middle.
@@ -233,7 +303,7 @@ fn stitch(
     tail_errors: Vec<InputError>,
     errors: &mut Vec<InputError>,
     at: &Stitch<'_>,
-) -> io::Result<Split> {
+) -> io::Result<Stitched> {
     let StreamRun {
         spill,
         faults,
@@ -248,8 +318,8 @@ fn stitch(
     // Steps 1 and 3. A case in both halves is a suspect of one of them (the filter is
     // shared); it is continued if the first run has it open, and came back if the first run
     // closed it. Cases that are no suspect were in the second half only.
-    // Every logged case is looked up: the rustc hash, not SipHash.
-    let suspects: HashSet<String, BuildHasherDefault<FxHasher>> = run
+    // Every logged case is looked up: foldhash, not SipHash.
+    let suspects: HashSet<String, foldhash::fast::FixedState> = run
         .suspects
         .take()
         .into_iter()
@@ -287,7 +357,7 @@ fn stitch(
             !came_back
         })?;
         if came_back {
-            return Ok(Split::NeedsFullRun);
+            return Ok(Stitched::ReadOn);
         }
     }
 
@@ -324,9 +394,6 @@ fn stitch(
                 case_id.is_some_and(|id| continued.contains(id.as_str()))
             },
         )?;
-        if run.needs_full_run {
-            return Ok(Split::NeedsFullRun);
-        }
     }
 
     // Step 4, and the faults of the cases the tail judged alone.
@@ -341,7 +408,7 @@ fn stitch(
         shift(&mut error, at.line_base);
         error
     }));
-    Ok(Split::Done(Some(spill)))
+    Ok(Stitched::Done(spill))
 }
 
 fn shift(error: &mut InputError, line_base: u64) {
