@@ -1033,6 +1033,41 @@ mod tests {
     }
 
     #[test]
+    fn a_golden_workbook_is_checked_whole_too() {
+        let header = ["case_id", "generation", "decision", "reason"];
+        let rows: Vec<Vec<String>> = [
+            ["c1", "SECRETGEN", "ACTIVE", "within_lease"],
+            ["c1", "7", "active", "within_lease"],
+            ["c2", "8", "EXPIRED", ""],
+        ]
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.to_string()).collect())
+        .collect();
+        let bytes = crate::input::workbook::matrix_xlsx("Key", &header, &rows).unwrap();
+        let errors: Vec<String> = parse_golden_keeping(
+            &bytes,
+            "g.xlsx",
+            MatrixFileFormat::Workbook,
+            &[Column::DECISION],
+        )
+        .unwrap_err()
+        .0
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+        assert_eq!(
+            errors,
+            [
+                "g.xlsx[Key]:2: generation: not an unsigned integer (decimal digits only) (\"SECRETGEN\")".to_owned(),
+                "g.xlsx[Key]:3: case_id: duplicated case id: it is already on line 2 (\"c1\")".to_owned(),
+                format!("g.xlsx[Key]:3: decision: not a canonical code: one of {DECISIONS} (\"active\")"),
+                // An empty cell is checked, whether the sheet stores it or ends the row before it.
+                "g.xlsx[Key]:4: reason: empty; every case has a value here (\"\")".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
     fn a_json_key_given_twice_is_an_error_not_the_last_value() {
         let json = |text: &str| parse_matrix(text.as_bytes(), "m.json", MatrixFileFormat::Json);
         let twice = "[{\"case_id\":\"probe-1\",\"decision\":\"ACTIVE\",\"reason\":\"stale_generation\",\"decision\":\"EXPIRED\"}]";
