@@ -226,6 +226,43 @@ fn malformed_goldens() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     bad.insert(at, 0xff);
     cases.push(("json-bad-utf8", "json", bad));
 
+    // Canonical in every graded column, but not in one the run does not grade (spec section 8:
+    // the golden file is read strictly, all of it).
+    let well_formed = String::from_utf8(well_formed_golden()).unwrap();
+    let with_generation = |third: &str| {
+        let mut lines: Vec<String> = well_formed.lines().map(str::to_owned).collect();
+        lines[0].push_str(",generation");
+        lines[1].push_str(",7");
+        lines[2].push_str(",8");
+        lines[3].push_str(&format!(",{third}"));
+        lines.join("\n") + "\n"
+    };
+    cases.push((
+        "ungraded-column-value",
+        "csv",
+        with_generation("ZQMARKGEN").into_bytes(),
+    ));
+
+    // A structural error and value errors together: all are listed, none shown to learners.
+    let mut both = with_generation("ZQMARKGEN");
+    both.push_str("case-1,ZQMARKDUP,x,ZQMARKDUPDECISION,ZQMARKDUPREASON,true,1\n");
+    cases.push(("structural-and-value-errors", "csv", both.into_bytes()));
+
+    // A key given twice: an error, not the last value winning.
+    let twice = well_formed
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            format!(
+                "{{\"case_id\":\"{}\",\"decision\":\"{}\",\"reason\":\"{}\",\"lease_expired\":true,\"decision\":\"{}\"}}",
+                cells[0], cells[3], cells[4], "ZQMARKTWICE"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",\n");
+    cases.push(("json-key-twice", "json", format!("[{twice}]").into_bytes()));
+
     // Not malformed: every answer is wrong, and the golden values must stay hidden. Golden
     // files are read strictly (values in canonical form), so its graded cells hold real codes
     // that no report has any other reason to show ([`GOLDEN_CODES`]), and its free-text cells
@@ -386,7 +423,12 @@ fn a_malformed_golden_file_tells_the_learner_to_ask() {
 #[test]
 fn reveal_shows_the_instructor_everything() {
     let goldens = malformed_goldens();
-    for name in ["bad-utf8-cell", "json-object-in-cell", "well-formed"] {
+    for name in [
+        "bad-utf8-cell",
+        "json-object-in-cell",
+        "ungraded-column-value",
+        "well-formed",
+    ] {
         let golden = goldens.iter().find(|g| g.0 == name).unwrap();
         for format in FORMATS {
             let (outputs, _) = run(golden, format, &["--reveal"]);

@@ -1,90 +1,190 @@
 //! Reading a previous gradebook (`grade --baseline`): each submission's earlier score.
+//!
+//! A gradebook is read as strictly as a golden file's structure (spec section 2): by the same
+//! record reader, a row with more or fewer cells than the header, an unterminated quote, a
+//! header naming a column twice, a submission listed twice and a score that is not a number
+//! are errors, every one listed and located. It is the comma-separated file `grade
+//! --gradebook` writes.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::input::{InputError, InputErrors};
+use crate::input::records::Records;
+use crate::input::{normalise_header, InputError, InputErrors, UNTERMINATED};
 
 /// The scores of an old gradebook by submission name; `None` where the score cell is empty
 /// (an ungradable submission).
 pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let name = path.to_string_lossy().into_owned();
-    let bytes = std::fs::read(path)
+    let bytes = std::fs::File::open(path)
+        .and_then(crate::limits::read_document)
         .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
     parse_baseline(&bytes, &name)
 }
 
+/// The columns a gradebook is read by.
+const COLUMNS: [&str; 2] = ["submission", "score"];
+
 /// Parses a gradebook's bytes (named `name` in errors): a header with `submission` and
-/// `score` columns, then one line per submission.
+/// `score` columns (named in any case; others ignored), then one row per submission.
 pub fn parse_baseline(
     bytes: &[u8],
     name: &str,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body);
+    let mut records = Records::new(bytes, true);
+    let cannot =
+        |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
     let mut errors = Vec::new();
-    let header = match reader.headers() {
-        Ok(header) => header.clone(),
-        Err(e) => {
-            let line = e.position().map_or(1, |p| p.line());
+    let (header_line, header) = match records.next_record() {
+        Ok(None) => {
             return Err(InputErrors(vec![InputError::new(
                 name,
-                line,
-                format!("unreadable CSV: {e}"),
-            )]));
+                1,
+                "empty file: no header row",
+            )]))
         }
+        Err(e) => return Err(InputErrors(vec![cannot(records.line(), e)])),
+        Ok(Some(record)) if record.is_unterminated() => {
+            return Err(InputErrors(vec![InputError::new(
+                name,
+                record.line,
+                UNTERMINATED,
+            )
+            .column("header")]))
+        }
+        Ok(Some(record)) => (
+            record.line,
+            record
+                .iter()
+                .map(|cell| String::from_utf8_lossy(cell).into_owned())
+                .collect::<Vec<_>>(),
+        ),
     };
-    let find = |wanted: &str| {
-        header
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(wanted))
-    };
-    let (Some(submission_at), Some(score_at)) = (find("submission"), find("score")) else {
-        return Err(InputErrors(vec![InputError::new(
-            name,
-            1,
-            "a gradebook's header has submission and score columns",
-        )
-        .column("header")]));
+    // Where each of `COLUMNS` is in the header.
+    let mut at: [Option<usize>; 2] = [None; 2];
+    for (index, text) in header.iter().enumerate() {
+        let Some(wanted) = COLUMNS.iter().position(|c| *c == normalise_header(text)) else {
+            continue;
+        };
+        if let Some(earlier) = at[wanted] {
+            errors.push(
+                InputError::new(
+                    name,
+                    header_line,
+                    format!(
+                        "columns {:?} and {text:?} both name the column {}",
+                        header[earlier], COLUMNS[wanted]
+                    ),
+                )
+                .column("header"),
+            );
+        } else {
+            at[wanted] = Some(index);
+        }
+    }
+    for (column, found) in COLUMNS.iter().zip(at) {
+        if found.is_none() {
+            errors.push(
+                InputError::new(
+                    name,
+                    header_line,
+                    format!(
+                        "no {column} column: a gradebook's header has submission and score columns"
+                    ),
+                )
+                .column("header"),
+            );
+        }
+    }
+    let [Some(submission_at), Some(score_at)] = at else {
+        return Err(InputErrors(errors));
     };
     let mut scores = HashMap::new();
-    for record in reader.records() {
-        let record = match record {
-            Ok(record) => record,
+    // The line each submission is on, for a second listing's message.
+    let mut lines: HashMap<String, u64> = HashMap::new();
+    loop {
+        let record = match records.next_record() {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
-                errors.push(InputError::new(name, line, format!("unreadable CSV: {e}")));
-                continue;
+                errors.push(cannot(records.line(), e));
+                break;
             }
         };
-        let line = record.position().map_or(0, |p| p.line());
-        let submission = record.get(submission_at).unwrap_or_default().trim();
-        if submission.is_empty() {
-            errors.push(InputError::new(name, line, "no submission name").column("submission"));
+        let line = record.line;
+        if record.is_unterminated() {
+            errors.push(InputError::new(name, line, UNTERMINATED));
             continue;
         }
-        let cell = record.get(score_at).unwrap_or_default().trim();
-        let score = if cell.is_empty() {
-            None
-        } else {
-            match cell.parse::<f64>() {
-                Ok(score) if score.is_finite() => Some(score),
+        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
+            continue;
+        }
+        if record.len() != header.len() {
+            errors.push(InputError::new(
+                name,
+                line,
+                format!(
+                    "the row has {} cells; the header has {}",
+                    record.len(),
+                    header.len()
+                ),
+            ));
+            continue;
+        }
+        let cell = |index: usize, column: &str, errors: &mut Vec<InputError>| {
+            let bytes = record.iter().nth(index).unwrap_or_default();
+            match std::str::from_utf8(bytes) {
+                Ok(text) => Some(text.trim().to_owned()),
+                Err(_) => {
+                    errors.push(
+                        InputError::new(name, line, "not valid UTF-8")
+                            .column(column)
+                            .value(String::from_utf8_lossy(bytes)),
+                    );
+                    None
+                }
+            }
+        };
+        let submission = cell(submission_at, "submission", &mut errors);
+        let score = cell(score_at, "score", &mut errors).and_then(|text| {
+            if text.is_empty() {
+                return Some(None);
+            }
+            match text.parse::<f64>() {
+                Ok(score) if score.is_finite() => Some(Some(score)),
                 _ => {
                     errors.push(
                         InputError::new(name, line, "not a number")
                             .column("score")
-                            .value(cell),
+                            .value(text),
                     );
-                    continue;
+                    None
                 }
             }
+        });
+        let Some(submission) = submission else {
+            continue;
         };
-        if scores.insert(submission.to_owned(), score).is_some() {
+        if submission.is_empty() {
+            errors.push(InputError::new(name, line, "no submission name").column("submission"));
+            continue;
+        }
+        // A row with a bad score still names its submission: a second row for it is an error.
+        if let Some(&earlier) = lines.get(&submission) {
             errors.push(
-                InputError::new(name, line, "this submission is listed twice")
-                    .column("submission")
-                    .value(submission),
+                InputError::new(
+                    name,
+                    line,
+                    format!("duplicated submission: it is already on line {earlier}"),
+                )
+                .column("submission")
+                .value(submission),
             );
+            continue;
+        }
+        lines.insert(submission.clone(), line);
+        if let Some(score) = score {
+            scores.insert(submission, score);
         }
     }
     if errors.is_empty() {
@@ -98,24 +198,64 @@ pub fn parse_baseline(
 mod tests {
     use super::*;
 
+    fn messages(text: &str) -> Vec<String> {
+        parse_baseline(text.as_bytes(), "old.csv")
+            .unwrap_err()
+            .0
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
     #[test]
     fn gradebooks_read_back() {
         let scores = parse_baseline(
-            b"submission,score,max_score\nalice.csv,3,4\nbob.csv,,4\n",
+            b"\xEF\xBB\xBFSubmission,Score,max_score\r\nalice.csv,3,4\r\n\r\nbob.csv,,4\r\n\"c,d.csv\",2.5,4\r\n",
             "old.csv",
         )
         .unwrap();
+        assert_eq!(scores.len(), 3);
         assert_eq!(scores["alice.csv"], Some(3.0));
         assert_eq!(scores["bob.csv"], None);
-        let errors = parse_baseline(b"submission,score\na,x\na,1\na,2\n", "old.csv").unwrap_err();
-        let messages: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+        assert_eq!(scores["c,d.csv"], Some(2.5));
+    }
+
+    #[test]
+    fn every_problem_in_a_gradebook_is_listed() {
+        // A bad score does not hide that its submission is listed again.
         assert_eq!(
-            messages,
+            messages("submission,score\na,x\na,1\nb,2\na,2\n"),
             [
                 "old.csv:2: score: not a number (\"x\")",
-                "old.csv:4: submission: this submission is listed twice (\"a\")"
+                "old.csv:3: submission: duplicated submission: it is already on line 2 (\"a\")",
+                "old.csv:5: submission: duplicated submission: it is already on line 2 (\"a\")",
             ]
         );
-        assert!(parse_baseline(b"name,points\n", "old.csv").is_err());
+        assert_eq!(
+            messages("submission,score\nx,1\ny\nz,1,extra\n,3\nw,inf\nv,\"2\n"),
+            [
+                "old.csv:3: the row has 1 cells; the header has 2",
+                "old.csv:4: the row has 3 cells; the header has 2",
+                "old.csv:5: submission: no submission name",
+                "old.csv:6: score: not a number (\"inf\")",
+                "old.csv:7: unterminated quote: the file ends inside a quoted cell",
+            ]
+        );
+        assert_eq!(
+            messages("submission,Score,score\n"),
+            ["old.csv:1: header: columns \"Score\" and \"score\" both name the column score"]
+        );
+        assert_eq!(
+            messages("name,points\n"),
+            [
+                "old.csv:1: header: no submission column: a gradebook's header has submission and score columns",
+                "old.csv:1: header: no score column: a gradebook's header has submission and score columns",
+            ]
+        );
+        assert_eq!(messages(""), ["old.csv:1: empty file: no header row"]);
+        assert_eq!(
+            messages("submission,\"score\n"),
+            ["old.csv:1: header: unterminated quote: the file ends inside a quoted cell"]
+        );
     }
 }

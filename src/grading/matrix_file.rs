@@ -12,8 +12,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::columns::Column;
 use crate::input::records::Records;
@@ -240,23 +242,42 @@ pub fn read_golden_file(path: &Path, name: &str) -> Result<MatrixFile, InputErro
     read_golden_file_keeping(path, name, &every)
 }
 
-/// [`read_golden_file`] keeping only the cells of `columns` (and the case id): only they are
-/// held, and only they are checked for canonical form.
+/// [`read_golden_file`] keeping only the cells of `columns` (and the case id). Only they are
+/// held, but every cell is checked for canonical form as its row is read (spec section 8: the
+/// golden file is read strictly, not only its graded columns), and a value error is listed
+/// with the file's structural errors, in line order.
 pub fn read_golden_file_keeping(
     path: &Path,
     name: &str,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    let file = read_matrix_file_keeping(path, name, &ReadOptions::default(), columns)?;
-    let errors = golden_errors(&file);
-    if errors.is_empty() {
-        Ok(file)
-    } else {
-        Err(InputErrors(errors))
-    }
+    let bytes = std::fs::File::open(path)
+        .and_then(crate::limits::read_document)
+        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
+    parse_golden_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
 }
 
-/// Every value of a golden matrix that is not in canonical form, located.
+/// Reads a golden matrix from its bytes (named `name` in errors) as
+/// [`read_golden_file_keeping`] reads a file: every cell checked, the cells of `columns` (and
+/// the case id) kept.
+pub fn parse_golden_keeping(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
+    parse(
+        bytes,
+        name,
+        format,
+        &ReadOptions::default(),
+        columns,
+        Strictness::Golden,
+    )
+}
+
+/// Every kept value of a matrix that is not in canonical form, located: what
+/// [`read_golden_file`] checks, for a matrix read otherwise.
 pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
     let mut errors = Vec::new();
     for row in &file.rows {
@@ -305,19 +326,68 @@ pub fn parse_matrix_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
+    parse(
+        bytes,
+        name,
+        format,
+        options,
+        columns,
+        Strictness::Submission,
+    )
+}
+
+/// How a matrix's values are held to the contract.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strictness {
+    /// A learner's submission: values are compared leniently later, not checked here.
+    Submission,
+    /// A golden file: every cell, kept or not, must be in canonical form.
+    Golden,
+}
+
+fn parse(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    options: &ReadOptions,
+    columns: &[Column],
+    strictness: Strictness,
+) -> Result<MatrixFile, InputErrors> {
     let mut keep = [false; Column::COUNT];
     for column in columns {
         keep[column.index()] = true;
     }
     let mut errors = Vec::new();
     let file = match format {
-        MatrixFileFormat::Csv => parse_csv(bytes, name, options, &keep, &mut errors),
-        MatrixFileFormat::Json => parse_json(bytes, name, &keep, &mut errors),
-        MatrixFileFormat::Workbook => parse_workbook(bytes, name, options, &keep, &mut errors),
+        MatrixFileFormat::Csv => parse_csv(bytes, name, options, &keep, strictness, &mut errors),
+        MatrixFileFormat::Json => parse_json(bytes, name, &keep, strictness, &mut errors),
+        MatrixFileFormat::Workbook => {
+            parse_workbook(bytes, name, options, &keep, strictness, &mut errors)
+        }
     };
     match file {
         Some(file) if errors.is_empty() => Ok(file),
         _ => Err(InputErrors(errors)),
+    }
+}
+
+/// Lists each of a golden row's cells that is not in canonical form. Called as the row is
+/// read, before the cells not kept are dropped: a 400k-case golden file is checked whole
+/// without being held whole.
+fn check_golden_cells<'c>(
+    name: &str,
+    line: u64,
+    cells: impl IntoIterator<Item = (Column, &'c str)>,
+    errors: &mut Vec<InputError>,
+) {
+    for (column, cell) in cells {
+        if let Err(message) = column.check_canonical(cell) {
+            errors.push(
+                InputError::new(name, line, message)
+                    .column(column.name())
+                    .value(cell),
+            );
+        }
     }
 }
 
@@ -442,6 +512,7 @@ fn parse_csv(
     name: &str,
     options: &ReadOptions,
     keep: &[bool],
+    strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut records = Records::new(bytes, true);
@@ -522,6 +593,16 @@ fn parse_csv(
         if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
             continue;
         }
+        // A golden row's values are checked even where its structure is wrong, so that every
+        // problem is listed in one run; a cell past the header's end has no column to check.
+        let check = |targets: &[Option<Column>], errors: &mut Vec<InputError>| {
+            if strictness == Strictness::Golden {
+                let cells = record.iter().zip(targets).filter_map(|(cell, target)| {
+                    Some(((*target)?, std::str::from_utf8(cell).ok()?))
+                });
+                check_golden_cells(name, line, cells, errors);
+            }
+        };
         if record.len() != table.targets.len() {
             errors.push(InputError::new(
                 name,
@@ -532,6 +613,7 @@ fn parse_csv(
                     table.targets.len()
                 ),
             ));
+            check(&table.targets, errors);
             continue;
         }
         let mut cells = Vec::with_capacity(record.len());
@@ -553,6 +635,7 @@ fn parse_csv(
         if row_ok {
             table.add(line, cells, errors);
         }
+        check(&table.targets, errors);
     }
     Some(table.file)
 }
@@ -564,6 +647,7 @@ fn parse_workbook(
     name: &str,
     options: &ReadOptions,
     keep: &[bool],
+    strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut table: Option<Table> = None;
@@ -594,9 +678,20 @@ fn parse_workbook(
                         table.targets.len()
                     ),
                 ));
-                return;
+            } else {
+                table.add(line, cells.to_vec(), &mut row_errors);
             }
-            table.add(line, cells.to_vec(), &mut row_errors);
+            if strictness == Strictness::Golden {
+                // A sheet's row ends at its last cell: the columns after it are empty cells.
+                let cells = table
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, target)| {
+                        Some(((*target)?, cells.get(index).map_or("", String::as_str)))
+                    });
+                check_golden_cells(located, line, cells, &mut row_errors);
+            }
         },
     );
     errors.append(&mut row_errors);
@@ -648,6 +743,7 @@ fn parse_json(
     bytes: &[u8],
     name: &str,
     keep: &[bool],
+    strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -680,7 +776,7 @@ fn parse_json(
         // The element borrows from `text`, so its offset gives its line.
         let offset = element.get().as_ptr() as usize - text.as_ptr() as usize;
         let line = lines.line_of(offset);
-        let object: Map<String, Value> = match serde_json::from_str(element.get()) {
+        let object: CaseObject = match serde_json::from_str(element.get()) {
             Ok(object) => object,
             Err(_) => {
                 errors.push(InputError::new(
@@ -694,7 +790,9 @@ fn parse_json(
         let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
         let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
         let mut row_ok = true;
-        for (key, value) in &object {
+        // Values of keys reported as duplicates, checked (golden files) but never kept.
+        let mut repeated: Vec<(Column, String)> = Vec::new();
+        for (key, value) in &object.0 {
             let Some(column) = Column::from_header(key) else {
                 continue;
             };
@@ -708,6 +806,7 @@ fn parse_json(
                     .column(column.name()),
                 );
                 row_ok = false;
+                repeated.extend(json_cell(value).map(|cell| (column, cell)));
                 continue;
             }
             named_by[column.index()] = Some(key);
@@ -727,11 +826,48 @@ fn parse_json(
                 }
             }
         }
+        // Listed after the row's structural errors, as in CSV files.
+        let mut value_errors = Vec::new();
+        if strictness == Strictness::Golden {
+            let given = cells
+                .iter()
+                .enumerate()
+                .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)));
+            let repeated = repeated
+                .iter()
+                .map(|(column, cell)| (*column, cell.as_str()));
+            check_golden_cells(name, line, given.chain(repeated), &mut value_errors);
+        }
         if row_ok {
             add_row(&mut file, line, cells, errors);
         }
+        errors.append(&mut value_errors);
     }
     Some(file)
+}
+
+/// A case object with its keys in order and duplicates kept, so that a key given twice is
+/// reported (as a CSV header naming a column twice is) rather than the last value winning.
+struct CaseObject(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for CaseObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CaseObject, D::Error> {
+        struct CaseVisitor;
+        impl<'de> Visitor<'de> for CaseVisitor {
+            type Value = CaseObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a case object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CaseObject, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(CaseObject(entries))
+            }
+        }
+        deserializer.deserialize_map(CaseVisitor)
+    }
 }
 
 /// A JSON value as the text of a CSV cell: `null` is empty, an array is its elements joined
@@ -832,6 +968,135 @@ mod tests {
         assert_eq!(
             missing,
             ["m.csv:1: header: no column for the graded column reason"]
+        );
+    }
+
+    fn golden(text: &str, format: MatrixFileFormat, columns: &[Column]) -> Vec<String> {
+        messages(parse_golden_keeping(text.as_bytes(), "g", format, columns))
+    }
+
+    const DECISIONS: &str = "OWNERSHIP_CONFLICT, SUCCESS, FAILED, CANCELLED, RECONCILIATION_REQUIRED, EXPIRED, ACK_TIMEOUT, ACTIVE, PENDING_ACK";
+
+    #[test]
+    fn a_golden_files_value_errors_are_listed_with_its_structural_ones() {
+        // The newcomer's file: a bad code, an empty reason, a duplicate id and a ragged row.
+        let text = "case_id,decision,reason\nc1,BOGUS,\nc1,ACTIVE,stale_generation\nc2,active,within_lease,extra\n,ACTIVE,\"within_lease\"\n";
+        assert_eq!(
+            golden(
+                text,
+                MatrixFileFormat::Csv,
+                &[Column::DECISION, Column::REASON]
+            ),
+            [
+                format!("g:2: decision: not a canonical code: one of {DECISIONS} (\"BOGUS\")"),
+                "g:2: reason: empty; every case has a value here (\"\")".to_owned(),
+                "g:3: case_id: duplicated case id: it is already on line 2 (\"c1\")".to_owned(),
+                "g:4: the row has 4 cells; the header has 3".to_owned(),
+                format!("g:4: decision: not a canonical code: one of {DECISIONS} (\"active\")"),
+                "g:5: case_id: missing case id".to_owned(),
+            ]
+        );
+        // A submission's values are not held to canonical form.
+        assert_eq!(
+            messages(csv(text)),
+            [
+                "m.csv:3: case_id: duplicated case id: it is already on line 2 (\"c1\")",
+                "m.csv:4: the row has 4 cells; the header has 3",
+                "m.csv:5: case_id: missing case id",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_golden_files_columns_are_all_checked_though_only_graded_ones_are_kept() {
+        let graded = [Column::DECISION, Column::REASON];
+        let generation = Column::from_header("generation").unwrap();
+        let text = "case_id,generation,decision,reason\nc1,SECRETGEN,ACTIVE,within_lease\nc2,08,EXPIRED,expired_without_result\n";
+        let bad = [
+            "g:2: generation: not an unsigned integer (decimal digits only) (\"SECRETGEN\")",
+            "g:3: generation: not a canonical integer: digits without leading zeros (\"08\")",
+        ];
+        assert_eq!(golden(text, MatrixFileFormat::Csv, &graded), bad);
+        let json = "[{\"case_id\":\"c1\",\"generation\":\"SECRETGEN\",\"decision\":\"ACTIVE\",\"reason\":\"within_lease\"},\n{\"case_id\":\"c2\",\"generation\":\"08\",\"decision\":\"EXPIRED\",\"reason\":\"expired_without_result\"}]";
+        let bad_json: Vec<String> = bad
+            .iter()
+            .map(|m| m.replace("g:2", "g:1").replace("g:3", "g:2"))
+            .collect();
+        assert_eq!(golden(json, MatrixFileFormat::Json, &graded), bad_json);
+        // A canonical file is read, keeping only the graded cells.
+        let good = text.replace("SECRETGEN", "7").replace(",08,", ",8,");
+        let file =
+            parse_golden_keeping(good.as_bytes(), "g", MatrixFileFormat::Csv, &graded).unwrap();
+        let c1 = file.find("c1").unwrap();
+        assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
+        assert_eq!(c1.cell(generation), None);
+    }
+
+    #[test]
+    fn a_golden_workbook_is_checked_whole_too() {
+        let header = ["case_id", "generation", "decision", "reason"];
+        let rows: Vec<Vec<String>> = [
+            ["c1", "SECRETGEN", "ACTIVE", "within_lease"],
+            ["c1", "7", "active", "within_lease"],
+            ["c2", "8", "EXPIRED", ""],
+        ]
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.to_string()).collect())
+        .collect();
+        let bytes = crate::input::workbook::matrix_xlsx("Key", &header, &rows).unwrap();
+        let errors: Vec<String> = parse_golden_keeping(
+            &bytes,
+            "g.xlsx",
+            MatrixFileFormat::Workbook,
+            &[Column::DECISION],
+        )
+        .unwrap_err()
+        .0
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+        assert_eq!(
+            errors,
+            [
+                "g.xlsx[Key]:2: generation: not an unsigned integer (decimal digits only) (\"SECRETGEN\")".to_owned(),
+                "g.xlsx[Key]:3: case_id: duplicated case id: it is already on line 2 (\"c1\")".to_owned(),
+                format!("g.xlsx[Key]:3: decision: not a canonical code: one of {DECISIONS} (\"active\")"),
+                // An empty cell is checked, whether the sheet stores it or ends the row before it.
+                "g.xlsx[Key]:4: reason: empty; every case has a value here (\"\")".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_json_key_given_twice_is_an_error_not_the_last_value() {
+        let json = |text: &str| parse_matrix(text.as_bytes(), "m.json", MatrixFileFormat::Json);
+        let twice = "[{\"case_id\":\"probe-1\",\"decision\":\"ACTIVE\",\"reason\":\"stale_generation\",\"decision\":\"EXPIRED\"}]";
+        assert_eq!(
+            messages(json(twice)),
+            ["m.json:1: decision: keys \"decision\" and \"decision\" both name the column decision"]
+        );
+        let cased = "[{\"case_id\":\"c1\",\"Decision\":\"ACTIVE\"},\n{\"case_id\":\"c2\",\"decision\":\"ACTIVE\",\"Decision\":\"ACTIVE\"}]";
+        assert_eq!(
+            messages(json(cased)),
+            ["m.json:2: decision: keys \"decision\" and \"Decision\" both name the column decision"]
+        );
+        assert_eq!(
+            messages(json("[{\"case_id\":\"c1\",\"case_id\":\"c2\"}]")),
+            ["m.json:1: case_id: keys \"case_id\" and \"case_id\" both name the column case_id"]
+        );
+        // Unknown keys are ignored, given twice or not.
+        assert!(json("[{\"case_id\":\"c1\",\"note\":1,\"note\":2}]").is_ok());
+        // In a golden file, the second value is checked too.
+        assert_eq!(
+            golden(
+                "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\",\"reason\":\"within_lease\",\"decision\":\"active\"}]",
+                MatrixFileFormat::Json,
+                &[Column::DECISION],
+            ),
+            [
+                "g:1: decision: keys \"decision\" and \"decision\" both name the column decision".to_owned(),
+                format!("g:1: decision: not a canonical code: one of {DECISIONS} (\"active\")"),
+            ]
         );
     }
 

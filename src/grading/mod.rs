@@ -17,9 +17,9 @@ pub use compare::{
     UnknownCase, Unpaired, UnpairedFile,
 };
 pub use matrix_file::{
-    golden_errors, parse_matrix, parse_matrix_keeping, parse_matrix_with, read_golden_file,
-    read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping, read_matrix_file_with,
-    MatrixEntry, MatrixFile, MatrixFileFormat,
+    golden_errors, parse_golden_keeping, parse_matrix, parse_matrix_keeping, parse_matrix_with,
+    read_golden_file, read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping,
+    read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
 };
 
 /// How a grade report is written.
