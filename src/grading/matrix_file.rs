@@ -88,6 +88,16 @@ fn kept_cells(cells: Vec<Option<String>>, keep: &[bool]) -> Box<[(Column, Box<st
         .collect()
 }
 
+/// Which cells a matrix being read keeps, and whether every cell is checked for canonical
+/// form as it is read (a golden file that is held only in part but checked whole).
+#[derive(Clone, Copy, Debug)]
+struct Keep {
+    /// By column index: whether rows hold the column's cells.
+    cells: [bool; Column::COUNT],
+    /// Whether every cell, kept or not, is checked with [`Column::check_canonical`].
+    canonical: bool,
+}
+
 /// A matrix read from a file (or built from the engine's verdicts): rows in file order,
 /// findable by case id.
 #[derive(Clone, Debug)]
@@ -99,7 +109,10 @@ pub struct MatrixFile {
     /// Which columns the CSV header has (every column for JSON and engine matrices).
     header_columns: Vec<bool>,
     /// Which columns' cells rows keep.
-    keep: Vec<bool>,
+    keep: Keep,
+    /// With [`Keep::canonical`]: every cell not in canonical form, located, in row and column
+    /// order (as [`golden_errors`] lists them), kept cells or not.
+    not_canonical: Vec<InputError>,
     /// The rows, in file order.
     pub rows: Vec<MatrixEntry>,
     by_case_id: HashMap<String, usize>,
@@ -110,13 +123,14 @@ impl MatrixFile {
         name: &str,
         header_line: Option<u64>,
         header_columns: Vec<bool>,
-        keep: &[bool],
+        keep: &Keep,
     ) -> MatrixFile {
         MatrixFile {
             name: name.to_owned(),
             header_line,
             header_columns,
-            keep: keep.to_vec(),
+            keep: *keep,
+            not_canonical: Vec::new(),
             rows: Vec::new(),
             by_case_id: HashMap::new(),
         }
@@ -128,10 +142,13 @@ impl MatrixFile {
         name: &str,
         rows: impl IntoIterator<Item = (u64, &'a MatrixRow)>,
     ) -> MatrixFile {
-        let keep = [true; Column::COUNT];
+        let keep = Keep {
+            cells: [true; Column::COUNT],
+            canonical: false,
+        };
         let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], &keep);
         for (line, row) in rows {
-            let cells = kept_cells(row.cells().into_iter().map(Some).collect(), &keep);
+            let cells = kept_cells(row.cells().into_iter().map(Some).collect(), &keep.cells);
             // The engine never yields two cases with one id, so this cannot fail.
             let _ = file.push(MatrixEntry {
                 case_id: row.case_id.clone(),
@@ -256,6 +273,29 @@ pub fn read_golden_file_keeping(
     }
 }
 
+/// Reads a golden file holding only the cells of `columns` (and the case id), but checking
+/// every cell for canonical form as [`read_golden_file`] does: `check` reports every problem
+/// of a golden file to its author, and grades a large one without holding its other columns.
+pub fn read_golden_file_checking_all(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+) -> Result<MatrixFile, InputErrors> {
+    let bytes = std::fs::File::open(path)
+        .and_then(crate::limits::read_document)
+        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
+    let format = MatrixFileFormat::for_path(path);
+    let mut file = parse_keeping(&bytes, name, format, &ReadOptions::default(), columns, true)?;
+    drop(bytes);
+    let errors = std::mem::take(&mut file.not_canonical);
+    if errors.is_empty() {
+        file.not_canonical.shrink_to_fit();
+        Ok(file)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
 /// Every value of a golden matrix that is not in canonical form, located.
 pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
     let mut errors = Vec::new();
@@ -305,9 +345,25 @@ pub fn parse_matrix_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    let mut keep = [false; Column::COUNT];
+    parse_keeping(bytes, name, format, options, columns, false)
+}
+
+/// [`parse_matrix_keeping`], and with `canonical` every cell checked for canonical form into
+/// [`MatrixFile::not_canonical`].
+fn parse_keeping(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    options: &ReadOptions,
+    columns: &[Column],
+    canonical: bool,
+) -> Result<MatrixFile, InputErrors> {
+    let mut keep = Keep {
+        cells: [false; Column::COUNT],
+        canonical,
+    };
     for column in columns {
-        keep[column.index()] = true;
+        keep.cells[column.index()] = true;
     }
     let mut errors = Vec::new();
     let file = match format {
@@ -338,7 +394,27 @@ fn add_row(
         return;
     }
     let name = file.name.clone();
-    let cells = kept_cells(cells, &file.keep);
+    if file.keep.canonical {
+        for (index, cell) in cells.iter().enumerate() {
+            let (Some(column), Some(cell)) = (Column::at(index), cell.as_deref()) else {
+                continue;
+            };
+            // The case id is checked as it is held: trimmed.
+            let cell = if column == Column::CASE_ID {
+                case_id.as_str()
+            } else {
+                cell
+            };
+            if let Err(message) = column.check_canonical(cell) {
+                file.not_canonical.push(
+                    InputError::new(&name, line, message)
+                        .column(column.name())
+                        .value(cell),
+                );
+            }
+        }
+    }
+    let cells = kept_cells(cells, &file.keep.cells);
     if let Err(earlier) = file.push(MatrixEntry {
         case_id: case_id.clone(),
         line,
@@ -370,7 +446,7 @@ impl Table {
         name: &str,
         line: u64,
         header: &[Option<&str>],
-        keep: &[bool],
+        keep: &Keep,
         errors: &mut Vec<InputError>,
     ) -> Table {
         let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
@@ -441,7 +517,7 @@ fn parse_csv(
     bytes: &[u8],
     name: &str,
     options: &ReadOptions,
-    keep: &[bool],
+    keep: &Keep,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut records = Records::new(bytes, true);
@@ -563,7 +639,7 @@ fn parse_workbook(
     bytes: &[u8],
     name: &str,
     options: &ReadOptions,
-    keep: &[bool],
+    keep: &Keep,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut table: Option<Table> = None;
@@ -647,7 +723,7 @@ impl<'a> LineCounter<'a> {
 fn parse_json(
     bytes: &[u8],
     name: &str,
-    keep: &[bool],
+    keep: &Keep,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -861,5 +937,52 @@ mod tests {
             messages(bad),
             ["m.json:1: a JSON matrix is one array of case objects"]
         );
+    }
+}
+
+#[cfg(test)]
+mod canonical_tests {
+    use super::*;
+
+    /// A golden file with problems in a kept column, an unkept one and the case id.
+    const GOLDEN: &str = "case_id,decision,reason,lease_expired\n\
+        a,ACTIVE,within_lease,false\n\
+        b,active,within_lease,FALSE\n\
+        c,EXPIRED,expired_without_result,maybe\n";
+
+    #[test]
+    fn every_cell_is_checked_while_only_the_graded_ones_are_kept() {
+        let whole = parse_matrix(GOLDEN.as_bytes(), "g.csv", MatrixFileFormat::Csv).unwrap();
+        let expected: Vec<String> = golden_errors(&whole)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(expected.len(), 3, "{expected:?}");
+        assert!(expected[0].contains("lease_expired") && expected[2].contains("lease_expired"));
+        let graded = crate::grading::parse_column_list("decision").unwrap();
+        let unkept = crate::grading::parse_column_list("lease_expired").unwrap()[0];
+        let part = parse_keeping(
+            GOLDEN.as_bytes(),
+            "g.csv",
+            MatrixFileFormat::Csv,
+            &ReadOptions::default(),
+            &graded,
+            true,
+        )
+        .unwrap();
+        let got: Vec<String> = part.not_canonical.iter().map(|e| e.to_string()).collect();
+        assert_eq!(got, expected);
+        // Only the graded column is held; the lenient reader checks nothing.
+        assert_eq!(part.rows[1].cell(unkept), None);
+        assert_eq!(part.rows[1].cell(graded[0]), Some("active"));
+        let lenient = parse_matrix_keeping(
+            GOLDEN.as_bytes(),
+            "g.csv",
+            MatrixFileFormat::Csv,
+            &ReadOptions::default(),
+            &graded,
+        )
+        .unwrap();
+        assert!(lenient.not_canonical.is_empty());
     }
 }

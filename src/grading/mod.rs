@@ -18,8 +18,8 @@ pub use compare::{
 };
 pub use matrix_file::{
     golden_errors, parse_matrix, parse_matrix_keeping, parse_matrix_with, read_golden_file,
-    read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping, read_matrix_file_with,
-    MatrixEntry, MatrixFile, MatrixFileFormat,
+    read_golden_file_checking_all, read_golden_file_keeping, read_matrix_file,
+    read_matrix_file_keeping, read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
 };
 
 /// How a grade report is written.
@@ -56,6 +56,21 @@ pub struct ReportArgs {
     /// In the table, list every case, not only those that differ.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+}
+
+impl ReportArgs {
+    /// Whether the report lists matched cases one by one: JSON and JUnit do (a record or a
+    /// passing test per case), the table with `--verbose`; the others only count them.
+    pub fn lists_matched(&self) -> bool {
+        match self
+            .format
+            .unwrap_or_else(|| default_format(self.output.as_deref()))
+        {
+            ReportFormat::Json | ReportFormat::Junit => true,
+            ReportFormat::Table => self.verbose,
+            ReportFormat::Github | ReportFormat::Markdown => false,
+        }
+    }
 }
 
 /// The graded columns given with `--columns`.
