@@ -238,7 +238,7 @@ pub fn read_matrix_file_keeping(
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
+        .and_then(crate::limits::read_file_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix_keeping(
         &bytes,
@@ -282,7 +282,7 @@ pub fn read_golden_file_checking_all(
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
+        .and_then(crate::limits::read_file_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     let format = MatrixFileFormat::for_path(path);
     let mut file = parse_keeping(&bytes, name, format, &ReadOptions::default(), columns, true)?;
