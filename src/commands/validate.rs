@@ -643,6 +643,47 @@ fn merge_runs<'a>(
     }))
 }
 
+/// How many closed ids [`ClosedIds`] holds in its hash set before merging them into its
+/// sorted list.
+const CLOSED_RECENT: usize = 1 << 16;
+
+/// A set of 64-bit hashes that only grows, in 8 bytes per hash: a sorted list, and a small
+/// hash set of the latest ones merged into it (in place, from the back) when full. A hash
+/// set of every closed case held 16-28 bytes per case (and both tables while growing): 56 MiB
+/// for 2M cases, more than the rest of `validate` together.
+#[derive(Debug, Default)]
+struct ClosedIds {
+    sorted: Vec<u64>,
+    recent: std::collections::HashSet<u64>,
+}
+
+impl ClosedIds {
+    fn insert(&mut self, key: u64) {
+        self.recent.insert(key);
+        if self.recent.len() >= CLOSED_RECENT {
+            let mut recent: Vec<u64> = self.recent.drain().collect();
+            recent.sort_unstable();
+            let (mut i, mut j) = (self.sorted.len(), recent.len());
+            self.sorted.reserve_exact(recent.len());
+            self.sorted.resize(i + j, 0);
+            while j > 0 {
+                let k = i + j - 1;
+                if i > 0 && self.sorted[i - 1] > recent[j - 1] {
+                    self.sorted[k] = self.sorted[i - 1];
+                    i -= 1;
+                } else {
+                    self.sorted[k] = recent[j - 1];
+                    j -= 1;
+                }
+            }
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.recent.contains(&key) || self.sorted.binary_search(&key).is_ok()
+    }
+}
+
 /// How many cases' rows [`validate_streaming`] keeps before the oldest case's warnings are
 /// worked out and its rows let go.
 pub const OPEN_CASES: usize = 4096;
@@ -654,7 +695,7 @@ struct CaseWindow {
     index: HashMap<String, u64>,
     base: u64,
     /// A hash of every closed case id: a row whose id is here may be a case coming back.
-    closed: std::collections::HashSet<u64>,
+    closed: ClosedIds,
     came_back: bool,
     warnings: Warnings,
 }
@@ -674,7 +715,7 @@ impl CaseWindow {
         let place = match self.index.get(case_id) {
             Some(&seq) => (seq - self.base) as usize,
             None => {
-                if self.closed.contains(&id_key(case_id)) {
+                if self.closed.contains(id_key(case_id)) {
                     self.came_back = true;
                     return;
                 }
@@ -732,7 +773,7 @@ pub fn validate_streaming(
         open: std::collections::VecDeque::new(),
         index: HashMap::new(),
         base: 0,
-        closed: std::collections::HashSet::new(),
+        closed: ClosedIds::default(),
         came_back: false,
         warnings: Warnings::new(limit),
     };
@@ -834,6 +875,23 @@ pub fn validate_streaming(
 #[cfg(test)]
 mod warnings_tests {
     use super::*;
+
+    #[test]
+    fn closed_ids_hold_every_key_across_merges() {
+        let mut closed = ClosedIds::default();
+        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
+        let n = 3 * CLOSED_RECENT as u64 + 5;
+        for i in 0..n {
+            assert!(!closed.contains(key(i)), "{i}");
+            closed.insert(key(i));
+            // A key inserted twice is harmless.
+            closed.insert(key(i / 2));
+        }
+        assert!(closed.sorted.len() >= 2 * CLOSED_RECENT);
+        assert!(closed.sorted.windows(2).all(|w| w[0] <= w[1]));
+        assert!((0..n).all(|i| closed.contains(key(i))));
+        assert!(!(n..n + 1000).any(|i| closed.contains(key(i))));
+    }
 
     /// `n` warnings over two files and two passes, in a scrambled order, with repeated lines.
     fn scrambled(n: u64) -> Vec<(Warning, u8)> {
