@@ -415,9 +415,9 @@ const RUNS_BEFORE_MERGE: usize = 64;
 type WarningKey = (u64, u64, u8, u64);
 
 /// The warnings of a run: every one counted (in total and by kind), the first
-/// [`Warnings::limit`] in file and line order kept for listing, the rest dropped. Warnings
+/// N (the limit) in file and line order kept for listing, the rest dropped. Warnings
 /// come in any order (a case's when it closes); they are sorted in runs of
-/// [`WARNINGS_PER_RUN`] spilled to temporary files and merged when listed, so memory stays
+/// `WARNINGS_PER_RUN` spilled to temporary files and merged when listed, so memory stays
 /// bounded whatever their number (an external merge sort).
 #[derive(Debug)]
 pub struct Warnings {
@@ -553,7 +553,7 @@ impl Warnings {
             .map(|entry| entry.map(|(_, text)| text)))
     }
 
-    /// `N kind, M kind, ...`, in [`WARNING_KINDS`] order.
+    /// `N kind, M kind, ...`, in `WARNING_KINDS` order.
     pub fn by_kind(&self) -> String {
         self.by_kind
             .iter()
