@@ -42,8 +42,22 @@ pub fn record_too_long() -> std::io::Error {
 /// Reads all of `reader`, up to [`MAX_DOCUMENT_BYTES`]; a longer input is an error rather than
 /// memory that grows until the allocator gives up (`/dev/zero`, an endless pipe).
 pub fn read_document(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    read_document_into(reader, Vec::new())
+}
+
+/// [`read_document`] of a file, into a buffer sized to it: growing by doubling would have
+/// held up to twice the file (and both buffers while copying), for a large golden file.
+pub fn read_file_document(file: std::fs::File) -> std::io::Result<Vec<u8>> {
+    let size = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(MAX_DOCUMENT_BYTES)
+        + 1;
+    read_document_into(file, Vec::with_capacity(size as usize))
+}
+
+fn read_document_into(reader: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::new();
     reader
         .take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)?;

@@ -7,11 +7,13 @@ use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::grading::engine_check::judge_and_compare;
 use leasejudge::grading::{
-    compare, parse_column_list, parse_matrix, MatrixFile, MatrixFileFormat, MissingAt,
+    compare, parse_column_list, parse_matrix, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
+    MissingAt,
 };
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
+use leasejudge::report::{github, grade_table, markdown};
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {
@@ -94,10 +96,39 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
             for columns in ["decision,reason", "all"] {
                 let columns = parse_column_list(columns).unwrap();
                 let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
-                let got = judge_and_compare(&source, as_of, Some(&golden), &columns)
+                let got = judge_and_compare(&source, as_of, Some(&golden), &columns, true)
                     .unwrap()
                     .unwrap();
                 assert_eq!(got, expected, "{name}");
+                // Without the matched cases listed: only the differences are kept, the counts
+                // are the same, and the reports that do not list matched cases are the same.
+                let counted = judge_and_compare(&source, as_of, Some(&golden), &columns, false)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(counted, expected.clone().matched_counted_only(), "{name}");
+                assert_eq!(counted.summary(), expected.summary(), "{name}");
+                if clean {
+                    assert!(counted.cases.is_empty(), "{name}");
+                }
+                let report = |file: FileGrade| GradeReport {
+                    command: "check",
+                    columns: columns.clone(),
+                    revealed: true,
+                    files: vec![file],
+                    unpaired: Vec::new(),
+                };
+                let (listed, counted) = (report(expected.clone()), report(counted));
+                assert_eq!(
+                    grade_table::render(&listed, false, false),
+                    grade_table::render(&counted, false, false),
+                    "{name}"
+                );
+                assert_eq!(github::render(&listed), github::render(&counted), "{name}");
+                assert_eq!(
+                    markdown::render(&listed),
+                    markdown::render(&counted),
+                    "{name}"
+                );
                 let summary = got.summary();
                 assert_eq!(summary.is_clean(), clean);
                 if !clean {

@@ -32,14 +32,39 @@ fn source(dir: &Path, name: &str, bytes: &[u8]) -> Source {
 
 fn shown(report: &Report) -> Vec<String> {
     let mut lines: Vec<String> = report.errors.iter().map(|e| format!("error {e}")).collect();
-    lines.extend(report.warnings.iter().map(|w| format!("warning {w}")));
-    lines.push(format!("{} cases, {} rows", report.cases, report.rows));
+    lines.extend(
+        report
+            .warnings
+            .listed()
+            .unwrap()
+            .map(|w| format!("warning {}", w.unwrap())),
+    );
+    lines.push(format!(
+        "{} cases, {} rows, {} warnings: {}",
+        report.cases,
+        report.rows,
+        report.warnings.total(),
+        report.warnings.by_kind()
+    ));
     lines
 }
 
 fn same(sources: &[Source]) -> Report {
-    let streamed = validate_streaming(sources, None).unwrap();
-    assert_eq!(shown(&streamed), shown(&validate(sources, None)));
+    let streamed = validate_streaming(sources, None, None).unwrap();
+    let whole = shown(&validate(sources, None, None));
+    assert_eq!(shown(&streamed), whole);
+    // With `--max-warnings`, the first N of the same list, and the same counts.
+    for limit in [0, 1, 7, 150] {
+        let listed = validate_streaming(sources, None, Some(limit)).unwrap();
+        let mut expected = whole.clone();
+        let total = streamed.warnings.total();
+        let errors = streamed.errors.len();
+        if total > limit {
+            expected.drain(errors + limit..errors + total);
+        }
+        assert_eq!(shown(&listed), expected, "--max-warnings {limit}");
+        assert_eq!(shown(&validate(sources, None, Some(limit))), expected);
+    }
     streamed
 }
 
@@ -57,7 +82,7 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     let report = same(&[plain.clone(), messy_source.clone()]);
     assert!(report.errors.is_empty());
     // Pending cases, cases that end before a deadline, and the messy file's unknown column.
-    assert!(report.warnings.len() > 100, "{}", report.warnings.len());
+    assert!(report.warnings.total() > 100, "{}", report.warnings.total());
 
     // A case that comes back after every other: the window let it go, the run is redone.
     let mut back = std::fs::read(plain.path.as_ref().unwrap()).unwrap();

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::engine_check::{judge_and_compare, CheckError};
 use crate::grading::{
-    read_golden_file, GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile,
+    read_golden_file_keeping, GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile,
 };
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
@@ -301,7 +301,7 @@ fn check(args: &Args) -> Result<ExitCode> {
             options: args.read.options(),
         };
         let golden = pairing.golden.as_deref().map(|path| {
-            read_golden_file(path, &name(path)).and_then(|golden| {
+            read_golden_file_keeping(path, &name(path), columns).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
                 if missing.is_empty() {
                     Ok(golden)
@@ -311,7 +311,13 @@ fn check(args: &Args) -> Result<ExitCode> {
             })
         });
         let golden_ok = golden.as_ref().and_then(|g| g.as_ref().ok());
-        match judge_and_compare(&source, args.as_of, golden_ok, columns) {
+        match judge_and_compare(
+            &source,
+            args.as_of,
+            golden_ok,
+            columns,
+            args.report.lists_matched(),
+        ) {
             Ok(grade) if golden.as_ref().is_none_or(Result::is_ok) => {
                 graded_files.push((pairing, grade));
             }

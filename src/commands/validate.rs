@@ -79,28 +79,6 @@ fn warning_kind(warning: &InputError) -> usize {
         .unwrap_or(WARNING_KINDS.len())
 }
 
-/// `N kind, M kind, ...` over `warnings`, in [`WARNING_KINDS`] order.
-fn warnings_by_kind(warnings: &[InputError]) -> String {
-    // One count per kind, and one for a warning of no known kind.
-    let mut counts = [0usize; WARNING_KINDS.len() + 1];
-    for warning in warnings {
-        counts[warning_kind(warning)] += 1;
-    }
-    counts
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(kind, &n)| {
-            let (one, many, _) = WARNING_KINDS
-                .get(kind)
-                .copied()
-                .unwrap_or(("other", "others", ""));
-            format!("{n} {}", if n == 1 { one } else { many })
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// A warning: like an [`InputError`] but it does not stop anything.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
@@ -132,7 +110,7 @@ struct FileObserver<'a> {
     file_index: usize,
     file: &'a str,
     ignored_seen: Vec<String>,
-    warnings: &'a mut Vec<Warning>,
+    warnings: &'a mut Warnings,
 }
 
 impl ReadObserver for FileObserver<'_> {
@@ -149,10 +127,13 @@ impl ReadObserver for FileObserver<'_> {
         } else {
             "names no case-file field: ignored"
         };
-        self.warnings.push(Warning {
-            file_index: self.file_index,
-            at: InputError::new(self.file, line, message).column(name.trim()),
-        });
+        self.warnings.push(
+            Warning {
+                file_index: self.file_index,
+                at: InputError::new(self.file, line, message).column(name.trim()),
+            },
+            0,
+        );
     }
 
     fn cells(&mut self, line: u64, cells: &RawCells<'_>) {
@@ -166,19 +147,23 @@ impl ReadObserver for FileObserver<'_> {
             if value.trim().is_empty() || event_uses(event, field) {
                 continue;
             }
-            self.warnings.push(Warning {
-                file_index: self.file_index,
-                at: InputError::new(
-                    self.file,
-                    line,
-                    format!(
-                        "given on a{} {event} row, which does not use it",
-                        article(event)
-                    ),
-                )
-                .column(field.name())
-                .value(value.trim()),
-            });
+            let at = InputError::new(
+                self.file,
+                line,
+                format!(
+                    "given on a{} {event} row, which does not use it",
+                    article(event)
+                ),
+            )
+            .column(field.name())
+            .value(value.trim());
+            self.warnings.push(
+                Warning {
+                    file_index: self.file_index,
+                    at,
+                },
+                0,
+            );
         }
     }
 }
@@ -276,19 +261,24 @@ fn always_pending(rows: &[Row]) -> bool {
 pub struct Report {
     /// Input errors, in file and line order.
     pub errors: Vec<InputError>,
-    /// Warnings, in file and line order.
-    pub warnings: Vec<InputError>,
+    /// Warnings: all counted, the first `--max-warnings` listed in file and line order.
+    pub warnings: Warnings,
     /// Cases read.
     pub cases: usize,
     /// Rows read (valid or not).
     pub rows: usize,
 }
 
-/// Validates the sources: every input error and every warning.
-pub fn validate(sources: &[crate::input::Source], input_format: Option<InputFormat>) -> Report {
+/// Validates the sources: every input error and every warning (the first `max_warnings`
+/// listed, every one counted).
+pub fn validate(
+    sources: &[crate::input::Source],
+    input_format: Option<InputFormat>,
+    max_warnings: Option<usize>,
+) -> Report {
     let mut adjudication = Adjudication::new();
     let mut errors = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::new(max_warnings.unwrap_or(usize::MAX));
     let mut case_rows: Vec<(String, CaseRows)> = Vec::new();
     let mut case_index: HashMap<String, usize> = HashMap::new();
     let mut row_count = 0usize;
@@ -338,23 +328,27 @@ pub fn validate(sources: &[crate::input::Source], input_format: Option<InputForm
         file_errors.extend(adjudication.take_errors());
         file_errors.sort_by_key(|e| e.line);
         if file_errors.is_empty() && row_count == rows_before {
-            warnings.push(Warning {
-                file_index,
-                at: InputError::new(&source.name, 0, "holds no case rows"),
-            });
+            warnings.push(
+                Warning {
+                    file_index,
+                    at: InputError::new(&source.name, 0, "holds no case rows"),
+                },
+                0,
+            );
         }
         errors.extend(file_errors);
     }
     let cases = case_rows.len();
     if errors.is_empty() {
         for (case_id, rows) in &case_rows {
-            warnings.extend(case_warnings(case_id, rows));
+            for warning in case_warnings(case_id, rows) {
+                warnings.push(warning, 1);
+            }
         }
     }
-    warnings.sort_by_key(|w| (w.file_index, w.at.line));
     Report {
         errors,
-        warnings: warnings.into_iter().map(|w| w.at).collect(),
+        warnings,
         cases,
         rows: row_count,
     }
@@ -367,7 +361,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let progress = crate::terminal::spinner("validate", &sources);
-    let report = validate_streaming(&sources, args.input_format);
+    let report = validate_streaming(&sources, args.input_format, args.max_warnings);
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
@@ -376,26 +370,19 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for error in &report.errors {
         writeln!(stderr, "{error}")?;
     }
-    let shown = args
-        .max_warnings
-        .unwrap_or(usize::MAX)
-        .min(report.warnings.len());
-    for warning in &report.warnings[..shown] {
-        writeln!(stderr, "warning: {warning}")?;
+    let shown = report.warnings.listed_count();
+    for warning in report.warnings.listed()? {
+        writeln!(stderr, "warning: {}", warning?)?;
     }
-    if shown < report.warnings.len() {
+    if shown < report.warnings.total() {
         writeln!(
             stderr,
             "warning: {} more not listed (--max-warnings {shown})",
-            report.warnings.len() - shown
+            report.warnings.total() - shown
         )?;
     }
     if !report.warnings.is_empty() {
-        writeln!(
-            stderr,
-            "warnings by kind: {}",
-            warnings_by_kind(&report.warnings)
-        )?;
+        writeln!(stderr, "warnings by kind: {}", report.warnings.by_kind())?;
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let summary = format!(
@@ -403,7 +390,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         plural(report.cases, "case"),
         plural(report.rows, "row"),
         plural(report.errors.len(), "input error"),
-        plural(report.warnings.len(), "warning"),
+        plural(report.warnings.total(), "warning"),
     );
     if report.errors.is_empty() {
         let mut stdout = std::io::stdout().lock();
@@ -413,6 +400,287 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     } else {
         writeln!(stderr, "{summary}")?;
         Ok(ExitCode::from(2))
+    }
+}
+
+/// How many warnings [`Warnings`] holds before it sorts them into a run on disk.
+const WARNINGS_PER_RUN: usize = 8192;
+
+/// How many runs [`Warnings`] keeps before merging them into one (a bound on open files).
+const RUNS_BEFORE_MERGE: usize = 64;
+
+/// A warning's place in the listing: file, line, then which pass found it (the reader's
+/// warnings before the cases'), then the order it was found in, as a stable sort of the
+/// reader's warnings followed by the cases' would put them.
+type WarningKey = (u64, u64, u8, u64);
+
+/// The warnings of a run: every one counted (in total and by kind), the first
+/// N (the limit) in file and line order kept for listing, the rest dropped. Warnings
+/// come in any order (a case's when it closes); they are sorted in runs of
+/// `WARNINGS_PER_RUN` spilled to temporary files and merged when listed, so memory stays
+/// bounded whatever their number (an external merge sort).
+#[derive(Debug)]
+pub struct Warnings {
+    limit: usize,
+    total: usize,
+    by_kind: [usize; WARNING_KINDS.len() + 1],
+    next_seq: u64,
+    pending: Vec<(WarningKey, Box<str>)>,
+    runs: Vec<std::fs::File>,
+    /// A temporary file that could not be written: reported when the warnings are listed.
+    failed: Option<std::io::Error>,
+}
+
+impl Default for Warnings {
+    fn default() -> Warnings {
+        Warnings::new(usize::MAX)
+    }
+}
+
+impl Warnings {
+    /// No warnings yet; the first `limit` will be listed.
+    pub fn new(limit: usize) -> Warnings {
+        Warnings {
+            limit,
+            total: 0,
+            by_kind: [0; WARNING_KINDS.len() + 1],
+            next_seq: 0,
+            pending: Vec::new(),
+            runs: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// How many warnings there are.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many are listed: at most the limit.
+    pub fn listed_count(&self) -> usize {
+        self.total.min(self.limit)
+    }
+
+    /// Adds a warning found by pass `phase` (0 the reader, 1 the cases).
+    fn push(&mut self, warning: Warning, phase: u8) {
+        self.total += 1;
+        self.by_kind[warning_kind(&warning.at)] += 1;
+        if self.limit == 0 || self.failed.is_some() {
+            return;
+        }
+        let key = (
+            warning.file_index as u64,
+            warning.at.line,
+            phase,
+            self.next_seq,
+        );
+        self.next_seq += 1;
+        self.pending
+            .push((key, warning.at.to_string().into_boxed_str()));
+        if self.pending.len() >= WARNINGS_PER_RUN {
+            self.pending.sort_unstable_by_key(|(key, _)| *key);
+            self.pending.truncate(self.limit);
+            // Under the limit, what is kept stays small: no run is needed.
+            if self.pending.len() > WARNINGS_PER_RUN / 2 {
+                if let Err(e) = self.spill() {
+                    self.failed = Some(e);
+                }
+            }
+        }
+    }
+
+    /// Writes the pending warnings (sorted) as a run.
+    fn spill(&mut self) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(tempfile::tempfile()?);
+        for (key, text) in self.pending.drain(..) {
+            write_entry(&mut out, key, &text)?;
+        }
+        self.runs
+            .push(out.into_inner().map_err(|e| e.into_error())?);
+        if self.runs.len() >= RUNS_BEFORE_MERGE {
+            let mut merged = std::io::BufWriter::new(tempfile::tempfile()?);
+            for entry in merge_runs(&self.runs, Vec::new())?.take(self.limit) {
+                let (key, text) = entry?;
+                write_entry(&mut merged, key, &text)?;
+            }
+            self.runs = vec![merged.into_inner().map_err(|e| e.into_error())?];
+        }
+        Ok(())
+    }
+
+    /// Adds every warning of `other` (its keys, counts and runs).
+    fn absorb(&mut self, other: Warnings) -> std::io::Result<()> {
+        if let Some(e) = other.failed {
+            return Err(e);
+        }
+        self.total += other.total;
+        for (mine, theirs) in self.by_kind.iter_mut().zip(other.by_kind) {
+            *mine += theirs;
+        }
+        let mut pending = other.pending;
+        pending.sort_unstable_by_key(|(key, _)| *key);
+        pending.truncate(self.limit);
+        if !pending.is_empty() {
+            let mut out = std::io::BufWriter::new(tempfile::tempfile()?);
+            for (key, text) in pending {
+                write_entry(&mut out, key, &text)?;
+            }
+            self.runs
+                .push(out.into_inner().map_err(|e| e.into_error())?);
+        }
+        self.runs.extend(other.runs);
+        Ok(())
+    }
+
+    /// The listed warnings (`FILE:LINE: column: message (value)`), in file and line order.
+    pub fn listed(&self) -> std::io::Result<impl Iterator<Item = std::io::Result<String>> + '_> {
+        if let Some(e) = &self.failed {
+            return Err(std::io::Error::new(e.kind(), e.to_string()));
+        }
+        let mut pending: Vec<_> = self
+            .pending
+            .iter()
+            .map(|(k, t)| (*k, t.to_string()))
+            .collect();
+        pending.sort_unstable_by_key(|(key, _)| *key);
+        Ok(merge_runs(&self.runs, pending)?
+            .take(self.limit)
+            .map(|entry| entry.map(|(_, text)| text)))
+    }
+
+    /// `N kind, M kind, ...`, in `WARNING_KINDS` order.
+    pub fn by_kind(&self) -> String {
+        self.by_kind
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(kind, &n)| {
+                let (one, many, _) = WARNING_KINDS
+                    .get(kind)
+                    .copied()
+                    .unwrap_or(("other", "others", ""));
+                format!("{n} {}", if n == 1 { one } else { many })
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn write_entry(out: &mut impl Write, key: WarningKey, text: &str) -> std::io::Result<()> {
+    out.write_all(&key.0.to_le_bytes())?;
+    out.write_all(&key.1.to_le_bytes())?;
+    out.write_all(&[key.2])?;
+    out.write_all(&key.3.to_le_bytes())?;
+    out.write_all(&(text.len() as u64).to_le_bytes())?;
+    out.write_all(text.as_bytes())
+}
+
+/// The next entry of a run, or `None` at its end.
+fn read_entry(input: &mut impl std::io::Read) -> std::io::Result<Option<(WarningKey, String)>> {
+    let mut word = [0u8; 8];
+    match input.read_exact(&mut word) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let file = u64::from_le_bytes(word);
+    input.read_exact(&mut word)?;
+    let line = u64::from_le_bytes(word);
+    let mut phase = [0u8; 1];
+    input.read_exact(&mut phase)?;
+    input.read_exact(&mut word)?;
+    let seq = u64::from_le_bytes(word);
+    input.read_exact(&mut word)?;
+    let mut text = vec![0u8; u64::from_le_bytes(word) as usize];
+    input.read_exact(&mut text)?;
+    let text = String::from_utf8(text).map_err(std::io::Error::other)?;
+    Ok(Some(((file, line, phase[0], seq), text)))
+}
+
+/// The entries of sorted `runs` and sorted `extra`, merged in key order.
+fn merge_runs<'a>(
+    runs: &'a [std::fs::File],
+    extra: Vec<(WarningKey, String)>,
+) -> std::io::Result<impl Iterator<Item = std::io::Result<(WarningKey, String)>> + 'a> {
+    use std::cmp::Reverse;
+    use std::io::{Seek, SeekFrom};
+    let mut readers = Vec::with_capacity(runs.len());
+    let mut heap = std::collections::BinaryHeap::new();
+    for (index, mut file) in runs.iter().enumerate() {
+        file.seek(SeekFrom::Start(0))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 13, file);
+        if let Some((key, text)) = read_entry(&mut reader)? {
+            heap.push(Reverse((key, index, text)));
+        }
+        readers.push(reader);
+    }
+    let mut extra = extra.into_iter();
+    let extra_index = runs.len();
+    if let Some((key, text)) = extra.next() {
+        heap.push(Reverse((key, extra_index, text)));
+    }
+    Ok(std::iter::from_fn(move || {
+        let Reverse((key, index, text)) = heap.pop()?;
+        let next = if index == extra_index {
+            Ok(extra.next())
+        } else {
+            read_entry(&mut readers[index])
+        };
+        match next {
+            Ok(Some((key, text))) => heap.push(Reverse((key, index, text))),
+            Ok(None) => {}
+            Err(e) => {
+                heap.clear();
+                return Some(Err(e));
+            }
+        }
+        Some(Ok((key, text)))
+    }))
+}
+
+/// How many closed ids [`ClosedIds`] holds in its hash set before merging them into its
+/// sorted list.
+const CLOSED_RECENT: usize = 1 << 16;
+
+/// A set of 64-bit hashes that only grows, in 8 bytes per hash: a sorted list, and a small
+/// hash set of the latest ones merged into it (in place, from the back) when full. A hash
+/// set of every closed case held 16-28 bytes per case (and both tables while growing): 56 MiB
+/// for 2M cases, more than the rest of `validate` together.
+#[derive(Debug, Default)]
+struct ClosedIds {
+    sorted: Vec<u64>,
+    recent: std::collections::HashSet<u64>,
+}
+
+impl ClosedIds {
+    fn insert(&mut self, key: u64) {
+        self.recent.insert(key);
+        if self.recent.len() >= CLOSED_RECENT {
+            let mut recent: Vec<u64> = self.recent.drain().collect();
+            recent.sort_unstable();
+            let (mut i, mut j) = (self.sorted.len(), recent.len());
+            self.sorted.reserve_exact(recent.len());
+            self.sorted.resize(i + j, 0);
+            while j > 0 {
+                let k = i + j - 1;
+                if i > 0 && self.sorted[i - 1] > recent[j - 1] {
+                    self.sorted[k] = self.sorted[i - 1];
+                    i -= 1;
+                } else {
+                    self.sorted[k] = recent[j - 1];
+                    j -= 1;
+                }
+            }
+        }
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        self.recent.contains(&key) || self.sorted.binary_search(&key).is_ok()
     }
 }
 
@@ -427,9 +695,9 @@ struct CaseWindow {
     index: HashMap<String, u64>,
     base: u64,
     /// A hash of every closed case id: a row whose id is here may be a case coming back.
-    closed: std::collections::HashSet<u64>,
+    closed: ClosedIds,
     came_back: bool,
-    warnings: Vec<Warning>,
+    warnings: Warnings,
 }
 
 fn id_key(id: &str) -> u64 {
@@ -447,7 +715,7 @@ impl CaseWindow {
         let place = match self.index.get(case_id) {
             Some(&seq) => (seq - self.base) as usize,
             None => {
-                if self.closed.contains(&id_key(case_id)) {
+                if self.closed.contains(id_key(case_id)) {
                     self.came_back = true;
                     return;
                 }
@@ -478,7 +746,9 @@ impl CaseWindow {
             self.base += 1;
             self.index.remove(&case_id);
             self.closed.insert(id_key(&case_id));
-            self.warnings.extend(case_warnings(&case_id, &rows));
+            for warning in case_warnings(&case_id, &rows) {
+                self.warnings.push(warning, 1);
+            }
         }
     }
 }
@@ -493,7 +763,9 @@ impl CaseWindow {
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
+    max_warnings: Option<usize>,
 ) -> std::io::Result<Report> {
+    let limit = max_warnings.unwrap_or(usize::MAX);
     let (readable, spools) = crate::input::spool_standard_input(sources)?;
     let sources = &readable[..];
 
@@ -501,9 +773,9 @@ pub fn validate_streaming(
         open: std::collections::VecDeque::new(),
         index: HashMap::new(),
         base: 0,
-        closed: std::collections::HashSet::new(),
+        closed: ClosedIds::default(),
         came_back: false,
-        warnings: Vec::new(),
+        warnings: Warnings::new(limit),
     };
     let settings = crate::streaming::StreamSettings {
         input_format,
@@ -536,12 +808,12 @@ pub fn validate_streaming(
         Err(crate::streaming::StreamError::Io(e)) => return Err(e),
     };
     if errors.is_empty() && window.came_back {
-        return Ok(validate(sources, input_format));
+        return Ok(validate(sources, input_format, max_warnings));
     }
 
     // The reader's warnings and the counts. With input errors the cases are counted as
     // `validate` counts them (every id of a row that parsed), which needs their ids.
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::new(limit);
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut row_count = 0usize;
     for (file_index, source) in sources.iter().enumerate() {
@@ -568,10 +840,13 @@ pub fn validate_streaming(
             &mut observer,
         );
         if file_errors.is_empty() && row_count == rows_before {
-            warnings.push(Warning {
-                file_index,
-                at: InputError::new(&source.name, 0, "holds no case rows"),
-            });
+            warnings.push(
+                Warning {
+                    file_index,
+                    at: InputError::new(&source.name, 0, "holds no case rows"),
+                },
+                0,
+            );
         }
     }
     if cases.is_some() {
@@ -584,16 +859,113 @@ pub fn validate_streaming(
             while !window.open.is_empty() {
                 window.close_oldest();
             }
-            warnings.append(&mut window.warnings);
+            warnings.absorb(window.warnings)?;
             cases
         }
     };
-    warnings.sort_by_key(|w| (w.file_index, w.at.line));
     drop(spools);
     Ok(Report {
         errors,
-        warnings: warnings.into_iter().map(|w| w.at).collect(),
+        warnings,
         cases,
         rows: row_count,
     })
+}
+
+#[cfg(test)]
+mod warnings_tests {
+    use super::*;
+
+    #[test]
+    fn closed_ids_hold_every_key_across_merges() {
+        let mut closed = ClosedIds::default();
+        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
+        let n = 3 * CLOSED_RECENT as u64 + 5;
+        for i in 0..n {
+            assert!(!closed.contains(key(i)), "{i}");
+            closed.insert(key(i));
+            // A key inserted twice is harmless.
+            closed.insert(key(i / 2));
+        }
+        assert!(closed.sorted.len() >= 2 * CLOSED_RECENT);
+        assert!(closed.sorted.windows(2).all(|w| w[0] <= w[1]));
+        assert!((0..n).all(|i| closed.contains(key(i))));
+        assert!(!(n..n + 1000).any(|i| closed.contains(key(i))));
+    }
+
+    /// `n` warnings over two files and two passes, in a scrambled order, with repeated lines.
+    fn scrambled(n: u64) -> Vec<(Warning, u8)> {
+        (0..n)
+            .map(|i| {
+                let mixed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                let file_index = (mixed % 2) as usize;
+                let line = mixed % (n / 3 + 1);
+                let message = if i % 5 == 0 {
+                    "names no case-file field: ignored".to_owned()
+                } else {
+                    format!("warning {i}")
+                };
+                let at = InputError::new(&format!("f{file_index}.csv"), line, message);
+                (Warning { file_index, at }, (i % 3 == 0) as u8)
+            })
+            .collect()
+    }
+
+    /// What `validate` listed before warnings were sorted in runs: every warning, the
+    /// reader's before the cases', stably sorted by file and line.
+    fn expected(warnings: &[(Warning, u8)]) -> Vec<String> {
+        let mut all: Vec<&(Warning, u8)> = warnings.iter().collect();
+        all.sort_by_key(|(w, phase)| (w.file_index, w.at.line, *phase));
+        all.iter().map(|(w, _)| w.at.to_string()).collect()
+    }
+
+    fn listed(warnings: &Warnings) -> Vec<String> {
+        warnings.listed().unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn runs_on_disk_list_the_first_n_in_file_order_and_count_every_one() {
+        // Enough for runs to be merged (more than RUNS_BEFORE_MERGE runs).
+        let n = (WARNINGS_PER_RUN * (RUNS_BEFORE_MERGE + 3)) as u64;
+        let warnings = scrambled(n);
+        let all = expected(&warnings);
+        for limit in [usize::MAX, 0, 1, 1000, WARNINGS_PER_RUN + 17] {
+            let mut sink = Warnings::new(limit);
+            for (warning, phase) in warnings.iter().cloned() {
+                sink.push(warning, phase);
+            }
+            assert_eq!(sink.total(), n as usize);
+            assert_eq!(sink.listed_count(), limit.min(n as usize));
+            let got = listed(&sink);
+            assert_eq!(got.len(), limit.min(all.len()), "limit {limit}");
+            assert!(got == all[..got.len()], "limit {limit}");
+            assert_eq!(
+                sink.by_kind(),
+                format!(
+                    "{} ignored columns, {} others",
+                    n.div_ceil(5),
+                    n - n.div_ceil(5)
+                )
+            );
+            // Listing twice gives the same.
+            assert_eq!(listed(&sink), got);
+        }
+    }
+
+    #[test]
+    fn absorbed_warnings_merge_with_the_reader_first_on_a_tie() {
+        let warnings = scrambled(3 * WARNINGS_PER_RUN as u64 + 11);
+        let all = expected(&warnings);
+        let (mut reader, mut cases) = (Warnings::new(usize::MAX), Warnings::new(usize::MAX));
+        for (warning, phase) in warnings.iter().cloned() {
+            if phase == 0 {
+                reader.push(warning, phase);
+            } else {
+                cases.push(warning, phase);
+            }
+        }
+        reader.absorb(cases).unwrap();
+        assert_eq!(reader.total(), warnings.len());
+        assert_eq!(listed(&reader), all);
+    }
 }

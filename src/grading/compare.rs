@@ -73,8 +73,13 @@ pub struct FileGrade {
     pub file: String,
     /// The golden file it was compared with.
     pub golden: String,
-    /// Every golden case, in golden-file order.
+    /// The golden cases listed, in golden-file order: every wrong and missing case, and the
+    /// matched ones too unless they are only counted (see [`FileGrade::matched_unlisted`]).
     pub cases: Vec<CaseGrade>,
+    /// Matched golden cases that are counted but not in [`FileGrade::cases`]: a report that
+    /// does not list matched cases needs no record per case, so a large file is graded in
+    /// memory proportional to its differences.
+    pub matched_unlisted: usize,
     /// Cases the golden file lacks, in graded-file order.
     pub unknown: Vec<UnknownCase>,
 }
@@ -173,11 +178,24 @@ impl Summary {
                 CaseOutcome::Missing => self.missing += 1,
             }
         }
+        self.cases += file.matched_unlisted;
+        self.matched += file.matched_unlisted;
         self.unknown += file.unknown.len();
     }
 }
 
 impl FileGrade {
+    /// The same grade with its matched cases counted instead of listed, as
+    /// [`judge_and_compare`](super::engine_check::judge_and_compare) makes it for a report that
+    /// does not list them.
+    pub fn matched_counted_only(mut self) -> FileGrade {
+        let before = self.cases.len();
+        self.cases
+            .retain(|case| !matches!(case.outcome, CaseOutcome::Matched));
+        self.matched_unlisted += before - self.cases.len();
+        self
+    }
+
     /// The counts of this file alone.
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
@@ -269,6 +287,7 @@ pub fn compare(
         file: actual.name.clone(),
         golden: golden.name.clone(),
         cases,
+        matched_unlisted: 0,
         unknown,
     }
 }

@@ -5,7 +5,8 @@
 //! `on_row` notes the line of each case's first row: the only row whose outcome is
 //! `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a conflict), so those
 //! lines come in the matrix's order. The matrix is then read back a row at a time and graded
-//! as [`compare`](super::compare()) grades a whole matrix: the same [`FileGrade`], field for field.
+//! as [`compare`](super::compare()) grades a whole matrix: the same [`FileGrade`], field for field
+//! when matched cases are listed (with them only counted, the same report renders the same).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -64,11 +65,14 @@ impl AppendFile for MatrixSpill {}
 /// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`
 /// (golden values shown, a missing case pointed at its golden row), as `check` reports it.
 /// Without a golden file the case file is only judged (its input errors still count).
+/// Matched cases are listed in [`FileGrade::cases`] only when `list_matched` (the report
+/// shows them); otherwise they are only counted.
 pub fn judge_and_compare(
     source: &Source,
     run_as_of: Option<Timestamp>,
     golden: Option<&MatrixFile>,
     columns: &[Column],
+    list_matched: bool,
 ) -> Result<Option<FileGrade>, CheckError> {
     let mut spill = MatrixSpill(BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
     let mut first_lines: Vec<u64> = Vec::new();
@@ -107,7 +111,11 @@ pub fn judge_and_compare(
         .has_headers(true)
         .from_reader(io::BufReader::with_capacity(1 << 16, file));
     let name = &source.name;
-    let mut graded: Vec<Option<CaseGrade>> = vec![None; golden.rows.len()];
+    // Per golden case only whether it was seen; a record only for what is listed (differences,
+    // and matched cases when `list_matched`), so memory follows the differences, not the file.
+    let mut seen = vec![false; golden.rows.len()];
+    let mut listed: Vec<(usize, CaseGrade)> = Vec::new();
+    let mut matched_unlisted = 0usize;
     let mut unknown = Vec::new();
     let mut record = csv::StringRecord::new();
     let mut n = 0usize;
@@ -118,48 +126,67 @@ pub fn judge_and_compare(
         let case_id = &record[0];
         let line = first_lines[n];
         n += 1;
-        let at = Spot {
+        let at = || Spot {
             file: name.clone(),
             line: Some(line),
         };
         match golden.position(case_id) {
             None => unknown.push(UnknownCase {
                 case_id: case_id.to_owned(),
-                at,
+                at: at(),
             }),
             Some(index) => {
+                seen[index] = true;
                 let expected = &golden.rows[index];
                 let differ = mismatches(expected, &|c| record.get(c.index()), columns, true);
-                graded[index] = Some(CaseGrade {
-                    case_id: expected.case_id.clone(),
-                    at,
-                    outcome: if differ.is_empty() {
-                        CaseOutcome::Matched
-                    } else {
-                        CaseOutcome::Mismatched(differ)
+                let outcome = if differ.is_empty() {
+                    if !list_matched {
+                        matched_unlisted += 1;
+                        continue;
+                    }
+                    CaseOutcome::Matched
+                } else {
+                    CaseOutcome::Mismatched(differ)
+                };
+                listed.push((
+                    index,
+                    CaseGrade {
+                        case_id: expected.case_id.clone(),
+                        at: at(),
+                        outcome,
                     },
-                });
+                ));
             }
         }
     }
-    let cases = graded
-        .into_iter()
-        .zip(&golden.rows)
-        .map(|(grade, expected)| {
-            grade.unwrap_or_else(|| CaseGrade {
-                case_id: expected.case_id.clone(),
-                at: Spot {
-                    file: golden.name.clone(),
-                    line: Some(expected.line),
-                },
-                outcome: CaseOutcome::Missing,
-            })
-        })
-        .collect();
+    listed.extend(
+        seen.iter()
+            .zip(&golden.rows)
+            .enumerate()
+            .filter(|(_, (seen, _))| !**seen)
+            .map(|(index, (_, expected))| {
+                (
+                    index,
+                    CaseGrade {
+                        case_id: expected.case_id.clone(),
+                        at: Spot {
+                            file: golden.name.clone(),
+                            line: Some(expected.line),
+                        },
+                        outcome: CaseOutcome::Missing,
+                    },
+                )
+            }),
+    );
+    drop(seen);
+    // The engine's matrix is in first-appearance order; the report lists golden-file order.
+    listed.sort_unstable_by_key(|(index, _)| *index);
+    let cases = listed.into_iter().map(|(_, grade)| grade).collect();
     Ok(Some(FileGrade {
         file: name.clone(),
         golden: golden.name.clone(),
         cases,
+        matched_unlisted,
         unknown,
     }))
 }

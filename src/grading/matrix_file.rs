@@ -223,7 +223,7 @@ pub fn read_matrix_file_keeping(
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
+        .and_then(crate::limits::read_file_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix_keeping(
         &bytes,
@@ -252,7 +252,7 @@ pub fn read_golden_file_keeping(
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
     let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
+        .and_then(crate::limits::read_file_document)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_golden_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
 }

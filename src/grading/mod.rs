@@ -58,6 +58,21 @@ pub struct ReportArgs {
     pub verbose: bool,
 }
 
+impl ReportArgs {
+    /// Whether the report lists matched cases one by one: JSON and JUnit do (a record or a
+    /// passing test per case), the table with `--verbose`; the others only count them.
+    pub fn lists_matched(&self) -> bool {
+        match self
+            .format
+            .unwrap_or_else(|| default_format(self.output.as_deref()))
+        {
+            ReportFormat::Json | ReportFormat::Junit => true,
+            ReportFormat::Table => self.verbose,
+            ReportFormat::Github | ReportFormat::Markdown => false,
+        }
+    }
+}
+
 /// The graded columns given with `--columns`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GradedColumns(pub Vec<Column>);
