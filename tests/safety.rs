@@ -93,6 +93,7 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["explain", "in.csv", "-o", "{}"], &["in.csv"]),
     (&["reorder", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["template", "in.csv", "-o", "{}"], &["in.csv"]),
     (
         &["check", "in.csv", "--golden", "golden.csv", "-o", "{}"],
         &["in.csv", "golden.csv"],
@@ -196,25 +197,27 @@ fn no_output_may_be_another_output() {
 
 #[test]
 fn standard_input_and_output_are_compared_by_what_they_are_open_on() {
-    let dir = workspace();
-    let input = dir.path().join("in.csv");
-    let before = snapshot(dir.path());
-    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir.path())
-        .args(["adjudicate", "-", "-o", "in.csv"])
-        .stdin(fs::File::open(&input).unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    assert_eq!(snapshot(dir.path()), before);
-    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir.path())
-        .args(["adjudicate", "in.csv", "-f", "csv"])
-        .stdout(fs::OpenOptions::new().append(true).open(&input).unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    assert_eq!(snapshot(dir.path()), before);
+    for command in ["adjudicate", "template"] {
+        let dir = workspace();
+        let input = dir.path().join("in.csv");
+        let before = snapshot(dir.path());
+        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .current_dir(dir.path())
+            .args([command, "-", "-o", "in.csv"])
+            .stdin(fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert_eq!(snapshot(dir.path()), before, "{command}");
+        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .current_dir(dir.path())
+            .args([command, "in.csv"])
+            .stdout(fs::OpenOptions::new().append(true).open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert_eq!(snapshot(dir.path()), before, "{command}");
+    }
 }
 
 #[test]
