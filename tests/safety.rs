@@ -870,3 +870,52 @@ fn every_error_of_a_row_is_listed() {
             .starts_with(&expected));
     }
 }
+
+/// A learner names the submission file and fills its cells: neither may drive the terminal
+/// or split a row of `grade`'s tables into a fake one, in any format.
+#[test]
+fn grade_escapes_file_names_and_cells() {
+    let dir = workspace();
+    let key = include_str!("../examples/lab/key.csv");
+    let name = "evil\u{1b}[31m\nname\u{202e}.csv";
+    let mut submission = key.to_owned();
+    submission.push_str("\"probe-2\nX\",,,,,,,,,,,,,,,,,,,,,,\n");
+    fs::write(dir.path().join(name), submission).unwrap();
+    fs::write(dir.path().join("key.csv"), key).unwrap();
+    for format in ["table", "markdown", "github", "json", "junit"] {
+        let run = leasejudge(
+            dir.path(),
+            &["grade", name, "--golden", "key.csv", "-f", format],
+        );
+        assert!(run.status.code().unwrap() < 2, "{format}: {run:?}");
+        let mut raw = raw_controls(&run.stdout);
+        if matches!(format, "json" | "junit") {
+            // These escape by their own rules: ESC and line breaks; a bidi override is
+            // ordinary text there.
+            raw.retain(|c| c != "'\\u{202e}'");
+        }
+        assert_eq!(raw, Vec::<String>::new(), "{format}");
+        let stdout = String::from_utf8(run.stdout).unwrap();
+        match format {
+            "json" => {
+                let text = serde_json::to_string(
+                    &serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
+                )
+                .unwrap();
+                assert!(text.contains("evil\\u001b[31m\\nname"), "{stdout}");
+            }
+            "junit" => {
+                roxmltree::Document::parse(&stdout).unwrap();
+            }
+            _ => {
+                for line in stdout.lines() {
+                    let start = line.trim_start_matches(['│', '|', ' ']);
+                    assert!(
+                        !start.starts_with("name") && !start.starts_with('X'),
+                        "{format}: a row split by an input line break:\n{stdout}"
+                    );
+                }
+            }
+        }
+    }
+}
