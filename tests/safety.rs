@@ -919,3 +919,43 @@ fn grade_escapes_file_names_and_cells() {
         }
     }
 }
+
+/// A directory entry that looks like an input but cannot be read (here a broken symlink) is
+/// reported, not skipped: a gradebook without it would look complete.
+#[test]
+fn unreadable_directory_entries_are_reported() {
+    let dir = workspace();
+    fs::create_dir(dir.path().join("subs")).unwrap();
+    fs::write(dir.path().join("subs/a.csv"), GOLDEN).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", dir.path().join("subs/broken.csv")).unwrap();
+    let run = leasejudge(
+        dir.path(),
+        &[
+            "grade",
+            "--golden",
+            "golden.csv",
+            "subs",
+            "--gradebook",
+            "gb.csv",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let gradebook = fs::read_to_string(dir.path().join("gb.csv")).unwrap();
+    assert!(
+        gradebook.contains("subs/broken.csv,,") && gradebook.contains(",ungradable"),
+        "{gradebook}"
+    );
+    fs::create_dir(dir.path().join("cases")).unwrap();
+    fs::write(dir.path().join("cases/a.csv"), CASES).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", dir.path().join("cases/broken.csv")).unwrap();
+    for command in ["validate", "adjudicate", "explain", "template"] {
+        let run = leasejudge(dir.path(), &[command, "cases"]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(2), "{command}: {run:?}");
+        assert!(
+            format!("{stdout}{stderr}").contains("cases/broken.csv: cannot read"),
+            "{command}: {stdout}{stderr}"
+        );
+    }
+}

@@ -155,7 +155,7 @@ fn is_matrix_file(path: &Path) -> bool {
     matches!(
         extension.as_deref(),
         Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
-    ) && path.is_file()
+    ) && crate::input::is_listed_file(path)
 }
 
 /// The submissions the arguments name: files as given, directories expanded in name order.

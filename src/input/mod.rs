@@ -63,10 +63,17 @@ pub fn is_case_file(path: &Path) -> bool {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match extension.as_deref() {
-        Some("csv" | "json" | "ndjson" | "jsonl") => path.is_file(),
-        Some(extension) => workbook::is_workbook_extension(extension) && path.is_file(),
+        Some("csv" | "json" | "ndjson" | "jsonl") => is_listed_file(path),
+        Some(extension) => workbook::is_workbook_extension(extension) && is_listed_file(path),
         None => false,
     }
+}
+
+/// Whether a directory entry with a file extension we read is listed: a regular file, or one
+/// that cannot be examined (a broken symlink, no permission), so that reading it reports why
+/// instead of the file being skipped silently. Directories and devices are skipped.
+pub fn is_listed_file(path: &Path) -> bool {
+    std::fs::metadata(path).map_or(true, |meta| meta.is_file())
 }
 
 /// How a file is read besides its format: the CSV delimiter and the workbook sheet.
