@@ -959,3 +959,39 @@ fn unreadable_directory_entries_are_reported() {
         );
     }
 }
+
+/// `--columns` and `--wide` shape the table; with CSV or JSON they would be ignored (a typo
+/// in a column name unnoticed), so they are a usage error there, and imply the table otherwise.
+#[test]
+fn table_options_are_not_ignored() {
+    let dir = workspace();
+    for format in ["csv", "json"] {
+        for option in [
+            &["--columns", "nope,decision"][..],
+            &["--columns", "decision"],
+            &["--wide"],
+        ] {
+            let mut args = vec!["adjudicate", "in.csv", "-f", format];
+            args.extend(option);
+            let run = leasejudge(dir.path(), &args);
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("--columns and --wide"),
+                "{args:?}: {stderr}"
+            );
+            assert!(run.stdout.is_empty(), "{args:?}");
+        }
+    }
+    // Without -f (standard output is not a terminal here) --columns means the table.
+    let run = leasejudge(
+        dir.path(),
+        &["adjudicate", "in.csv", "--columns", "case_id,decision"],
+    );
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    let header: Vec<&str> = stdout.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["case_id", "┆", "decision"], "{stdout}");
+    let run = leasejudge(dir.path(), &["adjudicate", "in.csv", "--columns", "nope"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+}
