@@ -306,6 +306,11 @@ fn a_closed_or_unwritable_standard_output_is_an_error() {
         "generate --list-scenarios",
         "check in.csv --golden golden.csv -f github",
         "grade submission.csv --golden golden.csv",
+        "validate in.csv",
+        "man",
+        "completions bash",
+        "template in.csv",
+        "reorder in.csv",
     ] {
         let run = Command::new("sh")
             .current_dir(dir.path())
