@@ -46,7 +46,10 @@ fn new_table(color: bool) -> Table {
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if !color {
+    if color {
+        // Also to a pipe or a file, for `--color always`.
+        table.enforce_styling();
+    } else {
         table.force_no_tty();
     }
     table
