@@ -5,9 +5,7 @@
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
-use crate::grading::class::{
-    CaseStatus, ClassReport, Outcome, Submission, UnknownRow, KEY_MALFORMED,
-};
+use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 use crate::grading::Spot;
 use crate::output::{escape_controls, escape_controls_keep_lines};
 
@@ -185,7 +183,7 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
 pub fn key_lines(report: &ClassReport) -> Vec<String> {
     match &report.key_problems {
         None => Vec::new(),
-        Some(problems) => std::iter::once(KEY_MALFORMED.to_owned())
+        Some(problems) => std::iter::once(report.key_message().to_owned())
             .chain(problems.iter().map(|p| p.to_string()))
             .collect(),
     }
@@ -206,9 +204,9 @@ pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String 
             escape_controls(&score_line(report, submission))
         ));
         match &submission.outcome {
-            Outcome::KeyMalformed => text.push_str(&visible_controls(&format!(
-                "  not graded: {KEY_MALFORMED}\n"
-            ))),
+            Outcome::KeyMalformed => {
+                text.push_str(&format!("  not graded: {}\n", report.key_message()))
+            }
             Outcome::Ungradable(problems) => {
                 for problem in problems {
                     text.push_str(&format!("  {}\n", escape_controls(&problem.to_string())));
