@@ -39,6 +39,19 @@ pub fn record_too_long() -> std::io::Error {
     )
 }
 
+/// The error for a file read whole that is larger than [`MAX_DOCUMENT_BYTES`], of kind
+/// [`std::io::ErrorKind::FileTooLarge`] (so that a JSON case file's reader can add its advice).
+fn document_too_large() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "larger than {} bytes (256 MiB), the most a file read whole (a JSON case file, a \
+             workbook, a matrix) may hold",
+            MAX_DOCUMENT_BYTES
+        ),
+    )
+}
+
 /// Reads all of `reader`, up to [`MAX_DOCUMENT_BYTES`]; a longer input is an error rather than
 /// memory that grows until the allocator gives up (`/dev/zero`, an endless pipe).
 pub fn read_document(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
@@ -48,16 +61,27 @@ pub fn read_document(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
         .take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "longer than {} bytes (256 MiB), the most a file read whole may hold \
-                 (use NDJSON or CSV for larger case files)",
-                MAX_DOCUMENT_BYTES
-            ),
-        ));
+        return Err(document_too_large());
     }
     Ok(bytes)
+}
+
+/// Refuses a regular file larger than [`MAX_DOCUMENT_BYTES`] by its size, before a byte of it
+/// is read (reading 300 MB to find that out took seconds and the memory); a pipe or a device
+/// has no size and is bounded by [`read_document`] instead.
+pub fn check_document_size(file: &std::fs::File) -> std::io::Result<()> {
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > MAX_DOCUMENT_BYTES {
+        return Err(document_too_large());
+    }
+    Ok(())
+}
+
+/// Reads the file at `path` whole: [`check_document_size`], then [`read_document`].
+pub fn read_document_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    check_document_size(&file)?;
+    read_document(file)
 }
 
 /// Parses a whole number from 1 to `max` for the option `name`.

@@ -616,15 +616,15 @@ fn endless_records_are_located_input_errors() {
         ),
         (
             &["adjudicate", "--input-format", "json", "/dev/zero"],
-            "/dev/zero: cannot read: longer than 268435456 bytes",
+            "/dev/zero: cannot read: larger than 268435456 bytes",
         ),
         (
             &["grade", "/dev/zero", "--golden", "golden.csv"],
-            "/dev/zero: cannot read: longer than",
+            "/dev/zero: cannot read: larger than",
         ),
         (
             &["grade", "submission.csv", "--golden", "/dev/zero"],
-            "the golden file is malformed; contact your instructor",
+            "the golden file cannot be read; contact your instructor",
         ),
         (
             &[
@@ -634,7 +634,7 @@ fn endless_records_are_located_input_errors() {
                 "/dev/zero",
                 "--reveal",
             ],
-            "/dev/zero: cannot read: longer than",
+            "/dev/zero: cannot read: larger than",
         ),
     ];
     for (args, expected) in runs {
@@ -999,4 +999,49 @@ fn table_options_are_not_ignored() {
     assert_eq!(header, ["case_id", "┆", "decision"], "{stdout}");
     let run = leasejudge(dir.path(), &["adjudicate", "in.csv", "--columns", "nope"]);
     assert_eq!(run.status.code(), Some(2), "{run:?}");
+}
+
+/// A regular file too large to read whole is refused by its size, before it is read, with a
+/// message that fits what it is: the NDJSON/CSV advice only for a JSON case file.
+#[test]
+fn files_too_large_to_read_whole_are_refused_by_size() {
+    let dir = workspace();
+    let big = |name: &str, head: &str| {
+        let path = dir.path().join(name);
+        fs::write(&path, head).unwrap();
+        // Sparse: no disk space, no time.
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(300 << 20)
+            .unwrap();
+    };
+    big("big.csv", "case_id,decision,reason\n");
+    big("big.json", "[");
+    let runs: &[(&[&str], bool)] = &[
+        (&["grade", "big.csv", "--golden", "golden.csv"], false),
+        (
+            &["grade", "submission.csv", "--golden", "big.csv", "--reveal"],
+            false,
+        ),
+        (&["adjudicate", "big.json"], true),
+        (&["validate", "big.json"], true),
+        (&["explain", "big.json"], true),
+        (&["template", "big.json"], true),
+    ];
+    for (args, json) in runs {
+        let run = leasejudge(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot read: larger than 268435456 bytes (256 MiB)"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("use NDJSON or CSV"),
+            *json,
+            "{args:?}: {stderr}"
+        );
+    }
 }

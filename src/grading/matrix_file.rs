@@ -220,8 +220,7 @@ pub fn read_matrix_file_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
+    let bytes = crate::limits::read_document_file(path)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix_keeping(
         &bytes,

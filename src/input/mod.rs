@@ -164,6 +164,30 @@ pub fn spool_standard_input(
     Ok((readable, spools))
 }
 
+/// `e`, with advice when a JSON case file is too large to read whole: NDJSON and CSV are
+/// read record by record.
+fn whole_file_error(e: io::Error, format: InputFormat) -> String {
+    if e.kind() == io::ErrorKind::FileTooLarge && format == InputFormat::Json {
+        format!("{e} (use NDJSON or CSV for larger case files)")
+    } else {
+        e.to_string()
+    }
+}
+
+/// Opens the case file at `path`, of `format`, for reading; one read whole (JSON, a workbook)
+/// that is larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a
+/// byte is read. The error is the message of a whole-file [`InputError`].
+pub fn open_case_file(path: &Path, format: InputFormat) -> Result<File, String> {
+    File::open(path)
+        .and_then(|file| {
+            if matches!(format, InputFormat::Json | InputFormat::Workbook) {
+                crate::limits::check_document_size(&file)?;
+            }
+            Ok(file)
+        })
+        .map_err(|e| format!("cannot read: {}", whole_file_error(e, format)))
+}
+
 /// Expands the command line's inputs: `-` is standard input, a directory is every case file
 /// directly in it in name order, anything else a file.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
@@ -342,16 +366,13 @@ pub fn read_source_observed(
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
 ) {
+    let format = source.format(format_override);
     let reader: Box<dyn Read> = match &source.path {
         None => Box::new(io::stdin().lock()),
-        Some(path) => match File::open(path) {
+        Some(path) => match open_case_file(path, format) {
             Ok(file) => Box::new(file),
-            Err(e) => {
-                errors.push(InputError::new(
-                    &source.name,
-                    0,
-                    format!("cannot read: {e}"),
-                ));
+            Err(message) => {
+                errors.push(InputError::new(&source.name, 0, message));
                 return;
             }
         },
@@ -359,7 +380,7 @@ pub fn read_source_observed(
     read_from_observed(
         reader,
         &source.name,
-        source.format(format_override),
+        format,
         &source.options,
         errors,
         sink,
@@ -450,6 +471,7 @@ pub fn read_from_observed(
             let bytes = match crate::limits::read_document(reader) {
                 Ok(bytes) => bytes,
                 Err(e) => {
+                    let e = whole_file_error(e, format);
                     errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
                     return;
                 }

@@ -627,12 +627,12 @@ impl<R: Read> Read for Watched<'_, R> {
     }
 }
 
-fn open_source(source: &Source) -> Result<Box<dyn Read>, InputError> {
+fn open_source(source: &Source, format: InputFormat) -> Result<Box<dyn Read>, InputError> {
     match &source.path {
         None => Ok(Box::new(io::stdin().lock())),
-        Some(path) => File::open(path)
+        Some(path) => crate::input::open_case_file(path, format)
             .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| InputError::new(&source.name, 0, format!("cannot read: {e}"))),
+            .map_err(|message| InputError::new(&source.name, 0, message)),
     }
 }
 
@@ -782,12 +782,8 @@ fn stream_source(
         }
     };
     let errors = match (&source.path, pipelined) {
-        (Some(path), true) => match File::open(path) {
-            Err(e) => vec![InputError::new(
-                &source.name,
-                0,
-                format!("cannot read: {e}"),
-            )],
+        (Some(path), true) => match crate::input::open_case_file(path, format) {
+            Err(message) => vec![InputError::new(&source.name, 0, message)],
             Ok(file) => {
                 let watched = Watched {
                     inner: file,
@@ -845,7 +841,7 @@ fn stream_source(
                 })
             }
         },
-        _ => match open_source(source) {
+        _ => match open_source(source, format) {
             Err(e) => vec![e],
             Ok(reader) => {
                 let watched = Watched {
