@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use csv::UNTERMINATED;
 pub use csv::{CsvHeader, CsvRead};
-pub use delimiter::{detect as detect_delimiter, Delimiter, HeaderColumns};
+pub use delimiter::{
+    check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
+};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
