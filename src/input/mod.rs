@@ -90,8 +90,8 @@ pub struct ReadOptions {
 /// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ReadArgs {
-    /// The CSV delimiter: comma, semicolon, tab, or one character [default: detected from
-    /// the header line].
+    /// The CSV delimiter: comma, semicolon, tab, or one ASCII character [default: detected
+    /// from the header line].
     #[arg(long, value_name = "DELIMITER")]
     pub delimiter: Option<Delimiter>,
 
