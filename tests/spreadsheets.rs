@@ -497,7 +497,7 @@ fn the_delimiter_is_detected_or_forced_and_a_failed_detection_says_what_it_tried
     assert_eq!(run.status, 2);
     assert!(
         run.stderr
-            .contains("cases/probes.csv:1: header: no case_id column (required on every row)"),
+            .contains("cases/probes.csv:1: header: no case_id column: split by \";\" (as --delimiter says), the header has one cell, \"case_id,event,"),
         "{}",
         run.stderr
     );
