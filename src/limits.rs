@@ -11,8 +11,8 @@ pub const MAX_JOBS: usize = 256;
 /// case holds its state and pending rows, so this bounds memory at a few hundred megabytes.
 pub const MAX_OPEN_CASES: usize = 1_000_000;
 
-/// The most permutations `reorder --permutations` may try per case (they are held in memory
-/// while a case is explored).
+/// The most permutations `reorder --permutations` may try per case (each is tried as it is
+/// drawn, but a 16-byte hash of each is kept while a case is explored, to avoid repeats).
 pub const MAX_PERMUTATIONS: usize = 1_000_000;
 
 /// The most rows `generate` may hold at once: the rows of every case in progress, that is
