@@ -22,7 +22,8 @@ pub enum Style {
     /// One spelling of everything, UTC times, long case ids: the fast path's favourite shape.
     #[default]
     Plain,
-    /// The mix of spellings and shapes other tools and people write (see `messy.rs`).
+    /// The spellings and shapes other tools and people write: scrambled and aliased headers,
+    /// quoted cells, offset times, every duration form, blank lines, CRLF, cases cut short.
     Messy,
 }
 

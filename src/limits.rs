@@ -11,8 +11,8 @@ pub const MAX_JOBS: usize = 256;
 /// case holds its state and pending rows, so this bounds memory at a few hundred megabytes.
 pub const MAX_OPEN_CASES: usize = 1_000_000;
 
-/// The most permutations `reorder --permutations` may try per case (they are held in memory
-/// while a case is explored).
+/// The most permutations `reorder --permutations` may try per case (each is tried as it is
+/// drawn, but a 16-byte hash of each is kept while a case is explored, to avoid repeats).
 pub const MAX_PERMUTATIONS: usize = 1_000_000;
 
 /// The most rows `generate` may hold at once: the rows of every case in progress, that is
@@ -35,6 +35,19 @@ pub fn record_too_long() -> std::io::Error {
         format!(
             "a record longer than {} bytes (1 MiB), the most one record may hold",
             MAX_RECORD_BYTES
+        ),
+    )
+}
+
+/// The error for a file read whole that is larger than [`MAX_DOCUMENT_BYTES`], of kind
+/// [`std::io::ErrorKind::FileTooLarge`] (so that a JSON case file's reader can add its advice).
+fn document_too_large() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "larger than {} bytes (256 MiB), the most a file read whole (a JSON case file, a \
+             workbook, a matrix) may hold",
+            MAX_DOCUMENT_BYTES
         ),
     )
 }
@@ -62,16 +75,27 @@ fn read_document_into(reader: impl std::io::Read, mut bytes: Vec<u8>) -> std::io
         .take(MAX_DOCUMENT_BYTES + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "longer than {} bytes (256 MiB), the most a file read whole may hold \
-                 (use NDJSON or CSV for larger case files)",
-                MAX_DOCUMENT_BYTES
-            ),
-        ));
+        return Err(document_too_large());
     }
     Ok(bytes)
+}
+
+/// Refuses a regular file larger than [`MAX_DOCUMENT_BYTES`] by its size, before a byte of it
+/// is read (reading 300 MB to find that out took seconds and the memory); a pipe or a device
+/// has no size and is bounded by [`read_document`] instead.
+pub fn check_document_size(file: &std::fs::File) -> std::io::Result<()> {
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > MAX_DOCUMENT_BYTES {
+        return Err(document_too_large());
+    }
+    Ok(())
+}
+
+/// Reads the file at `path` whole: [`check_document_size`], then [`read_document`].
+pub fn read_document_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    check_document_size(&file)?;
+    read_file_document(file)
 }
 
 /// Parses a whole number from 1 to `max` for the option `name`.

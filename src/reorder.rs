@@ -281,67 +281,134 @@ pub fn case_seed(seed: u64, case_id: &str) -> u64 {
 /// a group (the smallest permutations), in file order, then random subsets of a random group in
 /// random non-identity orders.
 pub fn permutations(groups: &[Group], budget: usize, rng: &mut SplitMix64) -> Vec<Permutation> {
-    let mut chosen = Vec::new();
-    // What is already in `chosen`, for the repeat check: a scan of `chosen` made `-n N`
-    // quadratic (100,000 permutations of one case: 8 s).
-    let mut tried: HashSet<Permutation> = HashSet::new();
-    'pairs: for group in groups {
-        for (i, &a) in group.members.iter().enumerate() {
-            for &b in &group.members[i + 1..] {
-                if chosen.len() == budget {
-                    break 'pairs;
-                }
-                let swap = Permutation {
-                    kind: group.kind,
-                    generation: group.generation,
-                    slots: vec![a, b],
-                    fills: vec![b, a],
-                };
-                tried.insert(swap.clone());
-                chosen.push(swap);
+    Permutations::new(groups, budget, rng).collect()
+}
+
+/// [`permutations`] drawn one at a time, so that trying them holds one permutation, not all:
+/// a million permutations of a 400-message group held whole took 2.8 GB before aborting.
+pub struct Permutations<'a> {
+    groups: &'a [Group],
+    budget: usize,
+    rng: &'a mut SplitMix64,
+    /// Permutations produced so far.
+    produced: usize,
+    /// The next swap: group, then the two member indices.
+    swap: (usize, usize, usize),
+    /// Random draws made so far.
+    draws: usize,
+    /// A 128-bit hash of each random permutation produced, for the repeat check (a scan of
+    /// the produced made `-n N` quadratic; holding them whole made it need gigabytes). Two
+    /// permutations sharing a hash (about one chance in 2^64 at a million) only skip one.
+    /// Swaps are not kept: a random permutation moves at least three messages, so it is
+    /// never a swap.
+    tried: HashSet<u128>,
+}
+
+impl<'a> Permutations<'a> {
+    /// At most `budget` permutations of `groups`, random ones drawn from `rng`.
+    pub fn new(groups: &'a [Group], budget: usize, rng: &'a mut SplitMix64) -> Self {
+        Permutations {
+            groups,
+            budget,
+            rng,
+            produced: 0,
+            swap: (0, 0, 1),
+            draws: 0,
+            tried: HashSet::new(),
+        }
+    }
+
+    fn next_swap(&mut self) -> Option<Permutation> {
+        loop {
+            let (g, i, j) = self.swap;
+            let group = self.groups.get(g)?;
+            if i + 1 >= group.members.len() {
+                self.swap = (g + 1, 0, 1);
+                continue;
+            }
+            if j >= group.members.len() {
+                self.swap = (g, i + 1, i + 2);
+                continue;
+            }
+            self.swap = (g, i, j + 1);
+            let (a, b) = (group.members[i], group.members[j]);
+            return Some(Permutation {
+                kind: group.kind,
+                generation: group.generation,
+                slots: vec![a, b],
+                fills: vec![b, a],
+            });
+        }
+    }
+
+    fn next_random(&mut self) -> Option<Permutation> {
+        let groups = self.groups;
+        if groups.is_empty() {
+            return None;
+        }
+        // Random draws may repeat a permutation already tried; a bounded number of draws keeps
+        // a tiny case (whose permutations are few) from looping forever.
+        while self.draws < self.budget.saturating_mul(4) {
+            self.draws += 1;
+            let rng = &mut *self.rng;
+            let group = &groups[rng.below(groups.len())];
+            let n = group.members.len();
+            if n < 3 {
+                continue; // its only permutation is the swap, already tried
+            }
+            let size = 3 + rng.below(n - 2);
+            // A random subset of `size` members: a partial Fisher-Yates shuffle of the indices.
+            let mut indices: Vec<usize> = (0..n).collect();
+            for i in 0..size {
+                let j = i + rng.below(n - i);
+                indices.swap(i, j);
+            }
+            let mut slots: Vec<usize> = indices[..size].iter().map(|&i| group.members[i]).collect();
+            slots.sort_unstable();
+            let mut fills = slots.clone();
+            for i in (1..size).rev() {
+                fills.swap(i, rng.below(i + 1));
+            }
+            if fills == slots {
+                fills.rotate_left(1);
+            }
+            let permutation = Permutation {
+                kind: group.kind,
+                generation: group.generation,
+                slots,
+                fills,
+            };
+            if self.tried.insert(hash128(&permutation)) {
+                return Some(permutation);
             }
         }
+        None
     }
-    if groups.is_empty() {
-        return chosen;
+}
+
+impl Iterator for Permutations<'_> {
+    type Item = Permutation;
+
+    fn next(&mut self) -> Option<Permutation> {
+        if self.produced == self.budget {
+            return None;
+        }
+        let next = self.next_swap().or_else(|| self.next_random())?;
+        self.produced += 1;
+        Some(next)
     }
-    // Random draws may repeat a permutation already tried; a bounded number of draws keeps
-    // a tiny case (whose permutations are few) from looping forever.
-    let mut draws = 0;
-    while chosen.len() < budget && draws < budget.saturating_mul(4) {
-        draws += 1;
-        let group = &groups[rng.below(groups.len())];
-        let n = group.members.len();
-        if n < 3 {
-            continue; // its only permutation is the swap, already tried
-        }
-        let size = 3 + rng.below(n - 2);
-        // A random subset of `size` members: a partial Fisher-Yates shuffle of the indices.
-        let mut indices: Vec<usize> = (0..n).collect();
-        for i in 0..size {
-            let j = i + rng.below(n - i);
-            indices.swap(i, j);
-        }
-        let mut slots: Vec<usize> = indices[..size].iter().map(|&i| group.members[i]).collect();
-        slots.sort_unstable();
-        let mut fills = slots.clone();
-        for i in (1..size).rev() {
-            fills.swap(i, rng.below(i + 1));
-        }
-        if fills == slots {
-            fills.rotate_left(1);
-        }
-        let permutation = Permutation {
-            kind: group.kind,
-            generation: group.generation,
-            slots,
-            fills,
-        };
-        if tried.insert(permutation.clone()) {
-            chosen.push(permutation);
-        }
-    }
-    chosen
+}
+
+/// Two 64-bit hashes of `permutation` under different prefixes.
+fn hash128(permutation: &Permutation) -> u128 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let half = |prefix: u8| {
+        let mut hasher = DefaultHasher::new();
+        prefix.hash(&mut hasher);
+        permutation.hash(&mut hasher);
+        hasher.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
 }
 
 /// What trying permutations of one case found.
@@ -381,7 +448,8 @@ pub fn explore_case(
         return findings;
     };
     let mut rng = SplitMix64::new(seed);
-    for permutation in permutations(&groups(rows), budget, &mut rng) {
+    let groups = groups(rows);
+    for permutation in Permutations::new(&groups, budget, &mut rng) {
         findings.tried += 1;
         match check_invariant(rows, &permutation) {
             Invariant::NotApplicable => {}
@@ -513,5 +581,23 @@ mod tests {
         // found, none twice.
         let three = permutations(&shapes[0], 100, &mut SplitMix64::new(7));
         assert_eq!(three.len(), 3 + 5);
+    }
+
+    /// Permutations are drawn as they are tried: the first few of a million over a
+    /// 400-message group come without the rest being made (that took 2.8 GB).
+    #[test]
+    fn permutations_are_drawn_lazily() {
+        let groups = vec![group(Kind::Progress, 1, &(2..402).collect::<Vec<_>>())];
+        let mut rng = SplitMix64::new(1);
+        let mut lazy = Permutations::new(&groups, 1_000_000, &mut rng);
+        let first: Vec<Permutation> = lazy.by_ref().take(79_800 + 3).collect();
+        assert_eq!(first[0].slots, vec![2, 3]);
+        assert_eq!(first[79_799].slots, vec![400, 401]);
+        assert!(first[79_800..].iter().all(|p| p.slots.len() >= 3));
+        assert_eq!(
+            lazy.tried.len(),
+            3,
+            "only random permutations are remembered"
+        );
     }
 }

@@ -29,11 +29,17 @@ pub fn set_color_choice(choice: ColorChoice) {
 /// Whether output going to a terminal (or not, `is_terminal`) is coloured, by the run's
 /// `--color` and the process environment.
 pub fn use_color(is_terminal: bool) -> bool {
-    decide_color(
+    let color = decide_color(
         CHOICE.get().copied().unwrap_or_default(),
         is_terminal,
         |name| std::env::var_os(name),
-    )
+    );
+    if color {
+        // crossterm, which colours comfy-table's cells, reads NO_COLOR itself and would turn
+        // `--color always` into plain text; the rule above has already weighed NO_COLOR.
+        crossterm::style::Colored::set_ansi_color_disabled(false);
+    }
+    color
 }
 
 /// The rule, with the environment as a lookup (so that it can be tested without touching the

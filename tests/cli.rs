@@ -396,3 +396,37 @@ fn an_output_that_is_a_symlink_or_a_fifo_stays_one() {
     let names = names_in(dir.path());
     assert_eq!(names.len(), 3, "no temporary file left behind: {names:?}");
 }
+
+/// `--color always` wins over NO_COLOR (which only tempers `auto`), in every coloured table;
+/// comfy-table's styling library reads NO_COLOR on its own, so this is checked end to end.
+#[test]
+fn color_always_wins_over_no_color() {
+    let runs: &[&[&str]] = &[
+        &["adjudicate", "cases/probes.csv", "-f", "table"],
+        &[
+            "grade",
+            "examples/lab/key.csv",
+            "--golden",
+            "examples/lab/key.csv",
+            "--verbose",
+        ],
+    ];
+    for args in runs {
+        for (color, coloured) in [("always", true), ("auto", false), ("never", false)] {
+            let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+                .args(*args)
+                .args(["--color", color])
+                .current_dir(root())
+                .env("NO_COLOR", "1")
+                .env_remove("CLICOLOR_FORCE")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8(run.stdout).unwrap();
+            assert_eq!(
+                stdout.contains("\u{1b}[38;5;"),
+                coloured,
+                "{args:?} --color {color}:\n{stdout}"
+            );
+        }
+    }
+}

@@ -447,3 +447,50 @@ fn reveal_shows_the_instructor_everything() {
         }
     }
 }
+
+/// A golden file that cannot be read (missing, a directory) is not "malformed": learners are
+/// told it cannot be read, still without its name; `--golden -` is a usage error, since
+/// standard input is for a submission.
+#[test]
+fn an_unreadable_golden_file_is_not_called_malformed() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_dir = dir.path().join(KEY_DIR);
+    fs::create_dir(&key_dir).unwrap();
+    fs::create_dir(key_dir.join(format!("{KEY_STEM}-dir.csv"))).unwrap();
+    fs::write(dir.path().join("learner.csv"), SUBMISSION).unwrap();
+    for golden in [
+        key_dir.join(format!("{KEY_STEM}-missing.csv")),
+        key_dir.join(format!("{KEY_STEM}-dir.csv")),
+    ] {
+        for format in FORMATS {
+            let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+                .args(["grade", "learner.csv", "--golden"])
+                .arg(&golden)
+                .args(["-f", format])
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            let what = format!("{} -f {format}", golden.display());
+            assert_eq!(output.status.code(), Some(2), "{what}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("the golden file cannot be read; contact your instructor"),
+                "{what}: {stderr}"
+            );
+            assert!(!stderr.contains("malformed"), "{what}: {stderr}");
+            for text in [&output.stdout, &output.stderr] {
+                assert_eq!(leaks(text), Vec::<&str>::new(), "{what}");
+            }
+        }
+    }
+    fs::write(dir.path().join("-"), SUBMISSION).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["grade", "learner.csv", "--golden", "-"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--golden -"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}

@@ -93,6 +93,7 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["explain", "in.csv", "-o", "{}"], &["in.csv"]),
     (&["reorder", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["template", "in.csv", "-o", "{}"], &["in.csv"]),
     (
         &["check", "in.csv", "--golden", "golden.csv", "-o", "{}"],
         &["in.csv", "golden.csv"],
@@ -196,25 +197,27 @@ fn no_output_may_be_another_output() {
 
 #[test]
 fn standard_input_and_output_are_compared_by_what_they_are_open_on() {
-    let dir = workspace();
-    let input = dir.path().join("in.csv");
-    let before = snapshot(dir.path());
-    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir.path())
-        .args(["adjudicate", "-", "-o", "in.csv"])
-        .stdin(fs::File::open(&input).unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    assert_eq!(snapshot(dir.path()), before);
-    let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir.path())
-        .args(["adjudicate", "in.csv", "-f", "csv"])
-        .stdout(fs::OpenOptions::new().append(true).open(&input).unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    assert_eq!(snapshot(dir.path()), before);
+    for command in ["adjudicate", "template"] {
+        let dir = workspace();
+        let input = dir.path().join("in.csv");
+        let before = snapshot(dir.path());
+        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .current_dir(dir.path())
+            .args([command, "-", "-o", "in.csv"])
+            .stdin(fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert_eq!(snapshot(dir.path()), before, "{command}");
+        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .current_dir(dir.path())
+            .args([command, "in.csv"])
+            .stdout(fs::OpenOptions::new().append(true).open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{command}");
+        assert_eq!(snapshot(dir.path()), before, "{command}");
+    }
 }
 
 #[test]
@@ -303,6 +306,11 @@ fn a_closed_or_unwritable_standard_output_is_an_error() {
         "generate --list-scenarios",
         "check in.csv --golden golden.csv -f github",
         "grade submission.csv --golden golden.csv",
+        "validate in.csv",
+        "man",
+        "completions bash",
+        "template in.csv",
+        "reorder in.csv",
     ] {
         let run = Command::new("sh")
             .current_dir(dir.path())
@@ -606,15 +614,15 @@ fn endless_records_are_located_input_errors() {
         ),
         (
             &["adjudicate", "--input-format", "json", "/dev/zero"],
-            "/dev/zero: cannot read: longer than 268435456 bytes",
+            "/dev/zero: cannot read: larger than 268435456 bytes",
         ),
         (
             &["grade", "/dev/zero", "--golden", "golden.csv"],
-            "/dev/zero: cannot read: longer than",
+            "/dev/zero: cannot read: larger than",
         ),
         (
             &["grade", "submission.csv", "--golden", "/dev/zero"],
-            "the golden file is malformed; contact your instructor",
+            "the golden file cannot be read; contact your instructor",
         ),
         (
             &[
@@ -624,7 +632,7 @@ fn endless_records_are_located_input_errors() {
                 "/dev/zero",
                 "--reveal",
             ],
-            "/dev/zero: cannot read: longer than",
+            "/dev/zero: cannot read: larger than",
         ),
     ];
     for (args, expected) in runs {
@@ -863,5 +871,175 @@ fn every_error_of_a_row_is_listed() {
         assert!(String::from_utf8(run.stderr)
             .unwrap()
             .starts_with(&expected));
+    }
+}
+
+/// A learner names the submission file and fills its cells: neither may drive the terminal
+/// or split a row of `grade`'s tables into a fake one, in any format.
+#[test]
+fn grade_escapes_file_names_and_cells() {
+    let dir = workspace();
+    let key = include_str!("../examples/lab/key.csv");
+    let name = "evil\u{1b}[31m\nname\u{202e}.csv";
+    let mut submission = key.to_owned();
+    submission.push_str("\"probe-2\nX\",,,,,,,,,,,,,,,,,,,,,,\n");
+    fs::write(dir.path().join(name), submission).unwrap();
+    fs::write(dir.path().join("key.csv"), key).unwrap();
+    for format in ["table", "markdown", "github", "json", "junit"] {
+        let run = leasejudge(
+            dir.path(),
+            &["grade", name, "--golden", "key.csv", "-f", format],
+        );
+        assert!(run.status.code().unwrap() < 2, "{format}: {run:?}");
+        let mut raw = raw_controls(&run.stdout);
+        if matches!(format, "json" | "junit") {
+            // These escape by their own rules: ESC and line breaks; a bidi override is
+            // ordinary text there.
+            raw.retain(|c| c != "'\\u{202e}'");
+        }
+        assert_eq!(raw, Vec::<String>::new(), "{format}");
+        let stdout = String::from_utf8(run.stdout).unwrap();
+        match format {
+            "json" => {
+                let text = serde_json::to_string(
+                    &serde_json::from_str::<serde_json::Value>(&stdout).unwrap(),
+                )
+                .unwrap();
+                assert!(text.contains("evil\\u001b[31m\\nname"), "{stdout}");
+            }
+            "junit" => {
+                roxmltree::Document::parse(&stdout).unwrap();
+            }
+            _ => {
+                for line in stdout.lines() {
+                    let start = line.trim_start_matches(['│', '|', ' ']);
+                    assert!(
+                        !start.starts_with("name") && !start.starts_with('X'),
+                        "{format}: a row split by an input line break:\n{stdout}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A directory entry that looks like an input but cannot be read (here a broken symlink) is
+/// reported, not skipped: a gradebook without it would look complete.
+#[test]
+fn unreadable_directory_entries_are_reported() {
+    let dir = workspace();
+    fs::create_dir(dir.path().join("subs")).unwrap();
+    fs::write(dir.path().join("subs/a.csv"), GOLDEN).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", dir.path().join("subs/broken.csv")).unwrap();
+    let run = leasejudge(
+        dir.path(),
+        &[
+            "grade",
+            "--golden",
+            "golden.csv",
+            "subs",
+            "--gradebook",
+            "gb.csv",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let gradebook = fs::read_to_string(dir.path().join("gb.csv")).unwrap();
+    assert!(
+        gradebook.contains("subs/broken.csv,,") && gradebook.contains(",ungradable"),
+        "{gradebook}"
+    );
+    fs::create_dir(dir.path().join("cases")).unwrap();
+    fs::write(dir.path().join("cases/a.csv"), CASES).unwrap();
+    std::os::unix::fs::symlink("/nonexistent", dir.path().join("cases/broken.csv")).unwrap();
+    for command in ["validate", "adjudicate", "explain", "template"] {
+        let run = leasejudge(dir.path(), &[command, "cases"]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(2), "{command}: {run:?}");
+        assert!(
+            format!("{stdout}{stderr}").contains("cases/broken.csv: cannot read"),
+            "{command}: {stdout}{stderr}"
+        );
+    }
+}
+
+/// `--columns` and `--wide` shape the table; with CSV or JSON they would be ignored (a typo
+/// in a column name unnoticed), so they are a usage error there, and imply the table otherwise.
+#[test]
+fn table_options_are_not_ignored() {
+    let dir = workspace();
+    for format in ["csv", "json"] {
+        for option in [
+            &["--columns", "nope,decision"][..],
+            &["--columns", "decision"],
+            &["--wide"],
+        ] {
+            let mut args = vec!["adjudicate", "in.csv", "-f", format];
+            args.extend(option);
+            let run = leasejudge(dir.path(), &args);
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("--columns and --wide"),
+                "{args:?}: {stderr}"
+            );
+            assert!(run.stdout.is_empty(), "{args:?}");
+        }
+    }
+    // Without -f (standard output is not a terminal here) --columns means the table.
+    let run = leasejudge(
+        dir.path(),
+        &["adjudicate", "in.csv", "--columns", "case_id,decision"],
+    );
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    let header: Vec<&str> = stdout.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["case_id", "┆", "decision"], "{stdout}");
+    let run = leasejudge(dir.path(), &["adjudicate", "in.csv", "--columns", "nope"]);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+}
+
+/// A regular file too large to read whole is refused by its size, before it is read, with a
+/// message that fits what it is: the NDJSON/CSV advice only for a JSON case file.
+#[test]
+fn files_too_large_to_read_whole_are_refused_by_size() {
+    let dir = workspace();
+    let big = |name: &str, head: &str| {
+        let path = dir.path().join(name);
+        fs::write(&path, head).unwrap();
+        // Sparse: no disk space, no time.
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(300 << 20)
+            .unwrap();
+    };
+    big("big.csv", "case_id,decision,reason\n");
+    big("big.json", "[");
+    let runs: &[(&[&str], bool)] = &[
+        (&["grade", "big.csv", "--golden", "golden.csv"], false),
+        (
+            &["grade", "submission.csv", "--golden", "big.csv", "--reveal"],
+            false,
+        ),
+        (&["adjudicate", "big.json"], true),
+        (&["validate", "big.json"], true),
+        (&["explain", "big.json"], true),
+        (&["template", "big.json"], true),
+    ];
+    for (args, json) in runs {
+        let run = leasejudge(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot read: larger than 268435456 bytes (256 MiB)"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("use NDJSON or CSV"),
+            *json,
+            "{args:?}: {stderr}"
+        );
     }
 }

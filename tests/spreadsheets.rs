@@ -497,7 +497,7 @@ fn the_delimiter_is_detected_or_forced_and_a_failed_detection_says_what_it_tried
     assert_eq!(run.status, 2);
     assert!(
         run.stderr
-            .contains("cases/probes.csv:1: header: no case_id column (required on every row)"),
+            .contains("cases/probes.csv:1: header: no case_id column: split by \";\" (as --delimiter says), the header has one cell, \"case_id,event,"),
         "{}",
         run.stderr
     );
@@ -790,4 +790,44 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
     assert!(expected == matrix(&tab, "tab.csv", None));
     let pipe = swap(b'|');
     assert!(expected == matrix(&pipe, "pipe.csv", Some("|".parse().unwrap())));
+}
+
+/// A `--delimiter` that does not fit the file says what the header looked like split by it,
+/// as a detected delimiter does, for matrices and case files alike.
+#[test]
+fn a_forced_delimiter_that_does_not_fit_says_what_the_header_looked_like() {
+    let dir = tempfile::tempdir().unwrap();
+    let semi = dir.path().join("semi.csv");
+    fs::write(
+        &semi,
+        "case_id;decision;reason\nprobe-1;ACTIVE;stale_generation\n",
+    )
+    .unwrap();
+    let cases = dir.path().join("cases.csv");
+    fs::write(
+        &cases,
+        "case_id;event;observed_at\nc;offer;2026-01-01T10:00:00Z\n",
+    )
+    .unwrap();
+    let runs: &[&[&str]] = &[
+        &[
+            "grade",
+            path_text(&semi),
+            "--delimiter",
+            "comma",
+            "--golden",
+            "examples/lab/key.csv",
+        ],
+        &["adjudicate", path_text(&cases), "--delimiter", "comma"],
+        &["validate", path_text(&cases), "--delimiter", "comma"],
+    ];
+    for args in runs {
+        let run = leasejudge(args);
+        assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(
+            said.contains(":1: header: no case_id column: split by \",\" (as --delimiter says), the header has one cell, \"case_id;"),
+            "{args:?}: {said}"
+        );
+    }
 }

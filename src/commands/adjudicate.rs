@@ -86,12 +86,13 @@ pub struct Args {
     pub open_cases: usize,
 
     /// The table's columns: names separated by commas (matrix columns, `findings`, `detail`),
-    /// `default` (case_id, decision, reason, findings) or `all`.
+    /// `default` (case_id, decision, reason, findings) or `all`. Implies `-f table`; with
+    /// `-f csv` or `-f json` (which always have every matrix column) it is a usage error.
     #[arg(long, value_name = "COLUMNS", value_parser = TableColumns::parse)]
     pub columns: Option<TableColumns>,
 
     /// Show every column in the table (as --columns all): a vertical record per case when
-    /// they cannot fit the terminal.
+    /// they cannot fit the terminal. Implies `-f table`; a usage error with `-f csv` or `-f json`.
     #[arg(long, conflicts_with = "columns")]
     pub wide: bool,
 }
@@ -157,6 +158,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be read only once");
     }
+    let table_options = args.columns.is_some() || args.wide;
+    if table_options && args.format.is_some_and(|f| f != MatrixFormat::Table) {
+        // CSV and JSON always carry every matrix column; ignoring the option silently would
+        // hide a typo in a column name.
+        bail!("--columns and --wide choose the table's columns; they cannot be used with -f csv or -f json");
+    }
     let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let mut outputs = vec![match &args.output {
         Some(path) => Named::new("-o", path),
@@ -193,9 +200,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
 
     let mut output = Output::open(args.output.as_deref())?;
-    let format = args
-        .format
-        .unwrap_or_else(|| default_format(&args.output, &output));
+    let format = match args.format {
+        Some(format) => format,
+        None if table_options => MatrixFormat::Table,
+        None => default_format(&args.output, &output),
+    };
     // CSV and JSON stream: finished cases are written out early and memory stays flat. The
     // table (for people) and --explain's sentences need every case, so they keep them.
     let encoding = match format {

@@ -35,9 +35,9 @@ pub fn script(shell: Shell) -> Vec<u8> {
 /// Runs `completions`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     use std::io::Write;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::Output::open(None)?;
     out.write_all(&script(args.shell))
-        .and_then(|()| out.flush())
         .context("cannot write the completion script")?;
+    out.commit()?;
     Ok(ExitCode::SUCCESS)
 }

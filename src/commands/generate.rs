@@ -44,7 +44,9 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub interleave: Option<u64>,
 
-    /// How the file is written: `plain`, or `messy` (see below).
+    /// How the file is written: `plain`, one spelling of everything, or `messy`, the
+    /// spellings and shapes other tools and people write (scrambled and aliased headers,
+    /// quoted cells, offset times, every duration form, blank lines, CRLF, cases cut short).
     #[arg(long, value_enum, default_value_t = Style::Plain)]
     pub style: Style,
 

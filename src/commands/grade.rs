@@ -155,7 +155,7 @@ fn is_matrix_file(path: &Path) -> bool {
     matches!(
         extension.as_deref(),
         Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
-    ) && path.is_file()
+    ) && crate::input::is_listed_file(path)
 }
 
 /// The submissions the arguments name: files as given, directories expanded in name order.
@@ -299,6 +299,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     } else {
         args.feedback.unwrap_or(Feedback::Cases)
     };
+    if args.golden.as_os_str() == "-" {
+        return Err(usage(
+            "--golden - is not allowed: standard input is for a submission; give the golden file's path",
+        ));
+    }
     if feedback == Feedback::Hint && args.cases.is_empty() {
         return Err(usage(
             "--feedback hint needs the case files: --cases CASEFILE...",
@@ -387,6 +392,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             Err(_) => Vec::new(),
         },
         hints,
+        // Unreadable, not malformed: its one problem is about the whole file.
+        key_unreadable: matches!(&golden, Err(problems) if matches!(problems.as_slice(),
+            [only] if only.line == 0 && only.message.starts_with("cannot read"))),
         key_problems: match golden {
             Ok(_) => None,
             Err(problems) => Some(if reveal { problems } else { Vec::new() }),

@@ -52,9 +52,9 @@ pub fn page() -> std::io::Result<Vec<u8>> {
 pub fn run(_args: &Args) -> Result<ExitCode> {
     use std::io::Write;
     let roff = page().context("cannot render the manual page")?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::Output::open(None)?;
     out.write_all(&roff)
-        .and_then(|()| out.flush())
         .context("cannot write the manual page")?;
+    out.commit()?;
     Ok(ExitCode::SUCCESS)
 }

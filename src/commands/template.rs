@@ -9,9 +9,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::adjudication::judge_sources;
+use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::expand_inputs;
-use crate::output::Output;
+use crate::output::{check_paths, Named, Output};
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -60,6 +61,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         anyhow::bail!("standard input (-) can be read only once");
     }
     let sources = expand_inputs(&args.inputs)?;
+    let output_name = match &args.output {
+        Some(path) => Named::new("-o", path),
+        None => Named::stdout("the template"),
+    };
+    // Before reading: a template written over its own case file would destroy it.
+    check_paths(&source_names(&sources), &[output_name])?;
     let judged = judge_sources(&sources, None, None, &mut |_, _, _| {})?;
     let text = template_csv(judged.iter().map(|j| j.case_id.as_str()), &args.columns.0)?;
     let mut out = Output::open(args.output.as_deref())?;

@@ -393,9 +393,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         plural(report.warnings.total(), "warning"),
     );
     if report.errors.is_empty() {
-        let mut stdout = std::io::stdout().lock();
+        // Through Output, which knows a closed standard output: then this is an error.
+        let mut stdout = crate::output::Output::open(None)?;
         writeln!(stdout, "{summary}")?;
-        stdout.flush()?;
+        stdout.commit()?;
         Ok(ExitCode::SUCCESS)
     } else {
         writeln!(stderr, "{summary}")?;

@@ -51,6 +51,9 @@ impl Feedback {
 /// instructor only (`--reveal`).
 pub const KEY_MALFORMED: &str = "the golden file is malformed; contact your instructor";
 
+/// What learners are told when the golden file cannot be read at all (missing, no permission).
+pub const KEY_UNREADABLE: &str = "the golden file cannot be read; contact your instructor";
+
 /// Parses `--weights decision=2,reason=1` into (column, weight) pairs.
 pub fn parse_weights(text: &str) -> Result<Vec<(Column, u32)>, String> {
     let mut weights: Vec<(Column, u32)> = Vec::new();
@@ -370,6 +373,8 @@ pub struct ClassReport {
     pub hints: Vec<Option<Hint>>,
     /// Set when the golden file is malformed; it lists the problems only when revealed.
     pub key_problems: Option<Vec<InputError>>,
+    /// Whether the golden file could not be read at all (so it is not "malformed").
+    pub key_unreadable: bool,
     /// Every submission, in command-line order (directories in name order).
     pub submissions: Vec<Submission>,
     /// Whether a `--baseline` gradebook was given.
@@ -394,6 +399,16 @@ pub struct ClassSummary {
 }
 
 impl ClassReport {
+    /// What learners are told about an unusable golden file: [`KEY_UNREADABLE`] or
+    /// [`KEY_MALFORMED`].
+    pub fn key_message(&self) -> &'static str {
+        if self.key_unreadable {
+            KEY_UNREADABLE
+        } else {
+            KEY_MALFORMED
+        }
+    }
+
     /// The most a submission can score.
     pub fn max_score(&self) -> u64 {
         self.case_ids.len() as u64 * self.scoring.case_max()

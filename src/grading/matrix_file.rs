@@ -21,7 +21,8 @@ use super::columns::Column;
 use crate::input::records::Records;
 use crate::input::workbook::{for_each_row, is_workbook_extension};
 use crate::input::{
-    detect_delimiter, HeaderColumns, InputError, InputErrors, ReadOptions, UNTERMINATED,
+    check_forced_delimiter, detect_delimiter, HeaderColumns, InputError, InputErrors, ReadOptions,
+    UNTERMINATED,
 };
 use crate::matrix::MatrixRow;
 
@@ -222,8 +223,7 @@ pub fn read_matrix_file_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_file_document)
+    let bytes = crate::limits::read_document_file(path)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix_keeping(
         &bytes,
@@ -251,8 +251,7 @@ pub fn read_golden_file_keeping(
     name: &str,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_file_document)
+    let bytes = crate::limits::read_document_file(path)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_golden_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
 }
@@ -518,23 +517,30 @@ fn parse_csv(
     let mut records = Records::new(bytes, true);
     let cannot =
         |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
+    let columns = HeaderColumns {
+        known: &names_matrix_column,
+        is_key: &names_case_id,
+    };
     let delimiter = match options.delimiter {
-        Some(delimiter) => delimiter,
-        None => match records.peek_line() {
-            Ok(Some(header)) => {
-                let columns = HeaderColumns {
-                    known: &names_matrix_column,
-                    is_key: &names_case_id,
-                };
-                match detect_delimiter(header, &columns) {
-                    Ok(delimiter) => delimiter,
-                    Err(message) => {
-                        errors
-                            .push(InputError::new(name, records.line(), message).column("header"));
-                        return None;
-                    }
+        Some(delimiter) => {
+            // Said here, with what the header looked like, rather than as a bare "no case_id
+            // column" from the header's mapping.
+            if let Ok(Some(header)) = records.peek_line() {
+                if let Err(message) = check_forced_delimiter(header, delimiter, &columns) {
+                    errors.push(InputError::new(name, records.line(), message).column("header"));
+                    return None;
                 }
             }
+            delimiter
+        }
+        None => match records.peek_line() {
+            Ok(Some(header)) => match detect_delimiter(header, &columns) {
+                Ok(delimiter) => delimiter,
+                Err(message) => {
+                    errors.push(InputError::new(name, records.line(), message).column("header"));
+                    return None;
+                }
+            },
             Ok(None) => crate::input::Delimiter::COMMA,
             Err(e) => {
                 errors.push(cannot(records.line(), e));

@@ -95,7 +95,21 @@ fn read_header_record<R: Read>(
     observer: &mut dyn super::ReadObserver,
 ) -> Option<CsvHeader> {
     let delimiter = match delimiter {
-        Some(delimiter) => delimiter,
+        Some(delimiter) => {
+            // Said here, with what the header looked like, rather than as every required
+            // column missing.
+            let columns = HeaderColumns {
+                known: &names_case_column,
+                is_key: &names_case_id,
+            };
+            if let Ok(Some(header)) = records.peek_line() {
+                if let Err(message) = super::delimiter::check_forced(header, delimiter, &columns) {
+                    errors.push(InputError::new(file, records.line(), message).column("header"));
+                    return None;
+                }
+            }
+            delimiter
+        }
         None => {
             let line = records.line();
             let detected = match records.peek_line() {

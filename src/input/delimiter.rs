@@ -112,19 +112,45 @@ pub fn detect(line: &[u8], columns: &HeaderColumns<'_>) -> Result<Delimiter, Str
         return Ok(delimiter);
     }
     let tried = Delimiter::DETECTED.map(|d| d.to_string()).join(" ");
-    let (count, delimiter, cells) = widest.expect("three delimiters were tried");
-    Err(if count == 1 {
+    let (_, delimiter, cells) = widest.expect("three delimiters were tried");
+    Err(if cells.len() == 1 {
         format!(
-            "no case_id column: the header has one cell, {:?}; tried {tried}",
-            cells[0]
+            "no case_id column: the header has {}; tried {tried}",
+            shown(&cells)
         )
     } else {
-        let shown: Vec<String> = cells.iter().map(|cell| format!("{cell:?}")).collect();
         format!(
-            "no case_id column: split by {delimiter}, the header has {count} cells, {}; tried {tried}",
-            shown.join(" ")
+            "no case_id column: split by {delimiter}, the header has {}; tried {tried}",
+            shown(&cells)
         )
     })
+}
+
+/// The header's cells as the errors show them: `one cell, "a;b"` or `2 cells, "a" "b"`.
+fn shown(cells: &[String]) -> String {
+    let quoted: Vec<String> = cells.iter().map(|cell| format!("{cell:?}")).collect();
+    match cells.len() {
+        1 => format!("one cell, {}", quoted[0]),
+        n => format!("{n} cells, {}", quoted.join(" ")),
+    }
+}
+
+/// Checks that the header `line` split by the `--delimiter` given has a `case_id` column; when
+/// not, the message says, as [`detect`]'s does, what the header looked like, and that the
+/// delimiter was forced (a file saved with another one is the usual cause).
+pub fn check_forced(
+    line: &[u8],
+    delimiter: Delimiter,
+    columns: &HeaderColumns<'_>,
+) -> Result<(), String> {
+    let cells = split(line, delimiter);
+    if cells.iter().any(|cell| (columns.is_key)(cell)) {
+        return Ok(());
+    }
+    Err(format!(
+        "no case_id column: split by {delimiter} (as --delimiter says), the header has {}",
+        shown(&cells)
+    ))
 }
 
 #[cfg(test)]
@@ -182,6 +208,28 @@ mod tests {
         assert_eq!(
             matrix_header("id;decision;reason"),
             Err("no case_id column: split by \";\", the header has 3 cells, \"id\" \"decision\" \"reason\"; tried \",\" \";\" tab".into())
+        );
+    }
+
+    #[test]
+    fn a_forced_delimiter_says_what_the_header_looked_like() {
+        let known = |cell: &str| cell == "case_id" || cell == "decision";
+        let is_key = |cell: &str| cell == "case_id";
+        let columns = HeaderColumns {
+            known: &known,
+            is_key: &is_key,
+        };
+        assert_eq!(
+            check_forced(b"case_id;decision", Delimiter::COMMA, &columns),
+            Err("no case_id column: split by \",\" (as --delimiter says), the header has one cell, \"case_id;decision\"".into())
+        );
+        assert_eq!(
+            check_forced(b"id,decision", Delimiter::COMMA, &columns),
+            Err("no case_id column: split by \",\" (as --delimiter says), the header has 2 cells, \"id\" \"decision\"".into())
+        );
+        assert_eq!(
+            check_forced(b"case_id,decision", Delimiter::COMMA, &columns),
+            Ok(())
         );
     }
 

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use csv::UNTERMINATED;
 pub use csv::{CsvHeader, CsvRead};
-pub use delimiter::{detect as detect_delimiter, Delimiter, HeaderColumns};
+pub use delimiter::{
+    check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
+};
 pub use error::{located, InputError, InputErrors};
 pub use fields::{
     cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
@@ -63,10 +65,17 @@ pub fn is_case_file(path: &Path) -> bool {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match extension.as_deref() {
-        Some("csv" | "json" | "ndjson" | "jsonl") => path.is_file(),
-        Some(extension) => workbook::is_workbook_extension(extension) && path.is_file(),
+        Some("csv" | "json" | "ndjson" | "jsonl") => is_listed_file(path),
+        Some(extension) => workbook::is_workbook_extension(extension) && is_listed_file(path),
         None => false,
     }
+}
+
+/// Whether a directory entry with a file extension we read is listed: a regular file, or one
+/// that cannot be examined (a broken symlink, no permission), so that reading it reports why
+/// instead of the file being skipped silently. Directories and devices are skipped.
+pub fn is_listed_file(path: &Path) -> bool {
+    std::fs::metadata(path).map_or(true, |meta| meta.is_file())
 }
 
 /// How a file is read besides its format: the CSV delimiter and the workbook sheet.
@@ -81,8 +90,8 @@ pub struct ReadOptions {
 /// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ReadArgs {
-    /// The CSV delimiter: comma, semicolon, tab, or one character [default: detected from
-    /// the header line].
+    /// The CSV delimiter: comma, semicolon, tab, or one ASCII character [default: detected
+    /// from the header line].
     #[arg(long, value_name = "DELIMITER")]
     pub delimiter: Option<Delimiter>,
 
@@ -156,6 +165,30 @@ pub fn spool_standard_input(
         spools.push(spool);
     }
     Ok((readable, spools))
+}
+
+/// `e`, with advice when a JSON case file is too large to read whole: NDJSON and CSV are
+/// read record by record.
+fn whole_file_error(e: io::Error, format: InputFormat) -> String {
+    if e.kind() == io::ErrorKind::FileTooLarge && format == InputFormat::Json {
+        format!("{e} (use NDJSON or CSV for larger case files)")
+    } else {
+        e.to_string()
+    }
+}
+
+/// Opens the case file at `path`, of `format`, for reading; one read whole (JSON, a workbook)
+/// that is larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a
+/// byte is read. The error is the message of a whole-file [`InputError`].
+pub fn open_case_file(path: &Path, format: InputFormat) -> Result<File, String> {
+    File::open(path)
+        .and_then(|file| {
+            if matches!(format, InputFormat::Json | InputFormat::Workbook) {
+                crate::limits::check_document_size(&file)?;
+            }
+            Ok(file)
+        })
+        .map_err(|e| format!("cannot read: {}", whole_file_error(e, format)))
 }
 
 /// Expands the command line's inputs: `-` is standard input, a directory is every case file
@@ -336,16 +369,13 @@ pub fn read_source_observed(
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
 ) {
+    let format = source.format(format_override);
     let reader: Box<dyn Read> = match &source.path {
         None => Box::new(io::stdin().lock()),
-        Some(path) => match File::open(path) {
+        Some(path) => match open_case_file(path, format) {
             Ok(file) => Box::new(file),
-            Err(e) => {
-                errors.push(InputError::new(
-                    &source.name,
-                    0,
-                    format!("cannot read: {e}"),
-                ));
+            Err(message) => {
+                errors.push(InputError::new(&source.name, 0, message));
                 return;
             }
         },
@@ -353,7 +383,7 @@ pub fn read_source_observed(
     read_from_observed(
         reader,
         &source.name,
-        source.format(format_override),
+        format,
         &source.options,
         errors,
         sink,
@@ -444,6 +474,7 @@ pub fn read_from_observed(
             let bytes = match crate::limits::read_document(reader) {
                 Ok(bytes) => bytes,
                 Err(e) => {
+                    let e = whole_file_error(e, format);
                     errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
                     return;
                 }

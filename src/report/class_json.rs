@@ -10,9 +10,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::grading::class::{
-    CaseMark, ClassReport, Outcome, Submission, UnknownRow, KEY_MALFORMED,
-};
+use crate::grading::class::{CaseMark, ClassReport, Outcome, Submission, UnknownRow};
 
 use super::class_text::score_line;
 
@@ -151,7 +149,7 @@ fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String,
     }
     match &submission.outcome {
         Outcome::KeyMalformed => {
-            object.insert("errors".into(), json!([{"message": KEY_MALFORMED}]));
+            object.insert("errors".into(), json!([{"message": report.key_message()}]));
         }
         Outcome::Ungradable(problems) => {
             let errors: Vec<Value> = problems.iter().map(error_json).collect();
@@ -247,7 +245,7 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
         document.insert("golden".into(), golden.clone().into());
     }
     if let Some(problems) = &report.key_problems {
-        let mut key = vec![json!({"message": KEY_MALFORMED})];
+        let mut key = vec![json!({"message": report.key_message()})];
         key.extend(problems.iter().map(error_json));
         document.insert("golden_errors".into(), key.into());
     }
@@ -405,7 +403,7 @@ pub fn render_prairielearn(report: &ClassReport) -> String {
             json!({
                 "gradable": false,
                 "score": 0.0,
-                "message": if report.key_problems.is_some() { KEY_MALFORMED.to_owned() } else { format!("{} could not be graded: fix the problems listed and submit again", submission.name) },
+                "message": if report.key_problems.is_some() { report.key_message().to_owned() } else { format!("{} could not be graded: fix the problems listed and submit again", submission.name) },
                 "format_errors": format_errors,
                 "tests": [],
             })

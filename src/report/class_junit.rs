@@ -7,7 +7,7 @@
 use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::grading::class::{CaseStatus, ClassReport, Outcome, UnknownRow, KEY_MALFORMED};
+use crate::grading::class::{CaseStatus, ClassReport, Outcome, UnknownRow};
 
 use super::class_text::{key_lines, score_line};
 
@@ -46,7 +46,7 @@ pub fn render(report: &ClassReport) -> Result<String> {
                     non_success(
                         NonSuccessKind::Error,
                         "golden_malformed",
-                        KEY_MALFORMED.to_owned(),
+                        report.key_message().to_owned(),
                         format!("{}\n", lines.join("\n")),
                     ),
                 );

@@ -5,11 +5,9 @@
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
-use crate::grading::class::{
-    CaseStatus, ClassReport, Outcome, Submission, UnknownRow, KEY_MALFORMED,
-};
+use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 use crate::grading::Spot;
-use crate::output::escape_controls_keep_lines;
+use crate::output::{escape_controls, escape_controls_keep_lines};
 
 use super::github;
 
@@ -46,15 +44,25 @@ fn new_table(color: bool) -> Table {
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    if !color {
+    if color {
+        // Also to a pipe or a file, for `--color always`.
+        table.enforce_styling();
+    } else {
         table.force_no_tty();
     }
     table
 }
 
-/// A table cell of text that may have come from input.
+/// A table cell of text that may have come from input: line breaks escaped too, so a
+/// file name or cell cannot split a row into a fake one.
 fn clean_cell(text: impl AsRef<str>) -> Cell {
-    Cell::new(visible_controls(text.as_ref()))
+    Cell::new(escape_controls(text.as_ref()))
+}
+
+/// A table cell of several lines, each of which may have come from input.
+fn clean_lines_cell(lines: &[String]) -> Cell {
+    let lines: Vec<_> = lines.iter().map(|line| escape_controls(line)).collect();
+    Cell::new(lines.join("\n"))
 }
 
 fn coloured(text: &str, colour: Color, color: bool) -> Cell {
@@ -162,7 +170,7 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
     let moved: Vec<String> = report
         .moved()
         .iter()
-        .map(|(s, change)| format!("{} {}", s.name, signed(*change)))
+        .map(|(s, change)| format!("{} {}", escape_controls(&s.name), signed(*change)))
         .collect();
     Some(if moved.is_empty() {
         "Moved since the baseline: nobody".to_owned()
@@ -175,7 +183,7 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
 pub fn key_lines(report: &ClassReport) -> Vec<String> {
     match &report.key_problems {
         None => Vec::new(),
-        Some(problems) => std::iter::once(KEY_MALFORMED.to_owned())
+        Some(problems) => std::iter::once(report.key_message().to_owned())
             .chain(problems.iter().map(|p| p.to_string()))
             .collect(),
     }
@@ -190,18 +198,18 @@ pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String 
         text.push_str(&visible_controls(&format!("{line}\n")));
     }
     for submission in &report.submissions {
-        text.push_str(&visible_controls(&format!(
+        text.push_str(&format!(
             "{}: {}\n",
-            submission.name,
-            score_line(report, submission)
-        )));
+            escape_controls(&submission.name),
+            escape_controls(&score_line(report, submission))
+        ));
         match &submission.outcome {
-            Outcome::KeyMalformed => text.push_str(&visible_controls(&format!(
-                "  not graded: {KEY_MALFORMED}\n"
-            ))),
+            Outcome::KeyMalformed => {
+                text.push_str(&format!("  not graded: {}\n", report.key_message()))
+            }
             Outcome::Ungradable(problems) => {
                 for problem in problems {
-                    text.push_str(&visible_controls(&format!("  {problem}\n")));
+                    text.push_str(&format!("  {}\n", escape_controls(&problem.to_string())));
                 }
             }
             Outcome::Graded(graded) => {
@@ -225,7 +233,7 @@ pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String 
                             clean_cell(report.case_id(case.case)),
                             clean_cell(at.to_string()),
                             coloured(case.status.name(), colour, color),
-                            clean_cell(report.problems(case, &submission.name).join("\n")),
+                            clean_lines_cell(&report.problems(case, &submission.name)),
                         ]);
                         rows += 1;
                     }
@@ -260,7 +268,7 @@ pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String 
     for submission in &report.submissions {
         let score = submission.score();
         let mut row = vec![
-            submission.name.clone(),
+            escape_controls(&submission.name).into_owned(),
             score.map_or_else(String::new, |s| s.to_string()),
             report.max_score_text(),
             score.map_or_else(String::new, |s| report.percent_text(s)),

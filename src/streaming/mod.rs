@@ -1047,12 +1047,12 @@ impl<R: Read> Read for Watched<'_, R> {
     }
 }
 
-fn open_source(source: &Source) -> Result<Box<dyn Read>, InputError> {
+fn open_source(source: &Source, format: InputFormat) -> Result<Box<dyn Read>, InputError> {
     match &source.path {
         None => Ok(Box::new(io::stdin().lock())),
-        Some(path) => File::open(path)
+        Some(path) => crate::input::open_case_file(path, format)
             .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| InputError::new(&source.name, 0, format!("cannot read: {e}"))),
+            .map_err(|message| InputError::new(&source.name, 0, message)),
     }
 }
 
@@ -1209,8 +1209,8 @@ fn stream_source(
     };
     let opened = match (&source.path, pipelined) {
         (Some(path), true) => Some(
-            File::open(path)
-                .map_err(|e| InputError::new(&source.name, 0, format!("cannot read: {e}"))),
+            crate::input::open_case_file(path, format)
+                .map_err(|message| InputError::new(&source.name, 0, message)),
         ),
         _ => None,
     };
@@ -1273,7 +1273,7 @@ fn stream_source(
                     .map_err(|_| io::Error::other("the parsing thread panicked"))
             })?
         }
-        None => match open_source(source) {
+        None => match open_source(source, format) {
             Err(e) => vec![e],
             Ok(reader) => {
                 let watched = Watched {
