@@ -350,33 +350,8 @@ impl<'a> Permutations<'a> {
         // a tiny case (whose permutations are few) from looping forever.
         while self.draws < self.budget.saturating_mul(4) {
             self.draws += 1;
-            let rng = &mut *self.rng;
-            let group = &groups[rng.below(groups.len())];
-            let n = group.members.len();
-            if n < 3 {
-                continue; // its only permutation is the swap, already tried
-            }
-            let size = 3 + rng.below(n - 2);
-            // A random subset of `size` members: a partial Fisher-Yates shuffle of the indices.
-            let mut indices: Vec<usize> = (0..n).collect();
-            for i in 0..size {
-                let j = i + rng.below(n - i);
-                indices.swap(i, j);
-            }
-            let mut slots: Vec<usize> = indices[..size].iter().map(|&i| group.members[i]).collect();
-            slots.sort_unstable();
-            let mut fills = slots.clone();
-            for i in (1..size).rev() {
-                fills.swap(i, rng.below(i + 1));
-            }
-            if fills == slots {
-                fills.rotate_left(1);
-            }
-            let permutation = Permutation {
-                kind: group.kind,
-                generation: group.generation,
-                slots,
-                fills,
+            let Some(permutation) = draw_permutation(self.rng, groups) else {
+                continue; // a group whose only permutation is the swap, already tried
             };
             if self.tried.insert(hash128(&permutation)) {
                 return Some(permutation);
@@ -397,6 +372,40 @@ impl Iterator for Permutations<'_> {
         self.produced += 1;
         Some(next)
     }
+}
+
+/// A random permutation of three or more members of one random group of `groups` (never
+/// the identity), or `None` when the group drawn has fewer than three members (its only
+/// permutation is the swap, tried in order). One draw consumes the generator the same way
+/// whatever is done with its result, so the sequence is fixed by the seed.
+fn draw_permutation(rng: &mut SplitMix64, groups: &[Group]) -> Option<Permutation> {
+    let group = &groups[rng.below(groups.len())];
+    let n = group.members.len();
+    if n < 3 {
+        return None;
+    }
+    let size = 3 + rng.below(n - 2);
+    // A random subset of `size` members: a partial Fisher-Yates shuffle of the indices.
+    let mut indices: Vec<usize> = (0..n).collect();
+    for i in 0..size {
+        let j = i + rng.below(n - i);
+        indices.swap(i, j);
+    }
+    let mut slots: Vec<usize> = indices[..size].iter().map(|&i| group.members[i]).collect();
+    slots.sort_unstable();
+    let mut fills = slots.clone();
+    for i in (1..size).rev() {
+        fills.swap(i, rng.below(i + 1));
+    }
+    if fills == slots {
+        fills.rotate_left(1);
+    }
+    Some(Permutation {
+        kind: group.kind,
+        generation: group.generation,
+        slots,
+        fills,
+    })
 }
 
 /// Two 64-bit hashes of `permutation` under different prefixes.
@@ -511,31 +520,8 @@ mod tests {
         let mut draws = 0;
         while chosen.len() < budget && draws < budget.saturating_mul(4) {
             draws += 1;
-            let group = &groups[rng.below(groups.len())];
-            let n = group.members.len();
-            if n < 3 {
+            let Some(permutation) = super::draw_permutation(rng, groups) else {
                 continue;
-            }
-            let size = 3 + rng.below(n - 2);
-            let mut indices: Vec<usize> = (0..n).collect();
-            for i in 0..size {
-                let j = i + rng.below(n - i);
-                indices.swap(i, j);
-            }
-            let mut slots: Vec<usize> = indices[..size].iter().map(|&i| group.members[i]).collect();
-            slots.sort_unstable();
-            let mut fills = slots.clone();
-            for i in (1..size).rev() {
-                fills.swap(i, rng.below(i + 1));
-            }
-            if fills == slots {
-                fills.rotate_left(1);
-            }
-            let permutation = Permutation {
-                kind: group.kind,
-                generation: group.generation,
-                slots,
-                fills,
             };
             if !chosen.contains(&permutation) {
                 chosen.push(permutation);

@@ -163,35 +163,16 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
-        if !path.is_dir() {
-            files.push(path.clone());
-            continue;
-        }
-        let name = path.to_string_lossy();
-        let entries = match std::fs::read_dir(path) {
-            Ok(entries) => entries,
-            Err(e) => {
-                errors.push(InputError::new(
-                    &name,
-                    0,
-                    format!("cannot read directory: {e}"),
-                ));
-                continue;
-            }
-        };
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| is_matrix_file(path))
-            .collect();
-        found.sort();
-        if found.is_empty() {
-            errors.push(InputError::new(
-                &name,
-                0,
-                "the directory holds no matrix files (.csv, .json, .xlsx, .xlsm, .ods)",
+        if path.is_dir() {
+            files.extend(crate::input::files_in_directory(
+                path,
+                &is_matrix_file,
+                "matrix files (.csv, .json, .xlsx, .xlsm, .ods)",
+                &mut errors,
             ));
+        } else {
+            files.push(path.clone());
         }
-        files.extend(found);
     }
     if errors.is_empty() {
         Ok(files)

@@ -191,6 +191,41 @@ pub fn open_case_file(path: &Path, format: InputFormat) -> Result<File, String> 
         .map_err(|e| format!("cannot read: {}", whole_file_error(e, format)))
 }
 
+/// The files directly in `directory` that `wanted` accepts, in name order; a directory that
+/// cannot be read, or holds none (`what` says of what), is an error added to `errors`.
+pub fn files_in_directory(
+    directory: &Path,
+    wanted: &dyn Fn(&Path) -> bool,
+    what: &str,
+    errors: &mut Vec<InputError>,
+) -> Vec<PathBuf> {
+    let name = directory.to_string_lossy();
+    let entries = match std::fs::read_dir(directory) {
+        Ok(entries) => entries,
+        Err(e) => {
+            errors.push(InputError::new(
+                &name,
+                0,
+                format!("cannot read directory: {e}"),
+            ));
+            return Vec::new();
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| wanted(path))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        errors.push(InputError::new(
+            &name,
+            0,
+            format!("the directory holds no {what}"),
+        ));
+    }
+    files
+}
+
 /// Expands the command line's inputs: `-` is standard input, a directory is every case file
 /// directly in it in name order, anything else a file.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
@@ -205,29 +240,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
                 options: ReadOptions::default(),
             });
         } else if input.is_dir() {
-            let entries = match std::fs::read_dir(input) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    errors.push(InputError::new(
-                        &name,
-                        0,
-                        format!("cannot read directory: {e}"),
-                    ));
-                    continue;
-                }
-            };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-                .filter(|path| is_case_file(path))
-                .collect();
-            files.sort();
-            if files.is_empty() {
-                errors.push(InputError::new(
-                    &name,
-                    0,
-                    "the directory holds no case files",
-                ));
-            }
+            let files = files_in_directory(input, &is_case_file, "case files", &mut errors);
             sources.extend(files.into_iter().map(|path| Source {
                 name: path.to_string_lossy().into_owned(),
                 path: Some(path),
