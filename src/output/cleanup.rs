@@ -24,33 +24,61 @@ pub(crate) fn forget(live: &mut Vec<PathBuf>, path: &Path) {
     }
 }
 
-/// A named temporary file that is not an output (a copy of standard input that a command
-/// reads twice): removed when dropped, and by SIGINT, SIGTERM and SIGHUP like an output's.
-pub struct GuardedTemp(tempfile::NamedTempFile);
+/// A temporary file that is not an output (a copy of standard input that a command reads
+/// twice), which must be opened again by path. On Linux it is anonymous (unlinked at
+/// creation) and named through `/proc/self/fd`, so no signal, not even SIGKILL, leaves it
+/// behind; elsewhere it is a named file, removed when dropped and by SIGINT, SIGTERM and
+/// SIGHUP like an output's temporary file.
+pub struct GuardedTemp {
+    file: std::fs::File,
+    path: PathBuf,
+    /// The name of a named file, removed when dropped; `None` for an anonymous one.
+    named: Option<tempfile::TempPath>,
+}
 
 impl GuardedTemp {
-    /// A new temporary file in the temporary directory, registered for removal on a signal.
+    /// A new temporary file in the temporary directory.
     pub fn new() -> std::io::Result<GuardedTemp> {
-        let file = tempfile::NamedTempFile::new()?;
-        live().push(file.path().to_owned());
-        Ok(GuardedTemp(file))
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let file = tempfile::tempfile()?;
+            let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+            // Without /proc mounted the anonymous file cannot be opened again: use a name.
+            if std::fs::File::open(&path).is_ok() {
+                return Ok(GuardedTemp {
+                    file,
+                    path,
+                    named: None,
+                });
+            }
+        }
+        let (file, named) = tempfile::NamedTempFile::new()?.into_parts();
+        live().push(named.to_path_buf());
+        Ok(GuardedTemp {
+            file,
+            path: named.to_path_buf(),
+            named: Some(named),
+        })
     }
 
-    /// The file's path.
+    /// A path that opens the file again.
     pub fn path(&self) -> &Path {
-        self.0.path()
+        &self.path
     }
 
-    /// The open file.
+    /// The open file, for writing.
     pub fn as_file_mut(&mut self) -> &mut std::fs::File {
-        self.0.as_file_mut()
+        &mut self.file
     }
 }
 
 impl Drop for GuardedTemp {
     fn drop(&mut self) {
-        // The file itself is removed by NamedTempFile's own drop, after this.
-        forget(&mut live(), self.0.path());
+        // A named file is removed by its TempPath's own drop, after this.
+        if let Some(named) = &self.named {
+            forget(&mut live(), named);
+        }
     }
 }
 
