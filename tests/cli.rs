@@ -430,3 +430,44 @@ fn color_always_wins_over_no_color() {
         }
     }
 }
+
+/// Spec section 2: a case id in two input files is an input error, for `check` as for every
+/// command that reads case files, naming both places.
+#[test]
+fn check_refuses_a_case_id_in_two_case_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cases, golden) = (dir.path().join("cases"), dir.path().join("golden"));
+    fs::create_dir(&cases).unwrap();
+    fs::create_dir(&golden).unwrap();
+    for name in ["a.csv", "b.csv"] {
+        fs::copy(root().join("cases/probes.csv"), cases.join(name)).unwrap();
+        fs::copy(root().join("golden/probes.csv"), golden.join(name)).unwrap();
+    }
+    let run = leasejudge(&[
+        "check",
+        cases.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    let b = cases.join("b.csv");
+    let a = cases.join("a.csv");
+    let expected = format!(
+        "{}:2: case_id: case id also appears in {}:2; case ids must be unique across files \
+         (\"probe-1\")",
+        b.display(),
+        a.display()
+    );
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("case ids must be unique").count(), 4);
+    // One case file alone is fine.
+    fs::remove_file(cases.join("b.csv")).unwrap();
+    fs::remove_file(golden.join("b.csv")).unwrap();
+    let run = leasejudge(&[
+        "check",
+        cases.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::grading::engine_check::{judge_and_compare, CheckError};
+use crate::grading::engine_check::{judge_and_compare_noting, CheckError};
 use crate::grading::{
     read_golden_file_keeping, GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile,
 };
@@ -293,7 +293,12 @@ fn check(args: &Args) -> Result<ExitCode> {
     // Each case file is judged on its own, by the streaming engine, and graded against its
     // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
     let mut graded_files = Vec::new();
-    for pairing in &pairings.pairs {
+    // A case id may not appear in two case files (spec section 2): with several files, each
+    // case's first place is kept until every file is judged.
+    let several = pairings.pairs.len() > 1;
+    let mut first_places: std::collections::HashMap<Box<str>, (usize, u64)> =
+        std::collections::HashMap::new();
+    for (file_index, pairing) in pairings.pairs.iter().enumerate() {
         let from_stdin = pairing.cases.as_os_str() == "-";
         let source = Source {
             name: name(&pairing.cases),
@@ -311,13 +316,39 @@ fn check(args: &Args) -> Result<ExitCode> {
             })
         });
         let golden_ok = golden.as_ref().and_then(|g| g.as_ref().ok());
-        match judge_and_compare(
+        let mut clashes = Vec::new();
+        let judged = judge_and_compare_noting(
             &source,
             args.as_of,
             golden_ok,
             columns,
             args.report.lists_matched(),
-        ) {
+            &mut |case_id, line| {
+                if !several {
+                    return;
+                }
+                match first_places.get(case_id) {
+                    Some(&(earlier, first_line)) => {
+                        let at = crate::adjudication::Location {
+                            file_index,
+                            file: &source.name,
+                            line,
+                        };
+                        clashes.push(crate::adjudication::clash_error(
+                            at,
+                            case_id,
+                            &name(&pairings.pairs[earlier].cases),
+                            first_line,
+                        ));
+                    }
+                    None => {
+                        first_places.insert(case_id.into(), (file_index, line));
+                    }
+                }
+            },
+        );
+        errors.extend(clashes);
+        match judged {
             Ok(grade) if golden.as_ref().is_none_or(Result::is_ok) => {
                 graded_files.push((pairing, grade));
             }

@@ -74,6 +74,26 @@ pub fn judge_and_compare(
     columns: &[Column],
     list_matched: bool,
 ) -> Result<Option<FileGrade>, CheckError> {
+    judge_and_compare_noting(
+        source,
+        run_as_of,
+        golden,
+        columns,
+        list_matched,
+        &mut |_, _| {},
+    )
+}
+
+/// [`judge_and_compare`], telling `on_case` each case's id and first line as the case
+/// starts (so that a caller checking several files can find a case id in two of them).
+pub fn judge_and_compare_noting(
+    source: &Source,
+    run_as_of: Option<Timestamp>,
+    golden: Option<&MatrixFile>,
+    columns: &[Column],
+    list_matched: bool,
+    on_case: &mut dyn FnMut(&str, u64),
+) -> Result<Option<FileGrade>, CheckError> {
     let mut spill = MatrixSpill(BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
     let mut first_lines: Vec<u64> = Vec::new();
     let settings = StreamSettings {
@@ -91,9 +111,10 @@ pub fn judge_and_compare(
         std::slice::from_ref(source),
         &settings,
         &mut spill,
-        &mut |at, _, outcome| {
+        &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 first_lines.push(at.line);
+                on_case(&parsed.case_id, at.line);
             }
         },
     );
