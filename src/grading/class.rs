@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::columns::{Column, ValueKind};
+use super::compare::shown;
 use super::matrix_file::MatrixFile;
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
@@ -506,15 +507,6 @@ impl ClassReport {
             lines.push(hint.describe());
         }
         lines
-    }
-}
-
-/// A value as people read it: `(empty)` for an empty cell.
-pub fn shown(value: &str) -> &str {
-    if value.is_empty() {
-        "(empty)"
-    } else {
-        value
     }
 }
 
