@@ -23,7 +23,7 @@ use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
 use crate::report::class_text::{
-    key_lines, render_github, render_markdown, render_table, visible_controls,
+    key_lines, render_github, render_markdown, visible_controls, write_table,
 };
 use crate::report::gradebook::{render_gradebook, render_item_analysis};
 
@@ -386,7 +386,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut out = Output::open(args.output.as_deref())?;
     let color = crate::terminal::use_color(out.is_terminal());
     let text = match format {
-        GradeFormat::Table => render_table(&report, color, args.verbose),
+        // Written as it is made, a page of a table at a time.
+        GradeFormat::Table => {
+            write_table(&report, color, args.verbose, &mut out)
+                .context("cannot write the report")?;
+            String::new()
+        }
         // Written as it is made: a class of large matrices makes a large document.
         GradeFormat::Json => {
             write_json(&report, &mut out).context("cannot write the report")?;

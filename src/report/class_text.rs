@@ -2,8 +2,10 @@
 //! CI step summary, and GitHub Actions workflow commands. Each covers every submission and
 //! ends with (or starts with, in Markdown) the class summary.
 
+use std::io::{self, Write};
+
 use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, Color, ContentArrangement, Table};
+use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 use crate::grading::Spot;
@@ -39,11 +41,14 @@ pub fn visible_controls(text: &str) -> String {
     escape_controls_keep_lines(text).into_owned()
 }
 
+/// Rows drawn at once: a class table of any length needs no more memory than a page.
+const PAGE_ROWS: usize = 512;
+
 fn new_table(color: bool) -> Table {
     let mut table = Table::new();
     table
         .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+        .set_content_arrangement(ContentArrangement::Disabled);
     if color {
         // Also to a pipe or a file, for `--color always`.
         table.enforce_styling();
@@ -51,6 +56,87 @@ fn new_table(color: bool) -> Table {
         table.force_no_tty();
     }
     table
+}
+
+/// Writes a table of `header` and the rows `rows` yields (called twice), a page at a time:
+/// the first pass measures every column as comfy-table does, and each page is drawn at those
+/// widths, so that the pages join (their inner borders dropped) into the table comfy-table
+/// draws whole, without holding more than a page of it. Writes nothing when `rows` is empty
+/// and `skip_empty`; returns whether it wrote. Every line ends in a line break.
+fn write_paged<I>(
+    out: &mut dyn Write,
+    header: &[&str],
+    color: bool,
+    skip_empty: bool,
+    rows: impl Fn() -> I,
+) -> io::Result<bool>
+where
+    I: Iterator<Item = Vec<Cell>>,
+{
+    let mut widths: Vec<u16> = Vec::new();
+    let mut count = 0usize;
+    let mut measure = |page: Vec<Vec<Cell>>| {
+        let mut table = Table::new();
+        table.set_header(header.to_vec());
+        for row in page {
+            table.add_row(row);
+        }
+        for (index, width) in table.column_max_content_widths().into_iter().enumerate() {
+            match widths.get_mut(index) {
+                Some(max) => *max = (*max).max(width),
+                None => widths.push(width),
+            }
+        }
+    };
+    let mut page = Vec::with_capacity(PAGE_ROWS);
+    for row in rows() {
+        count += 1;
+        page.push(row);
+        if page.len() == PAGE_ROWS {
+            measure(std::mem::take(&mut page));
+        }
+    }
+    measure(page);
+    if count == 0 && skip_empty {
+        return Ok(false);
+    }
+    // Draws a page; returns its bottom border, written only after the last page.
+    let draw = |page: Vec<Vec<Cell>>, first: bool, out: &mut dyn Write| -> io::Result<String> {
+        let mut table = new_table(color);
+        if first {
+            table.set_header(header.to_vec());
+        }
+        for row in page {
+            table.add_row(row);
+        }
+        // The width comfy-table gives a column is its content's and the padding either side.
+        table.set_constraints(
+            widths
+                .iter()
+                .map(|&w| ColumnConstraint::Absolute(Width::Fixed(w.saturating_add(2)))),
+        );
+        let text = table.to_string();
+        let lines: Vec<&str> = text.split('\n').collect();
+        let (last, body) = lines.split_last().expect("a table has a border");
+        for line in &body[usize::from(!first)..] {
+            writeln!(out, "{line}")?;
+        }
+        Ok((*last).to_owned())
+    };
+    let mut bottom = None;
+    let mut page = Vec::with_capacity(PAGE_ROWS);
+    for row in rows() {
+        page.push(row);
+        if page.len() == PAGE_ROWS {
+            bottom = Some(draw(std::mem::take(&mut page), bottom.is_none(), out)?);
+        }
+    }
+    if !page.is_empty() || bottom.is_none() {
+        bottom = Some(draw(page, bottom.is_none(), out)?);
+    }
+    let bottom = bottom.unwrap_or_default();
+    writeln!(out, "{bottom}")?;
+    Ok(true)
 }
 
 /// A table cell of text that may have come from input: line breaks escaped too, so a
@@ -189,111 +275,128 @@ pub fn key_lines(report: &ClassReport) -> Vec<String> {
     }
 }
 
-/// Renders the report as tables for people; statuses are coloured when `color`. A
+/// The cells a class summary row shows (the table's and Markdown's): submission, score, max,
+/// percent, status, and with a baseline the previous score and the change. The name is
+/// left raw for each format to escape.
+pub fn summary_cells(report: &ClassReport, submission: &Submission) -> Vec<String> {
+    let score = submission.score();
+    let mut cells = vec![
+        submission.name.clone(),
+        score.map_or_else(String::new, |s| s.to_string()),
+        report.max_score_text(),
+        score.map_or_else(String::new, |s| report.percent_text(s)),
+        submission.status().to_owned(),
+    ];
+    if report.baseline {
+        cells.extend(baseline_cells(submission));
+    }
+    cells
+}
+
+/// A submission's previous score and its change, as the summary and the gradebook write
+/// them (empty when unknown).
+pub fn baseline_cells(submission: &Submission) -> [String; 2] {
+    [
+        submission
+            .previous
+            .and_then(|p| p.score)
+            .map_or_else(String::new, number),
+        submission.change().map_or_else(String::new, signed),
+    ]
+}
+
+/// Writes the report as tables for people; statuses are coloured when `color`. A
 /// submission's table lists the cases that differ and the warnings, or every case when
-/// `verbose`.
-pub fn render_table(report: &ClassReport, color: bool, verbose: bool) -> String {
-    let mut text = String::new();
+/// `verbose`. Tables are drawn a page at a time: a submission of any size fits in memory.
+pub fn write_table(
+    report: &ClassReport,
+    color: bool,
+    verbose: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for line in key_lines(report) {
-        text.push_str(&visible_controls(&format!("{line}\n")));
+        out.write_all(visible_controls(&format!("{line}\n")).as_bytes())?;
     }
     for submission in &report.submissions {
-        text.push_str(&format!(
-            "{}: {}\n",
+        writeln!(
+            out,
+            "{}: {}",
             escape_controls(&submission.name),
             escape_controls(&score_line(report, submission))
-        ));
+        )?;
         match &submission.outcome {
-            Outcome::KeyMalformed => {
-                text.push_str(&format!("  not graded: {}\n", report.key_message()))
-            }
+            Outcome::KeyMalformed => writeln!(out, "  not graded: {}", report.key_message())?,
             Outcome::Ungradable(problems) => {
                 for problem in problems {
-                    text.push_str(&format!("  {}\n", escape_controls(&problem.to_string())));
+                    writeln!(out, "  {}", escape_controls(&problem.to_string()))?;
                 }
             }
             Outcome::Graded(graded) => {
-                let mut table = new_table(color);
-                table.set_header(["case", "where", "result", "details"]);
-                let mut rows = 0;
-                if report.feedback.shows_cases() {
-                    for case in &graded.cases {
-                        if case.status == CaseStatus::Matched && !verbose {
-                            continue;
-                        }
-                        let colour = match case.status {
-                            CaseStatus::Matched => Color::Green,
-                            _ => Color::Red,
-                        };
-                        let at = Spot {
-                            file: submission.name.clone(),
-                            line: case.line,
-                        };
-                        table.add_row(vec![
-                            clean_cell(report.case_id(case.case)),
-                            clean_cell(at.to_string()),
-                            coloured(case.status.name(), colour, color),
-                            clean_lines_cell(&report.problems(case, &submission.name)),
-                        ]);
-                        rows += 1;
-                    }
-                }
-                for unknown in &graded.unknown {
-                    table.add_row(vec![
-                        clean_cell(&unknown.case_id),
-                        clean_cell(format!("{}:{}", submission.name, unknown.line)),
-                        coloured("warning", Color::Yellow, color),
-                        clean_cell(UnknownRow::WARNING),
-                    ]);
-                    rows += 1;
-                }
-                if rows > 0 {
-                    text.push_str(&table.to_string());
-                    text.push('\n');
-                }
+                let shows_cases = report.feedback.shows_cases();
+                let rows = || {
+                    let cases = graded
+                        .cases
+                        .iter()
+                        .filter(move |case| {
+                            shows_cases && (verbose || case.status != CaseStatus::Matched)
+                        })
+                        .map(|case| {
+                            let colour = match case.status {
+                                CaseStatus::Matched => Color::Green,
+                                _ => Color::Red,
+                            };
+                            let at = Spot {
+                                file: submission.name.clone(),
+                                line: case.line,
+                            };
+                            vec![
+                                clean_cell(report.case_id(case.case)),
+                                clean_cell(at.to_string()),
+                                coloured(case.status.name(), colour, color),
+                                clean_lines_cell(&report.problems(case, &submission.name)),
+                            ]
+                        });
+                    let unknown = graded.unknown.iter().map(|unknown| {
+                        vec![
+                            clean_cell(&unknown.case_id),
+                            clean_cell(format!("{}:{}", submission.name, unknown.line)),
+                            coloured("warning", Color::Yellow, color),
+                            clean_cell(UnknownRow::WARNING),
+                        ]
+                    });
+                    cases.chain(unknown)
+                };
+                write_paged(
+                    out,
+                    &["case", "where", "result", "details"],
+                    color,
+                    true,
+                    rows,
+                )?;
             }
         }
     }
-    text.push('\n');
-    text.push_str(&visible_controls(&format!(
-        "Class: {}\n",
-        summary_line(report)
-    )));
-    let mut table = new_table(color);
+    writeln!(out)?;
+    out.write_all(visible_controls(&format!("Class: {}\n", summary_line(report))).as_bytes())?;
     let mut header = vec!["submission", "score", "max", "percent", "status"];
     if report.baseline {
         header.extend(["previous", "change"]);
     }
-    table.set_header(header);
-    for submission in &report.submissions {
-        let score = submission.score();
-        let mut row = vec![
-            escape_controls(&submission.name).into_owned(),
-            score.map_or_else(String::new, |s| s.to_string()),
-            report.max_score_text(),
-            score.map_or_else(String::new, |s| report.percent_text(s)),
-            submission.status().to_owned(),
-        ];
-        if report.baseline {
-            row.push(
-                submission
-                    .previous
-                    .and_then(|p| p.score)
-                    .map_or_else(String::new, number),
-            );
-            row.push(submission.change().map_or_else(String::new, signed));
-        }
-        table.add_row(row);
-    }
-    text.push_str(&table.to_string());
-    text.push('\n');
+    let rows = || {
+        report.submissions.iter().map(|submission| {
+            let mut cells = summary_cells(report, submission);
+            cells[0] = escape_controls(&cells[0]).into_owned();
+            cells.into_iter().map(Cell::new).collect()
+        })
+    };
+    write_paged(out, &header, color, false, rows)?;
     if let Some(moved) = moved_line(report) {
-        text.push_str(&visible_controls(&format!("{moved}\n")));
+        out.write_all(visible_controls(&format!("{moved}\n")).as_bytes())?;
     }
     if !report.feedback.reveals() {
-        text.push_str("Expected values are hidden.\n");
+        writeln!(out, "Expected values are hidden.")?;
     }
-    text
+    Ok(())
 }
 
 /// Renders the report as Markdown.
@@ -326,23 +429,8 @@ pub fn render_markdown(report: &ClassReport) -> String {
     }
     text.push_str(&format!("{header}\n{rule}\n"));
     for submission in &report.submissions {
-        let score = submission.score();
-        let mut cells = vec![
-            escape_cell(&submission.name),
-            score.map_or_else(String::new, |s| s.to_string()),
-            report.max_score_text(),
-            score.map_or_else(String::new, |s| report.percent_text(s)),
-            submission.status().to_owned(),
-        ];
-        if report.baseline {
-            cells.push(
-                submission
-                    .previous
-                    .and_then(|p| p.score)
-                    .map_or_else(String::new, number),
-            );
-            cells.push(submission.change().map_or_else(String::new, signed));
-        }
+        let mut cells = summary_cells(report, submission);
+        cells[0] = escape_cell(&cells[0]);
         text.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     if let Some(moved) = moved_line(report) {
@@ -488,4 +576,65 @@ pub fn render_github(report: &ClassReport) -> String {
     };
     text.push_str(&command(level, None, "leasejudge grade", &message));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole table as comfy-table draws it in one piece: what pages must join into.
+    fn whole(header: &[&str], rows: &[Vec<String>], color: bool) -> String {
+        let mut table = Table::new();
+        table.load_preset(UTF8_FULL_CONDENSED);
+        if color {
+            table.enforce_styling();
+        }
+        table.force_no_tty();
+        table.set_header(header.to_vec());
+        for (index, row) in rows.iter().enumerate() {
+            let mut cells: Vec<Cell> = row.iter().map(Cell::new).collect();
+            if color && index % 3 == 0 {
+                cells[1] = Cell::new(&row[1]).fg(Color::Red);
+            }
+            table.add_row(cells);
+        }
+        format!("{table}\n")
+    }
+
+    #[test]
+    fn pages_join_into_the_whole_table() {
+        // Three pages and a bit; the widest cells and a multi-line one late in the table.
+        let rows: Vec<Vec<String>> = (0..PAGE_ROWS * 3 + 7)
+            .map(|i| {
+                let details = match i {
+                    1500 => "a much longer line than any before it — with a dash".to_owned(),
+                    1530 => "two\nlines, the second wider".to_owned(),
+                    _ => "x".repeat(i % 17),
+                };
+                vec![format!("case-{i}"), format!("f.csv:{}", i + 2), details]
+            })
+            .collect();
+        let header = ["case", "where", "details"];
+        for color in [false, true] {
+            let mut out = Vec::new();
+            let cells = || {
+                rows.iter().enumerate().map(|(index, row)| {
+                    let mut cells: Vec<Cell> = row.iter().map(Cell::new).collect();
+                    if color && index % 3 == 0 {
+                        cells[1] = Cell::new(&row[1]).fg(Color::Red);
+                    }
+                    cells
+                })
+            };
+            assert!(write_paged(&mut out, &header, color, true, cells).unwrap());
+            let paged = String::from_utf8(out).unwrap();
+            assert_eq!(paged, whole(&header, &rows, color), "color {color}");
+        }
+        // No rows: nothing, or the header alone as comfy-table draws it.
+        let mut out = Vec::new();
+        assert!(!write_paged(&mut out, &header, false, true, std::iter::empty).unwrap());
+        assert!(out.is_empty());
+        assert!(write_paged(&mut out, &header, false, false, std::iter::empty).unwrap());
+        assert_eq!(String::from_utf8(out).unwrap(), whole(&header, &[], false));
+    }
 }

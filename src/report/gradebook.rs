@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::grading::class::{item_analysis, ClassReport, Outcome};
 
-use super::class_text::{number, signed};
+use super::class_text::baseline_cells;
 
 fn csv_text(rows: Vec<Vec<String>>) -> Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -81,13 +81,7 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
         }
         row.push(submission.status().to_owned());
         if report.baseline {
-            row.push(
-                submission
-                    .previous
-                    .and_then(|p| p.score)
-                    .map_or_else(String::new, number),
-            );
-            row.push(submission.change().map_or_else(String::new, signed));
+            row.extend(baseline_cells(submission));
         }
         rows.push(row);
     }
