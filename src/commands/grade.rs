@@ -222,11 +222,7 @@ fn hints(cases: &[PathBuf], golden: &MatrixFile) -> Result<Vec<Option<Hint>>> {
     for trace in &traces {
         by_id.insert(trace.case_id.as_str(), hint(trace));
     }
-    Ok(golden
-        .rows
-        .iter()
-        .map(|row| by_id.remove(row.case_id.as_str()))
-        .collect())
+    Ok(golden.rows().map(|row| by_id.remove(row.case_id)).collect())
 }
 
 fn usage(message: &str) -> anyhow::Error {
@@ -369,7 +365,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         feedback,
         golden: reveal.then(|| args.golden.to_string_lossy().into_owned()),
         case_ids: match &golden {
-            Ok(golden) => golden.rows.iter().map(|r| r.case_id.clone()).collect(),
+            Ok(golden) => golden.rows().map(|r| r.case_id.to_owned()).collect(),
             Err(_) => Vec::new(),
         },
         hints,

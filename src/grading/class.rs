@@ -584,11 +584,10 @@ pub fn grade_submission(
     let columns = &scoring.columns;
     let mut score = 0;
     let cases = golden
-        .rows
-        .iter()
+        .rows()
         .enumerate()
         .map(|(index, expected)| {
-            let Some(found) = submission.find(&expected.case_id) else {
+            let Some(found) = submission.find(expected.case_id) else {
                 return CaseMark {
                     case: index as u32,
                     line: None,
@@ -631,11 +630,10 @@ pub fn grade_submission(
         })
         .collect();
     let unknown = submission
-        .rows
-        .iter()
-        .filter(|row| golden.find(&row.case_id).is_none())
+        .rows()
+        .filter(|row| golden.find(row.case_id).is_none())
         .map(|row| UnknownRow {
-            case_id: row.case_id.clone(),
+            case_id: row.case_id.to_owned(),
             line: row.line,
         })
         .collect();

@@ -236,11 +236,10 @@ pub fn compare(
     missing_at: MissingAt,
 ) -> FileGrade {
     let cases = golden
-        .rows
-        .iter()
-        .map(|expected| match actual.find(&expected.case_id) {
+        .rows()
+        .map(|expected| match actual.find(expected.case_id) {
             None => CaseGrade {
-                case_id: expected.case_id.clone(),
+                case_id: expected.case_id.to_owned(),
                 at: match missing_at {
                     MissingAt::GoldenRow => Spot {
                         file: golden.name.clone(),
@@ -255,9 +254,9 @@ pub fn compare(
             },
             Some(found) => {
                 let mismatches =
-                    mismatches(expected, &|column| found.cell(column), columns, reveal);
+                    mismatches(&expected, &|column| found.cell(column), columns, reveal);
                 CaseGrade {
-                    case_id: expected.case_id.clone(),
+                    case_id: expected.case_id.to_owned(),
                     at: Spot {
                         file: actual.name.clone(),
                         line: Some(found.line),
@@ -272,11 +271,10 @@ pub fn compare(
         })
         .collect();
     let unknown = actual
-        .rows
-        .iter()
-        .filter(|row| golden.find(&row.case_id).is_none())
+        .rows()
+        .filter(|row| golden.find(row.case_id).is_none())
         .map(|row| UnknownCase {
-            case_id: row.case_id.clone(),
+            case_id: row.case_id.to_owned(),
             at: Spot {
                 file: actual.name.clone(),
                 line: Some(row.line),

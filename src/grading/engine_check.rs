@@ -134,7 +134,7 @@ pub fn judge_and_compare_noting(
     let name = &source.name;
     // Per golden case only whether it was seen; a record only for what is listed (differences,
     // and matched cases when `list_matched`), so memory follows the differences, not the file.
-    let mut seen = vec![false; golden.rows.len()];
+    let mut seen = vec![false; golden.len()];
     let mut listed: Vec<(usize, CaseGrade)> = Vec::new();
     let mut matched_unlisted = 0usize;
     let mut unknown = Vec::new();
@@ -158,8 +158,8 @@ pub fn judge_and_compare_noting(
             }),
             Some(index) => {
                 seen[index] = true;
-                let expected = &golden.rows[index];
-                let differ = mismatches(expected, &|c| record.get(c.index()), columns, true);
+                let expected = golden.row(index);
+                let differ = mismatches(&expected, &|c| record.get(c.index()), columns, true);
                 let outcome = if differ.is_empty() {
                     if !list_matched {
                         matched_unlisted += 1;
@@ -172,7 +172,7 @@ pub fn judge_and_compare_noting(
                 listed.push((
                     index,
                     CaseGrade {
-                        case_id: expected.case_id.clone(),
+                        case_id: expected.case_id.to_owned(),
                         at: at(),
                         outcome,
                     },
@@ -182,14 +182,14 @@ pub fn judge_and_compare_noting(
     }
     listed.extend(
         seen.iter()
-            .zip(&golden.rows)
+            .zip(golden.rows())
             .enumerate()
             .filter(|(_, (seen, _))| !**seen)
             .map(|(index, (_, expected))| {
                 (
                     index,
                     CaseGrade {
-                        case_id: expected.case_id.clone(),
+                        case_id: expected.case_id.to_owned(),
                         at: Spot {
                             file: golden.name.clone(),
                             line: Some(expected.line),

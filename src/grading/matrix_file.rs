@@ -9,7 +9,7 @@
 //! unterminated quote, a duplicated `case_id` and a row without one are errors. A golden file's
 //! values must also be in the contract's canonical form ([`read_golden_file`]).
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::path::Path;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -53,46 +53,75 @@ impl MatrixFileFormat {
     }
 }
 
-/// One case's row of a matrix file, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatrixEntry {
+/// One case's row of a matrix file, with where it is: a view into the [`MatrixFile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixEntry<'a> {
     /// The case id, trimmed.
-    pub case_id: String,
+    pub case_id: &'a str,
     /// The line the row starts on.
     pub line: u64,
     /// The cells the reader kept, as written, in matrix order: only the columns asked for
     /// (see [`parse_matrix_keeping`]) that the file has (CSV) or the row gives (JSON). A large
     /// matrix is graded on two columns, so the other twenty are not held for every row.
-    cells: Box<[(Column, Box<str>)]>,
+    cells: &'a [CellEnd],
+    /// The row's text: its case id, then its kept cells one after another.
+    text: &'a str,
 }
 
-impl MatrixEntry {
+impl<'a> MatrixEntry<'a> {
     /// The cell of `column`, if the row gives it (and it was kept); the case id's is
     /// [`MatrixEntry::case_id`], trimmed.
-    pub fn cell(&self, column: Column) -> Option<&str> {
+    pub fn cell(&self, column: Column) -> Option<&'a str> {
         if column == Column::CASE_ID {
-            return Some(&self.case_id);
+            return Some(self.case_id);
         }
-        self.cells
-            .iter()
-            .find(|(c, _)| *c == column)
-            .map(|(_, text)| &**text)
+        let mut start = self.case_id.len();
+        for cell in self.cells {
+            let end = cell.end as usize;
+            if usize::from(cell.column) == column.index() {
+                return Some(&self.text[start..end]);
+            }
+            start = end;
+        }
+        None
     }
+}
+
+/// A kept cell: its column, and where its text ends, counted from the start of its row's
+/// text (it starts where the one before it, or the case id, ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CellEnd {
+    column: u8,
+    end: u32,
 }
 
 /// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones (the case id
 /// is held once, as [`MatrixEntry::case_id`]).
-fn kept_cells(cells: Vec<Option<String>>, keep: &[bool]) -> Box<[(Column, Box<str>)]> {
+fn kept_cells<'c>(cells: &'c [Option<String>], keep: &[bool]) -> Vec<(Column, &'c str)> {
     cells
-        .into_iter()
+        .iter()
         .enumerate()
         .filter(|(index, _)| keep[*index] && *index != Column::CASE_ID.index())
-        .filter_map(|(index, cell)| Some((Column::at(index)?, cell?.into_boxed_str())))
+        .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)))
         .collect()
 }
 
+/// Where a row is held in a [`MatrixFile`].
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    line: u64,
+    /// Where its case id starts in [`MatrixFile::text`].
+    start: usize,
+    /// Where its cells start in [`MatrixFile::cells`].
+    first_cell: u32,
+    /// Its case id's length in bytes.
+    id_len: u32,
+}
+
 /// A matrix read from a file (or built from the engine's verdicts): rows in file order,
-/// findable by case id.
+/// findable by case id. The rows' text is held in one buffer and the index holds row numbers,
+/// so a row costs its text and a few words: a 400k-case matrix graded on two columns is tens
+/// of megabytes, not hundreds.
 #[derive(Clone, Debug)]
 pub struct MatrixFile {
     /// The file's name as given, for messages and annotations.
@@ -103,9 +132,15 @@ pub struct MatrixFile {
     header_columns: Vec<bool>,
     /// Which columns' cells rows keep.
     keep: Vec<bool>,
+    /// Every row's case id and kept cells, one after another, in file order.
+    text: String,
     /// The rows, in file order.
-    pub rows: Vec<MatrixEntry>,
-    by_case_id: HashMap<String, usize>,
+    rows: Vec<Row>,
+    /// Every row's kept cells, in file order.
+    cells: Vec<CellEnd>,
+    /// Row numbers, by the hash of their case id.
+    by_case_id: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl MatrixFile {
@@ -120,8 +155,11 @@ impl MatrixFile {
             header_line,
             header_columns,
             keep: keep.to_vec(),
+            text: String::new(),
             rows: Vec::new(),
-            by_case_id: HashMap::new(),
+            cells: Vec::new(),
+            by_case_id: hashbrown::HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 
@@ -134,35 +172,93 @@ impl MatrixFile {
         let keep = [true; Column::COUNT];
         let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], &keep);
         for (line, row) in rows {
-            let cells = kept_cells(row.cells().into_iter().map(Some).collect(), &keep);
+            let cells: Vec<Option<String>> = row.cells().into_iter().map(Some).collect();
+            let kept = kept_cells(&cells, &keep);
             // The engine never yields two cases with one id, so this cannot fail.
-            let _ = file.push(MatrixEntry {
-                case_id: row.case_id.clone(),
-                line,
-                cells,
-            });
+            let _ = file.push(&row.case_id, line, kept);
         }
         file
     }
 
+    /// How many rows it has.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether it has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The row at `index` in file order.
+    pub fn row(&self, index: usize) -> MatrixEntry<'_> {
+        let row = self.rows[index];
+        let (end, cells_end) = match self.rows.get(index + 1) {
+            Some(next) => (next.start, next.first_cell as usize),
+            None => (self.text.len(), self.cells.len()),
+        };
+        let text = &self.text[row.start..end];
+        MatrixEntry {
+            case_id: &text[..row.id_len as usize],
+            line: row.line,
+            cells: &self.cells[row.first_cell as usize..cells_end],
+            text,
+        }
+    }
+
+    /// The rows, in file order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = MatrixEntry<'_>> + '_ {
+        (0..self.rows.len()).map(|index| self.row(index))
+    }
+
     /// The row of `case_id`, if there is one.
-    pub fn find(&self, case_id: &str) -> Option<&MatrixEntry> {
-        self.by_case_id.get(case_id).map(|&i| &self.rows[i])
+    pub fn find(&self, case_id: &str) -> Option<MatrixEntry<'_>> {
+        self.position(case_id).map(|index| self.row(index))
     }
 
-    /// The index in [`rows`](MatrixFile::rows) of `case_id`'s row, if there is one.
+    /// The index in file order of `case_id`'s row, if there is one.
     pub fn position(&self, case_id: &str) -> Option<usize> {
-        self.by_case_id.get(case_id).copied()
+        let hash = self.hasher.hash_one(case_id);
+        self.by_case_id
+            .find(hash, |&index| self.id(index as usize) == case_id)
+            .map(|&index| index as usize)
     }
 
-    /// Adds a row; a case id already present is refused with the line it is on.
-    fn push(&mut self, entry: MatrixEntry) -> Result<(), u64> {
-        if let Some(&earlier) = self.by_case_id.get(&entry.case_id) {
+    /// The case id of the row at `index`.
+    fn id(&self, index: usize) -> &str {
+        let row = self.rows[index];
+        &self.text[row.start..row.start + row.id_len as usize]
+    }
+
+    /// Adds a row: its case id and its kept cells; a case id already present is refused with
+    /// the line it is on.
+    fn push(&mut self, case_id: &str, line: u64, cells: Vec<(Column, &str)>) -> Result<(), u64> {
+        if let Some(earlier) = self.position(case_id) {
             return Err(self.rows[earlier].line);
         }
-        self.by_case_id
-            .insert(entry.case_id.clone(), self.rows.len());
-        self.rows.push(entry);
+        let index = u32::try_from(self.rows.len()).expect("fewer than 4G rows");
+        let start = self.text.len();
+        let first_cell = u32::try_from(self.cells.len()).expect("fewer than 4G cells");
+        self.text.push_str(case_id);
+        for (column, cell) in cells {
+            self.text.push_str(cell);
+            self.cells.push(CellEnd {
+                column: u8::try_from(column.index()).expect("fewer than 256 columns"),
+                end: u32::try_from(self.text.len() - start).expect("a row under 4 GiB"),
+            });
+        }
+        self.rows.push(Row {
+            line,
+            start,
+            first_cell,
+            id_len: u32::try_from(case_id.len()).expect("a case id under 4 GiB"),
+        });
+        let hash = self.hasher.hash_one(case_id);
+        let (text, rows, hasher) = (&self.text, &self.rows, &self.hasher);
+        self.by_case_id.insert_unique(hash, index, |&i| {
+            let row = rows[i as usize];
+            hasher.hash_one(&text[row.start..row.start + row.id_len as usize])
+        });
         Ok(())
     }
 
@@ -184,7 +280,7 @@ impl MatrixFile {
                 }
             }
         } else {
-            for row in &self.rows {
+            for row in self.rows() {
                 for &column in graded {
                     if row.cell(column).is_none() {
                         errors.push(
@@ -196,6 +292,58 @@ impl MatrixFile {
             }
         }
         errors
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_found_with_its_own_cells() {
+        let mut text = String::from("case_id,decision,reason,job_id\n");
+        for i in 0..5000 {
+            // Empty cells, ids of every length, and ids that are prefixes of others.
+            let reason = if i % 3 == 0 { "" } else { "within_lease" };
+            text.push_str(&format!("c{i},D{i},{reason},j{i}\n"));
+        }
+        let keep = [Column::DECISION, Column::REASON];
+        let file = parse_matrix_keeping(
+            text.as_bytes(),
+            "m.csv",
+            MatrixFileFormat::Csv,
+            &ReadOptions::default(),
+            &keep,
+        )
+        .unwrap();
+        assert_eq!(file.len(), 5000);
+        for i in 0..5000 {
+            let row = file.find(&format!("c{i}")).unwrap();
+            assert_eq!(file.position(row.case_id), Some(i));
+            assert_eq!(row.line, i as u64 + 2);
+            assert_eq!(row.cell(Column::DECISION), Some(format!("D{i}").as_str()));
+            let reason = if i % 3 == 0 { "" } else { "within_lease" };
+            assert_eq!(row.cell(Column::REASON), Some(reason));
+            assert_eq!(row.cell(Column::from_header("job_id").unwrap()), None);
+            assert_eq!(row, file.row(i));
+        }
+        assert!(file.find("c5000").is_none() && file.find("c").is_none());
+        // A JSON row that gives no kept key keeps no cells; the next row's are its own.
+        let json = "[{\"case_id\":\"a\"},{\"case_id\":\"b\",\"reason\":\"x\"}]";
+        let file = parse_matrix_keeping(
+            json.as_bytes(),
+            "m.json",
+            MatrixFileFormat::Json,
+            &ReadOptions::default(),
+            &keep,
+        )
+        .unwrap();
+        let a = file.find("a").unwrap();
+        assert_eq!(
+            (a.cell(Column::DECISION), a.cell(Column::REASON)),
+            (None, None)
+        );
+        assert_eq!(file.find("b").unwrap().cell(Column::REASON), Some("x"));
     }
 }
 
@@ -279,7 +427,7 @@ pub fn parse_golden_keeping(
 /// [`read_golden_file`] checks, for a matrix read otherwise.
 pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
     let mut errors = Vec::new();
-    for row in &file.rows {
+    for row in file.rows() {
         for column in Column::all() {
             let Some(cell) = row.cell(column) else {
                 continue;
@@ -406,16 +554,13 @@ fn add_row(
         errors.push(InputError::new(&file.name, line, "missing case id").column("case_id"));
         return;
     }
-    let name = file.name.clone();
-    let cells = kept_cells(cells, &file.keep);
-    if let Err(earlier) = file.push(MatrixEntry {
-        case_id: case_id.clone(),
-        line,
-        cells,
-    }) {
+    let keep = std::mem::take(&mut file.keep);
+    let pushed = file.push(&case_id, line, kept_cells(&cells, &keep));
+    file.keep = keep;
+    if let Err(earlier) = pushed {
         errors.push(
             InputError::new(
-                &name,
+                &file.name,
                 line,
                 format!("duplicated case id: it is already on line {earlier}"),
             )
@@ -919,7 +1064,7 @@ mod tests {
         let file = csv("\u{feff}Note,Reason,Case ID,Decision\r\n\r\nx,within_lease,c1,ACTIVE\r\n,,,\r\ny,awaiting_ack,c2,\r\n")
             .unwrap();
         assert_eq!(file.header_line, Some(1));
-        assert_eq!(file.rows.len(), 2);
+        assert_eq!(file.len(), 2);
         let c1 = file.find("c1").unwrap();
         assert_eq!(c1.line, 3);
         assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
