@@ -23,7 +23,7 @@ use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
 use crate::report::class_text::{
-    key_lines, render_github, render_markdown, visible_controls, write_table,
+    key_lines, visible_controls, write_github, write_markdown, write_table,
 };
 use crate::report::gradebook::{render_gradebook, render_item_analysis};
 
@@ -393,9 +393,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             write_json(&report, &mut out).context("cannot write the report")?;
             String::new()
         }
-        GradeFormat::Junit => crate::report::class_junit::render(&report)?,
-        GradeFormat::Github => render_github(&report),
-        GradeFormat::Markdown => render_markdown(&report),
+        GradeFormat::Junit => {
+            crate::report::class_junit::write(&report, &mut out)?;
+            String::new()
+        }
+        GradeFormat::Github => {
+            write_github(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
+        GradeFormat::Markdown => {
+            write_markdown(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
         GradeFormat::Gradescope => render_gradescope(&report, args.visibility),
         GradeFormat::Prairielearn => render_prairielearn(&report),
     };

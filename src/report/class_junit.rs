@@ -7,7 +7,9 @@
 use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::grading::class::{CaseStatus, ClassReport, Outcome, UnknownRow};
+use std::io::Write;
+
+use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 
 use super::class_text::{key_lines, score_line};
 
@@ -25,95 +27,140 @@ fn non_success(
     status
 }
 
-/// Renders the report as JUnit XML.
-pub fn render(report: &ClassReport) -> Result<String> {
-    let mut junit = Report::new("leasejudge grade");
-    for submission in &report.submissions {
-        let name = submission.name.as_str();
-        let mut suite = TestSuite::new(name);
-        suite.add_property(("score", score_line(report, submission).as_str()));
-        let add = |suite: &mut TestSuite, test_name: &str, status: TestCaseStatus| {
-            let mut test = TestCase::new(test_name, status);
-            test.set_classname(name);
-            suite.add_test_case(test);
-        };
-        match &submission.outcome {
-            Outcome::KeyMalformed => {
-                let lines = key_lines(report);
+/// Test cases rendered at once: a suite of any size needs no more memory than a page.
+const PAGE_CASES: usize = 1024;
+
+/// Calls `add` with each test case of `submission`'s suite, in order.
+fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(TestCase)) {
+    let name = submission.name.as_str();
+    let mut add = |test_name: &str, status: TestCaseStatus| {
+        let mut test = TestCase::new(test_name, status);
+        test.set_classname(name);
+        add(test);
+    };
+    match &submission.outcome {
+        Outcome::KeyMalformed => {
+            let lines = key_lines(report);
+            add(
+                "golden file",
+                non_success(
+                    NonSuccessKind::Error,
+                    "golden_malformed",
+                    report.key_message().to_owned(),
+                    format!("{}\n", lines.join("\n")),
+                ),
+            );
+        }
+        Outcome::Ungradable(problems) => {
+            for (i, problem) in problems.iter().enumerate() {
                 add(
-                    &mut suite,
-                    "golden file",
+                    &format!("problem {}", i + 1),
                     non_success(
                         NonSuccessKind::Error,
-                        "golden_malformed",
-                        report.key_message().to_owned(),
-                        format!("{}\n", lines.join("\n")),
+                        "ungradable",
+                        problem.to_string(),
+                        format!("{problem}\n"),
                     ),
                 );
             }
-            Outcome::Ungradable(problems) => {
-                for (i, problem) in problems.iter().enumerate() {
-                    add(
-                        &mut suite,
-                        &format!("problem {}", i + 1),
-                        non_success(
-                            NonSuccessKind::Error,
-                            "ungradable",
-                            problem.to_string(),
-                            format!("{problem}\n"),
-                        ),
-                    );
-                }
-            }
-            Outcome::Graded(graded) => {
-                if report.feedback.shows_cases() {
-                    for case in &graded.cases {
-                        let status = match case.status {
-                            CaseStatus::Matched => TestCaseStatus::success(),
-                            status => {
-                                let problems = report.problems(case, name);
-                                let at = match case.line {
-                                    Some(line) => format!("{name}:{line}"),
-                                    None => name.to_owned(),
-                                };
-                                non_success(
-                                    NonSuccessKind::Failure,
-                                    status.name(),
-                                    problems.join("; "),
-                                    format!("{at}: {}\n", problems.join("\n")),
-                                )
-                            }
-                        };
-                        add(&mut suite, report.case_id(case.case), status);
-                    }
-                } else {
-                    let status = if graded.score == report.max_score() {
-                        TestCaseStatus::success()
-                    } else {
-                        let line = score_line(report, submission);
-                        non_success(
-                            NonSuccessKind::Failure,
-                            "score",
-                            line.clone(),
-                            format!("{line}\n"),
-                        )
+        }
+        Outcome::Graded(graded) => {
+            if report.feedback.shows_cases() {
+                for case in &graded.cases {
+                    let status = match case.status {
+                        CaseStatus::Matched => TestCaseStatus::success(),
+                        status => {
+                            let problems = report.problems(case, name);
+                            let at = match case.line {
+                                Some(line) => format!("{name}:{line}"),
+                                None => name.to_owned(),
+                            };
+                            non_success(
+                                NonSuccessKind::Failure,
+                                status.name(),
+                                problems.join("; "),
+                                format!("{at}: {}\n", problems.join("\n")),
+                            )
+                        }
                     };
-                    add(&mut suite, "score", status);
+                    add(report.case_id(case.case), status);
                 }
-                for unknown in &graded.unknown {
-                    let mut status = TestCaseStatus::skipped();
-                    status
-                        .set_type("warning")
-                        .set_message(UnknownRow::WARNING)
-                        .set_description(format!(
-                            "{name}:{}: {}\n",
-                            unknown.line,
-                            UnknownRow::WARNING
-                        ));
-                    add(&mut suite, &unknown.case_id, status);
-                }
+            } else {
+                let status = if graded.score == report.max_score() {
+                    TestCaseStatus::success()
+                } else {
+                    let line = score_line(report, submission);
+                    non_success(
+                        NonSuccessKind::Failure,
+                        "score",
+                        line.clone(),
+                        format!("{line}\n"),
+                    )
+                };
+                add("score", status);
+            }
+            for unknown in &graded.unknown {
+                let mut status = TestCaseStatus::skipped();
+                status
+                    .set_type("warning")
+                    .set_message(UnknownRow::WARNING)
+                    .set_description(format!(
+                        "{name}:{}: {}\n",
+                        unknown.line,
+                        UnknownRow::WARNING
+                    ));
+                add(&unknown.case_id, status);
             }
         }
+    }
+}
+
+/// The lines quick-junit writes for `cases` inside a testsuite (as they are wherever the
+/// suite is: their indentation depends only on their depth).
+fn case_lines(cases: Vec<TestCase>) -> Result<String> {
+    if cases.is_empty() {
+        return Ok(String::new());
+    }
+    let mut page = Report::new("page");
+    let mut suite = TestSuite::new("page");
+    suite.add_test_cases(cases);
+    page.add_test_suite(suite);
+    let text = page.to_string().context("cannot render the JUnit report")?;
+    let lines: Vec<&str> = text.lines().collect();
+    let open = lines
+        .iter()
+        .position(|line| line.starts_with("    <testsuite "))
+        .expect("a suite");
+    let close = lines
+        .iter()
+        .rposition(|line| *line == SUITE_END)
+        .expect("an open suite is closed");
+    Ok(lines[open + 1..close]
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect())
+}
+
+/// How quick-junit closes a testsuite that has properties. Escaped text never starts a line
+/// with it, so it marks where a suite's test cases go.
+const SUITE_END: &str = "    </testsuite>";
+
+/// Writes the report as JUnit XML, a page of test cases at a time: the suites are first
+/// counted (their test cases made and dropped), then drawn without test cases, and each
+/// suite's test cases are made again and written before its end.
+pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
+    let mut junit = Report::new("leasejudge grade");
+    for submission in &report.submissions {
+        let mut suite = TestSuite::new(submission.name.as_str());
+        suite.add_property(("score", score_line(report, submission).as_str()));
+        // Adding a test case counts it; the counts stay when the cases are dropped.
+        each_case(report, submission, &mut |test| {
+            suite.add_test_case(test);
+            if suite.test_cases.len() == PAGE_CASES {
+                suite.test_cases.clear();
+            }
+        });
+        suite.test_cases.clear();
         junit.add_test_suite(suite);
     }
     let summary = report.summary();
@@ -142,11 +189,100 @@ pub fn render(report: &ClassReport) -> Result<String> {
         }
     }
     junit.add_test_suite(class);
-    let mut text = junit
+    let skeleton = junit
         .to_string()
         .context("cannot render the JUnit report")?;
-    if !text.ends_with('\n') {
-        text.push('\n');
+    let mut submissions = report.submissions.iter();
+    for line in skeleton.lines() {
+        if line == SUITE_END {
+            // The class summary's suite comes last and has no test cases.
+            if let Some(submission) = submissions.next() {
+                let mut page = Vec::with_capacity(PAGE_CASES);
+                let mut failed = Ok(());
+                each_case(report, submission, &mut |test| {
+                    page.push(test);
+                    if page.len() == PAGE_CASES && failed.is_ok() {
+                        failed = case_lines(std::mem::take(&mut page))
+                            .and_then(|lines| Ok(out.write_all(lines.as_bytes())?));
+                    }
+                });
+                failed?;
+                out.write_all(case_lines(page)?.as_bytes())?;
+            }
+        }
+        writeln!(out, "{line}")?;
     }
-    Ok(text)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::class::{grade_submission, Feedback, Graded, Scoring};
+    use crate::grading::{parse_matrix, Column, MatrixFileFormat};
+
+    fn graded(golden: &str, submission: &str) -> Graded {
+        let read = |text: &str| parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv);
+        let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
+        grade_submission(
+            &read(golden).unwrap(),
+            &read(submission).unwrap(),
+            &scoring,
+            false,
+        )
+    }
+
+    #[test]
+    fn pages_of_test_cases_make_the_whole_report() {
+        let header = "case_id,decision,reason\n";
+        let mut golden = header.to_owned();
+        let mut wrong = header.to_owned();
+        for i in 0..PAGE_CASES * 2 + 5 {
+            golden.push_str(&format!("c{i},ACTIVE,within_lease\n"));
+            if i % 7 != 0 {
+                let decision = if i % 3 == 0 { "EXPIRD" } else { "ACTIVE" };
+                wrong.push_str(&format!("c{i},{decision},within_lease\n"));
+            }
+        }
+        wrong.push_str("stray,ACTIVE,within_lease\n");
+        let submission = |name: &str, graded: Graded| Submission {
+            name: name.to_owned(),
+            outcome: Outcome::Graded(graded),
+            previous: None,
+        };
+        let report = ClassReport {
+            scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
+            feedback: Feedback::Cases,
+            golden: None,
+            case_ids: (0..PAGE_CASES * 2 + 5).map(|i| format!("c{i}")).collect(),
+            hints: Vec::new(),
+            key_problems: None,
+            key_unreadable: false,
+            submissions: vec![
+                submission("a & <b>.csv", graded(&golden, &wrong)),
+                submission("empty.csv", graded(header, header)),
+                submission("right.csv", graded(&golden, &golden)),
+            ],
+            baseline: false,
+        };
+        let mut out = Vec::new();
+        write(&report, &mut out).unwrap();
+        // What quick-junit writes for the report built whole.
+        let mut whole = Report::new("leasejudge grade");
+        for submission in &report.submissions {
+            let mut suite = TestSuite::new(submission.name.as_str());
+            suite.add_property(("score", score_line(&report, submission).as_str()));
+            each_case(&report, submission, &mut |test| {
+                suite.add_test_case(test);
+            });
+            whole.add_test_suite(suite);
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("<failure message=\"decision: EXPIRD is wrong"));
+        // The class summary's suite has no test cases: up to it, the two are the same.
+        let summary_at = text.find("    <testsuite name=\"class summary\"").unwrap();
+        let expected = whole.to_string().unwrap();
+        assert_eq!(text[..summary_at], expected[..summary_at]);
+        assert!(expected[summary_at..].starts_with("</testsuites>"));
+    }
 }

@@ -399,14 +399,15 @@ pub fn write_table(
     Ok(())
 }
 
-/// Renders the report as Markdown.
-pub fn render_markdown(report: &ClassReport) -> String {
+/// Writes the report as Markdown, as it is made.
+pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<()> {
     let verdict = match report.exit_code() {
         0 => "full marks",
         1 => "differences found",
         _ => "problems found",
     };
-    let mut text = format!(
+    write!(
+        out,
         "## leasejudge grade: {verdict}\n\n{}.{}\n\n",
         escape_cell(&summary_line(report)),
         if report.feedback.reveals() {
@@ -414,12 +415,12 @@ pub fn render_markdown(report: &ClassReport) -> String {
         } else {
             " Expected values are hidden."
         }
-    );
+    )?;
     for line in key_lines(report) {
-        text.push_str(&format!("- {}\n", escape_cell(&line)));
+        writeln!(out, "- {}", escape_cell(&line))?;
     }
     if report.key_problems.is_some() {
-        text.push('\n');
+        writeln!(out)?;
     }
     let mut header = "| submission | score | max | percent | status |".to_owned();
     let mut rule = "|---|---:|---:|---:|---|".to_owned();
@@ -427,85 +428,82 @@ pub fn render_markdown(report: &ClassReport) -> String {
         header.push_str(" previous | change |");
         rule.push_str("---:|---:|");
     }
-    text.push_str(&format!("{header}\n{rule}\n"));
+    write!(out, "{header}\n{rule}\n")?;
     for submission in &report.submissions {
         let mut cells = summary_cells(report, submission);
         cells[0] = escape_cell(&cells[0]);
-        text.push_str(&format!("| {} |\n", cells.join(" | ")));
+        writeln!(out, "| {} |", cells.join(" | "))?;
     }
     if let Some(moved) = moved_line(report) {
-        text.push_str(&format!("\n{}\n", escape_cell(&moved)));
+        write!(out, "\n{}\n", escape_cell(&moved))?;
     }
     for submission in &report.submissions {
-        let mut rows: Vec<[String; 4]> = Vec::new();
-        match &submission.outcome {
-            Outcome::KeyMalformed => {}
-            Outcome::Ungradable(problems) => {
-                for problem in problems {
+        // Made twice (a submission's rows are not held): to see whether there are any, then
+        // to write them.
+        let rows = || -> Box<dyn Iterator<Item = [String; 4]> + '_> {
+            match &submission.outcome {
+                Outcome::KeyMalformed => Box::new(std::iter::empty()),
+                Outcome::Ungradable(problems) => Box::new(problems.iter().map(|problem| {
                     let at = Spot {
                         file: problem.file.clone(),
                         line: (problem.line > 0).then_some(problem.line),
                     };
-                    rows.push([
+                    [
                         String::new(),
                         at.to_string(),
                         "ungradable".to_owned(),
                         problem.to_string(),
-                    ]);
+                    ]
+                })),
+                Outcome::Graded(graded) => {
+                    let cases = graded.cases.iter().filter_map(|case| {
+                        let problems = report.problems(case, &submission.name);
+                        (!problems.is_empty()).then(|| {
+                            let at = Spot {
+                                file: submission.name.clone(),
+                                line: case.line,
+                            };
+                            [
+                                report.case_id(case.case).to_owned(),
+                                at.to_string(),
+                                case.status.name().to_owned(),
+                                problems.join("\n"),
+                            ]
+                        })
+                    });
+                    let unknown = graded.unknown.iter().map(|unknown| {
+                        [
+                            unknown.case_id.clone(),
+                            format!("{}:{}", submission.name, unknown.line),
+                            "warning".to_owned(),
+                            UnknownRow::WARNING.to_owned(),
+                        ]
+                    });
+                    Box::new(cases.chain(unknown))
                 }
             }
-            Outcome::Graded(graded) => {
-                for case in &graded.cases {
-                    let problems = report.problems(case, &submission.name);
-                    if !problems.is_empty() {
-                        let at = Spot {
-                            file: submission.name.clone(),
-                            line: case.line,
-                        };
-                        rows.push([
-                            report.case_id(case.case).to_owned(),
-                            at.to_string(),
-                            case.status.name().to_owned(),
-                            problems.join("\n"),
-                        ]);
-                    }
-                }
-                for unknown in &graded.unknown {
-                    rows.push([
-                        unknown.case_id.clone(),
-                        format!("{}:{}", submission.name, unknown.line),
-                        "warning".to_owned(),
-                        UnknownRow::WARNING.to_owned(),
-                    ]);
-                }
-            }
-        }
-        if rows.is_empty() {
+        };
+        if rows().next().is_none() {
             continue;
         }
-        text.push_str(&format!(
+        write!(
+            out,
             "\n### {}: {}\n\n| case | where | result | details |\n|---|---|---|---|\n",
             escape_cell(&submission.name),
             escape_cell(&score_line(report, submission))
-        ));
-        for row in rows {
+        )?;
+        for row in rows() {
             let cells: Vec<String> = row.iter().map(|cell| escape_cell(cell)).collect();
-            text.push_str(&format!("| {} |\n", cells.join(" | ")));
+            writeln!(out, "| {} |", cells.join(" | "))?;
         }
     }
-    text
+    Ok(())
 }
 
-/// Renders the report as GitHub Actions workflow commands.
-pub fn render_github(report: &ClassReport) -> String {
-    let mut text = String::new();
+/// Writes the report as GitHub Actions workflow commands, as they are made.
+pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()> {
     for line in key_lines(report) {
-        text.push_str(&command(
-            "error",
-            None,
-            "leasejudge grade: golden file",
-            &line,
-        ));
+        out.write_all(command("error", None, "leasejudge grade: golden file", &line).as_bytes())?;
     }
     for submission in &report.submissions {
         let file = Spot {
@@ -520,12 +518,15 @@ pub fn render_github(report: &ClassReport) -> String {
                         file: problem.file.clone(),
                         line: (problem.line > 0).then_some(problem.line),
                     };
-                    text.push_str(&command(
-                        "error",
-                        Some(&at),
-                        "leasejudge grade: ungradable",
-                        &problem.to_string(),
-                    ));
+                    out.write_all(
+                        command(
+                            "error",
+                            Some(&at),
+                            "leasejudge grade: ungradable",
+                            &problem.to_string(),
+                        )
+                        .as_bytes(),
+                    )?;
                 }
             }
             Outcome::Graded(graded) => {
@@ -541,7 +542,9 @@ pub fn render_github(report: &ClassReport) -> String {
                             report.case_id(case.case),
                             case.status.name()
                         );
-                        text.push_str(&command("error", Some(&at), &title, &problems.join("\n")));
+                        out.write_all(
+                            command("error", Some(&at), &title, &problems.join("\n")).as_bytes(),
+                        )?;
                     }
                 }
                 for unknown in &graded.unknown {
@@ -550,7 +553,9 @@ pub fn render_github(report: &ClassReport) -> String {
                         line: Some(unknown.line),
                     };
                     let title = format!("leasejudge grade: case {} unknown", unknown.case_id);
-                    text.push_str(&command("warning", Some(&at), &title, UnknownRow::WARNING));
+                    out.write_all(
+                        command("warning", Some(&at), &title, UnknownRow::WARNING).as_bytes(),
+                    )?;
                 }
             }
         }
@@ -558,12 +563,15 @@ pub fn render_github(report: &ClassReport) -> String {
             Outcome::Graded(graded) if graded.score == report.max_score() => "notice",
             _ => "error",
         };
-        text.push_str(&command(
-            level,
-            Some(&file),
-            "leasejudge grade: score",
-            &score_line(report, submission),
-        ));
+        out.write_all(
+            command(
+                level,
+                Some(&file),
+                "leasejudge grade: score",
+                &score_line(report, submission),
+            )
+            .as_bytes(),
+        )?;
     }
     let mut message = summary_line(report);
     if let Some(moved) = moved_line(report) {
@@ -574,8 +582,7 @@ pub fn render_github(report: &ClassReport) -> String {
     } else {
         "error"
     };
-    text.push_str(&command(level, None, "leasejudge grade", &message));
-    text
+    out.write_all(command(level, None, "leasejudge grade", &message).as_bytes())
 }
 
 #[cfg(test)]
