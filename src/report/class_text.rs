@@ -58,16 +58,28 @@ fn new_table(color: bool) -> Table {
     table
 }
 
+/// How [`write_paged`] draws a table.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PagedStyle {
+    /// Colour the cells that ask for it.
+    pub color: bool,
+    /// Write nothing for a table without rows (rather than its header).
+    pub skip_empty: bool,
+    /// The widest the table may be (`COLUMNS`, a terminal); `None`: no limit.
+    pub width: Option<u16>,
+}
+
 /// Writes a table of `header` and the rows `rows` yields (called twice), a page at a time:
 /// the first pass measures every column as comfy-table does, and each page is drawn at those
 /// widths, so that the pages join (their inner borders dropped) into the table comfy-table
-/// draws whole, without holding more than a page of it. Writes nothing when `rows` is empty
-/// and `skip_empty`; returns whether it wrote. Every line ends in a line break.
-fn write_paged<I>(
+/// draws whole, without holding more than a page of it. Too wide for `style.width`, the widest
+/// columns are narrowed a character at a time until it fits (or every column is down to its
+/// header's longest word), and comfy-table wraps their cells. Writes nothing when `rows` is
+/// empty and `style.skip_empty`; returns whether it wrote. Every line ends in a line break.
+pub(crate) fn write_paged<I>(
     out: &mut dyn Write,
     header: &[&str],
-    color: bool,
-    skip_empty: bool,
+    style: PagedStyle,
     rows: impl Fn() -> I,
 ) -> io::Result<bool>
 where
@@ -97,9 +109,27 @@ where
         }
     }
     measure(page);
-    if count == 0 && skip_empty {
+    if count == 0 && style.skip_empty {
         return Ok(false);
     }
+    if let Some(width) = style.width {
+        // Each column has a space either side and a rule after it, and there is one before.
+        let frame = 3 * widths.len() + 1;
+        let floor: Vec<u16> = header
+            .iter()
+            .map(|h| h.split(' ').map(|w| w.chars().count()).max().unwrap_or(1) as u16)
+            .collect();
+        while widths.iter().map(|&w| usize::from(w)).sum::<usize>() + frame > usize::from(width) {
+            let Some(widest) = (0..widths.len())
+                .filter(|&i| widths[i] > floor[i].max(1))
+                .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
+            else {
+                break;
+            };
+            widths[widest] -= 1;
+        }
+    }
+    let color = style.color;
     // Draws a page; returns its bottom border, written only after the last page.
     let draw = |page: Vec<Vec<Cell>>, first: bool, out: &mut dyn Write| -> io::Result<String> {
         let mut table = new_table(color);
@@ -366,13 +396,12 @@ pub fn write_table(
                     });
                     cases.chain(unknown)
                 };
-                write_paged(
-                    out,
-                    &["case", "where", "result", "details"],
+                let style = PagedStyle {
                     color,
-                    true,
-                    rows,
-                )?;
+                    skip_empty: true,
+                    width: None,
+                };
+                write_paged(out, &["case", "where", "result", "details"], style, rows)?;
             }
         }
     }
@@ -389,7 +418,12 @@ pub fn write_table(
             cells.into_iter().map(Cell::new).collect()
         })
     };
-    write_paged(out, &header, color, false, rows)?;
+    let style = PagedStyle {
+        color,
+        skip_empty: false,
+        width: None,
+    };
+    write_paged(out, &header, style, rows)?;
     if let Some(moved) = moved_line(report) {
         out.write_all(visible_controls(&format!("{moved}\n")).as_bytes())?;
     }
@@ -633,15 +667,26 @@ mod tests {
                     cells
                 })
             };
-            assert!(write_paged(&mut out, &header, color, true, cells).unwrap());
+            let style = PagedStyle {
+                color,
+                skip_empty: true,
+                width: None,
+            };
+            assert!(write_paged(&mut out, &header, style, cells).unwrap());
             let paged = String::from_utf8(out).unwrap();
             assert_eq!(paged, whole(&header, &rows, color), "color {color}");
         }
         // No rows: nothing, or the header alone as comfy-table draws it.
         let mut out = Vec::new();
-        assert!(!write_paged(&mut out, &header, false, true, std::iter::empty).unwrap());
+        let mut style = PagedStyle {
+            color: false,
+            skip_empty: true,
+            width: None,
+        };
+        assert!(!write_paged(&mut out, &header, style, std::iter::empty).unwrap());
         assert!(out.is_empty());
-        assert!(write_paged(&mut out, &header, false, false, std::iter::empty).unwrap());
+        style.skip_empty = false;
+        assert!(write_paged(&mut out, &header, style, std::iter::empty).unwrap());
         assert_eq!(String::from_utf8(out).unwrap(), whole(&header, &[], false));
     }
 }

@@ -1,9 +1,13 @@
 //! A grade report as one JSON document, keys in a fixed order (so the same run gives the same
 //! bytes). A hidden golden value has no `expected` key at all.
 
+use std::io::{self, Write};
+
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::grading::{CaseOutcome, GradeReport, Spot, Summary};
+use crate::grading::{CaseGrade, CaseOutcome, FileGrade, GradeReport, Spot, Summary};
 
 fn spot(at: &Spot) -> (Value, Value) {
     (
@@ -29,72 +33,105 @@ fn summary_json(summary: &Summary) -> Value {
     })
 }
 
-/// Renders the report as pretty-printed JSON.
-pub fn render(report: &GradeReport) -> String {
-    let files: Vec<Value> = report
-        .files
-        .iter()
-        .map(|file| {
-            let cases: Vec<Value> = file
-                .cases
-                .iter()
-                .map(|case| {
-                    let (at_file, at_line) = spot(&case.at);
-                    let mut object = Map::new();
-                    object.insert("case_id".into(), case.case_id.clone().into());
-                    object.insert("status".into(), case.status().into());
-                    object.insert("file".into(), at_file);
-                    object.insert("line".into(), at_line);
-                    if let CaseOutcome::Mismatched(mismatches) = &case.outcome {
-                        let list: Vec<Value> = mismatches
-                            .iter()
-                            .map(|m| {
-                                let mut entry = Map::new();
-                                entry.insert("column".into(), m.column.name().into());
-                                if let Some(expected) = &m.expected {
-                                    entry.insert("expected".into(), expected.clone().into());
-                                }
-                                entry.insert("actual".into(), m.actual.clone().into());
-                                Value::Object(entry)
-                            })
-                            .collect();
-                        object.insert("mismatches".into(), list.into());
-                    }
-                    Value::Object(object)
-                })
-                .collect();
-            let unknown: Vec<Value> = file
-                .unknown
-                .iter()
-                .map(|u| {
-                    let (at_file, at_line) = spot(&u.at);
-                    json!({"case_id": u.case_id, "file": at_file, "line": at_line})
-                })
-                .collect();
-            json!({
-                "file": file.file,
-                "golden": file.golden,
-                "summary": summary_json(&file.summary()),
-                "cases": cases,
-                "unknown": unknown,
+/// One golden case's record.
+fn case_json(case: &CaseGrade) -> Value {
+    let (at_file, at_line) = spot(&case.at);
+    let mut object = Map::new();
+    object.insert("case_id".into(), case.case_id.clone().into());
+    object.insert("status".into(), case.status().into());
+    object.insert("file".into(), at_file);
+    object.insert("line".into(), at_line);
+    if let CaseOutcome::Mismatched(mismatches) = &case.outcome {
+        let list: Vec<Value> = mismatches
+            .iter()
+            .map(|m| {
+                let mut entry = Map::new();
+                entry.insert("column".into(), m.column.name().into());
+                if let Some(expected) = &m.expected {
+                    entry.insert("expected".into(), expected.clone().into());
+                }
+                entry.insert("actual".into(), m.actual.clone().into());
+                Value::Object(entry)
             })
-        })
-        .collect();
-    let unpaired: Vec<Value> = report
-        .unpaired
-        .iter()
-        .map(|u| json!({"file": u.file, "problem": u.problem.code(), "message": u.problem.message()}))
-        .collect();
-    let columns: Vec<&str> = report.columns.iter().map(|c| c.name()).collect();
-    let document = json!({
-        "command": report.command,
-        "columns": columns,
-        "revealed": report.revealed,
-        "summary": summary_json(&report.summary()),
-        "files": files,
-        "unpaired": unpaired,
-    });
-    let mut text = serde_json::to_string_pretty(&document).expect("a JSON value always serialises");
-    text.push('\n');
-    text
+            .collect();
+        object.insert("mismatches".into(), list.into());
+    }
+    Value::Object(object)
+}
+
+/// A file's cases, serialised one record at a time rather than as one tree.
+struct Cases<'a>(&'a [CaseGrade]);
+
+impl Serialize for Cases<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for case in self.0 {
+            seq.serialize_element(&case_json(case))?;
+        }
+        seq.end()
+    }
+}
+
+/// One compared pair, its keys in the document's order.
+struct FileJson<'a>(&'a FileGrade);
+
+impl Serialize for FileJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let file = self.0;
+        let unknown: Vec<Value> = file
+            .unknown
+            .iter()
+            .map(|u| {
+                let (at_file, at_line) = spot(&u.at);
+                json!({"case_id": u.case_id, "file": at_file, "line": at_line})
+            })
+            .collect();
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("file", &file.file)?;
+        map.serialize_entry("golden", &file.golden)?;
+        map.serialize_entry("summary", &summary_json(&file.summary()))?;
+        map.serialize_entry("cases", &Cases(&file.cases))?;
+        map.serialize_entry("unknown", &unknown)?;
+        map.end()
+    }
+}
+
+struct Files<'a>(&'a [FileGrade]);
+
+impl Serialize for Files<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(FileJson))
+    }
+}
+
+/// The whole document, its keys in a fixed order.
+struct Document<'a>(&'a GradeReport);
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        let unpaired: Vec<Value> = report
+            .unpaired
+            .iter()
+            .map(|u| json!({"file": u.file, "problem": u.problem.code(), "message": u.problem.message()}))
+            .collect();
+        let columns: Vec<&str> = report.columns.iter().map(|c| c.name()).collect();
+        let mut map = serializer.serialize_map(Some(6))?;
+        map.serialize_entry("command", report.command)?;
+        map.serialize_entry("columns", &columns)?;
+        map.serialize_entry("revealed", &report.revealed)?;
+        map.serialize_entry("summary", &summary_json(&report.summary()))?;
+        map.serialize_entry("files", &Files(&report.files))?;
+        map.serialize_entry("unpaired", &unpaired)?;
+        map.end()
+    }
+}
+
+/// Writes the report as pretty-printed JSON, a case record at a time: a report listing
+/// millions of cases is never one tree or one string.
+pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut out, &Document(report)).map_err(io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }

@@ -1,70 +1,70 @@
 //! A grade report as a table for people: a line per case that differs (every golden case
 //! with `verbose`) and per unknown case, then unpaired files and the summary.
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, Color, ContentArrangement, Table};
+use std::io::{self, Write};
+
+use comfy_table::{Cell, Color};
+
+use super::class_text::{write_paged, PagedStyle};
 
 use crate::grading::{CaseOutcome, GradeReport};
 use crate::output::{escape_controls, escape_controls_keep_lines};
 
-/// Renders the report; statuses are coloured when `color`; matched cases are listed only when
-/// `verbose`.
-pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    table.force_no_tty();
-    if let Some(width) = crate::terminal::table_width() {
-        table.set_width(width);
-    }
-    if color {
-        table.enforce_styling();
-    }
-    table.set_header(["case", "where", "result", "details"]);
-    let mut listed = false;
-    for file in &report.files {
-        for case in &file.cases {
-            if !verbose && matches!(case.outcome, CaseOutcome::Matched) {
-                continue;
-            }
-            listed = true;
-            let colour = match case.outcome {
-                CaseOutcome::Matched => Color::Green,
-                CaseOutcome::Mismatched(_) | CaseOutcome::Missing => Color::Red,
-            };
-            let mut status = Cell::new(case.status());
-            if color {
-                status = status.fg(colour);
-            }
-            table.add_row(vec![
-                Cell::new(escape_controls(&case.case_id)),
-                Cell::new(escape_controls(&case.at.to_string())),
-                status,
-                Cell::new(escape_controls_keep_lines(
-                    &case.problems(&file.file).join("\n"),
-                )),
-            ]);
+/// Writes the report, a page of its table at a time; statuses are coloured when `color`;
+/// matched cases are listed only when `verbose`. The table is as wide as its cells, or
+/// narrowed to `COLUMNS` or the terminal.
+pub fn write(
+    report: &GradeReport,
+    color: bool,
+    verbose: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let status = |text: &str, colour: Color| {
+        let cell = Cell::new(text);
+        if color {
+            cell.fg(colour)
+        } else {
+            cell
         }
-        for unknown in &file.unknown {
-            listed = true;
-            let mut status = Cell::new("unknown");
-            if color {
-                status = status.fg(Color::Yellow);
-            }
-            table.add_row(vec![
-                Cell::new(escape_controls(&unknown.case_id)),
-                Cell::new(escape_controls(&unknown.at.to_string())),
-                status,
-                Cell::new(escape_controls(&unknown.problem(&file.golden))),
-            ]);
-        }
-    }
+    };
+    let rows = || {
+        report.files.iter().flat_map(move |file| {
+            let cases = file
+                .cases
+                .iter()
+                .filter(move |case| verbose || !matches!(case.outcome, CaseOutcome::Matched))
+                .map(move |case| {
+                    let colour = match case.outcome {
+                        CaseOutcome::Matched => Color::Green,
+                        CaseOutcome::Mismatched(_) | CaseOutcome::Missing => Color::Red,
+                    };
+                    vec![
+                        Cell::new(escape_controls(&case.case_id)),
+                        Cell::new(escape_controls(&case.at.to_string())),
+                        status(case.status(), colour),
+                        Cell::new(escape_controls_keep_lines(
+                            &case.problems(&file.file).join("\n"),
+                        )),
+                    ]
+                });
+            let unknown = file.unknown.iter().map(move |unknown| {
+                vec![
+                    Cell::new(escape_controls(&unknown.case_id)),
+                    Cell::new(escape_controls(&unknown.at.to_string())),
+                    status("unknown", Color::Yellow),
+                    Cell::new(escape_controls(&unknown.problem(&file.golden))),
+                ]
+            });
+            cases.chain(unknown)
+        })
+    };
+    let style = PagedStyle {
+        color,
+        skip_empty: true,
+        width: crate::terminal::table_width(),
+    };
+    write_paged(out, &["case", "where", "result", "details"], style, rows)?;
     let mut text = String::new();
-    if listed {
-        text.push_str(&table.to_string());
-        text.push('\n');
-    }
     for unpaired in &report.unpaired {
         text.push_str(&format!(
             "{}: {}\n",
@@ -92,5 +92,5 @@ pub fn render(report: &GradeReport, color: bool, verbose: bool) -> String {
     if !report.revealed {
         text.push_str("Expected values are hidden.\n");
     }
-    text
+    out.write_all(text.as_bytes())
 }

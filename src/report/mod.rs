@@ -43,8 +43,16 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
         .format
         .unwrap_or_else(|| default_format(args.output.as_deref()))
     {
-        ReportFormat::Table => grade_table::render(report, color, args.verbose),
-        ReportFormat::Json => grade_json::render(report),
+        ReportFormat::Table => {
+            grade_table::write(report, color, args.verbose, &mut out)
+                .context("cannot write the report")?;
+            String::new()
+        }
+        ReportFormat::Json => {
+            // Written as it is made: a report may list millions of cases.
+            grade_json::write(report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
         ReportFormat::Junit => junit::render(report)?,
         ReportFormat::Github => github::render(report),
         ReportFormat::Markdown => markdown::render(report),
