@@ -153,14 +153,7 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     for submission in &report.submissions {
         let mut suite = TestSuite::new(submission.name.as_str());
         suite.add_property(("score", score_line(report, submission).as_str()));
-        // Adding a test case counts it; the counts stay when the cases are dropped.
-        each_case(report, submission, &mut |test| {
-            suite.add_test_case(test);
-            if suite.test_cases.len() == PAGE_CASES {
-                suite.test_cases.clear();
-            }
-        });
-        suite.test_cases.clear();
+        count_cases(&mut suite, |add| each_case(report, submission, add));
         junit.add_test_suite(suite);
     }
     let summary = report.summary();
@@ -189,26 +182,53 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
         }
     }
     junit.add_test_suite(class);
+    // The class summary's suite comes last and has no test cases.
+    write_spliced(&junit, out, &mut |index, add| {
+        if let Some(submission) = report.submissions.get(index) {
+            each_case(report, submission, add);
+        }
+    })
+}
+
+/// Adds the test cases `each` makes to `suite` for their counts only, dropping them a page
+/// at a time (quick-junit counts a test case as it is added).
+pub(crate) fn count_cases(suite: &mut TestSuite, each: impl FnOnce(&mut dyn FnMut(TestCase))) {
+    each(&mut |test| {
+        suite.add_test_case(test);
+        if suite.test_cases.len() == PAGE_CASES {
+            suite.test_cases.clear();
+        }
+    });
+    suite.test_cases.clear();
+}
+
+/// Writes `junit`, whose suites were counted ([`count_cases`]) but hold no test cases, with
+/// the test cases `cases(index, add)` makes for suite `index` spliced in before its end, a
+/// page at a time. Each suite must have a property, so that it is not written as one empty
+/// element.
+pub(crate) fn write_spliced(
+    junit: &Report,
+    out: &mut dyn Write,
+    cases: &mut dyn FnMut(usize, &mut dyn FnMut(TestCase)),
+) -> Result<()> {
     let skeleton = junit
         .to_string()
         .context("cannot render the JUnit report")?;
-    let mut submissions = report.submissions.iter();
+    let mut suite = 0;
     for line in skeleton.lines() {
         if line == SUITE_END {
-            // The class summary's suite comes last and has no test cases.
-            if let Some(submission) = submissions.next() {
-                let mut page = Vec::with_capacity(PAGE_CASES);
-                let mut failed = Ok(());
-                each_case(report, submission, &mut |test| {
-                    page.push(test);
-                    if page.len() == PAGE_CASES && failed.is_ok() {
-                        failed = case_lines(std::mem::take(&mut page))
-                            .and_then(|lines| Ok(out.write_all(lines.as_bytes())?));
-                    }
-                });
-                failed?;
-                out.write_all(case_lines(page)?.as_bytes())?;
-            }
+            let mut page = Vec::with_capacity(PAGE_CASES);
+            let mut failed = Ok(());
+            cases(suite, &mut |test| {
+                page.push(test);
+                if page.len() == PAGE_CASES && failed.is_ok() {
+                    failed = case_lines(std::mem::take(&mut page))
+                        .and_then(|lines| Ok(out.write_all(lines.as_bytes())?));
+                }
+            });
+            failed?;
+            out.write_all(case_lines(page)?.as_bytes())?;
+            suite += 1;
         }
         writeln!(out, "{line}")?;
     }

@@ -3,10 +3,13 @@
 //! and the actual value. Unknown cases fail too (they make the run exit 1); an unpaired file
 //! is a testsuite of its own with one failing testcase. No timestamps, so output is stable.
 
-use anyhow::{Context, Result};
+use std::io::Write;
+
+use anyhow::Result;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::grading::GradeReport;
+use super::class_junit::{count_cases, write_spliced};
+use crate::grading::{FileGrade, GradeReport};
 
 fn failure(kind: &str, message: String, description: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -17,39 +20,45 @@ fn failure(kind: &str, message: String, description: String) -> TestCaseStatus {
     status
 }
 
-/// Renders the report as JUnit XML.
-pub fn render(report: &GradeReport) -> Result<String> {
+/// Calls `add` with each test case of `file`'s suite, in order.
+fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
+    for case in &file.cases {
+        let problems = case.problems(&file.file);
+        let status = match case.status() {
+            "matched" => TestCaseStatus::success(),
+            kind => failure(
+                kind,
+                problems.join("; "),
+                format!("{}: {}\n", case.at, problems.join("\n")),
+            ),
+        };
+        let mut test = TestCase::new(case.case_id.as_str(), status);
+        test.set_classname(file.file.as_str());
+        add(test);
+    }
+    for unknown in &file.unknown {
+        let problem = unknown.problem(&file.golden);
+        let mut test = TestCase::new(
+            unknown.case_id.as_str(),
+            failure(
+                "unknown",
+                problem.clone(),
+                format!("{}: {problem}\n", unknown.at),
+            ),
+        );
+        test.set_classname(file.file.as_str());
+        add(test);
+    }
+}
+
+/// Writes the report as JUnit XML, a page of test cases at a time (see
+/// [`write_spliced`]).
+pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
     let mut junit = Report::new(format!("leasejudge {}", report.command));
     for file in &report.files {
         let mut suite = TestSuite::new(file.file.as_str());
         suite.add_property(("golden", file.golden.as_str()));
-        for case in &file.cases {
-            let problems = case.problems(&file.file);
-            let status = match case.status() {
-                "matched" => TestCaseStatus::success(),
-                kind => failure(
-                    kind,
-                    problems.join("; "),
-                    format!("{}: {}\n", case.at, problems.join("\n")),
-                ),
-            };
-            let mut test = TestCase::new(case.case_id.as_str(), status);
-            test.set_classname(file.file.as_str());
-            suite.add_test_case(test);
-        }
-        for unknown in &file.unknown {
-            let problem = unknown.problem(&file.golden);
-            let mut test = TestCase::new(
-                unknown.case_id.as_str(),
-                failure(
-                    "unknown",
-                    problem.clone(),
-                    format!("{}: {problem}\n", unknown.at),
-                ),
-            );
-            test.set_classname(file.file.as_str());
-            suite.add_test_case(test);
-        }
+        count_cases(&mut suite, |add| each_case(file, add));
         junit.add_test_suite(suite);
     }
     for unpaired in &report.unpaired {
@@ -67,11 +76,10 @@ pub fn render(report: &GradeReport) -> Result<String> {
         suite.add_test_case(test);
         junit.add_test_suite(suite);
     }
-    let mut text = junit
-        .to_string()
-        .context("cannot render the JUnit report")?;
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    Ok(text)
+    // An unpaired file's suite holds its one test case already.
+    write_spliced(&junit, out, &mut |index, add| {
+        if let Some(file) = report.files.get(index) {
+            each_case(file, add);
+        }
+    })
 }

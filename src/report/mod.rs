@@ -53,7 +53,10 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
             grade_json::write(report, &mut out).context("cannot write the report")?;
             String::new()
         }
-        ReportFormat::Junit => junit::render(report)?,
+        ReportFormat::Junit => {
+            junit::write(report, &mut out)?;
+            String::new()
+        }
         ReportFormat::Github => github::render(report),
         ReportFormat::Markdown => markdown::render(report),
     };
