@@ -202,6 +202,9 @@ pub(crate) fn count_cases(suite: &mut TestSuite, each: impl FnOnce(&mut dyn FnMu
     suite.test_cases.clear();
 }
 
+/// Where a suite's test cases are given, one at a time.
+pub(crate) type AddCase<'a> = &'a mut dyn FnMut(TestCase);
+
 /// Writes `junit`, whose suites were counted ([`count_cases`]) but hold no test cases, with
 /// the test cases `cases(index, add)` makes for suite `index` spliced in before its end, a
 /// page at a time. Each suite must have a property, so that it is not written as one empty
@@ -209,7 +212,7 @@ pub(crate) fn count_cases(suite: &mut TestSuite, each: impl FnOnce(&mut dyn FnMu
 pub(crate) fn write_spliced(
     junit: &Report,
     out: &mut dyn Write,
-    cases: &mut dyn FnMut(usize, &mut dyn FnMut(TestCase)),
+    cases: &mut dyn FnMut(usize, AddCase<'_>),
 ) -> Result<()> {
     let skeleton = junit
         .to_string()
