@@ -384,7 +384,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let text = match format {
         // Written as it is made, a page of a table at a time.
         GradeFormat::Table => {
-            write_table(&report, color, args.verbose, &mut out)
+            // A coloured table on a terminal fits its width, as comfy-table fitted it.
+            let width = if color && out.is_terminal() {
+                crate::terminal::table_width()
+            } else {
+                None
+            };
+            write_table(&report, color, args.verbose, width, &mut out)
                 .context("cannot write the report")?;
             String::new()
         }

@@ -338,10 +338,13 @@ pub fn baseline_cells(submission: &Submission) -> [String; 2] {
 /// Writes the report as tables for people; statuses are coloured when `color`. A
 /// submission's table lists the cases that differ and the warnings, or every case when
 /// `verbose`. Tables are drawn a page at a time: a submission of any size fits in memory.
+/// `width`: the widest a table may be (a terminal's width), its widest columns narrowed to
+/// fit; `None`, as wide as its cells.
 pub fn write_table(
     report: &ClassReport,
     color: bool,
     verbose: bool,
+    width: Option<u16>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for line in key_lines(report) {
@@ -399,7 +402,7 @@ pub fn write_table(
                 let style = PagedStyle {
                     color,
                     skip_empty: true,
-                    width: None,
+                    width,
                 };
                 write_paged(out, &["case", "where", "result", "details"], style, rows)?;
             }
@@ -421,7 +424,7 @@ pub fn write_table(
     let style = PagedStyle {
         color,
         skip_empty: false,
-        width: None,
+        width,
     };
     write_paged(out, &header, style, rows)?;
     if let Some(moved) = moved_line(report) {
@@ -688,5 +691,33 @@ mod tests {
         style.skip_empty = false;
         assert!(write_paged(&mut out, &header, style, std::iter::empty).unwrap());
         assert_eq!(String::from_utf8(out).unwrap(), whole(&header, &[], false));
+    }
+
+    #[test]
+    fn a_table_too_wide_is_narrowed_to_fit() {
+        let rows: Vec<Vec<String>> = (0..PAGE_ROWS + 40)
+            .map(|i| {
+                let details = format!("{} words to wrap", "many ".repeat(i % 20));
+                vec![format!("case-{i}"), details]
+            })
+            .collect();
+        let mut out = Vec::new();
+        let style = PagedStyle {
+            color: false,
+            skip_empty: true,
+            width: Some(40),
+        };
+        let cells = || rows.iter().map(|row| row.iter().map(Cell::new).collect());
+        write_paged(&mut out, &["case", "details"], style, cells).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() > rows.len() + 4, "long details wrap");
+        let rule = |line: &str| line.chars().position(|c| c == '┆' || c == '╪' || c == '┬');
+        for line in &lines {
+            assert!(line.chars().count() <= 40, "{line:?}");
+        }
+        assert!(lines[1..lines.len() - 1]
+            .iter()
+            .all(|line| rule(line) == rule(lines[1])));
     }
 }
