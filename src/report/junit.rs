@@ -51,8 +51,8 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
     }
 }
 
-/// Writes the report as JUnit XML, a page of test cases at a time (see
-/// [`write_spliced`]).
+/// Writes the report as JUnit XML, a page of test cases at a time: the suites are counted,
+/// drawn without test cases, and each file's test cases are spliced in before its end.
 pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
     let mut junit = Report::new(format!("leasejudge {}", report.command));
     for file in &report.files {
