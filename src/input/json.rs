@@ -4,12 +4,13 @@
 use std::fmt;
 use std::io::BufRead;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::error::{located, InputError};
+use super::json_array::{Element, Failure, Limit, Tracker, TrackedReader};
 use super::fields::{
     cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
     FIELD_COUNT,
@@ -40,7 +41,7 @@ impl<'de> Deserialize<'de> for RowObject<'de> {
     }
 }
 
-/// Counts lines as offsets into one text increase.
+/// Counts lines as offsets into one text increase, from the line the text starts on.
 struct LineCounter<'a> {
     text: &'a str,
     offset: usize,
@@ -48,11 +49,11 @@ struct LineCounter<'a> {
 }
 
 impl<'a> LineCounter<'a> {
-    fn new(text: &'a str) -> LineCounter<'a> {
+    fn new(text: &'a str, line: u64) -> LineCounter<'a> {
         LineCounter {
             text,
             offset: 0,
-            line: 1,
+            line,
         }
     }
 
@@ -73,6 +74,19 @@ fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
     InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
 }
 
+/// The error that stopped reading a JSON document: the parser's, located where it says, or
+/// the reader's own ([`Failure`]), located where it was.
+pub(super) fn stream_error(file: &str, e: &serde_json::Error, tracker: &Tracker) -> InputError {
+    match tracker.failure() {
+        Some(Failure::InvalidUtf8 { line }) => InputError::new(file, line, "not valid UTF-8"),
+        Some(Failure::TooLong { line, limit }) => {
+            InputError::new(file, line, format!("cannot read: {limit}"))
+        }
+        None if e.is_io() => InputError::new(file, 0, format!("cannot read: {e}")),
+        None => syntax_error(file, e),
+    }
+}
+
 /// A syntax error inside one row object, whose own line and column (counted from the object,
 /// not the file) would mislead: only the column is kept, as the error is already located.
 fn relative_syntax_message(e: &serde_json::Error) -> String {
@@ -84,116 +98,284 @@ fn relative_syntax_message(e: &serde_json::Error) -> String {
     format!("invalid JSON: {message} (column {})", e.column())
 }
 
-/// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
+const SHAPE: &str = "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
+
+/// The key serde_json gives a number, under `arbitrary_precision`, when asked for any value:
+/// a map of this one key.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Where rows and errors go while a document is read.
+struct Reading<'a> {
+    file: &'a str,
+    tracker: &'a Tracker,
+    errors: &'a mut Vec<InputError>,
+    sink: &'a mut dyn FnMut(u64, RowResult),
+    observer: &'a mut dyn super::ReadObserver,
+}
+
+/// Reads a JSON document (an array of rows, or `{"cases": [...]}`) from `reader` as it
+/// comes: each row reaches `sink` once its object is read, and only one element of the
+/// document (a row, or a case of `{"cases": [...]}`) is held at a time.
 pub fn read_document(
-    text: &str,
+    reader: impl std::io::Read,
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
-    const SHAPE: &str =
-        "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
-    let top: &RawValue = match serde_json::from_str(text) {
-        Ok(top) => top,
-        Err(e) => {
-            errors.push(syntax_error(file, &e));
+    let tracker = Tracker::new();
+    let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(reader, &tracker));
+    let mut reading = Reading {
+        file,
+        tracker: &tracker,
+        errors,
+        sink,
+        observer,
+    };
+    let read = (&mut parser)
+        .deserialize_any(Top(&mut reading))
+        .and_then(|()| parser.end());
+    if let Err(e) = read {
+        reading.errors.push(stream_error(file, &e, &tracker));
+    }
+}
+
+/// The document's top value: its shape decides how it is read.
+struct Top<'r, 'a>(&'r mut Reading<'a>);
+
+impl Top<'_, '_> {
+    fn not_a_shape<E>(self) -> Result<(), E> {
+        let reading = self.0;
+        let line = reading.tracker.token_line();
+        reading.errors.push(InputError::new(reading.file, line, SHAPE));
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(SHAPE)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut rows: A) -> Result<(), A::Error> {
+        let reading = self.0;
+        let element = || Element {
+            tracker: reading.tracker,
+            limit: Limit::Record,
+        };
+        while let Some((line, raw)) = rows.next_element_seed(element())? {
+            read_object(
+                raw.get(),
+                None,
+                reading.file,
+                line,
+                reading.errors,
+                reading.sink,
+                reading.observer,
+            );
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let reading = self.0;
+        let top_line = reading.tracker.token_line();
+        let mut cases = false;
+        while let Some(key) = map.next_key_seed(Key(reading.tracker))? {
+            if key == NUMBER_TOKEN {
+                map.next_value::<IgnoredAny>()?;
+                return Top(reading).not_a_shape();
+            }
+            if key != "cases" {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if cases {
+                return Err(A::Error::duplicate_field("cases"));
+            }
+            reading.tracker.watch();
+            cases = map.next_value_seed(CasesSeed(reading))?;
+        }
+        if !cases {
+            reading.errors.push(InputError::new(
+                reading.file,
+                top_line,
+                format!("the object has no \"cases\" key; {SHAPE}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+}
+
+/// A key of the top object, at most a record long.
+struct Key<'t>(&'t Tracker);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        let (_, key) = self
+            .0
+            .limited(Limit::Record, || String::deserialize(deserializer));
+        key
+    }
+}
+
+/// The value of `"cases"`: `true` if it is there (not `null`, which counts as no key).
+struct CasesSeed<'r, 'a>(&'r mut Reading<'a>);
+
+impl<'de> DeserializeSeed<'de> for CasesSeed<'_, '_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl CasesSeed<'_, '_> {
+    fn not_an_array<E>(self) -> Result<bool, E> {
+        let reading = self.0;
+        let line = reading.tracker.token_line();
+        reading.errors.push(
+            InputError::new(reading.file, line, "must be an array of cases").column("cases"),
+        );
+        Ok(true)
+    }
+}
+
+impl<'de> Visitor<'de> for CasesSeed<'_, '_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of cases")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut entries: A) -> Result<bool, A::Error> {
+        let reading = self.0;
+        let element = || Element {
+            tracker: reading.tracker,
+            limit: Limit::Case,
+        };
+        while let Some((line, raw)) = entries.next_element_seed(element())? {
+            read_case(raw.get(), line, reading);
+        }
+        Ok(true)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        self.not_an_array()
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+}
+
+/// Reads one case of `{"cases": [...]}` (its text, at `line`): its rows take its `case_id`.
+fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
+    #[derive(Deserialize)]
+    struct CaseEntry<'a> {
+        case_id: Option<Value>,
+        #[serde(borrow)]
+        messages: Option<Vec<&'a RawValue>>,
+    }
+    let file = reading.file;
+    let entry: CaseEntry = match serde_json::from_str(text) {
+        Ok(entry) => entry,
+        Err(_) => {
+            reading.errors.push(InputError::new(
+                file,
+                line,
+                "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
+            ));
             return;
         }
     };
-    let mut lines = LineCounter::new(text);
-    match top.get().as_bytes().first() {
-        Some(b'[') => {
-            let rows: Vec<&RawValue> = match serde_json::from_str(top.get()) {
-                Ok(rows) => rows,
-                Err(e) => return errors.push(syntax_error(file, &e)),
-            };
-            for raw in rows {
-                let line = lines.line_of(raw);
-                read_object(raw.get(), None, file, line, errors, sink, observer);
+    let case_id = match entry.case_id {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::Number(n)) => n.to_string(),
+        other => {
+            let mut error = InputError::new(file, line, "missing or not text").column("case_id");
+            if let Some(value) = other {
+                error = error.value(value.to_string());
             }
+            reading.errors.push(error);
+            return;
         }
-        Some(b'{') => {
-            #[derive(Deserialize)]
-            struct Cases<'a> {
-                #[serde(borrow)]
-                cases: Option<&'a RawValue>,
-            }
-            #[derive(Deserialize)]
-            struct CaseEntry<'a> {
-                case_id: Option<Value>,
-                #[serde(borrow)]
-                messages: Option<Vec<&'a RawValue>>,
-            }
-            let top_line = lines.line_of(top);
-            let cases = match serde_json::from_str::<Cases>(top.get()) {
-                Ok(Cases { cases: Some(cases) }) => cases,
-                Ok(Cases { cases: None }) => {
-                    return errors.push(InputError::new(
-                        file,
-                        top_line,
-                        format!("the object has no \"cases\" key; {SHAPE}"),
-                    ))
-                }
-                Err(e) => return errors.push(syntax_error(file, &e)),
-            };
-            let entries: Vec<&RawValue> = match serde_json::from_str(cases.get()) {
-                Ok(entries) => entries,
-                Err(_) => {
-                    return errors.push(
-                        InputError::new(file, lines.line_of(cases), "must be an array of cases")
-                            .column("cases"),
-                    )
-                }
-            };
-            for raw_entry in entries {
-                let entry_line = lines.line_of(raw_entry);
-                let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
-                    Ok(entry) => entry,
-                    Err(_) => {
-                        errors.push(InputError::new(
-                            file,
-                            entry_line,
-                            "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
-                        ));
-                        continue;
-                    }
-                };
-                let case_id = match entry.case_id {
-                    Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-                    Some(Value::Number(n)) => n.to_string(),
-                    other => {
-                        let mut error = InputError::new(file, entry_line, "missing or not text")
-                            .column("case_id");
-                        if let Some(value) = other {
-                            error = error.value(value.to_string());
-                        }
-                        errors.push(error);
-                        continue;
-                    }
-                };
-                let Some(messages) = entry.messages else {
-                    errors.push(
-                        InputError::new(file, entry_line, "missing or not an array of rows")
-                            .column("messages"),
-                    );
-                    continue;
-                };
-                for raw in messages {
-                    let line = lines.line_of(raw);
-                    read_object(
-                        raw.get(),
-                        Some(&case_id),
-                        file,
-                        line,
-                        errors,
-                        sink,
-                        observer,
-                    );
-                }
-            }
+    };
+    let Some(messages) = entry.messages else {
+        reading.errors.push(
+            InputError::new(file, line, "missing or not an array of rows").column("messages"),
+        );
+        return;
+    };
+    let mut lines = LineCounter::new(text, line);
+    for raw in messages {
+        let line = lines.line_of(raw);
+        if raw.get().len() > crate::limits::MAX_RECORD_BYTES {
+            reading.errors.push(InputError::new(
+                file,
+                line,
+                format!("cannot read: {}", Limit::Record),
+            ));
+            continue;
         }
-        _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
+        read_object(
+            raw.get(),
+            Some(&case_id),
+            file,
+            line,
+            reading.errors,
+            reading.sink,
+            reading.observer,
+        );
     }
 }
 
