@@ -3,18 +3,21 @@
 
 use std::fmt;
 use std::io::BufRead;
+use std::marker::PhantomData;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::error::{located, InputError};
-use super::json_array::{Element, Failure, Limit, Tracker, TrackedReader};
 use super::fields::{
     cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
     FIELD_COUNT,
 };
+use super::json_array::{Element, Failure, Limit, Noted, TrackedReader, Tracker};
 
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
 /// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
@@ -83,6 +86,18 @@ pub(super) fn stream_error(file: &str, e: &serde_json::Error, tracker: &Tracker)
             InputError::new(file, line, format!("cannot read: {limit}"))
         }
         None if e.is_io() => InputError::new(file, 0, format!("cannot read: {e}")),
+        None if e.is_syntax() && e.to_string().starts_with("control character") => {
+            // The parser read the character (and may have read on); a parse of the whole text
+            // (as before) stops at it, and that is where it is.
+            let (line, column) = tracker.error_at();
+            let text = e.to_string();
+            let code = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
+            InputError::new(
+                file,
+                line,
+                format!("invalid JSON: {code} at line {line} column {column}"),
+            )
+        }
         None => syntax_error(file, e),
     }
 }
@@ -147,7 +162,9 @@ impl Top<'_, '_> {
     fn not_a_shape<E>(self) -> Result<(), E> {
         let reading = self.0;
         let line = reading.tracker.token_line();
-        reading.errors.push(InputError::new(reading.file, line, SHAPE));
+        reading
+            .errors
+            .push(InputError::new(reading.file, line, SHAPE));
         Ok(())
     }
 }
@@ -185,11 +202,11 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         let mut cases = false;
         while let Some(key) = map.next_key_seed(Key(reading.tracker))? {
             if key == NUMBER_TOKEN {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value_seed(Noted(reading.tracker, PhantomData::<IgnoredAny>))?;
                 return Top(reading).not_a_shape();
             }
             if key != "cases" {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value_seed(Noted(reading.tracker, PhantomData::<IgnoredAny>))?;
                 continue;
             }
             if cases {
@@ -240,9 +257,9 @@ impl<'de> DeserializeSeed<'de> for Key<'_> {
     type Value = String;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
-        let (_, key) = self
-            .0
-            .limited(Limit::Record, || String::deserialize(deserializer));
+        let (_, key) = self.0.limited(Limit::Record, || {
+            Noted(self.0, PhantomData::<String>).deserialize(deserializer)
+        });
         key
     }
 }
@@ -262,9 +279,9 @@ impl CasesSeed<'_, '_> {
     fn not_an_array<E>(self) -> Result<bool, E> {
         let reading = self.0;
         let line = reading.tracker.token_line();
-        reading.errors.push(
-            InputError::new(reading.file, line, "must be an array of cases").column("cases"),
-        );
+        reading
+            .errors
+            .push(InputError::new(reading.file, line, "must be an array of cases").column("cases"));
         Ok(true)
     }
 }
@@ -289,7 +306,14 @@ impl<'de> Visitor<'de> for CasesSeed<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        let tracker = self.0.tracker;
+        while map
+            .next_entry_seed(
+                Noted(tracker, PhantomData::<IgnoredAny>),
+                Noted(tracker, PhantomData::<IgnoredAny>),
+            )?
+            .is_some()
+        {}
         self.not_an_array()
     }
 
@@ -563,4 +587,278 @@ fn read_object(
         row => row,
     };
     sink(line, row);
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reader against the one it replaced, which parsed the whole document first: the
+    //! same rows and the same errors, wherever a document is cut or broken, except that rows
+    //! before a document's syntax error are now read (and their errors listed) before it.
+
+    use super::*;
+    use crate::input::ReadObserver;
+
+    struct Quiet;
+    impl ReadObserver for Quiet {}
+
+    type Read = (Vec<(u64, RowResult)>, Vec<String>);
+
+    fn streamed(bytes: &[u8]) -> Read {
+        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        read_document(
+            bytes,
+            "t.json",
+            &mut errors,
+            &mut |line, row| rows.push((line, row)),
+            &mut Quiet,
+        );
+        (rows, errors.iter().map(ToString::to_string).collect())
+    }
+
+    fn whole(bytes: &[u8]) -> Read {
+        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        match std::str::from_utf8(body) {
+            Ok(text) => read_whole(
+                text,
+                "t.json",
+                &mut errors,
+                &mut |line, row| rows.push((line, row)),
+                &mut Quiet,
+            ),
+            Err(e) => {
+                let line = 1 + body[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64;
+                errors.push(InputError::new("t.json", line, "not valid UTF-8"));
+            }
+        }
+        (rows, errors.iter().map(ToString::to_string).collect())
+    }
+
+    fn line(error: &str) -> u64 {
+        error
+            .split(':')
+            .nth(1)
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Whether a document's error is the one it gave before, or one of the known differences:
+    /// the first error in the file where UTF-8 was checked first; serde_json's sequence and
+    /// map parser's wording ("trailing comma") where a parse of the whole text said
+    /// "expected value", at the same line and column; a second `"cases"` key, reported as
+    /// the key is read, a column on.
+    fn same_break(old: &str, new: &str) -> bool {
+        if old == new {
+            return true;
+        }
+        if old.ends_with(": not valid UTF-8") {
+            return new.contains(": invalid JSON: ") && line(new) <= line(old);
+        }
+        if new.contains("duplicate field `cases`") {
+            return line(new) == line(old);
+        }
+        let place = |e: &str| e.rfind(" at line ").map(|at| e[at..].to_owned());
+        let wording = |e: &str| {
+            [
+                "expected value",
+                "trailing comma",
+                "key must be a string",
+                "EOF while parsing",
+            ]
+            .iter()
+            .any(|w| e.contains(w))
+        };
+        line(old) == line(new) && place(old) == place(new) && wording(old) && wording(new)
+    }
+
+    fn assert_alike(bytes: &[u8]) {
+        let (old_rows, old_errors) = whole(bytes);
+        let (rows, errors) = streamed(bytes);
+        let whole_document = old_rows.is_empty()
+            && old_errors.len() == 1
+            && (old_errors[0].contains(": invalid JSON: ")
+                || old_errors[0].ends_with(": not valid UTF-8"));
+        let context = || String::from_utf8_lossy(bytes).into_owned();
+        if whole_document {
+            // Rows before the break were read and checked, and the break ends the list.
+            let last = errors.last().expect("an error");
+            assert!(
+                same_break(&old_errors[0], last),
+                "{old_errors:?} / {errors:?}: {}",
+                context()
+            );
+            assert!(
+                rows.iter().all(|(at, _)| *at <= line(last)),
+                "{}",
+                context()
+            );
+            assert!(
+                errors.iter().all(|e| line(e) <= line(last)),
+                "{}",
+                context()
+            );
+        } else {
+            assert_eq!(errors, old_errors, "{}", context());
+            assert_eq!(rows, old_rows, "{}", context());
+        }
+    }
+
+    #[test]
+    fn documents_cut_or_broken_anywhere_read_as_before() {
+        let mut documents: Vec<Vec<u8>> = Vec::new();
+        for dir in ["cases", "tests/data/malformed"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    documents.push(std::fs::read(path).unwrap());
+                }
+            }
+        }
+        documents.push(b"\xEF\xBB\xBF[{\"case_id\": \"c\", \"event\": \"offer\"}]".to_vec());
+        documents.push(b" \n{\"cases\": null}\n".to_vec());
+        documents.push(b"{\"cases\": [], \"cases\": []}".to_vec());
+        documents.push(b"{\"other\": 1,\n \"cases\":\n 12\n}".to_vec());
+        documents.push(b"\n\n12\n".to_vec());
+        documents.push(b"[1,\n2]".to_vec());
+        documents.push(b"[] x".to_vec());
+        for document in &documents {
+            assert_alike(document);
+            for cut in (0..document.len()).step_by(5) {
+                assert_alike(&document[..cut]);
+            }
+            for at in (0..document.len()).step_by(29) {
+                for byte in [
+                    b',', b']', b'}', b'"', b'x', b'\n', 0xFF, b'1', b'{', b'\t', b'\\', b'-',
+                    b'.', b'e', b'u', b':', b'n', 0xC3,
+                ] {
+                    let mut broken = document.clone();
+                    broken[at] = byte;
+                    assert_alike(&broken);
+                }
+            }
+        }
+    }
+
+    // The reader this one replaced, kept as the oracle.
+    /// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
+    fn read_whole(
+        text: &str,
+        file: &str,
+        errors: &mut Vec<InputError>,
+        sink: &mut dyn FnMut(u64, RowResult),
+        observer: &mut dyn crate::input::ReadObserver,
+    ) {
+        const SHAPE: &str =
+            "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
+        let top: &RawValue = match serde_json::from_str(text) {
+            Ok(top) => top,
+            Err(e) => {
+                errors.push(syntax_error(file, &e));
+                return;
+            }
+        };
+        let mut lines = LineCounter::new(text, 1);
+        match top.get().as_bytes().first() {
+            Some(b'[') => {
+                let rows: Vec<&RawValue> = match serde_json::from_str(top.get()) {
+                    Ok(rows) => rows,
+                    Err(e) => return errors.push(syntax_error(file, &e)),
+                };
+                for raw in rows {
+                    let line = lines.line_of(raw);
+                    read_object(raw.get(), None, file, line, errors, sink, observer);
+                }
+            }
+            Some(b'{') => {
+                #[derive(Deserialize)]
+                struct Cases<'a> {
+                    #[serde(borrow)]
+                    cases: Option<&'a RawValue>,
+                }
+                #[derive(Deserialize)]
+                struct CaseEntry<'a> {
+                    case_id: Option<Value>,
+                    #[serde(borrow)]
+                    messages: Option<Vec<&'a RawValue>>,
+                }
+                let top_line = lines.line_of(top);
+                let cases = match serde_json::from_str::<Cases>(top.get()) {
+                    Ok(Cases { cases: Some(cases) }) => cases,
+                    Ok(Cases { cases: None }) => {
+                        return errors.push(InputError::new(
+                            file,
+                            top_line,
+                            format!("the object has no \"cases\" key; {SHAPE}"),
+                        ))
+                    }
+                    Err(e) => return errors.push(syntax_error(file, &e)),
+                };
+                let entries: Vec<&RawValue> = match serde_json::from_str(cases.get()) {
+                    Ok(entries) => entries,
+                    Err(_) => {
+                        return errors.push(
+                            InputError::new(
+                                file,
+                                lines.line_of(cases),
+                                "must be an array of cases",
+                            )
+                            .column("cases"),
+                        )
+                    }
+                };
+                for raw_entry in entries {
+                    let entry_line = lines.line_of(raw_entry);
+                    let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
+                        Ok(entry) => entry,
+                        Err(_) => {
+                            errors.push(InputError::new(
+                                file,
+                                entry_line,
+                                "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
+                            ));
+                            continue;
+                        }
+                    };
+                    let case_id = match entry.case_id {
+                        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+                        Some(Value::Number(n)) => n.to_string(),
+                        other => {
+                            let mut error =
+                                InputError::new(file, entry_line, "missing or not text")
+                                    .column("case_id");
+                            if let Some(value) = other {
+                                error = error.value(value.to_string());
+                            }
+                            errors.push(error);
+                            continue;
+                        }
+                    };
+                    let Some(messages) = entry.messages else {
+                        errors.push(
+                            InputError::new(file, entry_line, "missing or not an array of rows")
+                                .column("messages"),
+                        );
+                        continue;
+                    };
+                    for raw in messages {
+                        let line = lines.line_of(raw);
+                        read_object(
+                            raw.get(),
+                            Some(&case_id),
+                            file,
+                            line,
+                            errors,
+                            sink,
+                            observer,
+                        );
+                    }
+                }
+            }
+            _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
+        }
+    }
 }

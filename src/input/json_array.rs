@@ -9,9 +9,9 @@
 use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
+use std::marker::PhantomData;
 
 use serde::de::{DeserializeSeed, Deserializer};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// Why reading stopped with an error of [`TrackedReader`]'s own (serde_json only passes it
@@ -80,7 +80,11 @@ pub struct Tracker {
     watching: Cell<bool>,
     /// The line of the first byte that was not whitespace since [`Tracker::watch`].
     token_line: Cell<Option<u64>>,
+    /// The offsets where the line of the last byte read starts, and the line before it.
+    line_starts: Cell<(u64, u64)>,
     failure: Cell<Option<Failure>>,
+    /// [`Tracker::last_byte`] when a value first failed to parse (see [`Noted`]).
+    error_at: Cell<Option<(u64, u64)>>,
 }
 
 impl Default for Tracker {
@@ -98,7 +102,9 @@ impl Tracker {
             bound: Cell::new(None),
             watching: Cell::new(true),
             token_line: Cell::new(None),
+            line_starts: Cell::new((0, 0)),
             failure: Cell::new(None),
+            error_at: Cell::new(None),
         }
     }
 
@@ -120,6 +126,25 @@ impl Tracker {
         self.token_line.get().unwrap_or(self.line.get())
     }
 
+    /// The line and column (bytes before it on its line) of the last byte read.
+    pub fn last_byte(&self) -> (u64, u64) {
+        let (before, start) = self.line_starts.get();
+        let offset = self.offset.get();
+        if offset > 0 && offset == start {
+            // A line end: the last byte of the line before.
+            (self.line.get() - 1, offset - 1 - before)
+        } else {
+            (self.line.get(), offset.saturating_sub(1) - start)
+        }
+    }
+
+    /// Where the parser was when a value first failed ([`Noted`]), else
+    /// [`Tracker::last_byte`]: the byte that broke the syntax, for an error found in a byte
+    /// (a control character in a string) rather than looked ahead at.
+    pub fn error_at(&self) -> (u64, u64) {
+        self.error_at.get().unwrap_or_else(|| self.last_byte())
+    }
+
     /// Why the reader failed, if it did (taken: asked once).
     pub fn failure(&self) -> Option<Failure> {
         self.failure.take()
@@ -138,6 +163,23 @@ impl Tracker {
     }
 }
 
+/// A seed that notes where the parser was when `S` failed: serde_json reads on to the end of
+/// the enclosing array or object (whitespace and a byte) before the error reaches the caller.
+pub struct Noted<'t, S>(pub &'t Tracker, pub S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Noted<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        let Noted(tracker, seed) = self;
+        let value = seed.deserialize(deserializer);
+        if value.is_err() && tracker.error_at.get().is_none() {
+            tracker.error_at.set(Some(tracker.last_byte()));
+        }
+        value
+    }
+}
+
 /// A [`DeserializeSeed`] for one element of a sequence: its line and its text, as written
 /// (numbers verbatim, keys given twice kept), at most `limit` long.
 pub struct Element<'t> {
@@ -151,9 +193,9 @@ impl<'de> DeserializeSeed<'de> for Element<'_> {
     type Value = (u64, Box<RawValue>);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        let (line, raw) = self
-            .tracker
-            .limited(self.limit, || Box::<RawValue>::deserialize(deserializer));
+        let (line, raw) = self.tracker.limited(self.limit, || {
+            Noted(self.tracker, PhantomData::<Box<RawValue>>).deserialize(deserializer)
+        });
         Ok((line, raw?))
     }
 }
@@ -198,7 +240,10 @@ impl<'t, R: Read> TrackedReader<'t, R> {
                 self.tracker.failure.set(Some(Failure::InvalidUtf8 {
                     line: self.tracker.line(),
                 }));
-                return Err(io::Error::new(io::ErrorKind::InvalidData, "not valid UTF-8"));
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "not valid UTF-8",
+                ));
             }
             if self.eof {
                 if self.checked < self.filled {
@@ -258,20 +303,29 @@ impl<R: Read> Read for TrackedReader<'_, R> {
         let bytes = &self.buf[self.pos..self.pos + n];
         let tracker = self.tracker;
         let mut line = tracker.line.get();
-        for &byte in bytes {
-            if tracker.watching.get() && !matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+        let at = tracker.offset.get();
+        for (i, &byte) in bytes.iter().enumerate() {
+            // A `:` is passed over too: the value of a key is watched for before its `:`.
+            if tracker.watching.get() && !matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b':') {
                 tracker.watching.set(false);
                 tracker.token_line.set(Some(line));
             }
-            line += u64::from(byte == b'\n');
+            if byte == b'\n' {
+                line += 1;
+                let (_, start) = tracker.line_starts.get();
+                tracker.line_starts.set((start, at + i as u64 + 1));
+            }
         }
         tracker.line.set(line);
-        let offset = tracker.offset.get() + n as u64;
+        let offset = at + n as u64;
         tracker.offset.set(offset);
         if let Some((end, line, limit)) = tracker.bound.get() {
             if offset > end {
                 tracker.failure.set(Some(Failure::TooLong { line, limit }));
-                return Err(io::Error::new(io::ErrorKind::InvalidData, limit.to_string()));
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    limit.to_string(),
+                ));
             }
         }
         out[..n].copy_from_slice(bytes);
