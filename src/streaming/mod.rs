@@ -130,6 +130,10 @@ struct CurrentFile {
     /// Opened at the first case that comes back: the file, its CSV header, where its lines
     /// start.
     opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex)>,
+    /// The rows read from it so far: a JSON array may hold several rows on a line (all of
+    /// them on one), so a case read again from a JSON file stops at the row that brought it
+    /// back, counted, rather than at a line.
+    rows: u64,
 }
 
 /// Where some lines of a file start, found by scanning its bytes for line ends (what the
@@ -316,6 +320,7 @@ impl StreamRun {
             options: options.clone(),
             reread,
             opened: None,
+            rows: 0,
         });
     }
 
@@ -332,6 +337,9 @@ impl StreamRun {
         row: &RowResult,
         hash: u64,
     ) -> io::Result<Option<Outcome>> {
+        if let Some(current) = &mut self.current {
+            current.rows += 1;
+        }
         if self.gave_up {
             return Ok(None);
         }
@@ -645,12 +653,18 @@ impl StreamRun {
             stop: &done,
         };
         let mut slot: Option<Slot> = None;
+        // Read from the start, a JSON file's rows before the one that brought the case back.
+        let mut rows_left = match current.format {
+            InputFormat::Json => current.rows - 1,
+            _ => u64::MAX,
+        };
         let mut replay = |line: u64, row: &RowResult| {
             let line = line + line_base;
-            if line > last {
+            if line > last || rows_left == 0 {
                 done.store(true, Ordering::Relaxed);
                 return;
             }
+            rows_left -= 1;
             let id = match row {
                 Ok(parsed) => parsed.case_id.as_str(),
                 Err(BadRow {
