@@ -18,11 +18,12 @@ use super::fields::{
     FIELD_COUNT,
 };
 use super::json_array::{Element, Failure, Limit, Noted, TrackedReader, Tracker};
+use super::json_fast::Restart;
 
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
 /// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
 /// parsed [`Value`] would not do.
-struct RowObject<'a>(Vec<(String, &'a RawValue)>);
+pub(super) struct RowObject<'a>(Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for RowObject<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject<'de>, D::Error> {
@@ -123,6 +124,8 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 struct Reading<'a> {
     file: &'a str,
     tracker: &'a Tracker,
+    /// Whether the top array's first element is a stand-in, not read.
+    skip_first: bool,
     errors: &'a mut Vec<InputError>,
     sink: &'a mut dyn FnMut(u64, RowResult),
     observer: &'a mut dyn super::ReadObserver,
@@ -138,11 +141,32 @@ pub fn read_document(
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
+    match super::json_fast::read_array(reader, file, errors, sink, observer) {
+        Ok(()) => {}
+        Err(Restart::Io(e)) => errors.push(InputError::new(file, 0, format!("cannot read: {e}"))),
+        Err(Restart::At { rest, skip_first }) => {
+            read_stream(rest, skip_first, file, errors, sink, observer)
+        }
+    }
+}
+
+/// Reads a JSON document with serde_json's parser reading a byte at a time: every shape,
+/// and every error located as a parse of the whole text located it. With `skip_first`, the
+/// first element of the top array is a stand-in (see [`Restart`]) and is not read.
+fn read_stream(
+    reader: impl std::io::Read,
+    skip_first: bool,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
+) {
     let tracker = Tracker::new();
     let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(reader, &tracker));
     let mut reading = Reading {
         file,
         tracker: &tracker,
+        skip_first,
         errors,
         sink,
         observer,
@@ -183,6 +207,9 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
             limit: Limit::Record,
         };
         while let Some((line, raw)) = rows.next_element_seed(element())? {
+            if std::mem::take(&mut reading.skip_first) {
+                continue;
+            }
             read_object(
                 raw.get(),
                 None,
@@ -476,6 +503,19 @@ fn read_object(
             return;
         }
     };
+    read_row(&object, case_id, file, line, errors, sink, observer);
+}
+
+/// Checks one row object, parsed, and hands it on.
+pub(super) fn read_row(
+    object: &RowObject<'_>,
+    case_id: Option<&str>,
+    file: &str,
+    line: u64,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
+) {
     let mut map = FieldMap::<usize>::new();
     let mut texts: Vec<Option<String>> = Vec::with_capacity(object.0.len());
     let before = errors.len();
@@ -725,6 +765,9 @@ mod tests {
         documents.push(b"\n\n12\n".to_vec());
         documents.push(b"[1,\n2]".to_vec());
         documents.push(b"[] x".to_vec());
+        documents.push(b"[\n  {\"case_id\": \"c1\"}\n  ,\n\n  {\"case_id\": 2, \"event\": \"\\\"}\"}\n,]".to_vec());
+        documents.push(b"\xEF\xBB\xBF  [ {}, {\"a\": [1, {\"b\": \"]\"}]} ]\n\n x".to_vec());
+        documents.push(b"[\n]\n".to_vec());
         for document in &documents {
             assert_alike(document);
             for cut in (0..document.len()).step_by(5) {
