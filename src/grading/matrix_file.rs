@@ -749,10 +749,13 @@ fn parse_json(
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     use crate::input::json_array::{Element, Failure, Limit, TrackedReader, Tracker};
+    use crate::input::json_fast::Restart;
 
     struct Cases<'r> {
         tracker: &'r Tracker,
         file: &'r mut MatrixFile,
+        /// Whether the first element is the scan's stand-in, not a case.
+        skip_first: bool,
         strictness: Strictness,
         errors: &'r mut Vec<InputError>,
     }
@@ -766,7 +769,11 @@ fn parse_json(
                 tracker: self.tracker,
                 limit: Limit::Record,
             };
+            let mut skip = self.skip_first;
             while let Some((line, raw)) = cases.next_element_seed(element())? {
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
                 add_json_case(self.file, line, raw.get(), self.strictness, self.errors);
             }
             Ok(())
@@ -774,12 +781,30 @@ fn parse_json(
     }
 
     let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], keep);
+    // Well-formed arrays are scanned for their objects; anything else (and what follows) is
+    // read by serde_json's parser from where the scan stopped.
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<CaseObject>(text) {
+        Ok(object) => {
+            add_case_object(&mut file, line, &object, strictness, errors);
+            true
+        }
+        Err(_) => false,
+    };
+    let (rest, skip_first) = match crate::input::json_fast::read_array(reader, &mut object) {
+        Ok(()) => return Some(file),
+        Err(Restart::Io(e)) => {
+            errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+            return None;
+        }
+        Err(Restart::At { rest, skip_first }) => (rest, skip_first),
+    };
     let tracker = Tracker::new();
-    let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(reader, &tracker));
+    let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(rest, &tracker));
     let read = (&mut parser)
         .deserialize_seq(Cases {
             tracker: &tracker,
             file: &mut file,
+            skip_first,
             strictness,
             errors,
         })
@@ -812,18 +837,25 @@ fn add_json_case(
     strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) {
+    match serde_json::from_str::<CaseObject>(element) {
+        Ok(object) => add_case_object(file, line, &object, strictness, errors),
+        Err(_) => errors.push(InputError::new(
+            &file.name,
+            line,
+            "each case must be a JSON object",
+        )),
+    }
+}
+
+/// Adds the case object `object`, at `line`, to `file`.
+fn add_case_object(
+    file: &mut MatrixFile,
+    line: u64,
+    object: &CaseObject,
+    strictness: Strictness,
+    errors: &mut Vec<InputError>,
+) {
     let name = &file.name.clone();
-    let object: CaseObject = match serde_json::from_str(element) {
-        Ok(object) => object,
-        Err(_) => {
-            errors.push(InputError::new(
-                name,
-                line,
-                "each case must be a JSON object",
-            ));
-            return;
-        }
-    };
     let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
     let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
     let mut row_ok = true;

@@ -23,7 +23,7 @@ use super::json_fast::Restart;
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
 /// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
 /// parsed [`Value`] would not do.
-pub(super) struct RowObject<'a>(Vec<(String, &'a RawValue)>);
+struct RowObject<'a>(Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for RowObject<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject<'de>, D::Error> {
@@ -141,7 +141,14 @@ pub fn read_document(
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
-    match super::json_fast::read_array(reader, file, errors, sink, observer) {
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<RowObject>(text) {
+        Ok(object) => {
+            read_row(&object, None, file, line, errors, sink, observer);
+            true
+        }
+        Err(_) => false,
+    };
+    match super::json_fast::read_array(reader, &mut object) {
         Ok(()) => {}
         Err(Restart::Io(e)) => errors.push(InputError::new(file, 0, format!("cannot read: {e}"))),
         Err(Restart::At { rest, skip_first }) => {
@@ -507,7 +514,7 @@ fn read_object(
 }
 
 /// Checks one row object, parsed, and hands it on.
-pub(super) fn read_row(
+fn read_row(
     object: &RowObject<'_>,
     case_id: Option<&str>,
     file: &str,
@@ -765,7 +772,10 @@ mod tests {
         documents.push(b"\n\n12\n".to_vec());
         documents.push(b"[1,\n2]".to_vec());
         documents.push(b"[] x".to_vec());
-        documents.push(b"[\n  {\"case_id\": \"c1\"}\n  ,\n\n  {\"case_id\": 2, \"event\": \"\\\"}\"}\n,]".to_vec());
+        documents.push(
+            b"[\n  {\"case_id\": \"c1\"}\n  ,\n\n  {\"case_id\": 2, \"event\": \"\\\"}\"}\n,]"
+                .to_vec(),
+        );
         documents.push(b"\xEF\xBB\xBF  [ {}, {\"a\": [1, {\"b\": \"]\"}]} ]\n\n x".to_vec());
         documents.push(b"[\n]\n".to_vec());
         for document in &documents {

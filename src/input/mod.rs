@@ -8,7 +8,7 @@ mod error;
 mod fields;
 mod json;
 pub(crate) mod json_array;
-mod json_fast;
+pub(crate) mod json_fast;
 pub mod records;
 pub mod workbook;
 
