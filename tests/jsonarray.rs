@@ -134,8 +134,11 @@ fn shapes(dir: &Path, label: &str, rows: &[String]) -> [Source; 3] {
     ]
 }
 
+/// A run's matrix and each replayed row's case and outcome, or its count of errors.
+type Outcomes = Result<(Vec<u8>, Vec<(String, String)>), usize>;
+
 /// Outcomes without their lines, which differ between the shapes.
-fn outcomes(run: &Run) -> Result<(Vec<u8>, Vec<(String, String)>), usize> {
+fn outcomes(run: &Run) -> Outcomes {
     match run {
         Ok((matrix, audit)) => Ok((
             matrix.clone(),
