@@ -115,8 +115,10 @@ fn rows(good: bool) -> Vec<String> {
     rows
 }
 
-/// The rows as NDJSON, as a JSON array on one line, and pretty-printed (one key per line).
-fn shapes(dir: &Path, label: &str, rows: &[String]) -> [Source; 3] {
+/// The rows as NDJSON, as a JSON array on one line, pretty-printed (one key per line), and
+/// with each row broken after its first key, so that the line a row opens on starts inside
+/// the row before.
+fn shapes(dir: &Path, label: &str, rows: &[String]) -> [Source; 4] {
     let values: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| serde_json::from_str(r).unwrap())
@@ -131,6 +133,18 @@ fn shapes(dir: &Path, label: &str, rows: &[String]) -> [Source; 3] {
             format!("[{}]", rows.join(",")).as_bytes(),
         ),
         write_file(dir, &format!("{label}-pretty.json"), pretty.as_bytes()),
+        write_file(
+            dir,
+            &format!("{label}-broken.json"),
+            format!(
+                "[{}]",
+                rows.iter()
+                    .map(|r| r.replacen(", ", ",\n", 1))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+            .as_bytes(),
+        ),
     ]
 }
 
@@ -179,9 +193,10 @@ fn cases_coming_back_in_json_arrays_match_ndjson_and_the_reference() {
     }
     // The line of the row going back in time, in each shape: NDJSON's 43rd line; line 1 of
     // the one-line array; in the pretty array, the line its `{` opens on (checked by hand:
-    // `[`, then 39 offers of 10 lines, c3's of 9, an ack of 8 and a progress of 10).
+    // `[`, then 39 offers of 10 lines, c3's of 9, an ack of 8 and a progress of 10); in the
+    // broken one, each row opens on the line the row before ends on: the 43rd line.
     let sources = shapes(dir.path(), "lines", &rows(false));
-    let lines = ["43", "1", "419"];
+    let lines = ["43", "1", "419", "43"];
     for (source, line) in sources.iter().zip(lines) {
         let errors = streamed(source, 1, 1).unwrap_err();
         assert!(

@@ -157,6 +157,34 @@ pub fn read_document(
     }
 }
 
+/// Reads the rows of a JSON array from a line's start inside it (for a case read again):
+/// `false`, with nothing read, if the line does not start at an element, the `,` before one
+/// or the `[`. Rows stop at the first thing the fast path does not expect; no error is
+/// reported (the rows were read once already).
+pub fn read_rows_from(
+    reader: impl std::io::Read,
+    file: &str,
+    sink: &mut dyn FnMut(u64, RowResult),
+) -> bool {
+    let mut errors = Vec::new();
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<RowObject>(text) {
+        Ok(object) => {
+            read_row(
+                &object,
+                None,
+                file,
+                line,
+                &mut errors,
+                sink,
+                &mut super::NoObserver,
+            );
+            true
+        }
+        Err(_) => false,
+    };
+    super::json_fast::read_rows_from(reader, &mut object)
+}
+
 /// Reads a JSON document with serde_json's parser reading a byte at a time: every shape,
 /// and every error located as a parse of the whole text located it. With `skip_first`, the
 /// first element of the top array is a stand-in (see [`Restart`]) and is not read.

@@ -42,6 +42,19 @@ struct Scan<R> {
 }
 
 impl<R: Read> Scan<R> {
+    fn new(reader: R) -> Scan<R> {
+        Scan {
+            reader,
+            buf: vec![0; 1 << 16],
+            pos: 0,
+            filled: 0,
+            eof: false,
+            line: 1,
+            line_start: 0,
+            base: 0,
+        }
+    }
+
     /// Moves the unread bytes to the front and reads more; `false` at the end.
     fn fill(&mut self) -> io::Result<bool> {
         if self.eof {
@@ -177,16 +190,7 @@ pub fn read_array<R: Read>(
     reader: R,
     object: &mut dyn FnMut(u64, &str) -> bool,
 ) -> Result<(), Restart<R>> {
-    let mut scan = Scan {
-        reader,
-        buf: vec![0; 1 << 16],
-        pos: 0,
-        filled: 0,
-        eof: false,
-        line: 1,
-        line_start: 0,
-        base: 0,
-    };
+    let mut scan = Scan::new(reader);
     let io = Restart::Io;
     while scan.filled < 3 && scan.fill().map_err(io)? {}
     if scan.buf[..scan.filled].starts_with(b"\xEF\xBB\xBF") {
@@ -198,8 +202,36 @@ pub fn read_array<R: Read>(
         return Err(scan.restart(b"", None));
     }
     scan.pos += 1;
-    // The stand-in for what the general reader is to take as read.
-    let mut prefix: &'static [u8] = b"[";
+    elements(scan, b"[", object)
+}
+
+/// Reads the rows of a JSON array from a line's start inside it (for a case read again): from
+/// an element's `{`, the `,` before one, or the array's `[`. `false` if the line starts
+/// otherwise (inside an element, say), and nothing was read. What follows is read as
+/// [`read_array`] reads it, up to the first thing it does not expect.
+pub fn read_rows_from<R: Read>(reader: R, object: &mut dyn FnMut(u64, &str) -> bool) -> bool {
+    let mut scan = Scan::new(reader);
+    let prefix: &'static [u8] = match scan.peek() {
+        Ok(Some(b'[')) => {
+            scan.pos += 1;
+            b"["
+        }
+        Ok(Some(b'{')) => b"[",
+        Ok(Some(b',')) => b"[0",
+        _ => return false,
+    };
+    let _ = elements(scan, prefix, object);
+    true
+}
+
+/// Reads the elements of an array, in the state `prefix` stands for: before an element
+/// (`[`) or after one (`[0`).
+fn elements<R: Read>(
+    mut scan: Scan<R>,
+    mut prefix: &'static [u8],
+    object: &mut dyn FnMut(u64, &str) -> bool,
+) -> Result<(), Restart<R>> {
+    let io = Restart::Io;
     loop {
         let mut next = scan.peek().map_err(io)?;
         let mut comma = None;

@@ -27,6 +27,7 @@ pub use fields::{
     Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
+pub use json::read_rows_from as read_json_rows_from;
 
 /// The shape of a case file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
