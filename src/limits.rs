@@ -19,13 +19,15 @@ pub const MAX_PERMUTATIONS: usize = 1_000_000;
 /// `--interleave` times the largest `--rows-per-case` (about 200 bytes each).
 pub const MAX_GENERATED_ROWS_IN_MEMORY: u64 = 1_000_000;
 
-/// The longest record (one CSV line with its quoted newlines, or one NDJSON line) and the
-/// largest JSON file element a reader accepts: longer is a located input error, not an
-/// allocation that grows until memory runs out (`/dev/zero` as input).
+/// The longest record a reader accepts (one CSV line with its quoted newlines, one NDJSON line,
+/// one element of a JSON array: a row, or a case of a JSON matrix): longer is a located input
+/// error, not an allocation that grows until memory runs out (`/dev/zero` as input).
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
-/// The largest file read whole: a JSON case file (one document) and the matrices `grade` and
-/// `check` compare. NDJSON and CSV case files are read record by record and have no limit.
+/// The largest file read whole: a workbook, a CSV matrix `grade` and `check` compare, a
+/// gradebook; and the largest case of a `{"cases": [...]}` JSON case file, each read whole to
+/// find its `case_id` among its keys. CSV, NDJSON and JSON arrays (case files and JSON
+/// matrices) are read element by element and have no limit.
 pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 
 /// The error for a record longer than [`MAX_RECORD_BYTES`].
@@ -40,13 +42,13 @@ pub fn record_too_long() -> std::io::Error {
 }
 
 /// The error for a file read whole that is larger than [`MAX_DOCUMENT_BYTES`], of kind
-/// [`std::io::ErrorKind::FileTooLarge`] (so that a JSON case file's reader can add its advice).
+/// [`std::io::ErrorKind::FileTooLarge`].
 fn document_too_large() -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,
         format!(
-            "larger than {} bytes (256 MiB), the most a file read whole (a JSON case file, a \
-             workbook, a matrix) may hold",
+            "larger than {} bytes (256 MiB), the most a file read whole (a workbook, a CSV \
+             matrix, a gradebook) may hold",
             MAX_DOCUMENT_BYTES
         ),
     )

@@ -12,9 +12,8 @@
 use std::hash::BuildHasher;
 use std::path::Path;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::columns::Column;
@@ -371,6 +370,9 @@ pub fn read_matrix_file_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
+    if MatrixFileFormat::for_path(path) == MatrixFileFormat::Json {
+        return read_json_file(path, name, columns, Strictness::Submission);
+    }
     let bytes = crate::limits::read_document_file(path)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_matrix_keeping(
@@ -399,6 +401,9 @@ pub fn read_golden_file_keeping(
     name: &str,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
+    if MatrixFileFormat::for_path(path) == MatrixFileFormat::Json {
+        return read_json_file(path, name, columns, Strictness::Golden);
+    }
     let bytes = crate::limits::read_document_file(path)
         .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
     parse_golden_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
@@ -492,6 +497,32 @@ enum Strictness {
     Golden,
 }
 
+/// Reads a JSON matrix file as it comes (never whole, so of any size).
+fn read_json_file(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+    strictness: Strictness,
+) -> Result<MatrixFile, InputErrors> {
+    let reader = std::fs::File::open(path)
+        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
+    let keep = kept_columns(columns);
+    let mut errors = Vec::new();
+    match parse_json(reader, name, &keep, strictness, &mut errors) {
+        Some(file) if errors.is_empty() => Ok(file),
+        _ => Err(InputErrors(errors)),
+    }
+}
+
+/// Which columns' cells are kept, by index.
+fn kept_columns(columns: &[Column]) -> [bool; Column::COUNT] {
+    let mut keep = [false; Column::COUNT];
+    for column in columns {
+        keep[column.index()] = true;
+    }
+    keep
+}
+
 fn parse(
     bytes: &[u8],
     name: &str,
@@ -500,10 +531,7 @@ fn parse(
     columns: &[Column],
     strictness: Strictness,
 ) -> Result<MatrixFile, InputErrors> {
-    let mut keep = [false; Column::COUNT];
-    for column in columns {
-        keep[column.index()] = true;
-    }
+    let keep = kept_columns(columns);
     let mut errors = Vec::new();
     let file = match format {
         MatrixFileFormat::Csv => parse_csv(bytes, name, options, &keep, strictness, &mut errors),
@@ -856,145 +884,178 @@ fn parse_workbook(
     table.map(|table| table.file)
 }
 
-/// Turns byte offsets into line numbers, counting newlines only since the last offset asked
-/// about (offsets come in increasing order), so a file is scanned once.
-struct LineCounter<'a> {
-    body: &'a [u8],
-    offset: usize,
-    line: u64,
-}
-
-impl<'a> LineCounter<'a> {
-    fn new(body: &'a [u8]) -> LineCounter<'a> {
-        LineCounter {
-            body,
-            offset: 0,
-            line: 1,
-        }
-    }
-
-    /// The line of the byte at `offset`.
-    fn line_of(&mut self, offset: usize) -> u64 {
-        let offset = offset.min(self.body.len());
-        if offset < self.offset {
-            // Not expected, but stay correct: count again from the start.
-            self.offset = 0;
-            self.line = 1;
-        }
-        self.line += self.body[self.offset..offset]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        self.offset = offset;
-        self.line
-    }
-}
-
+/// Reads a JSON matrix as it comes, a case at a time (a 400k-case matrix is never held as
+/// text): each case object is located by the line it opens on.
 fn parse_json(
-    bytes: &[u8],
+    reader: impl std::io::Read,
     name: &str,
     keep: &[bool],
     strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = match std::str::from_utf8(body) {
-        Ok(text) => text,
-        Err(e) => {
-            let line = 1 + body[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            errors.push(InputError::new(name, line as u64, "not valid UTF-8"));
-            return None;
+    use crate::input::json_array::{Element, Failure, Limit, TrackedReader, Tracker};
+    use crate::input::json_fast::Restart;
+
+    struct Cases<'r> {
+        tracker: &'r Tracker,
+        file: &'r mut MatrixFile,
+        /// Whether the first element is the scan's stand-in, not a case.
+        skip_first: bool,
+        strictness: Strictness,
+        errors: &'r mut Vec<InputError>,
+    }
+    impl<'de> Visitor<'de> for Cases<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array of case objects")
         }
-    };
-    let elements: Vec<&RawValue> = match serde_json::from_str(text) {
-        Ok(elements) => elements,
-        Err(e) => {
-            let message = if e.is_data() {
-                "a JSON matrix is one array of case objects".to_owned()
-            } else {
-                format!("unreadable JSON: {e}")
+        fn visit_seq<A: SeqAccess<'de>>(self, mut cases: A) -> Result<(), A::Error> {
+            let element = || Element {
+                tracker: self.tracker,
+                limit: Limit::Record,
             };
-            errors.push(InputError::new(name, e.line() as u64, message));
+            let mut skip = self.skip_first;
+            while let Some((line, raw)) = cases.next_element_seed(element())? {
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
+                add_json_case(self.file, line, raw.get(), self.strictness, self.errors);
+            }
+            Ok(())
+        }
+    }
+
+    let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], keep);
+    // Well-formed arrays are scanned for their objects; anything else (and what follows) is
+    // read by serde_json's parser from where the scan stopped.
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<CaseObject>(text) {
+        Ok(object) => {
+            add_case_object(&mut file, line, &object, strictness, errors);
+            true
+        }
+        Err(_) => false,
+    };
+    let (rest, skip_first) = match crate::input::json_fast::read_array(reader, &mut object) {
+        Ok(()) => return Some(file),
+        Err(Restart::Io(e)) => {
+            errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
             return None;
         }
+        Err(Restart::At { rest, skip_first }) => (rest, skip_first),
     };
-    let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], keep);
-    let mut lines = LineCounter::new(text.as_bytes());
-    for element in elements {
-        // The element borrows from `text`, so its offset gives its line.
-        let offset = element.get().as_ptr() as usize - text.as_ptr() as usize;
-        let line = lines.line_of(offset);
-        let object: CaseObject = match serde_json::from_str(element.get()) {
-            Ok(object) => object,
-            Err(_) => {
-                errors.push(InputError::new(
+    let tracker = Tracker::new();
+    let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(rest, &tracker));
+    let read = (&mut parser)
+        .deserialize_seq(Cases {
+            tracker: &tracker,
+            file: &mut file,
+            skip_first,
+            strictness,
+            errors,
+        })
+        .and_then(|()| parser.end());
+    let Err(e) = read else {
+        return Some(file);
+    };
+    let error = match tracker.failure() {
+        Some(Failure::InvalidUtf8 { line }) => InputError::new(name, line, "not valid UTF-8"),
+        Some(Failure::TooLong { line, limit }) => {
+            InputError::new(name, line, format!("cannot read: {limit}"))
+        }
+        None if e.is_io() => InputError::new(name, 0, format!("cannot read: {e}")),
+        None if e.is_data() => InputError::new(
+            name,
+            e.line() as u64,
+            "a JSON matrix is one array of case objects",
+        ),
+        None => InputError::new(name, e.line() as u64, format!("unreadable JSON: {e}")),
+    };
+    errors.push(error);
+    None
+}
+
+/// Adds the case object `element` (its text, at `line`) to `file`.
+fn add_json_case(
+    file: &mut MatrixFile,
+    line: u64,
+    element: &str,
+    strictness: Strictness,
+    errors: &mut Vec<InputError>,
+) {
+    match serde_json::from_str::<CaseObject>(element) {
+        Ok(object) => add_case_object(file, line, &object, strictness, errors),
+        Err(_) => errors.push(InputError::new(
+            &file.name,
+            line,
+            "each case must be a JSON object",
+        )),
+    }
+}
+
+/// Adds the case object `object`, at `line`, to `file`.
+fn add_case_object(
+    file: &mut MatrixFile,
+    line: u64,
+    object: &CaseObject,
+    strictness: Strictness,
+    errors: &mut Vec<InputError>,
+) {
+    let name = &file.name.clone();
+    let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
+    let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
+    let mut row_ok = true;
+    // Values of keys reported as duplicates, checked (golden files) but never kept.
+    let mut repeated: Vec<(Column, String)> = Vec::new();
+    for (key, value) in &object.0 {
+        let Some(column) = Column::from_header(key) else {
+            continue;
+        };
+        if let Some(earlier) = named_by[column.index()] {
+            errors.push(
+                InputError::new(
                     name,
                     line,
-                    "each case must be a JSON object",
-                ));
-                continue;
-            }
-        };
-        let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
-        let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
-        let mut row_ok = true;
-        // Values of keys reported as duplicates, checked (golden files) but never kept.
-        let mut repeated: Vec<(Column, String)> = Vec::new();
-        for (key, value) in &object.0 {
-            let Some(column) = Column::from_header(key) else {
-                continue;
-            };
-            if let Some(earlier) = named_by[column.index()] {
+                    format!("keys {earlier:?} and {key:?} both name the column {column}"),
+                )
+                .column(column.name()),
+            );
+            row_ok = false;
+            repeated.extend(json_cell(value).map(|cell| (column, cell)));
+            continue;
+        }
+        named_by[column.index()] = Some(key);
+        match json_cell(value) {
+            Some(cell) => cells[column.index()] = Some(cell),
+            None => {
                 errors.push(
                     InputError::new(
                         name,
                         line,
-                        format!("keys {earlier:?} and {key:?} both name the column {column}"),
+                        "not a string, number, boolean, null or array of them",
                     )
-                    .column(column.name()),
+                    .column(column.name())
+                    .value(value.to_string()),
                 );
                 row_ok = false;
-                repeated.extend(json_cell(value).map(|cell| (column, cell)));
-                continue;
-            }
-            named_by[column.index()] = Some(key);
-            match json_cell(value) {
-                Some(cell) => cells[column.index()] = Some(cell),
-                None => {
-                    errors.push(
-                        InputError::new(
-                            name,
-                            line,
-                            "not a string, number, boolean, null or array of them",
-                        )
-                        .column(column.name())
-                        .value(value.to_string()),
-                    );
-                    row_ok = false;
-                }
             }
         }
-        // Listed after the row's structural errors, as in CSV files.
-        let mut value_errors = Vec::new();
-        if strictness == Strictness::Golden {
-            let given = cells
-                .iter()
-                .enumerate()
-                .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)));
-            let repeated = repeated
-                .iter()
-                .map(|(column, cell)| (*column, cell.as_str()));
-            check_golden_cells(name, line, given.chain(repeated), &mut value_errors);
-        }
-        if row_ok {
-            add_row(&mut file, line, cells, errors);
-        }
-        errors.append(&mut value_errors);
     }
-    Some(file)
+    // Listed after the row's structural errors, as in CSV files.
+    let mut value_errors = Vec::new();
+    if strictness == Strictness::Golden {
+        let given = cells
+            .iter()
+            .enumerate()
+            .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)));
+        let repeated = repeated
+            .iter()
+            .map(|(column, cell)| (*column, cell.as_str()));
+        check_golden_cells(name, line, given.chain(repeated), &mut value_errors);
+    }
+    if row_ok {
+        add_row(file, line, cells, errors);
+    }
+    errors.append(&mut value_errors);
 }
 
 /// A case object with its keys in order and duplicates kept, so that a key given twice is
@@ -1276,6 +1337,38 @@ mod tests {
         assert_eq!(
             messages(bad),
             ["m.json:1: a JSON matrix is one array of case objects"]
+        );
+    }
+
+    /// A JSON matrix is read a case at a time: what breaks it is located where it is, and the
+    /// cases before are still checked (every error listed).
+    #[test]
+    fn json_matrix_breaks_are_located() {
+        let json = |text: &[u8]| messages(parse_matrix(text, "m.json", MatrixFileFormat::Json));
+        assert_eq!(
+            json(b"[\n{\"case_id\": \"c1\"},\n{\"case_id\": \"c1\"},\n{\"case_id\": \"c\xFF\"}]"),
+            [
+                "m.json:3: case_id: duplicated case id: it is already on line 2 (\"c1\")",
+                "m.json:4: not valid UTF-8"
+            ]
+        );
+        assert_eq!(
+            json(b"[\n{\"case_id\": \"c1\"},\n]"),
+            ["m.json:3: unreadable JSON: trailing comma at line 3 column 1"]
+        );
+        let long = format!(
+            "[{{\"case_id\": \"c1\"}},\n {{\"note\": \"{}\"}}]",
+            "a".repeat(2 << 20)
+        );
+        let errors = json(long.as_bytes());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("m.json:2: cannot read: a record longer than"),
+            "{errors:?}"
+        );
+        assert_eq!(
+            json(b"[{\"case_id\": \"c1\"}] []"),
+            ["m.json:1: unreadable JSON: trailing characters at line 1 column 21"]
         );
     }
 }

@@ -3,8 +3,11 @@
 
 use std::fmt;
 use std::io::BufRead;
+use std::marker::PhantomData;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{
+    DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,6 +17,8 @@ use super::fields::{
     cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
     FIELD_COUNT,
 };
+use super::json_array::{Element, Failure, Limit, Noted, TrackedReader, Tracker};
+use super::json_fast::Restart;
 
 /// A row object with its keys in order, duplicates kept (so they can be reported), and each
 /// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
@@ -40,7 +45,7 @@ impl<'de> Deserialize<'de> for RowObject<'de> {
     }
 }
 
-/// Counts lines as offsets into one text increase.
+/// Counts lines as offsets into one text increase, from the line the text starts on.
 struct LineCounter<'a> {
     text: &'a str,
     offset: usize,
@@ -48,11 +53,11 @@ struct LineCounter<'a> {
 }
 
 impl<'a> LineCounter<'a> {
-    fn new(text: &'a str) -> LineCounter<'a> {
+    fn new(text: &'a str, line: u64) -> LineCounter<'a> {
         LineCounter {
             text,
             offset: 0,
-            line: 1,
+            line,
         }
     }
 
@@ -73,6 +78,31 @@ fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
     InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
 }
 
+/// The error that stopped reading a JSON document: the parser's, located where it says, or
+/// the reader's own ([`Failure`]), located where it was.
+pub(super) fn stream_error(file: &str, e: &serde_json::Error, tracker: &Tracker) -> InputError {
+    match tracker.failure() {
+        Some(Failure::InvalidUtf8 { line }) => InputError::new(file, line, "not valid UTF-8"),
+        Some(Failure::TooLong { line, limit }) => {
+            InputError::new(file, line, format!("cannot read: {limit}"))
+        }
+        None if e.is_io() => InputError::new(file, 0, format!("cannot read: {e}")),
+        None if e.is_syntax() && e.to_string().starts_with("control character") => {
+            // The parser read the character (and may have read on); a parse of the whole text
+            // (as before) stops at it, and that is where it is.
+            let (line, column) = tracker.error_at();
+            let text = e.to_string();
+            let code = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
+            InputError::new(
+                file,
+                line,
+                format!("invalid JSON: {code} at line {line} column {column}"),
+            )
+        }
+        None => syntax_error(file, e),
+    }
+}
+
 /// A syntax error inside one row object, whose own line and column (counted from the object,
 /// not the file) would mislead: only the column is kept, as the error is already located.
 fn relative_syntax_message(e: &serde_json::Error) -> String {
@@ -84,116 +114,354 @@ fn relative_syntax_message(e: &serde_json::Error) -> String {
     format!("invalid JSON: {message} (column {})", e.column())
 }
 
-/// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
+const SHAPE: &str = "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
+
+/// The key serde_json gives a number, under `arbitrary_precision`, when asked for any value:
+/// a map of this one key.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Where rows and errors go while a document is read.
+struct Reading<'a> {
+    file: &'a str,
+    tracker: &'a Tracker,
+    /// Whether the top array's first element is a stand-in, not read.
+    skip_first: bool,
+    errors: &'a mut Vec<InputError>,
+    sink: &'a mut dyn FnMut(u64, RowResult),
+    observer: &'a mut dyn super::ReadObserver,
+}
+
+/// Reads a JSON document (an array of rows, or `{"cases": [...]}`) from `reader` as it
+/// comes: each row reaches `sink` once its object is read, and only one element of the
+/// document (a row, or a case of `{"cases": [...]}`) is held at a time.
 pub fn read_document(
-    text: &str,
+    reader: impl std::io::Read,
     file: &str,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
-    const SHAPE: &str =
-        "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
-    let top: &RawValue = match serde_json::from_str(text) {
-        Ok(top) => top,
-        Err(e) => {
-            errors.push(syntax_error(file, &e));
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<RowObject>(text) {
+        Ok(object) => {
+            read_row(&object, None, file, line, errors, sink, observer);
+            true
+        }
+        Err(_) => false,
+    };
+    match super::json_fast::read_array(reader, &mut object) {
+        Ok(()) => {}
+        Err(Restart::Io(e)) => errors.push(InputError::new(file, 0, format!("cannot read: {e}"))),
+        Err(Restart::At { rest, skip_first }) => {
+            read_stream(rest, skip_first, file, errors, sink, observer)
+        }
+    }
+}
+
+/// Reads the rows of a JSON array from a line's start inside it (for a case read again):
+/// `false`, with nothing read, if the line does not start at an element, the `,` before one
+/// or the `[`. Rows stop at the first thing the fast path does not expect; no error is
+/// reported (the rows were read once already).
+pub fn read_rows_from(
+    reader: impl std::io::Read,
+    file: &str,
+    sink: &mut dyn FnMut(u64, RowResult),
+) -> bool {
+    let mut errors = Vec::new();
+    let mut object = |line: u64, text: &str| match serde_json::from_str::<RowObject>(text) {
+        Ok(object) => {
+            read_row(
+                &object,
+                None,
+                file,
+                line,
+                &mut errors,
+                sink,
+                &mut super::NoObserver,
+            );
+            true
+        }
+        Err(_) => false,
+    };
+    super::json_fast::read_rows_from(reader, &mut object)
+}
+
+/// Reads a JSON document with serde_json's parser reading a byte at a time: every shape,
+/// and every error located as a parse of the whole text located it. With `skip_first`, the
+/// first element of the top array is a stand-in (see [`Restart`]) and is not read.
+fn read_stream(
+    reader: impl std::io::Read,
+    skip_first: bool,
+    file: &str,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
+) {
+    let tracker = Tracker::new();
+    let mut parser = serde_json::Deserializer::from_reader(TrackedReader::new(reader, &tracker));
+    let mut reading = Reading {
+        file,
+        tracker: &tracker,
+        skip_first,
+        errors,
+        sink,
+        observer,
+    };
+    let read = (&mut parser)
+        .deserialize_any(Top(&mut reading))
+        .and_then(|()| parser.end());
+    if let Err(e) = read {
+        reading.errors.push(stream_error(file, &e, &tracker));
+    }
+}
+
+/// The document's top value: its shape decides how it is read.
+struct Top<'r, 'a>(&'r mut Reading<'a>);
+
+impl Top<'_, '_> {
+    fn not_a_shape<E>(self) -> Result<(), E> {
+        let reading = self.0;
+        let line = reading.tracker.token_line();
+        reading
+            .errors
+            .push(InputError::new(reading.file, line, SHAPE));
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(SHAPE)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut rows: A) -> Result<(), A::Error> {
+        let reading = self.0;
+        let element = || Element {
+            tracker: reading.tracker,
+            limit: Limit::Record,
+        };
+        while let Some((line, raw)) = rows.next_element_seed(element())? {
+            if std::mem::take(&mut reading.skip_first) {
+                continue;
+            }
+            read_object(
+                raw.get(),
+                None,
+                reading.file,
+                line,
+                reading.errors,
+                reading.sink,
+                reading.observer,
+            );
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let reading = self.0;
+        let top_line = reading.tracker.token_line();
+        let mut cases = false;
+        while let Some(key) = map.next_key_seed(Key(reading.tracker))? {
+            if key == NUMBER_TOKEN {
+                map.next_value_seed(Noted(reading.tracker, PhantomData::<IgnoredAny>))?;
+                return Top(reading).not_a_shape();
+            }
+            if key != "cases" {
+                map.next_value_seed(Noted(reading.tracker, PhantomData::<IgnoredAny>))?;
+                continue;
+            }
+            if cases {
+                return Err(A::Error::duplicate_field("cases"));
+            }
+            reading.tracker.watch();
+            cases = map.next_value_seed(CasesSeed(reading))?;
+        }
+        if !cases {
+            reading.errors.push(InputError::new(
+                reading.file,
+                top_line,
+                format!("the object has no \"cases\" key; {SHAPE}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.not_a_shape()
+    }
+}
+
+/// A key of the top object, at most a record long.
+struct Key<'t>(&'t Tracker);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        let (_, key) = self.0.limited(Limit::Record, || {
+            Noted(self.0, PhantomData::<String>).deserialize(deserializer)
+        });
+        key
+    }
+}
+
+/// The value of `"cases"`: `true` if it is there (not `null`, which counts as no key).
+struct CasesSeed<'r, 'a>(&'r mut Reading<'a>);
+
+impl<'de> DeserializeSeed<'de> for CasesSeed<'_, '_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl CasesSeed<'_, '_> {
+    fn not_an_array<E>(self) -> Result<bool, E> {
+        let reading = self.0;
+        let line = reading.tracker.token_line();
+        reading
+            .errors
+            .push(InputError::new(reading.file, line, "must be an array of cases").column("cases"));
+        Ok(true)
+    }
+}
+
+impl<'de> Visitor<'de> for CasesSeed<'_, '_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of cases")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut entries: A) -> Result<bool, A::Error> {
+        let reading = self.0;
+        let element = || Element {
+            tracker: reading.tracker,
+            limit: Limit::Case,
+        };
+        while let Some((line, raw)) = entries.next_element_seed(element())? {
+            read_case(raw.get(), line, reading);
+        }
+        Ok(true)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let tracker = self.0.tracker;
+        while map
+            .next_entry_seed(
+                Noted(tracker, PhantomData::<IgnoredAny>),
+                Noted(tracker, PhantomData::<IgnoredAny>),
+            )?
+            .is_some()
+        {}
+        self.not_an_array()
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        self.not_an_array()
+    }
+}
+
+/// Reads one case of `{"cases": [...]}` (its text, at `line`): its rows take its `case_id`.
+fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
+    #[derive(Deserialize)]
+    struct CaseEntry<'a> {
+        case_id: Option<Value>,
+        #[serde(borrow)]
+        messages: Option<Vec<&'a RawValue>>,
+    }
+    let file = reading.file;
+    let entry: CaseEntry = match serde_json::from_str(text) {
+        Ok(entry) => entry,
+        Err(_) => {
+            reading.errors.push(InputError::new(
+                file,
+                line,
+                "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
+            ));
             return;
         }
     };
-    let mut lines = LineCounter::new(text);
-    match top.get().as_bytes().first() {
-        Some(b'[') => {
-            let rows: Vec<&RawValue> = match serde_json::from_str(top.get()) {
-                Ok(rows) => rows,
-                Err(e) => return errors.push(syntax_error(file, &e)),
-            };
-            for raw in rows {
-                let line = lines.line_of(raw);
-                read_object(raw.get(), None, file, line, errors, sink, observer);
+    let case_id = match entry.case_id {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::Number(n)) => n.to_string(),
+        other => {
+            let mut error = InputError::new(file, line, "missing or not text").column("case_id");
+            if let Some(value) = other {
+                error = error.value(value.to_string());
             }
+            reading.errors.push(error);
+            return;
         }
-        Some(b'{') => {
-            #[derive(Deserialize)]
-            struct Cases<'a> {
-                #[serde(borrow)]
-                cases: Option<&'a RawValue>,
-            }
-            #[derive(Deserialize)]
-            struct CaseEntry<'a> {
-                case_id: Option<Value>,
-                #[serde(borrow)]
-                messages: Option<Vec<&'a RawValue>>,
-            }
-            let top_line = lines.line_of(top);
-            let cases = match serde_json::from_str::<Cases>(top.get()) {
-                Ok(Cases { cases: Some(cases) }) => cases,
-                Ok(Cases { cases: None }) => {
-                    return errors.push(InputError::new(
-                        file,
-                        top_line,
-                        format!("the object has no \"cases\" key; {SHAPE}"),
-                    ))
-                }
-                Err(e) => return errors.push(syntax_error(file, &e)),
-            };
-            let entries: Vec<&RawValue> = match serde_json::from_str(cases.get()) {
-                Ok(entries) => entries,
-                Err(_) => {
-                    return errors.push(
-                        InputError::new(file, lines.line_of(cases), "must be an array of cases")
-                            .column("cases"),
-                    )
-                }
-            };
-            for raw_entry in entries {
-                let entry_line = lines.line_of(raw_entry);
-                let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
-                    Ok(entry) => entry,
-                    Err(_) => {
-                        errors.push(InputError::new(
-                            file,
-                            entry_line,
-                            "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
-                        ));
-                        continue;
-                    }
-                };
-                let case_id = match entry.case_id {
-                    Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-                    Some(Value::Number(n)) => n.to_string(),
-                    other => {
-                        let mut error = InputError::new(file, entry_line, "missing or not text")
-                            .column("case_id");
-                        if let Some(value) = other {
-                            error = error.value(value.to_string());
-                        }
-                        errors.push(error);
-                        continue;
-                    }
-                };
-                let Some(messages) = entry.messages else {
-                    errors.push(
-                        InputError::new(file, entry_line, "missing or not an array of rows")
-                            .column("messages"),
-                    );
-                    continue;
-                };
-                for raw in messages {
-                    let line = lines.line_of(raw);
-                    read_object(
-                        raw.get(),
-                        Some(&case_id),
-                        file,
-                        line,
-                        errors,
-                        sink,
-                        observer,
-                    );
-                }
-            }
+    };
+    let Some(messages) = entry.messages else {
+        reading.errors.push(
+            InputError::new(file, line, "missing or not an array of rows").column("messages"),
+        );
+        return;
+    };
+    let mut lines = LineCounter::new(text, line);
+    for raw in messages {
+        let line = lines.line_of(raw);
+        if raw.get().len() > crate::limits::MAX_RECORD_BYTES {
+            reading.errors.push(InputError::new(
+                file,
+                line,
+                format!("cannot read: {}", Limit::Record),
+            ));
+            continue;
         }
-        _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
+        read_object(
+            raw.get(),
+            Some(&case_id),
+            file,
+            line,
+            reading.errors,
+            reading.sink,
+            reading.observer,
+        );
     }
 }
 
@@ -270,6 +538,19 @@ fn read_object(
             return;
         }
     };
+    read_row(&object, case_id, file, line, errors, sink, observer);
+}
+
+/// Checks one row object, parsed, and hands it on.
+fn read_row(
+    object: &RowObject<'_>,
+    case_id: Option<&str>,
+    file: &str,
+    line: u64,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn super::ReadObserver,
+) {
     let mut map = FieldMap::<usize>::new();
     let mut texts: Vec<Option<String>> = Vec::with_capacity(object.0.len());
     let before = errors.len();
@@ -381,4 +662,284 @@ fn read_object(
         row => row,
     };
     sink(line, row);
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reader against the one it replaced, which parsed the whole document first: the
+    //! same rows and the same errors, wherever a document is cut or broken, except that rows
+    //! before a document's syntax error are now read (and their errors listed) before it.
+
+    use super::*;
+    use crate::input::ReadObserver;
+
+    struct Quiet;
+    impl ReadObserver for Quiet {}
+
+    type Read = (Vec<(u64, RowResult)>, Vec<String>);
+
+    fn streamed(bytes: &[u8]) -> Read {
+        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        read_document(
+            bytes,
+            "t.json",
+            &mut errors,
+            &mut |line, row| rows.push((line, row)),
+            &mut Quiet,
+        );
+        (rows, errors.iter().map(ToString::to_string).collect())
+    }
+
+    fn whole(bytes: &[u8]) -> Read {
+        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        match std::str::from_utf8(body) {
+            Ok(text) => read_whole(
+                text,
+                "t.json",
+                &mut errors,
+                &mut |line, row| rows.push((line, row)),
+                &mut Quiet,
+            ),
+            Err(e) => {
+                let line = 1 + body[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64;
+                errors.push(InputError::new("t.json", line, "not valid UTF-8"));
+            }
+        }
+        (rows, errors.iter().map(ToString::to_string).collect())
+    }
+
+    fn line(error: &str) -> u64 {
+        error
+            .split(':')
+            .nth(1)
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Whether a document's error is the one it gave before, or one of the known differences:
+    /// the first error in the file where UTF-8 was checked first; serde_json's sequence and
+    /// map parser's wording ("trailing comma") where a parse of the whole text said
+    /// "expected value", at the same line and column; a second `"cases"` key, reported as
+    /// the key is read, a column on.
+    fn same_break(old: &str, new: &str) -> bool {
+        if old == new {
+            return true;
+        }
+        if old.ends_with(": not valid UTF-8") {
+            return new.contains(": invalid JSON: ") && line(new) <= line(old);
+        }
+        if new.contains("duplicate field `cases`") {
+            return line(new) == line(old);
+        }
+        let place = |e: &str| e.rfind(" at line ").map(|at| e[at..].to_owned());
+        let wording = |e: &str| {
+            [
+                "expected value",
+                "trailing comma",
+                "key must be a string",
+                "EOF while parsing",
+            ]
+            .iter()
+            .any(|w| e.contains(w))
+        };
+        line(old) == line(new) && place(old) == place(new) && wording(old) && wording(new)
+    }
+
+    fn assert_alike(bytes: &[u8]) {
+        let (old_rows, old_errors) = whole(bytes);
+        let (rows, errors) = streamed(bytes);
+        let whole_document = old_rows.is_empty()
+            && old_errors.len() == 1
+            && (old_errors[0].contains(": invalid JSON: ")
+                || old_errors[0].ends_with(": not valid UTF-8"));
+        let context = || String::from_utf8_lossy(bytes).into_owned();
+        if whole_document {
+            // Rows before the break were read and checked, and the break ends the list.
+            let last = errors.last().expect("an error");
+            assert!(
+                same_break(&old_errors[0], last),
+                "{old_errors:?} / {errors:?}: {}",
+                context()
+            );
+            assert!(
+                rows.iter().all(|(at, _)| *at <= line(last)),
+                "{}",
+                context()
+            );
+            assert!(
+                errors.iter().all(|e| line(e) <= line(last)),
+                "{}",
+                context()
+            );
+        } else {
+            assert_eq!(errors, old_errors, "{}", context());
+            assert_eq!(rows, old_rows, "{}", context());
+        }
+    }
+
+    #[test]
+    fn documents_cut_or_broken_anywhere_read_as_before() {
+        let mut documents: Vec<Vec<u8>> = Vec::new();
+        for dir in ["cases", "tests/data/malformed"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    documents.push(std::fs::read(path).unwrap());
+                }
+            }
+        }
+        documents.push(b"\xEF\xBB\xBF[{\"case_id\": \"c\", \"event\": \"offer\"}]".to_vec());
+        documents.push(b" \n{\"cases\": null}\n".to_vec());
+        documents.push(b"{\"cases\": [], \"cases\": []}".to_vec());
+        documents.push(b"{\"other\": 1,\n \"cases\":\n 12\n}".to_vec());
+        documents.push(b"\n\n12\n".to_vec());
+        documents.push(b"[1,\n2]".to_vec());
+        documents.push(b"[] x".to_vec());
+        documents.push(
+            b"[\n  {\"case_id\": \"c1\"}\n  ,\n\n  {\"case_id\": 2, \"event\": \"\\\"}\"}\n,]"
+                .to_vec(),
+        );
+        documents.push(b"\xEF\xBB\xBF  [ {}, {\"a\": [1, {\"b\": \"]\"}]} ]\n\n x".to_vec());
+        documents.push(b"[\n]\n".to_vec());
+        for document in &documents {
+            assert_alike(document);
+            for cut in (0..document.len()).step_by(5) {
+                assert_alike(&document[..cut]);
+            }
+            for at in (0..document.len()).step_by(29) {
+                for byte in [
+                    b',', b']', b'}', b'"', b'x', b'\n', 0xFF, b'1', b'{', b'\t', b'\\', b'-',
+                    b'.', b'e', b'u', b':', b'n', 0xC3,
+                ] {
+                    let mut broken = document.clone();
+                    broken[at] = byte;
+                    assert_alike(&broken);
+                }
+            }
+        }
+    }
+
+    // The reader this one replaced, kept as the oracle.
+    /// Reads a JSON document (an array of rows, or `{"cases": [...]}`).
+    fn read_whole(
+        text: &str,
+        file: &str,
+        errors: &mut Vec<InputError>,
+        sink: &mut dyn FnMut(u64, RowResult),
+        observer: &mut dyn crate::input::ReadObserver,
+    ) {
+        const SHAPE: &str =
+            "a JSON case file is an array of row objects or an object {\"cases\": [...]}";
+        let top: &RawValue = match serde_json::from_str(text) {
+            Ok(top) => top,
+            Err(e) => {
+                errors.push(syntax_error(file, &e));
+                return;
+            }
+        };
+        let mut lines = LineCounter::new(text, 1);
+        match top.get().as_bytes().first() {
+            Some(b'[') => {
+                let rows: Vec<&RawValue> = match serde_json::from_str(top.get()) {
+                    Ok(rows) => rows,
+                    Err(e) => return errors.push(syntax_error(file, &e)),
+                };
+                for raw in rows {
+                    let line = lines.line_of(raw);
+                    read_object(raw.get(), None, file, line, errors, sink, observer);
+                }
+            }
+            Some(b'{') => {
+                #[derive(Deserialize)]
+                struct Cases<'a> {
+                    #[serde(borrow)]
+                    cases: Option<&'a RawValue>,
+                }
+                #[derive(Deserialize)]
+                struct CaseEntry<'a> {
+                    case_id: Option<Value>,
+                    #[serde(borrow)]
+                    messages: Option<Vec<&'a RawValue>>,
+                }
+                let top_line = lines.line_of(top);
+                let cases = match serde_json::from_str::<Cases>(top.get()) {
+                    Ok(Cases { cases: Some(cases) }) => cases,
+                    Ok(Cases { cases: None }) => {
+                        return errors.push(InputError::new(
+                            file,
+                            top_line,
+                            format!("the object has no \"cases\" key; {SHAPE}"),
+                        ))
+                    }
+                    Err(e) => return errors.push(syntax_error(file, &e)),
+                };
+                let entries: Vec<&RawValue> = match serde_json::from_str(cases.get()) {
+                    Ok(entries) => entries,
+                    Err(_) => {
+                        return errors.push(
+                            InputError::new(
+                                file,
+                                lines.line_of(cases),
+                                "must be an array of cases",
+                            )
+                            .column("cases"),
+                        )
+                    }
+                };
+                for raw_entry in entries {
+                    let entry_line = lines.line_of(raw_entry);
+                    let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
+                        Ok(entry) => entry,
+                        Err(_) => {
+                            errors.push(InputError::new(
+                                file,
+                                entry_line,
+                                "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
+                            ));
+                            continue;
+                        }
+                    };
+                    let case_id = match entry.case_id {
+                        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+                        Some(Value::Number(n)) => n.to_string(),
+                        other => {
+                            let mut error =
+                                InputError::new(file, entry_line, "missing or not text")
+                                    .column("case_id");
+                            if let Some(value) = other {
+                                error = error.value(value.to_string());
+                            }
+                            errors.push(error);
+                            continue;
+                        }
+                    };
+                    let Some(messages) = entry.messages else {
+                        errors.push(
+                            InputError::new(file, entry_line, "missing or not an array of rows")
+                                .column("messages"),
+                        );
+                        continue;
+                    };
+                    for raw in messages {
+                        let line = lines.line_of(raw);
+                        read_object(
+                            raw.get(),
+                            Some(&case_id),
+                            file,
+                            line,
+                            errors,
+                            sink,
+                            observer,
+                        );
+                    }
+                }
+            }
+            _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
+        }
+    }
 }

@@ -7,6 +7,8 @@ mod delimiter;
 mod error;
 mod fields;
 mod json;
+pub(crate) mod json_array;
+pub(crate) mod json_fast;
 pub mod records;
 pub mod workbook;
 
@@ -25,6 +27,7 @@ pub use fields::{
     Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
+pub use json::read_rows_from as read_json_rows_from;
 
 /// The shape of a case file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -167,28 +170,19 @@ pub fn spool_standard_input(
     Ok((readable, spools))
 }
 
-/// `e`, with advice when a JSON case file is too large to read whole: NDJSON and CSV are
-/// read record by record.
-fn whole_file_error(e: io::Error, format: InputFormat) -> String {
-    if e.kind() == io::ErrorKind::FileTooLarge && format == InputFormat::Json {
-        format!("{e} (use NDJSON or CSV for larger case files)")
-    } else {
-        e.to_string()
-    }
-}
-
-/// Opens the case file at `path`, of `format`, for reading; one read whole (JSON, a workbook)
-/// that is larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a
-/// byte is read. The error is the message of a whole-file [`InputError`].
+/// Opens the case file at `path`, of `format`, for reading; a workbook (read whole) that is
+/// larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a byte is
+/// read. JSON, NDJSON and CSV are read as they come, whatever their size. The error is the
+/// message of a whole-file [`InputError`].
 pub fn open_case_file(path: &Path, format: InputFormat) -> Result<File, String> {
     File::open(path)
         .and_then(|file| {
-            if matches!(format, InputFormat::Json | InputFormat::Workbook) {
+            if format == InputFormat::Workbook {
                 crate::limits::check_document_size(&file)?;
             }
             Ok(file)
         })
-        .map_err(|e| format!("cannot read: {}", whole_file_error(e, format)))
+        .map_err(|e| format!("cannot read: {e}"))
 }
 
 /// The files directly in `directory` that `wanted` accepts, in name order; a directory that
@@ -483,26 +477,6 @@ pub fn read_from_observed(
             sink,
             observer,
         ),
-        InputFormat::Json => {
-            let bytes = match crate::limits::read_document(reader) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    let e = whole_file_error(e, format);
-                    errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
-                    return;
-                }
-            };
-            let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            match std::str::from_utf8(body) {
-                Ok(text) => json::read_document(text, name, errors, sink, observer),
-                Err(e) => {
-                    let line = 1 + body[..e.valid_up_to()]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count() as u64;
-                    errors.push(InputError::new(name, line, "not valid UTF-8"));
-                }
-            }
-        }
+        InputFormat::Json => json::read_document(reader, name, errors, sink, observer),
     }
 }

@@ -130,6 +130,12 @@ struct CurrentFile {
     /// Opened at the first case that comes back: the file, its CSV header, where its lines
     /// start.
     opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex)>,
+    /// The rows read from it so far: a JSON array may hold several rows on a line (all of
+    /// them on one), so a case read again from a JSON file stops at the row that brought it
+    /// back, counted, rather than at a line.
+    rows: u64,
+    /// The line of the last row read from it.
+    line: u64,
 }
 
 /// Where some lines of a file start, found by scanning its bytes for line ends (what the
@@ -316,6 +322,8 @@ impl StreamRun {
             options: options.clone(),
             reread,
             opened: None,
+            rows: 0,
+            line: 0,
         });
     }
 
@@ -332,6 +340,10 @@ impl StreamRun {
         row: &RowResult,
         hash: u64,
     ) -> io::Result<Option<Outcome>> {
+        if let Some(current) = &mut self.current {
+            current.rows += 1;
+            current.line = at.line;
+        }
         if self.gave_up {
             return Ok(None);
         }
@@ -627,8 +639,11 @@ impl StreamRun {
         let (file, header, lines) = current.opened.as_mut().expect("opened above");
         let (first, last) = (closed.first_line, closed.last_line);
         // Where reading starts, and the line before it (0: the start of the file).
+        // A JSON file is read from the case's first line when the row that brought it back is
+        // on a later line than its last (so no row after its closing shares a line with one
+        // before), if that line starts at an element; else from the start, rows counted.
         let (offset, line_base) = match current.format {
-            InputFormat::Json => (0, 0),
+            InputFormat::Json if current.line <= last => (0, 0),
             _ => match lines.start_of(file, first)? {
                 Some(offset) => (offset, first - 1),
                 None => (0, 0),
@@ -645,12 +660,20 @@ impl StreamRun {
             stop: &done,
         };
         let mut slot: Option<Slot> = None;
+        // Read from the start, a JSON file's rows before the one that brought the case back.
+        let counted = current.rows - 1;
+        let rows_left = std::cell::Cell::new(match current.format {
+            InputFormat::Json if offset == 0 => counted,
+            _ => u64::MAX,
+        });
+        let shift = std::cell::Cell::new(line_base);
         let mut replay = |line: u64, row: &RowResult| {
-            let line = line + line_base;
-            if line > last {
+            let line = line + shift.get();
+            if line > last || rows_left.get() == 0 {
                 done.store(true, Ordering::Relaxed);
                 return;
             }
+            rows_left.set(rows_left.get() - 1);
             let id = match row {
                 Ok(parsed) => parsed.case_id.as_str(),
                 Err(BadRow {
@@ -676,8 +699,32 @@ impl StreamRun {
             }
         };
         let mut errors = Vec::new();
-        match (current.format, &*header, line_base) {
-            (InputFormat::Csv, Some(header), base) if base > 0 => {
+        let reader = match (current.format, offset) {
+            (InputFormat::Json, 1..) => {
+                if crate::input::read_json_rows_from(reader, &current.name, &mut |line, row| {
+                    replay(line, &row)
+                }) {
+                    None
+                } else {
+                    // The line starts inside an element: from the start, rows counted.
+                    shift.set(0);
+                    rows_left.set(counted);
+                    Some(Watched {
+                        inner: ReadAt {
+                            file: Arc::clone(file),
+                            offset: 0,
+                        },
+                        progress: None,
+                        spool: None,
+                        stop: &done,
+                    })
+                }
+            }
+            _ => Some(reader),
+        };
+        match (reader, current.format, &*header, line_base) {
+            (None, ..) => {}
+            (Some(reader), InputFormat::Csv, Some(header), base) if base > 0 => {
                 let mut sink = LinesFrom {
                     first: first - base,
                     slot: Err(BadRow::default()),
@@ -693,7 +740,7 @@ impl StreamRun {
                     &mut sink,
                 );
             }
-            (InputFormat::Csv, ..) => {
+            (Some(reader), InputFormat::Csv, ..) => {
                 let mut sink = LinesFrom {
                     first,
                     slot: Err(BadRow::default()),
@@ -707,7 +754,7 @@ impl StreamRun {
                     &mut sink,
                 );
             }
-            (format, ..) => read_from_with(
+            (Some(reader), format, ..) => read_from_with(
                 reader,
                 &current.name,
                 format,

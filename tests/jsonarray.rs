@@ -1,0 +1,251 @@
+//! JSON arrays are read as they come, element by element: the same rows as NDJSON give the
+//! same matrix and the same outcomes, whether the array is on one line (every row on line 1),
+//! pretty-printed with one key per line, or read from standard input; a case that comes back
+//! after more than `--open-cases` others is read again up to the row that brought it back, not
+//! the line; and every run matches the straightforward reader (`judge_sources`), lines and
+//! errors included.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use leasejudge::adjudication::judge_sources;
+use leasejudge::input::Source;
+use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
+use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    Source {
+        name: path.to_string_lossy().into_owned(),
+        path: Some(path),
+        options: Default::default(),
+    }
+}
+
+/// A run's matrix (or its errors), and each replayed row: case, line, outcome.
+type Run = Result<(Vec<u8>, Vec<(String, u64, String)>), String>;
+
+fn reference(source: &Source) -> Run {
+    let mut audit = Vec::new();
+    let judged = judge_sources(
+        std::slice::from_ref(source),
+        None,
+        None,
+        &mut |at, row, o| {
+            audit.push((row.case_id.to_string(), at.line, format!("{o:?}")));
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut writer = CsvMatrixWriter::new(&mut out, &[]).unwrap();
+    for j in &judged {
+        writer
+            .write(&MatrixRow::new(&j.case_id, &j.case, &j.verdict), &[])
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    Ok((out, audit))
+}
+
+fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
+    let settings = StreamSettings {
+        input_format: None,
+        run_as_of: None,
+        open_cases,
+        encoding: Encoding::Csv,
+        jobs,
+        progress: None,
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
+    };
+    let mut audit = Vec::new();
+    let mut out = Vec::new();
+    adjudicate_streaming(
+        std::slice::from_ref(source),
+        &settings,
+        &mut out,
+        &mut |at, row, o| audit.push((row.case_id.to_string(), at.line, format!("{o:?}"))),
+    )
+    .map_err(|e| match e {
+        StreamError::Input(errors) => errors.to_string(),
+        StreamError::Io(e) => panic!("i/o: {e}"),
+    })?;
+    Ok((out, audit))
+}
+
+/// Forty one-offer cases; c1 comes back early (after 19 others) and late, c0 at the very end,
+/// c2 with a row that goes back in time (an error) unless `good`, c3 broken from its first row
+/// unless `good`.
+fn rows(good: bool) -> Vec<String> {
+    let mut rows = Vec::new();
+    let row = |case: &str, event: &str, at: &str, extra: &str| {
+        format!(
+            r#"{{"case_id": "{case}", "event": "{event}", "observed_at": "2026-01-01T10:{at}Z", "lease_id": "L", "generation": 1, "holder": "w"{extra}}}"#
+        )
+    };
+    for case in 0..40 {
+        let at = format!("00:{case:02}");
+        if case == 3 && !good {
+            rows.push(row("c3", "offr", &at, r#", "job_id": "j""#));
+        } else {
+            rows.push(row(
+                &format!("c{case}"),
+                "offer",
+                &at,
+                &format!(r#", "job_id": "j-{case}", "lease_duration": 600"#),
+            ));
+        }
+        if case == 20 {
+            rows.push(row("c1", "ack", "00:30", ""));
+        }
+    }
+    rows.push(row(
+        "c1",
+        "progress",
+        "01:00",
+        r#", "progress_seq": 1, "progress_value": "50%""#,
+    ));
+    if !good {
+        rows.push(row("c2", "ack", "00:00", ""));
+    }
+    rows.push(row("c2", "ack", "01:00", ""));
+    rows.push(row("c0", "ack", "02:00", ""));
+    rows
+}
+
+/// The rows as NDJSON, as a JSON array on one line, pretty-printed (one key per line), and
+/// with each row broken after its first key, so that the line a row opens on starts inside
+/// the row before.
+fn shapes(dir: &Path, label: &str, rows: &[String]) -> [Source; 4] {
+    let values: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| serde_json::from_str(r).unwrap())
+        .collect();
+    let pretty = serde_json::to_string_pretty(&values).unwrap();
+    assert!(pretty.lines().count() > rows.len() * 5, "one key per line");
+    [
+        write_file(dir, &format!("{label}.ndjson"), rows.join("\n").as_bytes()),
+        write_file(
+            dir,
+            &format!("{label}-line.json"),
+            format!("[{}]", rows.join(",")).as_bytes(),
+        ),
+        write_file(dir, &format!("{label}-pretty.json"), pretty.as_bytes()),
+        write_file(
+            dir,
+            &format!("{label}-broken.json"),
+            format!(
+                "[{}]",
+                rows.iter()
+                    .map(|r| r.replacen(", ", ",\n", 1))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+            .as_bytes(),
+        ),
+    ]
+}
+
+/// A run's matrix and each replayed row's case and outcome, or its count of errors.
+type Outcomes = Result<(Vec<u8>, Vec<(String, String)>), usize>;
+
+/// Outcomes without their lines, which differ between the shapes.
+fn outcomes(run: &Run) -> Outcomes {
+    match run {
+        Ok((matrix, audit)) => Ok((
+            matrix.clone(),
+            audit
+                .iter()
+                .map(|(c, _, o)| (c.clone(), o.clone()))
+                .collect(),
+        )),
+        Err(errors) => Err(errors.lines().count()),
+    }
+}
+
+#[test]
+fn cases_coming_back_in_json_arrays_match_ndjson_and_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    for good in [true, false] {
+        let label = if good { "good" } else { "bad" };
+        let sources = shapes(dir.path(), label, &rows(good));
+        let ndjson = streamed(&sources[0], 4096, 1);
+        assert_eq!(ndjson.is_ok(), good, "{ndjson:?}");
+        for source in &sources {
+            let expected = reference(source);
+            for (open_cases, jobs) in [(4096, 1), (4096, 2), (3, 1), (3, 2), (1, 1)] {
+                let run = streamed(source, open_cases, jobs);
+                assert_eq!(
+                    run, expected,
+                    "{} against the reference (open {open_cases}, jobs {jobs})",
+                    source.name
+                );
+                assert_eq!(
+                    outcomes(&run),
+                    outcomes(&ndjson),
+                    "{} against NDJSON (open {open_cases}, jobs {jobs})",
+                    source.name
+                );
+            }
+        }
+    }
+    // The line of the row going back in time, in each shape: NDJSON's 43rd line; line 1 of
+    // the one-line array; in the pretty array, the line its `{` opens on (checked by hand:
+    // `[`, then 39 offers of 10 lines, c3's of 9, an ack of 8 and a progress of 10); in the
+    // broken one, each row opens on the line the row before ends on: the 43rd line.
+    let sources = shapes(dir.path(), "lines", &rows(false));
+    let lines = ["43", "1", "419", "43"];
+    for (source, line) in sources.iter().zip(lines) {
+        let errors = streamed(source, 1, 1).unwrap_err();
+        assert!(
+            errors.contains(&format!("{}:{line}: observed_at", source.name)),
+            "{errors}"
+        );
+    }
+}
+
+#[test]
+fn a_json_array_on_standard_input_streams_like_ndjson() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = shapes(dir.path(), "stdin", &rows(true));
+    let run = |format: &str, path: &Path| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+            .args([
+                "adjudicate",
+                "-",
+                "--input-format",
+                format,
+                "--open-cases",
+                "2",
+                "--format",
+                "json",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let bytes = std::fs::read(path).unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let ndjson = run("ndjson", sources[0].path.as_ref().unwrap());
+    assert!(ndjson.starts_with(b"["));
+    for source in &sources[1..] {
+        assert_eq!(
+            run("json", source.path.as_ref().unwrap()),
+            ndjson,
+            "{}",
+            source.name
+        );
+    }
+}
