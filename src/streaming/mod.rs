@@ -59,16 +59,19 @@ use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::output::AppendFile;
 
+mod cases;
 mod ids;
 mod index;
 mod spill;
 mod split;
 
+pub use cases::{stream_cases, CaseRecords, CaseWriter, KeptRow};
+
 use ids::{id_hash, IdRecords};
 pub use ids::{Closed, IdLog, SeenIds};
 use index::OpenIndex;
 use spill::{anonymous_file, ReadAt};
-pub use spill::{assemble, Encoding, Spill, SpillFile};
+pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 
 /// [`id_hash`] of a row's case id, if it has one.
 fn row_hash(row: &RowResult) -> u64 {
@@ -101,6 +104,8 @@ struct OpenCase {
     first_line: u64,
     /// The line of its last row so far.
     last_line: u64,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    rows: Vec<KeptRow>,
 }
 
 /// A case that came back after it was closed, kept open to the end of its file (or until
@@ -110,6 +115,8 @@ struct Pinned {
     /// Where it was first and last, and where its matrix row is in the spill (`None`: none
     /// was written, as there were errors): it is replaced when the case closes.
     closed: Closed,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    rows: Vec<KeptRow>,
 }
 
 /// How the file being read can be read again from its start (for a case that comes back).
@@ -234,6 +241,9 @@ pub struct StreamRun {
     came_back_count: u64,
     /// Cases of the current file that came back.
     pinned: std::collections::HashMap<String, Pinned, foldhash::fast::FixedState>,
+    /// What is written for each case instead of its matrix row, if anything: its rows are
+    /// then kept while it is open.
+    cases: Option<Box<dyn CaseWriter + Send>>,
 }
 
 impl StreamRun {
@@ -294,6 +304,7 @@ impl StreamRun {
             foreign: std::collections::HashMap::new(),
             pinned: std::collections::HashMap::default(),
             came_back_count: 0,
+            cases: None,
         }
     }
 
@@ -386,7 +397,11 @@ impl StreamRun {
             if last.is_none() {
                 self.remember_recent(hash, seq, place);
             }
-            return Ok(self.step_open(at, row, seq, place));
+            let outcome = self.step_open(at, row, seq, place);
+            if self.cases.is_some() {
+                keep_row(&mut self.open[place].rows, at, row, &outcome);
+            }
+            return Ok(outcome);
         }
         // A "maybe" from the filter is settled by the log of every closed case (rare: a false
         // positive about once per million cases, or a real reappearance).
@@ -400,13 +415,11 @@ impl StreamRun {
                 return Ok(None);
             }
             if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
-                return Ok(step_pinned(
-                    pinned,
-                    at,
-                    row,
-                    &mut self.faults,
-                    &mut self.fault_cases,
-                ));
+                let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+                if self.cases.is_some() {
+                    keep_row(&mut pinned.rows, at, row, &outcome);
+                }
+                return Ok(outcome);
             }
             if let Some(closed) = self.ids.last(case_id)? {
                 return self.came_back(at, row, closed);
@@ -443,6 +456,9 @@ impl StreamRun {
                 None
             }
         };
+        if self.cases.is_some() {
+            keep_row(&mut open.rows, at, row, &outcome);
+        }
         Ok(outcome)
     }
 
@@ -501,9 +517,11 @@ impl StreamRun {
                 slot: Slot::Broken,
                 first_line: at.line,
                 last_line: at.line,
+                rows: Vec::new(),
             });
         }
         let open = &mut self.open[place];
+        open.rows.clear();
         open.case_id.clear();
         open.case_id.push_str(case_id);
         open.hash = hash;
@@ -539,7 +557,7 @@ impl StreamRun {
             self.gave_up = true;
             return Ok(None);
         }
-        let slot = self.rebuild(case_id, &closed)?;
+        let (slot, rows) = self.rebuild(case_id, &closed)?;
         self.came_back_count += 1;
         if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
             // The one whose last row is oldest is closed again (and read again if it comes
@@ -556,14 +574,12 @@ impl StreamRun {
         let pinned = self
             .pinned
             .entry(case_id.to_owned())
-            .or_insert(Pinned { slot, closed });
-        Ok(step_pinned(
-            pinned,
-            at,
-            row,
-            &mut self.faults,
-            &mut self.fault_cases,
-        ))
+            .or_insert(Pinned { slot, closed, rows });
+        let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+        if self.cases.is_some() {
+            keep_row(&mut pinned.rows, at, row, &outcome);
+        }
+        Ok(outcome)
     }
 
     /// Closes a case that came back: its row replaces the one written at its first closing.
@@ -573,8 +589,18 @@ impl StreamRun {
             pinned.closed.spilled,
             self.errors.is_empty() && self.faults.is_empty(),
         ) {
-            self.spill
-                .replace_case(at, len, case_id, case, self.run_as_of)?;
+            match &mut self.cases {
+                Some(cases) => {
+                    let file = self.file_names[pinned.closed.file_index as usize].as_str();
+                    let (file_index, rows) = (pinned.closed.file_index as usize, &pinned.rows);
+                    self.spill.replace_record(at, len, &mut |out| {
+                        cases.write_case(file_index, file, case_id, rows, out)
+                    })?;
+                }
+                None => self
+                    .spill
+                    .replace_case(at, len, case_id, case, self.run_as_of)?,
+            }
         }
         self.ids.push(case_id, &pinned.closed)
     }
@@ -595,7 +621,8 @@ impl StreamRun {
     /// again: the current file is read again from the case's first line to its last (from
     /// the start for a JSON document), and only that case's rows are parsed and replayed
     /// (their faults were reported the first time).
-    fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<Slot> {
+    fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<(Slot, Vec<KeptRow>)> {
+        let keeping = self.cases.is_some();
         let current = self.current.as_mut().ok_or_else(|| {
             io::Error::other(format!(
                 "case {case_id} continues after it was closed, and the input cannot be read again"
@@ -647,6 +674,7 @@ impl StreamRun {
             stop: &done,
         };
         let mut slot: Option<Slot> = None;
+        let mut rows = Vec::new();
         let mut replay = |line: u64, row: &RowResult| {
             let line = line + line_base;
             if line > last {
@@ -663,18 +691,27 @@ impl StreamRun {
             if line < first || !same_text(id, case_id) {
                 return;
             }
-            match (&mut slot, row) {
+            let replayed = match (&mut slot, row) {
                 (None, Ok(parsed)) => {
-                    slot = Some(
-                        Case::start(&parsed.row).map_or(Slot::Broken, |(case, _)| Slot::Live(case)),
-                    );
+                    let started = Case::start(&parsed.row);
+                    let replayed = started.is_ok();
+                    slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
+                    replayed
                 }
-                (None, Err(_)) => slot = Some(Slot::Broken),
-                (Some(Slot::Live(case)), Ok(parsed)) => {
-                    // A fault leaves the case as it was, as it did the first time.
-                    let _ = case.step(&parsed.row);
+                (None, Err(_)) => {
+                    slot = Some(Slot::Broken);
+                    false
                 }
-                _ => {}
+                // A fault leaves the case as it was, as it did the first time.
+                (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
+                _ => false,
+            };
+            // The rows a case writer sees are those that replayed, as they did the first time.
+            if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
+                rows.push(KeptRow {
+                    line,
+                    row: parsed.row.clone(),
+                });
             }
         };
         let mut errors = Vec::new();
@@ -718,12 +755,13 @@ impl StreamRun {
                 &mut |line, row| replay(line, &row),
             ),
         }
-        slot.ok_or_else(|| {
+        let slot = slot.ok_or_else(|| {
             io::Error::other(format!(
                 "{}: the rows of case {case_id} were not found when read again",
                 current.name
             ))
-        })
+        })?;
+        Ok((slot, rows))
     }
 
     /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
@@ -780,7 +818,15 @@ impl StreamRun {
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
-                closed.spilled = Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?);
+                closed.spilled = match &mut self.cases {
+                    Some(cases) => {
+                        let file = self.file_names[self.file_index].as_str();
+                        self.spill.push_record(&mut |out| {
+                            cases.write_case(self.file_index, file, &open.case_id, &open.rows, out)
+                        })?
+                    }
+                    None => Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?),
+                };
             }
         }
         self.ids.push(&open.case_id, &closed)
@@ -875,6 +921,16 @@ fn step_pinned(
             fault_cases.push(u64::MAX);
             None
         }
+    }
+}
+
+/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`].
+fn keep_row(rows: &mut Vec<KeptRow>, at: Location<'_>, row: &RowResult, outcome: &Option<Outcome>) {
+    if let (Some(_), Ok(parsed)) = (outcome, row) {
+        rows.push(KeptRow {
+            line: at.line,
+            row: parsed.row.clone(),
+        });
     }
 }
 
@@ -1358,6 +1414,17 @@ fn stream_sequential(
             }
         }
     }
+    stream_in_order(run, sources, settings, &stop, on_row)
+}
+
+/// Reads the files one after the other, whole, into `run`.
+fn stream_in_order(
+    mut run: StreamRun,
+    sources: &[Source],
+    settings: &StreamSettings<'_>,
+    stop: &AtomicBool,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> io::Result<Attempt> {
     for (file_index, source) in sources.iter().enumerate() {
         // Standard input is copied as it is read, so that it can be read again; the copy
         // goes when the input has been read.
@@ -1371,7 +1438,7 @@ fn stream_sequential(
             source,
             settings,
             spool.as_ref(),
-            &stop,
+            stop,
             settings.jobs > 1,
             on_row,
         )?;

@@ -17,6 +17,9 @@ pub enum Encoding {
     Csv,
     /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
     Json,
+    /// No matrix: for each case, the record a [`CaseWriter`](super::CaseWriter) makes of it
+    /// (an explanation, warnings), as it wrote it, with no header or trailer.
+    Records,
 }
 
 /// A temporary file that is already unlinked when it is made (`tempfile::tempfile`): nothing
@@ -105,6 +108,11 @@ pub struct SpillFile {
 }
 
 impl SpillFile {
+    /// How many rows (or records) it holds, once assembled.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
     /// Leaves out, when assembled, the row of `len` bytes at byte `offset` of this stretch
     /// (after any left out before it).
     pub(super) fn skip_row(&mut self, offset: u64, len: u64) {
@@ -152,6 +160,7 @@ impl Spill {
                 self.scratch.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut self.scratch, &row.to_json())?;
             }
+            Encoding::Records => return Err(no_matrix()),
         }
         Ok(())
     }
@@ -171,7 +180,42 @@ impl Spill {
                 Ok(())
             }
             Encoding::Json => self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of))),
+            Encoding::Records => Err(no_matrix()),
         }
+    }
+
+    /// Appends the record `fill` writes into an empty buffer, unless it returns `false`;
+    /// returns where it is and its length. A record must not be empty: rows are told apart
+    /// by where they start.
+    pub(super) fn push_record(
+        &mut self,
+        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    ) -> io::Result<Option<(u64, u64)>> {
+        self.scratch.clear();
+        if !fill(&mut self.scratch)? {
+            return Ok(None);
+        }
+        if self.scratch.is_empty() {
+            return Err(io::Error::other("a case's record is empty"));
+        }
+        self.append_scratch().map(Some)
+    }
+
+    /// [`replace_case`](Spill::replace_case) for a record (a case's record that was written
+    /// is written again, so `fill` is expected to write one).
+    pub(super) fn replace_record(
+        &mut self,
+        at: u64,
+        len: u64,
+        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    ) -> io::Result<()> {
+        self.scratch.clear();
+        if !fill(&mut self.scratch)? || self.scratch.is_empty() {
+            return Err(io::Error::other(
+                "a case that came back wrote no record in place of its first",
+            ));
+        }
+        self.append_patch(at, len)
     }
 
     /// Appends the scratch buffer as a row; returns where it is and its length.
@@ -212,6 +256,11 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
         self.encode_case(case_id, case, run_as_of)?;
+        self.append_patch(at, len)
+    }
+
+    /// Writes the scratch buffer as the replacement of the row `len` bytes long at `at`.
+    fn append_patch(&mut self, at: u64, len: u64) -> io::Result<()> {
         if self.patches.is_none() {
             let file = anonymous_file()?;
             let writer = BufWriter::with_capacity(1 << 14, SharedFile(Arc::clone(&file)));
@@ -258,6 +307,10 @@ impl Spill {
     }
 }
 
+fn no_matrix() -> io::Error {
+    io::Error::other("a run that writes records writes no matrix rows")
+}
+
 /// Writes the whole matrix from spills in order: header (or `[`), every row not left out or
 /// its replacement, trailer.
 pub fn assemble(
@@ -271,7 +324,24 @@ pub fn assemble(
             CsvMatrixWriter::new(&mut *out, &[])?.finish()?;
         }
         Encoding::Json => out.write_all(b"[")?,
+        Encoding::Records => {}
     }
+    // JSON rows start with the comma that separates them from the row before.
+    let skip = u64::from(encoding == Encoding::Json);
+    assemble_rows(out, spills, skip)?;
+    if encoding == Encoding::Json {
+        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
+    }
+    Ok(())
+}
+
+/// Writes every row (or record) of `spills` in order, each replaced row by its
+/// replacement, leaving out the first `skip` bytes of the first one written.
+pub fn assemble_rows(
+    out: &mut impl AppendFile,
+    spills: Vec<SpillFile>,
+    skip: u64,
+) -> io::Result<()> {
     let mut first = true;
     for mut spill in spills {
         if spill.rows == 0 {
@@ -309,11 +379,10 @@ pub fn assemble(
                 _ => &mut file,
             };
             source.seek(io::SeekFrom::Start(start))?;
-            if encoding == Encoding::Json && first {
-                // Drop the leading comma of the first row written.
-                let mut comma = [0u8; 1];
-                source.read_exact(&mut comma)?;
-                len -= 1;
+            if first && skip > 0 {
+                // The first row written loses its leading separator.
+                io::copy(&mut (&mut *source).take(skip), &mut io::sink())?;
+                len = len.saturating_sub(skip);
             }
             first = false;
             if out.append_file(source, len)? != len {
@@ -323,9 +392,6 @@ pub fn assemble(
                 ));
             }
         }
-    }
-    if encoding == Encoding::Json {
-        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(())
 }
