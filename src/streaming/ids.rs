@@ -655,11 +655,16 @@ mod tests {
             }
             // Some ids closed again (a case that came back): the newer record wins.
             for i in (0..pushed).step_by(997) {
-                log.push(&id(i), &closed(i + 1_000_000 * (round + 1))).unwrap();
+                log.push(&id(i), &closed(i + 1_000_000 * (round + 1)))
+                    .unwrap();
             }
             for i in (0..pushed).step_by(211) {
                 let found = log.last(&id(i)).unwrap().expect("pushed");
-                let again = if i % 997 == 0 { 1_000_000 * (round + 1) } else { 0 };
+                let again = if i % 997 == 0 {
+                    1_000_000 * (round + 1)
+                } else {
+                    0
+                };
                 assert_eq!(found, closed(i + again), "{}", id(i));
             }
             assert_eq!(log.last(&id(pushed + 5)).unwrap(), None);
