@@ -773,7 +773,7 @@ pub fn validate_streaming(
         input_format,
         run_as_of: None,
         open_cases: OPEN_CASES,
-        encoding: crate::streaming::Encoding::Records,
+        encoding: crate::streaming::Encoding::Csv,
         jobs: 1,
         progress: None,
         rows_observed: true,

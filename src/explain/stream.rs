@@ -92,7 +92,7 @@ pub fn explain_streaming(
         input_format,
         run_as_of,
         open_cases: DEFAULT_OPEN_CASES,
-        encoding: Encoding::Records,
+        encoding: Encoding::Csv,
         jobs: 1,
         progress: None,
         rows_observed: true,

@@ -62,7 +62,7 @@ impl CaseRecords {
 /// [`adjudicate_streaming`](super::adjudicate_streaming) does (same errors, `on_row` sees
 /// every replayed row as it is read), writing for each case the record `cases` makes of it
 /// instead of its matrix row. The records are kept in temporary files until the whole input
-/// is known to be good. `settings.encoding` and `settings.jobs` are not used.
+/// is known to be good. `settings.encoding`, `jobs` and `split_min_bytes` are not used.
 pub fn stream_cases(
     sources: &[Source],
     settings: &StreamSettings<'_>,
@@ -73,7 +73,7 @@ pub fn stream_cases(
         input_format: settings.input_format,
         run_as_of: settings.run_as_of,
         open_cases: settings.open_cases,
-        encoding: Encoding::Records,
+        encoding: Encoding::Csv,
         // One thread, files in order: records (and `on_row`) follow the input.
         jobs: 1,
         rows_observed: true,
@@ -83,11 +83,12 @@ pub fn stream_cases(
     let mut run = StreamRun::new(
         settings.run_as_of,
         settings.open_cases,
-        Encoding::Records,
+        Encoding::Csv,
         std::sync::Arc::new(super::filter_for(sources)),
         false,
     )
     .map_err(StreamError::Io)?;
+    run.spill = super::Spill::for_records().map_err(StreamError::Io)?;
     run.cases = Some(cases);
     let stop = AtomicBool::new(false);
     match stream_in_order(run, sources, &settings, &stop, on_row).map_err(StreamError::Io)? {

@@ -17,9 +17,6 @@ pub enum Encoding {
     Csv,
     /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
     Json,
-    /// No matrix: for each case, the record a [`CaseWriter`](super::CaseWriter) makes of it
-    /// (an explanation, warnings), as it wrote it, with no header or trailer.
-    Records,
 }
 
 /// A temporary file that is already unlinked when it is made (`tempfile::tempfile`): nothing
@@ -81,7 +78,9 @@ struct Replace {
 /// Matrix rows encoded in output order in an anonymous temporary file. One spill can hold the
 /// rows of several files one after the other ([`Spill::segment`]).
 pub struct Spill {
-    encoding: Encoding,
+    /// `None`: no matrix, but for each case the record a [`CaseWriter`](super::CaseWriter)
+    /// makes of it ([`Spill::push_record`]).
+    encoding: Option<Encoding>,
     file: Arc<File>,
     writer: BufWriter<SharedFile>,
     scratch: Vec<u8>,
@@ -128,6 +127,15 @@ impl SpillFile {
 impl Spill {
     /// An empty spill.
     pub fn new(encoding: Encoding) -> io::Result<Spill> {
+        Spill::with(Some(encoding))
+    }
+
+    /// An empty spill of case records ([`Spill::push_record`]).
+    pub(super) fn for_records() -> io::Result<Spill> {
+        Spill::with(None)
+    }
+
+    fn with(encoding: Option<Encoding>) -> io::Result<Spill> {
         let file = anonymous_file()?;
         Ok(Spill {
             encoding,
@@ -149,18 +157,18 @@ impl Spill {
     fn encode(&mut self, row: &MatrixRow) -> io::Result<()> {
         self.scratch.clear();
         match self.encoding {
-            Encoding::Csv => {
+            Some(Encoding::Csv) => {
                 let mut csv = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(&mut self.scratch);
                 row.write_csv(&mut csv)?;
                 csv.flush()?;
             }
-            Encoding::Json => {
+            Some(Encoding::Json) => {
                 self.scratch.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut self.scratch, &row.to_json())?;
             }
-            Encoding::Records => return Err(no_matrix()),
+            None => return Err(no_matrix()),
         }
         Ok(())
     }
@@ -174,13 +182,15 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
         match self.encoding {
-            Encoding::Csv => {
+            Some(Encoding::Csv) => {
                 self.scratch.clear();
                 push_csv_row(&mut self.scratch, case_id, case, &case.judge(run_as_of));
                 Ok(())
             }
-            Encoding::Json => self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of))),
-            Encoding::Records => Err(no_matrix()),
+            Some(Encoding::Json) => {
+                self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of)))
+            }
+            None => Err(no_matrix()),
         }
     }
 
@@ -324,7 +334,6 @@ pub fn assemble(
             CsvMatrixWriter::new(&mut *out, &[])?.finish()?;
         }
         Encoding::Json => out.write_all(b"[")?,
-        Encoding::Records => {}
     }
     // JSON rows start with the comma that separates them from the row before.
     let skip = u64::from(encoding == Encoding::Json);
