@@ -755,7 +755,7 @@ impl Write for Records {
 impl crate::output::AppendFile for Records {}
 
 /// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
-/// (as `adjudicate` does) and, through [`CaseWarnings`], writes each case's warnings when it
+/// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
 /// closes (a case that comes back is rebuilt from its own lines and its warnings written
 /// again in place of the first); a second, lighter pass reads every file for the reader's
 /// warnings and counts. The report is [`validate`]'s, to the byte.
