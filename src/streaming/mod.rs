@@ -726,6 +726,7 @@ impl StreamRun {
                 let mut sink = LinesFrom {
                     first: first - base,
                     last: last - base,
+                    past: false,
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
@@ -743,6 +744,7 @@ impl StreamRun {
                 let mut sink = LinesFrom {
                     first,
                     last,
+                    past: false,
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
@@ -952,6 +954,8 @@ const PINNED_CASES: usize = 1024;
 struct LinesFrom<'a, F> {
     first: u64,
     last: u64,
+    /// Whether the line after `last` was handed on.
+    past: bool,
     slot: RowResult,
     replay: &'a mut F,
 }
@@ -965,8 +969,8 @@ impl<F: FnMut(u64, &RowResult)> RowSink for LinesFrom<'_, F> {
         locate: &Locate<'_>,
     ) {
         if line > self.last {
-            if self.last != u64::MAX {
-                self.last = u64::MAX;
+            if !self.past {
+                self.past = true;
                 (self.replay)(line, &self.slot);
             }
         } else if line >= self.first {
