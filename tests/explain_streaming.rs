@@ -1,7 +1,8 @@
 //! `explain -f text|json` writes cases as they close, in bounded memory: its bytes must be
 //! those of the whole-file trace (every case kept, then rendered), with more cases than the
-//! window holds, interleaved, messy, with `--case`, with `--as-of`, and with a case that comes
-//! back after it was written (the run is then redone whole).
+//! window holds, interleaved, messy, with `--case`, with `--as-of`, and with cases that come
+//! back after they were written (the engine rebuilds each from its own lines and writes its
+//! trace again in its place: once, many, twice, asked for by `--case`, from standard input).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -74,7 +75,7 @@ fn streamed_explanations_are_the_whole_file_ones() {
     let messy_file = write(dir.path(), "messy.csv", &messy);
     same_both_ways(&messy_file);
 
-    // The first case comes back after every other case: redone whole, same bytes.
+    // The first case comes back after every other case: rebuilt, same bytes.
     let mut back = plain.clone();
     writeln!(
         back,
@@ -83,7 +84,7 @@ fn streamed_explanations_are_the_whole_file_ones() {
     .unwrap();
     let back_file = write(dir.path(), "back.csv", &back);
     same_both_ways(&back_file);
-    // The same from standard input (read again for the redo, so kept in a file first).
+    // The same from standard input (copied as it is read, to be read again).
     let piped = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(["explain", "-f", "json", "-"])
         .stdin(std::fs::File::open(&back_file).unwrap())
@@ -99,6 +100,33 @@ fn streamed_explanations_are_the_whole_file_ones() {
     assert_eq!(
         String::from_utf8(piped.stdout).unwrap(),
         named.replace(&quoted, "\"-\"")
+    );
+
+    // Many cases come back after the window let them go (more than are kept open at once),
+    // some twice; one of them asked for by --case.
+    let mut many = plain.clone();
+    for round in 0..2 {
+        for case in (0..cases).step_by(if round == 0 { 1 } else { 7 }) {
+            writeln!(
+                many,
+                "case-{case:08},observe,2027-01-0{}T00:00:00Z,,,,,,,,,,,",
+                round + 1
+            )
+            .unwrap();
+        }
+    }
+    let many_file = write(dir.path(), "many.csv", &many);
+    same_both_ways(&many_file);
+    let wanted = vec!["case-00000014".to_owned()];
+    assert_eq!(
+        explain(&[
+            many_file.to_str().unwrap(),
+            "-f",
+            "text",
+            "--case",
+            &wanted[0]
+        ]),
+        whole(&many_file, Format::Text, &wanted, None)
     );
 
     // Only some cases, one of them the last; and a later --as-of.

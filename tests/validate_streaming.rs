@@ -1,7 +1,8 @@
 //! `validate` runs on the streaming engine with a window of open cases: its report must be
 //! the whole-file one's (`validate`), error for error and warning for warning, on plain and
 //! messy files with more cases than the window holds, several files, a file with input
-//! errors, an empty file, and a case that comes back after the window let it go.
+//! errors, an empty file, and cases that come back after the engine let them go (rebuilt
+//! from their own lines: once, many at once, twice, from standard input).
 
 use std::io::Write;
 use std::path::Path;
@@ -84,7 +85,7 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     // Pending cases, cases that end before a deadline, and the messy file's unknown column.
     assert!(report.warnings.total() > 100, "{}", report.warnings.total());
 
-    // A case that comes back after every other: the window let it go, the run is redone.
+    // A case that comes back after every other: the engine let it go and rebuilds it.
     let mut back = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
     writeln!(
         back,
@@ -93,6 +94,21 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     .unwrap();
     let back = source(dir.path(), "back.csv", &back);
     same(std::slice::from_ref(&back));
+    // Many cases come back, more than are kept open at once, some twice, with warnings
+    // that change (a pending case acknowledged late) or appear.
+    let mut many = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
+    for round in 0..2u64 {
+        for case in (0..cases).step_by(if round == 0 { 1 } else { 5 }) {
+            writeln!(
+                many,
+                "case-{case:08},observe,2027-01-0{}T00:00:00Z,,,,,,,,,,,",
+                round + 1
+            )
+            .unwrap();
+        }
+    }
+    let many = source(dir.path(), "many.csv", &many);
+    same(std::slice::from_ref(&many));
     // The same from standard input (read twice, so kept in a file first).
     let run = |args: &[&str], stdin: std::process::Stdio| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))

@@ -135,7 +135,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
     if matches!(format, Format::Text | Format::Json) {
         // Written case by case as cases close, in bounded memory.
-        let keep = |id: &str| selected(&args.cases, id);
         let mut output = Output::open(args.output.as_deref())?;
         let progress = crate::terminal::spinner("explain", &sources);
         let explained = crate::explain::stream::explain_streaming(
@@ -144,7 +143,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             args.as_of,
             format,
             &args.cases,
-            &keep,
             &mut output,
         );
         if let Some(progress) = progress {

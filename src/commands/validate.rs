@@ -270,7 +270,9 @@ pub struct Report {
 }
 
 /// Validates the sources: every input error and every warning (the first `max_warnings`
-/// listed, every one counted).
+/// listed, every one counted), with every case's rows in memory: the plain statement of
+/// what `validate` reports, which [`validate_streaming`] (what the command runs) is tested
+/// against.
 pub fn validate(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
@@ -644,173 +646,150 @@ fn merge_runs<'a>(
     }))
 }
 
-/// How many closed ids [`ClosedIds`] holds in its hash set before merging them into its
-/// sorted list.
-const CLOSED_RECENT: usize = 1 << 16;
+/// How many cases' rows [`validate_streaming`] keeps (those of the engine's open cases)
+/// before the oldest case's warnings are worked out and its rows let go.
+pub const OPEN_CASES: usize = crate::streaming::DEFAULT_OPEN_CASES;
 
-/// A set of 64-bit hashes that only grows, in 8 bytes per hash: a sorted list, and a small
-/// hash set of the latest ones merged into it (in place, from the back) when full. A hash
-/// set of every closed case held 16-28 bytes per case (and both tables while growing): 56 MiB
-/// for 2M cases, more than the rest of `validate` together.
-#[derive(Debug, Default)]
-struct ClosedIds {
-    sorted: Vec<u64>,
-    recent: std::collections::HashSet<u64>,
-}
+/// Writes each case's warnings as a record for the engine: a count byte, the case's input
+/// and id, then each warning's line and message ([`read_case_warnings`] reads it back). A
+/// record is written for every case, with no warnings too, so that a case that comes back
+/// has a record to replace.
+struct CaseWarnings;
 
-impl ClosedIds {
-    fn insert(&mut self, key: u64) {
-        self.recent.insert(key);
-        if self.recent.len() >= CLOSED_RECENT {
-            let mut recent: Vec<u64> = self.recent.drain().collect();
-            recent.sort_unstable();
-            let (mut i, mut j) = (self.sorted.len(), recent.len());
-            self.sorted.reserve_exact(recent.len());
-            self.sorted.resize(i + j, 0);
-            while j > 0 {
-                let k = i + j - 1;
-                if i > 0 && self.sorted[i - 1] > recent[j - 1] {
-                    self.sorted[k] = self.sorted[i - 1];
-                    i -= 1;
-                } else {
-                    self.sorted[k] = recent[j - 1];
-                    j -= 1;
-                }
-            }
-        }
-    }
-
-    fn contains(&self, key: u64) -> bool {
-        self.recent.contains(&key) || self.sorted.binary_search(&key).is_ok()
-    }
-}
-
-/// How many cases' rows [`validate_streaming`] keeps before the oldest case's warnings are
-/// worked out and its rows let go.
-pub const OPEN_CASES: usize = 4096;
-
-/// The open cases of [`validate_streaming`], oldest first.
-struct CaseWindow {
-    open: std::collections::VecDeque<(String, CaseRows)>,
-    /// Case id → sequence number (its place in `open` counted from `base`).
-    index: HashMap<String, u64>,
-    base: u64,
-    /// A hash of every closed case id: a row whose id is here may be a case coming back.
-    closed: ClosedIds,
-    came_back: bool,
-    warnings: Warnings,
-}
-
-fn id_key(id: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    id.hash(&mut hasher);
-    hasher.finish()
-}
-
-impl CaseWindow {
-    fn add(&mut self, file_index: usize, file: &str, line: u64, case_id: &str, row: &Row) {
-        if self.came_back {
-            return;
-        }
-        let place = match self.index.get(case_id) {
-            Some(&seq) => (seq - self.base) as usize,
-            None => {
-                if self.closed.contains(id_key(case_id)) {
-                    self.came_back = true;
-                    return;
-                }
-                if self.open.len() == OPEN_CASES {
-                    self.close_oldest();
-                }
-                let seq = self.base + self.open.len() as u64;
-                self.index.insert(case_id.to_owned(), seq);
-                self.open.push_back((
-                    case_id.to_owned(),
-                    CaseRows {
-                        file_index,
-                        file: file.to_owned(),
-                        lines: Vec::new(),
-                        rows: Vec::new(),
-                    },
-                ));
-                self.open.len() - 1
-            }
+impl crate::streaming::CaseWriter for CaseWarnings {
+    fn write_case(
+        &mut self,
+        file_index: usize,
+        file: &str,
+        case_id: &str,
+        rows: &[crate::streaming::KeptRow],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        let rows = CaseRows {
+            file_index,
+            file: file.to_owned(),
+            lines: rows.iter().map(|kept| kept.line).collect(),
+            rows: rows.iter().map(|kept| kept.row.clone()).collect(),
         };
-        let rows = &mut self.open[place].1;
-        rows.lines.push(line);
-        rows.rows.push(row.clone());
+        let warnings = if rows.rows.is_empty() {
+            Vec::new()
+        } else {
+            case_warnings(case_id, &rows)
+        };
+        let count = u8::try_from(warnings.len()).map_err(std::io::Error::other)?;
+        out.push(count);
+        let put = |out: &mut Vec<u8>, bytes: &[u8]| {
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        };
+        out.extend_from_slice(&(file_index as u64).to_le_bytes());
+        put(out, case_id.as_bytes());
+        for warning in &warnings {
+            out.extend_from_slice(&warning.at.line.to_le_bytes());
+            put(out, warning.at.message.as_bytes());
+        }
+        Ok(true)
     }
+}
 
-    fn close_oldest(&mut self) {
-        if let Some((case_id, rows)) = self.open.pop_front() {
-            self.base += 1;
-            self.index.remove(&case_id);
-            self.closed.insert(id_key(&case_id));
-            for warning in case_warnings(&case_id, &rows) {
-                self.warnings.push(warning, 1);
-            }
+/// Reads back the records [`CaseWarnings`] wrote, in order, into `warnings`; returns how
+/// many cases there were.
+fn read_case_warnings(
+    records: impl std::io::Read,
+    sources: &[crate::input::Source],
+    warnings: &mut Warnings,
+) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, records);
+    let word = |input: &mut std::io::BufReader<_>| -> std::io::Result<u64> {
+        let mut bytes = [0u8; 8];
+        input.read_exact(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    };
+    let text = |input: &mut std::io::BufReader<_>| -> std::io::Result<String> {
+        let len = word(input)?;
+        let mut bytes = Vec::new();
+        input.by_ref().take(len).read_to_end(&mut bytes)?;
+        String::from_utf8(bytes).map_err(std::io::Error::other)
+    };
+    let mut cases = 0;
+    loop {
+        let mut count = [0u8; 1];
+        match input.read_exact(&mut count) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(cases),
+            Err(e) => return Err(e),
+        }
+        cases += 1;
+        let file_index = usize::try_from(word(&mut input)?).map_err(std::io::Error::other)?;
+        let case_id = text(&mut input)?;
+        let file = sources
+            .get(file_index)
+            .map(|source| source.name.as_str())
+            .ok_or_else(|| std::io::Error::other("a case's record names no input"))?;
+        for _ in 0..count[0] {
+            let line = word(&mut input)?;
+            let message = text(&mut input)?;
+            let at = InputError::new(file, line, message)
+                .column("case_id")
+                .value(case_id.as_str());
+            warnings.push(Warning { file_index, at }, 1);
         }
     }
 }
+
+/// An [`AppendFile`](crate::output::AppendFile) over a temporary file, for the engine's
+/// records.
+struct Records(std::io::BufWriter<std::fs::File>);
+
+impl Write for Records {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl crate::output::AppendFile for Records {}
 
 /// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
-/// (as `adjudicate` does) and hands each replayed row to a window of open cases whose
-/// warnings are worked out as they close; a second, lighter pass reads every file for the
-/// reader's warnings and counts. Standard input is copied to a temporary file first, to be
-/// read twice. The report is [`validate`]'s, to the byte; a case that comes back after
-/// [`OPEN_CASES`] others began, and the case count of input with errors, are worked out as
-/// [`validate`] does, in memory.
+/// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
+/// closes (a case that comes back is rebuilt from its own lines and its warnings written
+/// again in place of the first); a second, lighter pass reads every file for the reader's
+/// warnings and counts. The report is [`validate`]'s, to the byte.
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
+    // Read twice (the second pass), so standard input is kept in a file.
     let (readable, spools) = crate::input::spool_standard_input(sources)?;
     let sources = &readable[..];
 
-    let mut window = CaseWindow {
-        open: std::collections::VecDeque::new(),
-        index: HashMap::new(),
-        base: 0,
-        closed: ClosedIds::default(),
-        came_back: false,
-        warnings: Warnings::new(limit),
-    };
     let settings = crate::streaming::StreamSettings {
         input_format,
         run_as_of: None,
-        open_cases: crate::streaming::DEFAULT_OPEN_CASES,
+        open_cases: OPEN_CASES,
         encoding: crate::streaming::Encoding::Csv,
         jobs: 1,
         progress: None,
-        // The window needs every row, in file order.
         rows_observed: true,
         split_min_bytes: u64::MAX,
     };
-    let judged = crate::streaming::adjudicate_streaming(
+    let judged = crate::streaming::stream_cases(
         sources,
         &settings,
-        &mut std::io::sink(),
-        &mut |at, parsed, _| {
-            window.add(
-                at.file_index,
-                at.file,
-                at.line,
-                &parsed.case_id,
-                &parsed.row,
-            )
-        },
+        Box::new(CaseWarnings),
+        &mut |_, _, _| {},
     );
-    let (errors, mut cases) = match judged {
-        Ok(()) => (Vec::new(), None),
-        Err(crate::streaming::StreamError::Input(errors)) => (errors.0, Some(0)),
+    let (errors, records) = match judged {
+        Ok(records) => (Vec::new(), Some(records)),
+        Err(crate::streaming::StreamError::Input(errors)) => (errors.0, None),
         Err(crate::streaming::StreamError::Io(e)) => return Err(e),
     };
-    if errors.is_empty() && window.came_back {
-        return Ok(validate(sources, input_format, max_warnings));
-    }
 
     // The reader's warnings and the counts. With input errors the cases are counted as
     // `validate` counts them (every id of a row that parsed), which needs their ids.
@@ -832,7 +811,7 @@ pub fn validate_streaming(
             &mut file_errors,
             &mut |_, row| {
                 row_count += 1;
-                if let (Some(_), Ok(ParsedRow { case_id, .. })) = (cases, &row) {
+                if let (None, Ok(ParsedRow { case_id, .. })) = (&records, &row) {
                     if !ids.contains(&**case_id) {
                         ids.insert(case_id.to_string());
                     }
@@ -850,17 +829,16 @@ pub fn validate_streaming(
             );
         }
     }
-    if cases.is_some() {
-        cases = Some(ids.len());
-    }
-    let cases = match cases {
-        Some(cases) => cases,
-        None => {
-            let cases = window.base as usize + window.open.len();
-            while !window.open.is_empty() {
-                window.close_oldest();
-            }
-            warnings.absorb(window.warnings)?;
+    let cases = match records {
+        None => ids.len(),
+        Some(records) => {
+            let mut file = Records(std::io::BufWriter::new(tempfile::tempfile()?));
+            records.write_to(&mut file, 0)?;
+            let mut file = file.0.into_inner().map_err(|e| e.into_error())?;
+            std::io::Seek::rewind(&mut file)?;
+            let mut case_warnings = Warnings::new(limit);
+            let cases = read_case_warnings(file, sources, &mut case_warnings)?;
+            warnings.absorb(case_warnings)?;
             cases
         }
     };
@@ -876,23 +854,6 @@ pub fn validate_streaming(
 #[cfg(test)]
 mod warnings_tests {
     use super::*;
-
-    #[test]
-    fn closed_ids_hold_every_key_across_merges() {
-        let mut closed = ClosedIds::default();
-        let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
-        let n = 3 * CLOSED_RECENT as u64 + 5;
-        for i in 0..n {
-            assert!(!closed.contains(key(i)), "{i}");
-            closed.insert(key(i));
-            // A key inserted twice is harmless.
-            closed.insert(key(i / 2));
-        }
-        assert!(closed.sorted.len() >= 2 * CLOSED_RECENT);
-        assert!(closed.sorted.windows(2).all(|w| w[0] <= w[1]));
-        assert!((0..n).all(|i| closed.contains(key(i))));
-        assert!(!(n..n + 1000).any(|i| closed.contains(key(i))));
-    }
 
     /// `n` warnings over two files and two passes, in a scrambled order, with repeated lines.
     fn scrambled(n: u64) -> Vec<(Warning, u8)> {

@@ -1,170 +1,118 @@
-//! `explain` in bounded memory for the formats written one case at a time (text and JSON):
-//! rows come from the streaming engine's `on_row`, a window of open cases keeps their rows,
-//! and the oldest case is replayed and written as soon as more than [`OPEN_CASES`] are open.
-//!
-//! Cases are written in order of first appearance, as [`TraceCollector`] writes them, so the
-//! bytes are the same. A case that comes back after it was written (more than [`OPEN_CASES`]
-//! other cases began in between) cannot be written again: the run is then redone with every
-//! case kept ([`TraceCollector`]), as the engine once did for adjudication. The traces go to
-//! a temporary file first, so bad input anywhere still leaves no output.
+//! `explain` in bounded memory for the formats written one case at a time (text and JSON),
+//! on the streaming engine: each case's trace is made from its rows when the engine closes
+//! it ([`stream_cases`]), in order of first appearance, as [`TraceCollector`](super::TraceCollector)
+//! writes them, so the bytes are the same. A case that comes back after it was closed is
+//! rebuilt from its own lines by the engine and its trace written again in place of the
+//! first: nothing is held but the engine's open cases, and the run is never redone. The
+//! traces stay in the engine's temporary files until the whole input is known to be good,
+//! so bad input anywhere still leaves no output.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::collections::HashSet;
+use std::io;
 
 use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::Timestamp;
-use crate::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+use crate::output::AppendFile;
+use crate::streaming::{
+    stream_cases, CaseWriter, Encoding, KeptRow, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+};
 
-use super::{CaseTrace, Format, SourcedRow, TraceCollector};
+use super::{CaseTrace, Format, SourcedRow};
 
-/// How many cases may be open (rows kept, not yet written) before the oldest is written.
-pub const OPEN_CASES: usize = 4096;
+/// How many cases may be open (rows kept, not yet written) before the oldest is written:
+/// the engine's.
+pub const OPEN_CASES: usize = DEFAULT_OPEN_CASES;
 
-fn id_key(id: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    id.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// The window of open cases and what has been written.
-struct Window<'a> {
+/// Writes each selected case's trace, as a case after the first (the first one's leading
+/// separator is left out when the records are copied).
+struct Traces {
     format: Format,
     run_as_of: Option<Timestamp>,
-    keep: &'a dyn Fn(&str) -> bool,
-    /// Open cases, oldest first; `index` maps an id to its place counted from `base`.
-    open: VecDeque<(String, Vec<SourcedRow>)>,
-    index: HashMap<String, u64>,
-    base: u64,
-    /// [`id_key`] of every written case: a row whose id is here may be a case coming back.
-    written: HashSet<u64>,
-    /// Cases written so far (those `keep` selects).
-    count: usize,
-    out: BufWriter<std::fs::File>,
-    /// A written case came back, or writing failed: the run must be redone.
-    came_back: bool,
-    failure: Option<anyhow::Error>,
+    /// The cases asked for; none: every case.
+    wanted: Vec<String>,
 }
 
-impl Window<'_> {
-    fn add(&mut self, file: &str, line: u64, case_id: &str, row: &crate::lease::Row) {
-        // A case not selected is never written, so it may come back as it likes.
-        if self.came_back || self.failure.is_some() || !(self.keep)(case_id) {
-            return;
+impl CaseWriter for Traces {
+    fn write_case(
+        &mut self,
+        _file_index: usize,
+        file: &str,
+        case_id: &str,
+        rows: &[KeptRow],
+        out: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        if !(self.wanted.is_empty() || self.wanted.iter().any(|w| w == case_id)) {
+            return Ok(false);
         }
-        let place = match self.index.get(case_id) {
-            Some(&seq) => (seq - self.base) as usize,
-            None => {
-                if self.written.contains(&id_key(case_id)) {
-                    self.came_back = true;
-                    return;
-                }
-                if self.open.len() == OPEN_CASES {
-                    self.close_oldest();
-                }
-                self.index
-                    .insert(case_id.to_owned(), self.base + self.open.len() as u64);
-                self.open.push_back((case_id.to_owned(), Vec::new()));
-                self.open.len() - 1
-            }
-        };
-        self.open[place].1.push(SourcedRow {
-            file: file.to_owned(),
-            line,
-            row: row.clone(),
-        });
-    }
-
-    fn close_oldest(&mut self) {
-        let Some((case_id, rows)) = self.open.pop_front() else {
-            return;
-        };
-        self.base += 1;
-        self.index.remove(&case_id);
-        self.written.insert(id_key(&case_id));
-        if self.failure.is_some() {
-            return;
-        }
-        let written = match CaseTrace::replay(&case_id, rows, self.run_as_of) {
+        let rows = rows
+            .iter()
+            .map(|kept| SourcedRow {
+                file: file.to_owned(),
+                line: kept.line,
+                row: kept.row.clone(),
+            })
+            .collect();
+        match CaseTrace::replay(case_id, rows, self.run_as_of) {
             Ok(Some(trace)) => {
-                let text = self.format.case(self.count, &trace);
-                self.count += 1;
-                self.out.write_all(text.as_bytes()).map_err(Into::into)
+                out.extend_from_slice(self.format.case(1, &trace).as_bytes());
+                Ok(true)
             }
-            Ok(None) => Ok(()),
+            Ok(None) => Ok(false),
             Err(refused) => {
-                // Adjudication has already refused such input; this is a safety net.
+                // The engine has already refused such input; this is a safety net.
                 let (row, fault) = *refused;
-                Err(anyhow::anyhow!(
+                Err(io::Error::other(format!(
                     "{}:{}: {}: {fault}",
                     row.file,
                     row.line,
                     fault.column()
-                ))
+                )))
             }
-        };
-        if let Err(e) = written {
-            self.failure = Some(e);
         }
     }
 }
 
-/// Writes the `format` (text or JSON) explanation of the cases `keep` selects to `out`,
-/// keeping at most [`OPEN_CASES`] cases' rows in memory (standard input is first copied to a
-/// temporary file). `wanted` are the ids asked for by name (each must be in the inputs).
+/// Writes the `format` (text or JSON) explanation of the cases `wanted` names (every case
+/// when empty; each must be in the inputs) to `out`, holding no more than the streaming
+/// engine's open cases.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     format: Format,
     wanted: &[String],
-    keep: &dyn Fn(&str) -> bool,
-    out: &mut dyn Write,
+    out: &mut impl AppendFile,
 ) -> anyhow::Result<()> {
     assert!(
         matches!(format, Format::Text | Format::Json),
         "written case by case"
     );
-    // Read twice if a case comes back: standard input is kept in a file.
-    let (readable, _spools) = crate::input::spool_standard_input(sources)?;
-    let sources = &readable[..];
-    let spill = tempfile::tempfile()?;
-    let mut window = Window {
-        format,
-        run_as_of,
-        keep,
-        open: VecDeque::new(),
-        index: HashMap::new(),
-        base: 0,
-        written: HashSet::new(),
-        count: 0,
-        out: BufWriter::with_capacity(1 << 16, spill),
-        came_back: false,
-        failure: None,
-    };
     let mut found: HashSet<&str> = HashSet::new();
     let settings = StreamSettings {
         input_format,
         run_as_of,
-        open_cases: crate::streaming::DEFAULT_OPEN_CASES,
+        open_cases: DEFAULT_OPEN_CASES,
         encoding: Encoding::Csv,
         jobs: 1,
         progress: None,
-        // Rows must arrive in file order.
         rows_observed: true,
         split_min_bytes: u64::MAX,
     };
-    let judged = adjudicate_streaming(sources, &settings, &mut io::sink(), &mut |at, parsed, _| {
+    let traces = Traces {
+        format,
+        run_as_of,
+        wanted: wanted.to_vec(),
+    };
+    let records = stream_cases(sources, &settings, Box::new(traces), &mut |_, parsed, _| {
         if let Some(w) = wanted.iter().find(|w| **w == *parsed.case_id) {
             found.insert(w.as_str());
         }
-        window.add(at.file, at.line, &parsed.case_id, &parsed.row);
     });
-    match judged {
-        Ok(()) => {}
+    let records = match records {
+        Ok(records) => records,
         Err(StreamError::Input(errors)) => return Err(errors.into()),
         Err(StreamError::Io(e)) => return Err(e.into()),
-    }
+    };
     let unknown: Vec<InputError> = wanted
         .iter()
         .filter(|id| !found.contains(id.as_str()))
@@ -177,45 +125,9 @@ pub fn explain_streaming(
     if !unknown.is_empty() {
         return Err(InputErrors(unknown).into());
     }
-    if window.came_back {
-        return explain_whole(sources, input_format, run_as_of, format, keep, out);
-    }
-    while !window.open.is_empty() {
-        window.close_oldest();
-    }
-    if let Some(failure) = window.failure {
-        return Err(failure);
-    }
-    let count = window.count;
-    let mut spill = window.out.into_inner().map_err(|e| e.into_error())?;
-    spill.seek(SeekFrom::Start(0))?;
+    let count = records.count() as usize;
     out.write_all(format.start(count).as_bytes())?;
-    io::copy(&mut spill, out)?;
-    out.write_all(format.end(count).as_bytes())?;
-    Ok(())
-}
-
-/// The explanation with every case kept until the end, for a run in which a case came back.
-fn explain_whole(
-    sources: &[Source],
-    input_format: Option<InputFormat>,
-    run_as_of: Option<Timestamp>,
-    format: Format,
-    keep: &dyn Fn(&str) -> bool,
-    out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    let mut collector = TraceCollector::new();
-    crate::adjudication::judge_sources(sources, input_format, run_as_of, &mut |at, row, _| {
-        collector.add(at, row)
-    })?;
-    let count = collector.count(keep);
-    out.write_all(format.start(count).as_bytes())?;
-    let mut index = 0;
-    collector.replay_each(run_as_of, keep, &mut |trace| {
-        out.write_all(format.case(index, &trace).as_bytes())?;
-        index += 1;
-        Ok(())
-    })?;
+    records.write_to(out, 1)?;
     out.write_all(format.end(count).as_bytes())?;
     Ok(())
 }

@@ -219,6 +219,26 @@ impl<const N: usize> IdRecords<N> {
         }
     }
 
+    /// The record at byte `offset` (a record boundary): its id and numbers. Written records
+    /// are flushed first, so that it can be any record pushed so far.
+    pub(super) fn read_record(&mut self, offset: u64) -> io::Result<(Vec<u8>, [u64; N])> {
+        if let Some(writer) = &mut self.writer {
+            writer.flush()?;
+        }
+        let mut word = [0u8; 8];
+        read_exact_at(&self.file, &mut word, offset)?;
+        let id_len = usize::try_from(u64::from_le_bytes(word))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        let mut rest = vec![0u8; id_len + 8 * N];
+        read_exact_at(&self.file, &mut rest, offset + 8)?;
+        let numbers = std::array::from_fn(|i| {
+            let at = id_len + 8 * i;
+            u64::from_le_bytes(rest[at..at + 8].try_into().expect("eight bytes"))
+        });
+        rest.truncate(id_len);
+        Ok((rest, numbers))
+    }
+
     /// The first record of `bytes` (id, numbers, length in bytes), if it is whole.
     fn record(bytes: &[u8]) -> Option<(&[u8], [u64; N], usize)> {
         let word = |at: usize| -> Option<u64> {
@@ -235,6 +255,25 @@ impl<const N: usize> IdRecords<N> {
         let numbers = std::array::from_fn(|i| word(id_end + 8 * i).expect("within the record"));
         Some((&bytes[8..id_end], numbers, end))
     }
+}
+
+/// Fills `buf` from byte `offset` of `file` (an error if the file ends first).
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match read_at(file, &mut buf[done..], offset + done as u64) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the log ends inside a record",
+                ))
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// What the log keeps of a closed case.
@@ -273,6 +312,11 @@ pub struct IdLog {
     records: IdRecords<5>,
     /// Lookups see the records from here on (the log of a worker that runs file after file).
     from: u64,
+    /// Where each record is, by hash of its id: made at the first lookup (a run in which no
+    /// case comes back, and the filter never errs, never pays for it), kept up to date after.
+    index: Option<PartitionIndex>,
+    /// Records pushed.
+    count: u64,
 }
 
 impl IdLog {
@@ -281,12 +325,20 @@ impl IdLog {
         Ok(IdLog {
             records: IdRecords::new()?,
             from: 0,
+            index: None,
+            count: 0,
         })
     }
 
     /// Appends a closed case (an error once the log is closed).
     pub fn push(&mut self, id: &str, closed: &Closed) -> io::Result<()> {
-        self.records.push(id, closed.numbers())
+        let offset = self.records.written();
+        self.records.push(id, closed.numbers())?;
+        self.count += 1;
+        if let Some(index) = &mut self.index {
+            index.add(id_hash(id), offset)?;
+        }
+        Ok(())
     }
 
     /// Flushes and closes the file; the log can still be read.
@@ -324,27 +376,173 @@ impl IdLog {
             .for_each_in(from, to, &mut |id, _| Ok(visit(id)))
     }
 
-    /// The last record of `id`, if it was pushed (a scan of the whole log).
+    /// The last record of `id`, if it was pushed: a look at the records whose ids fall in
+    /// the partition of its hash, newest first (the first lookup reads the log once to
+    /// partition it).
     pub fn last(&mut self, id: &str) -> io::Result<Option<Closed>> {
+        let wanted_parts = PartitionIndex::parts_log2_for(self.count);
+        if self
+            .index
+            .as_ref()
+            .is_none_or(|index| index.parts_log2 < wanted_parts)
+        {
+            // Made, or made again with more partitions (their number doubles, so the log is
+            // read again a few times at most).
+            let mut index = PartitionIndex::new(wanted_parts)?;
+            let mut offset = 0;
+            let mut failed = None;
+            self.records
+                .for_each_in(0, self.records.written(), &mut |logged, _| {
+                    if let Err(e) = index.add(id_hash(logged), offset) {
+                        failed = Some(e);
+                        return Ok(false);
+                    }
+                    offset += 8 * 6 + logged.len() as u64;
+                    Ok(true)
+                })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            self.index = Some(index);
+        }
+        let index = self.index.as_mut().expect("made above");
+        let hash = id_hash(id);
         let mut found = None;
-        let (from, to) = (self.from, self.records.written());
-        self.records.for_each_in(from, to, &mut |logged, numbers| {
-            if logged == id {
+        let (from, records) = (self.from, &mut self.records);
+        index.newest_first(hash, &mut |offset| {
+            if offset < from {
+                return Ok(true);
+            }
+            let (logged, numbers) = records.read_record(offset)?;
+            if logged == id.as_bytes() {
                 found = Some(Closed::from_numbers(numbers));
+                return Ok(false);
             }
             Ok(true)
         })?;
         Ok(found)
     }
 
-    /// Whether `id` was pushed (a scan of the whole log).
+    /// Whether `id` was pushed (as [`last`](IdLog::last)).
     pub fn contains(&mut self, id: &str) -> io::Result<bool> {
-        let mut found = false;
-        self.for_each(&mut |logged| {
-            found = logged == id;
-            !found
-        })?;
-        Ok(found)
+        Ok(self.last(id)?.is_some())
+    }
+}
+
+/// Entries (id hash, offset of its record in the log) per block of a [`PartitionIndex`]: a
+/// page.
+const BLOCK_ENTRIES: usize = 256;
+/// The fewest partitions, as log2.
+const PARTS_LOG2_MIN: u32 = 4;
+/// The most, as log2: at most 2048 blocks being filled are in memory (8 MiB); beyond
+/// 2048 × 4 blocks of records, partitions grow longer instead.
+const PARTS_LOG2_MAX: u32 = 11;
+
+/// The records of an [`IdLog`] partitioned by the hash of their ids (as an out-of-core hash
+/// aggregation partitions its input): each partition is a chain of full blocks in an
+/// anonymous temporary file and one block being filled in memory. A lookup reads only the
+/// blocks of one partition, about four blocks when there are as many partitions as the log
+/// calls for ([`PartitionIndex::parts_log2_for`]); a full block is written as it fills.
+struct PartitionIndex {
+    file: Arc<File>,
+    /// Bytes written to `file`.
+    written: u64,
+    parts_log2: u32,
+    /// Per partition: where its full blocks are in `file`, oldest first.
+    blocks: Vec<Vec<u64>>,
+    /// Per partition: the entries of its block being filled, oldest first.
+    filling: Vec<Vec<(u64, u64)>>,
+}
+
+impl PartitionIndex {
+    fn new(parts_log2: u32) -> io::Result<PartitionIndex> {
+        let parts = 1usize << parts_log2;
+        Ok(PartitionIndex {
+            file: anonymous_file()?,
+            written: 0,
+            parts_log2,
+            blocks: vec![Vec::new(); parts],
+            filling: vec![Vec::new(); parts],
+        })
+    }
+
+    /// The partitions (log2) for `records` records: about four blocks each.
+    fn parts_log2_for(records: u64) -> u32 {
+        (records / (4 * BLOCK_ENTRIES as u64))
+            .max(1)
+            .ilog2()
+            .clamp(PARTS_LOG2_MIN, PARTS_LOG2_MAX)
+    }
+
+    fn part(&self, hash: u64) -> usize {
+        // The top bits: spread by the hash's quality (every bit depends on every byte).
+        (hash >> (64 - self.parts_log2)) as usize
+    }
+
+    /// Adds the record at `offset` of an id with hash `hash`.
+    fn add(&mut self, hash: u64, offset: u64) -> io::Result<()> {
+        let part = self.part(hash);
+        let filling = &mut self.filling[part];
+        filling.push((hash, offset));
+        if filling.len() == BLOCK_ENTRIES {
+            let mut bytes = Vec::with_capacity(16 * BLOCK_ENTRIES);
+            for (hash, offset) in filling.drain(..) {
+                bytes.extend_from_slice(&hash.to_le_bytes());
+                bytes.extend_from_slice(&offset.to_le_bytes());
+            }
+            write_all_at(&self.file, &bytes, self.written)?;
+            self.blocks[part].push(self.written);
+            self.written += bytes.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Calls `visit` with the offset of every record whose id has hash `hash`, newest first,
+    /// until it returns `false`.
+    fn newest_first(
+        &self,
+        hash: u64,
+        visit: &mut dyn FnMut(u64) -> io::Result<bool>,
+    ) -> io::Result<()> {
+        let part = self.part(hash);
+        for &(entry_hash, offset) in self.filling[part].iter().rev() {
+            if entry_hash == hash && !visit(offset)? {
+                return Ok(());
+            }
+        }
+        let mut bytes = vec![0u8; 16 * BLOCK_ENTRIES];
+        for &block in self.blocks[part].iter().rev() {
+            read_exact_at(&self.file, &mut bytes, block)?;
+            for entry in bytes.chunks_exact(16).rev() {
+                let word = |at: usize| {
+                    u64::from_le_bytes(entry[at..at + 8].try_into().expect("eight bytes"))
+                };
+                if word(0) == hash && !visit(word(8))? {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes all of `bytes` at byte `offset` of `file`, leaving its position alone.
+fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < bytes.len() {
+            done += std::os::windows::fs::FileExt::seek_write(
+                file,
+                &bytes[done..],
+                offset + done as u64,
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -433,6 +631,48 @@ mod tests {
             })
             .unwrap();
         assert_eq!(visits, 3);
+    }
+
+    #[test]
+    fn a_partitioned_log_finds_the_newest_record_as_it_grows() {
+        let mut log = IdLog::new().unwrap();
+        let closed = |n: u64| Closed {
+            file_index: n,
+            first_line: n,
+            last_line: n,
+            spilled: None,
+        };
+        let id = |i: u64| format!("c9-{i:06}");
+        let mut pushed = 0u64;
+        // Lookups between pushes make and remake the index (more partitions as it grows),
+        // then keep it up to date: every id is found with its newest record, whether that
+        // is in a written block or a block being filled, and unknown ids are not found.
+        for round in 0..6u64 {
+            let target = 1 + 12_000 * round * round;
+            while pushed < target {
+                log.push(&id(pushed), &closed(pushed)).unwrap();
+                pushed += 1;
+            }
+            // Some ids closed again (a case that came back): the newer record wins.
+            for i in (0..pushed).step_by(997) {
+                log.push(&id(i), &closed(i + 1_000_000 * (round + 1)))
+                    .unwrap();
+            }
+            for i in (0..pushed).step_by(211) {
+                let found = log.last(&id(i)).unwrap().expect("pushed");
+                let again = if i % 997 == 0 {
+                    1_000_000 * (round + 1)
+                } else {
+                    0
+                };
+                assert_eq!(found, closed(i + again), "{}", id(i));
+            }
+            assert_eq!(log.last(&id(pushed + 5)).unwrap(), None);
+        }
+        let index = log.index.as_ref().unwrap();
+        assert_eq!(index.parts_log2, PartitionIndex::parts_log2_for(log.count));
+        assert!(index.parts_log2 > PARTS_LOG2_MIN);
+        assert!(index.blocks.iter().all(|blocks| !blocks.is_empty()));
     }
 
     #[test]

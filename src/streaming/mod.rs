@@ -59,16 +59,19 @@ use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
 use crate::output::AppendFile;
 
+mod cases;
 mod ids;
 mod index;
 mod spill;
 mod split;
 
+pub use cases::{stream_cases, CaseRecords, CaseWriter, KeptRow};
+
 use ids::{id_hash, IdRecords};
 pub use ids::{Closed, IdLog, SeenIds};
 use index::OpenIndex;
 use spill::{anonymous_file, ReadAt};
-pub use spill::{assemble, Encoding, Spill, SpillFile};
+pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 
 /// [`id_hash`] of a row's case id, if it has one.
 fn row_hash(row: &RowResult) -> u64 {
@@ -101,6 +104,8 @@ struct OpenCase {
     first_line: u64,
     /// The line of its last row so far.
     last_line: u64,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    rows: Vec<KeptRow>,
 }
 
 /// A case that came back after it was closed, kept open to the end of its file (or until
@@ -110,6 +115,8 @@ struct Pinned {
     /// Where it was first and last, and where its matrix row is in the spill (`None`: none
     /// was written, as there were errors): it is replaced when the case closes.
     closed: Closed,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    rows: Vec<KeptRow>,
 }
 
 /// How the file being read can be read again from its start (for a case that comes back).
@@ -147,8 +154,10 @@ struct LineIndex {
     points: Vec<(u64, u64)>,
 }
 
-/// Bytes between the points of a [`LineIndex`].
-const LINE_INDEX_STEP: u64 = 1 << 20;
+/// Bytes between the points of a [`LineIndex`]: a case that comes back costs a scan of this
+/// much at most to find its first line (a point per MiB cost each of 100,000 returning
+/// one-row cases half a MiB), and the points of a 356 MB file take 90 KB.
+const LINE_INDEX_STEP: u64 = 1 << 16;
 
 impl LineIndex {
     fn new() -> LineIndex {
@@ -238,6 +247,9 @@ pub struct StreamRun {
     came_back_count: u64,
     /// Cases of the current file that came back.
     pinned: std::collections::HashMap<String, Pinned, foldhash::fast::FixedState>,
+    /// What is written for each case instead of its matrix row, if anything: its rows are
+    /// then kept while it is open.
+    cases: Option<Box<dyn CaseWriter + Send>>,
 }
 
 impl StreamRun {
@@ -298,6 +310,7 @@ impl StreamRun {
             foreign: std::collections::HashMap::new(),
             pinned: std::collections::HashMap::default(),
             came_back_count: 0,
+            cases: None,
         }
     }
 
@@ -396,7 +409,11 @@ impl StreamRun {
             if last.is_none() {
                 self.remember_recent(hash, seq, place);
             }
-            return Ok(self.step_open(at, row, seq, place));
+            let outcome = self.step_open(at, row, seq, place);
+            if self.cases.is_some() {
+                keep_row(&mut self.open[place].rows, at, row, &outcome);
+            }
+            return Ok(outcome);
         }
         // A "maybe" from the filter is settled by the log of every closed case (rare: a false
         // positive about once per million cases, or a real reappearance).
@@ -410,13 +427,11 @@ impl StreamRun {
                 return Ok(None);
             }
             if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
-                return Ok(step_pinned(
-                    pinned,
-                    at,
-                    row,
-                    &mut self.faults,
-                    &mut self.fault_cases,
-                ));
+                let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+                if self.cases.is_some() {
+                    keep_row(&mut pinned.rows, at, row, &outcome);
+                }
+                return Ok(outcome);
             }
             if let Some(closed) = self.ids.last(case_id)? {
                 return self.came_back(at, row, closed);
@@ -453,6 +468,9 @@ impl StreamRun {
                 None
             }
         };
+        if self.cases.is_some() {
+            keep_row(&mut open.rows, at, row, &outcome);
+        }
         Ok(outcome)
     }
 
@@ -511,9 +529,11 @@ impl StreamRun {
                 slot: Slot::Broken,
                 first_line: at.line,
                 last_line: at.line,
+                rows: Vec::new(),
             });
         }
         let open = &mut self.open[place];
+        open.rows.clear();
         open.case_id.clear();
         open.case_id.push_str(case_id);
         open.hash = hash;
@@ -549,31 +569,35 @@ impl StreamRun {
             self.gave_up = true;
             return Ok(None);
         }
-        let slot = self.rebuild(case_id, &closed)?;
+        let (slot, rows) = self.rebuild(case_id, &closed)?;
         self.came_back_count += 1;
         if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
-            // The one whose last row is oldest is closed again (and read again if it comes
-            // back again): memory stays bounded however many cases come back.
-            let oldest = self
+            // The half whose last rows are oldest are closed again (and read again if they
+            // come back again): memory stays bounded however many cases come back, and a
+            // return costs a share of one sort, not a look at every pinned case.
+            let mut by_age: Vec<(u64, String)> = self
                 .pinned
                 .iter()
-                .min_by_key(|(_, pinned)| pinned.closed.last_line)
-                .map(|(id, _)| id.clone())
-                .expect("some are pinned");
-            let pinned = self.pinned.remove(&oldest).expect("found above");
-            self.close_pinned(&oldest, pinned)?;
+                .map(|(id, pinned)| (pinned.closed.last_line, id.clone()))
+                .collect();
+            let half = by_age.len() / 2;
+            by_age.select_nth_unstable(half);
+            by_age.truncate(half.max(1));
+            by_age.sort_unstable();
+            for (_, oldest) in by_age {
+                let pinned = self.pinned.remove(&oldest).expect("listed above");
+                self.close_pinned(&oldest, pinned)?;
+            }
         }
         let pinned = self
             .pinned
             .entry(case_id.to_owned())
-            .or_insert(Pinned { slot, closed });
-        Ok(step_pinned(
-            pinned,
-            at,
-            row,
-            &mut self.faults,
-            &mut self.fault_cases,
-        ))
+            .or_insert(Pinned { slot, closed, rows });
+        let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+        if self.cases.is_some() {
+            keep_row(&mut pinned.rows, at, row, &outcome);
+        }
+        Ok(outcome)
     }
 
     /// Closes a case that came back: its row replaces the one written at its first closing.
@@ -583,8 +607,18 @@ impl StreamRun {
             pinned.closed.spilled,
             self.errors.is_empty() && self.faults.is_empty(),
         ) {
-            self.spill
-                .replace_case(at, len, case_id, case, self.run_as_of)?;
+            match &mut self.cases {
+                Some(cases) => {
+                    let file = self.file_names[pinned.closed.file_index as usize].as_str();
+                    let (file_index, rows) = (pinned.closed.file_index as usize, &pinned.rows);
+                    self.spill.replace_record(at, len, &mut |out| {
+                        cases.write_case(file_index, file, case_id, rows, out)
+                    })?;
+                }
+                None => self
+                    .spill
+                    .replace_case(at, len, case_id, case, self.run_as_of)?,
+            }
         }
         self.ids.push(case_id, &pinned.closed)
     }
@@ -605,7 +639,8 @@ impl StreamRun {
     /// again: the current file is read again from the case's first line to its last (from
     /// the start for a JSON document), and only that case's rows are parsed and replayed
     /// (their faults were reported the first time).
-    fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<Slot> {
+    fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<(Slot, Vec<KeptRow>)> {
+        let keeping = self.cases.is_some();
         let current = self.current.as_mut().ok_or_else(|| {
             io::Error::other(format!(
                 "case {case_id} continues after it was closed, and the input cannot be read again"
@@ -667,6 +702,7 @@ impl StreamRun {
             _ => u64::MAX,
         });
         let shift = std::cell::Cell::new(line_base);
+        let mut rows = Vec::new();
         let mut replay = |line: u64, row: &RowResult| {
             let line = line + shift.get();
             if line > last || rows_left.get() == 0 {
@@ -684,18 +720,27 @@ impl StreamRun {
             if line < first || !same_text(id, case_id) {
                 return;
             }
-            match (&mut slot, row) {
+            let replayed = match (&mut slot, row) {
                 (None, Ok(parsed)) => {
-                    slot = Some(
-                        Case::start(&parsed.row).map_or(Slot::Broken, |(case, _)| Slot::Live(case)),
-                    );
+                    let started = Case::start(&parsed.row);
+                    let replayed = started.is_ok();
+                    slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
+                    replayed
                 }
-                (None, Err(_)) => slot = Some(Slot::Broken),
-                (Some(Slot::Live(case)), Ok(parsed)) => {
-                    // A fault leaves the case as it was, as it did the first time.
-                    let _ = case.step(&parsed.row);
+                (None, Err(_)) => {
+                    slot = Some(Slot::Broken);
+                    false
                 }
-                _ => {}
+                // A fault leaves the case as it was, as it did the first time.
+                (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
+                _ => false,
+            };
+            // The rows a case writer sees are those that replayed, as they did the first time.
+            if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
+                rows.push(KeptRow {
+                    line,
+                    row: parsed.row.clone(),
+                });
             }
         };
         let mut errors = Vec::new();
@@ -727,6 +772,8 @@ impl StreamRun {
             (Some(reader), InputFormat::Csv, Some(header), base) if base > 0 => {
                 let mut sink = LinesFrom {
                     first: first - base,
+                    last: last - base,
+                    past: false,
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
@@ -743,6 +790,8 @@ impl StreamRun {
             (Some(reader), InputFormat::Csv, ..) => {
                 let mut sink = LinesFrom {
                     first,
+                    last,
+                    past: false,
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
@@ -763,12 +812,13 @@ impl StreamRun {
                 &mut |line, row| replay(line, &row),
             ),
         }
-        slot.ok_or_else(|| {
+        let slot = slot.ok_or_else(|| {
             io::Error::other(format!(
                 "{}: the rows of case {case_id} were not found when read again",
                 current.name
             ))
-        })
+        })?;
+        Ok((slot, rows))
     }
 
     /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
@@ -825,7 +875,15 @@ impl StreamRun {
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
             if self.faults.is_empty() {
-                closed.spilled = Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?);
+                closed.spilled = match &mut self.cases {
+                    Some(cases) => {
+                        let file = self.file_names[self.file_index].as_str();
+                        self.spill.push_record(&mut |out| {
+                            cases.write_case(self.file_index, file, &open.case_id, &open.rows, out)
+                        })?
+                    }
+                    None => Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?),
+                };
             }
         }
         self.ids.push(&open.case_id, &closed)
@@ -923,13 +981,28 @@ fn step_pinned(
     }
 }
 
+/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`].
+fn keep_row(rows: &mut Vec<KeptRow>, at: Location<'_>, row: &RowResult, outcome: &Option<Outcome>) {
+    if let (Some(_), Ok(parsed)) = (outcome, row) {
+        rows.push(KeptRow {
+            line: at.line,
+            row: parsed.row.clone(),
+        });
+    }
+}
+
 /// Cases that came back kept open at once, at least (or `open_cases` if more).
 const PINNED_CASES: usize = 1024;
 
-/// A [`RowSink`] that parses only the rows from line `first` on (the rows of a case read
-/// again), into one place, and hands them on.
+/// A [`RowSink`] that parses only the rows from line `first` to line `last` (the rows of a
+/// case read again), into one place, and hands them on; the first line after `last` is
+/// handed on unparsed (to stop the reading), the rest of the reader's buffer is skipped
+/// (parsing it cost each of 10,000 returning one-row cases a thousand rows).
 struct LinesFrom<'a, F> {
     first: u64,
+    last: u64,
+    /// Whether the line after `last` was handed on.
+    past: bool,
     slot: RowResult,
     replay: &'a mut F,
 }
@@ -942,7 +1015,12 @@ impl<F: FnMut(u64, &RowResult)> RowSink for LinesFrom<'_, F> {
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,
     ) {
-        if line >= self.first {
+        if line > self.last {
+            if !self.past {
+                self.past = true;
+                (self.replay)(line, &self.slot);
+            }
+        } else if line >= self.first {
             parse_row_into(cells, errors, locate, &mut self.slot);
             (self.replay)(line, &self.slot);
         }
@@ -1403,6 +1481,17 @@ fn stream_sequential(
             }
         }
     }
+    stream_in_order(run, sources, settings, &stop, on_row)
+}
+
+/// Reads the files one after the other, whole, into `run`.
+fn stream_in_order(
+    mut run: StreamRun,
+    sources: &[Source],
+    settings: &StreamSettings<'_>,
+    stop: &AtomicBool,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> io::Result<Attempt> {
     for (file_index, source) in sources.iter().enumerate() {
         // Standard input is copied as it is read, so that it can be read again; the copy
         // goes when the input has been read.
@@ -1416,7 +1505,7 @@ fn stream_sequential(
             source,
             settings,
             spool.as_ref(),
-            &stop,
+            stop,
             settings.jobs > 1,
             on_row,
         )?;

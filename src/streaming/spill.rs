@@ -78,7 +78,9 @@ struct Replace {
 /// Matrix rows encoded in output order in an anonymous temporary file. One spill can hold the
 /// rows of several files one after the other ([`Spill::segment`]).
 pub struct Spill {
-    encoding: Encoding,
+    /// `None`: no matrix, but for each case the record a [`CaseWriter`](super::CaseWriter)
+    /// makes of it ([`Spill::push_record`]).
+    encoding: Option<Encoding>,
     file: Arc<File>,
     writer: BufWriter<SharedFile>,
     scratch: Vec<u8>,
@@ -105,6 +107,11 @@ pub struct SpillFile {
 }
 
 impl SpillFile {
+    /// How many rows (or records) it holds, once assembled.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
     /// Leaves out, when assembled, the row of `len` bytes at byte `offset` of this stretch
     /// (after any left out before it).
     pub(super) fn skip_row(&mut self, offset: u64, len: u64) {
@@ -120,6 +127,15 @@ impl SpillFile {
 impl Spill {
     /// An empty spill.
     pub fn new(encoding: Encoding) -> io::Result<Spill> {
+        Spill::with(Some(encoding))
+    }
+
+    /// An empty spill of case records ([`Spill::push_record`]).
+    pub(super) fn for_records() -> io::Result<Spill> {
+        Spill::with(None)
+    }
+
+    fn with(encoding: Option<Encoding>) -> io::Result<Spill> {
         let file = anonymous_file()?;
         Ok(Spill {
             encoding,
@@ -141,17 +157,18 @@ impl Spill {
     fn encode(&mut self, row: &MatrixRow) -> io::Result<()> {
         self.scratch.clear();
         match self.encoding {
-            Encoding::Csv => {
+            Some(Encoding::Csv) => {
                 let mut csv = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(&mut self.scratch);
                 row.write_csv(&mut csv)?;
                 csv.flush()?;
             }
-            Encoding::Json => {
+            Some(Encoding::Json) => {
                 self.scratch.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut self.scratch, &row.to_json())?;
             }
+            None => return Err(no_matrix()),
         }
         Ok(())
     }
@@ -165,13 +182,50 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
         match self.encoding {
-            Encoding::Csv => {
+            Some(Encoding::Csv) => {
                 self.scratch.clear();
                 push_csv_row(&mut self.scratch, case_id, case, &case.judge(run_as_of));
                 Ok(())
             }
-            Encoding::Json => self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of))),
+            Some(Encoding::Json) => {
+                self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of)))
+            }
+            None => Err(no_matrix()),
         }
+    }
+
+    /// Appends the record `fill` writes into an empty buffer, unless it returns `false`;
+    /// returns where it is and its length. A record must not be empty: rows are told apart
+    /// by where they start.
+    pub(super) fn push_record(
+        &mut self,
+        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    ) -> io::Result<Option<(u64, u64)>> {
+        self.scratch.clear();
+        if !fill(&mut self.scratch)? {
+            return Ok(None);
+        }
+        if self.scratch.is_empty() {
+            return Err(io::Error::other("a case's record is empty"));
+        }
+        self.append_scratch().map(Some)
+    }
+
+    /// [`replace_case`](Spill::replace_case) for a record (a case's record that was written
+    /// is written again, so `fill` is expected to write one).
+    pub(super) fn replace_record(
+        &mut self,
+        at: u64,
+        len: u64,
+        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+    ) -> io::Result<()> {
+        self.scratch.clear();
+        if !fill(&mut self.scratch)? || self.scratch.is_empty() {
+            return Err(io::Error::other(
+                "a case that came back wrote no record in place of its first",
+            ));
+        }
+        self.append_patch(at, len)
     }
 
     /// Appends the scratch buffer as a row; returns where it is and its length.
@@ -212,6 +266,11 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
         self.encode_case(case_id, case, run_as_of)?;
+        self.append_patch(at, len)
+    }
+
+    /// Writes the scratch buffer as the replacement of the row `len` bytes long at `at`.
+    fn append_patch(&mut self, at: u64, len: u64) -> io::Result<()> {
         if self.patches.is_none() {
             let file = anonymous_file()?;
             let writer = BufWriter::with_capacity(1 << 14, SharedFile(Arc::clone(&file)));
@@ -258,6 +317,10 @@ impl Spill {
     }
 }
 
+fn no_matrix() -> io::Error {
+    io::Error::other("a run that writes records writes no matrix rows")
+}
+
 /// Writes the whole matrix from spills in order: header (or `[`), every row not left out or
 /// its replacement, trailer.
 pub fn assemble(
@@ -272,6 +335,22 @@ pub fn assemble(
         }
         Encoding::Json => out.write_all(b"[")?,
     }
+    // JSON rows start with the comma that separates them from the row before.
+    let skip = u64::from(encoding == Encoding::Json);
+    assemble_rows(out, spills, skip)?;
+    if encoding == Encoding::Json {
+        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
+    }
+    Ok(())
+}
+
+/// Writes every row (or record) of `spills` in order, each replaced row by its
+/// replacement, leaving out the first `skip` bytes of the first one written.
+pub fn assemble_rows(
+    out: &mut impl AppendFile,
+    spills: Vec<SpillFile>,
+    skip: u64,
+) -> io::Result<()> {
     let mut first = true;
     for mut spill in spills {
         if spill.rows == 0 {
@@ -309,11 +388,10 @@ pub fn assemble(
                 _ => &mut file,
             };
             source.seek(io::SeekFrom::Start(start))?;
-            if encoding == Encoding::Json && first {
-                // Drop the leading comma of the first row written.
-                let mut comma = [0u8; 1];
-                source.read_exact(&mut comma)?;
-                len -= 1;
+            if first && skip > 0 {
+                // The first row written loses its leading separator.
+                io::copy(&mut (&mut *source).take(skip), &mut io::sink())?;
+                len = len.saturating_sub(skip);
             }
             first = false;
             if out.append_file(source, len)? != len {
@@ -323,9 +401,6 @@ pub fn assemble(
                 ));
             }
         }
-    }
-    if encoding == Encoding::Json {
-        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
     }
     Ok(())
 }
