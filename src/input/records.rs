@@ -17,7 +17,6 @@ pub struct Record<'a> {
     bytes: &'a [u8],
     bounds: &'a [(usize, usize)],
     ascii: bool,
-    quoted: bool,
     unterminated: bool,
 }
 
@@ -50,11 +49,6 @@ impl<'a> Record<'a> {
         self.ascii
     }
 
-    /// Whether the record holds a `"` (and so was parsed by `csv_core`).
-    pub fn is_quoted(&self) -> bool {
-        self.quoted
-    }
-
     /// Whether the input ended inside a quoted cell (the csv crate would take the rest of the
     /// file as that cell; readers report it instead).
     pub fn is_unterminated(&self) -> bool {
@@ -81,8 +75,6 @@ pub struct Records<R> {
     core: csv_core::Reader,
     out: Vec<u8>,
     ends: Vec<usize>,
-    /// Whether a `"` was read.
-    saw_quote: bool,
     /// The byte that separates cells.
     delimiter: u8,
     /// Whether the last line end consumed was a `\r`: a `\n` right after it ends no further
@@ -166,7 +158,6 @@ impl<R: Read> Records<R> {
             core,
             out: vec![0; 1024],
             ends: vec![0; 64],
-            saw_quote: false,
             delimiter: b',',
             after_cr: false,
         }
@@ -205,6 +196,18 @@ impl<R: Read> Records<R> {
 
     /// Drops a BOM at the file's start and skips blank lines; `false` at the end of the input.
     fn skip_to_record(&mut self) -> io::Result<bool> {
+        self.skip_blank_lines(u64::MAX)
+    }
+
+    /// Skips blank lines as [`Records::next_record`] does, but none that starts at or after
+    /// the byte offset `limit`: a reader that must know whether a record starts at some
+    /// offset stops there, and then [`Records::offset`] and [`Records::line`] say where it is.
+    pub fn skip_blank_lines_before(&mut self, limit: u64) -> io::Result<()> {
+        self.skip_blank_lines(limit).map(drop)
+    }
+
+    /// [`Records::skip_to_record`], stopping at `limit` (`true` there, unless the input ends).
+    fn skip_blank_lines(&mut self, limit: u64) -> io::Result<bool> {
         if self.at_start {
             while self.filled - self.pos < 3 && self.refill()? {}
             if self.buf[self.pos..self.filled].starts_with(b"\xEF\xBB\xBF") {
@@ -215,6 +218,7 @@ impl<R: Read> Records<R> {
         // Skip blank lines, as csv_core does.
         loop {
             match self.buf[self.pos..self.filled].first() {
+                Some(b'\n' | b'\r') if self.offset() >= limit => return Ok(true),
                 Some(b'\n') => {
                     self.pos += 1;
                     if !self.after_cr {
@@ -245,11 +249,6 @@ impl<R: Read> Records<R> {
     /// The line of the next unread byte: 1 plus the line ends read.
     pub fn line(&self) -> u64 {
         self.line
-    }
-
-    /// Whether a `"` has been read.
-    pub fn saw_quote(&self) -> bool {
-        self.saw_quote
     }
 
     /// Moves the unread bytes to the front and reads more after them; `false` at the end of
@@ -352,7 +351,6 @@ impl<R: Read> Records<R> {
             }
         };
         if stop == Some(b'"') {
-            self.saw_quote = true;
             return self.core_record(line);
         }
         if self.bounds.len() == count {
@@ -374,7 +372,6 @@ impl<R: Read> Records<R> {
             bytes: &self.buf[start..start + at],
             bounds: &self.bounds[..count],
             ascii: high == 0,
-            quoted: false,
             unterminated: false,
         }))
     }
@@ -465,7 +462,6 @@ impl<R: Read> Records<R> {
             bytes: &self.out[..nout],
             bounds: &self.bounds,
             ascii: false,
-            quoted: true,
             unterminated,
         }))
     }

@@ -688,7 +688,7 @@ impl StreamRun {
                     &current.name,
                     Some(header),
                     current.options.delimiter,
-                    false,
+                    None,
                     &mut errors,
                     &mut sink,
                 );
@@ -1339,9 +1339,6 @@ fn stream_sequential(
         // One large file: two threads, one per half.
         match split::stream_split(&mut run, 0, source, settings, &stop)? {
             split::Split::Whole => run.suspects = None,
-            split::Split::Retry => {
-                run = new_run(false)?;
-            }
             split::Split::Done(tail) => {
                 return Ok(if run.errors.is_empty() {
                     Attempt::Done(
