@@ -74,6 +74,9 @@ pub struct Records<R> {
     /// For records `csv_core` parses: the cells back to back, and where each ends.
     core: csv_core::Reader,
     out: Vec<u8>,
+    /// For records with quoted cells read by [`Records::quoted_cells`]: the cells, unescaped,
+    /// back to back.
+    unquoted: Vec<u8>,
     ends: Vec<usize>,
     /// The byte that separates cells.
     delimiter: u8,
@@ -157,6 +160,7 @@ impl<R: Read> Records<R> {
             bounds: Vec::new(),
             core,
             out: vec![0; 1024],
+            unquoted: Vec::with_capacity(1024),
             ends: vec![0; 64],
             delimiter: b',',
             after_cr: false,
@@ -351,6 +355,23 @@ impl<R: Read> Records<R> {
             }
         };
         if stop == Some(b'"') {
+            // A quote that opens a cell, in a record that is read whole within the buffer, is
+            // unescaped here; anything else (a quote inside a cell, text after a closing
+            // quote, a record that ends the input or is longer than the buffer) is csv_core's.
+            let opens_cell = at == cell_start;
+            if let Some((count, ascii)) = opens_cell
+                .then(|| self.quoted_cells(count, at, high == 0))
+                .transpose()?
+                .flatten()
+            {
+                return Ok(Some(Record {
+                    line,
+                    bytes: &self.unquoted,
+                    bounds: &self.bounds[..count],
+                    ascii,
+                    unterminated: false,
+                }));
+            }
             return self.core_record(line);
         }
         if self.bounds.len() == count {
@@ -374,6 +395,128 @@ impl<R: Read> Records<R> {
             ascii: high == 0,
             unterminated: false,
         }))
+    }
+
+    /// Reads more input without growing the buffer (which a long record would need): `false`
+    /// when there is no room or no more input.
+    fn more_in_buffer(&mut self) -> io::Result<bool> {
+        if self.pos == 0 && self.filled == self.buf.len() {
+            return Ok(false);
+        }
+        self.refill()
+    }
+
+    /// The record at `pos` whose cell at `at` (from `pos`) opens with a quote, its `count`
+    /// cells before that in `bounds` (`ascii`: whether they are known to be ASCII): reads its
+    /// cells into `unquoted` as csv_core would (a doubled quote inside quotes is one quote;
+    /// delimiters and line ends inside quotes are text) and consumes it, giving its cell
+    /// count and whether it is all ASCII. `None`, with nothing consumed, for anything else
+    /// (see the caller): csv_core then reads it from its start.
+    fn quoted_cells(
+        &mut self,
+        mut count: usize,
+        mut at: usize,
+        mut ascii: bool,
+    ) -> io::Result<Option<(usize, bool)>> {
+        let delimiter = self.delimiter;
+        // The cells before `at` as they are, delimiters and all, so that their bounds hold.
+        self.unquoted.clear();
+        self.unquoted
+            .extend_from_slice(&self.buf[self.pos..self.pos + at]);
+        let mut line_ends = false;
+        let mut push = |bounds: &mut Vec<(usize, usize)>, cell: (usize, usize)| {
+            if bounds.len() == count {
+                bounds.push(cell);
+            } else {
+                bounds[count] = cell;
+            }
+            count += 1;
+        };
+        // `at` is where a cell starts; the loop ends at the record's line end.
+        let end = 'record: loop {
+            let cell_start = self.unquoted.len();
+            if self.pos + at == self.filled && !self.more_in_buffer()? {
+                return Ok(None);
+            }
+            if self.buf[self.pos + at] == b'"' {
+                at += 1;
+                loop {
+                    let text = &self.buf[self.pos + at..self.filled];
+                    let Some(quote) = memchr::memchr(b'"', text) else {
+                        if !self.more_in_buffer()? {
+                            return Ok(None);
+                        }
+                        continue;
+                    };
+                    let text = &text[..quote];
+                    ascii &= text.is_ascii();
+                    line_ends |= memchr::memchr2(b'\n', b'\r', text).is_some();
+                    self.unquoted.extend_from_slice(text);
+                    at += quote + 1;
+                    if self.pos + at == self.filled && !self.more_in_buffer()? {
+                        return Ok(None);
+                    }
+                    match self.buf[self.pos + at] {
+                        b'"' => {
+                            self.unquoted.push(b'"');
+                            at += 1;
+                        }
+                        b'\n' | b'\r' => {
+                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                            break 'record at;
+                        }
+                        byte if byte == delimiter => {
+                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                            at += 1;
+                            continue 'record;
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+            }
+            loop {
+                let text = &self.buf[self.pos + at..self.filled];
+                let stop = text
+                    .iter()
+                    .position(|&byte| matches!(byte, b'\n' | b'\r' | b'"') || byte == delimiter);
+                let text = &text[..stop.unwrap_or(text.len())];
+                ascii &= text.is_ascii();
+                self.unquoted.extend_from_slice(text);
+                at += text.len();
+                if stop.is_none() {
+                    if !self.more_in_buffer()? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                match self.buf[self.pos + at] {
+                    b'"' => return Ok(None),
+                    b'\n' | b'\r' => {
+                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                        break 'record at;
+                    }
+                    _ => {
+                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                        at += 1;
+                        continue 'record;
+                    }
+                }
+            }
+        };
+        if line_ends {
+            // Lines end inside quotes too (`\r\n` once). The record's first byte ends none.
+            let raw = &self.buf[self.pos..self.pos + end];
+            for i in memchr::memchr2_iter(b'\n', b'\r', raw) {
+                if raw[i] == b'\r' || raw[i - 1] != b'\r' {
+                    self.line += 1;
+                }
+            }
+        }
+        // Past the `\n` or `\r` that ends it, as for a record without quotes.
+        self.after_cr = self.buf[self.pos + end] == b'\r';
+        self.pos += end + 1;
+        self.line += 1;
+        Ok(Some((count, ascii)))
     }
 
     /// Parses the record at `pos` with `csv_core`, reading more as it needs.
