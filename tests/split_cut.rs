@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use leasejudge::adjudication::judge_sources;
+use leasejudge::generate::{default_mix, write_messy_cases, Options};
 use leasejudge::input::Source;
 use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
@@ -302,4 +303,51 @@ fn errors_in_both_halves_have_the_reference_lines() {
     assert!(errors.contains(&ragged), "{ragged} in {errors}");
     let unterminated = format!("errors.csv:{}: unterminated quote", line_of("c301,offer"));
     assert!(errors.contains(&unterminated), "{unterminated} in {errors}");
+}
+
+#[test]
+fn messy_files_match_the_reference_wherever_the_cut_falls() {
+    // `generate --style messy` files (quoted cells, blank lines, scrambled headers, cases
+    // interleaved): the cut falls somewhere different in each. Each again with the row
+    // before the cut given a quoted note holding a line end, so that the cut is inside it.
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 1..=8 {
+        let options = Options {
+            seed,
+            cases: 150 + seed * 7,
+            rows_per_case: (3, 16),
+            interleave: 1 + seed % 4,
+            mix: default_mix(),
+        };
+        let mut bytes = Vec::new();
+        write_messy_cases(&options, &mut bytes, &mut |_| {}).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let source = write_file(dir.path(), &format!("messy-{seed}.csv"), text.as_bytes());
+        assert_split_same_as_reference(&source, &format!("messy seed {seed}"));
+
+        // A line end in a quoted cell across the cut: the last cell of the row before the
+        // cut becomes a long quoted note (so the row keeps the header's count of cells).
+        let cut = cut(&text);
+        let line_start = text[..cut - 1].rfind('\n').unwrap() + 1;
+        let line = &text[line_start..cut - 1];
+        let Some(comma) = line.rfind(',') else {
+            continue;
+        };
+        // As long as the file: the middle falls among the `n`s.
+        let note = "n".repeat(text.len());
+        let quoted = format!(
+            "{}{},\"{note}\nnote\"\n{}",
+            &text[..line_start],
+            &line[..comma],
+            &text[cut..]
+        );
+        let note_at = line_start + comma + 2;
+        assert!((note_at..note_at + note.len()).contains(&(quoted.len() / 2)));
+        let source = write_file(
+            dir.path(),
+            &format!("messy-{seed}-across.csv"),
+            quoted.as_bytes(),
+        );
+        assert_split_same_as_reference(&source, &format!("messy seed {seed}, across"));
+    }
 }
