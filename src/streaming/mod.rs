@@ -924,9 +924,9 @@ pub struct StreamSettings<'a> {
     pub progress: Option<&'a ProgressBar>,
 }
 
-/// A Bloom filter sized for `sources`: for about one case per 40 bytes of input (a case's
-/// first row, an offer, is longer) when every input is a file, else of the largest size.
-/// Its size only matters for speed: more cases than expected mean more false positives.
+/// A Bloom filter sized for `sources` ([`SeenIds::for_input_bytes`]) when every input is a
+/// file, else of the largest size. Its size only matters for speed and memory: more cases than
+/// expected grow it.
 fn filter_for(sources: &[Source]) -> SeenIds {
     let bytes: Option<u64> = sources
         .iter()
@@ -935,7 +935,7 @@ fn filter_for(sources: &[Source]) -> SeenIds {
             std::fs::metadata(path).ok().map(|m| m.len())
         })
         .sum();
-    bytes.map_or_else(SeenIds::new, |bytes| SeenIds::for_ids(bytes / 40 + 1))
+    bytes.map_or_else(SeenIds::new, SeenIds::for_input_bytes)
 }
 
 /// How many new cases before its closing an open case is prefetched.
@@ -1410,7 +1410,7 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         let mut run = StreamRun::with_stores(
             settings.run_as_of,
             settings.open_cases,
-            Arc::new(SeenIds::for_ids(bytes / 40 / workers as u64 + 1)),
+            Arc::new(SeenIds::for_input_bytes(bytes / workers as u64)),
             Spill::new(settings.encoding)?,
             IdLog::new()?,
         );

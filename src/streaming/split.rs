@@ -236,7 +236,7 @@ pub fn stream_split(
         // The first run reads on, as a single pass would. The filter it
         // shared holds the second half's ids too, which would all be "maybe" (a scan of the
         // log each): it gets one of its own, of the ids it has seen.
-        let seen = SeenIds::for_ids(std::fs::metadata(path)?.len() / 40 + 1);
+        let seen = SeenIds::for_input_bytes(std::fs::metadata(path)?.len());
         run.ids.for_each(&mut |id| {
             seen.insert(id);
             true
