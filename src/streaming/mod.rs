@@ -11,10 +11,11 @@
 //! cases close in order of first appearance. The spill is copied to the output at the end, so
 //! bad input anywhere still leaves no output, as with [`judge_sources`](crate::adjudication::judge_sources).
 //!
-//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the input up to 16 MiB),
-//! and every closed case into a log in a temporary file ([`IdLog`]: its id, file, first and
-//! last line, and where its matrix row is in the spill). A row whose case is not open is new
-//! for certain when the filter has not seen its id (a Bloom filter has no false negatives).
+//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the expected cases and
+//! growing up to 16 MiB), and every closed case into a log in a temporary file ([`IdLog`]:
+//! its id, file, first and last line, and where its matrix row is in the spill). A row whose
+//! case is not open is new for certain when the filter has not seen its id (a Bloom filter
+//! has no false negatives).
 //! When the filter says "maybe", the log settles it: a false positive (rare) costs a scan of
 //! the log; a real hit is a closed case coming back, or a case id repeated in a later file.
 //!
