@@ -166,3 +166,28 @@ fn a_record_longer_than_the_buffer_is_read_whole() {
     assert_eq!(records[1].1[0].len(), 200_002);
     assert_eq!(records, ours(text.as_bytes(), usize::MAX));
 }
+
+#[test]
+fn line_ends_inside_quoted_cells_count_as_outside() {
+    // Quoted cells read without csv_core (a quote opening each) and with it (text after a
+    // closing quote), holding `\r\n`, `\n` and lone `\r`s, and doubled quotes.
+    let text = "h\n\"a\"\"\r\nb\",c\r\n\"d\n\ne\"\nx,\"y\"\r\"z\r\r\"\n\"p\nq\"r\nlast";
+    let expected: Vec<(u64, Vec<&str>)> = vec![
+        (1, vec!["h"]),
+        (2, vec!["a\"\r\nb", "c"]),
+        (4, vec!["d\n\ne"]),
+        (7, vec!["x", "y"]),
+        (8, vec!["z\r\r"]),
+        (11, vec!["p\nqr"]),
+        (13, vec!["last"]),
+    ];
+    let expected: Vec<(u64, Cells)> = expected
+        .into_iter()
+        .map(|(line, cells)| (line, cells.iter().map(|c| c.as_bytes().to_vec()).collect()))
+        .collect();
+    for chunk in [1, 2, 3, 5, usize::MAX] {
+        assert_eq!(ours(text.as_bytes(), chunk), expected, "chunk {chunk}");
+    }
+    let cells: Vec<Cells> = expected.into_iter().map(|(_, cells)| cells).collect();
+    assert_eq!(csv_crate(text.as_bytes()), cells);
+}

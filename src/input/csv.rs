@@ -52,8 +52,20 @@ fn names_case_id(cell: &str) -> bool {
 pub struct CsvRead {
     /// The line of the byte after the last one read: 1 plus the line ends read.
     pub end_line: u64,
-    /// Whether a `"` was read.
-    pub saw_quote: bool,
+    /// For a read asked to stop at a byte offset: where it stopped, at `end_line`.
+    pub stopped: Option<Stopped>,
+}
+
+/// Where a read asked to stop at a byte offset (a *cut*) stopped: at the first place at or
+/// after the cut where a reader started afresh reads the same records as this one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// The byte offset it stopped at: the cut itself, or else the first byte of the record
+    /// after the one that holds the cut (or the end of the input).
+    pub offset: u64,
+    /// Whether it stopped at the cut: no record holds the byte before it (a quoted cell with
+    /// a line end does when the cut falls inside it).
+    pub at_cut: bool,
 }
 
 fn read_record<'r, R: Read>(
@@ -247,15 +259,16 @@ pub(crate) const UNTERMINATED: &str = "unterminated quote: the file ends inside 
 /// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
 /// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
 /// start of a line after the header) instead, and lines are counted from 1 where it starts.
-/// With `stop_at_quote`, reading stops at the first record holding a `"`. Without a header,
-/// cells are split by `delimiter`, or the one detected from the header line.
+/// Given a byte offset `cut` (counted from where the reader starts), reading stops at the
+/// first record boundary at or after it ([`Stopped`]). Without a header, cells are split by
+/// `delimiter`, or the one detected from the header line.
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     reader: impl Read,
     file: &str,
     header: Option<&CsvHeader>,
     delimiter: Option<Delimiter>,
-    stop_at_quote: bool,
+    cut: Option<u64>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
@@ -276,10 +289,28 @@ pub fn read(
                 read_header = header;
                 &read_header
             }
-            None => return summary(&records),
+            None => return summary(&records, None),
         },
     };
+    let mut stopped = None;
     loop {
+        if let Some(cut) = cut {
+            match stop_at_cut(&mut records, cut) {
+                Ok(None) => {}
+                Ok(Some(stop)) => {
+                    stopped = Some(stop);
+                    break;
+                }
+                Err(e) => {
+                    errors.push(InputError::new(
+                        file,
+                        records.line(),
+                        format!("cannot read: {e}"),
+                    ));
+                    break;
+                }
+            }
+        }
         let record = match read_record(&mut records, file) {
             Ok(Some(record)) => record,
             Ok(None) => break,
@@ -289,9 +320,6 @@ pub fn read(
             }
         };
         let line = record.line;
-        if stop_at_quote && record.is_quoted() {
-            break;
-        }
         if record.is_unterminated() {
             errors.push(InputError::new(file, line, UNTERMINATED));
             continue;
@@ -341,14 +369,39 @@ pub fn read(
         observer.cells(line, &cells);
         sink.row(line, &cells, errors, &locate);
     }
-    summary(&records)
+    summary(&records, stopped)
 }
 
-fn summary<R: Read>(records: &Records<R>) -> CsvRead {
+fn summary<R: Read>(records: &Records<R>, stopped: Option<Stopped>) -> CsvRead {
     CsvRead {
         end_line: records.line(),
-        saw_quote: records.saw_quote(),
+        stopped,
     }
+}
+
+/// Where reading stops for a `cut`, once no record left to read starts before it; `None`
+/// while one does. Lines end at `\n`, `\r\n` or a lone `\r` and the cut follows none of them
+/// halfway, so at the cut (the byte after a `\n`) this reader is where a reader started
+/// there is: at a record's start, blank lines still to skip.
+fn stop_at_cut<R: Read>(records: &mut Records<R>, cut: u64) -> std::io::Result<Option<Stopped>> {
+    records.skip_blank_lines_before(cut)?;
+    let offset = records.offset();
+    if offset < cut {
+        return Ok(None);
+    }
+    if offset == cut {
+        return Ok(Some(Stopped {
+            offset,
+            at_cut: true,
+        }));
+    }
+    // The last record read holds the cut. Its last line end may be a `\r` whose `\n` ends
+    // no line; past the blank lines, at a record's first byte, nothing read before matters.
+    records.skip_blank_lines_before(u64::MAX)?;
+    Ok(Some(Stopped {
+        offset: records.offset(),
+        at_cut: false,
+    }))
 }
 
 /// Fills `cells` by field ([`cell_text`]) when the whole record is valid UTF-8 and every cell

@@ -17,7 +17,7 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 pub(crate) use csv::UNTERMINATED;
-pub use csv::{CsvHeader, CsvRead};
+pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
@@ -311,7 +311,7 @@ pub fn read_csv_cells(
         name,
         None,
         delimiter,
-        false,
+        None,
         errors,
         sink,
         &mut NoObserver,
@@ -329,14 +329,14 @@ pub fn read_csv_header(
 }
 
 /// [`read_csv_cells`] from a given start (after the header, whose delimiter it uses, or from
-/// the start of the file), stopping at the first quoted record if asked, and saying what it
-/// saw besides rows.
+/// the start of the file), stopping at the first record boundary at or after the byte offset
+/// `cut` if one is given, and saying what it saw besides rows.
 pub fn read_csv_from(
     reader: impl Read,
     name: &str,
     header: Option<&CsvHeader>,
     delimiter: Option<Delimiter>,
-    stop_at_quote: bool,
+    cut: Option<u64>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
 ) -> CsvRead {
@@ -345,7 +345,7 @@ pub fn read_csv_from(
         name,
         header,
         delimiter,
-        stop_at_quote,
+        cut,
         errors,
         sink,
         &mut NoObserver,
@@ -447,7 +447,7 @@ pub fn read_from_observed(
                 name,
                 None,
                 options.delimiter,
-                false,
+                None,
                 errors,
                 &mut Parsing(sink),
                 observer,

@@ -17,7 +17,6 @@ pub struct Record<'a> {
     bytes: &'a [u8],
     bounds: &'a [(usize, usize)],
     ascii: bool,
-    quoted: bool,
     unterminated: bool,
 }
 
@@ -50,11 +49,6 @@ impl<'a> Record<'a> {
         self.ascii
     }
 
-    /// Whether the record holds a `"` (and so was parsed by `csv_core`).
-    pub fn is_quoted(&self) -> bool {
-        self.quoted
-    }
-
     /// Whether the input ended inside a quoted cell (the csv crate would take the rest of the
     /// file as that cell; readers report it instead).
     pub fn is_unterminated(&self) -> bool {
@@ -80,9 +74,10 @@ pub struct Records<R> {
     /// For records `csv_core` parses: the cells back to back, and where each ends.
     core: csv_core::Reader,
     out: Vec<u8>,
+    /// For records with quoted cells read by [`Records::quoted_cells`]: the cells, unescaped,
+    /// back to back.
+    unquoted: Vec<u8>,
     ends: Vec<usize>,
-    /// Whether a `"` was read.
-    saw_quote: bool,
     /// The byte that separates cells.
     delimiter: u8,
     /// Whether the last line end consumed was a `\r`: a `\n` right after it ends no further
@@ -165,8 +160,8 @@ impl<R: Read> Records<R> {
             bounds: Vec::new(),
             core,
             out: vec![0; 1024],
+            unquoted: Vec::with_capacity(1024),
             ends: vec![0; 64],
-            saw_quote: false,
             delimiter: b',',
             after_cr: false,
         }
@@ -205,6 +200,18 @@ impl<R: Read> Records<R> {
 
     /// Drops a BOM at the file's start and skips blank lines; `false` at the end of the input.
     fn skip_to_record(&mut self) -> io::Result<bool> {
+        self.skip_blank_lines(u64::MAX)
+    }
+
+    /// Skips blank lines as [`Records::next_record`] does, but none that starts at or after
+    /// the byte offset `limit`: a reader that must know whether a record starts at some
+    /// offset stops there, and then [`Records::offset`] and [`Records::line`] say where it is.
+    pub fn skip_blank_lines_before(&mut self, limit: u64) -> io::Result<()> {
+        self.skip_blank_lines(limit).map(drop)
+    }
+
+    /// [`Records::skip_to_record`], stopping at `limit` (`true` there, unless the input ends).
+    fn skip_blank_lines(&mut self, limit: u64) -> io::Result<bool> {
         if self.at_start {
             while self.filled - self.pos < 3 && self.refill()? {}
             if self.buf[self.pos..self.filled].starts_with(b"\xEF\xBB\xBF") {
@@ -215,6 +222,7 @@ impl<R: Read> Records<R> {
         // Skip blank lines, as csv_core does.
         loop {
             match self.buf[self.pos..self.filled].first() {
+                Some(b'\n' | b'\r') if self.offset() >= limit => return Ok(true),
                 Some(b'\n') => {
                     self.pos += 1;
                     if !self.after_cr {
@@ -245,11 +253,6 @@ impl<R: Read> Records<R> {
     /// The line of the next unread byte: 1 plus the line ends read.
     pub fn line(&self) -> u64 {
         self.line
-    }
-
-    /// Whether a `"` has been read.
-    pub fn saw_quote(&self) -> bool {
-        self.saw_quote
     }
 
     /// Moves the unread bytes to the front and reads more after them; `false` at the end of
@@ -352,7 +355,23 @@ impl<R: Read> Records<R> {
             }
         };
         if stop == Some(b'"') {
-            self.saw_quote = true;
+            // A quote that opens a cell, in a record that is read whole within the buffer, is
+            // unescaped here; anything else (a quote inside a cell, text after a closing
+            // quote, a record that ends the input or is longer than the buffer) is csv_core's.
+            let opens_cell = at == cell_start;
+            if let Some((count, ascii)) = opens_cell
+                .then(|| self.quoted_cells(count, at, high == 0))
+                .transpose()?
+                .flatten()
+            {
+                return Ok(Some(Record {
+                    line,
+                    bytes: &self.unquoted,
+                    bounds: &self.bounds[..count],
+                    ascii,
+                    unterminated: false,
+                }));
+            }
             return self.core_record(line);
         }
         if self.bounds.len() == count {
@@ -374,9 +393,130 @@ impl<R: Read> Records<R> {
             bytes: &self.buf[start..start + at],
             bounds: &self.bounds[..count],
             ascii: high == 0,
-            quoted: false,
             unterminated: false,
         }))
+    }
+
+    /// Reads more input without growing the buffer (which a long record would need): `false`
+    /// when there is no room or no more input.
+    fn more_in_buffer(&mut self) -> io::Result<bool> {
+        if self.pos == 0 && self.filled == self.buf.len() {
+            return Ok(false);
+        }
+        self.refill()
+    }
+
+    /// The record at `pos` whose cell at `at` (from `pos`) opens with a quote, its `count`
+    /// cells before that in `bounds` (`ascii`: whether they are known to be ASCII): reads its
+    /// cells into `unquoted` as csv_core would (a doubled quote inside quotes is one quote;
+    /// delimiters and line ends inside quotes are text) and consumes it, giving its cell
+    /// count and whether it is all ASCII. `None`, with nothing consumed, for anything else
+    /// (see the caller): csv_core then reads it from its start.
+    fn quoted_cells(
+        &mut self,
+        mut count: usize,
+        mut at: usize,
+        mut ascii: bool,
+    ) -> io::Result<Option<(usize, bool)>> {
+        let delimiter = self.delimiter;
+        // The cells before `at` as they are, delimiters and all, so that their bounds hold.
+        self.unquoted.clear();
+        self.unquoted
+            .extend_from_slice(&self.buf[self.pos..self.pos + at]);
+        let mut line_ends = false;
+        let mut push = |bounds: &mut Vec<(usize, usize)>, cell: (usize, usize)| {
+            if bounds.len() == count {
+                bounds.push(cell);
+            } else {
+                bounds[count] = cell;
+            }
+            count += 1;
+        };
+        // `at` is where a cell starts; the loop ends at the record's line end.
+        let end = 'record: loop {
+            let cell_start = self.unquoted.len();
+            if self.pos + at == self.filled && !self.more_in_buffer()? {
+                return Ok(None);
+            }
+            if self.buf[self.pos + at] == b'"' {
+                at += 1;
+                loop {
+                    let text = &self.buf[self.pos + at..self.filled];
+                    let Some(quote) = memchr::memchr(b'"', text) else {
+                        if !self.more_in_buffer()? {
+                            return Ok(None);
+                        }
+                        continue;
+                    };
+                    let text = &text[..quote];
+                    ascii &= text.is_ascii();
+                    line_ends |= memchr::memchr2(b'\n', b'\r', text).is_some();
+                    self.unquoted.extend_from_slice(text);
+                    at += quote + 1;
+                    if self.pos + at == self.filled && !self.more_in_buffer()? {
+                        return Ok(None);
+                    }
+                    match self.buf[self.pos + at] {
+                        b'"' => {
+                            self.unquoted.push(b'"');
+                            at += 1;
+                        }
+                        b'\n' | b'\r' => {
+                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                            break 'record at;
+                        }
+                        byte if byte == delimiter => {
+                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                            at += 1;
+                            continue 'record;
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+            }
+            loop {
+                let text = &self.buf[self.pos + at..self.filled];
+                let stop = text
+                    .iter()
+                    .position(|&byte| matches!(byte, b'\n' | b'\r' | b'"') || byte == delimiter);
+                let text = &text[..stop.unwrap_or(text.len())];
+                ascii &= text.is_ascii();
+                self.unquoted.extend_from_slice(text);
+                at += text.len();
+                if stop.is_none() {
+                    if !self.more_in_buffer()? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                match self.buf[self.pos + at] {
+                    b'"' => return Ok(None),
+                    b'\n' | b'\r' => {
+                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                        break 'record at;
+                    }
+                    _ => {
+                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
+                        at += 1;
+                        continue 'record;
+                    }
+                }
+            }
+        };
+        if line_ends {
+            // Lines end inside quotes too (`\r\n` once). The record's first byte ends none.
+            let raw = &self.buf[self.pos..self.pos + end];
+            for i in memchr::memchr2_iter(b'\n', b'\r', raw) {
+                if raw[i] == b'\r' || raw[i - 1] != b'\r' {
+                    self.line += 1;
+                }
+            }
+        }
+        // Past the `\n` or `\r` that ends it, as for a record without quotes.
+        self.after_cr = self.buf[self.pos + end] == b'\r';
+        self.pos += end + 1;
+        self.line += 1;
+        Ok(Some((count, ascii)))
     }
 
     /// Parses the record at `pos` with `csv_core`, reading more as it needs.
@@ -465,7 +605,6 @@ impl<R: Read> Records<R> {
             bytes: &self.out[..nout],
             bounds: &self.bounds,
             ascii: false,
-            quoted: true,
             unterminated,
         }))
     }

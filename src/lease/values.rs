@@ -41,7 +41,7 @@ pub struct Timestamp {
 }
 
 thread_local! {
-    /// The date (`YYYY-MM-DD`) of the last plain timestamp read on this thread, and its
+    /// The date (`YYYY-MM-DD`) of the last usual timestamp read on this thread, and its
     /// midnight in Unix seconds; no date matches the bytes it starts with.
     static LAST_DATE: Cell<([u8; 10], i64)> = const { Cell::new(([0; 10], 0)) };
 }
@@ -64,8 +64,8 @@ impl Timestamp {
     /// Parses RFC 3339 as the contract restricts it: `T` or `t`, an offset (`Z`, `z` or
     /// `±HH:MM`), up to 9 fractional digits, no leap second, UTC year 0001 to 9999.
     pub fn parse(text: &str) -> Result<Timestamp, ValueError> {
-        match Timestamp::parse_plain_utc(text.as_bytes()) {
-            Some(plain) => Ok(plain),
+        match Timestamp::parse_usual(text.as_bytes()) {
+            Some(usual) => Ok(usual),
             None => Timestamp::parse_full(text),
         }
     }
@@ -162,17 +162,20 @@ impl Timestamp {
         Timestamp::from_utc(utc)
     }
 
-    /// The usual shape, `YYYY-MM-DDTHH:MM:SSZ` (no fraction, no offset), without the
-    /// general path's branches. `None` for anything else, valid or not: [`Timestamp::parse`]
+    /// The usual shapes, `YYYY-MM-DDTHH:MM:SS`, a fraction of up to 9 digits or none, then
+    /// `Z` or `±HH:MM` (`t` and `z` in either case), without the general path's branches.
+    /// `None` for anything else, valid or not, and for any value out of range: [`Timestamp::parse`]
     /// then reads it in full (and explains what is wrong).
-    fn parse_plain_utc(text: &[u8]) -> Option<Timestamp> {
-        let b: &[u8; 20] = text.try_into().ok()?;
+    fn parse_usual(b: &[u8]) -> Option<Timestamp> {
+        if b.len() < 20 {
+            return None;
+        }
+        // `| 0x20` maps `T` to `t` and `Z` to `z`, and no other byte to either.
         if (b[4] != b'-')
             | (b[7] != b'-')
-            | (b[10] != b'T')
+            | (b[10] | 0x20 != b't')
             | (b[13] != b':')
             | (b[16] != b':')
-            | (b[19] != b'Z')
         {
             return None;
         }
@@ -188,6 +191,43 @@ impl Timestamp {
         if (hour > 23) | (minute > 59) | (second > 59) {
             return None;
         }
+        let mut rest = &b[19..];
+        let mut nanos = 0u32;
+        if let [b'.', fraction @ ..] = rest {
+            let count = fraction
+                .iter()
+                .take(10)
+                .take_while(|byte| byte.is_ascii_digit())
+                .count();
+            if !(1..=9).contains(&count) {
+                return None;
+            }
+            for &digit in &fraction[..count] {
+                nanos = nanos * 10 + u32::from(digit - b'0');
+            }
+            nanos *= 10u32.pow(9 - count as u32);
+            rest = &fraction[count..];
+        }
+        let offset = match *rest {
+            [zone] if zone | 0x20 == b'z' => 0,
+            [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+                let digits = [h1, h2, m1, m2].map(|byte| byte.wrapping_sub(b'0'));
+                if digits.iter().fold(false, |bad, &digit| bad | (digit > 9)) {
+                    return None;
+                }
+                let (hours, minutes) = (n(&digits[0..2]), n(&digits[2..4]));
+                if (hours > 23) | (minutes > 59) {
+                    return None;
+                }
+                let magnitude = i64::from(hours * 3600 + minutes * 60);
+                if sign == b'-' {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            }
+            _ => return None,
+        };
         let date: [u8; 10] = b[..10].try_into().expect("10 bytes");
         // The timestamps of a file are mostly of a few days: the date of the last one read on
         // this thread is remembered, and most dates are then looked up, not worked out.
@@ -204,9 +244,11 @@ impl Timestamp {
             LAST_DATE.set((date, midnight));
             midnight
         };
-        let seconds = midnight + i64::from(hour * 3600 + minute * 60 + second);
-        // Within the last day of year 9999 the sum stays in range; nothing else can leave it.
-        Some(Timestamp { seconds, nanos: 0 })
+        let seconds = midnight + i64::from(hour * 3600 + minute * 60 + second) - offset;
+        // An offset can take the instant out of years 0001 to 9999; the full path says so.
+        (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS)
+            .contains(&seconds)
+            .then_some(Timestamp { seconds, nanos })
     }
 
     fn from_utc(utc: DateTime<Utc>) -> Result<Timestamp, ValueError> {
@@ -586,37 +628,56 @@ mod tests {
     }
 
     #[test]
-    fn the_plain_shape_reads_as_the_full_grammar_does() {
+    fn the_usual_shapes_read_as_the_full_grammar_does() {
         let mut rng = crate::random::SplitMix64::new(0x2545_F491_4F6C_DD1D);
         let mut next = |bound: u64| rng.next_u64() % bound;
-        let mut plain = 0;
-        for _ in 0..50_000 {
-            // Mostly real instants; some fields out of range, some characters not digits.
+        let mut usual = 0;
+        for _ in 0..100_000 {
+            // Mostly real instants, in every usual shape (`T` or `t`, a fraction or none, `Z`,
+            // `z` or an offset, the range's edges); some fields out of range, some characters
+            // not digits, some fractions too long.
+            let year = match next(4) {
+                0 => next(3),
+                1 => 9998 + next(3),
+                _ => next(10_000),
+            };
+            let fraction = match next(4) {
+                0 => format!(".{}", "0123456789".get(..1 + next(10) as usize).unwrap()),
+                1 => ".".to_owned(),
+                _ => String::new(),
+            };
+            let zone = match next(5) {
+                0 => "Z".to_owned(),
+                1 => "z".to_owned(),
+                2 => format!("+{:02}:{:02}", next(26), next(62)),
+                3 => format!("-{:02}:{:02}", next(26), next(62)),
+                _ => ["", "+01", "+01:0", "Z0", "+0100"][next(5) as usize].to_owned(),
+            };
             let mut text = format!(
-                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-                next(10_000),
+                "{year:04}-{:02}-{:02}{}{:02}:{:02}:{:02}{fraction}{zone}",
                 next(14),
                 next(33),
+                ["T", "t", " "][next(3) as usize],
                 next(25),
                 next(61),
                 next(62)
             )
             .into_bytes();
             if next(10) == 0 {
-                let at = next(20) as usize;
-                text[at] = b"0Z:-T/ a9"[next(9) as usize];
+                let at = next(text.len() as u64) as usize;
+                text[at] = b"0Z:-T/ a9.+"[next(11) as usize];
             }
             let text = String::from_utf8(text).unwrap();
             let full = Timestamp::parse_full(&text);
             // Twice: after whatever date came before, then after its own date at midnight (a
-            // date the plain path remembers, if it is one).
+            // date the usual path remembers, if it is one).
             for primed in [false, true] {
                 if primed {
                     let _ = Timestamp::parse(&format!("{}T00:00:00Z", &text[..10]));
                 }
-                match Timestamp::parse_plain_utc(text.as_bytes()) {
+                match Timestamp::parse_usual(text.as_bytes()) {
                     Some(fast) => {
-                        plain += 1;
+                        usual += 1;
                         assert_eq!(Ok(fast), full, "{text}");
                     }
                     // Left to the full path, which gives the message.
@@ -624,7 +685,7 @@ mod tests {
                 }
             }
         }
-        assert!(plain > 40_000, "the plain path read {plain} of 100000");
+        assert!(usual > 40_000, "the usual path read {usual} of 200000");
     }
 
     #[test]

@@ -5,31 +5,63 @@
 use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufWriter, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::spill::{anonymous_file, read_at, SharedFile};
 
-/// The Bloom filter's largest size: 2^21 words = 16 MiB.
-const SEEN_WORDS_LOG2_MAX: u32 = 21;
-/// Its smallest: 2^12 words = 32 KiB.
-const SEEN_WORDS_LOG2_MIN: u32 = 12;
+/// The Bloom filter's largest size, all its layers together: 2^21 words = 16 MiB.
+const SEEN_WORDS_MAX: usize = 1 << 21;
+/// Its smallest first layer: 2^12 words = 32 KiB.
+const SEEN_WORDS_MIN: usize = 1 << 12;
 /// Bits set per id, all in one word: one cache miss and one atomic `or` per id. Seven 6-bit
-/// positions and a 21-bit word index use distinct bits of the hash (eight would overlap, and
+/// positions and a 22-bit word index use distinct bits of the hash (eight would overlap, and
 /// made false positives three times as frequent).
 const SEEN_BITS: u32 = 7;
+/// Bytes of input per case assumed when sizing a filter: generated and messy files have
+/// 650-700, so this rarely underestimates; a file of shorter cases grows the filter.
+const INPUT_BYTES_PER_CASE: u64 = 500;
 
 /// A Bloom filter of case ids: "certainly not seen" or "maybe seen"; [`IdLog`] settles each
 /// "maybe". The two halves of a split file share one (`split.rs`): its words are atomic, and an
-/// id's bits are set by one atomic `or`, so of two runs inserting the same id, exactly one is
-/// told "maybe".
+/// id's bits are set by one atomic `or`, so of two runs inserting the same id, at least one
+/// is told "maybe".
+///
+/// It grows in layers: the first sized for the expected ids, each next one twice the last,
+/// added when the last holds one id per four words (about one false positive per two
+/// million lookups in each full layer), until all together reach 16 MiB. A filter
+/// sized for the whole budget whatever the input (as before) had all its pages touched and
+/// cleared, most of a run's memory on an input of a few thousand cases; one sized too small
+/// for the input would answer "maybe" ever more often, and each "maybe" costs a scan of the
+/// log. Ids go into the newest layer and are looked for in all.
 ///
 /// At 16 MiB, false positives are rare up to about a million cases (2 while inserting 1.2
 /// million ids, in the unit test) and grow more frequent beyond.
 pub struct SeenIds {
+    /// The layers' sizes in words, planned up front.
+    plan: Vec<usize>,
+    /// The layers added so far (`plan.len()` at most).
+    layers: Vec<OnceLock<Layer>>,
+    /// The layer inserts go to: the newest.
+    current: AtomicUsize,
+    /// Held while adding a layer.
+    growing: Mutex<()>,
+}
+
+/// One layer of [`SeenIds`].
+struct Layer {
     words: Box<[AtomicU64]>,
-    /// log2 of the number of words.
-    words_log2: u32,
+    /// Ids inserted (about: two runs may count one id twice).
+    inserted: AtomicU64,
+    /// How many ids before the next layer is added (`u64::MAX`: the last layer).
+    capacity: u64,
+}
+
+impl Layer {
+    /// The word of the 22-bit word index `index`: any length, not only powers of two.
+    fn word(&self, index: u64) -> &AtomicU64 {
+        &self.words[((index * self.words.len() as u64) >> 22) as usize]
+    }
 }
 
 impl Default for SeenIds {
@@ -44,24 +76,70 @@ impl SeenIds {
         SeenIds::for_ids(u64::MAX)
     }
 
-    /// An empty filter for at most `ids` ids: two words per id, from 32 KiB to 16 MiB (a
-    /// filter's pages are all touched soon, so one bigger than the input needs costs time).
+    /// An empty filter for an input of `bytes` bytes (about one case per 500 bytes).
+    pub fn for_input_bytes(bytes: u64) -> SeenIds {
+        SeenIds::for_ids(bytes / INPUT_BYTES_PER_CASE + 1)
+    }
+
+    /// An empty filter expecting `ids` ids: a first layer of four words per id, from 32 KiB to
+    /// 16 MiB (a layer's pages are all touched soon, so one bigger than the input needs costs
+    /// time), growing if more come.
     pub fn for_ids(ids: u64) -> SeenIds {
-        let words_log2 = ids
-            .saturating_mul(2)
-            .checked_next_power_of_two()
-            .map_or(SEEN_WORDS_LOG2_MAX, u64::trailing_zeros)
-            .clamp(SEEN_WORDS_LOG2_MIN, SEEN_WORDS_LOG2_MAX);
-        SeenIds {
-            words: (0..1usize << words_log2)
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-            words_log2,
+        let first = usize::try_from(ids.saturating_mul(4))
+            .unwrap_or(usize::MAX)
+            .clamp(SEEN_WORDS_MIN, SEEN_WORDS_MAX);
+        let mut plan = Vec::new();
+        let (mut size, mut left) = (first, SEEN_WORDS_MAX);
+        // The last layer takes what is left when the one after it would not fit.
+        while size.saturating_mul(3) <= left {
+            plan.push(size);
+            left -= size;
+            size *= 2;
+        }
+        plan.push(left);
+        let layers: Vec<OnceLock<Layer>> = plan.iter().map(|_| OnceLock::new()).collect();
+        let seen = SeenIds {
+            plan,
+            layers,
+            current: AtomicUsize::new(0),
+            growing: Mutex::new(()),
+        };
+        seen.layers[0].get_or_init(|| seen.make_layer(0));
+        seen
+    }
+
+    /// The empty layer `at` of the plan.
+    fn make_layer(&self, at: usize) -> Layer {
+        let words = self.plan[at];
+        Layer {
+            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            inserted: AtomicU64::new(0),
+            capacity: if at + 1 == self.plan.len() {
+                u64::MAX
+            } else {
+                words as u64 / 4
+            },
         }
     }
 
-    /// The word and the bits of an id with [`id_hash`] `hash`.
-    fn bits(&self, hash: u64) -> (usize, u64) {
+    /// Layer `at`, which [`current`](SeenIds::current) has reached.
+    fn layer(&self, at: usize) -> &Layer {
+        self.layers[at]
+            .get()
+            .expect("a layer is made before it is made current")
+    }
+
+    /// Adds the layer after `full`, unless another run already has.
+    fn grow(&self, full: usize) {
+        let _growing = self.growing.lock().unwrap_or_else(|e| e.into_inner());
+        if self.current.load(Ordering::SeqCst) == full && full + 1 < self.plan.len() {
+            self.layers[full + 1].get_or_init(|| self.make_layer(full + 1));
+            self.current.store(full + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// The word index and the bits of an id with [`id_hash`] `hash`.
+    fn bits(hash: u64) -> (u64, u64) {
         // murmur3's finaliser makes the word and the bit positions independent of the bits
         // the open-case index uses.
         let mut hash = hash;
@@ -70,17 +148,18 @@ impl SeenIds {
         hash ^= hash >> 33;
         hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
         hash ^= hash >> 33;
-        let word = (hash >> (64 - self.words_log2)) as usize;
-        // 6-bit bit positions from the low bits, which the word index does not use.
+        // The top 22 bits choose the word; 6-bit bit positions from the low bits.
+        let index = hash >> 42;
         let mask =
             (0..SEEN_BITS).fold(0u64, |mask, probe| mask | 1 << ((hash >> (6 * probe)) & 63));
-        (word, mask)
+        (index, mask)
     }
 
     /// Whether `id` may have been inserted (never `false` for an inserted id).
     pub fn may_contain(&self, id: &str) -> bool {
-        let (word, mask) = self.bits(id_hash(id));
-        self.words[word].load(Ordering::Relaxed) & mask == mask
+        let (index, mask) = Self::bits(id_hash(id));
+        (0..=self.current.load(Ordering::SeqCst))
+            .any(|at| self.layer(at).word(index).load(Ordering::SeqCst) & mask == mask)
     }
 
     /// Remembers `id`.
@@ -90,10 +169,36 @@ impl SeenIds {
 
     /// Remembers the id with [`id_hash`] `hash`; returns whether it may have been inserted
     /// before, by this run or another sharing the filter ([`may_contain`](SeenIds::may_contain)
-    /// and [`insert`](SeenIds::insert) in one atomic step).
+    /// and [`insert`](SeenIds::insert) in one step: of two runs inserting one id, at least
+    /// one is told "maybe").
     pub(super) fn insert_hashed(&self, hash: u64) -> bool {
-        let (word, mask) = self.bits(hash);
-        self.words[word].fetch_or(mask, Ordering::Relaxed) & mask == mask
+        let (index, mask) = Self::bits(hash);
+        let mut looked = 0;
+        let mut at = self.current.load(Ordering::SeqCst);
+        loop {
+            if (looked..at)
+                .any(|older| self.layer(older).word(index).load(Ordering::SeqCst) & mask == mask)
+            {
+                return true;
+            }
+            let layer = self.layer(at);
+            if layer.word(index).fetch_or(mask, Ordering::SeqCst) & mask == mask {
+                return true;
+            }
+            // If a layer was added meanwhile, another run may have looked in this one before
+            // the bits were set and inserted the id in the new one: the id goes there too.
+            // (All sequentially consistent: a run that reads `current` past a layer sees every
+            // bit set in that layer before it moved on.)
+            let now = self.current.load(Ordering::SeqCst);
+            if now == at {
+                if layer.inserted.fetch_add(1, Ordering::Relaxed) + 1 == layer.capacity {
+                    self.grow(at);
+                }
+                return false;
+            }
+            looked = at + 1;
+            at = now;
+        }
     }
 }
 
@@ -588,12 +693,72 @@ mod tests {
 
     #[test]
     fn filters_are_sized_for_their_input_within_limits() {
-        assert_eq!(SeenIds::for_ids(0).words.len(), 1 << SEEN_WORDS_LOG2_MIN);
-        assert_eq!(SeenIds::for_ids(100_000).words.len(), 1 << 18);
+        let plan = |ids| SeenIds::for_ids(ids).plan;
+        assert_eq!(plan(u64::MAX), [SEEN_WORDS_MAX]);
+        assert_eq!(plan(100_000), [400_000, SEEN_WORDS_MAX - 400_000]);
         assert_eq!(
-            SeenIds::for_ids(u64::MAX).words.len(),
-            1 << SEEN_WORDS_LOG2_MAX
+            plan(10_000),
+            [40_000, 80_000, 160_000, 320_000, SEEN_WORDS_MAX - 600_000]
         );
+        let smallest = plan(0);
+        assert_eq!(
+            smallest[..3],
+            [SEEN_WORDS_MIN, 2 * SEEN_WORDS_MIN, 4 * SEEN_WORDS_MIN]
+        );
+        for plan in [smallest, plan(1_000), plan(300_000)] {
+            assert_eq!(plan.iter().sum::<usize>(), SEEN_WORDS_MAX);
+        }
+        // Only the first layer is made until more ids come.
+        let seen = SeenIds::for_ids(100_000);
+        assert_eq!(seen.layer(0).words.len(), 400_000);
+        assert!(seen.layers[1].get().is_none());
+    }
+
+    #[test]
+    fn a_filter_too_small_for_its_ids_grows_and_stays_exact_enough() {
+        let seen = SeenIds::for_ids(1_000);
+        let ids = |range: std::ops::Range<u32>| range.map(|i| format!("case-{i:08}"));
+        let mut false_positives = 0;
+        for id in ids(0..400_000) {
+            if seen.insert_hashed(id_hash(&id)) {
+                false_positives += 1;
+            }
+        }
+        assert!(seen.current.load(Ordering::SeqCst) > 5, "it grew");
+        assert!(ids(0..400_000).all(|id| seen.may_contain(&id)));
+        let later = ids(2_000_000..2_200_000)
+            .filter(|id| seen.may_contain(id))
+            .count();
+        // Without growing, 400,000 ids in 4,096 words would make almost every answer "maybe".
+        assert!(
+            false_positives + later <= 5,
+            "{false_positives} + {later} false positives"
+        );
+    }
+
+    #[test]
+    fn two_runs_inserting_the_same_ids_while_the_filter_grows_never_both_hear_no() {
+        // The race (an id inserted into a layer while another run adds the next) is narrow:
+        // several rounds make it likely to happen at least once.
+        for _round in 0..8 {
+            let seen = SeenIds::for_ids(0);
+            let ids: Vec<u64> = (0..200_000u32)
+                .map(|i| id_hash(&format!("case-{i}")))
+                .collect();
+            let answers: Vec<Vec<bool>> = std::thread::scope(|scope| {
+                let runs: Vec<_> = (0..2)
+                    .map(|_| {
+                        scope.spawn(|| ids.iter().map(|&hash| seen.insert_hashed(hash)).collect())
+                    })
+                    .collect();
+                runs.into_iter().map(|run| run.join().unwrap()).collect()
+            });
+            assert!(seen.current.load(Ordering::SeqCst) > 5, "it grew");
+            let missed = (0..ids.len())
+                .filter(|&i| !answers[0][i] && !answers[1][i])
+                .count();
+            assert_eq!(missed, 0);
+        }
     }
 
     #[test]

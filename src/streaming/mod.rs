@@ -11,10 +11,11 @@
 //! cases close in order of first appearance. The spill is copied to the output at the end, so
 //! bad input anywhere still leaves no output, as with [`judge_sources`](crate::adjudication::judge_sources).
 //!
-//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the input up to 16 MiB),
-//! and every closed case into a log in a temporary file ([`IdLog`]: its id, file, first and
-//! last line, and where its matrix row is in the spill). A row whose case is not open is new
-//! for certain when the filter has not seen its id (a Bloom filter has no false negatives).
+//! Every case id goes into a Bloom filter ([`SeenIds`], sized for the expected cases and
+//! growing up to 16 MiB), and every closed case into a log in a temporary file ([`IdLog`]:
+//! its id, file, first and last line, and where its matrix row is in the spill). A row whose
+//! case is not open is new for certain when the filter has not seen its id (a Bloom filter
+//! has no false negatives).
 //! When the filter says "maybe", the log settles it: a false positive (rare) costs a scan of
 //! the log; a real hit is a closed case coming back, or a case id repeated in a later file.
 //!
@@ -782,7 +783,7 @@ impl StreamRun {
                     &current.name,
                     Some(header),
                     current.options.delimiter,
-                    false,
+                    None,
                     &mut errors,
                     &mut sink,
                 );
@@ -1049,9 +1050,9 @@ pub struct StreamSettings<'a> {
     pub progress: Option<&'a ProgressBar>,
 }
 
-/// A Bloom filter sized for `sources`: for about one case per 40 bytes of input (a case's
-/// first row, an offer, is longer) when every input is a file, else of the largest size.
-/// Its size only matters for speed: more cases than expected mean more false positives.
+/// A Bloom filter sized for `sources` ([`SeenIds::for_input_bytes`]) when every input is a
+/// file, else of the largest size. Its size only matters for speed and memory: more cases than
+/// expected grow it.
 fn filter_for(sources: &[Source]) -> SeenIds {
     let bytes: Option<u64> = sources
         .iter()
@@ -1060,7 +1061,7 @@ fn filter_for(sources: &[Source]) -> SeenIds {
             std::fs::metadata(path).ok().map(|m| m.len())
         })
         .sum();
-    bytes.map_or_else(SeenIds::new, |bytes| SeenIds::for_ids(bytes / 40 + 1))
+    bytes.map_or_else(SeenIds::new, SeenIds::for_input_bytes)
 }
 
 /// How many new cases before its closing an open case is prefetched.
@@ -1464,9 +1465,6 @@ fn stream_sequential(
         // One large file: two threads, one per half.
         match split::stream_split(&mut run, 0, source, settings, &stop)? {
             split::Split::Whole => run.suspects = None,
-            split::Split::Retry => {
-                run = new_run(false)?;
-            }
             split::Split::Done(tail) => {
                 return Ok(if run.errors.is_empty() {
                     Attempt::Done(
@@ -1549,7 +1547,7 @@ fn stream_parallel(sources: &[Source], settings: &StreamSettings<'_>) -> io::Res
         let mut run = StreamRun::with_stores(
             settings.run_as_of,
             settings.open_cases,
-            Arc::new(SeenIds::for_ids(bytes / 40 / workers as u64 + 1)),
+            Arc::new(SeenIds::for_input_bytes(bytes / workers as u64)),
             Spill::new(settings.encoding)?,
             IdLog::new()?,
         );

@@ -26,10 +26,15 @@
 //!    rows read again (see the parent module);
 //! 4. numbers the second half's lines after the first half's.
 //!
-//! The cut is a row boundary only if no quoted cell holds a line end across it. At the first
-//! `"` in the first half, both halves stop and the file is read again by one thread
-//! ([`Split::Retry`]). Files that quote nothing, like every file `leasejudge generate` writes,
-//! never pay for this.
+//! The cut is a row boundary only if no quoted cell holds a line end across it, and only the
+//! first half's reader, which reads the file from its start, knows: quote parity does not
+//! (the csv reader takes a `"` inside an unquoted cell as text). So the cut is speculative.
+//! The first half's reader reads on until no record is left to start before the cut; if its
+//! last record ended at the cut (blank lines aside), the second half was read from a record's
+//! start, as a single pass would read it. If that record goes on past the cut, the second
+//! half's work is dropped and the first run reads on, after that record, as a single pass
+//! would: quoted files are split too, and a file whose cut falls in a quoted line end costs
+//! about one single-threaded pass.
 
 use std::collections::HashSet;
 use std::io::{Seek, SeekFrom};
@@ -68,8 +73,6 @@ impl CloseLog {
 pub enum Split {
     /// Too small, not CSV, or not readable as two halves: read it whole; `run` is untouched.
     Whole,
-    /// The first half quotes cells: read it whole again, into a fresh run.
-    Retry,
     /// Adjudicated and ended in `run`; the second half's matrix rows, if any, follow `run`'s
     /// spill.
     Done(Option<SpillFile>),
@@ -150,6 +153,7 @@ pub fn stream_split(
                     file_index,
                     source,
                     Some(&header),
+                    None,
                     tail_stop,
                     &mut |_, _| true,
                 )?;
@@ -162,15 +166,25 @@ pub fn stream_split(
         };
         let head = File::open(path).and_then(|file| {
             let reader = Watched {
-                inner: file.take(cut),
+                inner: file,
                 progress: settings.progress,
                 spool: None,
                 stop,
             };
-            let head = feed_csv(run, reader, file_index, source, None, stop, &mut |_, _| {
-                true
-            });
-            if head.as_ref().is_ok_and(|(read, _)| read.saw_quote) {
+            let head = feed_csv(
+                run,
+                reader,
+                file_index,
+                source,
+                None,
+                Some(cut),
+                stop,
+                &mut |_, _| true,
+            );
+            if !head
+                .as_ref()
+                .is_ok_and(|(read, _)| read.stopped.is_some_and(|at| at.at_cut))
+            {
                 // The second half is read for nothing: stop it.
                 tail_stop.store(true, Ordering::Relaxed);
             }
@@ -185,36 +199,44 @@ pub fn stream_split(
         return Ok(Split::Whole);
     };
     let (head_read, mut errors) = head?;
-    if head_read.saw_quote {
-        if let Some(progress) = settings.progress {
-            progress.set_position(0);
+    let Some(stopped) = head_read.stopped else {
+        // The first half's read ended before the cut (a record too long, an I/O error): a
+        // single pass ends there too, and the second half is not read.
+        run.end_file(errors)?;
+        return Ok(Split::Done(None));
+    };
+    // Where the first run reads on from, and the line before it, if the second half's work
+    // is dropped.
+    let (read_on, spill) = if stopped.at_cut {
+        let (tail, tail_errors) = tail?;
+        let at = Stitch {
+            file_index,
+            source,
+            path,
+            header: &header,
+            cut,
+            line_base: head_read.end_line - 1,
+        };
+        let stitched = if tail.gave_up {
+            Stitched::ReadOn
+        } else {
+            stitch(run, tail, tail_errors, &mut errors, &at)?
+        };
+        match stitched {
+            Stitched::Done(spill) => (None, Some(spill)),
+            // A case came back across the cut.
+            Stitched::ReadOn => (Some((cut, at.line_base)), None),
         }
-        stop.store(false, Ordering::Relaxed);
-        return Ok(Split::Retry);
-    }
-    let (tail, tail_errors) = tail?;
-    let at = Stitch {
-        file_index,
-        source,
-        path,
-        header: &header,
-        cut,
-        line_base: head_read.end_line - 1,
-    };
-    let stitched = if tail.gave_up {
-        Stitched::ReadOn
     } else {
-        stitch(run, tail, tail_errors, &mut errors, &at)?
+        // A record (a quoted cell holding a line end) spans the cut: the second half was
+        // read from inside it. Its outcome, even an error, is not the file's.
+        (Some((stopped.offset, head_read.end_line - 1)), None)
     };
-    let spill = match stitched {
-        Stitched::Done(spill) => Some(spill),
-        Stitched::ReadOn => None,
-    };
-    if spill.is_none() {
-        // A case came back across the cut: the first run reads on from it. The filter it
+    if let Some((offset, line_base)) = read_on {
+        // The first run reads on, as a single pass would. The filter it
         // shared holds the second half's ids too, which would all be "maybe" (a scan of the
         // log each): it gets one of its own, of the ids it has seen.
-        let seen = SeenIds::for_ids(std::fs::metadata(path)?.len() / 40 + 1);
+        let seen = SeenIds::for_input_bytes(std::fs::metadata(path)?.len());
         run.ids.for_each(&mut |id| {
             seen.insert(id);
             true
@@ -229,7 +251,7 @@ pub fn stream_split(
         run.suspects = None;
         let done = AtomicBool::new(false);
         let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(cut))?;
+        file.seek(SeekFrom::Start(offset))?;
         let reader = Watched {
             inner: file,
             progress: None,
@@ -242,12 +264,13 @@ pub fn stream_split(
             file_index,
             source,
             Some(&header),
-            at.line_base,
+            line_base,
+            None,
             &done,
             &mut |_, _| true,
         )?;
         errors.extend(more.into_iter().map(|mut error| {
-            shift(&mut error, at.line_base);
+            shift(&mut error, line_base);
             error
         }));
     }
@@ -381,6 +404,7 @@ fn stitch(
             at.source,
             Some(at.header),
             line_base,
+            None,
             &done,
             &mut |line, row| {
                 if line > last_continued_line + line_base {
@@ -418,18 +442,20 @@ fn shift(error: &mut InputError, line_base: u64) {
 }
 
 /// Reads CSV rows into `run` (lines as the reader counts them; after `header`, if given, the
-/// reader starts at a row), replaying those `keep` accepts; returns what the read saw and the
-/// reader's errors.
+/// reader starts at a row), up to the first record boundary at or after `cut` if given,
+/// replaying those `keep` accepts; returns what the read saw and the reader's errors.
+#[allow(clippy::too_many_arguments)]
 fn feed_csv(
     run: &mut StreamRun,
     reader: impl Read,
     file_index: usize,
     source: &Source,
     header: Option<&CsvHeader>,
+    cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
 ) -> io::Result<(CsvRead, Vec<InputError>)> {
-    feed_csv_shifted(run, reader, file_index, source, header, 0, stop, keep)
+    feed_csv_shifted(run, reader, file_index, source, header, 0, cut, stop, keep)
 }
 
 /// [`feed_csv`] with `line_base` added to every line the rows are replayed at (the reader's
@@ -442,6 +468,7 @@ fn feed_csv_shifted(
     source: &Source,
     header: Option<&CsvHeader>,
     line_base: u64,
+    cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
 ) -> io::Result<(CsvRead, Vec<InputError>)> {
@@ -463,20 +490,106 @@ fn feed_csv_shifted(
         replay: &mut replay,
     };
     let mut errors = Vec::new();
-    // The first half (read from the file's start) stops at its first quote: the cut is then
-    // not known to be a row boundary, and the file is read again whole.
-    let stop_at_quote = header.is_none();
     let read = read_csv_from(
         reader,
         &source.name,
         header,
         source.options.delimiter,
-        stop_at_quote,
+        cut,
         &mut errors,
         &mut sink,
     );
     match io_error {
         Some(e) => Err(e),
         None => Ok((read, errors)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How a split pass over `text` ended: read as two halves and stitched ("split"), or read
+    /// on by the first run from the cut or past it ("read on"), or not split at all.
+    fn outcome(text: &str) -> &'static str {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.csv");
+        std::fs::write(&path, text).unwrap();
+        let source = Source {
+            name: "cases.csv".into(),
+            path: Some(path),
+            options: Default::default(),
+        };
+        let settings = StreamSettings {
+            input_format: None,
+            run_as_of: None,
+            open_cases: 4096,
+            encoding: Encoding::Csv,
+            jobs: 2,
+            progress: None,
+            rows_observed: false,
+            split_min_bytes: 1,
+        };
+        let mut run = StreamRun::new(
+            None,
+            4096,
+            Encoding::Csv,
+            Arc::new(SeenIds::for_ids(1000)),
+            true,
+        )
+        .unwrap();
+        let stop = AtomicBool::new(false);
+        match stream_split(&mut run, 0, &source, &settings, &stop).unwrap() {
+            Split::Whole => "whole",
+            Split::Done(Some(_)) => "split",
+            Split::Done(None) => "read on",
+        }
+    }
+
+    fn rows(from: u32, to: u32, value: &str) -> String {
+        (from..to)
+            .map(|case| {
+                format!(
+                    "c{case},offer,2026-01-01T10:00:00Z,j,L,1,w,600,{value}\n\
+                     c{case},ack,2026-01-01T10:00:01Z,,L,1,w,,\n"
+                )
+            })
+            .collect()
+    }
+
+    const HEADER: &str =
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,note\n";
+
+    #[test]
+    fn quoted_files_are_split_unless_a_record_spans_the_cut() {
+        let plain = format!("{HEADER}{}", rows(0, 200, "x"));
+        assert_eq!(outcome(&plain), "split");
+        // Quoted cells (with commas, doubled quotes, line ends) everywhere.
+        let quoted = format!("{HEADER}{}", rows(0, 200, "\"a, \"\"b\"\"\nc\""));
+        assert_eq!(outcome(&quoted), "split");
+        // A stray quote in an unquoted cell: csv takes it as text; by quote parity the cut
+        // would be inside quotes.
+        let stray = format!("{HEADER}{}{}", rows(0, 3, "a\"b"), rows(3, 200, "x"));
+        assert_eq!(outcome(&stray), "split");
+        // Blank lines (of every line end) around the middle, after a quoted cell.
+        let blank = format!(
+            "{HEADER}{}{}{}",
+            rows(0, 100, "\"x\""),
+            "\n\r\n\r".repeat(2500),
+            rows(100, 200, "x")
+        );
+        assert_eq!(outcome(&blank), "split");
+        // A quoted line end across the middle: the second half was read from inside it.
+        let across = format!(
+            "{HEADER}{}c999,observe,2026-01-01T10:00:00Z,,,,,,\"{}\n{}\"\n{}",
+            rows(0, 100, "x"),
+            "y".repeat(6000),
+            "c5,offer,2026-01-01T10:00:00Z,j,L,1,w,600,",
+            rows(100, 200, "x"),
+        );
+        assert_eq!(outcome(&across), "read on");
+        // An unterminated quote in the first half: the rest of the file is its cell.
+        let open = format!("{HEADER}{}\"{}", rows(0, 100, "x"), rows(100, 200, "x"));
+        assert_eq!(outcome(&open), "read on");
     }
 }
