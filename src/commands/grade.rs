@@ -331,9 +331,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (Ok(golden), Feedback::Hint) => hints(&args.cases, golden)?,
         _ => Vec::new(),
     };
-    let submissions: Vec<Submission> = paths
+    let submissions = paths
         .iter()
-        .map(|path| {
+        .map(|path| -> Result<Submission> {
             let name = path.to_string_lossy().into_owned();
             // A submission's own problems are reported even when the golden file is unusable.
             let outcome = match read_submission(path, &args.read, &columns) {
@@ -343,9 +343,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     match &golden {
                         _ if !missing.is_empty() => Outcome::Ungradable(missing),
                         Err(_) => Outcome::KeyMalformed,
-                        Ok(golden) => {
-                            Outcome::Graded(grade_submission(golden, &submission, &scoring, reveal))
-                        }
+                        Ok(golden) => Outcome::Graded(
+                            grade_submission(golden, &submission, &scoring, reveal)
+                                .context("writing the marks to a temporary file")?,
+                        ),
                     }
                 }
             };
@@ -353,13 +354,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 .as_ref()
                 .and_then(|b| b.get(&name))
                 .map(|score| Previous { score: *score });
-            Submission {
+            Ok(Submission {
                 name,
                 outcome,
                 previous,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>>>()?;
     let report = ClassReport {
         scoring,
         feedback,

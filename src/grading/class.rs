@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use super::columns::{Column, ValueKind};
 use super::compare::shown;
+use super::marks::{Marks, MarksWriter};
 use super::matrix_file::MatrixFile;
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
@@ -238,8 +239,8 @@ impl UnknownRow {
 /// A submission that was graded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graded {
-    /// Every golden case, in golden-file order.
-    pub cases: Vec<CaseMark>,
+    /// Every golden case, in golden-file order (spilled to a temporary file when large).
+    pub cases: Marks,
     /// Rows the golden file lacks, in submission order.
     pub unknown: Vec<UnknownRow>,
     /// The points scored.
@@ -266,7 +267,7 @@ impl Graded {
             unknown: self.unknown.len(),
             ..Counts::default()
         };
-        for case in &self.cases {
+        for case in self.cases.iter() {
             match case.status {
                 CaseStatus::Matched => counts.matched += 1,
                 CaseStatus::Mismatched => counts.mismatched += 1,
@@ -575,60 +576,60 @@ pub fn typo_note(column: Column, value: &str) -> Option<String> {
 }
 
 /// Grades one submission against `golden`. Golden values are kept only when `reveal`.
+/// Fails only when the marks cannot be written to their temporary file.
 pub fn grade_submission(
     golden: &MatrixFile,
     submission: &MatrixFile,
     scoring: &Scoring,
     reveal: bool,
-) -> Graded {
+) -> std::io::Result<Graded> {
     let columns = &scoring.columns;
     let mut score = 0;
-    let cases = golden
-        .rows()
-        .enumerate()
-        .map(|(index, expected)| {
-            let Some(found) = submission.find(expected.case_id) else {
-                return CaseMark {
-                    case: index as u32,
-                    line: None,
-                    status: CaseStatus::Missing,
-                    correct: 0,
-                    points: 0,
-                    misses: Vec::new(),
-                };
-            };
-            let mut correct = 0u32;
-            let mut misses = Vec::new();
-            for (i, &column) in columns.iter().enumerate() {
-                let want = expected.cell(column).unwrap_or_default();
-                let got = found.cell(column).unwrap_or_default();
-                if column.same_value(want, got) {
-                    correct |= 1 << i;
-                } else {
-                    misses.push(ColumnMiss {
-                        column,
-                        actual: got.trim().into(),
-                        expected: reveal.then(|| want.trim().into()),
-                        note: typo_note(column, got),
-                    });
-                }
-            }
-            let points = scoring.points(correct);
-            score += points;
-            CaseMark {
+    let mut cases = MarksWriter::new();
+    for mark in golden.rows().enumerate().map(|(index, expected)| {
+        let Some(found) = submission.find(expected.case_id) else {
+            return CaseMark {
                 case: index as u32,
-                line: Some(found.line),
-                status: if misses.is_empty() {
-                    CaseStatus::Matched
-                } else {
-                    CaseStatus::Mismatched
-                },
-                correct,
-                points,
-                misses,
+                line: None,
+                status: CaseStatus::Missing,
+                correct: 0,
+                points: 0,
+                misses: Vec::new(),
+            };
+        };
+        let mut correct = 0u32;
+        let mut misses = Vec::new();
+        for (i, &column) in columns.iter().enumerate() {
+            let want = expected.cell(column).unwrap_or_default();
+            let got = found.cell(column).unwrap_or_default();
+            if column.same_value(want, got) {
+                correct |= 1 << i;
+            } else {
+                misses.push(ColumnMiss {
+                    column,
+                    actual: got.trim().into(),
+                    expected: reveal.then(|| want.trim().into()),
+                    note: typo_note(column, got),
+                });
             }
-        })
-        .collect();
+        }
+        let points = scoring.points(correct);
+        score += points;
+        CaseMark {
+            case: index as u32,
+            line: Some(found.line),
+            status: if misses.is_empty() {
+                CaseStatus::Matched
+            } else {
+                CaseStatus::Mismatched
+            },
+            correct,
+            points,
+            misses,
+        }
+    }) {
+        cases.push(&mark)?;
+    }
     let unknown = submission
         .rows()
         .filter(|row| golden.find(row.case_id).is_none())
@@ -637,11 +638,11 @@ pub fn grade_submission(
             line: row.line,
         })
         .collect();
-    Graded {
-        cases,
+    Ok(Graded {
+        cases: cases.finish()?,
         unknown,
         score,
-    }
+    })
 }
 
 /// Per golden case and graded column: how many graded submissions got it right, and the
@@ -665,7 +666,7 @@ pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
         let Outcome::Graded(graded) = &submission.outcome else {
             continue;
         };
-        for case in &graded.cases {
+        for case in graded.cases.iter() {
             let c = case.case as usize;
             for (i, column) in report.scoring.columns.iter().enumerate() {
                 if case.is_correct(i) {
@@ -776,7 +777,7 @@ mod tests {
         );
         let columns = vec![Column::DECISION, Column::REASON];
         let all_or_nothing = Scoring::new(columns.clone(), None).unwrap();
-        let graded = grade_submission(&golden, &submission, &all_or_nothing, false);
+        let graded = grade_submission(&golden, &submission, &all_or_nothing, false).unwrap();
         assert_eq!(graded.score, 1);
         assert_eq!(graded.unknown.len(), 1);
         let weighted = Scoring::new(
@@ -785,12 +786,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(weighted.case_max(), 3);
-        let graded = grade_submission(&golden, &submission, &weighted, false);
+        let graded = grade_submission(&golden, &submission, &weighted, false).unwrap();
         // a: decision right (2); b: both (3); c: missing (0).
         assert_eq!(graded.score, 5);
         assert_eq!(graded.column_correct(0), 2);
         assert_eq!(graded.column_correct(1), 1);
-        assert!(graded.cases[0].misses[0].expected.is_none());
+        assert!(graded.cases.iter().next().unwrap().misses[0]
+            .expected
+            .is_none());
         assert!(Scoring::new(
             vec![Column::DECISION],
             Some(&parse_weights("reason=1").unwrap())

@@ -7,6 +7,7 @@ pub mod columns;
 pub mod compare;
 pub mod engine_check;
 pub mod hint;
+pub mod marks;
 pub mod matrix_file;
 
 use std::path::PathBuf;

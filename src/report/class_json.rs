@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::grading::class::{CaseMark, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::marks::Marks;
 
 use super::class_text::score_line;
 
@@ -198,12 +199,16 @@ impl Serialize for SubmissionJson<'_> {
     }
 }
 
-struct CasesJson<'a>(&'a ClassReport, &'a Submission, &'a [CaseMark]);
+struct CasesJson<'a>(&'a ClassReport, &'a Submission, &'a Marks);
 
 impl Serialize for CasesJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let CasesJson(report, submission, cases) = *self;
-        serializer.collect_seq(cases.iter().map(|case| case_json(report, submission, case)))
+        serializer.collect_seq(
+            cases
+                .iter()
+                .map(|case| case_json(report, submission, &case)),
+        )
     }
 }
 
@@ -309,7 +314,7 @@ pub fn render_gradescope(report: &ClassReport, visibility: Visibility) -> String
     if let Outcome::Graded(graded) = &submission.outcome {
         if report.feedback.shows_cases() {
             for case in &graded.cases {
-                let problems = report.problems(case, &submission.name);
+                let problems = report.problems(&case, &submission.name);
                 tests.push(json!({
                     "name": report.case_id(case.case),
                     "score": case.points,
@@ -365,7 +370,7 @@ pub fn render_prairielearn(report: &ClassReport) -> String {
             let mut tests = Vec::new();
             if report.feedback.shows_cases() {
                 for case in &graded.cases {
-                    let problems = report.problems(case, &submission.name);
+                    let problems = report.problems(&case, &submission.name);
                     tests.push(json!({
                         "name": report.case_id(case.case),
                         "points": case.points,

@@ -70,7 +70,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                     let status = match case.status {
                         CaseStatus::Matched => TestCaseStatus::success(),
                         status => {
-                            let problems = report.problems(case, name);
+                            let problems = report.problems(&case, name);
                             let at = match case.line {
                                 Some(line) => format!("{name}:{line}"),
                                 None => name.to_owned(),
@@ -253,6 +253,7 @@ mod tests {
             &scoring,
             false,
         )
+        .unwrap()
     }
 
     #[test]

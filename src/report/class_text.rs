@@ -386,7 +386,7 @@ pub fn write_table(
                                 clean_cell(report.case_id(case.case)),
                                 clean_cell(at.to_string()),
                                 coloured(case.status.name(), colour, color),
-                                clean_lines_cell(&report.problems(case, &submission.name)),
+                                clean_lines_cell(&report.problems(&case, &submission.name)),
                             ]
                         });
                     let unknown = graded.unknown.iter().map(|unknown| {
@@ -494,7 +494,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                 })),
                 Outcome::Graded(graded) => {
                     let cases = graded.cases.iter().filter_map(|case| {
-                        let problems = report.problems(case, &submission.name);
+                        let problems = report.problems(&case, &submission.name);
                         (!problems.is_empty()).then(|| {
                             let at = Spot {
                                 file: submission.name.clone(),
@@ -568,7 +568,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
             }
             Outcome::Graded(graded) => {
                 for case in &graded.cases {
-                    let problems = report.problems(case, &submission.name);
+                    let problems = report.problems(&case, &submission.name);
                     if !problems.is_empty() {
                         let at = Spot {
                             file: submission.name.clone(),
