@@ -24,10 +24,10 @@ pub const MAX_GENERATED_ROWS_IN_MEMORY: u64 = 1_000_000;
 /// error, not an allocation that grows until memory runs out (`/dev/zero` as input).
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
-/// The largest file read whole: a workbook, a CSV matrix `grade` and `check` compare, a
-/// gradebook; and the largest case of a `{"cases": [...]}` JSON case file, each read whole to
-/// find its `case_id` among its keys. CSV, NDJSON and JSON arrays (case files and JSON
-/// matrices) are read element by element and have no limit.
+/// The largest file read whole: a workbook, a gradebook, a submission given on standard
+/// input; and the largest case of a `{"cases": [...]}` JSON case file, each read whole to
+/// find its `case_id` among its keys. CSV, NDJSON and JSON arrays (case files, and the
+/// matrices `grade` and `check` compare) are read a record at a time and have no limit.
 pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 
 /// The error for a record longer than [`MAX_RECORD_BYTES`].
@@ -47,8 +47,8 @@ fn document_too_large() -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,
         format!(
-            "larger than {} bytes (256 MiB), the most a file read whole (a workbook, a CSV \
-             matrix, a gradebook) may hold",
+            "larger than {} bytes (256 MiB), the most a file read whole (a workbook, a \
+             gradebook, a submission on standard input) may hold",
             MAX_DOCUMENT_BYTES
         ),
     )

@@ -643,11 +643,11 @@ fn endless_records_are_located_input_errors() {
         ),
         (
             &["grade", "/dev/zero", "--golden", "golden.csv"],
-            "/dev/zero: cannot read: larger than",
+            "/dev/zero:1: cannot read: a record longer than",
         ),
         (
             &["grade", "submission.csv", "--golden", "/dev/zero"],
-            "the golden file cannot be read; contact your instructor",
+            "the golden file is malformed; contact your instructor",
         ),
         (
             &[
@@ -657,7 +657,7 @@ fn endless_records_are_located_input_errors() {
                 "/dev/zero",
                 "--reveal",
             ],
-            "/dev/zero: cannot read: larger than",
+            "/dev/zero:1: cannot read: a record longer than",
         ),
     ];
     for (args, expected) in runs {
@@ -1024,9 +1024,10 @@ fn table_options_are_not_ignored() {
     assert_eq!(run.status.code(), Some(2), "{run:?}");
 }
 
-/// A regular file too large to read whole is refused by its size, before it is read. A JSON
-/// case file is not read whole (its rows stream), so it is read however large it is: this
-/// 300 MiB one breaks at its second byte, and that is what is reported, at once.
+/// A regular file too large to read whole (a workbook) is refused by its size, before it is
+/// read. CSV and JSON files are not read whole (their records stream), so they are read
+/// however large they are: these 300 MiB ones break at their first long record or their
+/// second byte, and that is what is reported, at once.
 #[test]
 fn files_too_large_to_read_whole_are_refused_by_size() {
     let dir = workspace();
@@ -1043,14 +1044,29 @@ fn files_too_large_to_read_whole_are_refused_by_size() {
     };
     big("big.csv", "case_id,decision,reason\n");
     big("big.json", "[");
+    big("big.xlsx", "PK");
     let runs: &[(&[&str], &str)] = &[
         (
+            &["grade", "big.xlsx", "--golden", "golden.csv"],
+            "big.xlsx: cannot read: larger than 268435456 bytes (256 MiB)",
+        ),
+        (
+            &[
+                "grade",
+                "submission.csv",
+                "--golden",
+                "big.xlsx",
+                "--reveal",
+            ],
+            "big.xlsx: cannot read: larger than 268435456 bytes (256 MiB)",
+        ),
+        (
             &["grade", "big.csv", "--golden", "golden.csv"],
-            "cannot read: larger than 268435456 bytes (256 MiB)",
+            "big.csv:2: cannot read: a record longer than 1048576 bytes",
         ),
         (
             &["grade", "submission.csv", "--golden", "big.csv", "--reveal"],
-            "cannot read: larger than 268435456 bytes (256 MiB)",
+            "big.csv:2: cannot read: a record longer than 1048576 bytes",
         ),
         (
             &["adjudicate", "big.json"],

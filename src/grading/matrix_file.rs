@@ -370,18 +370,7 @@ pub fn read_matrix_file_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    if MatrixFileFormat::for_path(path) == MatrixFileFormat::Json {
-        return read_json_file(path, name, columns, Strictness::Submission);
-    }
-    let bytes = crate::limits::read_document_file(path)
-        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
-    parse_matrix_keeping(
-        &bytes,
-        name,
-        MatrixFileFormat::for_path(path),
-        options,
-        columns,
-    )
+    read_file(path, name, options, columns, Strictness::Submission)
 }
 
 /// Reads a golden file strictly: as [`read_matrix_file`], and every value must be in the
@@ -401,12 +390,51 @@ pub fn read_golden_file_keeping(
     name: &str,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    if MatrixFileFormat::for_path(path) == MatrixFileFormat::Json {
-        return read_json_file(path, name, columns, Strictness::Golden);
+    read_file(
+        path,
+        name,
+        &ReadOptions::default(),
+        columns,
+        Strictness::Golden,
+    )
+}
+
+/// Reads a matrix file in the format its extension implies. CSV and JSON are read as they
+/// come, a row at a time, so a matrix of any size is held only as its kept cells; a workbook
+/// is read whole (its sheets are compressed XML), up to [`crate::limits::MAX_DOCUMENT_BYTES`].
+fn read_file(
+    path: &Path,
+    name: &str,
+    options: &ReadOptions,
+    columns: &[Column],
+    strictness: Strictness,
+) -> Result<MatrixFile, InputErrors> {
+    let cannot = |e: std::io::Error| {
+        InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+    };
+    match MatrixFileFormat::for_path(path) {
+        MatrixFileFormat::Json => read_json_file(path, name, columns, strictness),
+        MatrixFileFormat::Csv => {
+            let file = std::fs::File::open(path).map_err(cannot)?;
+            let keep = kept_columns(columns);
+            let mut errors = Vec::new();
+            match parse_csv(file, name, options, &keep, strictness, &mut errors) {
+                Some(file) if errors.is_empty() => Ok(file),
+                _ => Err(InputErrors(errors)),
+            }
+        }
+        MatrixFileFormat::Workbook => {
+            let bytes = crate::limits::read_document_file(path).map_err(cannot)?;
+            parse(
+                &bytes,
+                name,
+                MatrixFileFormat::Workbook,
+                options,
+                columns,
+                strictness,
+            )
+        }
     }
-    let bytes = crate::limits::read_document_file(path)
-        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
-    parse_golden_keeping(&bytes, name, MatrixFileFormat::for_path(path), columns)
 }
 
 /// Reads a golden matrix from its bytes (named `name` in errors) as
@@ -680,14 +708,14 @@ fn names_case_id(cell: &str) -> bool {
 }
 
 fn parse_csv(
-    bytes: &[u8],
+    reader: impl std::io::Read,
     name: &str,
     options: &ReadOptions,
     keep: &[bool],
     strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
-    let mut records = Records::new(bytes, true);
+    let mut records = Records::new(reader, true);
     let cannot =
         |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
     let columns = HeaderColumns {
