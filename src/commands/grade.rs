@@ -21,7 +21,7 @@ use crate::grading::{
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
-use crate::report::class_json::{render_gradescope, render_prairielearn, write_json, Visibility};
+use crate::report::class_json::{write_gradescope, write_json, write_prairielearn, Visibility};
 use crate::report::class_text::{
     key_lines, visible_controls, write_github, write_markdown, write_table,
 };
@@ -412,8 +412,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             write_markdown(&report, &mut out).context("cannot write the report")?;
             String::new()
         }
-        GradeFormat::Gradescope => render_gradescope(&report, args.visibility),
-        GradeFormat::Prairielearn => render_prairielearn(&report),
+        // Written as it is made: a test per golden case.
+        GradeFormat::Gradescope => {
+            write_gradescope(&report, args.visibility, &mut out)
+                .context("cannot write the report")?;
+            String::new()
+        }
+        GradeFormat::Prairielearn => {
+            write_prairielearn(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
     };
     out.write_all(text.as_bytes())
         .context("cannot write the report")?;

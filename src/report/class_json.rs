@@ -55,12 +55,6 @@ fn max_score(report: &ClassReport) -> Value {
     }
 }
 
-fn pretty(document: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(document).expect("a JSON value always serialises");
-    text.push('\n');
-    text
-}
-
 fn error_json(problem: &crate::input::InputError) -> Value {
     json!({
         "file": problem.file,
@@ -303,28 +297,77 @@ fn only(report: &ClassReport) -> &Submission {
     &report.submissions[0]
 }
 
-/// Renders the Gradescope `results.json`: a test per golden case (score, max_score, status,
-/// output naming the wrong columns), the top-level score and output, and `visibility`.
-pub fn render_gradescope(report: &ClassReport, visibility: Visibility) -> String {
+/// An autograder document: its entries but `tests` (a few lines of text at most), then
+/// `tests`, made a case at a time while it is written.
+struct AutograderJson<T> {
+    head: Value,
+    tests: T,
+}
+
+impl<T: Serialize> Serialize for AutograderJson<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Value::Object(head) = &self.head {
+            for (key, value) in head {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.serialize_entry("tests", &self.tests)?;
+        map.end()
+    }
+}
+
+/// The one place an autograder document is written: pretty-printed, then a newline, the
+/// bytes `to_string_pretty` gave for the whole document when it was built in memory.
+fn write_autograder<T: Serialize>(
+    document: &AutograderJson<T>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut writer = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut writer, document)?;
+    writer.write_all(b"\n")?;
+    writer.flush()
+}
+
+/// Gradescope's tests: one per golden case when the feedback shows cases, read back from the
+/// submission's marks as they are written.
+struct GradescopeTests<'a>(&'a ClassReport, &'a Submission, Visibility);
+
+impl Serialize for GradescopeTests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let GradescopeTests(report, submission, visibility) = *self;
+        match &submission.outcome {
+            Outcome::Graded(graded) if report.feedback.shows_cases() => {
+                serializer.collect_seq(graded.cases.iter().map(|case| {
+                    let problems = report.problems(&case, &submission.name);
+                    json!({
+                        "name": report.case_id(case.case),
+                        "score": case.points,
+                        "max_score": report.scoring.case_max(),
+                        "status": if case.status == crate::grading::class::CaseStatus::Matched { "passed" } else { "failed" },
+                        "output": problems.join("\n"),
+                        "visibility": visibility.name(),
+                    })
+                }))
+            }
+            _ => serializer.collect_seq(std::iter::empty::<Value>()),
+        }
+    }
+}
+
+/// Writes the Gradescope `results.json`: a test per golden case (score, max_score, status,
+/// output naming the wrong columns), the top-level score and output, and `visibility`; the
+/// tests are written as they are made.
+pub fn write_gradescope(
+    report: &ClassReport,
+    visibility: Visibility,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let submission = only(report);
     let mut output = Vec::new();
     output.extend(key_or_problems(report, submission));
     output.push(format!("Score: {}", score_line(report, submission)));
-    let mut tests = Vec::new();
     if let Outcome::Graded(graded) = &submission.outcome {
-        if report.feedback.shows_cases() {
-            for case in &graded.cases {
-                let problems = report.problems(&case, &submission.name);
-                tests.push(json!({
-                    "name": report.case_id(case.case),
-                    "score": case.points,
-                    "max_score": report.scoring.case_max(),
-                    "status": if case.status == crate::grading::class::CaseStatus::Matched { "passed" } else { "failed" },
-                    "output": problems.join("\n"),
-                    "visibility": visibility.name(),
-                }));
-            }
-        }
         for unknown in &graded.unknown {
             output.push(format!(
                 "warning: {}:{}: {}: {}",
@@ -338,13 +381,18 @@ pub fn render_gradescope(report: &ClassReport, visibility: Visibility) -> String
     if !report.feedback.reveals() {
         output.push("Expected values are hidden.".to_owned());
     }
-    let document = json!({
+    let head = json!({
         "score": submission.score().unwrap_or(0),
         "output": output.join("\n"),
         "visibility": visibility.name(),
-        "tests": tests,
     });
-    pretty(&document)
+    write_autograder(
+        &AutograderJson {
+            head,
+            tests: GradescopeTests(report, submission, visibility),
+        },
+        out,
+    )
 }
 
 fn key_or_problems(report: &ClassReport, submission: &Submission) -> Vec<String> {
@@ -355,11 +403,39 @@ fn key_or_problems(report: &ClassReport, submission: &Submission) -> Vec<String>
     }
 }
 
-/// Renders PrairieLearn's external grading results: `gradable`, `score` in [0, 1],
+/// PrairieLearn's tests: one per golden case of a graded submission when the feedback shows
+/// cases, read back from its marks as they are written.
+struct PrairieLearnTests<'a>(&'a ClassReport, &'a Submission);
+
+impl Serialize for PrairieLearnTests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let PrairieLearnTests(report, submission) = *self;
+        match &submission.outcome {
+            Outcome::Graded(graded) if report.feedback.shows_cases() => {
+                serializer.collect_seq(graded.cases.iter().map(|case| {
+                    let problems = report.problems(&case, &submission.name);
+                    json!({
+                        "name": report.case_id(case.case),
+                        "points": case.points,
+                        "max_points": report.scoring.case_max(),
+                        "message": problems.join("\n"),
+                    })
+                }))
+            }
+            _ => serializer.collect_seq(std::iter::empty::<Value>()),
+        }
+    }
+}
+
+/// Writes PrairieLearn's external grading results: `gradable`, `score` in [0, 1],
 /// `message`, `tests`; an ungradable submission is `gradable: false` with `format_errors`.
-pub fn render_prairielearn(report: &ClassReport) -> String {
+/// The tests are written as they are made.
+pub fn write_prairielearn(
+    report: &ClassReport,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let submission = only(report);
-    let document = match &submission.outcome {
+    let head = match &submission.outcome {
         Outcome::Graded(graded) => {
             let max = report.max_score();
             let score = if max == 0 {
@@ -367,18 +443,6 @@ pub fn render_prairielearn(report: &ClassReport) -> String {
             } else {
                 graded.score as f64 / max as f64
             };
-            let mut tests = Vec::new();
-            if report.feedback.shows_cases() {
-                for case in &graded.cases {
-                    let problems = report.problems(&case, &submission.name);
-                    tests.push(json!({
-                        "name": report.case_id(case.case),
-                        "points": case.points,
-                        "max_points": report.scoring.case_max(),
-                        "message": problems.join("\n"),
-                    }));
-                }
-            }
             let mut output: Vec<String> = graded
                 .unknown
                 .iter()
@@ -400,7 +464,6 @@ pub fn render_prairielearn(report: &ClassReport) -> String {
                 "score": score,
                 "message": format!("Score: {}", score_line(report, submission)),
                 "output": output.join("\n"),
-                "tests": tests,
             })
         }
         _ => {
@@ -410,9 +473,134 @@ pub fn render_prairielearn(report: &ClassReport) -> String {
                 "score": 0.0,
                 "message": if report.key_problems.is_some() { report.key_message().to_owned() } else { format!("{} could not be graded: fix the problems listed and submit again", submission.name) },
                 "format_errors": format_errors,
-                "tests": [],
             })
         }
     };
-    pretty(&document)
+    write_autograder(
+        &AutograderJson {
+            head,
+            tests: PrairieLearnTests(report, submission),
+        },
+        out,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::class::{grade_submission, CaseStatus, Feedback, Graded, Scoring};
+    use crate::grading::{parse_matrix, Column, MatrixFileFormat};
+
+    const CASES: usize = 3_000;
+
+    fn graded(golden: &str, submission: &str) -> Graded {
+        let read = |text: &str| parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv);
+        let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
+        grade_submission(
+            &read(golden).unwrap(),
+            &read(submission).unwrap(),
+            &scoring,
+            false,
+        )
+        .unwrap()
+    }
+
+    /// A report of one submission of `CASES` cases (enough for its marks to go to a
+    /// temporary file), some wrong, some with typos, some missing, and a stray row.
+    fn report(feedback: Feedback) -> ClassReport {
+        let header = "case_id,decision,reason\n";
+        let mut golden = header.to_owned();
+        let mut wrong = header.to_owned();
+        for i in 0..CASES {
+            golden.push_str(&format!("c{i},ACTIVE,within_lease\n"));
+            if i % 7 != 0 {
+                let decision = if i % 3 == 0 { "EXPIRD" } else { "ACTIVE" };
+                wrong.push_str(&format!("c{i},{decision},within_lease\n"));
+            }
+        }
+        wrong.push_str("stray,ACTIVE,within_lease\n");
+        let marks = graded(&golden, &wrong);
+        ClassReport {
+            scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
+            feedback,
+            golden: None,
+            case_ids: (0..CASES).map(|i| format!("c{i}")).collect(),
+            hints: Vec::new(),
+            key_problems: None,
+            key_unreadable: false,
+            submissions: vec![Submission {
+                name: "ben.csv".to_owned(),
+                outcome: Outcome::Graded(marks),
+                previous: None,
+            }],
+            baseline: false,
+        }
+    }
+
+    /// The documents as they were built whole before they were written as they are made.
+    fn whole(report: &ClassReport, gradescope: bool) -> String {
+        let submission = only(report);
+        let Outcome::Graded(graded) = &submission.outcome else {
+            panic!("graded")
+        };
+        let mut tests = Vec::new();
+        if report.feedback.shows_cases() {
+            for case in &graded.cases {
+                let problems = report.problems(&case, &submission.name).join("\n");
+                let name = report.case_id(case.case);
+                let max = report.scoring.case_max();
+                tests.push(if gradescope {
+                    let status = if case.status == CaseStatus::Matched {
+                        "passed"
+                    } else {
+                        "failed"
+                    };
+                    json!({"name": name, "score": case.points, "max_score": max,
+                        "status": status, "output": problems, "visibility": "hidden"})
+                } else {
+                    json!({"name": name, "points": case.points, "max_points": max,
+                        "message": problems})
+                });
+            }
+        }
+        let mut output = vec![format!(
+            "warning: ben.csv:{}: stray: {}",
+            graded.unknown[0].line,
+            UnknownRow::WARNING
+        )];
+        if !report.feedback.reveals() {
+            output.push("Expected values are hidden.".to_owned());
+        }
+        let score_line = format!("Score: {}", score_line(report, submission));
+        let document = if gradescope {
+            output.insert(0, score_line);
+            json!({"score": graded.score, "output": output.join("\n"),
+                "visibility": "hidden", "tests": tests})
+        } else {
+            let score = graded.score as f64 / report.max_score() as f64;
+            json!({"gradable": true, "score": score, "message": score_line,
+                "output": output.join("\n"), "tests": tests})
+        };
+        serde_json::to_string_pretty(&document).unwrap() + "\n"
+    }
+
+    #[test]
+    fn autograder_documents_written_a_case_at_a_time_are_the_whole_documents() {
+        for feedback in [Feedback::None, Feedback::Cases, Feedback::Full] {
+            let report = report(feedback);
+            let mut out = Vec::new();
+            write_gradescope(&report, Visibility::Hidden, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text, whole(&report, true), "gradescope, {feedback:?}");
+            if feedback.shows_cases() {
+                assert!(text.contains("\"output\": \"decision: EXPIRD is wrong"));
+            } else {
+                assert!(text.ends_with("\"tests\": []\n}\n"));
+            }
+            let mut out = Vec::new();
+            write_prairielearn(&report, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text, whole(&report, false), "prairielearn, {feedback:?}");
+        }
+    }
 }
