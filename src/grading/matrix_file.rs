@@ -415,7 +415,7 @@ fn read_file(
     match MatrixFileFormat::for_path(path) {
         MatrixFileFormat::Json => read_json_file(path, name, columns, strictness),
         MatrixFileFormat::Csv => {
-            let file = std::fs::File::open(path).map_err(cannot)?;
+            let file = open_matrix(path, name)?;
             let keep = kept_columns(columns);
             let mut errors = Vec::new();
             match parse_csv(file, name, options, &keep, strictness, &mut errors) {
@@ -532,14 +532,27 @@ fn read_json_file(
     columns: &[Column],
     strictness: Strictness,
 ) -> Result<MatrixFile, InputErrors> {
-    let reader = std::fs::File::open(path)
-        .map_err(|e| InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))]))?;
+    let reader = open_matrix(path, name)?;
     let keep = kept_columns(columns);
     let mut errors = Vec::new();
     match parse_json(reader, name, &keep, strictness, &mut errors) {
         Some(file) if errors.is_empty() => Ok(file),
         _ => Err(InputErrors(errors)),
     }
+}
+
+/// Opens a matrix file to be read as it comes. A file that cannot be opened, or a directory
+/// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
+/// be read", not "malformed".
+fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
+    let cannot = |e: std::io::Error| {
+        InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    if file.metadata().map_err(cannot)?.is_dir() {
+        return Err(cannot(std::io::ErrorKind::IsADirectory.into()));
+    }
+    Ok(file)
 }
 
 /// Which columns' cells are kept, by index.

@@ -72,7 +72,7 @@ pub struct Records<R> {
     at_start: bool,
     bounds: Vec<(usize, usize)>,
     /// For records `csv_core` parses: the cells back to back, and where each ends.
-    core: csv_core::Reader,
+    core: Option<csv_core::Reader>,
     out: Vec<u8>,
     /// For records with quoted cells read by [`Records::quoted_cells`]: the cells, unescaped,
     /// back to back.
@@ -143,11 +143,6 @@ fn chunk_marks_portable(chunk: &[u8; 16], delimiter: u8) -> ChunkMarks {
 impl<R: Read> Records<R> {
     /// Records from the start of `reader`; with `at_file_start`, a leading BOM is dropped.
     pub fn new(reader: R, at_file_start: bool) -> Records<R> {
-        let mut core = csv_core::Reader::new();
-        // csv_core drops a BOM from the first input it is given, wherever that is; the BOM at
-        // the file's start is dropped here instead, and a line end read first (skipped as a
-        // blank line) makes csv_core's later input never "first".
-        let _ = core.read_record(b"\n", &mut [0u8; 1], &mut [0usize; 1]);
         Records {
             reader,
             buf: vec![0; BUFFER],
@@ -158,7 +153,7 @@ impl<R: Read> Records<R> {
             consumed_before: 0,
             at_start: at_file_start,
             bounds: Vec::new(),
-            core,
+            core: None,
             out: vec![0; 1024],
             unquoted: Vec::with_capacity(1024),
             ends: vec![0; 64],
@@ -171,11 +166,7 @@ impl<R: Read> Records<R> {
     pub fn set_delimiter(&mut self, delimiter: u8) {
         debug_assert!(!matches!(delimiter, b'"' | b'\n' | b'\r'));
         self.delimiter = delimiter;
-        self.core = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
-        // As in `new`: csv_core's later input must never be "first".
-        let _ = self
-            .core
-            .read_record(b"\n", &mut [0u8; 1], &mut [0usize; 1]);
+        self.core = None;
     }
 
     /// The next record's first line, without consuming it (a leading BOM and blank lines are
@@ -525,11 +516,26 @@ impl<R: Read> Records<R> {
         let (mut nout, mut nend) = (0, 0);
         let mut unterminated = false;
         let mut at_end = false;
+        // Built at the first record that needs it: building csv_core's DFA takes tens of
+        // microseconds, twice per file, which was most of the time of a run over 10,000 small
+        // files, and most files never need it. csv_core drops a BOM from the first input it is
+        // given, wherever that is; the BOM at the file's start is dropped by `skip_to_record`
+        // instead, and a line end read first (skipped as a blank line) makes csv_core's later
+        // input never "first".
+        if self.core.is_none() {
+            let mut core = csv_core::ReaderBuilder::new()
+                .delimiter(self.delimiter)
+                .build();
+            let _ = core.read_record(b"\n", &mut [0u8; 1], &mut [0usize; 1]);
+            self.core = Some(core);
+        }
         'record: loop {
             let input = &self.buf[self.pos..self.filled];
-            let (result, nin, out, end) =
-                self.core
-                    .read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
+            let (result, nin, out, end) = self.core.as_mut().expect("built above").read_record(
+                input,
+                &mut self.out[nout..],
+                &mut self.ends[nend..],
+            );
             let consumed = &input[..nin];
             for at in memchr::memchr2_iter(b'\n', b'\r', consumed) {
                 let after_cr = match at {
@@ -556,11 +562,11 @@ impl<R: Read> Records<R> {
                         // text (and dropped again below), and the next, empty read ends it.
                         at_end = true;
                         loop {
-                            let (result, _, _, end) = self.core.read_record(
-                                b"\n",
-                                &mut self.out[nout..],
-                                &mut self.ends[nend..],
-                            );
+                            let (result, _, _, end) = self
+                                .core
+                                .as_mut()
+                                .expect("built above")
+                                .read_record(b"\n", &mut self.out[nout..], &mut self.ends[nend..]);
                             match result {
                                 Core::OutputFull => self.out.resize(self.out.len() * 2, 0),
                                 Core::OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
