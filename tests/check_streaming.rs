@@ -85,11 +85,7 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
-        let source = Source {
-            name: path.to_string_lossy().into_owned(),
-            path: Some(path),
-            options: Default::default(),
-        };
+        let source = Source::file(path);
         let (actual, matrix) = whole(&source, as_of);
         for (clean, golden_bytes) in [(true, matrix.clone()), (false, tampered(&matrix))] {
             let golden = parse_matrix(&golden_bytes, "golden.csv", MatrixFileFormat::Csv).unwrap();

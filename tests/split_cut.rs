@@ -18,11 +18,7 @@ use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamS
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
-    Source {
-        name: path.to_string_lossy().into_owned(),
-        path: Some(path),
-        options: Default::default(),
-    }
+    Source::file(path)
 }
 
 /// The straightforward run's matrix, or its errors.

@@ -31,11 +31,7 @@ fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
-    Source {
-        name: path.to_string_lossy().into_owned(),
-        path: Some(path),
-        options: Default::default(),
-    }
+    Source::file(path)
 }
 
 type Audit = Vec<String>;

@@ -24,11 +24,7 @@ fn options(seed: u64, cases: u64) -> Options {
 fn source(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
-    Source {
-        name: path.to_string_lossy().into_owned(),
-        path: Some(path),
-        options: Default::default(),
-    }
+    Source::file(path)
 }
 
 fn shown(report: &Report) -> Vec<String> {

@@ -133,6 +133,16 @@ pub struct Source {
 }
 
 impl Source {
+    /// A file, named in messages by its path, read with the default options.
+    pub fn file(path: impl Into<PathBuf>) -> Source {
+        let path = path.into();
+        Source {
+            name: path.to_string_lossy().into_owned(),
+            path: Some(path),
+            options: ReadOptions::default(),
+        }
+    }
+
     /// The format to read it with: the override, else the file's extension.
     pub fn format(&self, format_override: Option<InputFormat>) -> InputFormat {
         match (format_override, &self.path) {
@@ -235,11 +245,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
             });
         } else if input.is_dir() {
             let files = files_in_directory(input, &is_case_file, "case files", &mut errors);
-            sources.extend(files.into_iter().map(|path| Source {
-                name: path.to_string_lossy().into_owned(),
-                path: Some(path),
-                options: ReadOptions::default(),
-            }));
+            sources.extend(files.into_iter().map(Source::file));
         } else {
             sources.push(Source {
                 name,
