@@ -5,13 +5,15 @@
 //! the line; and every run matches the straightforward reader (`judge_sources`), lines and
 //! errors included.
 
+mod matrix_bytes;
+use matrix_bytes::matrix_bytes;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use leasejudge::adjudication::judge_sources;
 use leasejudge::input::Source;
-use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
@@ -34,15 +36,7 @@ fn reference(source: &Source) -> Run {
         },
     )
     .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    let mut writer = CsvMatrixWriter::new(&mut out, &[]).unwrap();
-    for j in &judged {
-        writer
-            .write(&MatrixRow::new(&j.case_id, &j.case, &j.verdict), &[])
-            .unwrap();
-    }
-    writer.finish().unwrap();
-    Ok((out, audit))
+    Ok((matrix_bytes(&judged, Encoding::Csv), audit))
 }
 
 fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {

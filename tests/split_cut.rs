@@ -7,12 +7,14 @@
 //! lines at the cut, a case coming back across the cut, an unterminated quote, and errors in
 //! both halves.
 
+mod matrix_bytes;
+use matrix_bytes::matrix_bytes;
+
 use std::path::Path;
 
 use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_messy_cases, Options};
 use leasejudge::input::Source;
-use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
@@ -25,28 +27,7 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
 fn reference(source: &Source, encoding: Encoding) -> Result<Vec<u8>, String> {
     let judged = judge_sources(std::slice::from_ref(source), None, None, &mut |_, _, _| {})
         .map_err(|e| e.to_string())?;
-    let rows: Vec<MatrixRow> = judged
-        .iter()
-        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-        .collect();
-    let mut out = Vec::new();
-    match encoding {
-        Encoding::Csv => {
-            let mut writer = CsvMatrixWriter::new(&mut out, &[]).unwrap();
-            for row in &rows {
-                writer.write(row, &[]).unwrap();
-            }
-            writer.finish().unwrap();
-        }
-        Encoding::Json => {
-            let mut writer = JsonMatrixWriter::new(&mut out).unwrap();
-            for row in &rows {
-                writer.write(row, &[]).unwrap();
-            }
-            writer.finish().unwrap();
-        }
-    }
-    Ok(out)
+    Ok(matrix_bytes(&judged, encoding))
 }
 
 /// The file read as two halves, however small it is.

@@ -4,6 +4,9 @@
 //! reappear after being closed. Also: `generate` is reproducible and its golden is the
 //! engine's matrix, and NDJSON on standard input is audited line by line as it arrives.
 
+mod matrix_bytes;
+use matrix_bytes::matrix_bytes;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -12,7 +15,6 @@ use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
-use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
 
 fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
@@ -54,28 +56,7 @@ fn reference_at(
         ));
     })
     .map_err(|e| e.to_string())?;
-    let rows: Vec<MatrixRow> = judged
-        .iter()
-        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-        .collect();
-    let mut out = Vec::new();
-    match encoding {
-        Encoding::Csv => {
-            let mut writer = CsvMatrixWriter::new(&mut out, &[]).unwrap();
-            for row in &rows {
-                writer.write(row, &[]).unwrap();
-            }
-            writer.finish().unwrap();
-        }
-        Encoding::Json => {
-            let mut writer = JsonMatrixWriter::new(&mut out).unwrap();
-            for row in &rows {
-                writer.write(row, &[]).unwrap();
-            }
-            writer.finish().unwrap();
-        }
-    }
-    Ok((out, audit))
+    Ok((matrix_bytes(&judged, encoding), audit))
 }
 
 fn streamed(
