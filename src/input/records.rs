@@ -3,8 +3,10 @@
 //! for the rows case files are made of. The delimiter is a comma unless set otherwise
 //! ([`Records::set_delimiter`], after [`Records::peek_line`] has shown the header).
 //!
-//! A record with no `"` before its end (a `\n`, a `\r` or the end of the input) cannot hold
-//! quoting: its cells are simply the text between delimiters. Any other record is parsed by
+//! One pass finds a record's cells in the buffer it was read into: the text between
+//! delimiters, and a cell that opens with a `"` as far as its closing quote (doubled quotes
+//! inside are made one in place, after the pass). A record this does not cover (a `"` inside
+//! an unquoted cell, text after a closing quote, a quoted cell the input ends in) is parsed by
 //! `csv_core`, the csv crate's own parser, from where it starts. Both are exact; a property
 //! test checks them against the csv crate on random inputs.
 
@@ -74,9 +76,9 @@ pub struct Records<R> {
     /// For records `csv_core` parses: the cells back to back, and where each ends.
     core: Option<csv_core::Reader>,
     out: Vec<u8>,
-    /// For records with quoted cells read by [`Records::quoted_cells`]: the cells, unescaped,
-    /// back to back.
-    unquoted: Vec<u8>,
+    /// The cells of the record being read whose quotes were doubled inside (unescaped in
+    /// place once the record is known to be read without csv_core).
+    escaped: Vec<usize>,
     ends: Vec<usize>,
     /// The byte that separates cells.
     delimiter: u8,
@@ -86,6 +88,26 @@ pub struct Records<R> {
 }
 
 const BUFFER: usize = 1 << 16;
+
+/// A quoted cell found in the buffer, as offsets from the record's start.
+struct QuotedCell {
+    /// Just after the opening quote.
+    start: usize,
+    /// At the closing quote.
+    end: usize,
+    /// Whether a doubled quote is inside.
+    escaped: bool,
+}
+
+/// Sets the cell `index` of `bounds`, growing it by one if it must.
+#[inline(always)]
+fn set_bound(bounds: &mut Vec<(usize, usize)>, index: usize, cell: (usize, usize)) {
+    if index == bounds.len() {
+        bounds.push(cell);
+    } else {
+        bounds[index] = cell;
+    }
+}
 
 /// The bytes of a 16-byte chunk that matter, one bit per byte (bit `i`: byte `i`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +177,7 @@ impl<R: Read> Records<R> {
             bounds: Vec::new(),
             core: None,
             out: vec![0; 1024],
-            unquoted: Vec::with_capacity(1024),
+            escaped: Vec::new(),
             ends: vec![0; 64],
             delimiter: b',',
             after_cr: false,
@@ -288,9 +310,11 @@ impl<R: Read> Records<R> {
         }
         self.after_cr = false;
         let delimiter = self.delimiter;
-        // One pass over the record's bytes for its delimiters, up to its end: `\n`, `\r` or the
-        // end of the input (each ends a record for csv_core too), unless a `"` comes first.
         let line = self.line;
+        // One pass over the record's bytes for its delimiters, up to its end: `\n`, `\r` or the
+        // end of the input (each ends a record for csv_core too). A `"` that opens a cell is
+        // read past to its closing quote and the pass goes on after it; any other `"` is
+        // csv_core's (see below).
         // Cells are written at `count`, a local (pushing to `bounds` stored its length back
         // to memory on every comma), with room for a chunk's worth made before each chunk.
         let mut count = 0;
@@ -299,77 +323,106 @@ impl<R: Read> Records<R> {
         let mut at = 0;
         // Whether any byte scanned is not ASCII.
         let mut high = 0u32;
-        let stop = 'scan: loop {
-            let bytes = &self.buf[self.pos..self.filled];
-            // Sixteen bytes at a time: the commas before the first stop, then the stop.
-            while let Some(chunk) = bytes.get(at..at + 16) {
-                if self.bounds.len() < count + 16 {
-                    self.bounds.resize(count + 16, (0, 0));
-                }
-                let marks = chunk_marks(chunk.try_into().expect("16 bytes"), delimiter);
-                high |= marks.high;
-                let first_stop = marks.stops.trailing_zeros();
-                let mut commas = marks.commas & (((1u64 << first_stop) - 1) as u32);
-                while commas != 0 {
-                    let index = at + commas.trailing_zeros() as usize;
-                    self.bounds[count] = (cell_start, index);
-                    count += 1;
-                    cell_start = index + 1;
-                    commas &= commas - 1;
-                }
-                if marks.stops != 0 {
-                    at += first_stop as usize;
-                    break 'scan Some(bytes[at]);
-                }
-                at += 16;
-            }
-            while at < bytes.len() {
-                let byte = bytes[at];
-                high |= u32::from(!byte.is_ascii());
-                if byte == delimiter {
-                    if self.bounds.len() == count {
-                        self.bounds.push((0, 0));
+        // Whether a quoted cell holds a line end (then the record's lines are counted).
+        let mut quoted_line_ends = false;
+        self.escaped.clear();
+        let stop = loop {
+            let stop = 'scan: loop {
+                let bytes = &self.buf[self.pos..self.filled];
+                // Sixteen bytes at a time: the commas before the first stop, then the stop.
+                while let Some(chunk) = bytes.get(at..at + 16) {
+                    if self.bounds.len() < count + 16 {
+                        self.bounds.resize(count + 16, (0, 0));
                     }
-                    self.bounds[count] = (cell_start, at);
-                    count += 1;
-                    cell_start = at + 1;
-                } else if matches!(byte, b'\n' | b'\r' | b'"') {
-                    break;
+                    let marks = chunk_marks(chunk.try_into().expect("16 bytes"), delimiter);
+                    high |= marks.high;
+                    let first_stop = marks.stops.trailing_zeros();
+                    let mut commas = marks.commas & (((1u64 << first_stop) - 1) as u32);
+                    while commas != 0 {
+                        let index = at + commas.trailing_zeros() as usize;
+                        self.bounds[count] = (cell_start, index);
+                        count += 1;
+                        cell_start = index + 1;
+                        commas &= commas - 1;
+                    }
+                    if marks.stops != 0 {
+                        at += first_stop as usize;
+                        break 'scan Some(bytes[at]);
+                    }
+                    at += 16;
                 }
-                at += 1;
+                while at < bytes.len() {
+                    let byte = bytes[at];
+                    high |= u32::from(!byte.is_ascii());
+                    if byte == delimiter {
+                        set_bound(&mut self.bounds, count, (cell_start, at));
+                        count += 1;
+                        cell_start = at + 1;
+                    } else if matches!(byte, b'\n' | b'\r' | b'"') {
+                        break 'scan Some(byte);
+                    }
+                    at += 1;
+                }
+                if !self.refill()? {
+                    break None;
+                }
+            };
+            if stop != Some(b'"') {
+                set_bound(&mut self.bounds, count, (cell_start, at));
+                count += 1;
+                break stop;
             }
-            if at < bytes.len() {
-                break Some(bytes[at]);
+            // A quote that opens a cell, in a record read whole within the buffer and going
+            // on after the cell, is read here; anything else (a quote inside a cell, text
+            // after a closing quote, a record that ends the input or is longer than the
+            // buffer) is csv_core's, from the record's start (nothing is consumed or changed
+            // until the record is known to be read here).
+            let quoted = match at == cell_start {
+                true => self.quoted_cell(at)?,
+                false => None,
+            };
+            let Some(quoted) = quoted else {
+                return self.core_record(line);
+            };
+            let text = &self.buf[self.pos + quoted.start..self.pos + quoted.end];
+            high |= u32::from(!text.is_ascii());
+            quoted_line_ends |= memchr::memchr2(b'\n', b'\r', text).is_some();
+            if quoted.escaped {
+                self.escaped.push(count);
             }
-            if !self.refill()? {
-                break None;
+            set_bound(&mut self.bounds, count, (quoted.start, quoted.end));
+            count += 1;
+            at = quoted.end + 1;
+            match self.buf[self.pos + at] {
+                byte if byte == delimiter => {
+                    at += 1;
+                    cell_start = at;
+                }
+                byte @ (b'\n' | b'\r') => break Some(byte),
+                _ => return self.core_record(line),
             }
         };
-        if stop == Some(b'"') {
-            // A quote that opens a cell, in a record that is read whole within the buffer, is
-            // unescaped here; anything else (a quote inside a cell, text after a closing
-            // quote, a record that ends the input or is longer than the buffer) is csv_core's.
-            let opens_cell = at == cell_start;
-            if let Some((count, ascii)) = opens_cell
-                .then(|| self.quoted_cells(count, at, high == 0))
-                .transpose()?
-                .flatten()
-            {
-                return Ok(Some(Record {
-                    line,
-                    bytes: &self.unquoted,
-                    bounds: &self.bounds[..count],
-                    ascii,
-                    unterminated: false,
-                }));
+        if quoted_line_ends {
+            // Lines end inside quotes too (`\r\n` once). The record's first byte ends none.
+            let raw = &self.buf[self.pos..self.pos + at];
+            for i in memchr::memchr2_iter(b'\n', b'\r', raw) {
+                if raw[i] == b'\r' || raw[i - 1] != b'\r' {
+                    self.line += 1;
+                }
             }
-            return self.core_record(line);
         }
-        if self.bounds.len() == count {
-            self.bounds.push((0, 0));
+        // Doubled quotes become one, in place: the record is read, and a cell only shrinks.
+        for &index in &self.escaped {
+            let (start, end) = self.bounds[index];
+            let cell = &mut self.buf[self.pos + start..self.pos + end];
+            let (mut read, mut written) = (0, 0);
+            while read < cell.len() {
+                cell[written] = cell[read];
+                read += if cell[read] == b'"' { 2 } else { 1 };
+                written += 1;
+            }
+            self.bounds[index].1 = start + written;
         }
-        self.bounds[count] = (cell_start, at);
-        count += 1;
         let start = self.pos;
         self.pos += at;
         if stop.is_some() {
@@ -397,119 +450,36 @@ impl<R: Read> Records<R> {
         self.refill()
     }
 
-    /// The record at `pos` whose cell at `at` (from `pos`) opens with a quote, its `count`
-    /// cells before that in `bounds` (`ascii`: whether they are known to be ASCII): reads its
-    /// cells into `unquoted` as csv_core would (a doubled quote inside quotes is one quote;
-    /// delimiters and line ends inside quotes are text) and consumes it, giving its cell
-    /// count and whether it is all ASCII. `None`, with nothing consumed, for anything else
-    /// (see the caller): csv_core then reads it from its start.
-    fn quoted_cells(
-        &mut self,
-        mut count: usize,
-        mut at: usize,
-        mut ascii: bool,
-    ) -> io::Result<Option<(usize, bool)>> {
-        let delimiter = self.delimiter;
-        // The cells before `at` as they are, delimiters and all, so that their bounds hold.
-        self.unquoted.clear();
-        self.unquoted
-            .extend_from_slice(&self.buf[self.pos..self.pos + at]);
-        let mut line_ends = false;
-        let mut push = |bounds: &mut Vec<(usize, usize)>, cell: (usize, usize)| {
-            if bounds.len() == count {
-                bounds.push(cell);
-            } else {
-                bounds[count] = cell;
-            }
-            count += 1;
-        };
-        // `at` is where a cell starts; the loop ends at the record's line end.
-        let end = 'record: loop {
-            let cell_start = self.unquoted.len();
-            if self.pos + at == self.filled && !self.more_in_buffer()? {
+    /// The quoted cell whose opening quote is at `open` (from `pos`), as far as its closing
+    /// quote (a doubled quote inside is one quote, as csv_core reads it), with the byte after
+    /// the closing quote read too; nothing is consumed. `None` if the input ends first or the
+    /// buffer fills (csv_core then reads the record).
+    fn quoted_cell(&mut self, open: usize) -> io::Result<Option<QuotedCell>> {
+        let mut from = open + 1;
+        let mut escaped = false;
+        loop {
+            let Some(found) = memchr::memchr(b'"', &self.buf[self.pos + from..self.filled]) else {
+                from = self.filled - self.pos;
+                if !self.more_in_buffer()? {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let quote = from + found;
+            if self.pos + quote + 1 == self.filled && !self.more_in_buffer()? {
                 return Ok(None);
             }
-            if self.buf[self.pos + at] == b'"' {
-                at += 1;
-                loop {
-                    let text = &self.buf[self.pos + at..self.filled];
-                    let Some(quote) = memchr::memchr(b'"', text) else {
-                        if !self.more_in_buffer()? {
-                            return Ok(None);
-                        }
-                        continue;
-                    };
-                    let text = &text[..quote];
-                    ascii &= text.is_ascii();
-                    line_ends |= memchr::memchr2(b'\n', b'\r', text).is_some();
-                    self.unquoted.extend_from_slice(text);
-                    at += quote + 1;
-                    if self.pos + at == self.filled && !self.more_in_buffer()? {
-                        return Ok(None);
-                    }
-                    match self.buf[self.pos + at] {
-                        b'"' => {
-                            self.unquoted.push(b'"');
-                            at += 1;
-                        }
-                        b'\n' | b'\r' => {
-                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
-                            break 'record at;
-                        }
-                        byte if byte == delimiter => {
-                            push(&mut self.bounds, (cell_start, self.unquoted.len()));
-                            at += 1;
-                            continue 'record;
-                        }
-                        _ => return Ok(None),
-                    }
-                }
+            if self.buf[self.pos + quote + 1] != b'"' {
+                return Ok(Some(QuotedCell {
+                    start: open + 1,
+                    end: quote,
+                    escaped,
+                }));
             }
-            loop {
-                let text = &self.buf[self.pos + at..self.filled];
-                let stop = text
-                    .iter()
-                    .position(|&byte| matches!(byte, b'\n' | b'\r' | b'"') || byte == delimiter);
-                let text = &text[..stop.unwrap_or(text.len())];
-                ascii &= text.is_ascii();
-                self.unquoted.extend_from_slice(text);
-                at += text.len();
-                if stop.is_none() {
-                    if !self.more_in_buffer()? {
-                        return Ok(None);
-                    }
-                    continue;
-                }
-                match self.buf[self.pos + at] {
-                    b'"' => return Ok(None),
-                    b'\n' | b'\r' => {
-                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
-                        break 'record at;
-                    }
-                    _ => {
-                        push(&mut self.bounds, (cell_start, self.unquoted.len()));
-                        at += 1;
-                        continue 'record;
-                    }
-                }
-            }
-        };
-        if line_ends {
-            // Lines end inside quotes too (`\r\n` once). The record's first byte ends none.
-            let raw = &self.buf[self.pos..self.pos + end];
-            for i in memchr::memchr2_iter(b'\n', b'\r', raw) {
-                if raw[i] == b'\r' || raw[i - 1] != b'\r' {
-                    self.line += 1;
-                }
-            }
+            escaped = true;
+            from = quote + 2;
         }
-        // Past the `\n` or `\r` that ends it, as for a record without quotes.
-        self.after_cr = self.buf[self.pos + end] == b'\r';
-        self.pos += end + 1;
-        self.line += 1;
-        Ok(Some((count, ascii)))
     }
-
     /// Parses the record at `pos` with `csv_core`, reading more as it needs.
     fn core_record(&mut self, line: u64) -> io::Result<Option<Record<'_>>> {
         use csv_core::ReadRecordResult as Core;
