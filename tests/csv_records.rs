@@ -191,3 +191,29 @@ fn line_ends_inside_quoted_cells_count_as_outside() {
     let cells: Vec<Cells> = expected.into_iter().map(|(_, cells)| cells).collect();
     assert_eq!(csv_crate(text.as_bytes()), cells);
 }
+
+#[test]
+fn long_quoted_cells_are_read_sixteen_bytes_at_a_time_as_the_csv_crate_reads_them() {
+    // Quotes, line ends and non-ASCII bytes at every offset of a sixteen-byte chunk, in
+    // quoted cells longer than one; each record is checked for its cells and its line.
+    let mut text = String::from("h1,h2\n");
+    let mut expected_lines = vec![1];
+    let mut line = 2;
+    for offset in 0..40 {
+        for inner in ["\"\"", "\n", "\r\n", "é", ","] {
+            let cell = format!("{}{inner}{}", "a".repeat(offset), "b".repeat(40 - offset));
+            let escaped = cell.replace('"', "\"\"");
+            text.push_str(&format!("x{offset},\"{escaped}\"\n"));
+            expected_lines.push(line);
+            line += 1 + cell.matches('\n').count() as u64;
+        }
+    }
+    let cells: Vec<Cells> = csv_crate(text.as_bytes());
+    for chunk in [7, 64, usize::MAX] {
+        let ours = ours(text.as_bytes(), chunk);
+        let lines: Vec<u64> = ours.iter().map(|(line, _)| *line).collect();
+        assert_eq!(lines, expected_lines, "chunk {chunk}");
+        let ours: Vec<Cells> = ours.into_iter().map(|(_, cells)| cells).collect();
+        assert_eq!(ours, cells, "chunk {chunk}");
+    }
+}

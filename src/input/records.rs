@@ -40,7 +40,9 @@ impl<'a> Record<'a> {
             .map(|&(start, end)| &self.bytes[start..end])
     }
 
-    /// Every cell's bytes, back to back, and each cell's range in them.
+    /// The bytes the cells are in, and each cell's range in them. Bytes outside every range
+    /// are not text (delimiters, quotes, what was left after doubled quotes were made one),
+    /// and may not even be valid UTF-8 when every cell is.
     pub fn parts(&self) -> (&'a [u8], &'a [(usize, usize)]) {
         (self.bytes, self.bounds)
     }
@@ -97,6 +99,11 @@ struct QuotedCell {
     end: usize,
     /// Whether a doubled quote is inside.
     escaped: bool,
+    /// Whether a line end is inside.
+    line_ends: bool,
+    /// Whether a byte inside is not ASCII (or perhaps one after the cell: `false` means
+    /// "none is").
+    high: bool,
 }
 
 /// Sets the cell `index` of `bounds`, growing it by one if it must.
@@ -305,7 +312,12 @@ impl<R: Read> Records<R> {
 
     /// The next record, or `None` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<Option<Record<'_>>> {
-        if !self.skip_to_record()? {
+        // Most records start right where the last one ended.
+        let at_record = !self.at_start
+            && self.buf[self.pos..self.filled]
+                .first()
+                .is_some_and(|byte| !matches!(byte, b'\n' | b'\r'));
+        if !at_record && !self.skip_to_record()? {
             return Ok(None);
         }
         self.after_cr = false;
@@ -384,9 +396,8 @@ impl<R: Read> Records<R> {
             let Some(quoted) = quoted else {
                 return self.core_record(line);
             };
-            let text = &self.buf[self.pos + quoted.start..self.pos + quoted.end];
-            high |= u32::from(!text.is_ascii());
-            quoted_line_ends |= memchr::memchr2(b'\n', b'\r', text).is_some();
+            high |= u32::from(quoted.high);
+            quoted_line_ends |= quoted.line_ends;
             if quoted.escaped {
                 self.escaped.push(count);
             }
@@ -455,31 +466,62 @@ impl<R: Read> Records<R> {
     /// the closing quote read too; nothing is consumed. `None` if the input ends first or the
     /// buffer fills (csv_core then reads the record).
     fn quoted_cell(&mut self, open: usize) -> io::Result<Option<QuotedCell>> {
-        let mut from = open + 1;
-        let mut escaped = false;
+        let mut at = open + 1;
+        let mut cell = QuotedCell {
+            start: at,
+            end: at,
+            escaped: false,
+            line_ends: false,
+            high: false,
+        };
+        // One pass for the quotes, the line ends and the bytes that are not ASCII, sixteen
+        // bytes at a time (the cells are short: a call to memchr for each cost more).
         loop {
-            let Some(found) = memchr::memchr(b'"', &self.buf[self.pos + from..self.filled]) else {
-                from = self.filled - self.pos;
+            let bytes = &self.buf[self.pos..self.filled];
+            let quote = 'scan: {
+                while let Some(chunk) = bytes.get(at..at + 16) {
+                    let marks = chunk_marks(chunk.try_into().expect("16 bytes"), self.delimiter);
+                    let mut stops = marks.stops;
+                    while stops != 0 {
+                        let index = stops.trailing_zeros();
+                        if chunk[index as usize] == b'"' {
+                            cell.high |= marks.high & ((1u64 << index) - 1) as u32 != 0;
+                            break 'scan Some(at + index as usize);
+                        }
+                        cell.line_ends = true;
+                        stops &= stops - 1;
+                    }
+                    cell.high |= marks.high != 0;
+                    at += 16;
+                }
+                while at < bytes.len() {
+                    match bytes[at] {
+                        b'"' => break 'scan Some(at),
+                        b'\n' | b'\r' => cell.line_ends = true,
+                        byte => cell.high |= !byte.is_ascii(),
+                    }
+                    at += 1;
+                }
+                None
+            };
+            let Some(quote) = quote else {
                 if !self.more_in_buffer()? {
                     return Ok(None);
                 }
                 continue;
             };
-            let quote = from + found;
             if self.pos + quote + 1 == self.filled && !self.more_in_buffer()? {
                 return Ok(None);
             }
             if self.buf[self.pos + quote + 1] != b'"' {
-                return Ok(Some(QuotedCell {
-                    start: open + 1,
-                    end: quote,
-                    escaped,
-                }));
+                cell.end = quote;
+                return Ok(Some(cell));
             }
-            escaped = true;
-            from = quote + 2;
+            cell.escaped = true;
+            at = quote + 2;
         }
     }
+
     /// Parses the record at `pos` with `csv_core`, reading more as it needs.
     fn core_record(&mut self, line: u64) -> io::Result<Option<Record<'_>>> {
         use csv_core::ReadRecordResult as Core;
