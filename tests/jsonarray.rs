@@ -239,3 +239,64 @@ fn a_json_array_on_standard_input_streams_like_ndjson() {
         );
     }
 }
+
+#[test]
+fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
+    // 3,000 one-offer cases on one line (about 500 KB: several points of the row index),
+    // then a row for every seventh case, last to first, and an error row for one of them:
+    // each comes back from a different distance, some twice (the index is scanned forwards
+    // once, and used backwards after).
+    let row = |case: u32, event: &str, at: u32, extra: &str| {
+        format!(
+            r#"{{"case_id":"k{case}","event":"{event}","observed_at":"2026-01-01T{:02}:{:02}:{:02}Z","lease_id":"L","generation":1,"holder":"w"{extra}}}"#,
+            at / 3600,
+            at / 60 % 60,
+            at % 60
+        )
+    };
+    let mut rows: Vec<String> = (0..3000)
+        .map(|case| {
+            row(
+                case,
+                "offer",
+                case,
+                r#","job_id":"j","lease_duration":86400"#,
+            )
+        })
+        .collect();
+    for case in (0..3000).step_by(7).rev() {
+        rows.push(row(case, "ack", 4000 + (3000 - case), ""));
+    }
+    for case in [14, 2996, 700] {
+        rows.push(row(
+            case,
+            "progress",
+            9000,
+            r#","progress_seq":1,"progress_value":"1%""#,
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_file(
+        dir.path(),
+        "long.json",
+        format!("[{}]", rows.join(",")).as_bytes(),
+    );
+    rows.push(row(21, "ack", 10, ""));
+    let bad = write_file(
+        dir.path(),
+        "long-bad.json",
+        format!("[{}]", rows.join(",")).as_bytes(),
+    );
+    for source in [&good, &bad] {
+        let expected = reference(source);
+        assert_eq!(expected.is_ok(), source.name.ends_with("long.json"));
+        for open_cases in [1, 100] {
+            assert_eq!(
+                streamed(source, open_cases, 1),
+                expected,
+                "{} (open {open_cases})",
+                source.name
+            );
+        }
+    }
+}

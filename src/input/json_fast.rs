@@ -224,6 +224,59 @@ pub fn read_rows_from<R: Read>(reader: R, object: &mut dyn FnMut(u64, &str) -> b
     true
 }
 
+/// Where the objects of a JSON array start, found as [`read_array`] finds them but not
+/// parsed (for a case read again: its rows are found by their number): from `reader` at the
+/// array's `[` (after a byte-order mark, if any), at an object's `{` or at the `,` before one,
+/// `visit` is given each object's byte offset and line, counted from the reader's start (from 0
+/// and from 1), until it says `false`. `Ok(false)` if something else than an object or a
+/// separator comes before the array's end: the objects visited are still where they were said
+/// to be.
+pub fn object_starts<R: Read>(
+    reader: R,
+    visit: &mut dyn FnMut(u64, u64) -> bool,
+) -> io::Result<bool> {
+    let mut scan = Scan::new(reader);
+    while scan.filled < 3 && scan.fill()? {}
+    if scan.buf[..scan.filled].starts_with(b"\xEF\xBB\xBF") {
+        scan.pos = 3;
+    }
+    let mut after_object = match scan.peek()? {
+        Some(b'[') => {
+            scan.pos += 1;
+            false
+        }
+        Some(b'{') => false,
+        Some(b',') => true,
+        _ => return Ok(false),
+    };
+    loop {
+        let mut next = scan.peek()?;
+        if next == Some(b']') {
+            return Ok(true);
+        }
+        if after_object {
+            if next != Some(b',') {
+                return Ok(false);
+            }
+            scan.pos += 1;
+            next = scan.peek()?;
+        }
+        if next != Some(b'{') {
+            return Ok(false);
+        }
+        let (offset, line) = (scan.base + scan.pos as u64, scan.line);
+        if !visit(offset, line) {
+            return Ok(true);
+        }
+        let Some(end) = scan.object_end()? else {
+            return Ok(false);
+        };
+        scan.line += memchr::memchr_iter(b'\n', &scan.buf[scan.pos..end]).count() as u64;
+        scan.pos = end;
+        after_object = true;
+    }
+}
+
 /// Reads the elements of an array, in the state `prefix` stands for: before an element
 /// (`[`) or after one (`[0`).
 fn elements<R: Read>(

@@ -248,8 +248,13 @@ impl<const N: usize> IdRecords<N> {
         for number in numbers {
             writer.write_all(&number.to_le_bytes())?;
         }
-        self.written += 8 * (1 + N as u64) + id.len() as u64;
+        self.written += Self::record_bytes(id);
         Ok(())
+    }
+
+    /// The bytes a record of `id` takes in the file.
+    pub(super) fn record_bytes(id: &str) -> u64 {
+        8 * (1 + N as u64) + id.len() as u64
     }
 
     /// Bytes written so far: where the next record will start.
@@ -381,6 +386,9 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// The numbers an [`IdLog`] record holds: a [`Closed`].
+const CLOSED_NUMBERS: usize = 7;
+
 /// What the log keeps of a closed case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Closed {
@@ -390,21 +398,39 @@ pub struct Closed {
     pub first_line: u64,
     /// The line of its last row before it was closed.
     pub last_line: u64,
+    /// The number of rows of its file before its first row, and before its last row before it
+    /// was closed: a JSON array may hold many rows on a line, so its rows are found again by
+    /// their number.
+    pub first_row: u64,
+    /// See [`Closed::first_row`].
+    pub last_row: u64,
     /// Where its matrix row is in the run's spill, and its length (`None`: none written).
     pub spilled: Option<(u64, u64)>,
 }
 
 impl Closed {
-    fn numbers(&self) -> [u64; 5] {
+    fn numbers(&self) -> [u64; CLOSED_NUMBERS] {
         let (at, len) = self.spilled.unwrap_or((u64::MAX, 0));
-        [self.file_index, self.first_line, self.last_line, at, len]
+        [
+            self.file_index,
+            self.first_line,
+            self.last_line,
+            self.first_row,
+            self.last_row,
+            at,
+            len,
+        ]
     }
 
-    fn from_numbers([file_index, first_line, last_line, at, len]: [u64; 5]) -> Closed {
+    fn from_numbers(
+        [file_index, first_line, last_line, first_row, last_row, at, len]: [u64; CLOSED_NUMBERS],
+    ) -> Closed {
         Closed {
             file_index,
             first_line,
             last_line,
+            first_row,
+            last_row,
             spilled: (at != u64::MAX).then_some((at, len)),
         }
     }
@@ -414,7 +440,7 @@ impl Closed {
 /// exact answer when the Bloom filter says "maybe", and what is needed to judge a case that
 /// comes back, without keeping the ids in memory.
 pub struct IdLog {
-    records: IdRecords<5>,
+    records: IdRecords<CLOSED_NUMBERS>,
     /// Lookups see the records from here on (the log of a worker that runs file after file).
     from: u64,
     /// Where each record is, by hash of its id: made at the first lookup (a run in which no
@@ -502,7 +528,7 @@ impl IdLog {
                         failed = Some(e);
                         return Ok(false);
                     }
-                    offset += 8 * 6 + logged.len() as u64;
+                    offset += IdRecords::<CLOSED_NUMBERS>::record_bytes(logged);
                     Ok(true)
                 })?;
             if let Some(e) = failed {
@@ -805,6 +831,8 @@ mod tests {
             file_index: n,
             first_line: n,
             last_line: n,
+            first_row: n,
+            last_row: n + 1,
             spilled: None,
         };
         let id = |i: u64| format!("c9-{i:06}");
@@ -847,6 +875,8 @@ mod tests {
             file_index: 0,
             first_line: line,
             last_line: line + 1,
+            first_row: line * 3,
+            last_row: line * 3 + 2,
             spilled: (line % 2 == 0).then_some((line * 10, 7)),
         };
         for (line, id) in ["a", "case-1", "", "case-10", "case-1"].iter().enumerate() {

@@ -52,9 +52,9 @@ use indicatif::ProgressBar;
 
 use crate::adjudication::{bad_row_errors, clash_error, fault_error, fault_errors, Location};
 use crate::input::{
-    parse_row_into, read_csv_cells, read_csv_from, read_csv_header, read_from_with, BadRow,
-    CsvHeader, InputError, InputErrors, InputFormat, Locate, ParsedRow, RawCells, ReadOptions,
-    RowResult, RowSink, Source,
+    json_object_starts, parse_row_into, read_csv_cells, read_csv_from, read_csv_header,
+    read_from_with, BadRow, CsvHeader, InputError, InputErrors, InputFormat, Locate, ParsedRow,
+    RawCells, ReadOptions, RowResult, RowSink, Source,
 };
 use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
@@ -105,6 +105,9 @@ struct OpenCase {
     first_line: u64,
     /// The line of its last row so far.
     last_line: u64,
+    /// The number of rows of its file before its first row, and before its last so far.
+    first_row: u64,
+    last_row: u64,
     /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
     rows: Vec<KeptRow>,
 }
@@ -136,14 +139,12 @@ struct CurrentFile {
     options: ReadOptions,
     reread: Reread,
     /// Opened at the first case that comes back: the file, its CSV header, where its lines
-    /// start.
-    opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex)>,
+    /// start, where its JSON rows start.
+    opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex, RowIndex)>,
     /// The rows read from it so far: a JSON array may hold several rows on a line (all of
-    /// them on one), so a case read again from a JSON file stops at the row that brought it
-    /// back, counted, rather than at a line.
+    /// them on one), so the rows of a case read again from a JSON file are found by their
+    /// number rather than their line.
     rows: u64,
-    /// The line of the last row read from it.
-    line: u64,
 }
 
 /// Where some lines of a file start, found by scanning its bytes for line ends (what the
@@ -193,6 +194,68 @@ impl LineIndex {
             offset += consumed as u64;
         }
         Ok(Some(offset))
+    }
+}
+
+/// Where some rows of a JSON array start, found by scanning its objects
+/// ([`json_object_starts`], which does not parse them) as far as a case read again needed,
+/// with a point kept every [`LINE_INDEX_STEP`] bytes: finding a row costs a scan from the
+/// point before it, and every byte is scanned once more at most besides. A file that is not
+/// an array of objects as far as the row has none: it is read from its start, rows counted.
+struct RowIndex {
+    /// (rows before it, byte offset, line) of some rows, in order.
+    points: Vec<(u64, u64, u64)>,
+    /// Whether the scan met something other than an object or the array's end (no point
+    /// past the last can be found).
+    stuck: bool,
+}
+
+impl RowIndex {
+    fn new() -> RowIndex {
+        RowIndex {
+            points: Vec::new(),
+            stuck: false,
+        }
+    }
+
+    /// The byte offset and line of the row with `row` rows before it, if the file is an
+    /// array of objects that far.
+    fn start_of(&mut self, file: &Arc<File>, row: u64) -> io::Result<Option<(u64, u64)>> {
+        let point = self.points.partition_point(|&(rows, ..)| rows <= row);
+        let extends = point == self.points.len();
+        if extends && self.stuck {
+            return Ok(None);
+        }
+        let (mut next, from, line_base) = match point.checked_sub(1) {
+            Some(point) => {
+                let (rows, offset, line) = self.points[point];
+                (rows, offset, line - 1)
+            }
+            None => (0, 0, 0),
+        };
+        let reader = ReadAt {
+            file: Arc::clone(file),
+            offset: from,
+        };
+        let mut found = None;
+        let points = &mut self.points;
+        let whole = json_object_starts(reader, &mut |offset, line| {
+            let (offset, line) = (from + offset, line_base + line);
+            let last = points.last().map(|&(_, offset, _)| offset);
+            if extends && last.is_none_or(|last| offset >= last + LINE_INDEX_STEP) {
+                points.push((next, offset, line));
+            }
+            if next == row {
+                found = Some((offset, line));
+                return false;
+            }
+            next += 1;
+            true
+        })?;
+        if found.is_none() && !whole {
+            self.stuck = true;
+        }
+        Ok(found)
     }
 }
 
@@ -337,7 +400,6 @@ impl StreamRun {
             reread,
             opened: None,
             rows: 0,
-            line: 0,
         });
     }
 
@@ -356,7 +418,6 @@ impl StreamRun {
     ) -> io::Result<Option<Outcome>> {
         if let Some(current) = &mut self.current {
             current.rows += 1;
-            current.line = at.line;
         }
         if self.gave_up {
             return Ok(None);
@@ -428,7 +489,15 @@ impl StreamRun {
                 return Ok(None);
             }
             if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
-                let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+                let row_number = self.current.as_ref().map_or(0, |current| current.rows - 1);
+                let outcome = step_pinned(
+                    pinned,
+                    at,
+                    row_number,
+                    row,
+                    &mut self.faults,
+                    &mut self.fault_cases,
+                );
                 if self.cases.is_some() {
                     keep_row(&mut pinned.rows, at, row, &outcome);
                 }
@@ -475,6 +544,12 @@ impl StreamRun {
         Ok(outcome)
     }
 
+    /// The number of rows of the current file before the row being fed (0 when the file
+    /// cannot be read again, and nothing needs it).
+    fn row_number(&self) -> u64 {
+        self.current.as_ref().map_or(0, |current| current.rows - 1)
+    }
+
     /// Replays a row of the open case `seq` (at `place`).
     fn step_open(
         &mut self,
@@ -483,8 +558,10 @@ impl StreamRun {
         seq: u64,
         place: usize,
     ) -> Option<Outcome> {
+        let row_number = self.row_number();
         let open = &mut self.open[place];
         open.last_line = at.line;
+        open.last_row = row_number;
         let (Ok(parsed), Slot::Live(case)) = (row, &mut open.slot) else {
             // A bad row is still checked against its case (every error is listed).
             if let (Err(bad), Slot::Live(case)) = (row, &open.slot) {
@@ -523,6 +600,7 @@ impl StreamRun {
         let seq = self.next;
         self.next += 1;
         let place = self.place(seq);
+        let row = self.row_number();
         if place == self.open.len() {
             self.open.push(OpenCase {
                 case_id: String::new(),
@@ -530,6 +608,8 @@ impl StreamRun {
                 slot: Slot::Broken,
                 first_line: at.line,
                 last_line: at.line,
+                first_row: row,
+                last_row: row,
                 rows: Vec::new(),
             });
         }
@@ -540,6 +620,8 @@ impl StreamRun {
         open.hash = hash;
         open.first_line = at.line;
         open.last_line = at.line;
+        open.first_row = row;
+        open.last_row = row;
         self.index.insert(hash, seq);
         self.remember_recent(hash, seq, place);
         Ok((seq, place))
@@ -571,6 +653,7 @@ impl StreamRun {
             return Ok(None);
         }
         let (slot, rows) = self.rebuild(case_id, &closed)?;
+        let row_number = self.row_number();
         self.came_back_count += 1;
         if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
             // The half whose last rows are oldest are closed again (and read again if they
@@ -594,7 +677,14 @@ impl StreamRun {
             .pinned
             .entry(case_id.to_owned())
             .or_insert(Pinned { slot, closed, rows });
-        let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
+        let outcome = step_pinned(
+            pinned,
+            at,
+            row_number,
+            row,
+            &mut self.faults,
+            &mut self.fault_cases,
+        );
         if self.cases.is_some() {
             keep_row(&mut pinned.rows, at, row, &outcome);
         }
@@ -637,9 +727,10 @@ impl StreamRun {
     }
 
     /// The state of the closed case `case_id` once its rows up to its closing are replayed
-    /// again: the current file is read again from the case's first line to its last (from
-    /// the start for a JSON document), and only that case's rows are parsed and replayed
-    /// (their faults were reported the first time).
+    /// again: the current file is read again from the case's first line to its last (a JSON
+    /// file from its first row to its last, found by their number, from the point of a
+    /// [`RowIndex`] before it), and only that case's rows are parsed and replayed (their
+    /// faults were reported the first time).
     fn rebuild(&mut self, case_id: &str, closed: &Closed) -> io::Result<(Slot, Vec<KeptRow>)> {
         let keeping = self.cases.is_some();
         let current = self.current.as_mut().ok_or_else(|| {
@@ -670,20 +761,25 @@ impl StreamRun {
                 }
                 _ => None,
             };
-            current.opened = Some((file, header, LineIndex::new()));
+            current.opened = Some((file, header, LineIndex::new(), RowIndex::new()));
         }
-        let (file, header, lines) = current.opened.as_mut().expect("opened above");
+        let (file, header, lines, json_rows) = current.opened.as_mut().expect("opened above");
         let (first, last) = (closed.first_line, closed.last_line);
-        // Where reading starts, and the line before it (0: the start of the file).
-        // A JSON file is read from the case's first line when the row that brought it back is
-        // on a later line than its last (so no row after its closing shares a line with one
-        // before), if that line starts at an element; else from the start, rows counted.
-        let (offset, line_base) = match current.format {
-            InputFormat::Json if current.line <= last => (0, 0),
-            _ => match lines.start_of(file, first)? {
-                Some(offset) => (offset, first - 1),
-                None => (0, 0),
-            },
+        // A JSON file's rows are found by their number: many may share a line.
+        let by_number = current.format == InputFormat::Json;
+        // Where reading starts, the line before it and the rows before it (0: the start of
+        // the file). A JSON file is read from the case's first row; one that is not an array
+        // of objects as far as that, from its start.
+        let (offset, line_base, rows_before) = if by_number {
+            match json_rows.start_of(file, closed.first_row)? {
+                Some((offset, line)) => (offset, line - 1, closed.first_row),
+                None => (0, 0, 0),
+            }
+        } else {
+            match lines.start_of(file, first)? {
+                Some(offset) => (offset, first - 1, 0),
+                None => (0, 0, 0),
+            }
         };
         let done = AtomicBool::new(false);
         let reader = Watched {
@@ -696,21 +792,22 @@ impl StreamRun {
             stop: &done,
         };
         let mut slot: Option<Slot> = None;
-        // Read from the start, a JSON file's rows before the one that brought the case back.
-        let counted = current.rows - 1;
-        let rows_left = std::cell::Cell::new(match current.format {
-            InputFormat::Json if offset == 0 => counted,
-            _ => u64::MAX,
-        });
         let shift = std::cell::Cell::new(line_base);
+        // The number of rows before the next one read.
+        let next_row = std::cell::Cell::new(rows_before);
         let mut rows = Vec::new();
         let mut replay = |line: u64, row: &RowResult| {
             let line = line + shift.get();
-            if line > last || rows_left.get() == 0 {
+            let number = next_row.get();
+            next_row.set(number + 1);
+            let (at, first, last) = match by_number {
+                true => (number, closed.first_row, closed.last_row),
+                false => (line, first, last),
+            };
+            if at > last {
                 done.store(true, Ordering::Relaxed);
                 return;
             }
-            rows_left.set(rows_left.get() - 1);
             let id = match row {
                 Ok(parsed) => parsed.case_id.as_str(),
                 Err(BadRow {
@@ -718,7 +815,7 @@ impl StreamRun {
                 }) => id.as_str(),
                 Err(_) => return,
             };
-            if line < first || !same_text(id, case_id) {
+            if at < first || !same_text(id, case_id) {
                 return;
             }
             let replayed = match (&mut slot, row) {
@@ -752,9 +849,9 @@ impl StreamRun {
                 }) {
                     None
                 } else {
-                    // The line starts inside an element: from the start, rows counted.
+                    // Not at an element after all: from the start, rows counted.
                     shift.set(0);
-                    rows_left.set(counted);
+                    next_row.set(0);
                     Some(Watched {
                         inner: ReadAt {
                             file: Arc::clone(file),
@@ -861,6 +958,8 @@ impl StreamRun {
             file_index: self.file_index as u64,
             first_line: open.first_line,
             last_line: open.last_line,
+            first_row: open.first_row,
+            last_row: open.last_row,
             spilled: None,
         };
         if let Some(log) = &mut self.tail {
@@ -956,11 +1055,13 @@ impl StreamRun {
 fn step_pinned(
     pinned: &mut Pinned,
     at: Location<'_>,
+    row_number: u64,
     row: &RowResult,
     faults: &mut Vec<InputError>,
     fault_cases: &mut Vec<u64>,
 ) -> Option<Outcome> {
     pinned.closed.last_line = at.line;
+    pinned.closed.last_row = row_number;
     let (Ok(parsed), Slot::Live(case)) = (row, &mut pinned.slot) else {
         // A bad row is still checked against its case (every error is listed).
         if let (Err(bad), Slot::Live(case)) = (row, &pinned.slot) {
