@@ -300,7 +300,9 @@ fn parse_typed(
     let text = |field: Field| cells[field.index()];
 
     // Type-check every recognised field the row gives, whatever its event; each value is
-    // parsed once and kept (`None`: absent, or bad and reported).
+    // parsed once and kept (`None`: absent, or bad and reported). Inlined: most of the
+    // calls find no cell, or return at once.
+    #[inline(always)]
     fn checked<T>(
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,

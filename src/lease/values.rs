@@ -557,6 +557,7 @@ fn decimal(text: &str) -> Result<u64, NotDecimal> {
 }
 
 /// Parses the contract's unsigned integer: decimal digits only, at most 2^64−1.
+#[inline]
 pub fn parse_integer(text: &str) -> Result<u64, ValueError> {
     decimal(text).map_err(|e| match e {
         NotDecimal::NotDigits => ValueError::new("not an unsigned integer (decimal digits only)"),
@@ -588,6 +589,7 @@ pub fn same_text(a: &str, b: &str) -> bool {
 }
 
 /// Parses a sequence number: an integer of at least 1.
+#[inline]
 pub fn parse_sequence(text: &str) -> Result<u64, ValueError> {
     let n = parse_integer(text)?;
     if n == 0 {
