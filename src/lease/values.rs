@@ -180,24 +180,18 @@ impl Timestamp {
         if b[10] | 0x20 != b't' {
             return None;
         }
-        // `HH:MM:SS` as one word, each byte XORed with the template's: every digit is then 0
-        // to 9 (XOR with `0` keeps only the low nibble of `0` to `9`, and puts any other byte
-        // at 10 or more) and each `:` is 0. Eight bytes at once instead of a branch each.
-        let time = u64::from_le_bytes(time.try_into().expect("8 bytes")) ^ 0x3030_3A30_303A_3030;
-        // A byte above 9 sets its top bit, by itself or plus 0x76 (no carry from a byte
-        // that does not).
-        let not_digits = (time | time.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
-        if (not_digits | (time & 0x0000_FF00_00FF_0000)) != 0 {
-            return None;
-        }
-        // Each pair of digits as a number in its first byte: ten times it plus the next
-        // (at most 99, so no byte carries into another).
-        let pairs = time * 10 + (time >> 8);
+        let time = u64::from_le_bytes(time.try_into().expect("8 bytes"));
+        let pairs = digit_pairs(
+            time,
+            u64::from_le_bytes(*b"00:00:00"),
+            0x0000_FF00_00FF_0000,
+        )?;
         let (hour, minute, second) = (pairs & 0xFF, pairs >> 24 & 0xFF, pairs >> 48 & 0xFF);
         // A leap second, or any time that does not exist, is left to the full path.
         if (hour > 23) | (minute > 59) | (second > 59) {
             return None;
         }
+        let time_of_day = (hour * 3600 + minute * 60 + second) as i64;
         let (mut rest, mut nanos) = (rest, 0u32);
         if let [b'.', fraction @ ..] = rest {
             let count = fraction
@@ -227,16 +221,17 @@ impl Timestamp {
         let offset = match *rest {
             [zone] if zone | 0x20 == b'z' => 0,
             [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-                let digits = [h1, h2, m1, m2].map(|byte| byte.wrapping_sub(b'0'));
-                if digits.iter().fold(false, |bad, &digit| bad | (digit > 9)) {
-                    return None;
-                }
-                let n = |pair: &[u8]| u32::from(pair[0]) * 10 + u32::from(pair[1]);
-                let (hours, minutes) = (n(&digits[0..2]), n(&digits[2..4]));
+                let offset = u64::from_le_bytes([h1, h2, b':', m1, m2, 0, 0, 0]);
+                let pairs = digit_pairs(
+                    offset,
+                    u64::from_le_bytes(*b"00:00\0\0\0"),
+                    0xFFFF_FF00_00FF_0000,
+                )?;
+                let (hours, minutes) = (pairs & 0xFF, pairs >> 24 & 0xFF);
                 if (hours > 23) | (minutes > 59) {
                     return None;
                 }
-                let magnitude = i64::from(hours * 3600 + minutes * 60);
+                let magnitude = (hours * 3600 + minutes * 60) as i64;
                 if sign == b'-' {
                     -magnitude
                 } else {
@@ -269,7 +264,7 @@ impl Timestamp {
             LAST_DATES.set([(date, midnight), latest]);
             midnight
         };
-        let seconds = midnight + (hour * 3600 + minute * 60 + second) as i64 - offset;
+        let seconds = midnight + time_of_day - offset;
         // An offset can take the instant out of years 0001 to 9999; the full path says so.
         (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS)
             .contains(&seconds)
@@ -318,6 +313,25 @@ impl Timestamp {
     pub fn unix_seconds_f64(self) -> f64 {
         self.seconds as f64 + f64::from(self.nanos) / 1e9
     }
+}
+
+/// Pairs of decimal digits read from up to eight bytes at once (`HH:MM:SS`, `HH:MM`), in place
+/// of a branch per byte: `word`'s bytes XORed with `template`'s, whose bytes are `0`, or else
+/// (0xFF in `others`) exactly what `word` must have there. XOR with `0` keeps only the low
+/// nibble of `0` to `9` and puts any other byte at 10 or more. `None` unless every byte is as
+/// the template says; else ten times each digit plus the next, in the byte of the first of
+/// each pair.
+#[inline]
+fn digit_pairs(word: u64, template: u64, others: u64) -> Option<u64> {
+    let digits = word ^ template;
+    // A byte above 9 sets its top bit, by itself or plus 0x76 (no carry from a byte that
+    // does not).
+    let not_digits = (digits | digits.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    if (not_digits | (digits & others)) != 0 {
+        return None;
+    }
+    // At most 99 in a byte: no byte carries into another.
+    Some(digits * 10 + (digits >> 8))
 }
 
 /// `00` to `99`: two digits per lookup when writing timestamps.
