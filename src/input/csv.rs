@@ -317,11 +317,14 @@ pub fn read(
                 }
             }
         }
-        let record = match read_record(&mut records, file) {
+        // Not `read_record`: its result, with room for a whole located error, cost a copy of
+        // every record.
+        let line = records.line();
+        let record = match records.next_record() {
             Ok(Some(record)) => record,
             Ok(None) => break,
             Err(e) => {
-                errors.push(e);
+                errors.push(InputError::new(file, line, format!("cannot read: {e}")));
                 break;
             }
         };
