@@ -200,11 +200,12 @@ pub fn cell_text(field: Field, raw: &str) -> Option<&str> {
     let text = match (bytes.first(), bytes.last()) {
         // About half the cells of a typical row.
         (None, _) => return None,
-        _ if field == Field::ProgressValue => raw,
-        // Most cells have nothing to trim; an ASCII graphic character at both ends proves it.
+        // Most cells have nothing to trim; an ASCII graphic character at both ends proves it
+        // (and `progress_value` is kept as it is anyway).
         (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => {
             return Some(raw)
         }
+        _ if field == Field::ProgressValue => raw,
         _ => raw.trim(),
     };
     (!text.is_empty()).then_some(text)
@@ -299,7 +300,9 @@ fn parse_typed(
     let text = |field: Field| cells[field.index()];
 
     // Type-check every recognised field the row gives, whatever its event; each value is
-    // parsed once and kept (`None`: absent, or bad and reported).
+    // parsed once and kept (`None`: absent, or bad and reported). Inlined: most of the
+    // calls find no cell, or return at once.
+    #[inline(always)]
     fn checked<T>(
         errors: &mut Vec<InputError>,
         locate: &Locate<'_>,
