@@ -337,13 +337,19 @@ impl Timestamp {
             LAST_WRITTEN_DATE.set((z, date));
             date
         };
+        // Built as whole words, not byte by byte (a byte per instruction was half its cost).
         let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60);
-        let ([h1, h2], [mi1, mi2], [s1, s2]) = (pair(hour), pair(minute), pair(second));
-        let [y1, y2, y3, y4, dash1, mo1, mo2, dash2, d1, d2] = date;
-        let text = [
-            y1, y2, y3, y4, dash1, mo1, mo2, dash2, d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1,
-            s2, b'Z',
-        ];
+        let pair_word = |n: u32| u64::from(u16::from_le_bytes(pair(n)));
+        let clock = pair_word(hour)
+            | u64::from(b':') << 16
+            | pair_word(minute) << 24
+            | u64::from(b':') << 40
+            | pair_word(second) << 48;
+        let mut text = [0u8; 20];
+        text[..10].copy_from_slice(&date);
+        text[10] = b'T';
+        text[11..19].copy_from_slice(&clock.to_le_bytes());
+        text[19] = b'Z';
         let nanos = self.nanos;
         if nanos == 0 {
             out.extend_from_slice(&text);
