@@ -350,11 +350,16 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 
 /// Appends a text cell as the csv writer would: quoted (with `"` doubled) only if it holds a
 /// `,`, `"`, CR or LF.
+#[inline]
 fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    if !bytes
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    // Those four are the only bytes up to `,` that need quotes; ids rarely hold any byte that
+    // low, so the exact look is mostly skipped.
+    let low = bytes.iter().fold(false, |low, &b| low | (b <= b','));
+    if !low
+        || !bytes
+            .iter()
+            .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
     {
         out.extend_from_slice(bytes);
         return;
@@ -371,6 +376,11 @@ fn push_csv_text(out: &mut Vec<u8>, text: &str) {
 
 /// Appends a number's decimal digits.
 fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+    if value < 10 {
+        // Most numbers of a matrix row are single digits: no copy of a digit buffer.
+        out.push(b'0' + value as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
