@@ -350,16 +350,12 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 
 /// Appends a text cell as the csv writer would: quoted (with `"` doubled) only if it holds a
 /// `,`, `"`, CR or LF.
-#[inline]
+#[inline(always)]
 fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    // Those four are the only bytes up to `,` that need quotes; ids rarely hold any byte that
-    // low, so the exact look is mostly skipped.
-    let low = bytes.iter().fold(false, |low, &b| low | (b <= b','));
-    if !low
-        || !bytes
-            .iter()
-            .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    if !bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
     {
         out.extend_from_slice(bytes);
         return;

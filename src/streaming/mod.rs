@@ -397,10 +397,26 @@ impl StreamRun {
             }
             return Ok(outcome);
         }
+        self.feed_not_open(at, row, hash, case_id, maybe_seen)
+    }
+
+    /// [`feed_hashed`](StreamRun::feed_hashed) for a row whose case is not open (`case_id`,
+    /// its hash and the filter's answer if it was asked): a new case, one that comes back, or
+    /// one of an earlier file. Kept apart, so that the row of an open case (most rows) does
+    /// not pay for its registers and stack.
+    #[inline(never)]
+    fn feed_not_open(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+        case_id: &str,
+        maybe_seen: Option<bool>,
+    ) -> io::Result<Option<Outcome>> {
         // A "maybe" from the filter is settled by the log of every closed case (rare: a false
         // positive about once per million cases, or a real reappearance).
         if maybe_seen.unwrap_or_else(|| self.seen.insert_hashed(hash)) {
-            if let Some((closed, reported)) = self.foreign.get_mut(case_id.as_str()) {
+            if let Some((closed, reported)) = self.foreign.get_mut(case_id) {
                 if !*reported && row.is_ok() {
                     *reported = true;
                     let closed = *closed;
@@ -408,7 +424,7 @@ impl StreamRun {
                 }
                 return Ok(None);
             }
-            if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
+            if let Some(pinned) = self.pinned.get_mut(case_id) {
                 let outcome = step_pinned(pinned, at, row, &mut self.faults, &mut self.fault_cases);
                 if self.cases.is_some() {
                     keep_row(&mut pinned.rows, at, row, &outcome);
