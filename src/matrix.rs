@@ -350,6 +350,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 
 /// Appends a text cell as the csv writer would: quoted (with `"` doubled) only if it holds a
 /// `,`, `"`, CR or LF.
+#[inline(always)]
 fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     if !bytes
@@ -371,6 +372,11 @@ fn push_csv_text(out: &mut Vec<u8>, text: &str) {
 
 /// Appends a number's decimal digits.
 fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+    if value < 10 {
+        // Most numbers of a matrix row are single digits: no copy of a digit buffer.
+        out.push(b'0' + value as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

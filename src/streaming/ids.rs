@@ -243,11 +243,15 @@ impl<const N: usize> IdRecords<N> {
             .writer
             .as_mut()
             .ok_or_else(|| io::Error::other("the id log is closed"))?;
+        // The numbers in one write, not one each (a record is written per closed case).
+        const { assert!(N <= 8, "at most 8 numbers per id") };
+        let mut fixed = [0u8; 64];
+        for (bytes, number) in fixed.chunks_exact_mut(8).zip(numbers) {
+            bytes.copy_from_slice(&number.to_le_bytes());
+        }
         writer.write_all(&(id.len() as u64).to_le_bytes())?;
         writer.write_all(id.as_bytes())?;
-        for number in numbers {
-            writer.write_all(&number.to_le_bytes())?;
-        }
+        writer.write_all(&fixed[..8 * N])?;
         self.written += Self::record_bytes(id);
         Ok(())
     }

@@ -276,13 +276,10 @@ pub struct StreamRun {
     /// Cases `closed..next` are open.
     closed: u64,
     next: u64,
-    /// The [`id_hash`], sequence number and place in `open` of the cases of recent rows
-    /// (round robin from `recent_next`), tried before the index: the place is kept, not worked
-    /// out again by a division on every row.
-    recent: [(u64, u64, usize); RECENT_CASES],
-    recent_next: usize,
-    /// Where in `recent` the case of the last row replayed is.
-    recent_hit: usize,
+    /// The [`id_hash`], sequence number and place in `open` of the cases of recent rows, each
+    /// at the slot its hash's low bits name ([`recent_slot`]), tried before the index: one
+    /// look, not a search, and the place is kept, not worked out again by a division.
+    recent: [(u64, u64, usize); RECENT_SLOTS],
     spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
     faults: Vec<InputError>,
@@ -358,9 +355,7 @@ impl StreamRun {
             index: OpenIndex::with_capacity(open_cases.clamp(1, 1 << 16)),
             closed: 0,
             next: 0,
-            recent: [(0, u64::MAX, 0); RECENT_CASES],
-            recent_next: 0,
-            recent_hit: 0,
+            recent: [(0, u64::MAX, 0); RECENT_SLOTS],
             spill,
             faults: Vec::new(),
             errors: Vec::new(),
@@ -430,29 +425,15 @@ impl StreamRun {
             }) => case_id,
             Err(_) => return Ok(None),
         };
-        // Rows of one case come together, or a few cases take turns: try the cases of recent
-        // rows before the index (hashes first, then the id), the case of the row before first.
-        let closed = self.closed;
-        let open = &self.open;
-        let is_open_case = |&(recent_hash, seq, place): &(u64, u64, usize)| {
-            (recent_hash == hash
-                && seq != u64::MAX
-                && seq >= closed
-                && same_text(&open[place].case_id, case_id))
-            .then_some((seq, place))
-        };
-        let last = match is_open_case(&self.recent[self.recent_hit]) {
-            Some(found) => Some(found),
-            None => self
-                .recent
-                .iter()
-                .enumerate()
-                .find_map(|(index, recent)| Some((index, is_open_case(recent)?)))
-                .map(|(index, found)| {
-                    self.recent_hit = index;
-                    found
-                }),
-        };
+        // Rows of one case come together, or a few cases take turns: the case of a recent row
+        // with this hash is tried before the index (hash first, then the id; still open if
+        // not closed since).
+        let (recent_hash, seq, place) = self.recent[recent_slot(hash)];
+        let last = (recent_hash == hash
+            && seq != u64::MAX
+            && seq >= self.closed
+            && same_text(&self.open[place].case_id, case_id))
+        .then_some((seq, place));
         // A case starts with an offer: for an offer of another case, the filter is asked first,
         // and its usual answer, "certainly new", spares a look in the index (a cache miss with
         // thousands of cases open).
@@ -477,10 +458,26 @@ impl StreamRun {
             }
             return Ok(outcome);
         }
+        self.feed_not_open(at, row, hash, case_id, maybe_seen)
+    }
+
+    /// [`feed_hashed`](StreamRun::feed_hashed) for a row whose case is not open (`case_id`,
+    /// its hash and the filter's answer if it was asked): a new case, one that comes back, or
+    /// one of an earlier file. Kept apart, so that the row of an open case (most rows) does
+    /// not pay for its registers and stack.
+    #[inline(never)]
+    fn feed_not_open(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+        case_id: &str,
+        maybe_seen: Option<bool>,
+    ) -> io::Result<Option<Outcome>> {
         // A "maybe" from the filter is settled by the log of every closed case (rare: a false
         // positive about once per million cases, or a real reappearance).
         if maybe_seen.unwrap_or_else(|| self.seen.insert_hashed(hash)) {
-            if let Some((closed, reported)) = self.foreign.get_mut(case_id.as_str()) {
+            if let Some((closed, reported)) = self.foreign.get_mut(case_id) {
                 if !*reported && row.is_ok() {
                     *reported = true;
                     let closed = *closed;
@@ -488,7 +485,7 @@ impl StreamRun {
                 }
                 return Ok(None);
             }
-            if let Some(pinned) = self.pinned.get_mut(case_id.as_str()) {
+            if let Some(pinned) = self.pinned.get_mut(case_id) {
                 let row_number = self.current.as_ref().map_or(0, |current| current.rows - 1);
                 let outcome = step_pinned(
                     pinned,
@@ -934,11 +931,10 @@ impl StreamRun {
         }
     }
 
-    /// Makes the case `seq` (at `place`) the most recent, in place of the least recent.
+    /// Makes the case `seq` (at `place`) the recent case of its hash's slot, in place of the
+    /// case there.
     fn remember_recent(&mut self, hash: u64, seq: u64, place: usize) {
-        self.recent[self.recent_next] = (hash, seq, place);
-        self.recent_hit = self.recent_next;
-        self.recent_next = (self.recent_next + 1) % RECENT_CASES;
+        self.recent[recent_slot(hash)] = (hash, seq, place);
     }
 
     /// Where case `seq` is in `open`.
@@ -1182,9 +1178,16 @@ fn prefetch(at: *const u8) {
     let _ = at;
 }
 
-/// How many cases of recent rows are tried before the index: enough for a handful of cases
-/// taking turns (8 interleaved, generated: a tenth faster than trying only the last case).
-const RECENT_CASES: usize = 8;
+/// Slots for the cases of recent rows, a case in the slot of its hash ([`recent_slot`]):
+/// enough that the handful of cases taking turns rarely share one (256: 6 KiB, in the L1
+/// cache). A search of the last 8 cases cost a quarter of all the replay's own instructions
+/// on a messy file, where cases take turns.
+const RECENT_SLOTS: usize = 256;
+
+/// The slot of `recent` a case id's [`id_hash`] goes in (the index uses its top bits).
+fn recent_slot(hash: u64) -> usize {
+    hash as usize & (RECENT_SLOTS - 1)
+}
 
 /// The default number of open cases before the oldest is closed.
 pub const DEFAULT_OPEN_CASES: usize = 4096;
