@@ -485,20 +485,16 @@ impl StreamRun {
                 }
                 return Ok(None);
             }
+            let (row_number, keeping) = (self.row_number(), self.cases.is_some());
             if let Some(pinned) = self.pinned.get_mut(case_id) {
-                let row_number = self.current.as_ref().map_or(0, |current| current.rows - 1);
-                let outcome = step_pinned(
+                return Ok(step_pinned(
                     pinned,
                     at,
-                    row_number,
-                    row,
+                    (row_number, row),
+                    keeping,
                     &mut self.faults,
                     &mut self.fault_cases,
-                );
-                if self.cases.is_some() {
-                    keep_row(&mut pinned.rows, at, row, &outcome);
-                }
-                return Ok(outcome);
+                ));
             }
             if let Some(closed) = self.ids.last(case_id)? {
                 return self.came_back(at, row, closed);
@@ -674,18 +670,14 @@ impl StreamRun {
             .pinned
             .entry(case_id.to_owned())
             .or_insert(Pinned { slot, closed, rows });
-        let outcome = step_pinned(
+        Ok(step_pinned(
             pinned,
             at,
-            row_number,
-            row,
+            (row_number, row),
+            self.cases.is_some(),
             &mut self.faults,
             &mut self.fault_cases,
-        );
-        if self.cases.is_some() {
-            keep_row(&mut pinned.rows, at, row, &outcome);
-        }
-        Ok(outcome)
+        ))
     }
 
     /// Closes a case that came back: its row replaces the one written at its first closing.
@@ -1046,18 +1038,34 @@ impl StreamRun {
     }
 }
 
-/// Replays a row of a case that came back; its faults go to `faults` (with no case number:
-/// a split file's second half never keeps one).
+/// Replays a row of a case that came back, the row `row_number` of its file (keeping it for a
+/// [`CaseWriter`] if `keeping`); its faults go to `faults` (with no case number: a split
+/// file's second half never keeps one).
 fn step_pinned(
     pinned: &mut Pinned,
     at: Location<'_>,
-    row_number: u64,
-    row: &RowResult,
+    (row_number, row): (u64, &RowResult),
+    keeping: bool,
     faults: &mut Vec<InputError>,
     fault_cases: &mut Vec<u64>,
 ) -> Option<Outcome> {
     pinned.closed.last_line = at.line;
     pinned.closed.last_row = row_number;
+    let outcome = step_pinned_case(pinned, at, row, faults, fault_cases);
+    if keeping {
+        keep_row(&mut pinned.rows, at, row, &outcome);
+    }
+    outcome
+}
+
+/// The replay of [`step_pinned`]: the row's outcome, or its faults.
+fn step_pinned_case(
+    pinned: &mut Pinned,
+    at: Location<'_>,
+    row: &RowResult,
+    faults: &mut Vec<InputError>,
+    fault_cases: &mut Vec<u64>,
+) -> Option<Outcome> {
     let (Ok(parsed), Slot::Live(case)) = (row, &mut pinned.slot) else {
         // A bad row is still checked against its case (every error is listed).
         if let (Err(bad), Slot::Live(case)) = (row, &pinned.slot) {
