@@ -224,7 +224,7 @@ pub fn read_rows_from<R: Read>(reader: R, object: &mut dyn FnMut(u64, &str) -> b
     true
 }
 
-/// Where the objects of a JSON array start, found as [`read_array`] finds them but not
+/// Where the objects of a JSON array start, found as `read_array` finds them but not
 /// parsed (for a case read again: its rows are found by their number): from `reader` at the
 /// array's `[` (after a byte-order mark, if any), at an object's `{` or at the `,` before one,
 /// `visit` is given each object's byte offset and line, counted from the reader's start (from 0
