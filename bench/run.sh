@@ -13,6 +13,9 @@
 #   returning BIG_CASES one-offer cases, then one final row for the first case
 #   one-offer the same without the final row (the returning case's yardstick)
 #   json      a JSON array of the plain rows, about JSON_MB MB
+#   json-line the same rows as one line (what json.dump writes)
+#   json-back the one-line array plus, at its end, an observe row for each of its first
+#             1,000 cases: every one is read again (the returning case's yardstick: json-line)
 #   files     SMALL_FILES two-row files in one directory
 #
 #   bench/run.sh                     # everything (several GB of disk at the default sizes)
@@ -44,7 +47,12 @@ else
     BASE=target/release/examples/csv_baseline
 fi
 
-lines() { if [ -d "$1" ]; then cat "$1"/* | wc -l; else wc -l <"$1"; fi; }
+# Lines of a CSV file or directory; rows (objects) of a JSON array, which may be on one line.
+lines() {
+    if [ -d "$1" ]; then cat "$1"/* | wc -l
+    elif [[ $1 == *.json ]]; then grep -o '{"' "$1" | wc -l
+    else wc -l <"$1"; fi
+}
 median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
 
 # One run: prints "WALL_SECONDS PEAK_RSS_KIB EXIT" (output to /dev/null).
@@ -124,7 +132,24 @@ with open(sys.argv[1], newline="") as f, open(sys.argv[2], "w") as out:
 EOF
         "$LJ" adjudicate "$JSON" --format csv -o "${JSON%.json}.golden.csv"
     fi
-    shapes+=(json:"$JSON")
+    LINE="$DIR/array-${JSON_MB}mb-line.json"
+    BACK_JSON="$DIR/array-${JSON_MB}mb-back.json"
+    if [ ! -s "$BACK_JSON" ]; then
+        python3 - "$JSON" "$LINE" "$BACK_JSON" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    rows = json.load(f)
+with open(sys.argv[2], "w") as out:
+    json.dump(rows, out)
+first = list(dict.fromkeys(row["case_id"] for row in rows))[:1000]
+back = [{"case_id": case, "event": "observe", "observed_at": "2027-01-01T00:00:00Z"} for case in first]
+with open(sys.argv[3], "w") as out:
+    json.dump(rows + back, out)
+EOF
+        "$LJ" adjudicate "$LINE" --format csv -o "${LINE%.json}.golden.csv"
+        "$LJ" adjudicate "$BACK_JSON" --format csv -o "${BACK_JSON%.json}.golden.csv"
+    fi
+    shapes+=(json:"$JSON" json-line:"$LINE" json-back:"$BACK_JSON")
 fi
 if [ -z "${SKIP_FILES:-}" ]; then
     FILES="$DIR/files-$SMALL_FILES"
@@ -160,7 +185,7 @@ echo
 # ---- every command on every shape --------------------------------------------------------
 echo "## Every command ($RUNS runs each: median wall, largest peak RSS; exit status of the last run)"
 echo
-echo "| shape | command | lines | wall | lines/s | peak RSS | exit |"
+echo "| shape | command | lines (JSON: rows) | wall | lines/s | peak RSS | exit |"
 echo "|---|---|---:|---:|---:|---:|---|"
 for entry in "${shapes[@]}"; do
     name=${entry%%:*} file=${entry#*:}
