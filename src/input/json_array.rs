@@ -258,13 +258,7 @@ impl<'t, R: Read> TrackedReader<'t, R> {
             self.filled -= self.pos;
             self.checked -= self.pos;
             self.pos = 0;
-            let n = loop {
-                match self.inner.read(&mut self.buf[self.filled..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            };
+            let n = super::read_some(&mut self.inner, &mut self.buf[self.filled..])?;
             if n == 0 {
                 self.eof = true;
                 continue;

@@ -68,18 +68,14 @@ impl<R: Read> Scan<R> {
         if self.filled == self.buf.len() {
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
-            match self.reader.read(&mut self.buf[self.filled..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(false);
-                }
-                Ok(n) => {
-                    self.filled += n;
-                    return Ok(true);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+        match super::read_some(&mut self.reader, &mut self.buf[self.filled..])? {
+            0 => {
+                self.eof = true;
+                Ok(false)
+            }
+            n => {
+                self.filled += n;
+                Ok(true)
             }
         }
     }

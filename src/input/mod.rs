@@ -30,6 +30,17 @@ pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 pub use json::read_rows_from as read_json_rows_from;
 pub use json_fast::object_starts as json_object_starts;
 
+/// One `read` into `buf`, tried again when a signal interrupts it: what the readers that keep
+/// their own sliding buffer (CSV records, JSON arrays) read with. `Ok(0)` at the end.
+pub(crate) fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            read => return read,
+        }
+    }
+}
+
 /// The shape of a case file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum InputFormat {
