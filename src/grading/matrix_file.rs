@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::columns::Column;
+use super::partitions::{Partitions, Splitter, StoredRow};
 use crate::input::records::Records;
 use crate::input::workbook::{for_each_row, is_workbook_extension};
 use crate::input::{
@@ -24,6 +25,10 @@ use crate::input::{
     UNTERMINATED,
 };
 use crate::matrix::MatrixRow;
+
+/// How a matrix being read is split: the splitter, and the graded columns (in the order a
+/// JSON row's missing keys are reported); `None` to hold it whole.
+type Split<'a> = Option<(&'a Splitter, &'a [Column])>;
 
 /// How a matrix file is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +126,7 @@ struct Row {
 /// findable by case id. The rows' text is held in one buffer and the index holds row numbers,
 /// so a row costs its text and a few words: a 400k-case matrix graded on two columns is tens
 /// of megabytes, not hundreds.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct MatrixFile {
     /// The file's name as given, for messages and annotations.
     pub name: String,
@@ -140,6 +145,18 @@ pub struct MatrixFile {
     /// Row numbers, by the hash of their case id.
     by_case_id: hashbrown::HashTable<u32>,
     hasher: foldhash::fast::RandomState,
+    /// Where rows go instead when the matrix is read split ([`SplitMatrix`]).
+    split: Option<Box<SplitSink>>,
+}
+
+/// The rows of a matrix being read split, and what is checked of them as they come.
+#[derive(Debug)]
+struct SplitSink {
+    partitions: Partitions,
+    /// The graded columns, in the order their absence is reported.
+    graded: Vec<Column>,
+    /// Each JSON row's missing graded keys, as [`MatrixFile::missing_columns`] lists them.
+    missing: Vec<InputError>,
 }
 
 impl MatrixFile {
@@ -159,7 +176,28 @@ impl MatrixFile {
             cells: Vec::new(),
             by_case_id: hashbrown::HashTable::new(),
             hasher: foldhash::fast::RandomState::default(),
+            split: None,
         }
+    }
+
+    /// As [`MatrixFile::new`], its rows split by `split` (the splitter, and the graded
+    /// columns) if given.
+    fn with_split(
+        name: &str,
+        header_line: Option<u64>,
+        header_columns: Vec<bool>,
+        keep: &[bool],
+        split: Split<'_>,
+    ) -> MatrixFile {
+        let mut file = MatrixFile::new(name, header_line, header_columns, keep);
+        file.split = split.map(|(splitter, graded)| {
+            Box::new(SplitSink {
+                partitions: Partitions::new(splitter),
+                graded: graded.to_vec(),
+                missing: Vec::new(),
+            })
+        });
+        file
     }
 
     /// The engine's matrix for the cases of the file `name`, each row located at `line` (the
@@ -174,7 +212,7 @@ impl MatrixFile {
             let cells: Vec<Option<String>> = row.cells().into_iter().map(Some).collect();
             let kept = kept_cells(&cells, &keep);
             // The engine never yields two cases with one id, so this cannot fail.
-            let _ = file.push(&row.case_id, line, kept);
+            let _ = file.push(&row.case_id, line, kept, 0);
         }
         file
     }
@@ -230,8 +268,31 @@ impl MatrixFile {
     }
 
     /// Adds a row: its case id and its kept cells; a case id already present is refused with
-    /// the line it is on.
-    fn push(&mut self, case_id: &str, line: u64, cells: Vec<(Column, &str)>) -> Result<(), u64> {
+    /// the line it is on. A matrix read split sends the row to its partition, where a
+    /// duplicate is found when the partition is loaded; `errors_before` (how many errors the
+    /// reader has listed) says where that error goes among the others.
+    fn push(
+        &mut self,
+        case_id: &str,
+        line: u64,
+        cells: Vec<(Column, &str)>,
+        errors_before: usize,
+    ) -> Result<(), u64> {
+        if let Some(sink) = &mut self.split {
+            if self.header_line.is_none() {
+                for &column in &sink.graded {
+                    if column != Column::CASE_ID && !cells.iter().any(|(c, _)| *c == column) {
+                        sink.missing.push(
+                            InputError::new(&self.name, line, "the row has no such key")
+                                .column(column.name()),
+                        );
+                    }
+                }
+            }
+            sink.partitions
+                .push(case_id, line, errors_before as u64, &cells);
+            return Ok(());
+        }
         if let Some(earlier) = self.position(case_id) {
             return Err(self.rows[earlier].line);
         }
@@ -266,18 +327,7 @@ impl MatrixFile {
     pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
         let mut errors = Vec::new();
         if let Some(header_line) = self.header_line {
-            for &column in graded {
-                if !self.header_columns[column.index()] {
-                    errors.push(
-                        InputError::new(
-                            &self.name,
-                            header_line,
-                            format!("no column for the graded column {column}"),
-                        )
-                        .column("header"),
-                    );
-                }
-            }
+            errors = missing_headers(&self.name, header_line, &self.header_columns, graded);
         } else {
             for row in self.rows() {
                 for &column in graded {
@@ -291,6 +341,241 @@ impl MatrixFile {
             }
         }
         errors
+    }
+}
+
+/// Every graded column a CSV header lacks, located at the header.
+fn missing_headers(
+    name: &str,
+    header_line: u64,
+    header_columns: &[bool],
+    graded: &[Column],
+) -> Vec<InputError> {
+    graded
+        .iter()
+        .filter(|column| !header_columns[column.index()])
+        .map(|column| {
+            InputError::new(
+                name,
+                header_line,
+                format!("no column for the graded column {column}"),
+            )
+            .column("header")
+        })
+        .collect()
+}
+
+/// A matrix read split by case-id hash ([`super::partitions`]): none of its rows is held
+/// but in its partitions' buffers; a partition is loaded as a [`MatrixFile`] to be joined,
+/// so a matrix of any size is graded in bounded memory.
+#[derive(Debug)]
+pub struct SplitMatrix {
+    /// The file's name as given, for messages.
+    pub name: String,
+    header_line: Option<u64>,
+    header_columns: Vec<bool>,
+    keep: Vec<bool>,
+    partitions: Partitions,
+    /// Each JSON row's missing graded keys, in file order.
+    missing: Vec<InputError>,
+}
+
+/// A partition of a [`SplitMatrix`], loaded.
+#[derive(Debug)]
+pub struct LoadedPart {
+    /// Its rows in file order, findable by case id.
+    pub matrix: MatrixFile,
+    /// Per row of [`LoadedPart::matrix`], its index among the whole file's rows.
+    pub indexes: Vec<u64>,
+    /// Its rows whose case id a row before them has (not in the matrix).
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// A row whose case id an earlier row has: an error found only when its partition is loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The row's index among the file's rows.
+    pub index: u64,
+    /// How many of the reader's errors come before it (see [`with_duplicates`]).
+    errors_before: u64,
+    /// The error, as a matrix read whole reports it.
+    pub error: InputError,
+}
+
+impl SplitMatrix {
+    /// How many rows were read (duplicates included).
+    pub fn len(&self) -> u64 {
+        self.partitions.len()
+    }
+
+    /// Whether no row was read.
+    pub fn is_empty(&self) -> bool {
+        self.partitions.is_empty()
+    }
+
+    /// How many partitions it is split into.
+    pub fn parts(&self) -> usize {
+        self.partitions.parts()
+    }
+
+    /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
+    /// (`graded` must be the columns it was read for).
+    pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
+        match self.header_line {
+            Some(header_line) => {
+                missing_headers(&self.name, header_line, &self.header_columns, graded)
+            }
+            None => self.missing.clone(),
+        }
+    }
+
+    /// Loads partition `part`.
+    pub fn load(&self, part: usize) -> std::io::Result<LoadedPart> {
+        let mut matrix = MatrixFile::new(
+            &self.name,
+            self.header_line,
+            self.header_columns.clone(),
+            &self.keep,
+        );
+        let mut indexes = Vec::new();
+        let mut duplicates = Vec::new();
+        self.partitions.read(part, &mut |row: StoredRow| {
+            let cells = row.cells.iter().map(|(c, text)| (*c, text.as_str())).collect();
+            match matrix.push(&row.case_id, row.line, cells, 0) {
+                Ok(()) => indexes.push(row.index),
+                Err(earlier) => duplicates.push(Duplicate {
+                    index: row.index,
+                    errors_before: row.errors_before,
+                    error: duplicated(&self.name, row.line, earlier, row.case_id),
+                }),
+            }
+            Ok(())
+        })?;
+        Ok(LoadedPart {
+            matrix,
+            indexes,
+            duplicates,
+        })
+    }
+
+    /// Every duplicated case id, found by loading each partition once.
+    pub fn duplicates(&self) -> std::io::Result<Vec<Duplicate>> {
+        let mut all = Vec::new();
+        for part in 0..self.parts() {
+            all.append(&mut self.load(part)?.duplicates);
+        }
+        Ok(all)
+    }
+}
+
+/// The reader's `errors` with the `duplicates` found later put where a matrix read whole
+/// lists them: in file order, each after the errors of the rows before it.
+pub fn with_duplicates(errors: Vec<InputError>, mut duplicates: Vec<Duplicate>) -> Vec<InputError> {
+    duplicates.sort_by_key(|d| d.index);
+    let mut merged = Vec::with_capacity(errors.len() + duplicates.len());
+    let mut errors = errors.into_iter().peekable();
+    let mut taken = 0u64;
+    for duplicate in duplicates {
+        while taken < duplicate.errors_before {
+            match errors.next() {
+                Some(error) => merged.push(error),
+                None => break,
+            }
+            taken += 1;
+        }
+        merged.push(duplicate.error);
+    }
+    merged.extend(errors);
+    merged
+}
+
+impl MatrixFile {
+    /// The matrix read split, if it was.
+    fn into_split(self) -> Option<SplitMatrix> {
+        let sink = self.split?;
+        Some(SplitMatrix {
+            name: self.name,
+            header_line: self.header_line,
+            header_columns: self.header_columns,
+            keep: self.keep,
+            partitions: sink.partitions,
+            missing: sink.missing,
+        })
+    }
+}
+
+/// A matrix read split by `splitter` (the cells of `columns` kept), with the errors found as
+/// it was read; its duplicated case ids are found as its partitions are loaded
+/// ([`SplitMatrix::load`], merged with [`with_duplicates`]). `Err` when no row could be read.
+pub fn read_matrix_file_split(
+    path: &Path,
+    name: &str,
+    options: &ReadOptions,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    let (file, errors) = read_file(
+        path,
+        name,
+        options,
+        columns,
+        Strictness::Submission,
+        Some((splitter, columns)),
+    )?;
+    Ok((file.into_split().expect("read split"), errors))
+}
+
+/// [`read_matrix_file_split`] from the bytes of a file in `format`.
+pub fn parse_matrix_split(
+    bytes: &[u8],
+    name: &str,
+    format: MatrixFileFormat,
+    options: &ReadOptions,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    let (file, errors) = parse(
+        bytes,
+        name,
+        format,
+        options,
+        columns,
+        Strictness::Submission,
+        Some((splitter, columns)),
+    )?;
+    Ok((file.into_split().expect("read split"), errors))
+}
+
+/// Reads a golden file strictly, as [`read_golden_file_keeping`], split by `splitter`: its
+/// partitions are loaded once to find duplicated case ids, so that a golden file is known
+/// sound before anything is graded against it.
+pub fn read_golden_file_split(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<SplitMatrix, InputErrors> {
+    let (file, errors) = read_file(
+        path,
+        name,
+        &ReadOptions::default(),
+        columns,
+        Strictness::Golden,
+        Some((splitter, columns)),
+    )?;
+    let file = file.into_split().expect("read split");
+    let duplicates = file.duplicates().map_err(|e| {
+        InputErrors(vec![InputError::new(
+            name,
+            0,
+            format!("cannot keep the file in temporary files: {e}"),
+        )])
+    })?;
+    let errors = with_duplicates(errors, duplicates);
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(InputErrors(errors))
     }
 }
 
@@ -370,7 +655,14 @@ pub fn read_matrix_file_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    read_file(path, name, options, columns, Strictness::Submission)
+    whole(read_file(
+        path,
+        name,
+        options,
+        columns,
+        Strictness::Submission,
+        None,
+    ))
 }
 
 /// Reads a golden file strictly: as [`read_matrix_file`], and every value must be in the
@@ -390,13 +682,14 @@ pub fn read_golden_file_keeping(
     name: &str,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    read_file(
+    whole(read_file(
         path,
         name,
         &ReadOptions::default(),
         columns,
         Strictness::Golden,
-    )
+        None,
+    ))
 }
 
 /// Reads a matrix file in the format its extension implies. CSV and JSON are read as they
@@ -408,20 +701,21 @@ fn read_file(
     options: &ReadOptions,
     columns: &[Column],
     strictness: Strictness,
-) -> Result<MatrixFile, InputErrors> {
+    split: Split<'_>,
+) -> Partial {
     let cannot = |e: std::io::Error| {
         InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
     };
     match MatrixFileFormat::for_path(path) {
-        MatrixFileFormat::Json => read_json_file(path, name, columns, strictness),
+        MatrixFileFormat::Json => read_json_file(path, name, columns, strictness, split),
         MatrixFileFormat::Csv => {
             let file = open_matrix(path, name)?;
             let keep = kept_columns(columns);
             let mut errors = Vec::new();
-            match parse_csv(file, name, options, &keep, strictness, &mut errors) {
-                Some(file) if errors.is_empty() => Ok(file),
-                _ => Err(InputErrors(errors)),
-            }
+            partial(
+                parse_csv(file, name, options, &keep, strictness, split, &mut errors),
+                errors,
+            )
         }
         MatrixFileFormat::Workbook => {
             let bytes = crate::limits::read_document_file(path).map_err(cannot)?;
@@ -432,6 +726,7 @@ fn read_file(
                 options,
                 columns,
                 strictness,
+                split,
             )
         }
     }
@@ -446,14 +741,15 @@ pub fn parse_golden_keeping(
     format: MatrixFileFormat,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    parse(
+    whole(parse(
         bytes,
         name,
         format,
         &ReadOptions::default(),
         columns,
         Strictness::Golden,
-    )
+        None,
+    ))
 }
 
 /// Every kept value of a matrix that is not in canonical form, located: what
@@ -506,14 +802,15 @@ pub fn parse_matrix_keeping(
     options: &ReadOptions,
     columns: &[Column],
 ) -> Result<MatrixFile, InputErrors> {
-    parse(
+    whole(parse(
         bytes,
         name,
         format,
         options,
         columns,
         Strictness::Submission,
-    )
+        None,
+    ))
 }
 
 /// How a matrix's values are held to the contract.
@@ -531,13 +828,31 @@ fn read_json_file(
     name: &str,
     columns: &[Column],
     strictness: Strictness,
-) -> Result<MatrixFile, InputErrors> {
+    split: Split<'_>,
+) -> Partial {
     let reader = open_matrix(path, name)?;
     let keep = kept_columns(columns);
     let mut errors = Vec::new();
-    match parse_json(reader, name, &keep, strictness, &mut errors) {
-        Some(file) if errors.is_empty() => Ok(file),
-        _ => Err(InputErrors(errors)),
+    let file = parse_json(reader, name, &keep, strictness, split, &mut errors);
+    partial(file, errors)
+}
+
+/// A matrix as read, with the errors found in it (it may have some), or only errors when
+/// nothing could be read past them.
+type Partial = Result<(MatrixFile, Vec<InputError>), InputErrors>;
+
+fn partial(file: Option<MatrixFile>, errors: Vec<InputError>) -> Partial {
+    match file {
+        Some(file) => Ok((file, errors)),
+        None => Err(InputErrors(errors)),
+    }
+}
+
+/// The matrix, if it was read without an error.
+fn whole(read: Partial) -> Result<MatrixFile, InputErrors> {
+    match read? {
+        (file, errors) if errors.is_empty() => Ok(file),
+        (_, errors) => Err(InputErrors(errors)),
     }
 }
 
@@ -571,20 +886,20 @@ fn parse(
     options: &ReadOptions,
     columns: &[Column],
     strictness: Strictness,
-) -> Result<MatrixFile, InputErrors> {
+    split: Split<'_>,
+) -> Partial {
     let keep = kept_columns(columns);
     let mut errors = Vec::new();
     let file = match format {
-        MatrixFileFormat::Csv => parse_csv(bytes, name, options, &keep, strictness, &mut errors),
-        MatrixFileFormat::Json => parse_json(bytes, name, &keep, strictness, &mut errors),
+        MatrixFileFormat::Csv => {
+            parse_csv(bytes, name, options, &keep, strictness, split, &mut errors)
+        }
+        MatrixFileFormat::Json => parse_json(bytes, name, &keep, strictness, split, &mut errors),
         MatrixFileFormat::Workbook => {
-            parse_workbook(bytes, name, options, &keep, strictness, &mut errors)
+            parse_workbook(bytes, name, options, &keep, strictness, split, &mut errors)
         }
     };
-    match file {
-        Some(file) if errors.is_empty() => Ok(file),
-        _ => Err(InputErrors(errors)),
-    }
+    partial(file, errors)
 }
 
 /// Lists each of a golden row's cells that is not in canonical form. Called as the row is
@@ -624,19 +939,22 @@ fn add_row(
         return;
     }
     let keep = std::mem::take(&mut file.keep);
-    let pushed = file.push(&case_id, line, kept_cells(&cells, &keep));
+    let pushed = file.push(&case_id, line, kept_cells(&cells, &keep), errors.len());
     file.keep = keep;
     if let Err(earlier) = pushed {
-        errors.push(
-            InputError::new(
-                &file.name,
-                line,
-                format!("duplicated case id: it is already on line {earlier}"),
-            )
-            .column("case_id")
-            .value(case_id),
-        );
+        errors.push(duplicated(&file.name, line, earlier, case_id));
     }
+}
+
+/// The error for a case id at `line` that is already on line `earlier`.
+fn duplicated(name: &str, line: u64, earlier: u64, case_id: String) -> InputError {
+    InputError::new(
+        name,
+        line,
+        format!("duplicated case id: it is already on line {earlier}"),
+    )
+    .column("case_id")
+    .value(case_id)
 }
 
 /// A matrix being read from a header and rows of text cells (CSV or a workbook sheet).
@@ -654,6 +972,7 @@ impl Table {
         line: u64,
         header: &[Option<&str>],
         keep: &[bool],
+        split: Split<'_>,
         errors: &mut Vec<InputError>,
     ) -> Table {
         let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
@@ -685,7 +1004,7 @@ impl Table {
             errors.push(InputError::new(name, line, "no case_id column").column("header"));
         }
         Table {
-            file: MatrixFile::new(name, Some(line), header_columns, keep),
+            file: MatrixFile::with_split(name, Some(line), header_columns, keep, split),
             targets,
         }
     }
@@ -726,6 +1045,7 @@ fn parse_csv(
     options: &ReadOptions,
     keep: &[bool],
     strictness: Strictness,
+    split: Split<'_>,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut records = Records::new(reader, true);
@@ -795,7 +1115,7 @@ fn parse_csv(
             text
         })
         .collect();
-    let mut table = Table::new(name, header_line, &header_text, keep, errors);
+    let mut table = Table::new(name, header_line, &header_text, keep, split, errors);
     loop {
         let record = match records.next_record() {
             Ok(Some(record)) => record,
@@ -868,6 +1188,7 @@ fn parse_workbook(
     options: &ReadOptions,
     keep: &[bool],
     strictness: Strictness,
+    split: Split<'_>,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let mut table: Option<Table> = None;
@@ -882,7 +1203,14 @@ fn parse_workbook(
             }
             let Some(table) = &mut table else {
                 let header: Vec<Option<&str>> = cells.iter().map(|c| Some(c.as_str())).collect();
-                table = Some(Table::new(located, line, &header, keep, &mut row_errors));
+                table = Some(Table::new(
+                    located,
+                    line,
+                    &header,
+                    keep,
+                    split,
+                    &mut row_errors,
+                ));
                 return;
             };
             let width = cells
@@ -932,6 +1260,7 @@ fn parse_json(
     name: &str,
     keep: &[bool],
     strictness: Strictness,
+    split: Split<'_>,
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     use crate::input::json_array::{Element, Failure, Limit, TrackedReader, Tracker};
@@ -966,7 +1295,7 @@ fn parse_json(
         }
     }
 
-    let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], keep);
+    let mut file = MatrixFile::with_split(name, None, vec![true; Column::COUNT], keep, split);
     // Well-formed arrays are scanned for their objects; anything else (and what follows) is
     // read by serde_json's parser from where the scan stopped.
     let mut object = |line: u64, text: &str| match serde_json::from_str::<CaseObject>(text) {

@@ -9,6 +9,7 @@ pub mod engine_check;
 pub mod hint;
 pub mod marks;
 pub mod matrix_file;
+pub mod partitions;
 
 use std::path::PathBuf;
 
