@@ -195,10 +195,7 @@ struct ReadAt<'a> {
 
 impl Read for ReadAt<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.offset)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.offset)?;
+        let n = super::read_at(self.file, buf, self.offset)?;
         self.offset += n as u64;
         Ok(n)
     }

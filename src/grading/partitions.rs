@@ -1,5 +1,5 @@
 //! A matrix's rows split by case-id hash into partitions, each spilled to an anonymous
-//! temporary file once it outgrows its buffer, so that two matrices are joined one partition
+//! temporary file (one for all of them) once it outgrows its buffer, so that two matrices are joined one partition
 //! at a time (a hash join, as out-of-core databases run one) in memory that does not grow
 //! with them.
 //!
@@ -21,11 +21,14 @@ pub const PART_INPUT_BYTES: u64 = 16 << 20;
 /// touches the disk.
 const BUFFER_BYTES: usize = 16 << 20;
 
-/// The smallest buffer a partition writes its file from.
-const MIN_PART_BUFFER: usize = 64 << 10;
+/// The smallest buffer a partition spills from.
+const MIN_PART_BUFFER: usize = 16 << 10;
 
-/// The most partitions a matrix is split into (a partition's buffer and its file each cost
-/// a little, even when empty).
+/// The buffer a partition is read back through.
+const READ_BUFFER: usize = 64 << 10;
+
+/// The most partitions a matrix is split into (each partition's buffer costs a little, even
+/// when empty): up to 16 GiB of input, a partition is at most [`PART_INPUT_BYTES`].
 const MAX_PARTS: usize = 1024;
 
 /// Which partition a case id goes to; shared by every matrix one run joins.
@@ -84,17 +87,23 @@ pub struct StoredRow {
 pub struct Partitions {
     splitter: Splitter,
     parts: Vec<Part>,
+    /// Where every partition spills, a chunk at a time (one file, not one per partition: a
+    /// class of submissions split a thousand ways must not run out of file handles).
+    file: Option<File>,
+    /// How many bytes the file has.
+    file_len: u64,
     rows: u64,
     buffer_limit: usize,
     /// The first failure to write a partition's file; reported when the rows are read.
     failed: Option<io::Error>,
 }
 
-/// One partition: its rows encoded, the older ones in its file.
+/// One partition: its rows encoded, the older ones in chunks of the file.
 #[derive(Debug, Default)]
 struct Part {
     buf: Vec<u8>,
-    file: Option<File>,
+    /// Its chunks of the file, in order: (offset, length).
+    chunks: Vec<(u64, u64)>,
 }
 
 impl Partitions {
@@ -104,6 +113,8 @@ impl Partitions {
         Partitions {
             splitter: splitter.clone(),
             parts: (0..parts).map(|_| Part::default()).collect(),
+            file: None,
+            file_len: 0,
             rows: 0,
             buffer_limit: (BUFFER_BYTES / parts).max(MIN_PART_BUFFER),
             failed: None,
@@ -142,10 +153,26 @@ impl Partitions {
             put_text(out, text);
         }
         if part.buf.len() >= self.buffer_limit && self.failed.is_none() {
-            if let Err(e) = spill(part) {
+            if let Err(e) = self.spill(self.splitter.part_of(case_id)) {
                 self.failed = Some(e);
             }
         }
+    }
+
+    /// Moves a partition's buffer to the end of the file (made on first use; anonymous, so
+    /// it is gone when the process ends, however it ends).
+    fn spill(&mut self, part: usize) -> io::Result<()> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        let part = &mut self.parts[part];
+        file.write_all(&part.buf)?;
+        let len = part.buf.len() as u64;
+        part.chunks.push((self.file_len, len));
+        self.file_len += len;
+        part.buf.clear();
+        Ok(())
     }
 
     /// Calls `each` with partition `part`'s rows, in file order.
@@ -158,12 +185,16 @@ impl Partitions {
             return Err(io::Error::new(e.kind(), e.to_string()));
         }
         let part = &self.parts[part];
-        let spilled: Box<dyn Read + '_> = match &part.file {
-            Some(file) => Box::new(BufReader::with_capacity(
-                MIN_PART_BUFFER,
-                ReadAt { file, offset: 0 },
+        let spilled: Box<dyn Read + '_> = match &self.file {
+            Some(file) if !part.chunks.is_empty() => Box::new(BufReader::with_capacity(
+                READ_BUFFER,
+                Chunks {
+                    file,
+                    chunks: &part.chunks,
+                    read: 0,
+                },
             )),
-            None => Box::new(io::empty()),
+            _ => Box::new(io::empty()),
         };
         let mut reader = spilled.chain(&part.buf[..]);
         loop {
@@ -195,32 +226,31 @@ impl Partitions {
     }
 }
 
-/// Moves a partition's buffer to the end of its file (made on first use; anonymous, so it is
-/// gone when the process ends, however it ends).
-fn spill(part: &mut Part) -> io::Result<()> {
-    let file = match &mut part.file {
-        Some(file) => file,
-        None => part.file.insert(tempfile::tempfile()?),
-    };
-    file.write_all(&part.buf)?;
-    part.buf.clear();
-    Ok(())
-}
-
-/// Reads a shared file from an offset, leaving its position alone: a partition is read while
-/// others may be read too.
-struct ReadAt<'a> {
+/// A partition's chunks of the shared file, read one after another by positional reads
+/// (the file's position is left alone, so partitions may be read at once).
+struct Chunks<'a> {
     file: &'a File,
-    offset: u64,
+    /// The chunks not yet read whole.
+    chunks: &'a [(u64, u64)],
+    /// How much of the first chunk is read.
+    read: u64,
 }
 
-impl Read for ReadAt<'_> {
+impl Read for Chunks<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.offset)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.offset)?;
-        self.offset += n as u64;
+        let Some(&(offset, len)) = self.chunks.first() else {
+            return Ok(0);
+        };
+        let want = buf.len().min((len - self.read) as usize);
+        let n = super::read_at(self.file, &mut buf[..want], offset + self.read)?;
+        if n == 0 && want > 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        self.read += n as u64;
+        if self.read == len {
+            self.chunks = &self.chunks[1..];
+            self.read = 0;
+        }
         Ok(n)
     }
 }
