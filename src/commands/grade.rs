@@ -15,9 +15,12 @@ use crate::grading::class::{
     Submission,
 };
 use crate::grading::hint::hint;
+use crate::grading::matrix_file::{
+    parse_matrix_split, read_golden_file_split, read_matrix_file_split, SplitMatrix,
+};
+use crate::grading::partitions::Splitter;
 use crate::grading::{
-    default_format, parse_column_list, parse_matrix_keeping, read_golden_file_keeping,
-    read_matrix_file_keeping, Column, GradedColumns, MatrixFile, MatrixFileFormat, ReportFormat,
+    default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
@@ -181,11 +184,13 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     }
 }
 
+/// A submission read split by `splitter`, with the errors its reader found.
 fn read_submission(
     path: &Path,
     read: &ReadArgs,
     columns: &[Column],
-) -> Result<MatrixFile, InputErrors> {
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
         let bytes = crate::limits::read_document(std::io::stdin().lock())
@@ -196,17 +201,21 @@ fn read_submission(
         } else {
             MatrixFileFormat::Csv
         };
-        parse_matrix_keeping(&bytes, "-", format, &options, columns)
+        parse_matrix_split(&bytes, "-", format, &options, columns, splitter)
     } else {
-        read_matrix_file_keeping(path, &path.to_string_lossy(), &options, columns)
+        read_matrix_file_split(path, &path.to_string_lossy(), &options, columns, splitter)
     }
 }
 
 /// The golden file, or its problems (unreadable, malformed, lacking a graded column).
-fn read_golden(path: &Path, columns: &[Column]) -> Result<MatrixFile, Vec<InputError>> {
+fn read_golden(
+    path: &Path,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<SplitMatrix, Vec<InputError>> {
     // Strict: a golden value not in canonical form is the author's error.
-    let golden =
-        read_golden_file_keeping(path, &path.to_string_lossy(), columns).map_err(|e| e.0)?;
+    let golden = read_golden_file_split(path, &path.to_string_lossy(), columns, splitter)
+        .map_err(|e| e.0)?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)
@@ -215,14 +224,27 @@ fn read_golden(path: &Path, columns: &[Column]) -> Result<MatrixFile, Vec<InputE
     }
 }
 
-/// Per golden case, the hint from replaying `cases`.
-fn hints(cases: &[PathBuf], golden: &MatrixFile) -> Result<Vec<Option<Hint>>> {
+/// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
+fn hints(cases: &[PathBuf], case_ids: &[String]) -> Result<Vec<Option<Hint>>> {
     let traces = crate::commands::explain::traces(cases, None, None, &[])?;
     let mut by_id: HashMap<&str, Hint> = HashMap::new();
     for trace in &traces {
         by_id.insert(trace.case_id.as_str(), hint(trace));
     }
-    Ok(golden.rows().map(|row| by_id.remove(row.case_id)).collect())
+    Ok(case_ids.iter().map(|id| by_id.remove(id.as_str())).collect())
+}
+
+/// One splitter for the golden file and every submission, planned for the largest of them:
+/// a partition of any of them then holds a few megabytes. Standard input is read whole
+/// before it is split, so its size does not count.
+fn splitter(golden: &Path, submissions: &[PathBuf]) -> Splitter {
+    let largest = std::iter::once(golden)
+        .chain(submissions.iter().map(PathBuf::as_path))
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .map(|metadata| metadata.len())
+        .max()
+        .unwrap_or(0);
+    Splitter::for_bytes(largest)
 }
 
 fn usage(message: &str) -> anyhow::Error {
@@ -326,9 +348,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => None,
     };
     let reveal = feedback.reveals();
-    let golden = read_golden(&args.golden, &columns);
+    let splitter = splitter(&args.golden, &paths);
+    let golden = read_golden(&args.golden, &columns, &splitter);
+    // Kept per golden case anyway by the hints and the item analysis, and only for them.
+    let case_ids = match &golden {
+        Ok(golden) if feedback == Feedback::Hint || args.item_analysis.is_some() => golden
+            .case_ids()
+            .context("reading the golden file back from its temporary file")?,
+        _ => Vec::new(),
+    };
     let hints = match (&golden, feedback) {
-        (Ok(golden), Feedback::Hint) => hints(&args.cases, golden)?,
+        (Ok(_), Feedback::Hint) => hints(&args.cases, &case_ids)?,
         _ => Vec::new(),
     };
     let submissions = paths
@@ -336,19 +366,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|path| -> Result<Submission> {
             let name = path.to_string_lossy().into_owned();
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &args.read, &columns) {
+            let outcome = match read_submission(path, &args.read, &columns, &splitter) {
                 Err(errors) => Outcome::Ungradable(errors.0),
-                Ok(submission) => {
-                    let missing = submission.missing_columns(&columns);
-                    match &golden {
-                        _ if !missing.is_empty() => Outcome::Ungradable(missing),
-                        Err(_) => Outcome::KeyMalformed,
-                        Ok(golden) => Outcome::Graded(
-                            grade_submission(golden, &submission, &scoring, reveal)
-                                .context("writing the marks to a temporary file")?,
-                        ),
-                    }
-                }
+                Ok((submission, errors)) => grade_submission(
+                    golden.as_ref().ok(),
+                    &submission,
+                    errors,
+                    &scoring,
+                    reveal,
+                )
+                .context("grading through temporary files")?,
             };
             let previous = baseline
                 .as_ref()
@@ -365,9 +392,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         scoring,
         feedback,
         golden: reveal.then(|| args.golden.to_string_lossy().into_owned()),
-        case_ids: match &golden {
-            Ok(golden) => golden.rows().map(|r| r.case_id.to_owned()).collect(),
-            Err(_) => Vec::new(),
+        cases: match &golden {
+            Ok(golden) => usize::try_from(golden.len()).expect("cases fit memory"),
+            Err(_) => 0,
         },
         hints,
         // Unreadable, not malformed: its one problem is about the whole file.
@@ -433,7 +460,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if let Some(path) = &args.item_analysis {
         outputs.push(render_file(
             path,
-            &render_item_analysis(&report)?,
+            &render_item_analysis(&report, &case_ids)?,
             "item analysis",
         )?);
     }

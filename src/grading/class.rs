@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::columns::{Column, ValueKind};
 use super::compare::shown;
 use super::marks::{Marks, MarksWriter};
-use super::matrix_file::MatrixFile;
+use super::matrix_file::{with_duplicates, MatrixEntry, SplitMatrix};
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
 
@@ -200,8 +200,10 @@ impl CaseStatus {
 /// One golden case's result in one submission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseMark {
-    /// The case's index in the golden file (its id is [`ClassReport::case_ids`] there).
+    /// The case's index in the golden file.
     pub case: u32,
+    /// Its case id.
+    pub case_id: Box<str>,
     /// The submission's row for it; `None` when missing.
     pub line: Option<u64>,
     /// How it fared.
@@ -369,8 +371,8 @@ pub struct ClassReport {
     pub feedback: Feedback,
     /// The golden file's name: `None` unless revealed.
     pub golden: Option<String>,
-    /// The golden case ids, in golden-file order.
-    pub case_ids: Vec<String>,
+    /// How many cases the golden file has (0 when it is unusable).
+    pub cases: usize,
     /// Per golden case, the hint (with `--feedback hint`).
     pub hints: Vec<Option<Hint>>,
     /// Set when the golden file is malformed; it lists the problems only when revealed.
@@ -413,7 +415,7 @@ impl ClassReport {
 
     /// The most a submission can score.
     pub fn max_score(&self) -> u64 {
-        self.case_ids.len() as u64 * self.scoring.case_max()
+        self.cases as u64 * self.scoring.case_max()
     }
 
     /// The most a submission can score, as text: `-` when the golden file is malformed.
@@ -484,11 +486,6 @@ impl ClassReport {
         } else {
             0
         }
-    }
-
-    /// The id of golden case `index`.
-    pub fn case_id(&self, index: u32) -> &str {
-        &self.case_ids[index as usize]
     }
 
     /// What is wrong with a case, one line per problem, at this report's feedback level
@@ -575,74 +572,115 @@ pub fn typo_note(column: Column, value: &str) -> Option<String> {
     })
 }
 
-/// Grades one submission against `golden`. Golden values are kept only when `reveal`.
-/// Fails only when the marks cannot be written to their temporary file.
+/// Grades one submission against `golden` (`None`: the golden file is malformed), both read
+/// split by one splitter, a partition at a time; golden values are kept only when `reveal`.
+/// `errors` are the ones the submission's reader found; with its duplicated case ids (found
+/// here), they make it ungradable, as do graded columns it lacks, whatever the golden file.
+/// Fails only when a temporary file cannot be written or read.
 pub fn grade_submission(
-    golden: &MatrixFile,
-    submission: &MatrixFile,
+    golden: Option<&SplitMatrix>,
+    submission: &SplitMatrix,
+    errors: Vec<InputError>,
     scoring: &Scoring,
     reveal: bool,
-) -> std::io::Result<Graded> {
-    let columns = &scoring.columns;
+) -> std::io::Result<Outcome> {
+    let missing = submission.missing_columns(&scoring.columns);
+    let Some(golden) = golden.filter(|_| errors.is_empty() && missing.is_empty()) else {
+        let errors = with_duplicates(errors, submission.duplicates()?);
+        return Ok(if !errors.is_empty() {
+            Outcome::Ungradable(errors)
+        } else if !missing.is_empty() {
+            Outcome::Ungradable(missing)
+        } else {
+            Outcome::KeyMalformed
+        });
+    };
+    assert_eq!(golden.parts(), submission.parts(), "split by one splitter");
     let mut score = 0;
-    let mut cases = MarksWriter::new();
-    for mark in golden.rows().enumerate().map(|(index, expected)| {
-        let Some(found) = submission.find(expected.case_id) else {
-            return CaseMark {
-                case: index as u32,
-                line: None,
-                status: CaseStatus::Missing,
-                correct: 0,
-                points: 0,
-                misses: Vec::new(),
-            };
-        };
-        let mut correct = 0u32;
-        let mut misses = Vec::new();
-        for (i, &column) in columns.iter().enumerate() {
-            let want = expected.cell(column).unwrap_or_default();
-            let got = found.cell(column).unwrap_or_default();
-            if column.same_value(want, got) {
-                correct |= 1 << i;
-            } else {
-                misses.push(ColumnMiss {
-                    column,
-                    actual: got.trim().into(),
-                    expected: reveal.then(|| want.trim().into()),
-                    note: typo_note(column, got),
-                });
+    let mut marks = MarksWriter::new();
+    let mut runs = vec![marks.point()];
+    let mut unknown = Vec::new();
+    let mut duplicates = Vec::new();
+    for part in 0..golden.parts() {
+        let expected = golden.load(part)?;
+        let found = submission.load(part)?;
+        duplicates.extend(found.duplicates);
+        for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
+            let index = u32::try_from(index).expect("fewer than 4G golden cases");
+            let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);
+            score += mark.points;
+            marks.push(&mark)?;
+        }
+        runs.push(marks.point());
+        for (row, &index) in found.matrix.rows().zip(&found.indexes) {
+            if expected.matrix.position(row.case_id).is_none() {
+                let row = UnknownRow {
+                    case_id: row.case_id.to_owned(),
+                    line: row.line,
+                };
+                unknown.push((index, row));
             }
         }
-        let points = scoring.points(correct);
-        score += points;
-        CaseMark {
-            case: index as u32,
-            line: Some(found.line),
-            status: if misses.is_empty() {
-                CaseStatus::Matched
-            } else {
-                CaseStatus::Mismatched
-            },
-            correct,
-            points,
-            misses,
-        }
-    }) {
-        cases.push(&mark)?;
     }
-    let unknown = submission
-        .rows()
-        .filter(|row| golden.find(row.case_id).is_none())
-        .map(|row| UnknownRow {
-            case_id: row.case_id.to_owned(),
-            line: row.line,
-        })
-        .collect();
-    Ok(Graded {
-        cases: cases.finish()?,
-        unknown,
+    if !duplicates.is_empty() {
+        return Ok(Outcome::Ungradable(with_duplicates(Vec::new(), duplicates)));
+    }
+    unknown.sort_unstable_by_key(|(index, _)| *index);
+    Ok(Outcome::Graded(Graded {
+        cases: marks.finish()?.merge_runs(&runs)?,
+        unknown: unknown.into_iter().map(|(_, row)| row).collect(),
         score,
-    })
+    }))
+}
+
+/// The mark of golden case `index` (its row `expected`), given the submission's row for it.
+fn grade_case(
+    index: u32,
+    expected: MatrixEntry<'_>,
+    found: Option<MatrixEntry<'_>>,
+    scoring: &Scoring,
+    reveal: bool,
+) -> CaseMark {
+    let Some(found) = found else {
+        return CaseMark {
+            case: index,
+            case_id: expected.case_id.into(),
+            line: None,
+            status: CaseStatus::Missing,
+            correct: 0,
+            points: 0,
+            misses: Vec::new(),
+        };
+    };
+    let mut correct = 0u32;
+    let mut misses = Vec::new();
+    for (i, &column) in scoring.columns.iter().enumerate() {
+        let want = expected.cell(column).unwrap_or_default();
+        let got = found.cell(column).unwrap_or_default();
+        if column.same_value(want, got) {
+            correct |= 1 << i;
+        } else {
+            misses.push(ColumnMiss {
+                column,
+                actual: got.trim().into(),
+                expected: reveal.then(|| want.trim().into()),
+                note: typo_note(column, got),
+            });
+        }
+    }
+    CaseMark {
+        case: index,
+        case_id: expected.case_id.into(),
+        line: Some(found.line),
+        status: if misses.is_empty() {
+            CaseStatus::Matched
+        } else {
+            CaseStatus::Mismatched
+        },
+        correct,
+        points: scoring.points(correct),
+        misses,
+    }
 }
 
 /// Per golden case and graded column: how many graded submissions got it right, and the
@@ -657,11 +695,11 @@ pub struct ItemStats {
 
 /// Item analysis over the graded submissions: one entry per golden case. A missing case
 /// counts as wrong in every column, with no answer.
-pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
+pub fn item_analysis(report: &ClassReport, case_ids: &[String]) -> Vec<ItemStats> {
     let ncols = report.scoring.columns.len();
-    let mut right = vec![vec![0usize; ncols]; report.case_ids.len()];
+    let mut right = vec![vec![0usize; ncols]; case_ids.len()];
     let mut wrong: Vec<Vec<HashMap<String, usize>>> =
-        vec![vec![HashMap::new(); ncols]; report.case_ids.len()];
+        vec![vec![HashMap::new(); ncols]; case_ids.len()];
     for submission in &report.submissions {
         let Outcome::Graded(graded) = &submission.outcome else {
             continue;
@@ -685,8 +723,7 @@ pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
             }
         }
     }
-    report
-        .case_ids
+    case_ids
         .iter()
         .enumerate()
         .map(|(c, case_id)| ItemStats {
@@ -704,10 +741,45 @@ pub fn item_analysis(report: &ClassReport) -> Vec<ItemStats> {
         .collect()
 }
 
+/// Grades the CSV text `submission` against the CSV text `golden`, both split `parts` ways,
+/// as `grade` grades files (for tests).
+#[cfg(test)]
+pub(crate) fn grade_csv(golden: &str, submission: &str, scoring: &Scoring, parts: usize) -> Outcome {
+    use crate::grading::matrix_file::parse_matrix_split;
+    use crate::grading::partitions::Splitter;
+    use crate::grading::MatrixFileFormat;
+    let splitter = Splitter::with_parts(parts);
+    let read = |text: &str, name: &str| {
+        parse_matrix_split(
+            text.as_bytes(),
+            name,
+            MatrixFileFormat::Csv,
+            &Default::default(),
+            &scoring.columns,
+            &splitter,
+        )
+        .unwrap()
+    };
+    let (golden, errors) = read(golden, "golden.csv");
+    assert!(errors.is_empty() && golden.duplicates().unwrap().is_empty());
+    let (submission, errors) = read(submission, "m.csv");
+    grade_submission(Some(&golden), &submission, errors, scoring, false).unwrap()
+}
+
+/// [`grade_csv`] on decision and reason, one partition, for a submission known to be graded.
+#[cfg(test)]
+pub(crate) fn graded_csv(golden: &str, submission: &str) -> Graded {
+    let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
+    match grade_csv(golden, submission, &scoring, 1) {
+        Outcome::Graded(graded) => graded,
+        other => panic!("not graded: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::{parse_matrix, MatrixFileFormat};
+    use crate::grading::{parse_matrix, MatrixFile, MatrixFileFormat};
 
     fn matrix(text: &str) -> MatrixFile {
         parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv).unwrap()
@@ -771,13 +843,16 @@ mod tests {
 
     #[test]
     fn weights_give_partial_credit() {
-        let golden = matrix("case_id,decision,reason\na,ACTIVE,within_lease\nb,EXPIRED,ack_missing\nc,ACTIVE,within_lease\n");
-        let submission = matrix(
-            "case_id,decision,reason\na,ACTIVE,late_progress\nb,EXPIRED,ack_missing\nz,ACTIVE,x\n",
-        );
+        let golden = "case_id,decision,reason\na,ACTIVE,within_lease\nb,EXPIRED,ack_missing\nc,ACTIVE,within_lease\n";
+        let submission =
+            "case_id,decision,reason\na,ACTIVE,late_progress\nb,EXPIRED,ack_missing\nz,ACTIVE,x\n";
+        let grade = |scoring: &Scoring| match grade_csv(golden, submission, scoring, 1) {
+            Outcome::Graded(graded) => graded,
+            other => panic!("not graded: {other:?}"),
+        };
         let columns = vec![Column::DECISION, Column::REASON];
         let all_or_nothing = Scoring::new(columns.clone(), None).unwrap();
-        let graded = grade_submission(&golden, &submission, &all_or_nothing, false).unwrap();
+        let graded = grade(&all_or_nothing);
         assert_eq!(graded.score, 1);
         assert_eq!(graded.unknown.len(), 1);
         let weighted = Scoring::new(
@@ -786,7 +861,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(weighted.case_max(), 3);
-        let graded = grade_submission(&golden, &submission, &weighted, false).unwrap();
+        let graded = grade(&weighted);
         // a: decision right (2); b: both (3); c: missing (0).
         assert_eq!(graded.score, 5);
         assert_eq!(graded.column_correct(0), 2);
@@ -801,5 +876,59 @@ mod tests {
         .is_err());
         assert!(parse_weights("decision=two").is_err());
         assert!(parse_weights("verdict=1").is_err());
+    }
+
+    /// A golden file and submissions with every shape a join must keep straight: wrong,
+    /// missing and unknown rows, rows out of order, and bad rows (duplicated case ids among
+    /// other errors, whose order must not depend on how the file is split).
+    #[test]
+    fn a_split_join_grades_as_one_partition_does() {
+        let header = "case_id,decision,reason\n";
+        let mut golden = header.to_owned();
+        for i in 0..3_000 {
+            golden.push_str(&format!("c{i},ACTIVE,within_lease\n"));
+        }
+        let mut shuffled = header.to_owned();
+        for i in (0..3_500).rev().filter(|i| i % 11 != 0) {
+            let decision = if i % 5 == 0 { "EXPIRED" } else { "active" };
+            shuffled.push_str(&format!("c{i},{decision},within_lease\n"));
+        }
+        let mut bad = header.to_owned();
+        for i in 0..500 {
+            bad.push_str(&format!("c{},ACTIVE,within_lease\n", i % 300));
+            if i % 97 == 0 {
+                bad.push_str("c1,too,many,cells\n,ACTIVE,no_id\n");
+            }
+        }
+        let columns = vec![Column::DECISION, Column::REASON];
+        let scoring = Scoring::new(columns.clone(), None).unwrap();
+        for submission in [&golden, &shuffled, &bad, &header.to_owned()] {
+            let whole = grade_csv(&golden, submission, &scoring, 1);
+            for parts in [2, 7, 64] {
+                assert_eq!(grade_csv(&golden, submission, &scoring, parts), whole);
+            }
+            // The errors are the ones (and in the order) a matrix read whole lists.
+            if let Outcome::Ungradable(errors) = &whole {
+                let read = crate::grading::parse_matrix_keeping(
+                    submission.as_bytes(),
+                    "m.csv",
+                    crate::grading::MatrixFileFormat::Csv,
+                    &Default::default(),
+                    &columns,
+                );
+                assert_eq!(&read.unwrap_err().0, errors);
+                assert!(errors.len() > 200);
+            }
+        }
+        let Outcome::Graded(shuffled) = grade_csv(&golden, &shuffled, &scoring, 7) else {
+            panic!("graded");
+        };
+        assert!(shuffled.cases.iter().map(|c| c.case).eq(0..3_000));
+        assert!(shuffled.cases.iter().all(|c| *c.case_id == format!("c{}", c.case)));
+        let counts = shuffled.counts();
+        assert_eq!(counts.missing, 273);
+        assert_eq!(counts.unknown, 454);
+        // Unknown rows in the submission's order.
+        assert!(shuffled.unknown.windows(2).all(|w| w[0].line < w[1].line));
     }
 }

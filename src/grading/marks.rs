@@ -34,6 +34,15 @@ pub struct Marks {
 pub struct MarksWriter {
     buf: Vec<u8>,
     file: Option<Arc<File>>,
+    /// Bytes already in the file.
+    spilled: u64,
+    count: usize,
+}
+
+/// A point between two marks of a [`MarksWriter`]: where a run of marks starts or ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    offset: u64,
     count: usize,
 }
 
@@ -49,6 +58,7 @@ impl MarksWriter {
         MarksWriter {
             buf: Vec::new(),
             file: None,
+            spilled: 0,
             count: 0,
         }
     }
@@ -69,8 +79,17 @@ impl MarksWriter {
             None => self.file.insert(Arc::new(tempfile::tempfile()?)),
         };
         (&**file).write_all(&self.buf)?;
+        self.spilled += self.buf.len() as u64;
         self.buf.clear();
         Ok(())
+    }
+
+    /// The point after the marks pushed so far.
+    pub fn point(&self) -> Point {
+        Point {
+            offset: self.spilled + self.buf.len() as u64,
+            count: self.count,
+        }
     }
 
     /// The marks, ready to be read back.
@@ -120,20 +139,53 @@ impl Marks {
     /// If the temporary file cannot be read back (a failing disk): the file was written by
     /// this process and is never touched by another, so nothing else can make a read fail.
     pub fn iter(&self) -> MarksIter<'_> {
+        self.iter_from(Point {
+            offset: 0,
+            count: 0,
+        }, self.count, SPILL_BYTES)
+    }
+
+    /// The `count` marks from `start` on, read through a buffer of `buffer` bytes.
+    fn iter_from(&self, start: Point, count: usize, buffer: usize) -> MarksIter<'_> {
         let reader: Box<dyn Read + '_> = match &self.store {
-            Store::Memory(bytes) => Box::new(&bytes[..]),
+            Store::Memory(bytes) => Box::new(&bytes[start.offset as usize..]),
             Store::File(file) => Box::new(BufReader::with_capacity(
-                SPILL_BYTES,
+                buffer,
                 ReadAt {
                     file: file.as_ref(),
-                    offset: 0,
+                    offset: start.offset,
                 },
             )),
         };
         MarksIter {
             reader,
-            left: self.count,
+            left: count,
         }
+    }
+
+    /// The runs of marks between consecutive `points` (each run in golden order, as a
+    /// partition of a split matrix yields them) merged into one sequence in golden order:
+    /// the k-way merge of an external sort, a mark at a time from each run.
+    pub fn merge_runs(&self, points: &[Point]) -> io::Result<Marks> {
+        // Many runs each read through a small buffer: a thousand runs cost 8 MiB.
+        let mut runs: Vec<MarksIter<'_>> = points
+            .windows(2)
+            .map(|run| self.iter_from(run[0], run[1].count - run[0].count, 8 << 10))
+            .collect();
+        let mut heads = std::collections::BinaryHeap::new();
+        for (run, marks) in runs.iter_mut().enumerate() {
+            if let Some(mark) = marks.next() {
+                heads.push(std::cmp::Reverse(Head(mark, run)));
+            }
+        }
+        let mut merged = MarksWriter::new();
+        while let Some(std::cmp::Reverse(Head(mark, run))) = heads.pop() {
+            merged.push(&mark)?;
+            if let Some(next) = runs[run].next() {
+                heads.push(std::cmp::Reverse(Head(next, run)));
+            }
+        }
+        merged.finish()
     }
 }
 
@@ -157,6 +209,29 @@ impl<'a> IntoIterator for &'a Marks {
 
     fn into_iter(self) -> MarksIter<'a> {
         self.iter()
+    }
+}
+
+/// A run's next mark, ordered by its golden case.
+struct Head(CaseMark, usize);
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Head) -> bool {
+        self.0.case == other.0.case
+    }
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Head) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Head) -> std::cmp::Ordering {
+        self.0.case.cmp(&other.0.case)
     }
 }
 
@@ -205,6 +280,7 @@ const HAS_LINE: u8 = 1 << 2;
 
 fn encode(mark: &CaseMark, out: &mut Vec<u8>) {
     out.extend_from_slice(&mark.case.to_le_bytes());
+    encode_text(Some(&mark.case_id), out);
     let status = match mark.status {
         CaseStatus::Matched => 0u8,
         CaseStatus::Mismatched => 1,
@@ -261,6 +337,7 @@ fn decode_text(reader: &mut dyn Read) -> io::Result<Option<String>> {
 
 fn decode(reader: &mut dyn Read) -> io::Result<CaseMark> {
     let case = u32::from_le_bytes(bytes(reader)?);
+    let case_id = decode_text(reader)?.ok_or_else(|| corrupt("a mark without a case id"))?;
     let [flags] = bytes(reader)?;
     let status = match flags & 3 {
         0 => CaseStatus::Matched,
@@ -290,6 +367,7 @@ fn decode(reader: &mut dyn Read) -> io::Result<CaseMark> {
     }
     Ok(CaseMark {
         case,
+        case_id: case_id.into(),
         line,
         status,
         correct,
@@ -306,6 +384,7 @@ mod tests {
         match case % 3 {
             0 => CaseMark {
                 case,
+                case_id: format!("c-{case}").into(),
                 line: Some(u64::from(case) * 7 + 2),
                 status: CaseStatus::Matched,
                 correct: 3,
@@ -314,6 +393,7 @@ mod tests {
             },
             1 => CaseMark {
                 case,
+                case_id: format!("c-{case}").into(),
                 line: None,
                 status: CaseStatus::Missing,
                 correct: 0,
@@ -322,6 +402,7 @@ mod tests {
             },
             _ => CaseMark {
                 case,
+                case_id: format!("c-{case}").into(),
                 line: Some(u64::MAX),
                 status: CaseStatus::Mismatched,
                 correct: 1,
@@ -369,6 +450,26 @@ mod tests {
             assert_eq!(first.next(), None);
             assert_eq!(written.iter().collect::<Vec<_>>(), marks);
             assert_eq!(written, Marks::from_marks(&marks));
+        }
+    }
+
+    #[test]
+    fn runs_merge_into_case_order_in_memory_and_spilled() {
+        for (count, runs) in [(0u32, 1usize), (10, 1), (10, 3), (20_000, 7), (20_000, 300)] {
+            // Case i goes to run hash(i) % runs, as a split matrix's partitions hold them.
+            let run_of = |case: u32| (case.wrapping_mul(2_654_435_761) >> 7) as usize % runs;
+            let mut writer = MarksWriter::new();
+            let mut points = vec![writer.point()];
+            for run in 0..runs {
+                for case in (0..count).filter(|&case| run_of(case) == run) {
+                    writer.push(&mark(case)).unwrap();
+                }
+                points.push(writer.point());
+            }
+            let merged = writer.finish().unwrap().merge_runs(&points).unwrap();
+            assert_eq!(merged.len(), count as usize);
+            assert!(merged.iter().map(|m| m.case).eq(0..count), "{count} in {runs}");
+            assert_eq!(merged, Marks::from_marks(&(0..count).map(mark).collect::<Vec<_>>()));
         }
     }
 }

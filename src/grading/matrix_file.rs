@@ -458,6 +458,19 @@ impl SplitMatrix {
         })
     }
 
+    /// Every row's case id, in file order (for what is kept per case anyway: hints, the
+    /// item analysis).
+    pub fn case_ids(&self) -> std::io::Result<Vec<String>> {
+        let mut ids = vec![String::new(); usize::try_from(self.len()).expect("rows fit memory")];
+        for part in 0..self.parts() {
+            self.partitions.read(part, &mut |row| {
+                ids[row.index as usize] = row.case_id;
+                Ok(())
+            })?;
+        }
+        Ok(ids)
+    }
+
     /// Every duplicated case id, found by loading each partition once.
     pub fn duplicates(&self) -> std::io::Result<Vec<Duplicate>> {
         let mut all = Vec::new();

@@ -66,7 +66,7 @@ fn error_json(problem: &crate::input::InputError) -> Value {
 
 fn case_json(report: &ClassReport, submission: &Submission, case: &CaseMark) -> Value {
     let mut object = Map::new();
-    object.insert("case_id".into(), report.case_id(case.case).into());
+    object.insert("case_id".into(), case.case_id.to_string().into());
     object.insert("status".into(), case.status.name().into());
     object.insert("line".into(), case.line.map_or(Value::Null, Value::from));
     object.insert("points".into(), case.points.into());
@@ -248,7 +248,7 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
         key.extend(problems.iter().map(error_json));
         document.insert("golden_errors".into(), key.into());
     }
-    document.insert("cases".into(), report.case_ids.len().into());
+    document.insert("cases".into(), report.cases.into());
     document.insert("max_score".into(), max_score(report));
     let mut class = json!({
         "submissions": summary.submissions,
@@ -341,7 +341,7 @@ impl Serialize for GradescopeTests<'_> {
                 serializer.collect_seq(graded.cases.iter().map(|case| {
                     let problems = report.problems(&case, &submission.name);
                     json!({
-                        "name": report.case_id(case.case),
+                        "name": &*case.case_id,
                         "score": case.points,
                         "max_score": report.scoring.case_max(),
                         "status": if case.status == crate::grading::class::CaseStatus::Matched { "passed" } else { "failed" },
@@ -415,7 +415,7 @@ impl Serialize for PrairieLearnTests<'_> {
                 serializer.collect_seq(graded.cases.iter().map(|case| {
                     let problems = report.problems(&case, &submission.name);
                     json!({
-                        "name": report.case_id(case.case),
+                        "name": &*case.case_id,
                         "points": case.points,
                         "max_points": report.scoring.case_max(),
                         "message": problems.join("\n"),
@@ -488,22 +488,10 @@ pub fn write_prairielearn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::class::{grade_submission, CaseStatus, Feedback, Graded, Scoring};
-    use crate::grading::{parse_matrix, Column, MatrixFileFormat};
+    use crate::grading::class::{graded_csv, CaseStatus, Feedback, Scoring};
+    use crate::grading::Column;
 
     const CASES: usize = 3_000;
-
-    fn graded(golden: &str, submission: &str) -> Graded {
-        let read = |text: &str| parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv);
-        let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
-        grade_submission(
-            &read(golden).unwrap(),
-            &read(submission).unwrap(),
-            &scoring,
-            false,
-        )
-        .unwrap()
-    }
 
     /// A report of one submission of `CASES` cases (enough for its marks to go to a
     /// temporary file), some wrong, some with typos, some missing, and a stray row.
@@ -519,12 +507,12 @@ mod tests {
             }
         }
         wrong.push_str("stray,ACTIVE,within_lease\n");
-        let marks = graded(&golden, &wrong);
+        let marks = graded_csv(&golden, &wrong);
         ClassReport {
             scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
             feedback,
             golden: None,
-            case_ids: (0..CASES).map(|i| format!("c{i}")).collect(),
+            cases: CASES,
             hints: Vec::new(),
             key_problems: None,
             key_unreadable: false,
@@ -547,7 +535,7 @@ mod tests {
         if report.feedback.shows_cases() {
             for case in &graded.cases {
                 let problems = report.problems(&case, &submission.name).join("\n");
-                let name = report.case_id(case.case);
+                let name = &*case.case_id;
                 let max = report.scoring.case_max();
                 tests.push(if gradescope {
                     let status = if case.status == CaseStatus::Matched {

@@ -83,7 +83,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                             )
                         }
                     };
-                    add(report.case_id(case.case), status);
+                    add(&*case.case_id, status);
                 }
             } else {
                 let status = if graded.score == report.max_score() {
@@ -241,20 +241,8 @@ pub(crate) fn write_spliced(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::class::{grade_submission, Feedback, Graded, Scoring};
-    use crate::grading::{parse_matrix, Column, MatrixFileFormat};
-
-    fn graded(golden: &str, submission: &str) -> Graded {
-        let read = |text: &str| parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv);
-        let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
-        grade_submission(
-            &read(golden).unwrap(),
-            &read(submission).unwrap(),
-            &scoring,
-            false,
-        )
-        .unwrap()
-    }
+    use crate::grading::class::{graded_csv, Feedback, Graded, Scoring};
+    use crate::grading::Column;
 
     #[test]
     fn pages_of_test_cases_make_the_whole_report() {
@@ -278,14 +266,14 @@ mod tests {
             scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
             feedback: Feedback::Cases,
             golden: None,
-            case_ids: (0..PAGE_CASES * 2 + 5).map(|i| format!("c{i}")).collect(),
+            cases: PAGE_CASES * 2 + 5,
             hints: Vec::new(),
             key_problems: None,
             key_unreadable: false,
             submissions: vec![
-                submission("a & <b>.csv", graded(&golden, &wrong)),
-                submission("empty.csv", graded(header, header)),
-                submission("right.csv", graded(&golden, &golden)),
+                submission("a & <b>.csv", graded_csv(&golden, &wrong)),
+                submission("empty.csv", graded_csv(header, header)),
+                submission("right.csv", graded_csv(&golden, &golden)),
             ],
             baseline: false,
         };

@@ -383,7 +383,7 @@ pub fn write_table(
                                 line: case.line,
                             };
                             vec![
-                                clean_cell(report.case_id(case.case)),
+                                clean_cell(&*case.case_id),
                                 clean_cell(at.to_string()),
                                 coloured(case.status.name(), colour, color),
                                 clean_lines_cell(&report.problems(&case, &submission.name)),
@@ -501,7 +501,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                                 line: case.line,
                             };
                             [
-                                report.case_id(case.case).to_owned(),
+                                case.case_id.to_string(),
                                 at.to_string(),
                                 case.status.name().to_owned(),
                                 problems.join("\n"),
@@ -576,7 +576,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                         };
                         let title = format!(
                             "leasejudge grade: case {} {}",
-                            report.case_id(case.case),
+                            &*case.case_id,
                             case.status.name()
                         );
                         out.write_all(

@@ -89,8 +89,9 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
 }
 
 /// The item analysis: `case_id,graded`, then per graded column `<column>_correct`,
-/// `<column>_most_common_wrong`, `<column>_most_common_wrong_count`.
-pub fn render_item_analysis(report: &ClassReport) -> Result<String> {
+/// `<column>_most_common_wrong`, `<column>_most_common_wrong_count`; a line per golden case,
+/// `case_ids` in golden-file order.
+pub fn render_item_analysis(report: &ClassReport, case_ids: &[String]) -> Result<String> {
     let graded = report.summary().graded;
     let mut header = vec!["case_id".to_owned(), "graded".to_owned()];
     for column in &report.scoring.columns {
@@ -99,7 +100,7 @@ pub fn render_item_analysis(report: &ClassReport) -> Result<String> {
         header.push(format!("{column}_most_common_wrong_count"));
     }
     let mut rows = vec![header];
-    for item in item_analysis(report) {
+    for item in item_analysis(report, case_ids) {
         let mut row = vec![item.case_id, graded.to_string()];
         for (right, top) in item.columns {
             row.push(right.to_string());
