@@ -439,14 +439,13 @@ impl SplitMatrix {
         );
         let mut indexes = Vec::new();
         let mut duplicates = Vec::new();
-        self.partitions.read(part, &mut |row: StoredRow| {
-            let cells = row.cells.iter().map(|(c, text)| (*c, text.as_str())).collect();
-            match matrix.push(&row.case_id, row.line, cells, 0) {
+        self.partitions.read(part, &mut |row: StoredRow<'_>| {
+            match matrix.push(row.case_id, row.line, row.cells, 0) {
                 Ok(()) => indexes.push(row.index),
                 Err(earlier) => duplicates.push(Duplicate {
                     index: row.index,
                     errors_before: row.errors_before,
-                    error: duplicated(&self.name, row.line, earlier, row.case_id),
+                    error: duplicated(&self.name, row.line, earlier, row.case_id.to_owned()),
                 }),
             }
             Ok(())
@@ -464,7 +463,7 @@ impl SplitMatrix {
         let mut ids = vec![String::new(); usize::try_from(self.len()).expect("rows fit memory")];
         for part in 0..self.parts() {
             self.partitions.read(part, &mut |row| {
-                ids[row.index as usize] = row.case_id;
+                ids[row.index as usize] = row.case_id.to_owned();
                 Ok(())
             })?;
         }

@@ -66,9 +66,9 @@ impl Splitter {
     }
 }
 
-/// One row as a partition returns it.
+/// One row as a partition returns it, borrowed from the partition's reader.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredRow {
+pub struct StoredRow<'a> {
     /// Its index among the matrix's rows, in file order.
     pub index: u64,
     /// The line it starts on.
@@ -77,9 +77,9 @@ pub struct StoredRow {
     /// later about it (a duplicated case id) goes among them.
     pub errors_before: u64,
     /// Its case id, trimmed.
-    pub case_id: String,
+    pub case_id: &'a str,
     /// Its kept cells, in column order.
-    pub cells: Vec<(Column, String)>,
+    pub cells: Vec<(Column, &'a str)>,
 }
 
 /// A matrix's rows, split into partitions.
@@ -141,8 +141,33 @@ impl Partitions {
     pub fn push(&mut self, case_id: &str, line: u64, errors_before: u64, cells: &[(Column, &str)]) {
         let index = self.rows;
         self.rows += 1;
-        let part = &mut self.parts[self.splitter.part_of(case_id)];
+        if self.failed.is_some() {
+            // Nothing more is kept: reading the rows back reports the failure.
+            return;
+        }
+        let which = self.splitter.part_of(case_id);
+        let len = 4
+            + 8 * 3
+            + 4
+            + case_id.len()
+            + 1
+            + cells.iter().map(|(_, text)| 1 + 4 + text.len()).sum::<usize>();
+        // A buffer never grows past its limit (a doubling Vec would hold twice it): it is
+        // spilled before a row that would not fit, and made once at its full size.
+        if self.parts[which].buf.len() + len > self.buffer_limit && !self.parts[which].buf.is_empty()
+        {
+            if let Err(e) = self.spill(which) {
+                self.failed = Some(e);
+            }
+        }
+        let part = &mut self.parts[which];
+        if part.buf.capacity() == 0 {
+            part.buf.reserve_exact(self.buffer_limit.max(len));
+        }
         let out = &mut part.buf;
+        // The length first, so that a row is read back with one copy and no allocation.
+        let rest = u32::try_from(len - 4).expect("a row under 4 GiB");
+        out.extend_from_slice(&rest.to_le_bytes());
         out.extend_from_slice(&index.to_le_bytes());
         out.extend_from_slice(&line.to_le_bytes());
         out.extend_from_slice(&errors_before.to_le_bytes());
@@ -151,11 +176,6 @@ impl Partitions {
         for (column, text) in cells {
             out.push(u8::try_from(column.index()).expect("fewer than 256 columns"));
             put_text(out, text);
-        }
-        if part.buf.len() >= self.buffer_limit && self.failed.is_none() {
-            if let Err(e) = self.spill(self.splitter.part_of(case_id)) {
-                self.failed = Some(e);
-            }
         }
     }
 
@@ -179,7 +199,7 @@ impl Partitions {
     pub fn read(
         &self,
         part: usize,
-        each: &mut dyn FnMut(StoredRow) -> io::Result<()>,
+        each: &mut dyn FnMut(StoredRow<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
         if let Some(e) = &self.failed {
             return Err(io::Error::new(e.kind(), e.to_string()));
@@ -197,32 +217,63 @@ impl Partitions {
             _ => Box::new(io::empty()),
         };
         let mut reader = spilled.chain(&part.buf[..]);
+        let mut record = Vec::new();
         loop {
-            let mut head = [0u8; 8];
+            let mut head = [0u8; 4];
             match reader.read(&mut head[..1])? {
                 0 => return Ok(()),
                 _ => reader.read_exact(&mut head[1..])?,
             }
-            let index = u64::from_le_bytes(head);
-            let line = u64::from_le_bytes(take(&mut reader)?);
-            let errors_before = u64::from_le_bytes(take(&mut reader)?);
-            let case_id = get_text(&mut reader)?;
-            let [count] = take(&mut reader)?;
-            let mut cells = Vec::with_capacity(usize::from(count));
-            for _ in 0..count {
-                let [column] = take(&mut reader)?;
-                let column = Column::at(usize::from(column))
-                    .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "a bad column"))?;
-                cells.push((column, get_text(&mut reader)?));
-            }
-            each(StoredRow {
-                index,
-                line,
-                errors_before,
-                case_id,
-                cells,
-            })?;
+            record.resize(u32::from_le_bytes(head) as usize, 0);
+            reader.read_exact(&mut record)?;
+            each(decode(&record)?)?;
         }
+    }
+}
+
+fn corrupt() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "a partition's row is corrupt")
+}
+
+/// A row from its record (what follows its length).
+fn decode(record: &[u8]) -> io::Result<StoredRow<'_>> {
+    let mut at = Cursor(record);
+    let index = at.word()?;
+    let line = at.word()?;
+    let errors_before = at.word()?;
+    let case_id = at.text()?;
+    let count = at.take(1)?[0];
+    let mut cells = Vec::with_capacity(usize::from(count));
+    for _ in 0..count {
+        let column = Column::at(usize::from(at.take(1)?[0])).ok_or_else(corrupt)?;
+        cells.push((column, at.text()?));
+    }
+    Ok(StoredRow {
+        index,
+        line,
+        errors_before,
+        case_id,
+        cells,
+    })
+}
+
+/// What is left of a record to decode.
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
+        let (head, tail) = self.0.split_at_checked(n).ok_or_else(corrupt)?;
+        self.0 = tail;
+        Ok(head)
+    }
+
+    fn word(&mut self) -> io::Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
+    }
+
+    fn text(&mut self) -> io::Result<&'a str> {
+        let len = u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes"));
+        std::str::from_utf8(self.take(len as usize)?).map_err(|_| corrupt())
     }
 }
 
@@ -264,25 +315,14 @@ fn put_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(text.as_bytes());
 }
 
-fn take<const N: usize>(reader: &mut dyn Read) -> io::Result<[u8; N]> {
-    let mut buf = [0; N];
-    reader.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-fn get_text(reader: &mut dyn Read) -> io::Result<String> {
-    let len = u32::from_le_bytes(take(reader)?) as usize;
-    let mut buf = vec![0; len];
-    reader.read_exact(&mut buf)?;
-    String::from_utf8(buf)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a text that is not UTF-8"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn rows(partitions: &Partitions) -> Vec<StoredRow> {
+    /// A row, owned: (index, line, errors before, case id, cells).
+    type Owned = (u64, u64, u64, String, Vec<(Column, String)>);
+
+    fn rows(partitions: &Partitions) -> Vec<Owned> {
         let mut all = Vec::new();
         for part in 0..partitions.parts() {
             let mut last = None;
@@ -291,12 +331,19 @@ mod tests {
                     // File order within a partition.
                     assert!(last.is_none_or(|l| l < row.index));
                     last = Some(row.index);
-                    all.push(row);
+                    let cells = row.cells.iter().map(|(c, t)| (*c, t.to_string()));
+                    all.push((
+                        row.index,
+                        row.line,
+                        row.errors_before,
+                        row.case_id.to_owned(),
+                        cells.collect(),
+                    ));
                     Ok(())
                 })
                 .unwrap();
         }
-        all.sort_by_key(|row| row.index);
+        all.sort_by_key(|row| row.0);
         all
     }
 
@@ -320,21 +367,21 @@ mod tests {
             assert_eq!(partitions.len(), 2000);
             let back = rows(&partitions);
             assert_eq!(back.len(), 2000);
-            for (i, row) in back.iter().enumerate() {
-                assert_eq!(row.index, i as u64);
-                assert_eq!(row.line, i as u64 + 2);
-                assert_eq!(row.errors_before, i as u64 / 7);
-                assert_eq!(row.case_id, ids[i]);
+            for (i, (index, line, errors_before, case_id, cells)) in back.iter().enumerate() {
+                assert_eq!(*index, i as u64);
+                assert_eq!(*line, i as u64 + 2);
+                assert_eq!(*errors_before, i as u64 / 7);
+                assert_eq!(case_id, &ids[i]);
                 if i % 2 == 0 {
                     assert_eq!(
-                        row.cells,
+                        *cells,
                         vec![
                             (Column::DECISION, format!("v{i}")),
                             (Column::REASON, String::new())
                         ]
                     );
                 } else {
-                    assert!(row.cells.is_empty());
+                    assert!(cells.is_empty());
                 }
             }
             // One id, one partition, in every matrix split by the same splitter.
