@@ -231,7 +231,10 @@ fn hints(cases: &[PathBuf], case_ids: &[String]) -> Result<Vec<Option<Hint>>> {
     for trace in &traces {
         by_id.insert(trace.case_id.as_str(), hint(trace));
     }
-    Ok(case_ids.iter().map(|id| by_id.remove(id.as_str())).collect())
+    Ok(case_ids
+        .iter()
+        .map(|id| by_id.remove(id.as_str()))
+        .collect())
 }
 
 /// One splitter for the golden file and every submission, planned for the largest of them:
@@ -368,14 +371,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             // A submission's own problems are reported even when the golden file is unusable.
             let outcome = match read_submission(path, &args.read, &columns, &splitter) {
                 Err(errors) => Outcome::Ungradable(errors.0),
-                Ok((submission, errors)) => grade_submission(
-                    golden.as_ref().ok(),
-                    &submission,
-                    errors,
-                    &scoring,
-                    reveal,
-                )
-                .context("grading through temporary files")?,
+                Ok((submission, errors)) => {
+                    grade_submission(golden.as_ref().ok(), &submission, errors, &scoring, reveal)
+                        .context("grading through temporary files")?
+                }
             };
             let previous = baseline
                 .as_ref()

@@ -744,7 +744,12 @@ pub fn item_analysis(report: &ClassReport, case_ids: &[String]) -> Vec<ItemStats
 /// Grades the CSV text `submission` against the CSV text `golden`, both split `parts` ways,
 /// as `grade` grades files (for tests).
 #[cfg(test)]
-pub(crate) fn grade_csv(golden: &str, submission: &str, scoring: &Scoring, parts: usize) -> Outcome {
+pub(crate) fn grade_csv(
+    golden: &str,
+    submission: &str,
+    scoring: &Scoring,
+    parts: usize,
+) -> Outcome {
     use crate::grading::matrix_file::parse_matrix_split;
     use crate::grading::partitions::Splitter;
     use crate::grading::MatrixFileFormat;
@@ -924,7 +929,10 @@ mod tests {
             panic!("graded");
         };
         assert!(shuffled.cases.iter().map(|c| c.case).eq(0..3_000));
-        assert!(shuffled.cases.iter().all(|c| *c.case_id == format!("c{}", c.case)));
+        assert!(shuffled
+            .cases
+            .iter()
+            .all(|c| *c.case_id == format!("c{}", c.case)));
         let counts = shuffled.counts();
         assert_eq!(counts.missing, 273);
         assert_eq!(counts.unknown, 454);

@@ -139,10 +139,14 @@ impl Marks {
     /// If the temporary file cannot be read back (a failing disk): the file was written by
     /// this process and is never touched by another, so nothing else can make a read fail.
     pub fn iter(&self) -> MarksIter<'_> {
-        self.iter_from(Point {
-            offset: 0,
-            count: 0,
-        }, self.count, SPILL_BYTES)
+        self.iter_from(
+            Point {
+                offset: 0,
+                count: 0,
+            },
+            self.count,
+            SPILL_BYTES,
+        )
     }
 
     /// The `count` marks from `start` on, read through a buffer of `buffer` bytes.
@@ -468,8 +472,14 @@ mod tests {
             }
             let merged = writer.finish().unwrap().merge_runs(&points).unwrap();
             assert_eq!(merged.len(), count as usize);
-            assert!(merged.iter().map(|m| m.case).eq(0..count), "{count} in {runs}");
-            assert_eq!(merged, Marks::from_marks(&(0..count).map(mark).collect::<Vec<_>>()));
+            assert!(
+                merged.iter().map(|m| m.case).eq(0..count),
+                "{count} in {runs}"
+            );
+            assert_eq!(
+                merged,
+                Marks::from_marks(&(0..count).map(mark).collect::<Vec<_>>())
+            );
         }
     }
 }

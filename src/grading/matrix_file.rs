@@ -212,7 +212,7 @@ impl MatrixFile {
             let cells: Vec<Option<String>> = row.cells().into_iter().map(Some).collect();
             let kept = kept_cells(&cells, &keep);
             // The engine never yields two cases with one id, so this cannot fail.
-            let _ = file.push(&row.case_id, line, kept, 0);
+            let _ = file.push(&row.case_id, line, &kept, 0);
         }
         file
     }
@@ -261,6 +261,19 @@ impl MatrixFile {
             .map(|&index| index as usize)
     }
 
+    /// Makes room for `rows` more rows of about `bytes` bytes of text in all.
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.rows.reserve_exact(rows);
+        self.text.reserve_exact(bytes);
+        self.cells
+            .reserve_exact(rows * self.keep.iter().filter(|k| **k).count());
+        let (text, table_rows, hasher) = (&self.text, &self.rows, &self.hasher);
+        self.by_case_id.reserve(rows, |&i| {
+            let row = table_rows[i as usize];
+            hasher.hash_one(&text[row.start..row.start + row.id_len as usize])
+        });
+    }
+
     /// The case id of the row at `index`.
     fn id(&self, index: usize) -> &str {
         let row = self.rows[index];
@@ -275,7 +288,7 @@ impl MatrixFile {
         &mut self,
         case_id: &str,
         line: u64,
-        cells: Vec<(Column, &str)>,
+        cells: &[(Column, &str)],
         errors_before: usize,
     ) -> Result<(), u64> {
         if let Some(sink) = &mut self.split {
@@ -290,11 +303,15 @@ impl MatrixFile {
                 }
             }
             sink.partitions
-                .push(case_id, line, errors_before as u64, &cells);
+                .push(case_id, line, errors_before as u64, cells);
             return Ok(());
         }
-        if let Some(earlier) = self.position(case_id) {
-            return Err(self.rows[earlier].line);
+        let hash = self.hasher.hash_one(case_id);
+        if let Some(&earlier) = self
+            .by_case_id
+            .find(hash, |&index| self.id(index as usize) == case_id)
+        {
+            return Err(self.rows[earlier as usize].line);
         }
         let index = u32::try_from(self.rows.len()).expect("fewer than 4G rows");
         let start = self.text.len();
@@ -313,7 +330,6 @@ impl MatrixFile {
             first_cell,
             id_len: u32::try_from(case_id.len()).expect("a case id under 4 GiB"),
         });
-        let hash = self.hasher.hash_one(case_id);
         let (text, rows, hasher) = (&self.text, &self.rows, &self.hasher);
         self.by_case_id.insert_unique(hash, index, |&i| {
             let row = rows[i as usize];
@@ -437,7 +453,9 @@ impl SplitMatrix {
             self.header_columns.clone(),
             &self.keep,
         );
-        let mut indexes = Vec::new();
+        let (rows, bytes) = self.partitions.size(part);
+        matrix.reserve(rows, bytes);
+        let mut indexes = Vec::with_capacity(rows);
         let mut duplicates = Vec::new();
         self.partitions.read(part, &mut |row: StoredRow<'_>| {
             match matrix.push(row.case_id, row.line, row.cells, 0) {
@@ -951,7 +969,7 @@ fn add_row(
         return;
     }
     let keep = std::mem::take(&mut file.keep);
-    let pushed = file.push(&case_id, line, kept_cells(&cells, &keep), errors.len());
+    let pushed = file.push(&case_id, line, &kept_cells(&cells, &keep), errors.len());
     file.keep = keep;
     if let Err(earlier) = pushed {
         errors.push(duplicated(&file.name, line, earlier, case_id));

@@ -79,7 +79,7 @@ pub struct StoredRow<'a> {
     /// Its case id, trimmed.
     pub case_id: &'a str,
     /// Its kept cells, in column order.
-    pub cells: Vec<(Column, &'a str)>,
+    pub cells: &'a [(Column, &'a str)],
 }
 
 /// A matrix's rows, split into partitions.
@@ -101,6 +101,9 @@ pub struct Partitions {
 /// One partition: its rows encoded, the older ones in chunks of the file.
 #[derive(Debug, Default)]
 struct Part {
+    /// How many rows it has, and their case ids' and cells' bytes.
+    rows: usize,
+    text_bytes: usize,
     buf: Vec<u8>,
     /// Its chunks of the file, in order: (offset, length).
     chunks: Vec<(u64, u64)>,
@@ -151,16 +154,22 @@ impl Partitions {
             + 4
             + case_id.len()
             + 1
-            + cells.iter().map(|(_, text)| 1 + 4 + text.len()).sum::<usize>();
+            + cells
+                .iter()
+                .map(|(_, text)| 1 + 4 + text.len())
+                .sum::<usize>();
         // A buffer never grows past its limit (a doubling Vec would hold twice it): it is
         // spilled before a row that would not fit, and made once at its full size.
-        if self.parts[which].buf.len() + len > self.buffer_limit && !self.parts[which].buf.is_empty()
+        if self.parts[which].buf.len() + len > self.buffer_limit
+            && !self.parts[which].buf.is_empty()
         {
             if let Err(e) = self.spill(which) {
                 self.failed = Some(e);
             }
         }
         let part = &mut self.parts[which];
+        part.rows += 1;
+        part.text_bytes += case_id.len() + cells.iter().map(|(_, text)| text.len()).sum::<usize>();
         if part.buf.capacity() == 0 {
             part.buf.reserve_exact(self.buffer_limit.max(len));
         }
@@ -195,6 +204,11 @@ impl Partitions {
         Ok(())
     }
 
+    /// How many rows partition `part` has, and how many bytes their case ids and cells.
+    pub fn size(&self, part: usize) -> (usize, usize) {
+        (self.parts[part].rows, self.parts[part].text_bytes)
+    }
+
     /// Calls `each` with partition `part`'s rows, in file order.
     pub fn read(
         &self,
@@ -226,7 +240,9 @@ impl Partitions {
             }
             record.resize(u32::from_le_bytes(head) as usize, 0);
             reader.read_exact(&mut record)?;
-            each(decode(&record)?)?;
+            // On the stack, each row's own: no allocation per row.
+            let mut cells = [(Column::CASE_ID, ""); Column::COUNT];
+            each(decode(&record, &mut cells)?)?;
         }
     }
 }
@@ -236,24 +252,29 @@ fn corrupt() -> io::Error {
 }
 
 /// A row from its record (what follows its length).
-fn decode(record: &[u8]) -> io::Result<StoredRow<'_>> {
+fn decode<'a>(
+    record: &'a [u8],
+    cells: &'a mut [(Column, &'a str); Column::COUNT],
+) -> io::Result<StoredRow<'a>> {
     let mut at = Cursor(record);
     let index = at.word()?;
     let line = at.word()?;
     let errors_before = at.word()?;
     let case_id = at.text()?;
-    let count = at.take(1)?[0];
-    let mut cells = Vec::with_capacity(usize::from(count));
-    for _ in 0..count {
+    let count = usize::from(at.take(1)?[0]);
+    if count > cells.len() {
+        return Err(corrupt());
+    }
+    for cell in &mut cells[..count] {
         let column = Column::at(usize::from(at.take(1)?[0])).ok_or_else(corrupt)?;
-        cells.push((column, at.text()?));
+        *cell = (column, at.text()?);
     }
     Ok(StoredRow {
         index,
         line,
         errors_before,
         case_id,
-        cells,
+        cells: &cells[..count],
     })
 }
 
@@ -268,7 +289,9 @@ impl<'a> Cursor<'a> {
     }
 
     fn word(&mut self) -> io::Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("eight bytes"),
+        ))
     }
 
     fn text(&mut self) -> io::Result<&'a str> {
@@ -405,6 +428,9 @@ mod tests {
             counts[splitter.part_of(&format!("c9-{i:06}"))] += 1;
         }
         // Short sequential ids spread out.
-        assert!(counts.iter().all(|&c| (700..1300).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (700..1300).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

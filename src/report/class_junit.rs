@@ -83,7 +83,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                             )
                         }
                     };
-                    add(&*case.case_id, status);
+                    add(&case.case_id, status);
                 }
             } else {
                 let status = if graded.score == report.max_score() {
