@@ -8,8 +8,9 @@ use std::collections::HashMap;
 
 use super::columns::{Column, ValueKind};
 use super::compare::shown;
-use super::marks::{Marks, MarksWriter};
+use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix_file::{with_duplicates, MatrixEntry, SplitMatrix};
+use super::spool::SpoolWriter;
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
 
@@ -230,6 +231,8 @@ pub struct UnknownRow {
     pub case_id: String,
     /// Its line in the submission.
     pub line: u64,
+    /// Its place among the submission's rows.
+    pub index: u64,
 }
 
 impl UnknownRow {
@@ -243,8 +246,9 @@ impl UnknownRow {
 pub struct Graded {
     /// Every golden case, in golden-file order (spilled to a temporary file when large).
     pub cases: Marks,
-    /// Rows the golden file lacks, in submission order.
-    pub unknown: Vec<UnknownRow>,
+    /// Rows the golden file lacks, in submission order (spilled to a temporary file when
+    /// many).
+    pub unknown: UnknownRows,
     /// The points scored.
     pub score: u64,
 }
@@ -599,7 +603,8 @@ pub fn grade_submission(
     let mut score = 0;
     let mut marks = MarksWriter::new();
     let mut runs = vec![marks.point()];
-    let mut unknown = Vec::new();
+    let mut unknown = SpoolWriter::new();
+    let mut unknown_runs = vec![unknown.point()];
     let mut duplicates = Vec::new();
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
@@ -614,21 +619,21 @@ pub fn grade_submission(
         runs.push(marks.point());
         for (row, &index) in found.matrix.rows().zip(&found.indexes) {
             if expected.matrix.position(row.case_id).is_none() {
-                let row = UnknownRow {
+                unknown.push(&UnknownRow {
                     case_id: row.case_id.to_owned(),
                     line: row.line,
-                };
-                unknown.push((index, row));
+                    index,
+                })?;
             }
         }
+        unknown_runs.push(unknown.point());
     }
     if !duplicates.is_empty() {
         return Ok(Outcome::Ungradable(with_duplicates(Vec::new(), duplicates)));
     }
-    unknown.sort_unstable_by_key(|(index, _)| *index);
     Ok(Outcome::Graded(Graded {
         cases: marks.finish()?.merge_runs(&runs)?,
-        unknown: unknown.into_iter().map(|(_, row)| row).collect(),
+        unknown: unknown.finish()?.merge_runs(&unknown_runs)?,
         score,
     }))
 }
@@ -937,6 +942,7 @@ mod tests {
         assert_eq!(counts.missing, 273);
         assert_eq!(counts.unknown, 454);
         // Unknown rows in the submission's order.
-        assert!(shuffled.unknown.windows(2).all(|w| w[0].line < w[1].line));
+        let lines: Vec<u64> = shuffled.unknown.iter().map(|row| row.line).collect();
+        assert!(lines.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -435,7 +435,8 @@ impl SplitMatrix {
     }
 
     /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
-    /// (`graded` must be the columns it was read for).
+    /// (`graded` must be the columns it was read for). A JSON row whose case id is
+    /// duplicated is listed too, so ask only of a matrix read without errors.
     pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
         match self.header_line {
             Some(header_line) => {
@@ -1770,5 +1771,79 @@ mod tests {
             json(b"[{\"case_id\": \"c1\"}] []"),
             ["m.json:1: unreadable JSON: trailing characters at line 1 column 21"]
         );
+    }
+
+    /// A matrix read split lists the errors a matrix read whole lists, in its order, however
+    /// many partitions it is split into: duplicated case ids (found per partition) among the
+    /// structural and value errors of the rows around them, and a JSON row's missing keys.
+    #[test]
+    fn a_split_matrix_lists_what_a_whole_one_does() {
+        let mut csv = "case_id,decision,reason\n".to_owned();
+        let mut json = "[\n".to_owned();
+        for i in 0..400 {
+            let id = format!("c{}", i % 150);
+            let decision = if i % 9 == 0 { "expired" } else { "EXPIRED" };
+            csv.push_str(&format!("{id},{decision},ack_missing\n"));
+            if i % 37 == 0 {
+                csv.push_str(",ACTIVE,\nc1,short\n");
+            }
+            let reason = if i % 5 == 0 {
+                String::new()
+            } else {
+                ",\"reason\":\"ack_missing\"".to_owned()
+            };
+            let sep = if i == 399 { "" } else { "," };
+            json.push_str(&format!(
+                "{{\"case_id\":\"{id}\",\"decision\":\"{decision}\"{reason}}}{sep}\n"
+            ));
+        }
+        json.push(']');
+        let columns = [Column::REASON, Column::DECISION];
+        for (text, format) in [
+            (&csv, MatrixFileFormat::Csv),
+            (&json, MatrixFileFormat::Json),
+        ] {
+            for strictness in [Strictness::Submission, Strictness::Golden] {
+                let read = |split: Split<'_>| {
+                    parse(
+                        text.as_bytes(),
+                        "m",
+                        format,
+                        &ReadOptions::default(),
+                        &columns,
+                        strictness,
+                        split,
+                    )
+                    .unwrap()
+                };
+                let (whole, whole_errors) = read(None);
+                assert!(whole_errors.len() >= 250, "{}", whole_errors.len());
+                for parts in [1, 3, 16] {
+                    let splitter = Splitter::with_parts(parts);
+                    let (split, errors) = read(Some((&splitter, &columns)));
+                    let split = split.into_split().unwrap();
+                    let errors = with_duplicates(errors, split.duplicates().unwrap());
+                    assert_eq!(errors, whole_errors, "{format:?}, {parts} parts");
+                    // Missing keys are only asked of a matrix without errors: here the
+                    // duplicated rows' are listed too.
+                    let missing = split.missing_columns(&columns);
+                    assert_eq!(
+                        missing.len(),
+                        if format == MatrixFileFormat::Json {
+                            80
+                        } else {
+                            0
+                        }
+                    );
+                    assert_eq!(
+                        whole.missing_columns(&columns).len(),
+                        missing.len() * 30 / 80
+                    );
+                    assert_eq!(split.len(), whole.len() as u64 + 250);
+                    let ids = split.case_ids().unwrap();
+                    assert_eq!(ids.len(), 400);
+                }
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod hint;
 pub mod marks;
 pub mod matrix_file;
 pub mod partitions;
+pub mod spool;
 
 use std::path::PathBuf;
 

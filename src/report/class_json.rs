@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::grading::class::{CaseMark, ClassReport, Outcome, Submission, UnknownRow};
-use crate::grading::marks::Marks;
+use crate::grading::marks::{Marks, UnknownRows};
 
 use super::class_text::score_line;
 
@@ -108,12 +108,18 @@ fn case_json(report: &ClassReport, submission: &Submission, case: &CaseMark) -> 
     Value::Object(object)
 }
 
-fn warnings_json(unknown: &[UnknownRow]) -> Value {
-    unknown
-        .iter()
-        .map(|u| json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING}))
-        .collect::<Vec<Value>>()
-        .into()
+/// A submission's unknown rows, serialised one at a time (a submission of wrong ids has as
+/// many as it has rows).
+struct WarningsJson<'a>(&'a UnknownRows);
+
+impl Serialize for WarningsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0.iter().map(
+                |u| json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING}),
+            ),
+        )
+    }
 }
 
 /// A submission's entries but `cases` and `warnings`, which are written lazily (see
@@ -187,7 +193,7 @@ impl Serialize for SubmissionJson<'_> {
             if report.feedback.shows_cases() {
                 map.serialize_entry("cases", &CasesJson(report, submission, &graded.cases))?;
             }
-            map.serialize_entry("warnings", &warnings_json(&graded.unknown))?;
+            map.serialize_entry("warnings", &WarningsJson(&graded.unknown))?;
         }
         map.end()
     }
@@ -553,7 +559,7 @@ mod tests {
         }
         let mut output = vec![format!(
             "warning: ben.csv:{}: stray: {}",
-            graded.unknown[0].line,
+            graded.unknown.iter().next().unwrap().line,
             UnknownRow::WARNING
         )];
         if !report.feedback.reveals() {

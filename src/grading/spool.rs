@@ -1,0 +1,318 @@
+//! Records kept encoded and, past a few kilobytes, in an anonymous temporary file, so that
+//! what a run lists per case (a submission's marks, its unknown rows) takes memory that does
+//! not grow with the number of cases; renderers read them back in order, as often as they
+//! need. Runs of records each in key order merge into one (the k-way merge of an external
+//! sort), as a partition-at-a-time join yields them.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A record a [`Spool`] keeps: written to bytes and read back.
+pub trait Record: Sized {
+    /// Appends its encoding to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+    /// Reads one back, as [`Record::encode`] wrote it.
+    fn decode(reader: &mut dyn Read) -> io::Result<Self>;
+    /// What [`Spool::merge_runs`] orders by.
+    fn key(&self) -> u64;
+}
+
+/// Encoded records held in memory before they go to the temporary file: a small list never
+/// makes one.
+const SPILL_BYTES: usize = 64 * 1024;
+
+/// Where the encoded records are.
+#[derive(Clone)]
+enum Store {
+    /// Few enough to stay in memory.
+    Memory(Arc<[u8]>),
+    /// In an anonymous temporary file (unlinked when made, so nothing is left behind even
+    /// when the process is killed), read by positional reads so readers can overlap.
+    File(Arc<File>),
+}
+
+/// Records in order, kept encoded (in memory or a temporary file) and decoded as they are
+/// read, as often as needed.
+pub struct Spool<T> {
+    store: Store,
+    count: usize,
+    record: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Spool<T> {
+    fn clone(&self) -> Self {
+        Spool {
+            store: self.store.clone(),
+            count: self.count,
+            record: PhantomData,
+        }
+    }
+}
+
+/// Encodes records as they are made, spilling them to a temporary file past 64 KiB.
+pub struct SpoolWriter<T> {
+    buf: Vec<u8>,
+    file: Option<Arc<File>>,
+    /// Bytes already in the file.
+    spilled: u64,
+    count: usize,
+    record: PhantomData<fn(&T)>,
+}
+
+/// A point between two records of a [`SpoolWriter`]: where a run of records starts or ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    offset: u64,
+    count: usize,
+}
+
+impl<T: Record> Default for SpoolWriter<T> {
+    fn default() -> Self {
+        SpoolWriter::new()
+    }
+}
+
+impl<T: Record> SpoolWriter<T> {
+    /// No records yet.
+    pub fn new() -> SpoolWriter<T> {
+        SpoolWriter {
+            buf: Vec::new(),
+            file: None,
+            spilled: 0,
+            count: 0,
+            record: PhantomData,
+        }
+    }
+
+    /// Adds the next record.
+    pub fn push(&mut self, record: &T) -> io::Result<()> {
+        record.encode(&mut self.buf);
+        self.count += 1;
+        if self.buf.len() >= SPILL_BYTES {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        let file = match &self.file {
+            Some(file) => file,
+            None => self.file.insert(Arc::new(tempfile::tempfile()?)),
+        };
+        (&**file).write_all(&self.buf)?;
+        self.spilled += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// The point after the records pushed so far.
+    pub fn point(&self) -> Point {
+        Point {
+            offset: self.spilled + self.buf.len() as u64,
+            count: self.count,
+        }
+    }
+
+    /// The records, ready to be read back.
+    pub fn finish(mut self) -> io::Result<Spool<T>> {
+        let store = if self.file.is_some() {
+            self.spill()?;
+            Store::File(self.file.take().expect("made by spill"))
+        } else {
+            Store::Memory(self.buf.into())
+        };
+        Ok(Spool {
+            store,
+            count: self.count,
+            record: PhantomData,
+        })
+    }
+}
+
+impl<T: Record> Spool<T> {
+    /// The records of `records`, kept in memory (for tests and small reports).
+    pub fn from_records<'a>(records: impl IntoIterator<Item = &'a T>) -> Spool<T>
+    where
+        T: 'a,
+    {
+        let mut buf = Vec::new();
+        let mut count = 0;
+        for record in records {
+            record.encode(&mut buf);
+            count += 1;
+        }
+        Spool {
+            store: Store::Memory(buf.into()),
+            count,
+            record: PhantomData,
+        }
+    }
+
+    /// Whether the records went to a temporary file.
+    #[cfg(test)]
+    pub(crate) fn is_in_file(&self) -> bool {
+        matches!(self.store, Store::File(_))
+    }
+
+    /// How many records there are.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The records in order, decoded one at a time.
+    ///
+    /// # Panics
+    ///
+    /// If the temporary file cannot be read back (a failing disk): the file was written by
+    /// this process and is never touched by another, so nothing else can make a read fail.
+    pub fn iter(&self) -> SpoolIter<'_, T> {
+        self.iter_from(
+            Point {
+                offset: 0,
+                count: 0,
+            },
+            self.count,
+            SPILL_BYTES,
+        )
+    }
+
+    /// The `count` records from `start` on, read through a buffer of `buffer` bytes.
+    fn iter_from(&self, start: Point, count: usize, buffer: usize) -> SpoolIter<'_, T> {
+        let reader: Box<dyn Read + '_> = match &self.store {
+            Store::Memory(bytes) => Box::new(&bytes[start.offset as usize..]),
+            Store::File(file) => Box::new(BufReader::with_capacity(
+                buffer,
+                ReadAt {
+                    file: file.as_ref(),
+                    offset: start.offset,
+                },
+            )),
+        };
+        SpoolIter {
+            reader,
+            left: count,
+            record: PhantomData,
+        }
+    }
+
+    /// The runs of records between consecutive `points` (each run in [`Record::key`]
+    /// order, as a partition of a split matrix yields them) merged into one sequence in key
+    /// order: the k-way merge of an external sort, a record at a time from each run.
+    pub fn merge_runs(&self, points: &[Point]) -> io::Result<Spool<T>> {
+        // Many runs each read through a small buffer: a thousand runs cost 8 MiB.
+        let mut runs: Vec<SpoolIter<'_, T>> = points
+            .windows(2)
+            .map(|run| self.iter_from(run[0], run[1].count - run[0].count, 8 << 10))
+            .collect();
+        let mut heads = std::collections::BinaryHeap::new();
+        for (run, records) in runs.iter_mut().enumerate() {
+            if let Some(record) = records.next() {
+                heads.push(std::cmp::Reverse(Head(record, run)));
+            }
+        }
+        let mut merged = SpoolWriter::new();
+        while let Some(std::cmp::Reverse(Head(record, run))) = heads.pop() {
+            merged.push(&record)?;
+            if let Some(next) = runs[run].next() {
+                heads.push(std::cmp::Reverse(Head(next, run)));
+            }
+        }
+        merged.finish()
+    }
+}
+
+impl<T: Record + PartialEq> PartialEq for Spool<T> {
+    fn eq(&self, other: &Spool<T>) -> bool {
+        self.count == other.count && self.iter().eq(other.iter())
+    }
+}
+
+impl<T: Record + Eq> Eq for Spool<T> {}
+
+impl<T: Record + std::fmt::Debug> std::fmt::Debug for Spool<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a, T: Record> IntoIterator for &'a Spool<T> {
+    type Item = T;
+    type IntoIter = SpoolIter<'a, T>;
+
+    fn into_iter(self) -> SpoolIter<'a, T> {
+        self.iter()
+    }
+}
+
+/// A run's next record, ordered by its key (then its run, so that equal keys keep the
+/// runs' order).
+struct Head<T>(T, usize);
+
+impl<T: Record> PartialEq for Head<T> {
+    fn eq(&self, other: &Head<T>) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl<T: Record> Eq for Head<T> {}
+
+impl<T: Record> PartialOrd for Head<T> {
+    fn partial_cmp(&self, other: &Head<T>) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: Record> Ord for Head<T> {
+    fn cmp(&self, other: &Head<T>) -> std::cmp::Ordering {
+        (self.0.key(), self.1).cmp(&(other.0.key(), other.1))
+    }
+}
+
+/// The records of a [`Spool`], in order.
+pub struct SpoolIter<'a, T> {
+    reader: Box<dyn Read + 'a>,
+    left: usize,
+    record: PhantomData<fn() -> T>,
+}
+
+impl<T: Record> Iterator for SpoolIter<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(
+            T::decode(&mut self.reader)
+                .unwrap_or_else(|e| panic!("reading back a temporary file: {e}")),
+        )
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<T: Record> ExactSizeIterator for SpoolIter<'_, T> {}
+
+/// Reads a shared file from an offset, leaving its position alone.
+struct ReadAt<'a> {
+    file: &'a File,
+    offset: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = super::read_at(self.file, buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
