@@ -19,6 +19,7 @@ use crate::grading::matrix_file::{
     parse_matrix_split, read_golden_file_split, read_matrix_file_split, SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
+use crate::grading::spool::Spool;
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
@@ -28,7 +29,7 @@ use crate::report::class_json::{write_gradescope, write_json, write_prairielearn
 use crate::report::class_text::{
     key_lines, visible_controls, write_github, write_markdown, write_table,
 };
-use crate::report::gradebook::{render_gradebook, render_item_analysis};
+use crate::report::gradebook::{render_gradebook, write_item_analysis};
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -225,7 +226,7 @@ fn read_golden(
 }
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
-fn hints(cases: &[PathBuf], case_ids: &[String]) -> Result<Vec<Option<Hint>>> {
+fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Option<Hint>>> {
     let traces = crate::commands::explain::traces(cases, None, None, &[])?;
     let mut by_id: HashMap<&str, Hint> = HashMap::new();
     for trace in &traces {
@@ -233,7 +234,7 @@ fn hints(cases: &[PathBuf], case_ids: &[String]) -> Result<Vec<Option<Hint>>> {
     }
     Ok(case_ids
         .iter()
-        .map(|id| by_id.remove(id.as_str()))
+        .map(|(_, id)| by_id.remove(id.as_str()))
         .collect())
 }
 
@@ -353,15 +354,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
     let golden = read_golden(&args.golden, &columns, &splitter);
-    // Kept per golden case anyway by the hints and the item analysis, and only for them.
+    // The golden case ids in order, for the hints and the item analysis.
     let case_ids = match &golden {
-        Ok(golden) if feedback == Feedback::Hint || args.item_analysis.is_some() => golden
-            .case_ids()
-            .context("reading the golden file back from its temporary file")?,
-        _ => Vec::new(),
+        Ok(golden) if feedback == Feedback::Hint || args.item_analysis.is_some() => Some(
+            golden
+                .case_ids()
+                .context("reading the golden file back from its temporary file")?,
+        ),
+        _ => None,
     };
-    let hints = match (&golden, feedback) {
-        (Ok(_), Feedback::Hint) => hints(&args.cases, &case_ids)?,
+    let hints = match (&case_ids, feedback) {
+        (Some(case_ids), Feedback::Hint) => hints(&args.cases, case_ids)?,
         _ => Vec::new(),
     };
     let submissions = paths
@@ -457,11 +460,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?);
     }
     if let Some(path) = &args.item_analysis {
-        outputs.push(render_file(
-            path,
-            &render_item_analysis(&report, &case_ids)?,
-            "item analysis",
-        )?);
+        let mut out = Output::open(Some(path))?;
+        let golden_ids = case_ids.iter().flat_map(|ids| ids.iter().map(|(_, id)| id));
+        write_item_analysis(&report, golden_ids, &mut out)
+            .context("cannot write the item analysis")?;
+        outputs.push(out);
     }
     commit_all(outputs)?;
     let code = report.exit_code();

@@ -698,22 +698,32 @@ pub struct ItemStats {
     pub columns: Vec<(usize, Option<(String, usize)>)>,
 }
 
-/// Item analysis over the graded submissions: one entry per golden case. A missing case
-/// counts as wrong in every column, with no answer.
-pub fn item_analysis(report: &ClassReport, case_ids: &[String]) -> Vec<ItemStats> {
+/// Item analysis over the graded submissions: `each` is called with one entry per golden
+/// case (`golden_ids`, in golden-file order). A missing case counts as wrong in every column,
+/// with no answer. Every graded submission has a mark per golden case in golden order, so
+/// their marks are walked side by side and one case's tally is held at a time.
+pub fn item_analysis<E>(
+    report: &ClassReport,
+    golden_ids: impl Iterator<Item = String>,
+    each: &mut dyn FnMut(ItemStats) -> Result<(), E>,
+) -> Result<(), E> {
     let ncols = report.scoring.columns.len();
-    let mut right = vec![vec![0usize; ncols]; case_ids.len()];
-    let mut wrong: Vec<Vec<HashMap<String, usize>>> =
-        vec![vec![HashMap::new(); ncols]; case_ids.len()];
-    for submission in &report.submissions {
-        let Outcome::Graded(graded) = &submission.outcome else {
-            continue;
-        };
-        for case in graded.cases.iter() {
-            let c = case.case as usize;
+    let mut marks: Vec<_> = report
+        .submissions
+        .iter()
+        .filter_map(|submission| match &submission.outcome {
+            Outcome::Graded(graded) => Some(graded.cases.iter()),
+            _ => None,
+        })
+        .collect();
+    for case_id in golden_ids {
+        let mut right = vec![0usize; ncols];
+        let mut wrong: Vec<HashMap<String, usize>> = vec![HashMap::new(); ncols];
+        for case in marks.iter_mut().filter_map(Iterator::next) {
+            debug_assert_eq!(*case.case_id, case_id);
             for (i, column) in report.scoring.columns.iter().enumerate() {
                 if case.is_correct(i) {
-                    right[c][i] += 1;
+                    right[i] += 1;
                 } else if let Some(miss) = case.misses.iter().find(|m| m.column == *column) {
                     // A valid code in any case counts as one answer, written canonically.
                     let answer = codes(*column)
@@ -723,27 +733,26 @@ pub fn item_analysis(report: &ClassReport, case_ids: &[String]) -> Vec<ItemStats
                                 .find(|c| c.eq_ignore_ascii_case(&miss.actual))
                         })
                         .map_or_else(|| miss.actual.to_string(), str::to_owned);
-                    *wrong[c][i].entry(answer).or_default() += 1;
+                    *wrong[i].entry(answer).or_default() += 1;
                 }
             }
         }
-    }
-    case_ids
-        .iter()
-        .enumerate()
-        .map(|(c, case_id)| ItemStats {
-            case_id: case_id.clone(),
-            columns: (0..ncols)
-                .map(|i| {
-                    let top = wrong[c][i]
+        each(ItemStats {
+            case_id,
+            columns: right
+                .into_iter()
+                .zip(&wrong)
+                .map(|(right, wrong)| {
+                    let top = wrong
                         .iter()
                         .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
                         .map(|(answer, count)| (answer.clone(), *count));
-                    (right[c][i], top)
+                    (right, top)
                 })
                 .collect(),
-        })
-        .collect()
+        })?;
+    }
+    Ok(())
 }
 
 /// Grades the CSV text `submission` against the CSV text `golden`, both split `parts` ways,

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::columns::Column;
 use super::partitions::{Partitions, Splitter, StoredRow};
+use super::spool::{Spool, SpoolWriter};
 use crate::input::records::Records;
 use crate::input::workbook::{for_each_row, is_workbook_extension};
 use crate::input::{
@@ -476,17 +477,18 @@ impl SplitMatrix {
         })
     }
 
-    /// Every row's case id, in file order (for what is kept per case anyway: hints, the
-    /// item analysis).
-    pub fn case_ids(&self) -> std::io::Result<Vec<String>> {
-        let mut ids = vec![String::new(); usize::try_from(self.len()).expect("rows fit memory")];
+    /// Every row's case id with its index, in file order (spooled: for the item analysis
+    /// and hints, which walk the golden cases in order).
+    pub fn case_ids(&self) -> std::io::Result<Spool<(u64, String)>> {
+        let mut ids = SpoolWriter::new();
+        let mut runs = vec![ids.point()];
         for part in 0..self.parts() {
             self.partitions.read(part, &mut |row| {
-                ids[row.index as usize] = row.case_id.to_owned();
-                Ok(())
+                ids.push(&(row.index, row.case_id.to_owned()))
             })?;
+            runs.push(ids.point());
         }
-        Ok(ids)
+        ids.finish()?.merge_runs(&runs)
     }
 
     /// Every duplicated case id, found by loading each partition once.
@@ -1841,7 +1843,9 @@ mod tests {
                     );
                     assert_eq!(split.len(), whole.len() as u64 + 250);
                     let ids = split.case_ids().unwrap();
-                    assert_eq!(ids.len(), 400);
+                    assert!(ids.iter().map(|(index, _)| index).eq(0..400));
+                    let first: Vec<String> = ids.iter().take(3).map(|(_, id)| id).collect();
+                    assert_eq!(first, ["c0", "c1", "c2"]);
                 }
             }
         }

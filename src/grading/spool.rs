@@ -19,6 +19,31 @@ pub trait Record: Sized {
     fn key(&self) -> u64;
 }
 
+/// A text with its place: a case id and its index in its file, say.
+impl Record for (u64, String) {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&(self.1.len() as u64).to_le_bytes());
+        out.extend_from_slice(self.1.as_bytes());
+    }
+
+    fn decode(reader: &mut dyn Read) -> io::Result<(u64, String)> {
+        let mut word = [0; 8];
+        reader.read_exact(&mut word)?;
+        let key = u64::from_le_bytes(word);
+        reader.read_exact(&mut word)?;
+        let mut text = vec![0; u64::from_le_bytes(word) as usize];
+        reader.read_exact(&mut text)?;
+        let text = String::from_utf8(text)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a text that is not UTF-8"))?;
+        Ok((key, text))
+    }
+
+    fn key(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Encoded records held in memory before they go to the temporary file: a small list never
 /// makes one.
 const SPILL_BYTES: usize = 64 * 1024;

@@ -2,6 +2,8 @@
 //! analysis (one line per golden case: how many got each graded column right, and the most
 //! common wrong answer).
 
+use std::io::Write;
+
 use anyhow::{Context, Result};
 
 use crate::grading::class::{item_analysis, ClassReport, Outcome};
@@ -88,20 +90,28 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
     csv_text(rows)
 }
 
-/// The item analysis: `case_id,graded`, then per graded column `<column>_correct`,
-/// `<column>_most_common_wrong`, `<column>_most_common_wrong_count`; a line per golden case,
-/// `case_ids` in golden-file order.
-pub fn render_item_analysis(report: &ClassReport, case_ids: &[String]) -> Result<String> {
-    let graded = report.summary().graded;
+/// Writes the item analysis: `case_id,graded`, then per graded column `<column>_correct`,
+/// `<column>_most_common_wrong`, `<column>_most_common_wrong_count`; a line per golden case
+/// (`golden_ids`, in golden-file order), written as it is made.
+pub fn write_item_analysis(
+    report: &ClassReport,
+    golden_ids: impl Iterator<Item = String>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let graded = report.summary().graded.to_string();
+    let mut writer = csv::Writer::from_writer(out);
     let mut header = vec!["case_id".to_owned(), "graded".to_owned()];
     for column in &report.scoring.columns {
         header.push(format!("{column}_correct"));
         header.push(format!("{column}_most_common_wrong"));
         header.push(format!("{column}_most_common_wrong_count"));
     }
-    let mut rows = vec![header];
-    for item in item_analysis(report, case_ids) {
-        let mut row = vec![item.case_id, graded.to_string()];
+    writer.write_record(&header).context("cannot write CSV")?;
+    let mut row = Vec::new();
+    item_analysis(report, golden_ids, &mut |item| {
+        row.clear();
+        row.push(item.case_id);
+        row.push(graded.clone());
         for (right, top) in item.columns {
             row.push(right.to_string());
             match top {
@@ -115,7 +125,8 @@ pub fn render_item_analysis(report: &ClassReport, case_ids: &[String]) -> Result
                 }
             }
         }
-        rows.push(row);
-    }
-    csv_text(rows)
+        writer.write_record(&row).context("cannot write CSV")
+    })?;
+    writer.flush().context("cannot write CSV")?;
+    Ok(())
 }
