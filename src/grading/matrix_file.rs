@@ -1278,7 +1278,8 @@ fn parse_workbook(
     errors.append(&mut row_errors);
     if let Err(e) = read {
         errors.push(e);
-        return None;
+        // With the rows read so far (see `parse_json`).
+        return table.map(|table| table.file);
     }
     if table.is_none() {
         errors.push(InputError::new(name, 0, "empty sheet: no header row"));
@@ -1342,7 +1343,9 @@ fn parse_json(
         Ok(()) => return Some(file),
         Err(Restart::Io(e)) => {
             errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
-            return None;
+            // With the rows read so far: a split matrix's duplicates among them are found
+            // later, and listed with this error.
+            return Some(file);
         }
         Err(Restart::At { rest, skip_first }) => (rest, skip_first),
     };
@@ -1374,7 +1377,7 @@ fn parse_json(
         None => InputError::new(name, e.line() as u64, format!("unreadable JSON: {e}")),
     };
     errors.push(error);
-    None
+    Some(file)
 }
 
 /// Adds the case object `element` (its text, at `line`) to `file`.
