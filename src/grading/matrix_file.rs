@@ -1802,11 +1802,14 @@ mod tests {
                 "{{\"case_id\":\"{id}\",\"decision\":\"{decision}\"{reason}}}{sep}\n"
             ));
         }
+        // Broken part-way: the duplicates before the break are listed with it.
+        let broken = format!("{json}{{\"case_id\": oops\n");
         json.push(']');
         let columns = [Column::REASON, Column::DECISION];
         for (text, format) in [
             (&csv, MatrixFileFormat::Csv),
             (&json, MatrixFileFormat::Json),
+            (&broken, MatrixFileFormat::Json),
         ] {
             for strictness in [Strictness::Submission, Strictness::Golden] {
                 let read = |split: Split<'_>| {
