@@ -214,4 +214,10 @@ if [ -z "${SKIP_GRADE:-}" ]; then
         awk -F, 'NR > 1 && NR % 10 == 0 {sub(/,[A-Z_]+,[a-z_]+$/, ",EXPIRED,expired_without_result")} {print}' "$GOLD" >"$SUB"
     fi
     row "matrix ($GRADE_CASES cases)" "grade" "$(lines "$SUB")" -- "$LJ" grade "$SUB" --golden "$GOLD"
+    # A class of three such submissions, with every golden case in the item analysis.
+    CLASS="$DIR/grade-$GRADE_CASES.class"
+    mkdir -p "$CLASS"
+    for i in 1 2 3; do [ -s "$CLASS/s$i.csv" ] || cp "$SUB" "$CLASS/s$i.csv"; done
+    row "class of 3 ($GRADE_CASES cases each)" "grade --item-analysis" "$(lines "$CLASS")" -- \
+        "$LJ" grade "$CLASS" --golden "$GOLD" --item-analysis "$DIR/items.csv"
 fi

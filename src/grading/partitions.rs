@@ -158,8 +158,8 @@ impl Partitions {
                 .iter()
                 .map(|(_, text)| 1 + 4 + text.len())
                 .sum::<usize>();
-        // A buffer never grows past its limit (a doubling Vec would hold twice it): it is
-        // spilled before a row that would not fit, and made once at its full size.
+        // A buffer never grows past its limit (a doubling Vec would hold up to twice it): it
+        // is spilled before a row that would not fit.
         if self.parts[which].buf.len() + len > self.buffer_limit
             && !self.parts[which].buf.is_empty()
         {
@@ -170,8 +170,13 @@ impl Partitions {
         let part = &mut self.parts[which];
         part.rows += 1;
         part.text_bytes += case_id.len() + cells.iter().map(|(_, text)| text.len()).sum::<usize>();
-        if part.buf.capacity() == 0 {
-            part.buf.reserve_exact(self.buffer_limit.max(len));
+        if part.buf.capacity() - part.buf.len() < len {
+            // Doubling, but never past the limit: a small matrix takes little.
+            let want = (part.buf.capacity() * 2)
+                .max(MIN_PART_BUFFER)
+                .min(self.buffer_limit)
+                .max(part.buf.len() + len);
+            part.buf.reserve_exact(want - part.buf.len());
         }
         let out = &mut part.buf;
         // The length first, so that a row is read back with one copy and no allocation.
