@@ -143,3 +143,37 @@ mod tests {
         assert!(parse_open_cases("1000001").is_err());
     }
 }
+
+/// Raises this process's soft limit on open files to its hard limit, as Go's runtime does at
+/// start-up: `grade` keeps each graded submission's marks in an anonymous temporary file until
+/// the report is written, so a class of a thousand large submissions holds a thousand files
+/// open, past the soft limit of 1,024 many systems start with. Failing is not an error: the
+/// run goes on under the old limit.
+pub fn raise_open_files_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given, which lives across the call.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0
+            || limit.rlim_cur >= limit.rlim_max
+        {
+            return;
+        }
+        // macOS refuses more than its OPEN_MAX (10,240) even under an unlimited hard limit.
+        for wanted in [limit.rlim_max, limit.rlim_max.min(10_240)] {
+            let raised = libc::rlimit {
+                rlim_cur: wanted,
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: setrlimit reads the struct it is given.
+            if wanted > limit.rlim_cur
+                && unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0
+            {
+                return;
+            }
+        }
+    }
+}

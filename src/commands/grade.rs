@@ -347,6 +347,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
+    crate::limits::raise_open_files_limit();
     let baseline = match &args.baseline {
         Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
         None => None,

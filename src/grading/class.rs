@@ -609,7 +609,7 @@ pub fn grade_submission(
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
         let found = submission.load(part)?;
-        duplicates.extend(found.duplicates);
+        duplicates.extend(found.duplicates.iter().cloned());
         for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
             let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);

@@ -395,6 +395,27 @@ pub struct SplitMatrix {
     partitions: Partitions,
     /// Each JSON row's missing graded keys, in file order.
     missing: Vec<InputError>,
+    /// Its one partition, loaded once for all ([`SplitMatrix::hold`]).
+    held: Option<LoadedPart>,
+}
+
+/// A loaded partition: held by its matrix, or loaded for the caller.
+pub enum Loaded<'a> {
+    /// The matrix's one partition, loaded once.
+    Held(&'a LoadedPart),
+    /// Loaded for this use.
+    Fresh(LoadedPart),
+}
+
+impl std::ops::Deref for Loaded<'_> {
+    type Target = LoadedPart;
+
+    fn deref(&self) -> &LoadedPart {
+        match self {
+            Loaded::Held(part) => part,
+            Loaded::Fresh(part) => part,
+        }
+    }
 }
 
 /// A partition of a [`SplitMatrix`], loaded.
@@ -447,8 +468,25 @@ impl SplitMatrix {
         }
     }
 
-    /// Loads partition `part`.
-    pub fn load(&self, part: usize) -> std::io::Result<LoadedPart> {
+    /// Keeps its partition loaded when it has only one (a golden file a class is graded
+    /// against: loaded once, not once per submission). Its duplicates are then those of the
+    /// held partition.
+    pub fn hold(&mut self) -> std::io::Result<()> {
+        if self.parts() == 1 && self.held.is_none() {
+            self.held = Some(self.read_part(0)?);
+        }
+        Ok(())
+    }
+
+    /// Partition `part`, loaded (or held).
+    pub fn load(&self, part: usize) -> std::io::Result<Loaded<'_>> {
+        Ok(match &self.held {
+            Some(held) => Loaded::Held(held),
+            None => Loaded::Fresh(self.read_part(part)?),
+        })
+    }
+
+    fn read_part(&self, part: usize) -> std::io::Result<LoadedPart> {
         let mut matrix = MatrixFile::new(
             &self.name,
             self.header_line,
@@ -495,7 +533,7 @@ impl SplitMatrix {
     pub fn duplicates(&self) -> std::io::Result<Vec<Duplicate>> {
         let mut all = Vec::new();
         for part in 0..self.parts() {
-            all.append(&mut self.load(part)?.duplicates);
+            all.extend(self.load(part)?.duplicates.iter().cloned());
         }
         Ok(all)
     }
@@ -533,6 +571,7 @@ impl MatrixFile {
             keep: self.keep,
             partitions: sink.partitions,
             missing: sink.missing,
+            held: None,
         })
     }
 }
@@ -596,8 +635,8 @@ pub fn read_golden_file_split(
         Strictness::Golden,
         Some((splitter, columns)),
     )?;
-    let file = file.into_split().expect("read split");
-    let duplicates = file.duplicates().map_err(|e| {
+    let mut file = file.into_split().expect("read split");
+    let duplicates = file.hold().and_then(|()| file.duplicates()).map_err(|e| {
         InputErrors(vec![InputError::new(
             name,
             0,

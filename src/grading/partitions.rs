@@ -185,11 +185,17 @@ impl Partitions {
         out.extend_from_slice(&index.to_le_bytes());
         out.extend_from_slice(&line.to_le_bytes());
         out.extend_from_slice(&errors_before.to_le_bytes());
-        put_text(out, case_id);
+        // The lengths, then every text one after another: read back as one `str`, checked
+        // once.
+        put_len(out, case_id.len());
         out.push(u8::try_from(cells.len()).expect("fewer than 256 columns"));
         for (column, text) in cells {
             out.push(u8::try_from(column.index()).expect("fewer than 256 columns"));
-            put_text(out, text);
+            put_len(out, text.len());
+        }
+        out.extend_from_slice(case_id.as_bytes());
+        for (_, text) in cells {
+            out.extend_from_slice(text.as_bytes());
         }
     }
 
@@ -265,14 +271,28 @@ fn decode<'a>(
     let index = at.word()?;
     let line = at.word()?;
     let errors_before = at.word()?;
-    let case_id = at.text()?;
+    let id_len = at.len()?;
     let count = usize::from(at.take(1)?[0]);
     if count > cells.len() {
         return Err(corrupt());
     }
-    for cell in &mut cells[..count] {
-        let column = Column::at(usize::from(at.take(1)?[0])).ok_or_else(corrupt)?;
-        *cell = (column, at.text()?);
+    let mut ends = [0usize; Column::COUNT];
+    let mut end = id_len;
+    for (cell, cell_end) in cells[..count].iter_mut().zip(&mut ends) {
+        cell.0 = Column::at(usize::from(at.take(1)?[0])).ok_or_else(corrupt)?;
+        end += at.len()?;
+        *cell_end = end;
+    }
+    let texts = std::str::from_utf8(at.0).map_err(|_| corrupt())?;
+    let piece = |from: usize, to: usize| texts.get(from..to).ok_or_else(corrupt);
+    let case_id = piece(0, id_len)?;
+    let mut start = id_len;
+    for (cell, &cell_end) in cells[..count].iter_mut().zip(&ends) {
+        cell.1 = piece(start, cell_end)?;
+        start = cell_end;
+    }
+    if start != texts.len() {
+        return Err(corrupt());
     }
     Ok(StoredRow {
         index,
@@ -299,9 +319,8 @@ impl<'a> Cursor<'a> {
         ))
     }
 
-    fn text(&mut self) -> io::Result<&'a str> {
-        let len = u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes"));
-        std::str::from_utf8(self.take(len as usize)?).map_err(|_| corrupt())
+    fn len(&mut self) -> io::Result<usize> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")) as usize)
     }
 }
 
@@ -334,13 +353,12 @@ impl Read for Chunks<'_> {
     }
 }
 
-fn put_text(out: &mut Vec<u8>, text: &str) {
+fn put_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(
-        &u32::try_from(text.len())
+        &u32::try_from(len)
             .expect("a cell under 4 GiB")
             .to_le_bytes(),
     );
-    out.extend_from_slice(text.as_bytes());
 }
 
 #[cfg(test)]
