@@ -127,23 +127,6 @@ pub fn parse_permutations(text: &str) -> Result<usize, String> {
     count(text, MAX_PERMUTATIONS)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_are_bounded_on_both_sides() {
-        assert_eq!(parse_jobs("1"), Ok(1));
-        assert_eq!(parse_jobs("256"), Ok(256));
-        assert!(parse_jobs("0").is_err());
-        assert!(parse_jobs("257").is_err());
-        assert!(parse_jobs("18446744073709551616").is_err());
-        assert!(parse_open_cases("0").is_err());
-        assert_eq!(parse_open_cases("1000000"), Ok(1_000_000));
-        assert!(parse_open_cases("1000001").is_err());
-    }
-}
-
 /// Raises this process's soft limit on open files to its hard limit, as Go's runtime does at
 /// start-up: `grade` keeps each graded submission's marks in an anonymous temporary file until
 /// the report is written, so a class of a thousand large submissions holds a thousand files
@@ -175,5 +158,22 @@ pub fn raise_open_files_limit() {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_bounded_on_both_sides() {
+        assert_eq!(parse_jobs("1"), Ok(1));
+        assert_eq!(parse_jobs("256"), Ok(256));
+        assert!(parse_jobs("0").is_err());
+        assert!(parse_jobs("257").is_err());
+        assert!(parse_jobs("18446744073709551616").is_err());
+        assert!(parse_open_cases("0").is_err());
+        assert_eq!(parse_open_cases("1000000"), Ok(1_000_000));
+        assert!(parse_open_cases("1000001").is_err());
     }
 }

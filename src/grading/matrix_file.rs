@@ -404,7 +404,7 @@ pub enum Loaded<'a> {
     /// The matrix's one partition, loaded once.
     Held(&'a LoadedPart),
     /// Loaded for this use.
-    Fresh(LoadedPart),
+    Fresh(Box<LoadedPart>),
 }
 
 impl std::ops::Deref for Loaded<'_> {
@@ -482,7 +482,7 @@ impl SplitMatrix {
     pub fn load(&self, part: usize) -> std::io::Result<Loaded<'_>> {
         Ok(match &self.held {
             Some(held) => Loaded::Held(held),
-            None => Loaded::Fresh(self.read_part(part)?),
+            None => Loaded::Fresh(Box::new(self.read_part(part)?)),
         })
     }
 
