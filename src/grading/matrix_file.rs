@@ -586,14 +586,20 @@ pub fn read_matrix_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
-    let (file, errors) = read_file(
+    let split = Some((splitter, columns));
+    as_split(read_file(
         path,
         name,
         options,
         columns,
         Strictness::Submission,
-        Some((splitter, columns)),
-    )?;
+        split,
+    ))
+}
+
+/// A matrix read split, with its reader's errors.
+fn as_split(read: Partial) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    let (file, errors) = read?;
     Ok((file.into_split().expect("read split"), errors))
 }
 
@@ -606,16 +612,16 @@ pub fn parse_matrix_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
-    let (file, errors) = parse(
+    let split = Some((splitter, columns));
+    as_split(parse(
         bytes,
         name,
         format,
         options,
         columns,
         Strictness::Submission,
-        Some((splitter, columns)),
-    )?;
-    Ok((file.into_split().expect("read split"), errors))
+        split,
+    ))
 }
 
 /// Reads a golden file strictly, as [`read_golden_file_keeping`], split by `splitter`: its
@@ -627,15 +633,16 @@ pub fn read_golden_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<SplitMatrix, InputErrors> {
-    let (file, errors) = read_file(
+    let options = ReadOptions::default();
+    let split = Some((splitter, columns));
+    let (mut file, errors) = as_split(read_file(
         path,
         name,
-        &ReadOptions::default(),
+        &options,
         columns,
         Strictness::Golden,
-        Some((splitter, columns)),
-    )?;
-    let mut file = file.into_split().expect("read split");
+        split,
+    ))?;
     let duplicates = file.hold().and_then(|()| file.duplicates()).map_err(|e| {
         InputErrors(vec![InputError::new(
             name,
