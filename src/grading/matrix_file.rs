@@ -418,6 +418,11 @@ impl SplitMatrix {
         self.partitions.parts()
     }
 
+    /// The splitter it was split by: a matrix joined with it is split by the same one.
+    pub fn splitter(&self) -> &Splitter {
+        self.partitions.splitter()
+    }
+
     /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
     /// (`graded` must be the columns it was read for).
     pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
@@ -440,7 +445,11 @@ impl SplitMatrix {
         let mut indexes = Vec::new();
         let mut duplicates = Vec::new();
         self.partitions.read(part, &mut |row: StoredRow| {
-            let cells = row.cells.iter().map(|(c, text)| (*c, text.as_str())).collect();
+            let cells = row
+                .cells
+                .iter()
+                .map(|(c, text)| (*c, text.as_str()))
+                .collect();
             match matrix.push(&row.case_id, row.line, cells, 0) {
                 Ok(()) => indexes.push(row.index),
                 Err(earlier) => duplicates.push(Duplicate {

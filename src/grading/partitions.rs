@@ -125,6 +125,11 @@ impl Partitions {
         self.parts.len()
     }
 
+    /// The splitter its rows were split by.
+    pub fn splitter(&self) -> &Splitter {
+        &self.splitter
+    }
+
     /// Adds the next row in file order. A failure to write its partition's file is kept and
     /// returned by [`Partitions::read`], so a reader need not stop for it.
     pub fn push(&mut self, case_id: &str, line: u64, errors_before: u64, cells: &[(Column, &str)]) {
@@ -328,6 +333,9 @@ mod tests {
             counts[splitter.part_of(&format!("c9-{i:06}"))] += 1;
         }
         // Short sequential ids spread out.
-        assert!(counts.iter().all(|&c| (700..1300).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (700..1300).contains(&c)),
+            "{counts:?}"
+        );
     }
 }
