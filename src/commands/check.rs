@@ -330,12 +330,14 @@ fn check(args: &Args) -> Result<ExitCode> {
             }
         });
         errors.extend(clashes);
-        // The golden file is read split by case-id hash, planned for the larger of it and the
-        // engine's matrix (known even for standard input), and joined a partition at a time.
+        // The golden file is read split by case-id hash, planned for the largest of it, the
+        // case file and the engine's matrix (known even for standard input), and joined a
+        // partition at a time.
         let golden = pairing.golden.as_deref().map(|path| {
-            let golden_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+            let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
+            let case_bytes = source.path.as_deref().map_or(0, size);
             let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
-            let splitter = Splitter::for_bytes(golden_bytes.max(matrix_bytes));
+            let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
             read_golden_file_split(path, &name(path), columns, &splitter).and_then(|golden| {
                 let missing = golden.missing_columns(columns);
                 if missing.is_empty() {

@@ -140,6 +140,28 @@ impl<T: Record> ListWriter<T> {
         Ok(())
     }
 
+    /// Encodes `record` as [`ListWriter::push`] would, into `out` (to be pushed later with
+    /// [`ListWriter::push_encoded`]), and returns its kind ([`Record::kind`]).
+    pub fn encode(&mut self, record: &T, out: &mut Vec<u8>) -> usize {
+        record.encode(&mut self.names, out);
+        record.kind()
+    }
+
+    /// Adds a record [`ListWriter::encode`] encoded, of kind `kind`, to the current run.
+    pub fn push_encoded(&mut self, key: u64, kind: usize, encoded: &[u8]) -> io::Result<()> {
+        debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
+        self.last_key = Some(key);
+        self.buf.extend_from_slice(&key.to_le_bytes());
+        self.buf.extend_from_slice(encoded);
+        self.open += 1;
+        self.len += 1;
+        self.counts[kind] += 1;
+        if self.buf.len() >= self.spill_at {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
     /// Ends the current run: the next record may have any key.
     pub fn end_run(&mut self) {
         if self.open > 0 {

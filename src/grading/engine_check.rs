@@ -163,16 +163,16 @@ pub fn grade_judged(
     for part in 0..golden.parts() {
         let loaded = golden.load(part)?;
         let expected_rows = &loaded.matrix;
-        // Per golden case of the partition only whether it was seen; a record only for what
-        // is listed (differences, and matched cases when `list_matched`).
-        let mut seen = vec![false; expected_rows.len()];
-        let mut listed: Vec<(usize, CaseGrade)> = Vec::new();
+        // Per golden case of the partition what became of it; the listed ones (differences,
+        // and matched cases when `list_matched`) encoded as they come, in the engine's order.
+        let mut slots = vec![Slot::Unseen; expected_rows.len()];
+        let mut encoded: Vec<u8> = Vec::new();
         engine.read(part, &mut |row: StoredRow| {
-            let at = Spot {
-                file: name.to_owned(),
-                line: Some(row.line),
-            };
             let Some(position) = expected_rows.position(&row.case_id) else {
+                let at = Spot {
+                    file: name.to_owned(),
+                    line: Some(row.line),
+                };
                 return unknown.push(
                     row.index,
                     &UnknownCase {
@@ -181,7 +181,6 @@ pub fn grade_judged(
                     },
                 );
             };
-            seen[position] = true;
             let expected = expected_rows.row(position);
             let cell = |column: Column| {
                 row.cells
@@ -193,43 +192,55 @@ pub fn grade_judged(
             let outcome = if differ.is_empty() {
                 if !list_matched {
                     matched_unlisted += 1;
+                    slots[position] = Slot::Counted;
                     return Ok(());
                 }
                 CaseOutcome::Matched
             } else {
                 CaseOutcome::Mismatched(differ)
             };
-            listed.push((
-                position,
-                CaseGrade {
-                    case_id: expected.case_id.to_owned(),
-                    at,
-                    outcome,
+            let grade = CaseGrade {
+                case_id: expected.case_id.to_owned(),
+                at: Spot {
+                    file: name.to_owned(),
+                    line: Some(row.line),
                 },
-            ));
+                outcome,
+            };
+            let start = encoded.len();
+            let kind = cases.encode(&grade, &mut encoded);
+            slots[position] = Slot::Listed {
+                start: u32::try_from(start).map_err(io::Error::other)?,
+                end: u32::try_from(encoded.len()).map_err(io::Error::other)?,
+                kind: kind as u8,
+            };
             Ok(())
         })?;
         // The engine's rows come in first-appearance order; the report lists golden order,
         // which within a partition is the order of its rows.
-        listed.sort_unstable_by_key(|(position, _)| *position);
-        let mut listed = listed.into_iter().peekable();
-        for (position, &was_seen) in seen.iter().enumerate() {
+        for (position, slot) in slots.into_iter().enumerate() {
             let key = loaded.indexes[position];
-            if !was_seen {
-                let expected = expected_rows.row(position);
-                cases.push(
-                    key,
-                    &CaseGrade {
-                        case_id: expected.case_id.to_owned(),
-                        at: Spot {
-                            file: golden.name.clone(),
-                            line: Some(expected.line),
+            match slot {
+                Slot::Unseen => {
+                    let expected = expected_rows.row(position);
+                    cases.push(
+                        key,
+                        &CaseGrade {
+                            case_id: expected.case_id.to_owned(),
+                            at: Spot {
+                                file: golden.name.clone(),
+                                line: Some(expected.line),
+                            },
+                            outcome: CaseOutcome::Missing,
                         },
-                        outcome: CaseOutcome::Missing,
-                    },
-                )?;
-            } else if let Some((_, grade)) = listed.next_if(|(p, _)| *p == position) {
-                cases.push(key, &grade)?;
+                    )?;
+                }
+                Slot::Counted => {}
+                Slot::Listed { start, end, kind } => cases.push_encoded(
+                    key,
+                    usize::from(kind),
+                    &encoded[start as usize..end as usize],
+                )?,
             }
         }
         cases.end_run();
@@ -242,6 +253,17 @@ pub fn grade_judged(
         matched_unlisted,
         unknown: unknown.finish()?,
     })
+}
+
+/// What became of a golden case of the partition being joined.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// The engine's matrix has no row for it (yet).
+    Unseen,
+    /// Matched, and only counted.
+    Counted,
+    /// Listed: its record's bytes among the partition's encoded records, and its kind.
+    Listed { start: u32, end: u32, kind: u8 },
 }
 
 /// The engine's matrix read back a row at a time into partitions split as `golden` is, each
@@ -270,6 +292,7 @@ fn split_matrix(
             .collect();
         partitions.push(&record[0], u64::from_le_bytes(line), 0, &cells);
     }
+    partitions.seal();
     Ok(partitions)
 }
 

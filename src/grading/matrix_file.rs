@@ -434,6 +434,12 @@ impl SplitMatrix {
         }
     }
 
+    /// Moves its partitions' buffers to their files ([`Partitions::seal`]): a join holds only
+    /// the partition it loads.
+    pub fn seal(&mut self) {
+        self.partitions.seal();
+    }
+
     /// Loads partition `part`.
     pub fn load(&self, part: usize) -> std::io::Result<LoadedPart> {
         let mut matrix = MatrixFile::new(
@@ -572,7 +578,8 @@ pub fn read_golden_file_split(
         Strictness::Golden,
         Some((splitter, columns)),
     )?;
-    let file = file.into_split().expect("read split");
+    let mut file = file.into_split().expect("read split");
+    file.seal();
     let duplicates = file.duplicates().map_err(|e| {
         InputErrors(vec![InputError::new(
             name,
