@@ -6,8 +6,8 @@
 
 use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::grading::engine_check::judge_and_compare;
-use leasejudge::grading::matrix_file::read_golden_file_split;
+use leasejudge::grading::engine_check::{judge_and_compare, CheckError};
+use leasejudge::grading::matrix_file::{read_golden_file_split, read_golden_file_split_unchecked};
 use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
     compare, parse_column_list, parse_matrix, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
@@ -148,5 +148,47 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
                 }
             }
         }
+    }
+}
+
+/// A golden file's duplicated case ids are found as the join loads its partitions: the same
+/// errors, in the same order, as the pass that looks for them before grading.
+#[test]
+fn duplicates_found_by_the_join_are_the_golden_files_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plain = Vec::new();
+    write_cases(&options(4, 500), &mut plain).unwrap();
+    let path = dir.path().join("cases.csv");
+    std::fs::write(&path, &plain).unwrap();
+    let source = Source::file(path);
+    let (_, matrix) = whole(&source, None);
+    let text = String::from_utf8(matrix).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Three cases given twice, far apart, so that they fall in different partitions.
+    let mut golden = lines.clone();
+    for n in [3, 250, 400] {
+        golden.push(lines[n]);
+    }
+    let golden_path = dir.path().join("golden.csv");
+    std::fs::write(&golden_path, golden.join("\n") + "\n").unwrap();
+    let columns = parse_column_list("decision,reason").unwrap();
+    let splitter = Splitter::with_parts(5);
+    let expected: Vec<String> =
+        read_golden_file_split(&golden_path, "golden.csv", &columns, &splitter)
+            .unwrap_err()
+            .0
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+    assert_eq!(expected.len(), 3, "{expected:?}");
+    let (split, read_errors) =
+        read_golden_file_split_unchecked(&golden_path, "golden.csv", &columns, &splitter).unwrap();
+    assert!(read_errors.is_empty());
+    match judge_and_compare(&source, None, Some(&split), &columns, true) {
+        Err(CheckError::Input(errors)) => {
+            let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+            assert_eq!(got, expected);
+        }
+        other => panic!("{:?}", other.map(|_| ())),
     }
 }

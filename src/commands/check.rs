@@ -11,7 +11,9 @@ use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::engine_check::{grade_judged, judge, CheckError};
-use crate::grading::matrix_file::read_golden_file_split;
+use crate::grading::matrix_file::{
+    kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
+};
 use crate::grading::partitions::Splitter;
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
@@ -338,19 +340,15 @@ fn check(args: &Args) -> Result<ExitCode> {
             let case_bytes = source.path.as_deref().map_or(0, size);
             let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
             let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
-            read_golden_file_split(path, &name(path), columns, &splitter).and_then(|golden| {
-                let missing = golden.missing_columns(columns);
-                if missing.is_empty() {
-                    Ok(golden)
-                } else {
-                    Err(InputErrors(missing))
-                }
-            })
+            read_golden_file_split_unchecked(path, &name(path), columns, &splitter)
         });
         match (judged, golden) {
             (Ok(_), None) => graded_files.push((pairing, None)),
-            (Ok(judged), Some(Ok(golden))) => {
-                let grade = grade_judged(
+            (Ok(judged), Some(Ok((golden, read_errors))))
+                if read_errors.is_empty() && golden.missing_columns(columns).is_empty() =>
+            {
+                // Duplicated case ids are found as the join loads each partition.
+                let (grade, duplicates) = grade_judged(
                     judged,
                     &source.name,
                     &golden,
@@ -358,12 +356,16 @@ fn check(args: &Args) -> Result<ExitCode> {
                     args.report.lists_matched(),
                 )
                 .context("cannot keep the engine's matrix")?;
-                graded_files.push((pairing, Some(grade)));
+                if duplicates.is_empty() {
+                    graded_files.push((pairing, Some(grade)));
+                } else {
+                    errors.extend(with_duplicates(Vec::new(), duplicates));
+                }
             }
-            (Ok(_), Some(Err(golden))) => errors.extend(golden.0),
+            (Ok(_), Some(golden)) => errors.extend(golden_problems(golden, columns)),
             (Err(CheckError::Input(judged)), golden) => {
                 errors.extend(judged.0);
-                errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
+                errors.extend(golden.into_iter().flat_map(|g| golden_problems(g, columns)));
             }
             (Err(CheckError::Io(e)), _) => return Err(e.into()),
         }
@@ -421,6 +423,27 @@ fn check(args: &Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Every problem of a golden file read split, as a golden file read whole lists them: the
+/// reader's errors with its duplicated case ids, or else the graded columns it lacks.
+fn golden_problems(
+    golden: Result<(SplitMatrix, Vec<InputError>), InputErrors>,
+    columns: &[crate::grading::Column],
+) -> Vec<InputError> {
+    let (golden, read_errors) = match golden {
+        Ok(read) => read,
+        Err(errors) => return errors.0,
+    };
+    let errors = match golden.duplicates() {
+        Ok(duplicates) => with_duplicates(read_errors, duplicates),
+        Err(e) => return kept_error(&golden.name, e).0,
+    };
+    if errors.is_empty() {
+        golden.missing_columns(columns)
+    } else {
+        errors
+    }
 }
 
 /// Writes each differing file's engine matrix for its `.new` path, to commit with the report

@@ -29,7 +29,7 @@ use crate::streaming::{
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix_file::SplitMatrix;
+use super::matrix_file::{with_duplicates, Duplicate, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// Why a case file could not be checked.
 #[derive(Debug)]
@@ -148,20 +148,24 @@ pub fn judge(
 /// Grades the engine's matrix `judged` of the case file `name` against `golden` on `columns`
 /// (golden values shown, a missing case pointed at its golden row), as `check` reports it.
 /// Matched cases are listed in [`FileGrade::cases`] only when `list_matched` (the report
-/// shows them); otherwise they are only counted.
+/// shows them); otherwise they are only counted. The golden file's duplicated case ids,
+/// found as its partitions are loaded, come with the grade: with any, the golden file is in
+/// error and the grade means nothing.
 pub fn grade_judged(
     judged: Judged,
     name: &str,
     golden: &SplitMatrix,
     columns: &[Column],
     list_matched: bool,
-) -> io::Result<FileGrade> {
+) -> io::Result<(FileGrade, Vec<Duplicate>)> {
     let engine = split_matrix(judged, golden, columns)?;
     let mut cases = ListWriter::<CaseGrade>::new();
     let mut unknown = ListWriter::<UnknownCase>::new();
     let mut matched_unlisted = 0usize;
+    let mut duplicates = Vec::new();
     for part in 0..golden.parts() {
-        let loaded = golden.load(part)?;
+        let mut loaded = golden.load(part)?;
+        duplicates.append(&mut loaded.duplicates);
         let expected_rows = &loaded.matrix;
         // Per golden case of the partition what became of it; the listed ones (differences,
         // and matched cases when `list_matched`) encoded as they come, in the engine's order.
@@ -246,13 +250,14 @@ pub fn grade_judged(
         cases.end_run();
         unknown.end_run();
     }
-    Ok(FileGrade {
+    let grade = FileGrade {
         file: name.to_owned(),
         golden: golden.name.clone(),
         cases: cases.finish()?,
         matched_unlisted,
         unknown: unknown.finish()?,
-    })
+    };
+    Ok((grade, duplicates))
 }
 
 /// What became of a golden case of the partition being joined.
@@ -297,8 +302,8 @@ fn split_matrix(
 }
 
 /// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`, as
-/// [`grade_judged`] does. Without a golden file the case file is only judged (its input
-/// errors still count).
+/// [`grade_judged`] does (the golden file's duplicated case ids are input errors). Without a
+/// golden file the case file is only judged (its input errors still count).
 pub fn judge_and_compare(
     source: &Source,
     run_as_of: Option<Timestamp>,
@@ -307,14 +312,16 @@ pub fn judge_and_compare(
     list_matched: bool,
 ) -> Result<Option<FileGrade>, CheckError> {
     let judged = judge(source, run_as_of, &mut |_, _| {})?;
-    match golden {
-        None => Ok(None),
-        Some(golden) => Ok(Some(grade_judged(
-            judged,
-            &source.name,
-            golden,
-            columns,
-            list_matched,
-        )?)),
+    let Some(golden) = golden else {
+        return Ok(None);
+    };
+    let (grade, duplicates) = grade_judged(judged, &source.name, golden, columns, list_matched)?;
+    if duplicates.is_empty() {
+        Ok(Some(grade))
+    } else {
+        Err(CheckError::Input(InputErrors(with_duplicates(
+            Vec::new(),
+            duplicates,
+        ))))
     }
 }

@@ -570,6 +570,24 @@ pub fn read_golden_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<SplitMatrix, InputErrors> {
+    let (file, errors) = read_golden_file_split_unchecked(path, name, columns, splitter)?;
+    let errors = with_duplicates(errors, file.duplicates().map_err(|e| kept_error(name, e))?);
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// [`read_golden_file_split`] without the pass that looks for duplicated case ids: the file
+/// with the errors found as it was read. A caller that loads every partition anyway (a join)
+/// finds them there ([`LoadedPart::duplicates`]) and merges them with [`with_duplicates`].
+pub fn read_golden_file_split_unchecked(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let (file, errors) = read_file(
         path,
         name,
@@ -580,19 +598,16 @@ pub fn read_golden_file_split(
     )?;
     let mut file = file.into_split().expect("read split");
     file.seal();
-    let duplicates = file.duplicates().map_err(|e| {
-        InputErrors(vec![InputError::new(
-            name,
-            0,
-            format!("cannot keep the file in temporary files: {e}"),
-        )])
-    })?;
-    let errors = with_duplicates(errors, duplicates);
-    if errors.is_empty() {
-        Ok(file)
-    } else {
-        Err(InputErrors(errors))
-    }
+    Ok((file, errors))
+}
+
+/// The error of a split matrix whose temporary files failed.
+pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
+    InputErrors(vec![InputError::new(
+        name,
+        0,
+        format!("cannot keep the file in temporary files: {e}"),
+    )])
 }
 
 #[cfg(test)]
