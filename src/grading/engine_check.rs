@@ -6,9 +6,10 @@
 //! `on_row` notes the line of each case's first row (to a second temporary file): the only
 //! row whose outcome is `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a
 //! conflict), so those lines come in the matrix's order. The matrix is then read back a row
-//! at a time into [`Partitions`] split by the golden file's [`Splitter`](super::partitions::Splitter), and each partition
-//! of the golden file is loaded and joined with the engine's rows of the same partition
-//! (a hash join, as out-of-core databases run one). Each partition yields its listed cases in
+//! at a time into [`Partitions`] split by the golden file's
+//! [`Splitter`](super::partitions::Splitter), and each partition of the golden file is loaded
+//! and joined with the engine's rows of the same partition (a hash join, as out-of-core
+//! databases run one). Each partition yields its listed cases in
 //! golden order and its unknown cases in matrix order, as sorted runs of a
 //! [`CaseList`](super::case_list::CaseList) and an
 //! [`UnknownList`](super::case_list::UnknownList) that merge them back as a report reads
