@@ -1,11 +1,14 @@
-//! `check` grades each case file on the streaming engine, reading the engine's matrix back a
-//! row at a time: its grade must be the one `compare` gives for the whole matrix built from
-//! every case kept (`judge_sources`), with matched, wrong, missing and unknown cases, many
-//! more cases than stay open, interleaved and messy files, and a later `--as-of`.
+//! `check` grades each case file on the streaming engine, joining the engine's matrix with the
+//! golden file one hash partition at a time: its grade must be the one `compare` gives for the
+//! whole matrix built from every case kept (`judge_sources`), with matched, wrong, missing and
+//! unknown cases, many more cases than stay open, interleaved and messy files, a later
+//! `--as-of`, and one partition or many (each one's cases merged back into golden order).
 
 use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::grading::engine_check::judge_and_compare;
+use leasejudge::grading::engine_check::{judge_and_compare, CheckError};
+use leasejudge::grading::matrix_file::{read_golden_file_split, read_golden_file_split_unchecked};
+use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
     compare, parse_column_list, parse_matrix, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
     MissingAt,
@@ -88,17 +91,28 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
         let source = Source::file(path);
         let (actual, matrix) = whole(&source, as_of);
         for (clean, golden_bytes) in [(true, matrix.clone()), (false, tampered(&matrix))] {
+            let golden_path = dir.path().join("golden.csv");
+            std::fs::write(&golden_path, &golden_bytes).unwrap();
             let golden = parse_matrix(&golden_bytes, "golden.csv", MatrixFileFormat::Csv).unwrap();
-            for columns in ["decision,reason", "all"] {
+            for (columns, parts) in [("decision,reason", 1), ("decision,reason", 7), ("all", 3)] {
+                let name = format!("{name}, {columns}, {parts} partitions");
                 let columns = parse_column_list(columns).unwrap();
+                let split = read_golden_file_split(
+                    &golden_path,
+                    "golden.csv",
+                    &columns,
+                    &Splitter::with_parts(parts),
+                )
+                .unwrap();
+                assert_eq!(split.parts(), parts);
                 let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
-                let got = judge_and_compare(&source, as_of, Some(&golden), &columns, true)
+                let got = judge_and_compare(&source, as_of, Some(&split), &columns, true)
                     .unwrap()
                     .unwrap();
                 assert_eq!(got, expected, "{name}");
                 // Without the matched cases listed: only the differences are kept, the counts
                 // are the same, and the reports that do not list matched cases are the same.
-                let counted = judge_and_compare(&source, as_of, Some(&golden), &columns, false)
+                let counted = judge_and_compare(&source, as_of, Some(&split), &columns, false)
                     .unwrap()
                     .unwrap();
                 assert_eq!(counted, expected.clone().matched_counted_only(), "{name}");
@@ -134,5 +148,47 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
                 }
             }
         }
+    }
+}
+
+/// A golden file's duplicated case ids are found as the join loads its partitions: the same
+/// errors, in the same order, as the pass that looks for them before grading.
+#[test]
+fn duplicates_found_by_the_join_are_the_golden_files_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plain = Vec::new();
+    write_cases(&options(4, 500), &mut plain).unwrap();
+    let path = dir.path().join("cases.csv");
+    std::fs::write(&path, &plain).unwrap();
+    let source = Source::file(path);
+    let (_, matrix) = whole(&source, None);
+    let text = String::from_utf8(matrix).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Three cases given twice, far apart, so that they fall in different partitions.
+    let mut golden = lines.clone();
+    for n in [3, 250, 400] {
+        golden.push(lines[n]);
+    }
+    let golden_path = dir.path().join("golden.csv");
+    std::fs::write(&golden_path, golden.join("\n") + "\n").unwrap();
+    let columns = parse_column_list("decision,reason").unwrap();
+    let splitter = Splitter::with_parts(5);
+    let expected: Vec<String> =
+        read_golden_file_split(&golden_path, "golden.csv", &columns, &splitter)
+            .unwrap_err()
+            .0
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+    assert_eq!(expected.len(), 3, "{expected:?}");
+    let (split, read_errors) =
+        read_golden_file_split_unchecked(&golden_path, "golden.csv", &columns, &splitter).unwrap();
+    assert!(read_errors.is_empty());
+    match judge_and_compare(&source, None, Some(&split), &columns, true) {
+        Err(CheckError::Input(errors)) => {
+            let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+            assert_eq!(got, expected);
+        }
+        other => panic!("{:?}", other.map(|_| ())),
     }
 }

@@ -10,10 +10,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::grading::engine_check::{judge_and_compare_noting, CheckError};
-use crate::grading::{
-    read_golden_file_keeping, GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile,
+use crate::grading::engine_check::{grade_judged, judge, CheckError};
+use crate::grading::matrix_file::{
+    kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
 };
+use crate::grading::partitions::Splitter;
+use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
@@ -305,58 +307,68 @@ fn check(args: &Args) -> Result<ExitCode> {
             path: (!from_stdin).then(|| pairing.cases.clone()),
             options: args.read.options(),
         };
-        let golden = pairing.golden.as_deref().map(|path| {
-            read_golden_file_keeping(path, &name(path), columns).and_then(|golden| {
-                let missing = golden.missing_columns(columns);
-                if missing.is_empty() {
-                    Ok(golden)
-                } else {
-                    Err(InputErrors(missing))
-                }
-            })
-        });
-        let golden_ok = golden.as_ref().and_then(|g| g.as_ref().ok());
         let mut clashes = Vec::new();
-        let judged = judge_and_compare_noting(
-            &source,
-            args.as_of,
-            golden_ok,
-            columns,
-            args.report.lists_matched(),
-            &mut |case_id, line| {
-                if !several {
-                    return;
-                }
-                match first_places.get(case_id) {
-                    Some(&(earlier, first_line)) => {
-                        let at = crate::adjudication::Location {
-                            file_index,
-                            file: &source.name,
-                            line,
-                        };
-                        clashes.push(crate::adjudication::clash_error(
-                            at,
-                            case_id,
-                            &name(&pairings.pairs[earlier].cases),
-                            first_line,
-                        ));
-                    }
-                    None => {
-                        first_places.insert(case_id.into(), (file_index, line));
-                    }
-                }
-            },
-        );
-        errors.extend(clashes);
-        match judged {
-            Ok(grade) if golden.as_ref().is_none_or(Result::is_ok) => {
-                graded_files.push((pairing, grade));
+        let judged = judge(&source, args.as_of, &mut |case_id, line| {
+            if !several {
+                return;
             }
-            Ok(_) => {}
-            Err(CheckError::Input(judged)) => errors.extend(judged.0),
-            Err(CheckError::Io(e)) => return Err(e.into()),
+            match first_places.get(case_id) {
+                Some(&(earlier, first_line)) => {
+                    let at = crate::adjudication::Location {
+                        file_index,
+                        file: &source.name,
+                        line,
+                    };
+                    clashes.push(crate::adjudication::clash_error(
+                        at,
+                        case_id,
+                        &name(&pairings.pairs[earlier].cases),
+                        first_line,
+                    ));
+                }
+                None => {
+                    first_places.insert(case_id.into(), (file_index, line));
+                }
+            }
+        });
+        errors.extend(clashes);
+        // The golden file is read split by case-id hash, planned for the largest of it, the
+        // case file and the engine's matrix (known even for standard input), and joined a
+        // partition at a time.
+        let golden = pairing.golden.as_deref().map(|path| {
+            let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
+            let case_bytes = source.path.as_deref().map_or(0, size);
+            let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
+            let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
+            read_golden_file_split_unchecked(path, &name(path), columns, &splitter)
+        });
+        match (judged, golden) {
+            (Ok(_), None) => graded_files.push((pairing, None)),
+            (Ok(judged), Some(Ok((golden, read_errors))))
+                if read_errors.is_empty() && golden.missing_columns(columns).is_empty() =>
+            {
+                // Duplicated case ids are found as the join loads each partition.
+                let (grade, duplicates) = grade_judged(
+                    judged,
+                    &source.name,
+                    &golden,
+                    columns,
+                    args.report.lists_matched(),
+                )
+                .context("cannot keep the engine's matrix")?;
+                if duplicates.is_empty() {
+                    graded_files.push((pairing, Some(grade)));
+                } else {
+                    errors.extend(with_duplicates(Vec::new(), duplicates));
+                }
+            }
+            (Ok(_), Some(golden)) => errors.extend(golden_problems(golden, columns)),
+            (Err(CheckError::Input(judged)), golden) => {
+                errors.extend(judged.0);
+                errors.extend(golden.into_iter().flat_map(|g| golden_problems(g, columns)));
+            }
+            (Err(CheckError::Io(e)), _) => return Err(e.into()),
         }
-        errors.extend(golden.and_then(Result::err).into_iter().flat_map(|e| e.0));
     }
     if let Some(progress) = progress {
         progress.finish_and_clear();
@@ -411,6 +423,27 @@ fn check(args: &Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Every problem of a golden file read split, as a golden file read whole lists them: the
+/// reader's errors with its duplicated case ids, or else the graded columns it lacks.
+fn golden_problems(
+    golden: Result<(SplitMatrix, Vec<InputError>), InputErrors>,
+    columns: &[crate::grading::Column],
+) -> Vec<InputError> {
+    let (golden, read_errors) = match golden {
+        Ok(read) => read,
+        Err(errors) => return errors.0,
+    };
+    let errors = match golden.duplicates() {
+        Ok(duplicates) => with_duplicates(read_errors, duplicates),
+        Err(e) => return kept_error(&golden.name, e).0,
+    };
+    if errors.is_empty() {
+        golden.missing_columns(columns)
+    } else {
+        errors
+    }
 }
 
 /// Writes each differing file's engine matrix for its `.new` path, to commit with the report

@@ -1,6 +1,7 @@
 //! Comparing a matrix with its golden file (spec section 8) into a grade report that every
 //! report format renders; hidden golden values are dropped here, so no renderer can show them.
 
+use super::case_list::{CaseList, UnknownList};
 use super::columns::Column;
 use super::matrix_file::{MatrixEntry, MatrixFile};
 
@@ -75,13 +76,14 @@ pub struct FileGrade {
     pub golden: String,
     /// The golden cases listed, in golden-file order: every wrong and missing case, and the
     /// matched ones too unless they are only counted (see [`FileGrade::matched_unlisted`]).
-    pub cases: Vec<CaseGrade>,
+    /// Read back one at a time: a large file's list is kept in a temporary file.
+    pub cases: CaseList,
     /// Matched golden cases that are counted but not in [`FileGrade::cases`]: a report that
     /// does not list matched cases needs no record per case, so a large file is graded in
     /// memory proportional to its differences.
     pub matched_unlisted: usize,
     /// Cases the golden file lacks, in graded-file order.
-    pub unknown: Vec<UnknownCase>,
+    pub unknown: UnknownList,
 }
 
 /// Why a file could not be paired (`check` on directories).
@@ -170,14 +172,11 @@ impl Summary {
     }
 
     fn add_file(&mut self, file: &FileGrade) {
-        for case in &file.cases {
-            self.cases += 1;
-            match case.outcome {
-                CaseOutcome::Matched => self.matched += 1,
-                CaseOutcome::Mismatched(_) => self.mismatched += 1,
-                CaseOutcome::Missing => self.missing += 1,
-            }
-        }
+        // Counted as the list was made: a summary never reads the cases back.
+        self.cases += file.cases.len();
+        self.matched += file.cases.matched();
+        self.mismatched += file.cases.mismatched();
+        self.missing += file.cases.missing();
         self.cases += file.matched_unlisted;
         self.matched += file.matched_unlisted;
         self.unknown += file.unknown.len();
@@ -190,8 +189,12 @@ impl FileGrade {
     /// does not list them.
     pub fn matched_counted_only(mut self) -> FileGrade {
         let before = self.cases.len();
-        self.cases
-            .retain(|case| !matches!(case.outcome, CaseOutcome::Matched));
+        let kept = self
+            .cases
+            .iter()
+            .filter(|case| !matches!(case.outcome, CaseOutcome::Matched))
+            .collect();
+        self.cases = kept;
         self.matched_unlisted += before - self.cases.len();
         self
     }

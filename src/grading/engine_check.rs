@@ -1,15 +1,24 @@
 //! `check`'s side of grading: one case file judged by the streaming engine, its matrix
-//! compared row by row with a golden file, without keeping the engine's matrix or its cases.
+//! joined with a golden file one hash partition at a time, in memory that does not grow with
+//! either file.
 //!
 //! The engine writes the matrix (CSV, in order of first appearance) to a temporary file, and
-//! `on_row` notes the line of each case's first row: the only row whose outcome is
-//! `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a conflict), so those
-//! lines come in the matrix's order. The matrix is then read back a row at a time and graded
-//! as [`compare`](super::compare()) grades a whole matrix: the same [`FileGrade`], field for field
-//! when matched cases are listed (with them only counted, the same report renders the same).
+//! `on_row` notes the line of each case's first row (to a second temporary file): the only
+//! row whose outcome is `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a
+//! conflict), so those lines come in the matrix's order. The matrix is then read back a row
+//! at a time into [`Partitions`] split by the golden file's
+//! [`Splitter`](super::partitions::Splitter), and each partition of the golden file is loaded
+//! and joined with the engine's rows of the same partition (a hash join, as out-of-core
+//! databases run one). Each partition yields its listed cases in
+//! golden order and its unknown cases in matrix order, as sorted runs of a
+//! [`CaseList`](super::case_list::CaseList) and an
+//! [`UnknownList`](super::case_list::UnknownList) that merge them back as a report reads
+//! them: the same [`FileGrade`] that [`compare`](super::compare()) gives for the whole
+//! matrix, field for field when matched cases are listed (with them only counted, the same
+//! report renders the same).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
@@ -18,10 +27,11 @@ use crate::streaming::{
     adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
 };
 
+use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix_file::MatrixFile;
-
+use super::matrix_file::{with_duplicates, Duplicate, SplitMatrix};
+use super::partitions::{Partitions, StoredRow};
 /// Why a case file could not be checked.
 #[derive(Debug)]
 pub enum CheckError {
@@ -62,40 +72,34 @@ impl Write for MatrixSpill {
 
 impl AppendFile for MatrixSpill {}
 
-/// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`
-/// (golden values shown, a missing case pointed at its golden row), as `check` reports it.
-/// Without a golden file the case file is only judged (its input errors still count).
-/// Matched cases are listed in [`FileGrade::cases`] only when `list_matched` (the report
-/// shows them); otherwise they are only counted.
-pub fn judge_and_compare(
-    source: &Source,
-    run_as_of: Option<Timestamp>,
-    golden: Option<&MatrixFile>,
-    columns: &[Column],
-    list_matched: bool,
-) -> Result<Option<FileGrade>, CheckError> {
-    judge_and_compare_noting(
-        source,
-        run_as_of,
-        golden,
-        columns,
-        list_matched,
-        &mut |_, _| {},
-    )
+/// The engine's matrix of one case file, kept in temporary files until it is graded.
+pub struct Judged {
+    /// The matrix as CSV, a header and a row per case in order of first appearance.
+    matrix: File,
+    /// Each case's first line in the case file, in the matrix's order (8 bytes each).
+    first_lines: File,
+    /// The matrix's size in bytes, to plan partitions by.
+    bytes: u64,
 }
 
-/// [`judge_and_compare`], telling `on_case` each case's id and first line as the case
-/// starts (so that a caller checking several files can find a case id in two of them).
-pub fn judge_and_compare_noting(
+impl Judged {
+    /// The size of the engine's matrix as CSV: what a join must hold, spread over partitions.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Judges `source` at `run_as_of`, keeping its matrix in temporary files, and tells `on_case`
+/// each case's id and first line as the case starts (so that a caller checking several files
+/// can find a case id in two of them).
+pub fn judge(
     source: &Source,
     run_as_of: Option<Timestamp>,
-    golden: Option<&MatrixFile>,
-    columns: &[Column],
-    list_matched: bool,
     on_case: &mut dyn FnMut(&str, u64),
-) -> Result<Option<FileGrade>, CheckError> {
+) -> Result<Judged, CheckError> {
     let mut spill = MatrixSpill(BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
-    let mut first_lines: Vec<u64> = Vec::new();
+    let mut first_lines = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+    let mut lines_failed: Option<io::Error> = None;
     let settings = StreamSettings {
         input_format: None,
         run_as_of,
@@ -113,7 +117,11 @@ pub fn judge_and_compare_noting(
         &mut spill,
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
-                first_lines.push(at.line);
+                if lines_failed.is_none() {
+                    if let Err(e) = first_lines.write_all(&at.line.to_le_bytes()) {
+                        lines_failed = Some(e);
+                    }
+                }
                 on_case(&parsed.case_id, at.line);
             }
         },
@@ -123,91 +131,198 @@ pub fn judge_and_compare_noting(
         Err(StreamError::Input(errors)) => return Err(CheckError::Input(errors)),
         Err(StreamError::Io(e)) => return Err(e.into()),
     }
-    let Some(golden) = golden else {
-        return Ok(None);
+    if let Some(e) = lines_failed {
+        return Err(e.into());
+    }
+    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?;
+    let bytes = matrix.stream_position()?;
+    matrix.seek(SeekFrom::Start(0))?;
+    let mut first_lines = first_lines.into_inner().map_err(|e| e.into_error())?;
+    first_lines.seek(SeekFrom::Start(0))?;
+    Ok(Judged {
+        matrix,
+        first_lines,
+        bytes,
+    })
+}
+
+/// Grades the engine's matrix `judged` of the case file `name` against `golden` on `columns`
+/// (golden values shown, a missing case pointed at its golden row), as `check` reports it.
+/// Matched cases are listed in [`FileGrade::cases`] only when `list_matched` (the report
+/// shows them); otherwise they are only counted. The golden file's duplicated case ids,
+/// found as its partitions are loaded, come with the grade: with any, the golden file is in
+/// error and the grade means nothing.
+pub fn grade_judged(
+    judged: Judged,
+    name: &str,
+    golden: &SplitMatrix,
+    columns: &[Column],
+    list_matched: bool,
+) -> io::Result<(FileGrade, Vec<Duplicate>)> {
+    let engine = split_matrix(judged, golden, columns)?;
+    let mut cases = ListWriter::<CaseGrade>::new();
+    let mut unknown = ListWriter::<UnknownCase>::new();
+    let mut matched_unlisted = 0usize;
+    let mut duplicates = Vec::new();
+    for part in 0..golden.parts() {
+        let loaded = golden.load(part)?;
+        duplicates.extend(loaded.duplicates.iter().cloned());
+        let expected_rows = &loaded.matrix;
+        // Per golden case of the partition what became of it; the listed ones (differences,
+        // and matched cases when `list_matched`) encoded as they come, in the engine's order.
+        let mut slots = vec![Slot::Unseen; expected_rows.len()];
+        let mut encoded: Vec<u8> = Vec::new();
+        engine.read(part, &mut |row: StoredRow<'_>| {
+            let Some(position) = expected_rows.position(row.case_id) else {
+                let at = Spot {
+                    file: name.to_owned(),
+                    line: Some(row.line),
+                };
+                return unknown.push(
+                    row.index,
+                    &UnknownCase {
+                        case_id: row.case_id.to_owned(),
+                        at,
+                    },
+                );
+            };
+            let expected = expected_rows.row(position);
+            let cell = |column: Column| {
+                row.cells
+                    .iter()
+                    .find(|(c, _)| *c == column)
+                    .map(|(_, text)| *text)
+            };
+            let differ = mismatches(&expected, &cell, columns, true);
+            let outcome = if differ.is_empty() {
+                if !list_matched {
+                    matched_unlisted += 1;
+                    slots[position] = Slot::Counted;
+                    return Ok(());
+                }
+                CaseOutcome::Matched
+            } else {
+                CaseOutcome::Mismatched(differ)
+            };
+            let grade = CaseGrade {
+                case_id: expected.case_id.to_owned(),
+                at: Spot {
+                    file: name.to_owned(),
+                    line: Some(row.line),
+                },
+                outcome,
+            };
+            let start = encoded.len();
+            let kind = cases.encode(&grade, &mut encoded);
+            slots[position] = Slot::Listed {
+                start: u32::try_from(start).map_err(io::Error::other)?,
+                end: u32::try_from(encoded.len()).map_err(io::Error::other)?,
+                kind: kind as u8,
+            };
+            Ok(())
+        })?;
+        // The engine's rows come in first-appearance order; the report lists golden order,
+        // which within a partition is the order of its rows.
+        for (position, slot) in slots.into_iter().enumerate() {
+            let key = loaded.indexes[position];
+            match slot {
+                Slot::Unseen => {
+                    let expected = expected_rows.row(position);
+                    cases.push(
+                        key,
+                        &CaseGrade {
+                            case_id: expected.case_id.to_owned(),
+                            at: Spot {
+                                file: golden.name.clone(),
+                                line: Some(expected.line),
+                            },
+                            outcome: CaseOutcome::Missing,
+                        },
+                    )?;
+                }
+                Slot::Counted => {}
+                Slot::Listed { start, end, kind } => cases.push_encoded(
+                    key,
+                    usize::from(kind),
+                    &encoded[start as usize..end as usize],
+                )?,
+            }
+        }
+        cases.end_run();
+        unknown.end_run();
+    }
+    let grade = FileGrade {
+        file: name.to_owned(),
+        golden: golden.name.clone(),
+        cases: cases.finish()?,
+        matched_unlisted,
+        unknown: unknown.finish()?,
     };
-    let mut file = spill.0.into_inner().map_err(|e| e.into_error())?;
-    file.seek(SeekFrom::Start(0))?;
+    Ok((grade, duplicates))
+}
+
+/// What became of a golden case of the partition being joined.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// The engine's matrix has no row for it (yet).
+    Unseen,
+    /// Matched, and only counted.
+    Counted,
+    /// Listed: its record's bytes among the partition's encoded records, and its kind.
+    Listed { start: u32, end: u32, kind: u8 },
+}
+
+/// The engine's matrix read back a row at a time into partitions split as `golden` is, each
+/// row with its case's first line and only the graded cells.
+fn split_matrix(
+    judged: Judged,
+    golden: &SplitMatrix,
+    columns: &[Column],
+) -> io::Result<Partitions> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(io::BufReader::with_capacity(1 << 16, file));
-    let name = &source.name;
-    // Per golden case only whether it was seen; a record only for what is listed (differences,
-    // and matched cases when `list_matched`), so memory follows the differences, not the file.
-    let mut seen = vec![false; golden.len()];
-    let mut listed: Vec<(usize, CaseGrade)> = Vec::new();
-    let mut matched_unlisted = 0usize;
-    let mut unknown = Vec::new();
+        .from_reader(BufReader::with_capacity(1 << 16, judged.matrix));
+    let mut first_lines = BufReader::with_capacity(1 << 16, judged.first_lines);
+    let mut partitions = Partitions::new(golden.splitter());
     let mut record = csv::StringRecord::new();
-    let mut n = 0usize;
     while reader
         .read_record(&mut record)
         .map_err(|e| io::Error::other(e.to_string()))?
     {
-        let case_id = &record[0];
-        let line = first_lines[n];
-        n += 1;
-        let at = || Spot {
-            file: name.clone(),
-            line: Some(line),
-        };
-        match golden.position(case_id) {
-            None => unknown.push(UnknownCase {
-                case_id: case_id.to_owned(),
-                at: at(),
-            }),
-            Some(index) => {
-                seen[index] = true;
-                let expected = golden.row(index);
-                let differ = mismatches(&expected, &|c| record.get(c.index()), columns, true);
-                let outcome = if differ.is_empty() {
-                    if !list_matched {
-                        matched_unlisted += 1;
-                        continue;
-                    }
-                    CaseOutcome::Matched
-                } else {
-                    CaseOutcome::Mismatched(differ)
-                };
-                listed.push((
-                    index,
-                    CaseGrade {
-                        case_id: expected.case_id.to_owned(),
-                        at: at(),
-                        outcome,
-                    },
-                ));
-            }
-        }
+        let mut line = [0u8; 8];
+        first_lines.read_exact(&mut line)?;
+        // The engine's matrix has every column, in column order.
+        let cells: Vec<(Column, &str)> = columns
+            .iter()
+            .map(|&column| (column, record.get(column.index()).unwrap_or_default()))
+            .collect();
+        partitions.push(&record[0], u64::from_le_bytes(line), 0, &cells);
     }
-    listed.extend(
-        seen.iter()
-            .zip(golden.rows())
-            .enumerate()
-            .filter(|(_, (seen, _))| !**seen)
-            .map(|(index, (_, expected))| {
-                (
-                    index,
-                    CaseGrade {
-                        case_id: expected.case_id.to_owned(),
-                        at: Spot {
-                            file: golden.name.clone(),
-                            line: Some(expected.line),
-                        },
-                        outcome: CaseOutcome::Missing,
-                    },
-                )
-            }),
-    );
-    drop(seen);
-    // The engine's matrix is in first-appearance order; the report lists golden-file order.
-    listed.sort_unstable_by_key(|(index, _)| *index);
-    let cases = listed.into_iter().map(|(_, grade)| grade).collect();
-    Ok(Some(FileGrade {
-        file: name.clone(),
-        golden: golden.name.clone(),
-        cases,
-        matched_unlisted,
-        unknown,
-    }))
+    partitions.seal();
+    Ok(partitions)
+}
+
+/// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`, as
+/// [`grade_judged`] does (the golden file's duplicated case ids are input errors). Without a
+/// golden file the case file is only judged (its input errors still count).
+pub fn judge_and_compare(
+    source: &Source,
+    run_as_of: Option<Timestamp>,
+    golden: Option<&SplitMatrix>,
+    columns: &[Column],
+    list_matched: bool,
+) -> Result<Option<FileGrade>, CheckError> {
+    let judged = judge(source, run_as_of, &mut |_, _| {})?;
+    let Some(golden) = golden else {
+        return Ok(None);
+    };
+    let (grade, duplicates) = grade_judged(judged, &source.name, golden, columns, list_matched)?;
+    if duplicates.is_empty() {
+        Ok(Some(grade))
+    } else {
+        Err(CheckError::Input(InputErrors(with_duplicates(
+            Vec::new(),
+            duplicates,
+        ))))
+    }
 }

@@ -456,6 +456,11 @@ impl SplitMatrix {
         self.partitions.parts()
     }
 
+    /// The splitter it was split by: a matrix joined with it is split by the same one.
+    pub fn splitter(&self) -> &Splitter {
+        self.partitions.splitter()
+    }
+
     /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
     /// (`graded` must be the columns it was read for). A JSON row whose case id is
     /// duplicated is listed too, so ask only of a matrix read without errors.
@@ -466,6 +471,12 @@ impl SplitMatrix {
             }
             None => self.missing.clone(),
         }
+    }
+
+    /// Moves its partitions' buffers to their files ([`Partitions::seal`]): a join holds only
+    /// the partition it loads.
+    pub fn seal(&mut self) {
+        self.partitions.seal();
     }
 
     /// Keeps its partition loaded when it has only one (a golden file a class is graded
@@ -633,6 +644,28 @@ pub fn read_golden_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<SplitMatrix, InputErrors> {
+    let (mut file, errors) = read_golden_file_split_unchecked(path, name, columns, splitter)?;
+    let duplicates = file
+        .hold()
+        .and_then(|()| file.duplicates())
+        .map_err(|e| kept_error(name, e))?;
+    let errors = with_duplicates(errors, duplicates);
+    if errors.is_empty() {
+        Ok(file)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// [`read_golden_file_split`] without the pass that looks for duplicated case ids: the file
+/// with the errors found as it was read. A caller that loads every partition anyway (a join)
+/// finds them there ([`LoadedPart::duplicates`]) and merges them with [`with_duplicates`].
+pub fn read_golden_file_split_unchecked(
+    path: &Path,
+    name: &str,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let options = ReadOptions::default();
     let split = Some((splitter, columns));
     let (mut file, errors) = as_split(read_file(
@@ -643,19 +676,17 @@ pub fn read_golden_file_split(
         Strictness::Golden,
         split,
     ))?;
-    let duplicates = file.hold().and_then(|()| file.duplicates()).map_err(|e| {
-        InputErrors(vec![InputError::new(
-            name,
-            0,
-            format!("cannot keep the file in temporary files: {e}"),
-        )])
-    })?;
-    let errors = with_duplicates(errors, duplicates);
-    if errors.is_empty() {
-        Ok(file)
-    } else {
-        Err(InputErrors(errors))
-    }
+    file.seal();
+    Ok((file, errors))
+}
+
+/// The error of a split matrix whose temporary files failed.
+pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
+    InputErrors(vec![InputError::new(
+        name,
+        0,
+        format!("cannot keep the file in temporary files: {e}"),
+    )])
 }
 
 #[cfg(test)]

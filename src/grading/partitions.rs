@@ -21,6 +21,9 @@ pub const PART_INPUT_BYTES: u64 = 16 << 20;
 /// touches the disk.
 const BUFFER_BYTES: usize = 16 << 20;
 
+/// Buffered bytes a matrix keeps in memory when it is sealed ([`Partitions::seal`]).
+const SEALED_BYTES: usize = 1 << 20;
+
 /// The smallest buffer a partition spills from.
 const MIN_PART_BUFFER: usize = 16 << 10;
 
@@ -139,6 +142,11 @@ impl Partitions {
         self.parts.len()
     }
 
+    /// The splitter its rows were split by.
+    pub fn splitter(&self) -> &Splitter {
+        &self.splitter
+    }
+
     /// Adds the next row in file order. A failure to write its partition's file is kept and
     /// returned by [`Partitions::read`], so a reader need not stop for it.
     pub fn push(&mut self, case_id: &str, line: u64, errors_before: u64, cells: &[(Column, &str)]) {
@@ -218,6 +226,24 @@ impl Partitions {
     /// How many rows partition `part` has, and how many bytes their case ids and cells.
     pub fn size(&self, part: usize) -> (usize, usize) {
         (self.parts[part].rows, self.parts[part].text_bytes)
+    }
+
+    /// Once every row is pushed: moves what the buffers hold to the partitions' files and
+    /// frees them, unless it is little (a small matrix still never touches the disk), so that
+    /// a join holds the one partition it loads rather than every partition's last rows.
+    pub fn seal(&mut self) {
+        let buffered: usize = self.parts.iter().map(|part| part.buf.len()).sum();
+        if buffered <= SEALED_BYTES {
+            return;
+        }
+        for part in 0..self.parts.len() {
+            if !self.parts[part].buf.is_empty() && self.failed.is_none() {
+                if let Err(e) = self.spill(part) {
+                    self.failed = Some(e);
+                }
+            }
+            self.parts[part].buf = Vec::new();
+        }
     }
 
     /// Calls `each` with partition `part`'s rows, in file order.
@@ -436,6 +462,25 @@ mod tests {
             }
             // Read again: a partition is read as often as a class has submissions.
             assert_eq!(rows(&partitions), back);
+        }
+    }
+
+    #[test]
+    fn a_sealed_matrix_reads_back_the_same_from_its_files() {
+        for count in [100u64, 40_000] {
+            let splitter = Splitter::with_parts(5);
+            let mut partitions = Partitions::new(&splitter);
+            let cell = "x".repeat(40);
+            for i in 0..count {
+                partitions.push(&format!("c{i}"), i + 2, 0, &[(Column::DECISION, &cell)]);
+            }
+            let before = rows(&partitions);
+            partitions.seal();
+            let buffered: usize = partitions.parts.iter().map(|p| p.buf.capacity()).sum();
+            // A small matrix stays in memory; a large one keeps no buffer.
+            assert_eq!(buffered == 0, count == 40_000, "{count}");
+            assert_eq!(rows(&partitions), before);
+            assert_eq!(before.len() as u64, count);
         }
     }
 

@@ -3,6 +3,8 @@
 //! `::warning` per unknown case, an `::error` per unpaired file, and a closing `::notice` (or
 //! `::error`) with the summary. Every value is escaped by the workflow-command rules.
 
+use std::io::{self, Write};
+
 use crate::grading::{GradeReport, Spot};
 
 /// Escapes a command's message: `%`, `\r` and `\n`.
@@ -56,7 +58,15 @@ pub fn command(level: &str, at: Option<&Spot>, title: &str, message: &str) -> St
 
 /// Renders the report as workflow commands.
 pub fn render(report: &GradeReport) -> String {
-    let mut text = String::new();
+    let mut out = Vec::new();
+    write(report, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("the report is UTF-8")
+}
+
+/// Writes the report as workflow commands, one at a time: a report may list millions of
+/// differences.
+pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
     for file in &report.files {
         for case in &file.cases {
             let problems = case.problems(&file.file);
@@ -67,12 +77,9 @@ pub fn render(report: &GradeReport) -> String {
                     case.case_id,
                     case.status()
                 );
-                text.push_str(&command(
-                    "error",
-                    Some(&case.at),
-                    &title,
-                    &problems.join("\n"),
-                ));
+                out.write_all(
+                    command("error", Some(&case.at), &title, &problems.join("\n")).as_bytes(),
+                )?;
             }
         }
         for unknown in &file.unknown {
@@ -80,12 +87,15 @@ pub fn render(report: &GradeReport) -> String {
                 "leasejudge {}: case {} unknown",
                 report.command, unknown.case_id
             );
-            text.push_str(&command(
-                "warning",
-                Some(&unknown.at),
-                &title,
-                &unknown.problem(&file.golden),
-            ));
+            out.write_all(
+                command(
+                    "warning",
+                    Some(&unknown.at),
+                    &title,
+                    &unknown.problem(&file.golden),
+                )
+                .as_bytes(),
+            )?;
         }
     }
     for unpaired in &report.unpaired {
@@ -94,12 +104,7 @@ pub fn render(report: &GradeReport) -> String {
             line: None,
         };
         let title = format!("leasejudge {}: unpaired file", report.command);
-        text.push_str(&command(
-            "error",
-            Some(&at),
-            &title,
-            unpaired.problem.message(),
-        ));
+        out.write_all(command("error", Some(&at), &title, unpaired.problem.message()).as_bytes())?;
     }
     let summary = report.summary();
     let message = format!(
@@ -117,13 +122,16 @@ pub fn render(report: &GradeReport) -> String {
     } else {
         "error"
     };
-    text.push_str(&command(
-        level,
-        None,
-        &format!("leasejudge {}", report.command),
-        &message,
-    ));
-    text
+    out.write_all(
+        command(
+            level,
+            None,
+            &format!("leasejudge {}", report.command),
+            &message,
+        )
+        .as_bytes(),
+    )?;
+    out.flush()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::grading::case_list::CaseList;
 use crate::grading::{CaseGrade, CaseOutcome, FileGrade, GradeReport, Spot, Summary};
 
 fn spot(at: &Spot) -> (Value, Value) {
@@ -60,13 +61,13 @@ fn case_json(case: &CaseGrade) -> Value {
 }
 
 /// A file's cases, serialised one record at a time rather than as one tree.
-struct Cases<'a>(&'a [CaseGrade]);
+struct Cases<'a>(&'a CaseList);
 
 impl Serialize for Cases<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
         for case in self.0 {
-            seq.serialize_element(&case_json(case))?;
+            seq.serialize_element(&case_json(&case))?;
         }
         seq.end()
     }

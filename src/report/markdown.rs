@@ -2,6 +2,8 @@
 //! counts, and a table of every problem. Cell text is escaped so a value cannot break the
 //! table or inject HTML.
 
+use std::io::{self, Write};
+
 use crate::grading::GradeReport;
 
 /// Escapes text for a Markdown table cell.
@@ -29,6 +31,15 @@ pub fn escape_cell(text: &str) -> String {
 
 /// Renders the report as Markdown.
 pub fn render(report: &GradeReport) -> String {
+    let mut out = Vec::new();
+    write(report, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("the report is UTF-8")
+}
+
+/// Writes the report as Markdown, a table row at a time: a report may list millions of
+/// differences.
+pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
     let summary = report.summary();
     let verdict = if summary.is_clean() {
         "all cases match"
@@ -37,7 +48,8 @@ pub fn render(report: &GradeReport) -> String {
     };
     // Column names are plain identifiers, safe inside code spans.
     let columns: Vec<String> = report.columns.iter().map(|c| format!("`{c}`")).collect();
-    let mut text = format!(
+    write!(
+        out,
         "## leasejudge {}: {verdict}\n\nGraded columns: {}.{}\n\n",
         report.command,
         columns.join(", "),
@@ -46,13 +58,14 @@ pub fn render(report: &GradeReport) -> String {
         } else {
             " Expected values are hidden."
         }
-    );
-    text.push_str(
-        "| cases | matched | mismatched | missing | unknown | unpaired files | score |\n",
-    );
-    text.push_str("|---:|---:|---:|---:|---:|---:|---:|\n");
-    text.push_str(&format!(
-        "| {} | {} | {} | {} | {} | {} | {} |\n",
+    )?;
+    out.write_all(
+        b"| cases | matched | mismatched | missing | unknown | unpaired files | score |\n",
+    )?;
+    out.write_all(b"|---:|---:|---:|---:|---:|---:|---:|\n")?;
+    writeln!(
+        out,
+        "| {} | {} | {} | {} | {} | {} | {} |",
         summary.cases,
         summary.matched,
         summary.mismatched,
@@ -60,45 +73,51 @@ pub fn render(report: &GradeReport) -> String {
         summary.unknown,
         summary.unpaired,
         summary.score_text()
-    ));
-    let mut rows = Vec::new();
+    )?;
+    // The problems' table has a header only when it has a row.
+    let mut started = false;
+    let mut row = |out: &mut dyn Write, cells: [&str; 4]| -> io::Result<()> {
+        if !started {
+            out.write_all(b"\n| case | where | result | details |\n|---|---|---|---|\n")?;
+            started = true;
+        }
+        let cells: Vec<String> = cells.iter().map(|cell| escape_cell(cell)).collect();
+        writeln!(out, "| {} |", cells.join(" | "))
+    };
     for file in &report.files {
         for case in &file.cases {
             let problems = case.problems(&file.file);
             if !problems.is_empty() {
-                rows.push([
-                    case.case_id.clone(),
-                    case.at.to_string(),
-                    case.status().to_owned(),
-                    problems.join("\n"),
-                ]);
+                row(
+                    &mut out,
+                    [
+                        &case.case_id,
+                        &case.at.to_string(),
+                        case.status(),
+                        &problems.join("\n"),
+                    ],
+                )?;
             }
         }
         for unknown in &file.unknown {
-            rows.push([
-                unknown.case_id.clone(),
-                unknown.at.to_string(),
-                "unknown".to_owned(),
-                unknown.problem(&file.golden),
-            ]);
+            row(
+                &mut out,
+                [
+                    &unknown.case_id,
+                    &unknown.at.to_string(),
+                    "unknown",
+                    &unknown.problem(&file.golden),
+                ],
+            )?;
         }
     }
     for unpaired in &report.unpaired {
-        rows.push([
-            String::new(),
-            unpaired.file.clone(),
-            "unpaired".to_owned(),
-            unpaired.problem.message().to_owned(),
-        ]);
+        row(
+            &mut out,
+            ["", &unpaired.file, "unpaired", unpaired.problem.message()],
+        )?;
     }
-    if !rows.is_empty() {
-        text.push_str("\n| case | where | result | details |\n|---|---|---|---|\n");
-        for row in rows {
-            let cells: Vec<String> = row.iter().map(|cell| escape_cell(cell)).collect();
-            text.push_str(&format!("| {} |\n", cells.join(" | ")));
-        }
-    }
-    text
+    out.flush()
 }
 
 #[cfg(test)]

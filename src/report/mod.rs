@@ -57,8 +57,14 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
             junit::write(report, &mut out)?;
             String::new()
         }
-        ReportFormat::Github => github::render(report),
-        ReportFormat::Markdown => markdown::render(report),
+        ReportFormat::Github => {
+            github::write(report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
+        ReportFormat::Markdown => {
+            markdown::write(report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
     };
     std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
     Ok(out)
