@@ -249,7 +249,7 @@ impl<T: Record> Listed<T> {
                 Store::Memory(bytes) => Box::new(&bytes[start as usize..run.end as usize]),
                 Store::File(file) => Box::new(BufReader::with_capacity(
                     buffer,
-                    ReadAt {
+                    super::ReadAt {
                         file: file.as_ref(),
                         offset: start,
                     }
@@ -388,23 +388,6 @@ impl<T: Record> Iterator for ListIter<'_, T> {
 }
 
 impl<T: Record> ExactSizeIterator for ListIter<'_, T> {}
-
-/// Reads a shared file from an offset, leaving its position alone.
-struct ReadAt<'a> {
-    file: &'a File,
-    offset: u64,
-}
-
-impl Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.offset)?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
-}
 
 impl Record for CaseGrade {
     fn kind(&self) -> usize {

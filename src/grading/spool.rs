@@ -214,7 +214,7 @@ impl<T: Record> Spool<T> {
             Store::Memory(bytes) => Box::new(&bytes[start.offset as usize..]),
             Store::File(file) => Box::new(BufReader::with_capacity(
                 buffer,
-                ReadAt {
+                super::ReadAt {
                     file: file.as_ref(),
                     offset: start.offset,
                 },
@@ -333,17 +333,3 @@ impl<T: Record> Iterator for SpoolIter<'_, T> {
 }
 
 impl<T: Record> ExactSizeIterator for SpoolIter<'_, T> {}
-
-/// Reads a shared file from an offset, leaving its position alone.
-struct ReadAt<'a> {
-    file: &'a File,
-    offset: u64,
-}
-
-impl Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = super::read_at(self.file, buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
-}
