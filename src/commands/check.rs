@@ -12,9 +12,9 @@ use anyhow::{Context, Result};
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::engine_check::{grade_judged, judge, CheckError};
 use crate::grading::matrix_file::{
-    kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
+    insert_errors, kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
 };
-use crate::grading::partitions::Splitter;
+use crate::grading::partitions::{Partitions, Splitter};
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
@@ -295,11 +295,12 @@ fn check(args: &Args) -> Result<ExitCode> {
     // Each case file is judged on its own, by the streaming engine, and graded against its
     // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
     let mut graded_files = Vec::new();
-    // A case id may not appear in two case files (spec section 2): with several files, each
-    // case's first place is kept until every file is judged.
+    // A case id may not appear in two case files (spec section 2): with several files, every
+    // case's id and first line go to partitions on disk, and ids in two files are found a
+    // partition at a time once every file is judged; each file's clashes are listed where its
+    // errors end, before its golden file's.
     let several = pairings.pairs.len() > 1;
-    let mut first_places: std::collections::HashMap<Box<str>, (usize, u64)> =
-        std::collections::HashMap::new();
+    let mut places = several.then(|| Places::new(&pairings.pairs));
     for (file_index, pairing) in pairings.pairs.iter().enumerate() {
         let from_stdin = pairing.cases.as_os_str() == "-";
         let source = Source {
@@ -307,31 +308,14 @@ fn check(args: &Args) -> Result<ExitCode> {
             path: (!from_stdin).then(|| pairing.cases.clone()),
             options: args.read.options(),
         };
-        let mut clashes = Vec::new();
         let judged = judge(&source, args.as_of, &mut |case_id, line| {
-            if !several {
-                return;
-            }
-            match first_places.get(case_id) {
-                Some(&(earlier, first_line)) => {
-                    let at = crate::adjudication::Location {
-                        file_index,
-                        file: &source.name,
-                        line,
-                    };
-                    clashes.push(crate::adjudication::clash_error(
-                        at,
-                        case_id,
-                        &name(&pairings.pairs[earlier].cases),
-                        first_line,
-                    ));
-                }
-                None => {
-                    first_places.insert(case_id.into(), (file_index, line));
-                }
+            if let Some(places) = &mut places {
+                places.ids.push(case_id, line, file_index as u64, &[]);
             }
         });
-        errors.extend(clashes);
+        if let Some(places) = &mut places {
+            places.errors_after.push(errors.len() as u64);
+        }
         // The golden file is read split by case-id hash, planned for the largest of it, the
         // case file and the engine's matrix (known even for standard input), and joined a
         // partition at a time.
@@ -372,6 +356,13 @@ fn check(args: &Args) -> Result<ExitCode> {
     }
     if let Some(progress) = progress {
         progress.finish_and_clear();
+    }
+    if let Some(places) = places {
+        let names: Vec<String> = pairings.pairs.iter().map(|p| name(&p.cases)).collect();
+        let clashes = places
+            .clashes(&names)
+            .context("cannot keep the case ids in temporary files")?;
+        errors = insert_errors(errors, clashes);
     }
     if !errors.is_empty() {
         return Err(InputErrors(errors).into());
@@ -423,6 +414,73 @@ fn check(args: &Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Every case id of the case files checked together, with its file and first line, split by
+/// hash into partitions on disk: memory does not grow with the directory.
+struct Places {
+    ids: Partitions,
+    /// Per judged file, how many errors were listed once it was judged: where its clashes go.
+    errors_after: Vec<u64>,
+}
+
+impl Places {
+    fn with_splitter(splitter: &Splitter) -> Places {
+        Places {
+            ids: Partitions::new(splitter),
+            errors_after: Vec::new(),
+        }
+    }
+
+    fn new(pairs: &[Pairing]) -> Places {
+        // An id and its place take a few dozen bytes; a case, some hundreds in its file.
+        let bytes: u64 = pairs
+            .iter()
+            .filter_map(|pair| std::fs::metadata(&pair.cases).ok())
+            .map(|metadata| metadata.len() / 8)
+            .sum();
+        Places::with_splitter(&Splitter::for_bytes(bytes))
+    }
+
+    /// Each place of an id after its first, as the error a clash is, with where it goes among
+    /// the other errors, in the order the files were judged.
+    fn clashes(&self, names: &[String]) -> std::io::Result<Vec<(u64, InputError)>> {
+        let mut clashes = Vec::new();
+        for part in 0..self.ids.parts() {
+            // One partition's ids at a time.
+            let mut first: std::collections::HashMap<String, (usize, u64)> =
+                std::collections::HashMap::new();
+            self.ids.read(part, &mut |row| {
+                let file_index = row.tag as usize;
+                match first.get(row.case_id) {
+                    Some(&(earlier, first_line)) => {
+                        let at = crate::adjudication::Location {
+                            file_index,
+                            file: &names[file_index],
+                            line: row.line,
+                        };
+                        let error = crate::adjudication::clash_error(
+                            at,
+                            row.case_id,
+                            &names[earlier],
+                            first_line,
+                        );
+                        clashes.push((row.index, self.errors_after[file_index], error));
+                    }
+                    None => {
+                        first.insert(row.case_id.to_owned(), (file_index, row.line));
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        // In the order they were met: file by file, each file's cases in its order.
+        clashes.sort_unstable_by_key(|(index, _, _)| *index);
+        Ok(clashes
+            .into_iter()
+            .map(|(_, errors_before, error)| (errors_before, error))
+            .collect())
+    }
 }
 
 /// Every problem of a golden file read split, as a golden file read whole lists them: the
@@ -521,5 +579,58 @@ fn say_blessed(to_bless: &[&Pairing], checked: usize) {
     }
     if to_bless.is_empty() {
         let _ = writeln!(err, "leasejudge: bless: nothing to write");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids in two files are found a partition at a time as one map of first places finds
+    /// them, in the same order, each placed after its file's errors.
+    #[test]
+    fn clashes_across_files_are_found_split_as_whole() {
+        let names: Vec<String> = (0..3).map(|i| format!("f{i}.csv")).collect();
+        let files: Vec<Vec<String>> = vec![
+            (0..500).map(|i| format!("c{i}")).collect(),
+            (400..900).rev().map(|i| format!("c{i}")).collect(),
+            (0..1000).step_by(3).map(|i| format!("c{i}")).collect(),
+        ];
+        let mut expected = Vec::new();
+        let mut first: std::collections::HashMap<&str, (usize, u64)> = Default::default();
+        for (file, ids) in files.iter().enumerate() {
+            for (line, id) in ids.iter().enumerate() {
+                let line = line as u64 + 2;
+                match first.get(id.as_str()) {
+                    Some(&(earlier, first_line)) => expected.push((
+                        file as u64 * 10,
+                        crate::adjudication::clash_error(
+                            crate::adjudication::Location {
+                                file_index: file,
+                                file: &names[file],
+                                line,
+                            },
+                            id,
+                            &names[earlier],
+                            first_line,
+                        ),
+                    )),
+                    None => {
+                        first.insert(id, (file, line));
+                    }
+                }
+            }
+        }
+        assert!(expected.len() > 300);
+        for parts in [1, 4, 33] {
+            let mut places = Places::with_splitter(&Splitter::with_parts(parts));
+            for (file, ids) in files.iter().enumerate() {
+                for (line, id) in ids.iter().enumerate() {
+                    places.ids.push(id, line as u64 + 2, file as u64, &[]);
+                }
+                places.errors_after.push(file as u64 * 10);
+            }
+            assert_eq!(places.clashes(&names).unwrap(), expected, "{parts} parts");
+        }
     }
 }

@@ -513,7 +513,7 @@ impl SplitMatrix {
                 Ok(()) => indexes.push(row.index),
                 Err(earlier) => duplicates.push(Duplicate {
                     index: row.index,
-                    errors_before: row.errors_before,
+                    errors_before: row.tag,
                     error: duplicated(&self.name, row.line, earlier, row.case_id.to_owned()),
                 }),
             }
@@ -554,18 +554,29 @@ impl SplitMatrix {
 /// lists them: in file order, each after the errors of the rows before it.
 pub fn with_duplicates(errors: Vec<InputError>, mut duplicates: Vec<Duplicate>) -> Vec<InputError> {
     duplicates.sort_by_key(|d| d.index);
-    let mut merged = Vec::with_capacity(errors.len() + duplicates.len());
-    let mut errors = errors.into_iter().peekable();
+    let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
+    insert_errors(errors, found)
+}
+
+/// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:
+/// errors found after the others, listed where they would have been found in one pass
+/// (`found` in that order, its numbers growing).
+pub fn insert_errors(
+    errors: Vec<InputError>,
+    found: impl IntoIterator<Item = (u64, InputError)>,
+) -> Vec<InputError> {
+    let mut merged = Vec::with_capacity(errors.len());
+    let mut errors = errors.into_iter();
     let mut taken = 0u64;
-    for duplicate in duplicates {
-        while taken < duplicate.errors_before {
+    for (errors_before, error) in found {
+        while taken < errors_before {
             match errors.next() {
                 Some(error) => merged.push(error),
                 None => break,
             }
             taken += 1;
         }
-        merged.push(duplicate.error);
+        merged.push(error);
     }
     merged.extend(errors);
     merged

@@ -76,9 +76,10 @@ pub struct StoredRow<'a> {
     pub index: u64,
     /// The line it starts on.
     pub line: u64,
-    /// How many errors the file's reader had listed before this row: where an error found
-    /// later about it (a duplicated case id) goes among them.
-    pub errors_before: u64,
+    /// A number its writer keeps with it: for a matrix's reader, how many errors it had
+    /// listed before this row (where an error found later about it, a duplicated case id,
+    /// goes among them); for `check`'s ids across files, the file.
+    pub tag: u64,
     /// Its case id, trimmed.
     pub case_id: &'a str,
     /// Its kept cells, in column order.
@@ -149,7 +150,7 @@ impl Partitions {
 
     /// Adds the next row in file order. A failure to write its partition's file is kept and
     /// returned by [`Partitions::read`], so a reader need not stop for it.
-    pub fn push(&mut self, case_id: &str, line: u64, errors_before: u64, cells: &[(Column, &str)]) {
+    pub fn push(&mut self, case_id: &str, line: u64, tag: u64, cells: &[(Column, &str)]) {
         let index = self.rows;
         self.rows += 1;
         if self.failed.is_some() {
@@ -192,7 +193,7 @@ impl Partitions {
         out.extend_from_slice(&rest.to_le_bytes());
         out.extend_from_slice(&index.to_le_bytes());
         out.extend_from_slice(&line.to_le_bytes());
-        out.extend_from_slice(&errors_before.to_le_bytes());
+        out.extend_from_slice(&tag.to_le_bytes());
         // The lengths, then every text one after another: read back as one `str`, checked
         // once.
         put_len(out, case_id.len());
@@ -296,7 +297,7 @@ fn decode<'a>(
     let mut at = Cursor(record);
     let index = at.word()?;
     let line = at.word()?;
-    let errors_before = at.word()?;
+    let tag = at.word()?;
     let id_len = at.len()?;
     let count = usize::from(at.take(1)?[0]);
     if count > cells.len() {
@@ -323,7 +324,7 @@ fn decode<'a>(
     Ok(StoredRow {
         index,
         line,
-        errors_before,
+        tag,
         case_id,
         cells: &cells[..count],
     })
@@ -407,7 +408,7 @@ mod tests {
                     all.push((
                         row.index,
                         row.line,
-                        row.errors_before,
+                        row.tag,
                         row.case_id.to_owned(),
                         cells.collect(),
                     ));
