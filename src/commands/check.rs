@@ -329,7 +329,7 @@ fn check(args: &Args) -> Result<ExitCode> {
         match (judged, golden) {
             (Ok(_), None) => graded_files.push((pairing, None)),
             (Ok(judged), Some(Ok((golden, read_errors))))
-                if read_errors.is_empty() && golden.missing_columns(columns).is_empty() =>
+                if read_errors.is_empty() && !golden.lacks_columns(columns) =>
             {
                 // Duplicated case ids are found as the join loads each partition.
                 let (grade, duplicates) = grade_judged(

@@ -376,7 +376,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             let outcome = match read_submission(path, &args.read, &columns, &splitter) {
                 Err(errors) => Outcome::Ungradable(errors.0),
                 Ok((submission, errors)) => {
-                    grade_submission(golden.as_ref().ok(), &submission, errors, &scoring, reveal)
+                    grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
                         .context("grading through temporary files")?
                 }
             };

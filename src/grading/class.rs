@@ -583,18 +583,18 @@ pub fn typo_note(column: Column, value: &str) -> Option<String> {
 /// Fails only when a temporary file cannot be written or read.
 pub fn grade_submission(
     golden: Option<&SplitMatrix>,
-    submission: &SplitMatrix,
+    submission: SplitMatrix,
     errors: Vec<InputError>,
     scoring: &Scoring,
     reveal: bool,
 ) -> std::io::Result<Outcome> {
-    let missing = submission.missing_columns(&scoring.columns);
-    let Some(golden) = golden.filter(|_| errors.is_empty() && missing.is_empty()) else {
+    let lacks = submission.lacks_columns(&scoring.columns);
+    let Some(golden) = golden.filter(|_| errors.is_empty() && !lacks) else {
         let errors = with_duplicates(errors, submission.duplicates()?);
         return Ok(if !errors.is_empty() {
             Outcome::Ungradable(errors)
-        } else if !missing.is_empty() {
-            Outcome::Ungradable(missing)
+        } else if lacks {
+            Outcome::Ungradable(submission.into_missing_columns(&scoring.columns))
         } else {
             Outcome::KeyMalformed
         });
@@ -782,7 +782,7 @@ pub(crate) fn grade_csv(
     let (golden, errors) = read(golden, "golden.csv");
     assert!(errors.is_empty() && golden.duplicates().unwrap().is_empty());
     let (submission, errors) = read(submission, "m.csv");
-    grade_submission(Some(&golden), &submission, errors, scoring, false).unwrap()
+    grade_submission(Some(&golden), submission, errors, scoring, false).unwrap()
 }
 
 /// [`grade_csv`] on decision and reason, one partition, for a submission known to be graded.

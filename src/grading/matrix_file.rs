@@ -472,6 +472,22 @@ impl SplitMatrix {
             None => self.missing.clone(),
         }
     }
+    /// Whether it lacks a graded column ([`SplitMatrix::missing_columns`] is not empty).
+    pub fn lacks_columns(&self, graded: &[Column]) -> bool {
+        match self.header_line {
+            Some(_) => graded.iter().any(|c| !self.header_columns[c.index()]),
+            None => !self.missing.is_empty(),
+        }
+    }
+
+    /// [`SplitMatrix::missing_columns`], the matrix given up for them (a JSON matrix's list
+    /// can be long: not copied).
+    pub fn into_missing_columns(self, graded: &[Column]) -> Vec<InputError> {
+        match self.header_line {
+            Some(_) => self.missing_columns(graded),
+            None => self.missing,
+        }
+    }
 
     /// Moves its partitions' buffers to their files ([`Partitions::seal`]): a join holds only
     /// the partition it loads.
