@@ -1939,6 +1939,12 @@ mod tests {
                     // Missing keys are only asked of a matrix without errors: here the
                     // duplicated rows' are listed too.
                     let missing = split.missing_columns(&columns);
+                    assert_eq!(split.lacks_columns(&columns), !missing.is_empty());
+                    let csv_lacks = [Column::REASON, Column::at(5).expect("a column")];
+                    assert_eq!(
+                        split.lacks_columns(&csv_lacks),
+                        !split.missing_columns(&csv_lacks).is_empty()
+                    );
                     assert_eq!(
                         missing.len(),
                         if format == MatrixFileFormat::Json {
