@@ -5,13 +5,13 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::columns::Column;
 use super::compare::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
+use super::spool::{SpillBuffer, Store};
 
 /// Encoded records held in memory before they go to the temporary file: a small report
 /// never makes one.
@@ -49,16 +49,6 @@ impl Names {
     }
 }
 
-/// Where the encoded records are.
-#[derive(Clone)]
-enum Store {
-    /// Few enough to stay in memory.
-    Memory(Arc<[u8]>),
-    /// In an anonymous temporary file (unlinked when made, so nothing is left behind even
-    /// when the process is killed), read by positional reads so readers can overlap.
-    File(Arc<File>),
-}
-
 /// One sorted run: where it ends in the store, and how many records it holds.
 #[derive(Clone, Copy, Debug)]
 struct Run {
@@ -85,12 +75,7 @@ pub type UnknownList = Listed<UnknownCase>;
 /// Encodes records as they come, in runs each sorted by key, spilling them to a temporary
 /// file past 64 KiB.
 pub struct ListWriter<T> {
-    buf: Vec<u8>,
-    file: Option<File>,
-    /// Bytes already in the file.
-    written: u64,
-    /// Bytes kept in memory before they go to the file.
-    spill_at: usize,
+    bytes: SpillBuffer,
     runs: Vec<Run>,
     /// Records since the last run ended, and the last one's key.
     open: usize,
@@ -111,10 +96,7 @@ impl<T: Record> ListWriter<T> {
     /// No records yet.
     pub fn new() -> ListWriter<T> {
         ListWriter {
-            buf: Vec::new(),
-            file: None,
-            written: 0,
-            spill_at: SPILL_BYTES,
+            bytes: SpillBuffer::new(SPILL_BYTES),
             runs: Vec::new(),
             open: 0,
             last_key: None,
@@ -129,15 +111,12 @@ impl<T: Record> ListWriter<T> {
     pub fn push(&mut self, key: u64, record: &T) -> io::Result<()> {
         debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
         self.last_key = Some(key);
-        self.buf.extend_from_slice(&key.to_le_bytes());
-        record.encode(&mut self.names, &mut self.buf);
+        self.bytes.buf().extend_from_slice(&key.to_le_bytes());
+        record.encode(&mut self.names, self.bytes.buf());
         self.open += 1;
         self.len += 1;
         self.counts[record.kind()] += 1;
-        if self.buf.len() >= self.spill_at {
-            self.spill()?;
-        }
-        Ok(())
+        self.bytes.spill_if_full()
     }
 
     /// Encodes `record` as [`ListWriter::push`] would, into `out` (to be pushed later with
@@ -151,22 +130,19 @@ impl<T: Record> ListWriter<T> {
     pub fn push_encoded(&mut self, key: u64, kind: usize, encoded: &[u8]) -> io::Result<()> {
         debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
         self.last_key = Some(key);
-        self.buf.extend_from_slice(&key.to_le_bytes());
-        self.buf.extend_from_slice(encoded);
+        self.bytes.buf().extend_from_slice(&key.to_le_bytes());
+        self.bytes.buf().extend_from_slice(encoded);
         self.open += 1;
         self.len += 1;
         self.counts[kind] += 1;
-        if self.buf.len() >= self.spill_at {
-            self.spill()?;
-        }
-        Ok(())
+        self.bytes.spill_if_full()
     }
 
     /// Ends the current run: the next record may have any key.
     pub fn end_run(&mut self) {
         if self.open > 0 {
             self.runs.push(Run {
-                end: self.written + self.buf.len() as u64,
+                end: self.bytes.written(),
                 records: self.open,
             });
         }
@@ -174,28 +150,11 @@ impl<T: Record> ListWriter<T> {
         self.last_key = None;
     }
 
-    fn spill(&mut self) -> io::Result<()> {
-        let file = match &mut self.file {
-            Some(file) => file,
-            None => self.file.insert(tempfile::tempfile()?),
-        };
-        file.write_all(&self.buf)?;
-        self.written += self.buf.len() as u64;
-        self.buf.clear();
-        Ok(())
-    }
-
     /// The records, ready to be read back in key order.
     pub fn finish(mut self) -> io::Result<Listed<T>> {
         self.end_run();
-        let store = if self.file.is_some() {
-            self.spill()?;
-            Store::File(Arc::new(self.file.take().expect("made by spill")))
-        } else {
-            Store::Memory(std::mem::take(&mut self.buf).into())
-        };
         Ok(Listed {
-            store,
+            store: self.bytes.finish()?,
             runs: self.runs,
             names: self.names.0.into(),
             len: self.len,
@@ -209,7 +168,7 @@ impl<T: Record> Listed<T> {
     /// `records` in the order given, kept in memory (for small reports and tests).
     pub fn from_records(records: impl IntoIterator<Item = T>) -> Listed<T> {
         let mut writer = ListWriter::new();
-        writer.spill_at = usize::MAX;
+        writer.bytes = SpillBuffer::new(usize::MAX);
         for (key, record) in records.into_iter().enumerate() {
             writer
                 .push(key as u64, &record)
@@ -245,17 +204,7 @@ impl<T: Record> Listed<T> {
         let mut start = 0u64;
         let mut readers: Vec<Box<dyn Read + '_>> = Vec::with_capacity(self.runs.len());
         for run in &self.runs {
-            readers.push(match &self.store {
-                Store::Memory(bytes) => Box::new(&bytes[start as usize..run.end as usize]),
-                Store::File(file) => Box::new(BufReader::with_capacity(
-                    buffer,
-                    super::ReadAt {
-                        file: file.as_ref(),
-                        offset: start,
-                    }
-                    .take(run.end - start),
-                )),
-            });
+            readers.push(self.store.reader(start, Some(run.end), buffer));
             start = run.end;
         }
         let mut iter = ListIter {
@@ -595,11 +544,7 @@ mod tests {
                 writer.end_run();
             }
             let list = writer.finish().unwrap();
-            assert_eq!(
-                matches!(list.store, Store::File(_)),
-                count >= 3000,
-                "{count}"
-            );
+            assert_eq!(list.store.is_file(), count >= 3000, "{count}");
             let expected: Vec<CaseGrade> = (0..count).map(grade).collect();
             assert_eq!(list.len(), expected.len());
             // Two readers at once, each from the start.

@@ -48,14 +48,104 @@ impl Record for (u64, String) {
 /// makes one.
 const SPILL_BYTES: usize = 64 * 1024;
 
-/// Where the encoded records are.
+/// Where encoded records are, once written (here, and under `case_list`'s lists).
 #[derive(Clone)]
-enum Store {
+pub(crate) enum Store {
     /// Few enough to stay in memory.
     Memory(Arc<[u8]>),
     /// In an anonymous temporary file (unlinked when made, so nothing is left behind even
     /// when the process is killed), read by positional reads so readers can overlap.
     File(Arc<File>),
+}
+
+impl Store {
+    /// The bytes from `start` to `end` (the last byte if `None`), read through a buffer of
+    /// `buffer` bytes when they are in the file.
+    pub(crate) fn reader(&self, start: u64, end: Option<u64>, buffer: usize) -> Box<dyn Read + '_> {
+        match self {
+            Store::Memory(bytes) => {
+                let end = end.map_or(bytes.len(), |end| end as usize);
+                Box::new(&bytes[start as usize..end])
+            }
+            Store::File(file) => {
+                let from = super::ReadAt {
+                    file: file.as_ref(),
+                    offset: start,
+                };
+                match end {
+                    Some(end) => Box::new(BufReader::with_capacity(buffer, from.take(end - start))),
+                    None => Box::new(BufReader::with_capacity(buffer, from)),
+                }
+            }
+        }
+    }
+
+    /// Whether the bytes went to the temporary file.
+    #[cfg(test)]
+    pub(crate) fn is_file(&self) -> bool {
+        matches!(self, Store::File(_))
+    }
+}
+
+/// Encoded records being written: in memory until `spill_at` bytes wait, then appended to an
+/// anonymous temporary file (made at the first spill).
+pub(crate) struct SpillBuffer {
+    buf: Vec<u8>,
+    file: Option<File>,
+    /// Bytes already in the file.
+    spilled: u64,
+    spill_at: usize,
+}
+
+impl SpillBuffer {
+    /// Nothing written; bytes go to the file past `spill_at` of them.
+    pub(crate) fn new(spill_at: usize) -> SpillBuffer {
+        SpillBuffer {
+            buf: Vec::new(),
+            file: None,
+            spilled: 0,
+            spill_at,
+        }
+    }
+
+    /// Where the next record's bytes are appended.
+    pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// How many bytes were written in all.
+    pub(crate) fn written(&self) -> u64 {
+        self.spilled + self.buf.len() as u64
+    }
+
+    /// Moves the bytes waiting to the file if there are enough of them.
+    pub(crate) fn spill_if_full(&mut self) -> io::Result<()> {
+        if self.buf.len() >= self.spill_at {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        file.write_all(&self.buf)?;
+        self.spilled += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Every byte written, ready to be read back.
+    pub(crate) fn finish(mut self) -> io::Result<Store> {
+        Ok(if self.file.is_some() {
+            self.spill()?;
+            Store::File(Arc::new(self.file.take().expect("made by spill")))
+        } else {
+            Store::Memory(std::mem::take(&mut self.buf).into())
+        })
+    }
 }
 
 /// Records in order, kept encoded (in memory or a temporary file) and decoded as they are
@@ -78,10 +168,7 @@ impl<T> Clone for Spool<T> {
 
 /// Encodes records as they are made, spilling them to a temporary file past 64 KiB.
 pub struct SpoolWriter<T> {
-    buf: Vec<u8>,
-    file: Option<Arc<File>>,
-    /// Bytes already in the file.
-    spilled: u64,
+    bytes: SpillBuffer,
     count: usize,
     record: PhantomData<fn(&T)>,
 }
@@ -103,9 +190,7 @@ impl<T: Record> SpoolWriter<T> {
     /// No records yet.
     pub fn new() -> SpoolWriter<T> {
         SpoolWriter {
-            buf: Vec::new(),
-            file: None,
-            spilled: 0,
+            bytes: SpillBuffer::new(SPILL_BYTES),
             count: 0,
             record: PhantomData,
         }
@@ -113,43 +198,23 @@ impl<T: Record> SpoolWriter<T> {
 
     /// Adds the next record.
     pub fn push(&mut self, record: &T) -> io::Result<()> {
-        record.encode(&mut self.buf);
+        record.encode(self.bytes.buf());
         self.count += 1;
-        if self.buf.len() >= SPILL_BYTES {
-            self.spill()?;
-        }
-        Ok(())
-    }
-
-    fn spill(&mut self) -> io::Result<()> {
-        let file = match &self.file {
-            Some(file) => file,
-            None => self.file.insert(Arc::new(tempfile::tempfile()?)),
-        };
-        (&**file).write_all(&self.buf)?;
-        self.spilled += self.buf.len() as u64;
-        self.buf.clear();
-        Ok(())
+        self.bytes.spill_if_full()
     }
 
     /// The point after the records pushed so far.
     pub fn point(&self) -> Point {
         Point {
-            offset: self.spilled + self.buf.len() as u64,
+            offset: self.bytes.written(),
             count: self.count,
         }
     }
 
     /// The records, ready to be read back.
-    pub fn finish(mut self) -> io::Result<Spool<T>> {
-        let store = if self.file.is_some() {
-            self.spill()?;
-            Store::File(self.file.take().expect("made by spill"))
-        } else {
-            Store::Memory(self.buf.into())
-        };
+    pub fn finish(self) -> io::Result<Spool<T>> {
         Ok(Spool {
-            store,
+            store: self.bytes.finish()?,
             count: self.count,
             record: PhantomData,
         })
@@ -178,7 +243,7 @@ impl<T: Record> Spool<T> {
     /// Whether the records went to a temporary file.
     #[cfg(test)]
     pub(crate) fn is_in_file(&self) -> bool {
-        matches!(self.store, Store::File(_))
+        self.store.is_file()
     }
 
     /// How many records there are.
@@ -210,18 +275,8 @@ impl<T: Record> Spool<T> {
 
     /// The `count` records from `start` on, read through a buffer of `buffer` bytes.
     fn iter_from(&self, start: Point, count: usize, buffer: usize) -> SpoolIter<'_, T> {
-        let reader: Box<dyn Read + '_> = match &self.store {
-            Store::Memory(bytes) => Box::new(&bytes[start.offset as usize..]),
-            Store::File(file) => Box::new(BufReader::with_capacity(
-                buffer,
-                super::ReadAt {
-                    file: file.as_ref(),
-                    offset: start.offset,
-                },
-            )),
-        };
         SpoolIter {
-            reader,
+            reader: self.store.reader(start.offset, None, buffer),
             left: count,
             record: PhantomData,
         }
