@@ -65,19 +65,12 @@ impl<R: Read> Scan<R> {
         self.base += keep as u64;
         self.filled -= keep;
         self.pos -= keep;
-        if self.filled == self.buf.len() {
-            self.buf.resize(self.buf.len() * 2, 0);
-        }
-        match super::read_some(&mut self.reader, &mut self.buf[self.filled..])? {
-            0 => {
-                self.eof = true;
-                Ok(false)
-            }
-            n => {
-                self.filled += n;
-                Ok(true)
-            }
-        }
+        super::read_more(
+            &mut self.reader,
+            &mut self.buf,
+            &mut self.filled,
+            &mut self.eof,
+        )
     }
 
     /// The next byte that is not JSON whitespace, not taken; `None` at the end of the input.

@@ -41,6 +41,30 @@ pub(crate) fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<us
     }
 }
 
+/// Reads more into `buf` after its first `filled` bytes, doubling it first when it is full:
+/// whether anything came (the end of the input sets `eof`). The refill of the readers that
+/// slide their own buffer (CSV records, JSON arrays), after the slide.
+pub(crate) fn read_more(
+    reader: &mut impl Read,
+    buf: &mut Vec<u8>,
+    filled: &mut usize,
+    eof: &mut bool,
+) -> io::Result<bool> {
+    if *filled == buf.len() {
+        buf.resize(buf.len() * 2, 0);
+    }
+    match read_some(reader, &mut buf[*filled..])? {
+        0 => {
+            *eof = true;
+            Ok(false)
+        }
+        n => {
+            *filled += n;
+            Ok(true)
+        }
+    }
+}
+
 /// The shape of a case file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum InputFormat {

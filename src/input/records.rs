@@ -287,23 +287,16 @@ impl<R: Read> Records<R> {
             self.filled -= self.pos;
             self.pos = 0;
         }
-        if self.filled == self.buf.len() {
-            // A line longer than the buffer.
-            if self.filled >= crate::limits::MAX_RECORD_BYTES {
-                return Err(crate::limits::record_too_long());
-            }
-            self.buf.resize(self.buf.len() * 2, 0);
+        // A line longer than the buffer may grow it, up to the longest record.
+        if self.filled == self.buf.len() && self.filled >= crate::limits::MAX_RECORD_BYTES {
+            return Err(crate::limits::record_too_long());
         }
-        match super::read_some(&mut self.reader, &mut self.buf[self.filled..])? {
-            0 => {
-                self.eof = true;
-                Ok(false)
-            }
-            n => {
-                self.filled += n;
-                Ok(true)
-            }
-        }
+        super::read_more(
+            &mut self.reader,
+            &mut self.buf,
+            &mut self.filled,
+            &mut self.eof,
+        )
     }
 
     /// The next record, or `None` at the end of the input.
