@@ -130,6 +130,24 @@ fn the_setup_commands_are_the_ones_ci_runs() {
 }
 
 #[test]
+fn the_pip_install_readme_shows_is_the_wheel_ci_builds() {
+    let readme = read("README.md");
+    assert!(
+        code_lines(&readme).iter().any(|line| line == "pip install ."),
+        "README lacks `pip install .`"
+    );
+    // maturin's binary bindings: the wheel carries the leasejudge binary, no Python module.
+    let pyproject = read("pyproject.toml");
+    assert!(pyproject.contains("build-backend = \"maturin\""));
+    assert!(pyproject.contains("bindings = \"bin\""));
+    // CI builds the wheel and installs it where no Rust toolchain is.
+    let ci = read(".ci/run");
+    assert!(ci.lines().any(|line| line.trim() == "scripts/wheel-check.sh"));
+    let check = read("scripts/wheel-check.sh");
+    assert!(check.contains("pip wheel") && check.contains("--no-index"));
+}
+
+#[test]
 fn relative_links_resolve_inside_the_repository() {
     let mut files = vec![root().join("README.md")];
     for entry in fs::read_dir(root().join("docs")).unwrap() {
