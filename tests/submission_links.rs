@@ -644,3 +644,30 @@ fn the_messages_are_the_ones_safety_md_quotes() {
         );
     }
 }
+
+/// A link is never read, so it is no input an output could clash with: a learner's link to
+/// the gradebook is ungradable and the class is still graded, the gradebook written.
+#[test]
+fn a_link_to_an_output_does_not_stop_the_class() {
+    let lab = Lab::new(&FORMATS[0]);
+    fs::write(lab.path("submission/own.csv"), &lab.bytes).unwrap();
+    let gradebook = lab.path(KEY_DIR).join("gradebook.csv");
+    fs::write(&gradebook, "an earlier gradebook\n").unwrap();
+    symlink(&gradebook, lab.path("submission/out.csv")).unwrap();
+    let run = lab.grade(
+        &["submission", "--gradebook", gradebook.to_str().unwrap()],
+        "json",
+        None,
+    );
+    assert_none(check_run(
+        &run,
+        2,
+        &[
+            ("submission/own.csv", Some(4)),
+            ("submission/out.csv", None),
+        ],
+        "a link to the gradebook",
+    ));
+    let written = fs::read_to_string(&gradebook).unwrap();
+    assert!(written.contains("submission/own.csv,4,4,"), "{written}");
+}
