@@ -405,7 +405,7 @@ fn color_always_wins_over_no_color() {
         &["adjudicate", "cases/probes.csv", "-f", "table"],
         &[
             "grade",
-            "examples/lab/key.csv",
+            "examples/lab/submissions/ada.csv",
             "--golden",
             "examples/lab/key.csv",
             "--verbose",

@@ -642,8 +642,13 @@ fn endless_records_are_located_input_errors() {
             "long-case.json:2: cannot read: a record longer than",
         ),
         (
+            &["grade", "long.csv", "--golden", "golden.csv"],
+            "long.csv:2: cannot read: a record longer than",
+        ),
+        // A device is no submission: it is refused before a byte is read (issue 22).
+        (
             &["grade", "/dev/zero", "--golden", "golden.csv"],
-            "/dev/zero:1: cannot read: a record longer than",
+            "/dev/zero: cannot be graded: the submission is not a regular file (it is a device)",
         ),
         (
             &["grade", "submission.csv", "--golden", "/dev/zero"],

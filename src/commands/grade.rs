@@ -16,10 +16,13 @@ use crate::grading::class::{
 };
 use crate::grading::hint::hint;
 use crate::grading::matrix_file::{
-    parse_matrix_split, read_golden_file_split, read_matrix_file_split, SplitMatrix,
+    open_matrix, parse_matrix_split, read_golden_split_from, read_matrix_split_from, SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
 use crate::grading::spool::Spool;
+use crate::grading::submission_file::{
+    check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
+};
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
@@ -76,7 +79,9 @@ row the golden file lacks is a warning, not scored.
 
 Each submission is graded on its own: one that cannot be read is reported as ungradable, \
 with every problem listed as FILE:LINE: column: message (value), and the others are still \
-graded. Learners never see the golden file's name or values unless --reveal.
+graded. A submission must be a regular file of its own: a symbolic link, a hard link or a \
+file read for the instructor is ungradable, and links in a directory are not followed. \
+Learners never see the golden file's name or values unless --reveal.
 
 Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
 submission, a malformed golden file, unreadable options files).")]
@@ -150,7 +155,10 @@ pub struct Args {
     pub read: ReadArgs,
 }
 
-/// Whether a directory entry is a matrix file `grade` reads.
+/// Whether a directory entry is a matrix file `grade` reads: by its extension, a regular
+/// file or a symbolic link (whatever it points to, even a directory: listed so that it is
+/// reported ungradable, not followed or skipped in silence), or one that cannot be examined
+/// (reading it says why).
 fn is_matrix_file(path: &Path) -> bool {
     let extension = path
         .extension()
@@ -159,15 +167,18 @@ fn is_matrix_file(path: &Path) -> bool {
     matches!(
         extension.as_deref(),
         Some("csv" | "json" | "xlsx" | "xlsm" | "ods")
-    ) && crate::input::is_listed_file(path)
+    ) && std::fs::symlink_metadata(path)
+        .map_or(true, |meta| meta.is_file() || meta.file_type().is_symlink())
 }
 
-/// The submissions the arguments name: files as given, directories expanded in name order.
+/// The submissions the arguments name: files as given, directories expanded in name order. A
+/// symbolic link is not a directory here (it is a submission, refused when opened) unless its
+/// name ends with `/`, which asks for the directory it points to.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
-        if path.is_dir() {
+        if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
             files.extend(crate::input::files_in_directory(
                 path,
                 &is_matrix_file,
@@ -185,15 +196,18 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     }
 }
 
-/// A submission read split by `splitter`, with the errors its reader found.
+/// A submission read split by `splitter`, with the errors its reader found; one that is not a
+/// file of its own (a link, one of `instructor`'s files) is refused before a byte is read.
 fn read_submission(
     path: &Path,
     read: &ReadArgs,
     columns: &[Column],
     splitter: &Splitter,
+    instructor: &InstructorFiles,
 ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
+        check_standard_input(instructor).map_err(|e| InputErrors(vec![e]))?;
         let bytes = crate::limits::read_document(std::io::stdin().lock())
             .map_err(|e| InputErrors(vec![InputError::new("-", 0, format!("cannot read: {e}"))]))?;
         // Standard input has no extension: a workbook is told by its bytes (a zip archive).
@@ -204,19 +218,28 @@ fn read_submission(
         };
         parse_matrix_split(&bytes, "-", format, &options, columns, splitter)
     } else {
-        read_matrix_file_split(path, &path.to_string_lossy(), &options, columns, splitter)
+        let name = path.to_string_lossy();
+        let file = open_submission(path, &name, instructor).map_err(|e| InputErrors(vec![e]))?;
+        let format = MatrixFileFormat::for_path(path);
+        read_matrix_split_from(file, format, &name, &options, columns, splitter)
     }
 }
 
-/// The golden file, or its problems (unreadable, malformed, lacking a graded column).
+/// The golden file, or its problems (unreadable, malformed, lacking a graded column). It is
+/// read from the handle whose identity goes into `instructor`, so a submission can never be
+/// the file that was read as the key.
 fn read_golden(
     path: &Path,
     columns: &[Column],
     splitter: &Splitter,
+    instructor: &mut InstructorFiles,
 ) -> Result<SplitMatrix, Vec<InputError>> {
+    let name = path.to_string_lossy();
+    let file = open_matrix(path, &name).map_err(|e| e.0)?;
+    instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
-    let golden = read_golden_file_split(path, &path.to_string_lossy(), columns, splitter)
-        .map_err(|e| e.0)?;
+    let format = MatrixFileFormat::for_path(path);
+    let golden = read_golden_split_from(file, format, &name, columns, splitter).map_err(|e| e.0)?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)
@@ -240,11 +263,16 @@ fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Optio
 
 /// One splitter for the golden file and every submission, planned for the largest of them:
 /// a partition of any of them then holds a few megabytes. Standard input is read whole
-/// before it is split, so its size does not count.
+/// before it is split, so its size does not count, and nor does what a submission that is a
+/// symbolic link points to (it is never read).
 fn splitter(golden: &Path, submissions: &[PathBuf]) -> Splitter {
-    let largest = std::iter::once(golden)
-        .chain(submissions.iter().map(PathBuf::as_path))
-        .filter_map(|path| std::fs::metadata(path).ok())
+    let largest = std::fs::metadata(golden)
+        .into_iter()
+        .chain(
+            submissions
+                .iter()
+                .filter_map(|path| std::fs::symlink_metadata(path).ok()),
+        )
         .map(|metadata| metadata.len())
         .max()
         .unwrap_or(0);
@@ -276,8 +304,11 @@ fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<(
     if let Some(path) = &args.item_analysis {
         outputs.push(Named::new("--item-analysis", path));
     }
+    // A submission that is a symbolic link is never read (it is ungradable), so it is no
+    // input: a learner's link to an output does not stop the class's run.
     let mut inputs: Vec<Named<'_>> = submissions
         .iter()
+        .filter(|path| !is_symbolic_link(path))
         .map(|path| Named::new("submission", path))
         .collect();
     if let Some(path) = &args.baseline {
@@ -354,7 +385,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
-    let golden = read_golden(&args.golden, &columns, &splitter);
+    // Every file read for the instructor, which no submission may be.
+    let mut instructor = InstructorFiles::new();
+    if let Some(path) = &args.baseline {
+        instructor.add_path(path);
+    }
+    // A case file that cannot be listed is reported when the hints read it.
+    for source in crate::input::expand_inputs(&args.cases).unwrap_or_default() {
+        if let Some(path) = &source.path {
+            instructor.add_path(path);
+        }
+    }
+    let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
     // The golden case ids in order, for the hints and the item analysis.
     let case_ids = match &golden {
         Ok(golden) if feedback == Feedback::Hint || args.item_analysis.is_some() => Some(
@@ -373,7 +415,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|path| -> Result<Submission> {
             let name = path.to_string_lossy().into_owned();
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &args.read, &columns, &splitter) {
+            let outcome = match read_submission(path, &args.read, &columns, &splitter, &instructor)
+            {
                 Err(errors) => Outcome::Ungradable(errors.0),
                 Ok((submission, errors)) => {
                     grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)

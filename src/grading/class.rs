@@ -342,27 +342,32 @@ impl Submission {
 }
 
 /// Where the hint for a golden case points (`--feedback hint`): from the same replay as
-/// `explain`, never the expected value.
+/// `explain`, never the expected value. A file and line numbers, nothing more: every format
+/// renders a hint from these two alone ([`Hint::describe`], [`Hint::json`]), so a hint cannot
+/// carry a section, a rule's name or a word of the answer (issue 22).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hint {
     /// The case file.
     pub file: String,
     /// The lines that decide the correct verdict, ascending.
     pub lines: Vec<u64>,
-    /// The contract section that governs it (`section 4.2, cancellation`).
-    pub section: &'static str,
 }
 
 impl Hint {
-    /// `look again at lines 21 and 22 of cases.csv (section 4.2, cancellation)`.
+    /// `look again at lines 21 and 22 in cases.csv`.
     pub fn describe(&self) -> String {
         let numbers: Vec<String> = self.lines.iter().map(u64::to_string).collect();
         let lines = match numbers.split_last() {
             None => String::new(),
-            Some((last, [])) => format!("line {last} of "),
-            Some((last, rest)) => format!("lines {} and {last} of ", rest.join(", ")),
+            Some((last, [])) => format!("line {last} in "),
+            Some((last, rest)) => format!("lines {} and {last} in ", rest.join(", ")),
         };
-        format!("look again at {lines}{} ({})", self.file, self.section)
+        format!("look again at {lines}{}", self.file)
+    }
+
+    /// The JSON report's `hint`: `{"file": "cases.csv", "lines": [21, 22]}`.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"file": self.file, "lines": self.lines})
     }
 }
 

@@ -1,34 +1,13 @@
 //! Hints for `grade --feedback hint`: for a case, the case-file lines that decide its correct
-//! verdict (the lines `explain` cites, from the same replay) and the contract section that
-//! governs it — never the verdict itself.
+//! verdict (the lines `explain` cites, from the same replay), and nothing else — no contract
+//! section, no rule's name, no word of a decision or reason code, no quote of the rows (issue
+//! 22). A hint is only a file name and line numbers ([`Hint`]), so its text carries no more
+//! than which lines to read again.
 
 use crate::explain::sentence::sentence;
 use crate::explain::CaseTrace;
-use crate::lease::{CaseReason, Decision};
 
 use super::class::Hint;
-
-/// The contract section that governs a verdict.
-pub fn section(decision: Decision, reason: CaseReason) -> &'static str {
-    match (decision, reason) {
-        (Decision::OwnershipConflict, CaseReason::HolderConflict) => {
-            "section 4.1, the identity check"
-        }
-        (Decision::OwnershipConflict, _) => "section 4.2, offers of a new or the same generation",
-        (Decision::Success | Decision::Failed | Decision::Cancelled, _) => "section 4.2, results",
-        (Decision::ReconciliationRequired, _) => "section 4.2, cancellation",
-        (Decision::Expired, CaseReason::ResultAfterExpiry | CaseReason::RenewAfterExpiry) => {
-            "section 4, step 1: the clock, and section 4.2, after expiry"
-        }
-        (Decision::Expired, _) => "section 4, step 1: the clock",
-        (Decision::AckTimeout, CaseReason::AckAfterDeadline) => "section 4.2, late acks",
-        (Decision::AckTimeout, _) => "section 4, step 1: the clock",
-        (Decision::Active, CaseReason::StaleGeneration) => "section 4.1, stale generations",
-        (Decision::Active, CaseReason::LateProgress) => "section 4.2, progress",
-        (Decision::Active, _) => "section 4.2, acks and renewals",
-        (Decision::PendingAck, _) => "section 4.2, offers and acks",
-    }
-}
 
 /// The line numbers a sentence cites (`line 6`, `lines 8, 10 and 12`), ascending, once each.
 pub fn cited_lines(text: &str) -> Vec<u64> {
@@ -59,17 +38,25 @@ pub fn cited_lines(text: &str) -> Vec<u64> {
     lines
 }
 
-/// The hint for a case, from its replay.
+/// The hint for a case, from its replay: the lines its `explain` sentence cites that are the
+/// case's own rows (a sentence's `line 0` for a row it lacks is none), or every row of the
+/// case if it cites none, so that no hint is told apart by having no lines.
 pub fn hint(trace: &CaseTrace) -> Hint {
     let text = sentence(trace);
     // The sentence starts `DECISION (reason): `; only the rest cites lines.
     let body = text
         .split_once(": ")
         .map_or(text.as_str(), |(_, body)| body);
+    let own = |line: &u64| trace.rows.iter().any(|row| row.source.line == *line);
+    let mut lines: Vec<u64> = cited_lines(body).into_iter().filter(own).collect();
+    if lines.is_empty() {
+        lines = trace.rows.iter().map(|row| row.source.line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+    }
     Hint {
         file: trace.file().to_owned(),
-        lines: cited_lines(body),
-        section: section(trace.verdict.decision, trace.verdict.reason),
+        lines,
     }
 }
 
@@ -87,5 +74,29 @@ mod tests {
             cited_lines("the verdict at 2026-01-01T10:00:00Z found"),
             Vec::<u64>::new()
         );
+    }
+
+    /// A sentence that cites a row the case lacks (`line 0`) cites none of its rows: the
+    /// hint then names every row of the case, not a line that is not there, and is not told
+    /// apart by naming none.
+    #[test]
+    fn a_hint_cites_only_the_cases_own_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c.csv");
+        std::fs::write(
+            &file,
+            "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+             c,offer,2026-01-01T10:00:00Z,j,L,1,w,30\n\
+             c,ack,2026-01-01T10:00:01Z,j,L,1,w,\n",
+        )
+        .unwrap();
+        let mut traces = crate::commands::explain::traces(&[file], None, None, &[]).unwrap();
+        let mut trace = traces.remove(0);
+        assert_eq!(hint(&trace).lines, [3]);
+        // Judged as if cancelled: the sentence's cancel_request is on no line.
+        trace.verdict.decision = crate::lease::Decision::ReconciliationRequired;
+        trace.verdict.reason = crate::lease::CaseReason::CancelUnacknowledged;
+        assert!(sentence(&trace).contains("line 0 requested a cancel"));
+        assert_eq!(hint(&trace).lines, [2, 3]);
     }
 }

@@ -624,9 +624,25 @@ pub fn read_matrix_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    let file = open_matrix(path, name)?;
+    let format = MatrixFileFormat::for_path(path);
+    read_matrix_split_from(file, format, name, options, columns, splitter)
+}
+
+/// [`read_matrix_file_split`] of a file already open, in `format`: a submission is read from
+/// the handle it was checked on ([`super::submission_file::open_submission`]).
+pub fn read_matrix_split_from(
+    file: std::fs::File,
+    format: MatrixFileFormat,
+    name: &str,
+    options: &ReadOptions,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let split = Some((splitter, columns));
-    as_split(read_file(
-        path,
+    as_split(read_open_file(
+        file,
+        format,
         name,
         options,
         columns,
@@ -671,7 +687,26 @@ pub fn read_golden_file_split(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<SplitMatrix, InputErrors> {
-    let (mut file, errors) = read_golden_file_split_unchecked(path, name, columns, splitter)?;
+    let file = open_matrix(path, name)?;
+    read_golden_split_from(
+        file,
+        MatrixFileFormat::for_path(path),
+        name,
+        columns,
+        splitter,
+    )
+}
+
+/// [`read_golden_file_split`] of a file already open, in `format`: `grade` reads the golden
+/// file from the handle whose identity no submission may share.
+pub fn read_golden_split_from(
+    file: std::fs::File,
+    format: MatrixFileFormat,
+    name: &str,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<SplitMatrix, InputErrors> {
+    let (mut file, errors) = golden_split_unchecked(file, format, name, columns, splitter)?;
     let duplicates = file
         .hold()
         .and_then(|()| file.duplicates())
@@ -693,10 +728,28 @@ pub fn read_golden_file_split_unchecked(
     columns: &[Column],
     splitter: &Splitter,
 ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    let file = open_matrix(path, name)?;
+    golden_split_unchecked(
+        file,
+        MatrixFileFormat::for_path(path),
+        name,
+        columns,
+        splitter,
+    )
+}
+
+fn golden_split_unchecked(
+    file: std::fs::File,
+    format: MatrixFileFormat,
+    name: &str,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
     let options = ReadOptions::default();
     let split = Some((splitter, columns));
-    let (mut file, errors) = as_split(read_file(
-        path,
+    let (mut file, errors) = as_split(read_open_file(
+        file,
+        format,
         name,
         &options,
         columns,
@@ -840,22 +893,39 @@ fn read_file(
     strictness: Strictness,
     split: Split<'_>,
 ) -> Partial {
+    let file = open_matrix(path, name)?;
+    let format = MatrixFileFormat::for_path(path);
+    read_open_file(file, format, name, options, columns, strictness, split)
+}
+
+/// [`read_file`] of a file already open, in `format`.
+fn read_open_file(
+    file: std::fs::File,
+    format: MatrixFileFormat,
+    name: &str,
+    options: &ReadOptions,
+    columns: &[Column],
+    strictness: Strictness,
+    split: Split<'_>,
+) -> Partial {
     let cannot = |e: std::io::Error| {
         InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
     };
-    match MatrixFileFormat::for_path(path) {
-        MatrixFileFormat::Json => read_json_file(path, name, columns, strictness, split),
-        MatrixFileFormat::Csv => {
-            let file = open_matrix(path, name)?;
-            let keep = kept_columns(columns);
-            let mut errors = Vec::new();
-            partial(
-                parse_csv(file, name, options, &keep, strictness, split, &mut errors),
-                errors,
-            )
-        }
+    let keep = kept_columns(columns);
+    let mut errors = Vec::new();
+    match format {
+        MatrixFileFormat::Json => partial(
+            parse_json(file, name, &keep, strictness, split, &mut errors),
+            errors,
+        ),
+        MatrixFileFormat::Csv => partial(
+            parse_csv(file, name, options, &keep, strictness, split, &mut errors),
+            errors,
+        ),
         MatrixFileFormat::Workbook => {
-            let bytes = crate::limits::read_document_file(path).map_err(cannot)?;
+            // Refused by its size before a byte is read; then read from the same handle.
+            crate::limits::check_document_size(&file).map_err(cannot)?;
+            let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
             parse(
                 &bytes,
                 name,
@@ -959,21 +1029,6 @@ enum Strictness {
     Golden,
 }
 
-/// Reads a JSON matrix file as it comes (never whole, so of any size).
-fn read_json_file(
-    path: &Path,
-    name: &str,
-    columns: &[Column],
-    strictness: Strictness,
-    split: Split<'_>,
-) -> Partial {
-    let reader = open_matrix(path, name)?;
-    let keep = kept_columns(columns);
-    let mut errors = Vec::new();
-    let file = parse_json(reader, name, &keep, strictness, split, &mut errors);
-    partial(file, errors)
-}
-
 /// A matrix as read, with the errors found in it (it may have some), or only errors when
 /// nothing could be read past them.
 type Partial = Result<(MatrixFile, Vec<InputError>), InputErrors>;
@@ -996,7 +1051,7 @@ fn whole(read: Partial) -> Result<MatrixFile, InputErrors> {
 /// Opens a matrix file to be read as it comes. A file that cannot be opened, or a directory
 /// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
 /// be read", not "malformed".
-fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
+pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
     let cannot = |e: std::io::Error| {
         InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
     };

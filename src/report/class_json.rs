@@ -99,10 +99,7 @@ fn case_json(report: &ClassReport, submission: &Submission, case: &CaseMark) -> 
     }
     if let Some(Some(hint)) = report.hints.get(case.case as usize) {
         if case.status != crate::grading::class::CaseStatus::Matched {
-            object.insert(
-                "hint".into(),
-                json!({"file": hint.file, "lines": hint.lines, "section": hint.section}),
-            );
+            object.insert("hint".into(), hint.json());
         }
     }
     Value::Object(object)

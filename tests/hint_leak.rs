@@ -1,0 +1,337 @@
+//! Hints cite rows, never rules (issue 22): over generated corpora that hold every (decision,
+//! reason) pair the contract has, a hint is `look again at lines … of FILE` and nothing else.
+//!
+//! - Its text is exactly what its file name and line numbers render to ([`reference`], written
+//!   here, not taken from the crate), so it carries no more than which lines to read: no
+//!   contract section, no rule's name, no word of any decision, reason, row reason or event
+//!   code (checked word by word as well, with a message that says which).
+//! - Its lines are the case's own rows, cited by `explain`'s sentence for the correct verdict.
+//! - In every report format, a `--feedback hint` report with exactly those texts taken out is
+//!   the `--feedback cases` report: a hint adds its text and nothing else, anywhere.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use leasejudge::explain::CaseTrace;
+use leasejudge::grading::hint::{cited_lines, hint};
+use leasejudge::lease::{
+    AckState, CaseReason, Decision, Disposition, Event, RowReason, TerminalResult,
+};
+
+const FORMATS: [&str; 7] = [
+    "table",
+    "json",
+    "junit",
+    "github",
+    "markdown",
+    "gradescope",
+    "prairielearn",
+];
+
+/// The only words a hint says besides its file name and numbers.
+const HINT_WORDS: [&str; 7] = ["look", "again", "at", "line", "lines", "and", "in"];
+
+/// A hint as its file and lines alone say it: `look again at lines 6, 8 and 9 in cases.csv`.
+fn reference(file: &str, lines: &[u64]) -> String {
+    let numbers: Vec<String> = lines.iter().map(u64::to_string).collect();
+    let cited = match numbers.as_slice() {
+        [] => String::new(),
+        [one] => format!("line {one} in "),
+        [rest @ .., last] => format!("lines {} and {last} in ", rest.join(", ")),
+    };
+    format!("look again at {cited}{file}")
+}
+
+/// Every word a hint may not say: each word of every decision, reason, row reason, event,
+/// ack state, terminal result and disposition code, and the words the contract's sections
+/// and rules are named by (the titles hints once cited among them).
+fn forbidden_words() -> BTreeSet<String> {
+    let mut codes: Vec<&str> = Vec::new();
+    codes.extend(Decision::ALL.iter().map(|c| c.as_str()));
+    codes.extend(CaseReason::ALL.iter().map(|c| c.as_str()));
+    codes.extend(RowReason::ALL.iter().map(|c| c.as_str()));
+    codes.extend(Event::ALL.iter().map(|c| c.as_str()));
+    codes.extend(AckState::ALL.iter().map(|c| c.as_str()));
+    codes.extend(TerminalResult::ALL.iter().map(|c| c.as_str()));
+    codes.extend(Disposition::ALL.iter().map(|c| c.as_str()));
+    let rules = "section spec contract rule step clock identity check offers acks renewals \
+                 results cancellation expiry stale generations late progress";
+    codes
+        .iter()
+        .flat_map(|code| code.split('_'))
+        .chain(rules.split_whitespace())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+/// A scratch directory with generated case files and their golden matrices.
+struct Corpus {
+    dir: tempfile::TempDir,
+    /// (case file, golden file), named neutrally: the hint names its case file.
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+fn leasejudge(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn corpus() -> Corpus {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (index, (seed, style)) in [("1", "plain"), ("2", "messy"), ("3", "plain")]
+        .iter()
+        .enumerate()
+    {
+        let cases = format!("lab{index}.csv");
+        let golden = format!("answers{index}.csv");
+        let run = leasejudge(
+            dir.path(),
+            &[
+                "generate", "--cases", "300", "--seed", seed, "--style", style, "-o", &cases,
+                "--golden", &golden,
+            ],
+        );
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        files.push((dir.path().join(cases), dir.path().join(golden)));
+    }
+    Corpus { dir, files }
+}
+
+/// Every (decision, reason) the generator's scenarios end in: every pair the contract has.
+fn every_pair() -> BTreeSet<(String, String)> {
+    let run = leasejudge(Path::new("."), &["generate", "--list-scenarios"]);
+    let pairs: BTreeSet<(String, String)> = String::from_utf8(run.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let n = fields.len();
+            (fields[n - 2].to_owned(), fields[n - 1].to_owned())
+        })
+        .collect();
+    assert_eq!(pairs.len(), 17, "{pairs:?}");
+    pairs
+}
+
+fn traces(case_file: &Path) -> Vec<CaseTrace> {
+    leasejudge::commands::explain::traces(&[case_file.to_owned()], None, None, &[]).unwrap()
+}
+
+#[test]
+fn a_hint_is_its_file_and_lines_and_nothing_else() {
+    let corpus = corpus();
+    let forbidden = forbidden_words();
+    for word in HINT_WORDS {
+        assert!(!forbidden.contains(word), "{word} is a word of a code");
+    }
+    let mut pairs = BTreeSet::new();
+    let mut failures = Vec::new();
+    for (case_file, _) in &corpus.files {
+        for trace in traces(case_file) {
+            let verdict = &trace.verdict;
+            pairs.insert((
+                verdict.decision.as_str().to_owned(),
+                verdict.reason.as_str().to_owned(),
+            ));
+            let hint = hint(&trace);
+            let text = hint.describe();
+            let what = format!(
+                "{} ({} {})",
+                trace.case_id, verdict.decision, verdict.reason
+            );
+            if text != reference(trace.file(), &hint.lines) {
+                failures.push(format!("{what}: {text:?} says more than its lines"));
+            }
+            let file_words: BTreeSet<String> = words(trace.file()).collect();
+            for word in words(&text) {
+                let allowed = HINT_WORDS.contains(&word.as_str())
+                    || file_words.contains(&word)
+                    || word.bytes().all(|b| b.is_ascii_digit());
+                if !allowed || forbidden.contains(&word) {
+                    failures.push(format!("{what}: {text:?} says {word:?}"));
+                }
+            }
+            // The lines: the case's own rows, ascending, that explain's sentence cites.
+            let own: BTreeSet<u64> = trace.rows.iter().map(|r| r.source.line).collect();
+            let sentence = leasejudge::explain::sentence::sentence(&trace);
+            let cited: Vec<u64> = cited_lines(sentence.split_once(": ").unwrap().1)
+                .into_iter()
+                .filter(|line| own.contains(line))
+                .collect();
+            let sorted = hint.lines.windows(2).all(|w| w[0] < w[1]);
+            if hint.lines.is_empty()
+                || !sorted
+                || !hint.lines.iter().all(|line| own.contains(line))
+                || (!cited.is_empty() && hint.lines != cited)
+            {
+                failures.push(format!(
+                    "{what}: lines {:?}; the case's rows {own:?}; explain cites {cited:?}",
+                    hint.lines
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let missing: Vec<_> = every_pair().difference(&pairs).cloned().collect();
+    assert!(missing.is_empty(), "the corpus lacks {missing:?}");
+}
+
+/// Each case's hint as the library makes it, by case id.
+fn expected_hints(case_file: &Path) -> BTreeMap<String, (String, Vec<u64>)> {
+    traces(case_file)
+        .iter()
+        .map(|trace| {
+            let hint = hint(trace);
+            (trace.case_id.clone(), (hint.file, hint.lines))
+        })
+        .collect()
+}
+
+/// The table's cells, row by row, without the borders and padding that a wider column
+/// changes, and without the lines that are only a hint.
+fn table_cells(text: &str, hints: &BTreeSet<String>) -> Vec<Vec<String>> {
+    text.lines()
+        .filter(|line| !line.starts_with(['┌', '╞', '├', '└']))
+        .map(|line| {
+            line.split(['│', '┆'])
+                .map(|cell| cell.trim().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .filter(|cells| {
+            let text: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+            !(text.len() == 1 && hints.contains(text[0].as_str()))
+        })
+        .collect()
+}
+
+/// The JSON report without hints: each case's `hint` object (which must hold only `file`
+/// and `lines`, as `expected` says), its hint line in `problems`, and the feedback level.
+fn without_hints(
+    mut report: serde_json::Value,
+    expected: &BTreeMap<String, (String, Vec<u64>)>,
+    failures: &mut Vec<String>,
+) -> serde_json::Value {
+    report["feedback"] = "cases".into();
+    for submission in report["submissions"].as_array_mut().unwrap() {
+        for case in submission["cases"].as_array_mut().unwrap() {
+            let id = case["case_id"].as_str().unwrap().to_owned();
+            let case = case.as_object_mut().unwrap();
+            let Some(hint) = case.remove("hint") else {
+                continue;
+            };
+            let (file, lines) = &expected[&id];
+            if hint != serde_json::json!({"file": file, "lines": lines}) {
+                failures.push(format!("json: {id}: hint {hint}"));
+            }
+            let problems = case["problems"].as_array_mut().unwrap();
+            let text = serde_json::Value::from(reference(file, lines));
+            problems.retain(|p| *p != text);
+        }
+    }
+    report
+}
+
+#[test]
+fn every_format_adds_the_hint_text_and_nothing_else() {
+    let corpus = corpus();
+    let dir = corpus.dir.path();
+    let mut failures = Vec::new();
+    for (case_file, golden) in &corpus.files {
+        let cases = case_file.file_name().unwrap().to_str().unwrap();
+        let golden = golden.file_name().unwrap().to_str().unwrap();
+        let blank = format!("blank-{cases}");
+        let made = leasejudge(
+            dir,
+            &[
+                "template",
+                cases,
+                "--columns",
+                "decision,reason",
+                "-o",
+                &blank,
+            ],
+        );
+        assert!(made.status.success());
+        // The lines as the library gives them, the file as the command line names it.
+        let expected: BTreeMap<String, (String, Vec<u64>)> = expected_hints(case_file)
+            .into_iter()
+            .map(|(id, (_, lines))| (id, (cases.to_owned(), lines)))
+            .collect();
+        let texts: BTreeSet<String> = expected
+            .values()
+            .map(|(file, lines)| reference(file, lines))
+            .collect();
+        for format in FORMATS {
+            let hinted = leasejudge(
+                dir,
+                &[
+                    "grade",
+                    "--golden",
+                    golden,
+                    &blank,
+                    "--cases",
+                    cases,
+                    "--feedback",
+                    "hint",
+                    "-f",
+                    format,
+                ],
+            );
+            let plain = leasejudge(dir, &["grade", "--golden", golden, &blank, "-f", format]);
+            assert_eq!(hinted.status.code(), Some(1), "{format}");
+            let hinted = String::from_utf8(hinted.stdout).unwrap();
+            let plain = String::from_utf8(plain.stdout).unwrap();
+            let what = format!("{cases} -f {format}");
+            if hinted.to_ascii_lowercase().contains("section") {
+                failures.push(format!("{what}: names a section"));
+            }
+            let shown = hinted.matches("look again at").count();
+            if shown < expected.len() {
+                failures.push(format!(
+                    "{what}: {shown} hints for {} wrong cases",
+                    expected.len()
+                ));
+            }
+            let same = match format {
+                "table" => table_cells(&hinted, &texts) == table_cells(&plain, &texts),
+                "json" => {
+                    let report = serde_json::from_str(&hinted).unwrap();
+                    without_hints(report, &expected, &mut failures)
+                        == serde_json::from_str::<serde_json::Value>(&plain).unwrap()
+                }
+                _ => {
+                    // Each format joins a case's problems its own way; the hint comes last.
+                    let mut rest = hinted.clone();
+                    for text in &texts {
+                        for joiner in ["%0A", "<br>", "; ", "\\n", "\n"] {
+                            rest = rest.replace(&format!("{joiner}{text}"), "");
+                        }
+                    }
+                    rest == plain
+                }
+            };
+            if !same {
+                failures.push(format!(
+                    "{what}: with the hints taken out, not the report without hints:\n{hinted}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
