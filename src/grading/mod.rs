@@ -12,6 +12,7 @@ pub mod marks;
 pub mod matrix_file;
 pub mod partitions;
 pub mod spool;
+pub mod upload;
 
 use std::path::PathBuf;
 
