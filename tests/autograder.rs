@@ -900,6 +900,23 @@ fn a_key_that_disagrees_with_the_case_files_is_refused() {
         "{errors}"
     );
     assert!(!dir.path().join("out.zip").exists());
+    // A key that only lacks a case of the case files: a learner's answer to it would be
+    // ignored.
+    let without_probe_4: Vec<&str> = key.lines().filter(|l| !l.starts_with("probe-4,")).collect();
+    fs::write(
+        dir.path().join("key.csv"),
+        without_probe_4.join("\n") + "\n",
+    )
+    .unwrap();
+    let built = build(dir.path(), &["--golden", "key.csv", "--cases", "cases.csv"]);
+    assert_eq!(built.status.code(), Some(2));
+    let errors = text(&built.stderr);
+    assert!(errors.contains("(1 problem below"), "{errors}");
+    assert!(
+        errors.contains("cases.csv:18: case_id: case probe-4 is not in the key key.csv"),
+        "{errors}"
+    );
+    assert!(!dir.path().join("out.zip").exists());
 }
 
 #[test]

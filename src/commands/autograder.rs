@@ -252,24 +252,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     if args.output.as_os_str() == "-" {
         return Err(usage("-o - is not allowed: the question is a directory"));
     }
-    let image = PRAIRIELEARN_IMAGES.iter().find(|(name, _, _)| {
-        args.image == *name || args.image.strip_suffix(":latest") == Some(*name)
-    });
     let existing = existing_question(&args.output)?;
     let prepared = prepare(&args.common, None, &args.output)?;
-    if let (Some((name, system, has)), Some(needs)) = (image, prepared.glibc) {
-        if needs > *has {
-            let fitting: Vec<&str> = PRAIRIELEARN_IMAGES
-                .iter()
-                .filter(|(_, _, glibc)| *glibc >= needs)
-                .map(|(name, _, _)| *name)
-                .collect();
-            return Err(usage(&format!(
-                "the binary needs glibc {needs}, but {name} ({system}) has {has}: give --image {}",
-                fitting.join(" or --image ")
-            )));
-        }
-    }
+    let image = known_image(&args.image, prepared.glibc).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
     let mut out = io::stdout().lock();
     writeln!(
@@ -299,6 +284,38 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         )?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The PrairieLearn image `image` as [`PRAIRIELEARN_IMAGES`] knows it (`None` for another
+/// image), or why it cannot run a binary that needs `needs`.
+fn known_image(
+    image: &str,
+    needs: Option<GlibcVersion>,
+) -> Result<Option<(&'static str, &'static str, GlibcVersion)>, String> {
+    let known = PRAIRIELEARN_IMAGES
+        .iter()
+        .find(|(name, _, _)| image == *name || image.strip_suffix(":latest") == Some(*name))
+        .copied();
+    match (known, needs) {
+        (Some((name, system, has)), Some(needs)) if needs > has => {
+            let fitting: Vec<&str> = PRAIRIELEARN_IMAGES
+                .iter()
+                .filter(|(_, _, glibc)| *glibc >= needs)
+                .map(|(name, _, _)| *name)
+                .collect();
+            let instead = if fitting.is_empty() {
+                "give --image one that has it, or --binary a leasejudge built against an older \
+                 glibc"
+                    .to_owned()
+            } else {
+                format!("give --image {}", fitting.join(" or --image "))
+            };
+            Err(format!(
+                "the binary needs glibc {needs}, but {name} ({system}) has {has}: {instead}"
+            ))
+        }
+        _ => Ok(known),
+    }
 }
 
 fn needs(glibc: Option<GlibcVersion>) -> String {
@@ -666,10 +683,11 @@ fn disagreements(
         key_name,
         0,
         format!(
-            "disagrees with the contract's verdicts on the case files ({} problems below; \
+            "disagrees with the contract's verdicts on the case files ({} problem{} below; \
              `leasejudge check CASEFILE --golden KEY` shows them too): the autograder would \
-             mark right answers wrong",
-            errors.len()
+             grade learners against a wrong key",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
         ),
     )];
     all.extend(errors);
@@ -821,4 +839,49 @@ fn write_question(
     out.write_file("question.html", 0o644, &mut question_html().as_bytes())?;
     out.commit()?;
     Ok(uuid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_too_old_for_the_binary_is_refused_with_the_ones_that_fit() {
+        assert_eq!(
+            known_image("prairielearn/grader-python", Some(GlibcVersion(2, 34))),
+            Ok(Some((
+                "prairielearn/grader-python",
+                "Amazon Linux 2023",
+                GlibcVersion(2, 34)
+            )))
+        );
+        assert_eq!(
+            known_image(
+                "prairielearn/grader-python:latest",
+                Some(GlibcVersion(2, 36))
+            ),
+            Err(
+                "the binary needs glibc 2.36, but prairielearn/grader-python (Amazon Linux \
+                 2023) has 2.34: give --image prairielearn/grader-c or --image \
+                 prairielearn/grader-java or --image prairielearn/grader-r"
+                    .to_owned()
+            )
+        );
+        assert!(
+            known_image("prairielearn/grader-c", Some(GlibcVersion(2, 40)))
+                .unwrap_err()
+                .ends_with(
+                    "give --image one that has it, or --binary a leasejudge built against \
+                        an older glibc"
+                )
+        );
+        // Another image is the instructor's to check; a static binary fits any.
+        assert_eq!(
+            known_image("python:3.13", Some(GlibcVersion(2, 99))),
+            Ok(None)
+        );
+        assert!(known_image("prairielearn/grader-python", None)
+            .unwrap()
+            .is_some());
+    }
 }
