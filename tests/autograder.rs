@@ -1112,3 +1112,31 @@ fn the_question_names_its_image_entrypoint_and_upload() {
     assert_eq!(mode(&question.join("tests/run_autograder")), 0o755);
     assert_eq!(mode(&question.join("tests/leasejudge")), 0o755);
 }
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn a_binary_of_another_program_or_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let common = ["--golden", "key.csv", "--cases", "cases.csv", "--binary"];
+    // An x86-64 Linux executable, but not this leasejudge: the scripts use this version's
+    // options.
+    let echo = ["/bin/echo", "/usr/bin/echo"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("an echo binary");
+    let mut args = common.to_vec();
+    args.push(echo);
+    let built = build(dir.path(), &args);
+    assert_eq!(built.status.code(), Some(2));
+    let ours = format!("is not leasejudge {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        text(&built.stderr).contains(&ours),
+        "{}",
+        text(&built.stderr)
+    );
+    assert!(!dir.path().join("out.zip").exists());
+    let mut args = common.to_vec();
+    args.push(env!("CARGO_BIN_EXE_leasejudge"));
+    assert!(build(dir.path(), &args).status.success());
+}
