@@ -778,6 +778,48 @@ mod tests {
     }
 
     #[test]
+    fn long_texts_are_cut_and_the_document_stays_under_the_limit() {
+        let header = "case_id,decision,reason\n";
+        let golden = format!("{header}c1,ACTIVE,within_lease\n");
+        // A 10,000-byte cell, and 20,000 rows the golden file lacks (a warning each).
+        let mut rows = format!("{header}c1,{},within_lease\n", "X".repeat(10_000));
+        for i in 0..20_000 {
+            rows.push_str(&format!("stray-{i:05},ACTIVE,within_lease\n"));
+        }
+        let mut report = report(Feedback::Cases);
+        report.cases = 1;
+        report.submissions[0].outcome = Outcome::Graded(graded_csv(&golden, &rows));
+        for gradescope in [true, false] {
+            let mut out = Vec::new();
+            if gradescope {
+                write_gradescope(&report, Visibility::Visible, &mut out).unwrap();
+            } else {
+                write_prairielearn(&report, &mut out).unwrap();
+            }
+            assert!(out.len() <= RESULTS_LIMIT, "{} bytes", out.len());
+            let document: Value = serde_json::from_slice(&out).unwrap();
+            let output = document["output"].as_str().unwrap();
+            assert!(output.len() <= TOP_TEXT_LIMIT + 200, "{}", output.len());
+            let listed = output.matches("warning: ben.csv:").count();
+            assert!(listed > 100 && listed < 20_000, "{listed}");
+            assert!(
+                output.contains(&format!(
+                    "… and {} more rows whose case ids are not in the golden file",
+                    20_000 - listed
+                )),
+                "{}",
+                &output[output.len() - 300..]
+            );
+            let test = &document["tests"][0];
+            let text = test[if gradescope { "output" } else { "message" }]
+                .as_str()
+                .unwrap();
+            assert!(text.ends_with("… (cut)"), "{text}");
+            assert!(text.len() <= TEST_TEXT_LIMIT + "… (cut)".len());
+        }
+    }
+
+    #[test]
     fn hidden_results_show_nothing_at_the_top_and_everything_in_tests() {
         for feedback in [Feedback::None, Feedback::Cases] {
             let report = report(feedback);
