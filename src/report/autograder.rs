@@ -295,50 +295,64 @@ fn plan(
     size: &dyn Fn(&CaseMark) -> usize,
     case_max: u64,
 ) -> Plan {
-    let mut wrong_bytes = 0usize;
-    let mut right_bytes = 0usize;
-    for case in cases {
-        let bytes = size(&case);
-        if case.status == CaseStatus::Matched {
-            right_bytes += bytes;
-        } else {
-            wrong_bytes += bytes;
-        }
-    }
+    // Sized only until they overflow: a large lab's tests are not all made to be measured.
+    let mut total = 0usize;
+    let fits = cases.iter().all(|case| {
+        total += size(&case);
+        total <= budget
+    });
     let mut plan = Plan::default();
-    if wrong_bytes + right_bytes <= budget {
+    if fits {
         plan.wrong_listed = usize::MAX;
         plan.right_listed = usize::MAX;
         return plan;
     }
     plan.cut = true;
-    // The wrong cases first, then, if every wrong case is listed, the right ones: each a
-    // prefix in golden-file order.
+    // The wrong cases first, each listed while they fit; then, only if every wrong case is
+    // listed, the right ones in the space left: each a prefix in golden-file order.
     let mut used = 0usize;
-    for wanted_matched in [false, true] {
-        let mut full = wanted_matched && plan.wrong_left > 0;
-        for case in cases {
-            if (case.status == CaseStatus::Matched) != wanted_matched {
-                continue;
-            }
-            let bytes = size(&case);
-            if !full && used + bytes <= budget {
+    let mut fit = |case: &CaseMark, full: &mut bool| -> bool {
+        if !*full {
+            let bytes = size(case);
+            if used + bytes <= budget {
                 used += bytes;
-                if wanted_matched {
-                    plan.right_listed += 1;
-                } else {
-                    plan.wrong_listed += 1;
-                }
-            } else {
-                full = true;
-                if wanted_matched {
-                    plan.right_left += 1;
-                } else {
-                    plan.wrong_left += 1;
-                }
-                plan.left_points += case.points;
-                plan.left_max += case_max;
+                return true;
             }
+            *full = true;
+        }
+        false
+    };
+    let (mut right_count, mut right_points) = (0usize, 0u64);
+    let mut full = false;
+    for case in cases {
+        if case.status == CaseStatus::Matched {
+            right_count += 1;
+            right_points += case.points;
+        } else if fit(&case, &mut full) {
+            plan.wrong_listed += 1;
+        } else {
+            plan.wrong_left += 1;
+            plan.left_points += case.points;
+            plan.left_max += case_max;
+        }
+    }
+    if plan.wrong_left > 0 {
+        plan.right_left = right_count;
+        plan.left_points += right_points;
+        plan.left_max += right_count as u64 * case_max;
+        return plan;
+    }
+    let mut full = false;
+    for case in cases {
+        if case.status != CaseStatus::Matched {
+            continue;
+        }
+        if fit(&case, &mut full) {
+            plan.right_listed += 1;
+        } else {
+            plan.right_left += 1;
+            plan.left_points += case.points;
+            plan.left_max += case_max;
         }
     }
     plan
