@@ -7,6 +7,7 @@
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
+//! - [`autograder`] is what a Gradescope or PrairieLearn autograder carries and runs.
 //! - [`streaming`] adjudicates as rows arrive, in memory that does not grow with the file.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
@@ -35,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod adjudication;
+pub mod autograder;
 pub mod cli;
 pub mod commands;
 pub mod explain;

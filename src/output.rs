@@ -17,16 +17,18 @@
 //! and SIGHUP ([`install_signal_handlers`]).
 
 mod cleanup;
+mod dir;
 mod paths;
 mod sanitize;
 
 pub use cleanup::{install_signal_handlers, GuardedTemp};
+pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 pub use sanitize::{escape_controls, escape_controls_keep_lines, is_unsafe_char};
 
 use std::fs;
 use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -342,6 +344,21 @@ impl Write for Output {
             Inner::Stdout(out) => out.flush(),
             Inner::File { temp, .. } => temp.flush(),
             Inner::Device { out, .. } => out.flush(),
+        }
+    }
+}
+
+/// A file output can seek (a zip archive's writer goes back to patch sizes); standard output
+/// cannot, and a device or pipe only as it allows.
+impl Seek for Output {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match &mut self.inner {
+            Inner::Stdout(_) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "standard output cannot seek",
+            )),
+            Inner::File { temp, .. } => temp.seek(pos),
+            Inner::Device { out, .. } => out.seek(pos),
         }
     }
 }

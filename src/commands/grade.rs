@@ -23,14 +23,16 @@ use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
     check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
 };
+use crate::grading::upload::{find_matrix, UploadedMatrix, UPLOAD};
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::output::{check_paths, commit_all, Named, Output};
-use crate::report::class_json::{write_gradescope, write_json, write_prairielearn, Visibility};
+use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility};
+use crate::report::class_json::write_json;
 use crate::report::class_text::{
-    key_lines, visible_controls, write_github, write_markdown, write_table,
+    key_lines, score_line, visible_controls, write_github, write_markdown, write_table,
 };
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
 
@@ -83,14 +85,34 @@ graded. A submission must be a regular file of its own: a symbolic link, a hard 
 file read for the instructor is ungradable, and links in a directory are not followed. \
 Learners never see the golden file's name or values unless --reveal.
 
+On an autograder, --submission-dir names the folder the platform put the learner's upload in: \
+its one matrix file (by extension, in folders too, links not followed) is the submission, and \
+none or several make it ungradable. --autograder runs as the platform's grading script: see \
+docs/grading.md.
+
 Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
-submission, a malformed golden file, unreadable options files).")]
+submission, a malformed golden file, unreadable options files). With --autograder: 0 once the \
+results are written; 2 when they are not (a golden file that cannot be used, a usage error).")]
 pub struct Args {
     /// Submissions: matrix files (CSV, or JSON or a workbook by extension), directories (every
     /// .csv, .json, .xlsx, .xlsm and .ods file in them, in name order), or `-` for CSV (or a
     /// workbook) on standard input.
-    #[arg(required = true, value_name = "SUBMISSION")]
+    #[arg(required_unless_present = "submission_dir", value_name = "SUBMISSION")]
     pub submissions: Vec<PathBuf>,
+
+    /// One learner's upload, as an autograder unpacks it: the one matrix file in DIR or its
+    /// folders is the submission, named by its place in DIR; none, several, or a link is an
+    /// ungradable submission.
+    #[arg(long, value_name = "DIR", conflicts_with = "submissions")]
+    pub submission_dir: Option<PathBuf>,
+
+    /// Run as a platform's grading script (with -f gradescope or -f prairielearn, and -o):
+    /// create -o's directory and exit 0 once the results are written, however the submission
+    /// did; a golden file that cannot be used writes no results (the platform reports a failed
+    /// run, and no score is recorded) and its problems go in full to standard output, which the
+    /// platforms show only to instructors.
+    #[arg(long)]
+    pub autograder: bool,
 
     /// The golden matrix with the labels (CSV, or JSON or a workbook by extension).
     #[arg(long, value_name = "GOLDEN")]
@@ -132,9 +154,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub item_analysis: Option<PathBuf>,
 
-    /// Who sees the Gradescope test results, and when.
-    #[arg(long, value_enum, default_value = "visible")]
-    pub visibility: Visibility,
+    /// Who sees the Gradescope results, and when: the tests and the top-level output (only
+    /// with -f gradescope) [default: visible].
+    #[arg(long, value_enum)]
+    pub visibility: Option<Visibility>,
 
     /// Report format [default: by the -o file's extension: .xml junit, .json json, .md
     /// markdown; otherwise table].
@@ -283,6 +306,80 @@ fn usage(message: &str) -> anyhow::Error {
     anyhow::anyhow!("usage: {message}")
 }
 
+/// Whether `format` is an autograder platform's results file.
+fn is_platform(format: GradeFormat) -> bool {
+    matches!(format, GradeFormat::Gradescope | GradeFormat::Prairielearn)
+}
+
+/// An option the format cannot honour is a usage error, not ignored in silence.
+fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
+    if args.visibility.is_some() && format != GradeFormat::Gradescope {
+        return Err(usage(if format == GradeFormat::Prairielearn {
+            "--visibility cannot be honoured with -f prairielearn: PrairieLearn shows external \
+             grading results at once, and its results have no visibility (hide scores with the \
+             assessment's own settings)"
+        } else {
+            "--visibility is used only with -f gradescope"
+        }));
+    }
+    if args.verbose && is_platform(format) {
+        return Err(usage(
+            "-v lists every case in the table; -f gradescope and -f prairielearn have a test per \
+             case already",
+        ));
+    }
+    if args.autograder {
+        if !is_platform(format) {
+            return Err(usage(
+                "--autograder runs as a platform's grading script: give -f gradescope or -f \
+                 prairielearn",
+            ));
+        }
+        if args.output.as_deref().is_none_or(|p| p.as_os_str() == "-") {
+            return Err(usage(
+                "--autograder needs -o FILE: the results file the platform reads",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// On an autograder, a golden file that cannot be used writes no results: the platform then
+/// reports the run as failed (Gradescope: "The autograder failed to execute correctly";
+/// PrairieLearn: the job did not succeed, so the submission is not gradable and costs no
+/// attempt) instead of recording a score for every learner. Its problems go in full to
+/// standard output, which both platforms show only to instructors.
+fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "leasejudge: the answer key {} cannot be used, so no results were written: the \
+         platform reports this run as failed and records no score. Fix the key in the \
+         autograder, then regrade. Its problems:",
+        visible_controls(&golden.to_string_lossy())
+    );
+    for problem in problems {
+        let _ = writeln!(
+            out,
+            "leasejudge: {}",
+            visible_controls(&problem.to_string())
+        );
+    }
+    let _ = out.flush();
+    ExitCode::from(2)
+}
+
+/// A submission found in an upload is named by its place in it (what the learner uploaded),
+/// in its problems too.
+fn name_in_upload(submission: &mut Submission, found: &UploadedMatrix) {
+    let full = std::mem::replace(&mut submission.name, found.name.clone());
+    if let Outcome::Ungradable(problems) = &mut submission.outcome {
+        for problem in problems.iter_mut().filter(|p| p.file == full) {
+            problem.file = found.name.clone();
+        }
+    }
+}
+
 /// `text` written to a temporary file for `path`, to commit with the run's other outputs.
 fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
     let mut out = Output::open(Some(path))?;
@@ -355,6 +452,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             ReportFormat::Github => GradeFormat::Github,
             ReportFormat::Markdown => GradeFormat::Markdown,
         });
+    check_format_options(args, format)?;
     let columns = args.columns.0.clone();
     let scoring = Scoring::new(
         columns.clone(),
@@ -370,11 +468,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     {
         return Err(usage("standard input (-) can be read only once"));
     }
-    let paths = expand(&args.submissions)?;
-    if matches!(format, GradeFormat::Gradescope | GradeFormat::Prairielearn) && paths.len() != 1 {
+    // A learner's upload: its one matrix file, or why it has none (an ungradable submission).
+    let upload = args.submission_dir.as_deref().map(find_matrix);
+    let paths = match &upload {
+        None => expand(&args.submissions)?,
+        Some(Ok(found)) => vec![found.path.clone()],
+        Some(Err(_)) => Vec::new(),
+    };
+    let count = paths.len() + usize::from(matches!(upload, Some(Err(_))));
+    if is_platform(format) && count != 1 {
         return Err(usage(&format!(
-            "-f gradescope and -f prairielearn grade one submission; {} given",
-            paths.len()
+            "-f gradescope and -f prairielearn grade one submission; {count} given"
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
@@ -397,6 +501,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
+    if let (true, Err(problems)) = (args.autograder, &golden) {
+        return Ok(refuse_unusable_key(&args.golden, problems));
+    }
     // The golden case ids in order, for the hints and the item analysis.
     let case_ids = match &golden {
         Ok(golden) if feedback == Feedback::Hint || args.item_analysis.is_some() => Some(
@@ -410,7 +517,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (Some(case_ids), Feedback::Hint) => hints(&args.cases, case_ids)?,
         _ => Vec::new(),
     };
-    let submissions = paths
+    let mut submissions = paths
         .iter()
         .map(|path| -> Result<Submission> {
             let name = path.to_string_lossy().into_owned();
@@ -434,6 +541,24 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let previous = |name: &str| {
+        baseline
+            .as_ref()
+            .and_then(|b| b.get(name))
+            .map(|score| Previous { score: *score })
+    };
+    match upload {
+        Some(Ok(found)) => {
+            name_in_upload(&mut submissions[0], &found);
+            submissions[0].previous = previous(&found.name);
+        }
+        Some(Err(problems)) => submissions.push(Submission {
+            name: UPLOAD.to_owned(),
+            outcome: Outcome::Ungradable(problems),
+            previous: previous(UPLOAD),
+        }),
+        None => {}
+    }
     let report = ClassReport {
         scoring,
         feedback,
@@ -453,6 +578,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         submissions,
         baseline: baseline.is_some(),
     };
+    if args.autograder {
+        // PrairieLearn does not create /grade/results.
+        let directory = args.output.as_deref().and_then(Path::parent);
+        if let Some(directory) = directory.filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(directory).with_context(|| {
+                format!(
+                    "cannot create the results directory {}",
+                    directory.display()
+                )
+            })?;
+        }
+    }
     let mut out = Output::open(args.output.as_deref())?;
     let color = crate::terminal::use_color(out.is_terminal());
     let text = match format {
@@ -487,8 +624,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         // Written as it is made: a test per golden case.
         GradeFormat::Gradescope => {
-            write_gradescope(&report, args.visibility, &mut out)
-                .context("cannot write the report")?;
+            let visibility = args.visibility.unwrap_or(Visibility::Visible);
+            write_gradescope(&report, visibility, &mut out).context("cannot write the report")?;
             String::new()
         }
         GradeFormat::Prairielearn => {
@@ -540,6 +677,25 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 if ungradable == 1 { "" } else { "s" }
             );
         }
+    }
+    if args.autograder {
+        // For the instructor: standard output is theirs on both platforms.
+        let submission = &report.submissions[0];
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "leasejudge: {}: {}; the results are in {}",
+            visible_controls(&submission.name),
+            score_line(&report, submission),
+            visible_controls(
+                &args
+                    .output
+                    .as_deref()
+                    .unwrap_or(Path::new("-"))
+                    .to_string_lossy()
+            )
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     Ok(ExitCode::from(code))
 }

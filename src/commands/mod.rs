@@ -1,6 +1,7 @@
 //! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
 
 pub mod adjudicate;
+pub mod autograder;
 pub mod check;
 pub mod completions;
 pub mod explain;

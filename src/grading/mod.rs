@@ -13,6 +13,7 @@ pub mod matrix_file;
 pub mod partitions;
 pub mod spool;
 pub mod submission_file;
+pub mod upload;
 
 use std::path::PathBuf;
 

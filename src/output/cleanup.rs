@@ -1,6 +1,6 @@
-//! Interrupted runs leave nothing: the named temporary files of unfinished outputs are
-//! registered here, and SIGINT, SIGTERM and SIGHUP remove them before the process exits with
-//! 128 + the signal's number.
+//! Interrupted runs leave nothing: the named temporary files (and directories) of unfinished
+//! outputs are registered here, and SIGINT, SIGTERM and SIGHUP remove them before the process
+//! exits with 128 + the signal's number.
 //!
 //! Commits hold the registry's lock while they rename, so a signal either comes before a
 //! commit (every output stays as it was) or waits until every output of the run is in place.
@@ -82,11 +82,13 @@ impl Drop for GuardedTemp {
     }
 }
 
-/// Removes every registered temporary file and exits with 128 + `signal`.
+/// Removes every registered temporary file and directory and exits with 128 + `signal`.
 fn remove_all_and_exit(signal: i32) -> ! {
     let live = live();
     for path in live.iter() {
-        let _ = std::fs::remove_file(path);
+        if std::fs::remove_file(path).is_err() {
+            let _ = std::fs::remove_dir_all(path);
+        }
     }
     // The lock is kept: no commit may start after the files are gone.
     std::process::exit(128 + signal)

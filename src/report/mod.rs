@@ -1,9 +1,11 @@
 //! Human- and machine-facing renderings beyond the matrix itself: tables, the row audit, and
-//! the grade reports of `check` and `grade` (table, JSON, JUnit, GitHub annotations, Markdown).
+//! the grade reports of `check` and `grade` (table, JSON, JUnit, GitHub annotations, Markdown,
+//! and the autograders' result files).
 //!
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
 pub mod audit;
+pub mod autograder;
 pub mod class_json;
 pub mod class_junit;
 pub mod class_text;

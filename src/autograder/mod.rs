@@ -1,0 +1,376 @@
+//! What an autograder made by `leasejudge autograder` holds, and the scripts its platform runs:
+//! a Gradescope zip (`setup.sh` and `run_autograder` at its root, the binary, the key and the
+//! case files, extracted to `/autograder/source`) or a PrairieLearn question directory
+//! (`info.json`, `question.html`, and the same files in `tests/`, copied to `/grade/tests`).
+//! The scripts are a few lines: everything else is `leasejudge grade --autograder`, run from
+//! the bundle's directory so that the key and the case files are named as the bundle names
+//! them (a hint cites `cases.csv`, not a platform's path).
+
+pub mod binary;
+
+use crate::grading::class::Feedback;
+use crate::grading::Column;
+use crate::input::Delimiter;
+use crate::report::autograder::Visibility;
+
+use binary::GlibcVersion;
+
+/// Gradescope's image-building script.
+pub const SETUP: &str = "setup.sh";
+/// The script the platform runs for each submission.
+pub const RUN: &str = "run_autograder";
+/// The binary.
+pub const BINARY: &str = "leasejudge";
+/// The key's name in a bundle, before its extension: learners never see it.
+pub const KEY_STEM: &str = "golden";
+
+/// The names a case file cannot have in a bundle (its files sit side by side).
+pub fn is_reserved(name: &str) -> bool {
+    name == SETUP
+        || name == RUN
+        || name == BINARY
+        || name == "info.json"
+        || name == "question.html"
+        || std::path::Path::new(name)
+            .file_stem()
+            .is_some_and(|stem| stem == KEY_STEM)
+}
+
+/// The platform an autograder is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    /// Gradescope: `/autograder`, the upload in `submission/`, the bundle in `source/`.
+    Gradescope,
+    /// PrairieLearn: `/grade`, the upload in `student/`, the bundle in `tests/`.
+    PrairieLearn,
+}
+
+impl Platform {
+    /// Where the platform lays out a grading run.
+    pub fn root(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "/autograder",
+            Platform::PrairieLearn => "/grade",
+        }
+    }
+
+    /// The folder of the root that holds the bundle's files.
+    pub fn bundle(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "source",
+            Platform::PrairieLearn => "tests",
+        }
+    }
+
+    /// The folder of the root that holds the learner's upload.
+    pub fn upload(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "submission",
+            Platform::PrairieLearn => "student",
+        }
+    }
+
+    /// `grade -f`'s name for its results.
+    pub fn format(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "gradescope",
+            Platform::PrairieLearn => "prairielearn",
+        }
+    }
+
+    /// The script's path on the platform (PrairieLearn's `entrypoint`).
+    pub fn run_path(self) -> String {
+        format!("{}/{}/{RUN}", self.root(), self.bundle())
+    }
+}
+
+/// How the bundled `grade` grades: the options the instructor passed, and the bundle's names
+/// of the key and the case files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GradeOptions {
+    /// The key's name in the bundle (`golden.csv`).
+    pub key: String,
+    /// The case files' names in the bundle.
+    pub cases: Vec<String>,
+    /// What learners see.
+    pub feedback: Feedback,
+    /// The graded columns.
+    pub columns: Vec<Column>,
+    /// Partial credit.
+    pub weights: Option<Vec<(Column, u32)>>,
+    /// Gradescope's visibility.
+    pub visibility: Option<Visibility>,
+    /// How submissions that are CSV are split.
+    pub delimiter: Option<Delimiter>,
+    /// The sheet of a workbook submission.
+    pub sheet: Option<String>,
+}
+
+/// `text` as one shell word: as it is when it is plain, else in single quotes.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.,=/:@+".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+impl GradeOptions {
+    /// `grade`'s options after the key, the upload and the results file, as shell words.
+    fn words(&self) -> Vec<String> {
+        let names =
+            |columns: &mut dyn Iterator<Item = String>| columns.collect::<Vec<_>>().join(",");
+        let mut words = vec![
+            "--columns".to_owned(),
+            names(&mut self.columns.iter().map(|c| c.name().to_owned())),
+            "--feedback".to_owned(),
+            self.feedback.name().to_owned(),
+        ];
+        if let Some(weights) = &self.weights {
+            words.push("--weights".to_owned());
+            words.push(names(
+                &mut weights.iter().map(|(c, w)| format!("{}={w}", c.name())),
+            ));
+        }
+        if let Some(visibility) = self.visibility {
+            words.push("--visibility".to_owned());
+            words.push(visibility.name().to_owned());
+        }
+        if let Some(delimiter) = self.delimiter {
+            words.push("--delimiter".to_owned());
+            words.push(match delimiter.byte() {
+                b',' => "comma".to_owned(),
+                b';' => "semicolon".to_owned(),
+                b'\t' => "tab".to_owned(),
+                byte => char::from(byte).to_string(),
+            });
+        }
+        if let Some(sheet) = &self.sheet {
+            words.push("--sheet".to_owned());
+            words.push(sheet.clone());
+        }
+        // Last: it takes every word after it.
+        if self.feedback == Feedback::Hint {
+            words.push("--cases".to_owned());
+            words.extend(self.cases.iter().cloned());
+        }
+        words.iter().map(|w| shell_word(w)).collect()
+    }
+}
+
+/// The script the platform runs for each submission. It takes its root from
+/// `LEASEJUDGE_AUTOGRADER_ROOT` (a local trial, the tests) and otherwise uses the platform's.
+pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
+    let how = match platform {
+        Platform::Gradescope => {
+            "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
+             # /autograder/run_autograder): the upload is in /autograder/submission, and the\n\
+             # results go to /autograder/results/results.json."
+        }
+        Platform::PrairieLearn => {
+            "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
+             # /grade/tests/run_autograder (made executable first): the upload is in\n\
+             # /grade/student, and the results go to /grade/results/results.json."
+        }
+    };
+    let make_executable = match platform {
+        // Gradescope's setup.sh made it executable; a course repository may lose the bit.
+        Platform::Gradescope => "",
+        Platform::PrairieLearn => "[ -x ./leasejudge ] || chmod +x ./leasejudge\n",
+    };
+    format!(
+        "#!/bin/sh\n\
+         # Grades one learner's upload with leasejudge (written by `leasejudge autograder {format}`).\n\
+         {how}\n\
+         # `grade --autograder` writes the results and exits 0 however the submission did; a key\n\
+         # that cannot be used writes none (the run fails; its problems are in this script's\n\
+         # output, which only instructors see).\n\
+         root=$(cd \"${{LEASEJUDGE_AUTOGRADER_ROOT:-{root}}}\" && pwd) || exit 2\n\
+         cd \"$root/{bundle}\" || exit 2\n\
+         {make_executable}\
+         exec ./{BINARY} grade --autograder -f {format} --golden {key} \\\n    \
+         --submission-dir \"$root/{upload}\" -o \"$root/results/results.json\" \\\n    \
+         {options} 2>&1\n",
+        format = platform.format(),
+        root = platform.root(),
+        bundle = platform.bundle(),
+        upload = platform.upload(),
+        key = shell_word(&options.key),
+        options = options.words().join(" "),
+    )
+}
+
+/// Gradescope's `setup.sh`, run once as root when it builds the autograder's image: nothing
+/// to install (no network), the binary made executable and run once, so that an image whose
+/// C library is too old fails the build with the loader's message.
+pub fn setup_script(glibc: Option<GlibcVersion>) -> String {
+    let needs = match glibc {
+        Some(version) => format!("glibc {version} or later"),
+        None => "no particular glibc".to_owned(),
+    };
+    format!(
+        "#!/usr/bin/env bash\n\
+         # Gradescope runs this once, as root, when it builds the autograder's image from the zip\n\
+         # (extracted to /autograder/source). leasejudge is one binary: nothing is installed and\n\
+         # no network is needed. Written by `leasejudge autograder gradescope`.\n\
+         set -eu\n\
+         cd \"$(dirname \"$0\")\"\n\
+         chmod 0755 {BINARY} {RUN}\n\
+         # Fails the build on an image whose C library is too old (this binary needs {needs}).\n\
+         ./{BINARY} --version\n"
+    )
+}
+
+/// The PrairieLearn question's `info.json`.
+pub fn info_json(uuid: &str, title: &str, topic: &str, image: &str, timeout: u32) -> String {
+    let info = serde_json::json!({
+        "uuid": uuid,
+        "title": title,
+        "topic": topic,
+        "tags": ["leasejudge"],
+        "type": "v3",
+        "singleVariant": true,
+        "showCorrectAnswer": false,
+        "gradingMethod": "External",
+        "externalGradingOptions": {
+            // Deprecated (and always on) in current PrairieLearn, required by older servers.
+            "enabled": true,
+            "image": image,
+            "entrypoint": Platform::PrairieLearn.run_path(),
+            "timeout": timeout,
+        },
+    });
+    serde_json::to_string_pretty(&info).expect("JSON prints") + "\n"
+}
+
+/// The PrairieLearn question's `question.html`: a file upload for the one matrix file and the
+/// external grader's results.
+pub fn question_html() -> &'static str {
+    "<pl-question-panel>\n  \
+     <p>\n    \
+     Fill in the evidence matrix for the lab's case files and upload it as one file: a CSV\n    \
+     saved from any spreadsheet, a JSON matrix, or the workbook itself (.xlsx, .xlsm or .ods).\n  \
+     </p>\n  \
+     <pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\"></pl-file-upload>\n\
+     </pl-question-panel>\n\
+     \n\
+     <pl-submission-panel>\n  \
+     <pl-external-grader-results></pl-external-grader-results>\n  \
+     <pl-file-preview></pl-file-preview>\n\
+     </pl-submission-panel>\n"
+}
+
+/// FNV-1a, 128 bits: a stable hash of the bytes a question is made from, for its uuid.
+#[derive(Clone, Copy, Debug)]
+pub struct QuestionHash(u128);
+
+impl Default for QuestionHash {
+    fn default() -> QuestionHash {
+        QuestionHash(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d)
+    }
+}
+
+impl QuestionHash {
+    /// Adds `bytes`.
+    pub fn update(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u128::from(byte);
+            self.0 = self
+                .0
+                .wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+        }
+    }
+
+    /// The hash as a version 8 (custom) UUID, `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`.
+    pub fn uuid(self) -> String {
+        let mut bytes = self.0.to_be_bytes();
+        bytes[6] = (bytes[6] & 0x0f) | 0x80;
+        bytes[8] = (bytes[8] & 0x3f) | 0x80;
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "{}-{}-{}-{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        )
+    }
+}
+
+/// Whether `text` is a UUID as PrairieLearn's schema has it (8-4-4-4-12 hexadecimal digits).
+pub fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(group, len)| group.len() == len && group.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_only_when_they_need_it() {
+        assert_eq!(shell_word("decision=2,reason=1"), "decision=2,reason=1");
+        assert_eq!(shell_word("Sheet 1"), "'Sheet 1'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$(rm -rf /)"), "'$(rm -rf /)'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn the_uuid_is_a_stable_version_8_uuid() {
+        let mut hash = QuestionHash::default();
+        hash.update(b"lab-3");
+        let uuid = hash.uuid();
+        assert!(is_uuid(&uuid), "{uuid}");
+        assert_eq!(&uuid[14..15], "8");
+        assert!("89ab".contains(&uuid[19..20]));
+        let mut again = QuestionHash::default();
+        again.update(b"lab-3");
+        assert_eq!(again.uuid(), uuid);
+        let mut other = QuestionHash::default();
+        other.update(b"lab-4");
+        assert_ne!(other.uuid(), uuid);
+        // FNV-1a 128 of the empty input is its offset basis.
+        assert_eq!(
+            QuestionHash::default().uuid(),
+            "6c62272e-07bb-8142-a2b8-21756295c58d"
+        );
+        assert!(!is_uuid("6c62272e07bb014262b821756295c58d"));
+    }
+
+    #[test]
+    fn the_run_script_passes_every_option() {
+        let options = GradeOptions {
+            key: "golden.csv".to_owned(),
+            cases: vec!["lab 3.csv".to_owned()],
+            feedback: Feedback::Hint,
+            columns: vec![Column::DECISION, Column::REASON],
+            weights: Some(vec![(Column::DECISION, 2)]),
+            visibility: Some(Visibility::AfterDueDate),
+            delimiter: Delimiter::new(b';'),
+            sheet: Some("Matrix".to_owned()),
+        };
+        let script = run_script(Platform::Gradescope, &options);
+        assert!(
+            script.contains(
+                "--columns decision,reason --feedback hint --weights decision=2 --visibility \
+             after_due_date --delimiter semicolon --sheet Matrix --cases 'lab 3.csv' 2>&1\n"
+            ),
+            "{script}"
+        );
+        assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/autograder}"));
+        assert!(script.contains("--submission-dir \"$root/submission\""));
+        let script = run_script(Platform::PrairieLearn, &options);
+        assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/grade}"));
+        assert!(script.contains("cd \"$root/tests\""));
+    }
+}

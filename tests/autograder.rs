@@ -1,0 +1,1140 @@
+//! The autograders `leasejudge autograder` writes, run as their platforms document running
+//! them (issue 22).
+//!
+//! Gradescope (its autograder specification and sample Dockerfile): the zip is extracted to
+//! `/autograder/source`, `run_autograder` is copied to `/autograder/run_autograder` and made
+//! executable, `bash /autograder/source/setup.sh` runs once; for each submission the upload is
+//! put in `/autograder/submission`, `/autograder/results` exists (the harness writes the
+//! script's output to `results/stdout`), and `/autograder/run_autograder` runs from
+//! `/autograder`. PrairieLearn (its grader host): the question's `tests/` is copied to
+//! `/grade/tests`, the upload's files to `/grade/student`, `/grade/results` does not exist, the
+//! entrypoint named in `info.json` is made executable and run directly (no shell), and
+//! `results.json` is read only if it exits 0 and is at most 1 MiB.
+//!
+//! Here the root is a scratch directory (`LEASEJUDGE_AUTOGRADER_ROOT`); every run must exit
+//! 0 with results that parse and carry the platform's fields, on submissions right, wrong,
+//! malformed, empty, of two files, nested, linked to the key and of 20,000 cases.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/autograder")
+        .join(name)
+}
+
+fn leasejudge(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Extracts `zip` into `into` as `unzip` does, Unix modes included.
+fn extract(zip: &Path, into: &Path) {
+    let mut archive = zip::ZipArchive::new(fs::File::open(zip).unwrap()).unwrap();
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).unwrap();
+        let path = into.join(entry.enclosed_name().unwrap());
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        fs::write(&path, bytes).unwrap();
+        if let Some(mode) = entry.unix_mode() {
+            set_mode(&path, mode & 0o777);
+        }
+    }
+}
+
+/// Copies a directory tree, modes kept (as PrairieLearn's copy and tar archive do); the
+/// binary is hard-linked, to save copying it for every run.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if entry.file_name() == "leasejudge" {
+            fs::hard_link(entry.path(), &target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// An autograder for each platform, built once from `tests/data/autograder`, and
+/// Gradescope's image of its zip (extracted, `setup.sh` run).
+struct Bundles {
+    _dir: tempfile::TempDir,
+    zip: PathBuf,
+    image: PathBuf,
+    question: PathBuf,
+}
+
+/// Builds a Gradescope autograder with `args` and makes its image as Gradescope does.
+fn gradescope_image(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, PathBuf) {
+    let zip = dir.join(format!("{name}.zip"));
+    let mut all = vec!["autograder", "gradescope"];
+    all.extend_from_slice(args);
+    all.extend(["-o", zip.to_str().unwrap()]);
+    let built = leasejudge(&all, dir);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    let image = dir.join(format!("{name}-image"));
+    extract(&zip, &image.join("source"));
+    fs::copy(
+        image.join("source/run_autograder"),
+        image.join("run_autograder"),
+    )
+    .unwrap();
+    set_mode(&image.join("run_autograder"), 0o755);
+    let setup = Command::new("bash")
+        .arg(image.join("source/setup.sh"))
+        .current_dir(&image)
+        .output()
+        .unwrap();
+    assert!(setup.status.success(), "setup.sh: {}", text(&setup.stderr));
+    assert!(text(&setup.stdout).starts_with("leasejudge "));
+    (zip, image)
+}
+
+fn bundles() -> &'static Bundles {
+    static BUNDLES: OnceLock<Bundles> = OnceLock::new();
+    BUNDLES.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let key = data("key.csv");
+        let cases = data("cases.csv");
+        let common = [
+            "--golden",
+            key.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+        ];
+        let (zip, image) = gradescope_image(dir.path(), "autograder", &common);
+        let question = dir.path().join("lab-1");
+        let mut args = vec!["autograder", "prairielearn"];
+        args.extend(common);
+        args.extend(["-o", question.to_str().unwrap()]);
+        let built = leasejudge(&args, dir.path());
+        assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+        Bundles {
+            _dir: dir,
+            zip,
+            image,
+            question,
+        }
+    })
+}
+
+/// What a learner handed in: files by their place in the upload.
+enum Put {
+    /// A copy of a file of `tests/data/autograder`.
+    Copy(&'static str),
+    /// A file with these bytes.
+    Bytes(Vec<u8>),
+    /// A symbolic link to the key, by its absolute path.
+    LinkToKey,
+    /// A symbolic link to the key, by a relative path.
+    RelativeLinkToKey,
+    /// A hard link to the key.
+    HardLinkToKey,
+}
+
+/// One run of an autograder.
+struct Run {
+    code: Option<i32>,
+    /// The script's output (standard output and error), which only instructors see.
+    output: String,
+    /// The results, as the platform reads them (PrairieLearn: only after exit 0).
+    results: Option<Value>,
+    bytes: usize,
+}
+
+/// Lays out `files` in `upload` (a folder of `root`, where the bundle's key is `key`).
+fn put(root: &Path, upload: &Path, key: &Path, files: &[(&str, Put)]) {
+    fs::create_dir_all(upload).unwrap();
+    for (name, what) in files {
+        let path = upload.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        match what {
+            Put::Copy(from) => {
+                fs::copy(data(from), &path).unwrap();
+            }
+            Put::Bytes(bytes) => fs::write(&path, bytes).unwrap(),
+            Put::LinkToKey => std::os::unix::fs::symlink(key, &path).unwrap(),
+            Put::RelativeLinkToKey => {
+                let depth = path.strip_prefix(root).unwrap().components().count() - 1;
+                let relative =
+                    "../".repeat(depth) + key.strip_prefix(root).unwrap().to_str().unwrap();
+                std::os::unix::fs::symlink(relative, &path).unwrap();
+            }
+            Put::HardLinkToKey => fs::hard_link(key, &path).unwrap(),
+        }
+    }
+}
+
+/// Runs the Gradescope autograder of `image` on `files`, as Gradescope does.
+fn gradescope_run(image: &Path, files: &[(&str, Put)]) -> Run {
+    let root = tempfile::tempdir().unwrap();
+    copy_tree(&image.join("source"), &root.path().join("source"));
+    fs::copy(
+        image.join("run_autograder"),
+        root.path().join("run_autograder"),
+    )
+    .unwrap();
+    let key = root.path().join("source/golden.csv");
+    put(root.path(), &root.path().join("submission"), &key, files);
+    fs::create_dir_all(root.path().join("results")).unwrap();
+    let ran = Command::new(root.path().join("run_autograder"))
+        .current_dir(root.path())
+        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
+        .output()
+        .unwrap();
+    let output = text(&ran.stdout) + &text(&ran.stderr);
+    fs::write(root.path().join("results/stdout"), &output).unwrap();
+    let results = fs::read(root.path().join("results/results.json")).ok();
+    Run {
+        code: ran.status.code(),
+        output,
+        bytes: results.as_ref().map_or(0, Vec::len),
+        results: results.map(|bytes| {
+            let results: Value = serde_json::from_slice(&bytes).expect("results.json parses");
+            gradescope_schema(&results);
+            results
+        }),
+    }
+}
+
+/// Runs the PrairieLearn question `question` on `files`, as its grader host does.
+fn prairielearn_run(question: &Path, files: &[(&str, Put)]) -> Run {
+    let root = tempfile::tempdir().unwrap();
+    copy_tree(&question.join("tests"), &root.path().join("tests"));
+    fs::create_dir_all(root.path().join("data")).unwrap();
+    fs::write(root.path().join("data/data.json"), "{}").unwrap();
+    let key = root.path().join("tests/golden.csv");
+    put(root.path(), &root.path().join("student"), &key, files);
+    assert!(!root.path().join("results").exists());
+    let info: Value =
+        serde_json::from_slice(&fs::read(question.join("info.json")).unwrap()).unwrap();
+    let entrypoint = info["externalGradingOptions"]["entrypoint"]
+        .as_str()
+        .unwrap();
+    let inside = entrypoint.strip_prefix("/grade/").expect("under /grade");
+    let entrypoint = root.path().join(inside);
+    // grader-host: `chmod +x` an entrypoint under /grade, then Docker runs it (no shell).
+    set_mode(&entrypoint, mode(&entrypoint) | 0o111);
+    let ran = Command::new(&entrypoint)
+        .current_dir("/")
+        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
+        .output()
+        .unwrap();
+    let output = text(&ran.stdout) + &text(&ran.stderr);
+    // `succeeded = !timedOut && ExitCode === 0`; then results.json, refused over 1 MiB.
+    let results = ran
+        .status
+        .success()
+        .then(|| fs::read(root.path().join("results/results.json")).ok())
+        .flatten();
+    Run {
+        code: ran.status.code(),
+        output,
+        bytes: results.as_ref().map_or(0, Vec::len),
+        results: results.map(|bytes| {
+            assert!(
+                bytes.len() <= 1024 * 1024,
+                "PrairieLearn refuses results over 1 MiB"
+            );
+            let results: Value = serde_json::from_slice(&bytes).expect("results.json parses");
+            prairielearn_schema(&results);
+            results
+        }),
+    }
+}
+
+fn keys_among(object: &Value, allowed: &[&str], what: &str) {
+    for key in object.as_object().unwrap().keys() {
+        assert!(
+            allowed.contains(&key.as_str()),
+            "{what}: {key} is not in the schema"
+        );
+    }
+}
+
+const VISIBILITIES: [&str; 4] = ["hidden", "after_due_date", "after_published", "visible"];
+const FORMATS: [&str; 5] = ["text", "html", "simple_format", "md", "ansi"];
+
+/// Gradescope's results.json fields (its autograder specification).
+fn gradescope_schema(results: &Value) {
+    keys_among(
+        results,
+        &[
+            "score",
+            "execution_time",
+            "output",
+            "output_format",
+            "test_output_format",
+            "test_name_format",
+            "visibility",
+            "stdout_visibility",
+            "extra_data",
+            "tests",
+            "leaderboard",
+        ],
+        "results.json",
+    );
+    assert!(results["score"].is_number());
+    assert!(results["output"].is_string());
+    // Learner text is plain text everywhere: the top level's default renders HTML.
+    for key in ["output_format", "test_output_format", "test_name_format"] {
+        assert_eq!(results[key], "text", "{key}");
+        assert!(FORMATS.contains(&results[key].as_str().unwrap()));
+    }
+    assert!(VISIBILITIES.contains(&results["visibility"].as_str().unwrap()));
+    for test in results["tests"].as_array().unwrap() {
+        keys_among(
+            test,
+            &[
+                "score",
+                "max_score",
+                "status",
+                "name",
+                "name_format",
+                "number",
+                "output",
+                "output_format",
+                "tags",
+                "visibility",
+                "extra_data",
+            ],
+            "a test",
+        );
+        assert!(test["name"].is_string());
+        assert!(test["output"].is_string());
+        assert!(["passed", "failed"].contains(&test["status"].as_str().unwrap()));
+        assert!(VISIBILITIES.contains(&test["visibility"].as_str().unwrap()));
+        assert_eq!(test.get("score").is_some(), test.get("max_score").is_some());
+    }
+}
+
+/// PrairieLearn's results fields (its external grading documentation and
+/// pl-external-grader-results).
+fn prairielearn_schema(results: &Value) {
+    keys_among(
+        results,
+        &[
+            "gradable",
+            "score",
+            "message",
+            "output",
+            "format_errors",
+            "tests",
+        ],
+        "results.json",
+    );
+    let gradable = results["gradable"].as_bool().unwrap();
+    assert!(results["message"].is_string());
+    if gradable {
+        let score = results["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+        assert!(results["output"].is_string());
+        for test in results["tests"].as_array().unwrap() {
+            keys_among(test, &["name", "points", "max_points", "message"], "a test");
+            assert!(test["name"].is_string() && test["message"].is_string());
+            // One test without points turns off every test's points display.
+            assert!(test["points"].is_number() && test["max_points"].is_number());
+        }
+    } else {
+        let errors = results["format_errors"].as_array().unwrap();
+        assert!(!errors.is_empty() && errors.iter().all(Value::is_string));
+    }
+}
+
+fn gradescope(files: &[(&str, Put)]) -> Run {
+    gradescope_run(&bundles().image, files)
+}
+
+fn prairielearn(files: &[(&str, Put)]) -> Run {
+    prairielearn_run(&bundles().question, files)
+}
+
+/// A run's results: it exited 0 and wrote them.
+fn graded(run: &Run) -> Value {
+    assert_eq!(run.code, Some(0), "{}", run.output);
+    run.results.clone().expect("results were written")
+}
+
+fn test_named<'a>(results: &'a Value, name: &str) -> &'a Value {
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}: {results}"))
+}
+
+#[test]
+fn the_zip_has_its_scripts_at_the_root_and_carries_everything() {
+    let zip = &bundles().zip;
+    let mut archive = zip::ZipArchive::new(fs::File::open(zip).unwrap()).unwrap();
+    let mut names: Vec<(String, u32)> = (0..archive.len())
+        .map(|i| {
+            let entry = archive.by_index(i).unwrap();
+            // Dated the zip format's first day: the same inputs, the same bytes.
+            assert_eq!(entry.last_modified(), Some(zip::DateTime::default()));
+            (entry.name().to_owned(), entry.unix_mode().unwrap() & 0o777)
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ("cases.csv".to_owned(), 0o644),
+            ("golden.csv".to_owned(), 0o644),
+            ("leasejudge".to_owned(), 0o755),
+            ("run_autograder".to_owned(), 0o755),
+            ("setup.sh".to_owned(), 0o755),
+        ]
+    );
+    let carried = bundles().image.join("source");
+    assert_eq!(
+        fs::read(carried.join("leasejudge")).unwrap(),
+        fs::read(env!("CARGO_BIN_EXE_leasejudge")).unwrap(),
+        "the running binary itself"
+    );
+    assert_eq!(
+        fs::read(carried.join("golden.csv")).unwrap(),
+        fs::read(data("key.csv")).unwrap()
+    );
+    let setup = fs::read_to_string(carried.join("setup.sh")).unwrap();
+    for network in ["apt", "curl", "wget", "pip"] {
+        assert!(
+            !setup.contains(network),
+            "setup.sh needs no network: {setup}"
+        );
+    }
+    // The platform's paths are the default.
+    let run = fs::read_to_string(carried.join("run_autograder")).unwrap();
+    assert!(run.starts_with("#!/bin/sh\n"));
+    assert!(run.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/autograder}"));
+}
+
+#[test]
+fn right_and_wrong_submissions_are_graded_on_both_platforms() {
+    let run = gradescope(&[("matrix.csv", Put::Copy("right.csv"))]);
+    let results = graded(&run);
+    assert_eq!(results["score"], 4);
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Score: 4/4 (100.0%)"));
+    assert!(results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["status"] == "passed"));
+    // The script's output is the instructor's.
+    assert!(
+        run.output.contains("matrix.csv: 4/4 (100.0%)"),
+        "{}",
+        run.output
+    );
+
+    let results = graded(&gradescope(&[("ben.csv", Put::Copy("wrong.csv"))]));
+    assert_eq!(results["score"], 1);
+    let output = results["output"].as_str().unwrap();
+    assert!(output.contains("warning: ben.csv:6: probe-5: this case is not in the golden file"));
+    assert_eq!(
+        test_named(&results, "probe-4")["output"],
+        "decision: CANCELLED is wrong\nreason: result_accepted is wrong"
+    );
+    assert!(
+        !text(results.to_string().as_bytes()).contains("RECONCILIATION_REQUIRED"),
+        "no golden value"
+    );
+
+    let results = graded(&prairielearn(&[("matrix.csv", Put::Copy("right.csv"))]));
+    assert_eq!(results["gradable"], true);
+    assert_eq!(results["score"], 1.0);
+    let results = graded(&prairielearn(&[("dee.json", Put::Copy("wrong.json"))]));
+    assert_eq!(results["gradable"], true);
+    assert_eq!(results["score"], 0.25);
+    assert_eq!(results["message"], "Score: 1/4 (25.0%)");
+    assert_eq!(
+        test_named(&results, "probe-3")["message"],
+        "reason: within_lease is wrong"
+    );
+}
+
+#[test]
+fn a_malformed_submission_is_ungradable_and_the_run_still_succeeds() {
+    let results = graded(&gradescope(&[("cy.csv", Put::Copy("malformed.csv"))]));
+    assert_eq!(results["score"], 0);
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("cy.csv:4: case_id: duplicated case id"),
+        "{output}"
+    );
+    let results = graded(&prairielearn(&[("cy.csv", Put::Copy("malformed.csv"))]));
+    assert_eq!(results["gradable"], false);
+    assert!(results["format_errors"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("cy.csv:4: case_id: duplicated case id"));
+}
+
+#[test]
+fn an_empty_upload_or_one_without_a_matrix_is_ungradable() {
+    for files in [vec![], vec![("notes.txt", Put::Copy("notes.txt"))]] {
+        let results = graded(&gradescope(&files));
+        assert_eq!(results["score"], 0);
+        let output = results["output"].as_str().unwrap();
+        assert!(
+            output.starts_with("upload: is empty")
+                || output.starts_with("upload: holds no matrix file (it holds notes.txt)"),
+            "{output}"
+        );
+        let results = graded(&prairielearn(&files));
+        assert_eq!(results["gradable"], false);
+        assert!(results["format_errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("hand in the matrix as one .csv"));
+    }
+}
+
+#[test]
+fn two_matrix_files_are_ungradable_and_a_note_beside_the_matrix_is_ignored() {
+    let two = [
+        ("matrix.csv", Put::Copy("right.csv")),
+        ("notes.json", Put::Copy("notes.json")),
+    ];
+    let results = graded(&gradescope(&two));
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("upload: holds 2 matrix files (matrix.csv, notes.json)"));
+    let results = graded(&prairielearn(&two));
+    assert_eq!(results["gradable"], false);
+    assert!(results["format_errors"][0]
+        .as_str()
+        .unwrap()
+        .contains("holds 2 matrix files"));
+
+    let with_notes = [
+        ("matrix.csv", Put::Copy("right.csv")),
+        ("notes.txt", Put::Copy("notes.txt")),
+    ];
+    assert_eq!(graded(&gradescope(&with_notes))["score"], 4);
+    assert_eq!(graded(&prairielearn(&with_notes))["score"], 1.0);
+}
+
+#[test]
+fn a_matrix_in_folders_is_found_and_named_by_its_place() {
+    let nested = [
+        ("lab 1/answers/ben.csv", Put::Copy("wrong.csv")),
+        // What macOS puts in a zip beside the file.
+        (
+            "__MACOSX/lab 1/answers/._ben.csv",
+            Put::Bytes(b"\0\x05\x16\x07".to_vec()),
+        ),
+        ("lab 1/.DS_Store", Put::Bytes(vec![0; 8])),
+    ];
+    let results = graded(&gradescope(&nested));
+    assert_eq!(results["score"], 1);
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains("warning: lab 1/answers/ben.csv:6: probe-5"));
+    let results = graded(&prairielearn(&nested));
+    assert_eq!(results["score"], 0.25);
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains("lab 1/answers/ben.csv:6"));
+}
+
+#[test]
+fn a_symbolic_link_to_the_key_is_ungradable() {
+    for link in [Put::LinkToKey, Put::RelativeLinkToKey] {
+        let files = [("matrix.csv", link)];
+        let run = gradescope(&files);
+        let results = graded(&run);
+        assert_eq!(results["score"], 0, "{results}");
+        let output = results["output"].as_str().unwrap();
+        assert!(output.contains("matrix.csv is a symbolic link"), "{output}");
+        assert!(!output.contains("golden"), "the key is not named: {output}");
+        let run = prairielearn(&files);
+        let results = graded(&run);
+        assert_eq!(results["gradable"], false);
+    }
+}
+
+/// A hard link is a regular file of the upload: only the open file's link count and inode
+/// tell it from the key (grading::submission_file).
+#[test]
+fn a_hard_link_to_the_key_is_ungradable() {
+    let files = [("matrix.csv", Put::HardLinkToKey)];
+    let results = graded(&gradescope(&files));
+    assert_eq!(results["score"], 0, "{results}");
+    let results = graded(&prairielearn(&files));
+    assert_eq!(results["gradable"], false, "{results}");
+}
+
+#[test]
+fn learner_text_stays_plain_text() {
+    let files = [("markup.csv", Put::Copy("markup.csv"))];
+    let results = graded(&gradescope(&files));
+    let probe_1 = test_named(&results, "probe-1")["output"].as_str().unwrap();
+    assert!(
+        probe_1.starts_with("decision: x<script>alert(1)</script> is wrong"),
+        "{probe_1}"
+    );
+    let probe_2 = test_named(&results, "probe-2")["output"].as_str().unwrap();
+    assert!(
+        probe_2.starts_with("reason: \\u{1b}[31mexpired_without_result is wrong"),
+        "{probe_2}"
+    );
+    // PrairieLearn escapes <, > and & itself (ansi2html); an escape character would colour the page.
+    let results = graded(&prairielearn(&files));
+    let probe_2 = test_named(&results, "probe-2")["message"].as_str().unwrap();
+    assert!(!probe_2.contains('\u{1b}'), "{probe_2}");
+}
+
+#[test]
+fn a_key_broken_after_the_build_fails_the_run_and_tells_the_instructor() {
+    // Gradescope: no results.json is "The autograder failed to execute correctly", not a 0.
+    let image = tempfile::tempdir().unwrap();
+    copy_tree(&bundles().image, image.path());
+    let key = image.path().join("source/golden.csv");
+    let broken = fs::read_to_string(&key)
+        .unwrap()
+        .replace("probe-2,", "probe-1,");
+    fs::write(&key, broken).unwrap();
+    let run = gradescope_run(image.path(), &[("matrix.csv", Put::Copy("right.csv"))]);
+    assert_ne!(run.code, Some(0));
+    assert!(run.results.is_none(), "no results, so no score is recorded");
+    assert!(
+        run.output
+            .contains("the answer key golden.csv cannot be used"),
+        "{}",
+        run.output
+    );
+    assert!(
+        run.output
+            .contains("golden.csv:3: case_id: duplicated case id"),
+        "{}",
+        run.output
+    );
+    // PrairieLearn: the job fails, so the submission is not gradable and costs no attempt.
+    let question = tempfile::tempdir().unwrap();
+    copy_tree(&bundles().question, question.path());
+    fs::write(
+        question.path().join("tests/golden.csv"),
+        "case_id,decision\nprobe-1,ACTIVE\n",
+    )
+    .unwrap();
+    let run = prairielearn_run(question.path(), &[("matrix.csv", Put::Copy("right.csv"))]);
+    assert_ne!(run.code, Some(0));
+    assert!(run.results.is_none());
+    assert!(
+        run.output
+            .contains("golden.csv:1: header: no column for the graded column reason"),
+        "{}",
+        run.output
+    );
+}
+
+#[test]
+fn hidden_results_show_a_learner_nothing_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = data("key.csv");
+    let cases = data("cases.csv");
+    let (_, image) = gradescope_image(
+        dir.path(),
+        "hidden",
+        &[
+            "--golden",
+            key.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--visibility",
+            "hidden",
+            "--feedback",
+            "none",
+        ],
+    );
+    let results = graded(&gradescope_run(
+        &image,
+        &[("ben.csv", Put::Copy("wrong.csv"))],
+    ));
+    assert_eq!(results["visibility"], "hidden");
+    assert_eq!(
+        results["output"],
+        "Your submission was received. Its results are not shown."
+    );
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 1, "a hidden test hides the total score");
+    assert_eq!(tests[0]["visibility"], "hidden");
+    assert!(tests[0]["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Score: 1/4"));
+}
+
+/// `count` generated cases and their golden matrix in `dir`, and a submission that answers
+/// every case ACTIVE within_lease.
+fn large_lab(dir: &Path, count: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let cases = dir.join("big.csv");
+    let key = dir.join("big.golden.csv");
+    let made = leasejudge(
+        &[
+            "generate",
+            "--cases",
+            &count.to_string(),
+            "--seed",
+            "22",
+            "-o",
+            "big.csv",
+            "--golden",
+            "big.golden.csv",
+        ],
+        dir,
+    );
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let mut submission = String::from("case_id,decision,reason\n");
+    let golden = fs::read_to_string(&key).unwrap();
+    for line in golden.lines().skip(1) {
+        let id = line.split(',').next().unwrap();
+        submission.push_str(&format!("{id},ACTIVE,within_lease\n"));
+    }
+    let answers = dir.join("answers.csv");
+    fs::write(&answers, submission).unwrap();
+    (cases, key, answers)
+}
+
+#[test]
+fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cases, key, answers) = large_lab(dir.path(), 20_000);
+    // The score, as `grade` gives it with nothing cut.
+    let report = leasejudge(
+        &[
+            "grade",
+            "--golden",
+            key.to_str().unwrap(),
+            answers.to_str().unwrap(),
+            "-f",
+            "json",
+        ],
+        dir.path(),
+    );
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    let score = report["submissions"][0]["score"].as_u64().unwrap();
+    assert!(score > 0 && score < 20_000);
+    let common = [
+        "--golden",
+        key.to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+    ];
+    let (_, image) = gradescope_image(dir.path(), "big", &common);
+    let question = dir.path().join("big-lab");
+    let mut args = vec!["autograder", "prairielearn"];
+    args.extend(common);
+    args.extend(["-o", question.to_str().unwrap()]);
+    assert!(leasejudge(&args, dir.path()).status.success());
+    let submission = fs::read(&answers).unwrap();
+    let files = [("answers.csv", Put::Bytes(submission))];
+
+    let run = gradescope_run(&image, &files);
+    let results = graded(&run);
+    assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
+    assert!(
+        run.bytes > 900_000,
+        "the space is used: {} bytes",
+        run.bytes
+    );
+    assert_eq!(results["score"], score, "the score is unchanged");
+    let tests = results["tests"].as_array().unwrap();
+    let note = tests.last().unwrap();
+    assert_eq!(note["name"], "Cases not listed");
+    let listed = tests.len() - 1;
+    let left = 20_000 - listed;
+    assert!(note["output"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("{left} cases are not listed here")));
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("Feedback on {left} of the cases is not listed")));
+    let points: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
+    assert_eq!(points, score, "the tests' points add up to the score");
+
+    let run = prairielearn_run(&question, &files);
+    let results = graded(&run);
+    assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
+    assert_eq!(results["score"].as_f64().unwrap(), score as f64 / 20_000.0);
+    let tests = results["tests"].as_array().unwrap();
+    let points: u64 = tests.iter().map(|t| t["points"].as_u64().unwrap()).sum();
+    let most: u64 = tests
+        .iter()
+        .map(|t| t["max_points"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        (points, most),
+        (score, 20_000),
+        "PrairieLearn adds the tests' points up"
+    );
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains("is not listed"));
+}
+
+/// `autograder gradescope` with `args`, in `dir`, writing `out.zip`.
+fn build(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["autograder", "gradescope"];
+    all.extend_from_slice(args);
+    all.extend(["-o", "out.zip"]);
+    leasejudge(&all, dir)
+}
+
+fn lab(dir: &Path) {
+    for file in ["key.csv", "cases.csv"] {
+        fs::copy(data(file), dir.join(file)).unwrap();
+    }
+}
+
+#[test]
+fn a_malformed_key_is_refused_when_the_autograder_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let key = fs::read_to_string(dir.path().join("key.csv")).unwrap();
+    let broken = key.replace("probe-2,", "probe-1,").replace(
+        "EXPIRED,expired_without_result",
+        "EXPIRD,expired_without_result",
+    );
+    fs::write(dir.path().join("key.csv"), broken).unwrap();
+    fs::write(dir.path().join("out.zip"), "an earlier zip").unwrap();
+    let built = build(dir.path(), &["--golden", "key.csv", "--cases", "cases.csv"]);
+    assert_eq!(built.status.code(), Some(2));
+    let errors = text(&built.stderr);
+    // Every problem, located, with the golden values: the instructor is building it.
+    assert!(
+        errors.contains("key.csv:3: case_id: duplicated case id"),
+        "{errors}"
+    );
+    assert!(errors.contains("key.csv:3: decision:"), "{errors}");
+    assert!(errors.contains("EXPIRD"), "{errors}");
+    assert_eq!(
+        fs::read(dir.path().join("out.zip")).unwrap(),
+        b"an earlier zip"
+    );
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".leasejudge-"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn a_key_that_disagrees_with_the_case_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let key = fs::read_to_string(dir.path().join("key.csv")).unwrap();
+    let mut lines: Vec<String> = key.lines().map(str::to_owned).collect();
+    // probe-2 decided wrong, probe-4 gone, a case no case file has.
+    lines[2] = lines[2].replace("EXPIRED", "ACTIVE");
+    let extra = lines[1].replace("probe-1", "probe-9");
+    lines.remove(4);
+    lines.push(extra);
+    fs::write(dir.path().join("key.csv"), lines.join("\n") + "\n").unwrap();
+    let built = build(dir.path(), &["--golden", "key.csv", "--cases", "cases.csv"]);
+    assert_eq!(built.status.code(), Some(2));
+    let errors = text(&built.stderr);
+    assert!(
+        errors.contains(
+            "key.csv: disagrees with the contract's verdicts on the case files (3 problems below"
+        ),
+        "{errors}"
+    );
+    assert!(errors.contains("key.csv:3: decision: case probe-2: the key has ACTIVE, but the contract gives EXPIRED for its rows (cases.csv line 9)"), "{errors}");
+    assert!(
+        errors.contains(
+            "key.csv:5: case_id: the key has case probe-9, but none of the case files does"
+        ),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("cases.csv:18: case_id: case probe-4 is not in the key key.csv"),
+        "{errors}"
+    );
+    assert!(!dir.path().join("out.zip").exists());
+    // A key that only lacks a case of the case files: a learner's answer to it would be
+    // ignored.
+    let without_probe_4: Vec<&str> = key.lines().filter(|l| !l.starts_with("probe-4,")).collect();
+    fs::write(
+        dir.path().join("key.csv"),
+        without_probe_4.join("\n") + "\n",
+    )
+    .unwrap();
+    let built = build(dir.path(), &["--golden", "key.csv", "--cases", "cases.csv"]);
+    assert_eq!(built.status.code(), Some(2));
+    let errors = text(&built.stderr);
+    assert!(errors.contains("(1 problem below"), "{errors}");
+    assert!(
+        errors.contains("cases.csv:18: case_id: case probe-4 is not in the key key.csv"),
+        "{errors}"
+    );
+    assert!(!dir.path().join("out.zip").exists());
+}
+
+#[test]
+fn bad_options_and_inputs_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    fs::write(
+        dir.path().join("bad-cases.csv"),
+        "case_id,event\nc1,teleport\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("not-a-binary"),
+        "#!/bin/sh\necho leasejudge\n",
+    )
+    .unwrap();
+    let common = ["--golden", "key.csv", "--cases", "cases.csv"];
+    let refused: [(&[&str], &str); 6] = [
+        (&["--weights", "nope=2"], "nope"),
+        (&["--columns", "decision,bogus"], "bogus"),
+        (&["--visibility", "sometimes"], "sometimes"),
+        (
+            &["--binary", "not-a-binary"],
+            "not-a-binary: it is not an x86-64 Linux executable (a script)",
+        ),
+        (
+            &["--cases", "bad-cases.csv"],
+            "bad-cases.csv:1: header: no observed_at column",
+        ),
+        (&["--cases", "key.csv"], ""),
+    ];
+    for (extra, says) in refused {
+        let mut args = common.to_vec();
+        args.extend_from_slice(extra);
+        let built = build(dir.path(), &args);
+        assert_eq!(
+            built.status.code(),
+            Some(2),
+            "{extra:?}: {}",
+            text(&built.stderr)
+        );
+        assert!(
+            text(&built.stderr).contains(says),
+            "{extra:?}: {}",
+            text(&built.stderr)
+        );
+        assert!(!dir.path().join("out.zip").exists(), "{extra:?}");
+    }
+    // No output may be an input.
+    let built = leasejudge(
+        &[
+            "autograder",
+            "gradescope",
+            "--golden",
+            "key.csv",
+            "--cases",
+            "cases.csv",
+            "-o",
+            "key.csv",
+        ],
+        dir.path(),
+    );
+    assert_eq!(built.status.code(), Some(2));
+    assert!(
+        text(&built.stderr).contains("are the same file"),
+        "{}",
+        text(&built.stderr)
+    );
+    // PrairieLearn has no visibility.
+    let built = leasejudge(
+        &[
+            "autograder",
+            "prairielearn",
+            "--golden",
+            "key.csv",
+            "--cases",
+            "cases.csv",
+            "--visibility",
+            "hidden",
+            "-o",
+            "q",
+        ],
+        dir.path(),
+    );
+    assert_eq!(built.status.code(), Some(2));
+    assert!(!dir.path().join("q").exists());
+}
+
+#[test]
+fn the_same_inputs_give_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let args = [
+        "--golden",
+        "key.csv",
+        "--cases",
+        "cases.csv",
+        "--weights",
+        "decision=2",
+        "--feedback",
+        "hint",
+    ];
+    assert!(build(dir.path(), &args).status.success());
+    let first = fs::read(dir.path().join("out.zip")).unwrap();
+    fs::remove_file(dir.path().join("out.zip")).unwrap();
+    assert!(build(dir.path(), &args).status.success());
+    assert_eq!(fs::read(dir.path().join("out.zip")).unwrap(), first);
+    let question = |name: &str| {
+        let mut all = vec!["autograder", "prairielearn"];
+        all.extend_from_slice(&args);
+        all.extend(["-o", name]);
+        let built = leasejudge(&all, dir.path());
+        assert!(built.status.success(), "{}", text(&built.stderr));
+        fs::read_to_string(dir.path().join(name).join("info.json")).unwrap()
+    };
+    let info = question("lab-1");
+    fs::rename(dir.path().join("lab-1"), dir.path().join("lab-1.old")).unwrap();
+    assert_eq!(question("lab-1"), info, "the same question, the same uuid");
+    assert_ne!(question("lab-2"), info, "another question, another uuid");
+}
+
+#[test]
+fn a_question_is_rebuilt_in_place_keeping_its_uuid_and_a_foreign_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let build = |extra: &[&str]| {
+        let mut all = vec![
+            "autograder",
+            "prairielearn",
+            "--golden",
+            "key.csv",
+            "--cases",
+            "cases.csv",
+            "-o",
+            "lab-1",
+        ];
+        all.extend_from_slice(extra);
+        leasejudge(&all, dir.path())
+    };
+    assert!(build(&["--uuid", "0E1D2C3B-4A59-4867-8675-645342312019"])
+        .status
+        .success());
+    let info = || -> Value {
+        serde_json::from_slice(&fs::read(dir.path().join("lab-1/info.json")).unwrap()).unwrap()
+    };
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    // Rebuilt with other options: the uuid stays, the options change.
+    assert!(build(&["--feedback", "none", "--timeout", "60"])
+        .status
+        .success());
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    assert_eq!(info()["externalGradingOptions"]["timeout"], 60);
+    let run = fs::read_to_string(dir.path().join("lab-1/tests/run_autograder")).unwrap();
+    assert!(run.contains("--feedback none"));
+    // A question with files leasejudge does not write would lose them.
+    fs::write(
+        dir.path().join("lab-1/server.py"),
+        "def grade(data): pass\n",
+    )
+    .unwrap();
+    let refused = build(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("is not a question leasejudge wrote (it holds server.py)"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(dir.path().join("lab-1/server.py").exists());
+}
+
+#[test]
+fn the_question_names_its_image_entrypoint_and_upload() {
+    let question = &bundles().question;
+    let info: Value =
+        serde_json::from_slice(&fs::read(question.join("info.json")).unwrap()).unwrap();
+    assert_eq!(info["type"], "v3");
+    assert_eq!(info["gradingMethod"], "External");
+    let options = &info["externalGradingOptions"];
+    assert_eq!(options["enabled"], true);
+    assert_eq!(options["image"], "prairielearn/grader-python");
+    assert_eq!(options["entrypoint"], "/grade/tests/run_autograder");
+    assert_eq!(options["timeout"], 30);
+    let uuid = info["uuid"].as_str().unwrap();
+    assert_eq!(uuid.len(), 36);
+    let html = fs::read_to_string(question.join("question.html")).unwrap();
+    assert!(html.contains(
+        "<pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\">"
+    ));
+    assert!(html.contains("<pl-external-grader-results></pl-external-grader-results>"));
+    for file in ["run_autograder", "leasejudge", "golden.csv", "cases.csv"] {
+        assert!(question.join("tests").join(file).is_file(), "tests/{file}");
+    }
+    assert_eq!(mode(&question.join("tests/run_autograder")), 0o755);
+    assert_eq!(mode(&question.join("tests/leasejudge")), 0o755);
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn a_binary_of_another_program_or_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let common = ["--golden", "key.csv", "--cases", "cases.csv", "--binary"];
+    // An x86-64 Linux executable, but not this leasejudge: the scripts use this version's
+    // options.
+    let echo = ["/bin/echo", "/usr/bin/echo"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("an echo binary");
+    let mut args = common.to_vec();
+    args.push(echo);
+    let built = build(dir.path(), &args);
+    assert_eq!(built.status.code(), Some(2));
+    let ours = format!("is not leasejudge {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        text(&built.stderr).contains(&ours),
+        "{}",
+        text(&built.stderr)
+    );
+    assert!(!dir.path().join("out.zip").exists());
+    let mut args = common.to_vec();
+    args.push(env!("CARGO_BIN_EXE_leasejudge"));
+    assert!(build(dir.path(), &args).status.success());
+}
