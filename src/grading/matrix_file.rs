@@ -950,6 +950,10 @@ pub fn parse_matrix_keeping(
     ))
 }
 
+/// A golden file's header cell or case object's key that names no matrix column.
+const UNKNOWN_GOLDEN_COLUMN: &str =
+    "names no matrix column; a golden file holds only the matrix's columns";
+
 /// How a matrix's values are held to the contract.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Strictness {
@@ -1103,12 +1107,14 @@ struct Table {
 
 impl Table {
     /// Maps the header; `None` for a cell that is not text (already reported). Two cells for
-    /// one column and a missing `case_id` column are errors.
+    /// one column and a missing `case_id` column are errors, and so, in a golden file, is a
+    /// cell that names no matrix column.
     fn new(
         name: &str,
         line: u64,
         header: &[Option<&str>],
         keep: &[bool],
+        strictness: Strictness,
         split: Split<'_>,
         errors: &mut Vec<InputError>,
     ) -> Table {
@@ -1117,6 +1123,15 @@ impl Table {
         let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
         for text in header {
             let column = text.and_then(Column::from_header);
+            if let (None, Some(text), Strictness::Golden) = (column, text, strictness) {
+                if !text.trim().is_empty() {
+                    errors.push(
+                        InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                            .column("header")
+                            .value(*text),
+                    );
+                }
+            }
             if let (Some(column), Some(text)) = (column, text) {
                 if let Some(earlier) = named_by[column.index()] {
                     errors.push(
@@ -1252,7 +1267,15 @@ fn parse_csv(
             text
         })
         .collect();
-    let mut table = Table::new(name, header_line, &header_text, keep, split, errors);
+    let mut table = Table::new(
+        name,
+        header_line,
+        &header_text,
+        keep,
+        strictness,
+        split,
+        errors,
+    );
     loop {
         let record = match records.next_record() {
             Ok(Some(record)) => record,
@@ -1345,6 +1368,7 @@ fn parse_workbook(
                     line,
                     &header,
                     keep,
+                    strictness,
                     split,
                     &mut row_errors,
                 ));
@@ -1518,6 +1542,13 @@ fn add_case_object(
     let mut repeated: Vec<(Column, String)> = Vec::new();
     for (key, value) in &object.0 {
         let Some(column) = Column::from_header(key) else {
+            if strictness == Strictness::Golden {
+                errors.push(
+                    InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                        .column("key")
+                        .value(key.as_str()),
+                );
+            }
             continue;
         };
         if let Some(earlier) = named_by[column.index()] {
