@@ -32,9 +32,11 @@ enum Located {
     Message(String),
 }
 
-/// A whole-workbook error: `file: cannot read the workbook: ...`.
-fn cannot_read(file: &str, message: String) -> InputError {
-    InputError::new(file, 0, format!("cannot read the workbook: {message}"))
+/// A whole-workbook error: `file: not a readable workbook: ...`. (Not "cannot read": that
+/// is for a file that cannot be opened, which `grade` tells a learner apart from a malformed
+/// one.)
+fn unreadable_workbook(file: &str, message: String) -> InputError {
+    InputError::new(file, 0, format!("not a readable workbook: {message}"))
 }
 
 /// The error of a row longer than a record may be.

@@ -9,7 +9,7 @@ use calamine::Data;
 
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlReader};
-use super::{cannot_read, located_name, Located, SheetChoice, SheetRow, Visit};
+use super::{located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit};
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
@@ -24,7 +24,7 @@ pub fn for_each_row(
     sheet: Option<&str>,
     visit: Visit<'_>,
 ) -> Result<(), InputError> {
-    let cannot = |m| cannot_read(file, m);
+    let cannot = |m| unreadable_workbook(file, m);
     let budget = Budget::default();
     let mut archive = Archive::open(bytes).map_err(cannot)?;
     let Some(index) = archive.find("mimetype") else {
@@ -106,7 +106,7 @@ fn read_head(
     let mut bytes = Vec::new();
     part.take(MIMETYPE.len() as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| InputError::new(name, 0, format!("cannot read the workbook: {name}: {e}")))?;
+        .map_err(|e| InputError::new(name, 0, format!("not a readable workbook: {name}: {e}")))?;
     Ok(bytes)
 }
 

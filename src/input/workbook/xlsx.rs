@@ -10,7 +10,7 @@ use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType};
 
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlError, XmlReader};
-use super::{cannot_read, located_name, Located, SheetChoice, SheetRow, Visit};
+use super::{located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit};
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
@@ -22,14 +22,15 @@ pub fn for_each_row(
     visit: Visit<'_>,
 ) -> Result<(), InputError> {
     let budget = Budget::default();
-    let mut archive = Archive::open(bytes).map_err(|m| cannot_read(file, m))?;
-    let book = read_workbook(&mut archive, &budget, sheet).map_err(|m| cannot_read(file, m))?;
+    let mut archive = Archive::open(bytes).map_err(|m| unreadable_workbook(file, m))?;
+    let book =
+        read_workbook(&mut archive, &budget, sheet).map_err(|m| unreadable_workbook(file, m))?;
     let (name, id) = book.sheet.map_err(|choice| choice.not_found(file))?;
     let id = &id;
     let target = read_relationship(&mut archive, id, &budget)
-        .map_err(|m| cannot_read(file, m))?
+        .map_err(|m| unreadable_workbook(file, m))?
         .ok_or_else(|| {
-            cannot_read(
+            unreadable_workbook(
                 file,
                 format!(
                     "the sheet {name:?} has no relationship {:?}",
@@ -41,22 +42,23 @@ pub fn for_each_row(
     match path.split('/').nth(1) {
         Some("worksheets") => {}
         Some("chartsheets" | "dialogsheets") => {
-            return Err(cannot_read(
+            return Err(unreadable_workbook(
                 file,
                 format!("the sheet {name:?} is a chart or dialog sheet, not a worksheet"),
             ))
         }
         _ => {
-            return Err(cannot_read(
+            return Err(unreadable_workbook(
                 file,
                 format!("the sheet {name:?} is at {path:?}, not a worksheet's place"),
             ))
         }
     }
-    let formats = read_styles(&mut archive, &budget).map_err(|m| cannot_read(file, m))?;
-    let strings = read_shared_strings(&mut archive, &budget).map_err(|m| cannot_read(file, m))?;
+    let formats = read_styles(&mut archive, &budget).map_err(|m| unreadable_workbook(file, m))?;
+    let strings =
+        read_shared_strings(&mut archive, &budget).map_err(|m| unreadable_workbook(file, m))?;
     let Some(index) = archive.find(&path) else {
-        return Err(cannot_read(
+        return Err(unreadable_workbook(
             file,
             format!("the sheet {name:?} is not in the workbook (no part {path:?})"),
         ));
@@ -68,7 +70,7 @@ pub fn for_each_row(
     };
     let mut xml = archive
         .xml(index, &path, false, &budget)
-        .map_err(|m| cannot_read(file, m))?;
+        .map_err(|m| unreadable_workbook(file, m))?;
     let sheet = Sheet {
         file,
         path: &path,
@@ -632,13 +634,13 @@ impl Sheet<'_> {
             match xml.next() {
                 Ok(Event::Start(tag)) if tag.local_name() == b"sheetData" => break,
                 Ok(Event::Eof) => {
-                    return Err(cannot_read(
+                    return Err(unreadable_workbook(
                         self.file,
                         format!("{} holds no sheetData: not a worksheet", self.path),
                     ))
                 }
                 Ok(_) => {}
-                Err(e) => return Err(cannot_read(self.file, part_error(self.path, e))),
+                Err(e) => return Err(unreadable_workbook(self.file, part_error(self.path, e))),
             }
         }
         let data_at = xml.depth();
