@@ -957,7 +957,7 @@ impl StreamRun {
                 Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?.1,
                 Slot::Broken => 0,
             };
-            log.push(&open.case_id, open.last_line, spilled)?;
+            log.push(&open.case_id, (open.first_line, open.last_line), spilled)?;
             return self.ids.push(&open.case_id, &closed);
         }
         // Once there is an error nothing will be written; the spill is not worth filling.
