@@ -394,6 +394,11 @@ impl<R: Read> XmlReader<R> {
 
     /// Reads from a `<`: a tag, or a comment, CDATA section or processing instruction.
     fn read_markup(&mut self) -> Result<(Kind, Span), XmlError> {
+        // Most markup is a tag: told by its second byte without looking further.
+        if self.pos + 1 < self.filled && !matches!(self.buf[self.pos + 1], b'!' | b'?') {
+            self.pos += 1;
+            return Ok((Kind::Tag, self.read_tag()?));
+        }
         let available = self.ensure(9)?;
         let head = &self.buf[self.pos..self.pos + available];
         if head.starts_with(b"<!--") {
@@ -455,9 +460,12 @@ impl<R: Read> XmlReader<R> {
         let mut at = start;
         let mut gathered = false;
         loop {
+            // Tags are short: a plain scan beats setting up a vectorised one.
             let found = match quote {
                 Some(q) => memchr::memchr(q, &self.buf[at..self.filled]),
-                None => memchr::memchr3(b'>', b'"', b'\'', &self.buf[at..self.filled]),
+                None => self.buf[at..self.filled]
+                    .iter()
+                    .position(|&b| matches!(b, b'>' | b'"' | b'\'')),
             };
             match found {
                 Some(i) => {
