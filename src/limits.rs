@@ -110,6 +110,21 @@ fn read_document_into(reader: impl std::io::Read, mut bytes: Vec<u8>) -> std::io
     Ok(bytes)
 }
 
+/// Copies all of `reader`, up to [`MAX_DOCUMENT_BYTES`], to an anonymous temporary file, and
+/// returns it at its start: a file that must be read out of order (a workbook's zip archive is
+/// read from its end) without holding it in memory. A longer input is the error of
+/// [`read_document`].
+pub fn spool_document(reader: impl std::io::Read) -> std::io::Result<std::fs::File> {
+    use std::io::Seek;
+    let mut file = tempfile::tempfile()?;
+    let copied = std::io::copy(&mut reader.take(MAX_DOCUMENT_BYTES + 1), &mut file)?;
+    if copied > MAX_DOCUMENT_BYTES {
+        return Err(document_too_large());
+    }
+    file.rewind()?;
+    Ok(file)
+}
+
 /// Refuses a regular file larger than [`MAX_DOCUMENT_BYTES`] by its size, before a byte of it
 /// is read (reading 300 MB to find that out took seconds and the memory); a pipe or a device
 /// has no size and is bounded by [`read_document`] instead.

@@ -193,13 +193,31 @@ pub fn for_each_row(
     sheet: Option<&str>,
     visit: &mut dyn FnMut(&str, u64, &[String]),
 ) -> Result<(), InputError> {
+    for_each_row_in(std::io::Cursor::new(bytes), file, sheet, visit)
+}
+
+/// [`for_each_row`] of a workbook read from `workbook` (a file, say, rather than bytes in
+/// memory).
+pub fn for_each_row_in(
+    mut workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+    sheet: Option<&str>,
+    visit: &mut dyn FnMut(&str, u64, &[String]),
+) -> Result<(), InputError> {
     let lower = file.to_ascii_lowercase();
-    let ods = lower.ends_with(".ods")
-        || (!lower.ends_with(".xlsx") && !lower.ends_with(".xlsm") && looks_like_ods(bytes));
-    if ods {
-        ods::for_each_row(bytes, file, sheet, visit)
+    let by_name = lower.ends_with(".ods") || lower.ends_with(".xlsx") || lower.ends_with(".xlsm");
+    let ods = if by_name {
+        lower.ends_with(".ods")
     } else {
-        xlsx::for_each_row(bytes, file, sheet, visit)
+        let mut head = [0u8; 39];
+        let read = archive::read_head(&mut workbook, &mut head)
+            .map_err(|e| unreadable_workbook(file, e.to_string()))?;
+        looks_like_ods(&head[..read])
+    };
+    if ods {
+        ods::for_each_row(workbook, file, sheet, visit)
+    } else {
+        xlsx::for_each_row(workbook, file, sheet, visit)
     }
 }
 
@@ -264,7 +282,7 @@ impl<'w> SheetChoice<'w> {
 /// as a CSV header is), and each later row with a cell goes to `sink`; errors are located as
 /// `file.xlsx[Sheet1]:ROW`.
 pub fn read_cases(
-    bytes: &[u8],
+    workbook: impl std::io::Read + std::io::Seek,
     file: &str,
     sheet: Option<&str>,
     errors: &mut Vec<InputError>,
@@ -274,7 +292,7 @@ pub fn read_cases(
     // `None` before the header; then its columns, or `None` inside if it was bad.
     let mut header: Option<Option<Vec<Option<super::Field>>>> = None;
     let mut row_errors = Vec::new();
-    let result = for_each_row(bytes, file, sheet, &mut |located_file, line, cells| {
+    let result = for_each_row_in(workbook, file, sheet, &mut |located_file, line, cells| {
         if cells.iter().all(|cell| cell.trim().is_empty()) {
             return;
         }

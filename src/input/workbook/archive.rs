@@ -4,7 +4,7 @@
 //! and inflates to gigabytes stops at the limit, not at the end of memory.
 
 use std::cell::Cell;
-use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::rc::Rc;
 
 use zip::read::ZipFile;
@@ -43,11 +43,16 @@ impl Budget {
     }
 }
 
-/// The archive's reader: a cursor over the workbook's bytes that, while the directory is
-/// read, refuses to read more than [`MAX_WORKBOOK_DIRECTORY_BYTES`] (the zip crate keeps an
-/// entry in memory for each part it lists, however many the directory says there are).
+/// What an archive is read from: its bytes in memory, or a file.
+pub trait ReadSeek: Read + Seek {}
+
+impl<T: Read + Seek> ReadSeek for T {}
+
+/// The archive's reader: the workbook's bytes, but while the directory is read, no more than
+/// [`MAX_WORKBOOK_DIRECTORY_BYTES`] of them (the zip crate keeps an entry in memory for each
+/// part it lists, however many the directory says there are).
 pub struct Metered<'b> {
-    inner: Cursor<&'b [u8]>,
+    inner: Box<dyn ReadSeek + 'b>,
     /// Bytes that may still be read (`u64::MAX` once the directory is read).
     left: Rc<Cell<u64>>,
 }
@@ -86,9 +91,11 @@ pub struct Archive<'b> {
 const COMPOUND_FILE: &[u8] = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1";
 
 impl<'b> Archive<'b> {
-    /// Opens the archive of `bytes` (its directory read, nothing inflated).
-    pub fn open(bytes: &'b [u8]) -> Result<Archive<'b>, String> {
-        if bytes.starts_with(COMPOUND_FILE) {
+    /// Opens the archive `reader` reads (its directory read, nothing inflated).
+    pub fn open(mut reader: impl Read + Seek + 'b) -> Result<Archive<'b>, String> {
+        let mut head = [0u8; COMPOUND_FILE.len()];
+        let read = read_head(&mut reader, &mut head).map_err(|e| e.to_string())?;
+        if head[..read] == *COMPOUND_FILE {
             return Err(
                 "an encrypted workbook or an old .xls file (an OLE compound file), which \
                  leasejudge cannot read: save it as .xlsx without a password, or as CSV"
@@ -97,7 +104,7 @@ impl<'b> Archive<'b> {
         }
         let left = Rc::new(Cell::new(MAX_WORKBOOK_DIRECTORY_BYTES));
         let reader = Metered {
-            inner: Cursor::new(bytes),
+            inner: Box::new(reader),
             left: Rc::clone(&left),
         };
         let zip = ZipArchive::new(reader)
@@ -151,6 +158,22 @@ impl<'b> Archive<'b> {
     ) -> Result<XmlReader<Part<'a, 'b>>, String> {
         self.part(index, name, held, budget).map(XmlReader::new)
     }
+}
+
+/// Reads the first bytes of `reader` into `head` (as many as there are), and goes back to
+/// its start; returns how many were read.
+pub fn read_head(reader: &mut (impl Read + Seek), head: &mut [u8]) -> std::io::Result<usize> {
+    let mut read = 0;
+    while read < head.len() {
+        match reader.read(&mut head[read..]) {
+            Ok(0) => break,
+            Ok(n) => read += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    Ok(read)
 }
 
 /// A part of an [`Archive`] as it is inflated.

@@ -17,16 +17,16 @@ const MIMETYPE: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
 const CONTENT: &str = "content.xml";
 const MANIFEST: &str = "META-INF/manifest.xml";
 
-/// Hands `visit` the rows of the sheet named `sheet` (else the first) of the workbook `bytes`.
+/// Hands `visit` the rows of the sheet named `sheet` (else the first) of `workbook`.
 pub fn for_each_row(
-    bytes: &[u8],
+    workbook: impl std::io::Read + std::io::Seek,
     file: &str,
     sheet: Option<&str>,
     visit: Visit<'_>,
 ) -> Result<(), InputError> {
     let cannot = |m| unreadable_workbook(file, m);
     let budget = Budget::default();
-    let mut archive = Archive::open(bytes).map_err(cannot)?;
+    let mut archive = Archive::open(workbook).map_err(cannot)?;
     let Some(index) = archive.find("mimetype") else {
         return Err(cannot(
             "no mimetype part: not an OpenDocument file".to_owned(),

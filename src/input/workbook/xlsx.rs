@@ -14,15 +14,15 @@ use super::{located_name, unreadable_workbook, Located, SheetChoice, SheetRow, V
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
-/// Hands `visit` the rows of the sheet named `sheet` (else the first) of the workbook `bytes`.
+/// Hands `visit` the rows of the sheet named `sheet` (else the first) of `workbook`.
 pub fn for_each_row(
-    bytes: &[u8],
+    workbook: impl std::io::Read + std::io::Seek,
     file: &str,
     sheet: Option<&str>,
     visit: Visit<'_>,
 ) -> Result<(), InputError> {
     let budget = Budget::default();
-    let mut archive = Archive::open(bytes).map_err(|m| unreadable_workbook(file, m))?;
+    let mut archive = Archive::open(workbook).map_err(|m| unreadable_workbook(file, m))?;
     let book =
         read_workbook(&mut archive, &budget, sheet).map_err(|m| unreadable_workbook(file, m))?;
     let (name, id) = book.sheet.map_err(|choice| choice.not_found(file))?;
