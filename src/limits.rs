@@ -38,9 +38,10 @@ pub const MAX_WORKBOOK_INFLATED_BYTES: u64 = MAX_DOCUMENT_BYTES;
 
 /// The most the parts of a workbook that are kept in memory while its sheet is read (its
 /// shared strings, styles, list of sheets and their relationships; an `.ods` file's manifest)
-/// may inflate to together: what they hold in memory is at most this, which keeps
-/// `adjudicate` and `validate` within 96 MiB. About half a million rows of distinct text.
-pub const MAX_WORKBOOK_HELD_BYTES: u64 = 64 << 20;
+/// may inflate to together: what they hold in memory is at most this, which keeps `validate`
+/// within 96 MiB (at 64 MiB it took 105). About 650,000 rows of a messy case file saved from
+/// a spreadsheet, whose text cells are all shared strings.
+pub const MAX_WORKBOOK_HELD_BYTES: u64 = 32 << 20;
 
 /// The most text a workbook's sheet may hand on, its cells as they are read (a shared string
 /// counts each time a cell uses it, an `.ods` cell or row each time it is repeated): what a

@@ -367,7 +367,7 @@ fn bomb(name: &str) -> (Vec<u8>, Option<String>) {
         ),
         Some("inflated.xlsx[Bomb]:3: xl/worksheets/sheet1.xml: the workbook's parts inflate to more than 268435456 bytes (256 MiB), the most they may together".into()),
     ));
-    // Shared strings of 600 MB, and styles of 600 MB: stopped at 64 MiB kept in memory.
+    // Shared strings of 600 MB, and styles of 600 MB: stopped at 32 MiB kept in memory.
     let string = format!("<si><t>{}</t></si>", "s".repeat(113)).into_bytes();
     let sheet_only = [Piece::Text(&start), Piece::Text(SHEET_END)];
     bombs.push((
@@ -379,7 +379,7 @@ fn bomb(name: &str) -> (Vec<u8>, Option<String>) {
                 deflate(&[Piece::Text(b"<sst>"), Piece::Repeat(&string, 300_000_000)]),
             )],
         ),
-        Some("shared-strings.xlsx: not a readable workbook: xl/sharedStrings.xml: the parts kept in memory while the sheet is read (shared strings, styles, the list of sheets) inflate to more than 67108864 bytes (64 MiB), the most they may together".into()),
+        Some("shared-strings.xlsx: not a readable workbook: xl/sharedStrings.xml: the parts kept in memory while the sheet is read (shared strings, styles, the list of sheets) inflate to more than 33554432 bytes (32 MiB), the most they may together".into()),
     ));
     let style = format!("<xf numFmtId=\"14\" fontId=\"{}\"/>", "0".repeat(100)).into_bytes();
     bombs.push((
@@ -391,7 +391,7 @@ fn bomb(name: &str) -> (Vec<u8>, Option<String>) {
                 deflate(&[Piece::Text(b"<styleSheet><cellXfs>"), Piece::Repeat(&style, 300_000_000)]),
             )],
         ),
-        Some("styles.xlsx: not a readable workbook: xl/styles.xml: the parts kept in memory while the sheet is read (shared strings, styles, the list of sheets) inflate to more than 67108864 bytes (64 MiB), the most they may together".into()),
+        Some("styles.xlsx: not a readable workbook: xl/styles.xml: the parts kept in memory while the sheet is read (shared strings, styles, the list of sheets) inflate to more than 33554432 bytes (32 MiB), the most they may together".into()),
     ));
     // One long shared string used by every row: 256 MiB of text handed on, at most.
     let long = format!("<sst><si><t>{}</t></si></sst>", "y".repeat(400_000));
@@ -607,12 +607,12 @@ fn a_sheet_inflating_past_256_mib() {
 }
 
 #[test]
-fn shared_strings_past_64_mib() {
+fn shared_strings_past_32_mib() {
     stops_every_command("shared-strings.xlsx", Commands::CaseFileAndMatrix);
 }
 
 #[test]
-fn styles_past_64_mib() {
+fn styles_past_32_mib() {
     stops_every_command("styles.xlsx", Commands::CaseFileAndMatrix);
 }
 

@@ -211,7 +211,7 @@ impl<R: Read> Read for Inflated<'_, R> {
                     format!(
                         "{}: the parts kept in memory while the sheet is read (shared strings, \
                          styles, the list of sheets) inflate to more than \
-                         {MAX_WORKBOOK_HELD_BYTES} bytes (64 MiB), the most they may together",
+                         {MAX_WORKBOOK_HELD_BYTES} bytes (32 MiB), the most they may together",
                         self.part
                     ),
                 ));

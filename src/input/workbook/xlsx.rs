@@ -347,7 +347,7 @@ impl Strings {
         if self.ends.last().is_none_or(|e| e.len() == Self::PIECE / 4) {
             self.ends.push(Vec::with_capacity(Self::PIECE / 4));
         }
-        // The held parts are at most 64 MiB, so an offset fits in 32 bits.
+        // The held parts are at most 32 MiB, so an offset fits in 32 bits.
         let end = u32::try_from(self.bytes).expect("shared strings within 4 GiB");
         self.ends.last_mut().expect("just pushed").push(end);
         self.len += 1;
