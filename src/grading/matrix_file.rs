@@ -1518,6 +1518,14 @@ fn add_json_case(
 ) {
     match serde_json::from_str::<CaseObject>(element) {
         Ok(object) => add_case_object(file, line, &object, strictness, errors),
+        // serde_json's parser nests at most 128 deep (no matrix cell nests at all).
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            errors.push(InputError::new(
+                &file.name,
+                line,
+                "a value nested more than 128 deep, which no matrix cell is",
+            ))
+        }
         Err(_) => errors.push(InputError::new(
             &file.name,
             line,
