@@ -66,17 +66,41 @@ impl CloseLog {
         self.0.push(case_id, [first_line, last_line, spilled])
     }
 
-    /// Calls `visit(case_id, (first_line, last_line), spilled)` for every logged case in
-    /// order, until it returns `false`.
+    /// Calls `visit` for every logged case in order, until it returns `false`.
     fn for_each(
         mut self,
-        visit: &mut dyn FnMut(&str, (u64, u64), u64) -> io::Result<bool>,
+        visit: &mut dyn FnMut(&str, Logged) -> io::Result<bool>,
     ) -> io::Result<()> {
         self.0
             .for_each(&mut |case_id, [first_line, last_line, spilled]| {
-                visit(case_id, (first_line, last_line), spilled)
+                visit(
+                    case_id,
+                    Logged {
+                        first_line,
+                        last_line,
+                        spilled,
+                    },
+                )
             })
     }
+}
+
+/// A case of a [`CloseLog`]: the lines of its first and last rows, and the bytes of its
+/// spilled matrix row.
+#[derive(Clone, Copy)]
+struct Logged {
+    first_line: u64,
+    last_line: u64,
+    spilled: u64,
+}
+
+/// A case of the second half that the first half may have closed: its id, its place in the
+/// tail's log, and where its row is in the tail's spill.
+struct Suspect {
+    case_id: String,
+    seq: u64,
+    logged: Logged,
+    offset: u64,
 }
 
 /// How a split pass over one file ended.
@@ -366,23 +390,28 @@ fn stitch(
     let mut last_continued_line = 0;
     // Suspects the first run does not have open: each one's sequence number in the tail, its
     // lines there, and its spilled row.
-    let mut maybe_came_back: Vec<(String, u64, (u64, u64), (u64, u64))> = Vec::new();
+    let mut maybe_came_back: Vec<Suspect> = Vec::new();
     let (mut seq, mut offset) = (0u64, 0u64);
-    log.for_each(&mut |case_id, lines, spilled| {
+    log.for_each(&mut |case_id, logged| {
         if suspects.contains(case_id) {
             if run.open_seq(case_id).is_some() {
                 continued.insert(case_id.to_owned());
                 rejudged_seqs.insert(seq);
-                last_continued_line = last_continued_line.max(lines.1);
-                if spilled > 0 {
-                    spill.skip_row(offset, spilled);
+                last_continued_line = last_continued_line.max(logged.last_line);
+                if logged.spilled > 0 {
+                    spill.skip_row(offset, logged.spilled);
                 }
             } else {
-                maybe_came_back.push((case_id.to_owned(), seq, lines, (offset, spilled)));
+                maybe_came_back.push(Suspect {
+                    case_id: case_id.to_owned(),
+                    seq,
+                    logged,
+                    offset,
+                });
             }
         }
         seq += 1;
-        offset += spilled;
+        offset += logged.spilled;
         Ok(true)
     })?;
     // Rare (a false positive, or a case that really came back): the first run's log of the
@@ -392,13 +421,18 @@ fn stitch(
     // the first run read the second half again alone: a case coming back cost up to twice
     // the time, as much as the second thread had sped the run up.)
     let mut came_back: Vec<(u64, u64, String)> = Vec::new();
-    for (case_id, seq, lines, (offset, spilled)) in maybe_came_back {
-        if run.ids.last(&case_id)?.is_some() {
-            rejudged_seqs.insert(seq);
+    for suspect in maybe_came_back {
+        if run.ids.last(&suspect.case_id)?.is_some() {
+            rejudged_seqs.insert(suspect.seq);
+            let Logged {
+                first_line,
+                last_line,
+                spilled,
+            } = suspect.logged;
             if spilled > 0 {
-                spill.skip_row(offset, spilled);
+                spill.skip_row(suspect.offset, spilled);
             }
-            came_back.push((lines.0, lines.1, case_id));
+            came_back.push((first_line, last_line, suspect.case_id));
         }
     }
 

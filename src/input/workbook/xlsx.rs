@@ -168,18 +168,18 @@ fn read_relationship(
     let fail = |e| part_error(RELATIONSHIPS_PART, e);
     loop {
         match xml.next().map_err(fail)? {
-            Event::Start(tag) if tag.local_name() == b"Relationship" => {
-                if tag.attr(b"Id") == Some(id) {
-                    let mut target = String::new();
-                    unescape_into(
-                        tag.attr(b"Target").unwrap_or_default(),
-                        &mut target,
-                        false,
-                        MAX_RECORD_BYTES,
-                    )
-                    .map_err(|e| format!("{RELATIONSHIPS_PART}: a target: {}", why(e)))?;
-                    return Ok(Some(target));
-                }
+            Event::Start(tag)
+                if tag.local_name() == b"Relationship" && tag.attr(b"Id") == Some(id) =>
+            {
+                let mut target = String::new();
+                unescape_into(
+                    tag.attr(b"Target").unwrap_or_default(),
+                    &mut target,
+                    false,
+                    MAX_RECORD_BYTES,
+                )
+                .map_err(|e| format!("{RELATIONSHIPS_PART}: a target: {}", why(e)))?;
+                return Ok(Some(target));
             }
             Event::Eof => return Ok(None),
             _ => {}
