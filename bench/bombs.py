@@ -86,6 +86,8 @@ def main():
          header_rows().encode()],
         repeat(b'<row r="1048576"/>', size),
         [b"</sheetData></worksheet>"]) for piece in part))
+    # A sheet of SIZE of nothing (comments): stopped at 256 MiB inflated.
+    xlsx(f"{out}/inflated.xlsx", sheet([], repeat(b"<!--" + b"x" * 1000 + b"-->", size)))
     # A column reference far past the last column.
     xlsx(f"{out}/far-column.xlsx", sheet([b'<row r="3"><c r="ZZZZZZZZZZZZ3"><v>1</v></c></row>']))
     # Shared strings that inflate without end; and one long string used by every row.
