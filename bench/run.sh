@@ -22,6 +22,8 @@
 #   CASES=20000 BIG_CASES=200000 JSON_MB=20 SMALL_FILES=1000 RUNS=1 bench/run.sh   # quick
 #   SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh                               # styles only
 #   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 ...                                   # fewer commands
+#
+# Workbook bombs (time and memory of every command on each): bench/bombs.sh.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -89,14 +89,198 @@ pub fn table_width() -> Option<u16> {
     terminal_size::terminal_size().map(|(terminal_size::Width(width), _)| width)
 }
 
-/// A spinner on standard error while a command that keeps every case (`validate`,
-/// `explain`, `check`, `reorder`) works through `sources`, only when standard error is a
-/// terminal: it names the command and the input's size and shows the time taken.
-/// `adjudicate`, which streams, has a bar of bytes read instead.
-pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<indicatif::ProgressBar> {
+/// How long work may take before its progress is drawn: work that ends sooner draws
+/// nothing (a bar that flashes past is noise, and on a small file it was all the output
+/// there was besides the table).
+pub const PROGRESS_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Progress on standard error: drawn only when standard error is a terminal, only once the
+/// work has taken [`PROGRESS_DELAY`], and never wider than the terminal (less its last
+/// column). Until then its bar counts but draws nowhere. Dropping it (or
+/// [`Progress::finish_and_clear`]) clears what it drew.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    /// The thread that draws the bar once the delay has passed, and the channel that tells
+    /// it the work ended first.
+    reveal: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+    /// Set once the bar is given standard error to draw on.
+    shown: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Progress {
+    /// `bar` (drawn nowhere yet) in `template`, shown after the delay, ticking on its own
+    /// if `tick` (a spinner).
+    fn start(bar: indicatif::ProgressBar, template: &str, tick: bool) -> Progress {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (drawn, flag) = (bar.clone(), std::sync::Arc::clone(&shown));
+        let reveal = std::thread::Builder::new()
+            .name("leasejudge-progress".into())
+            .spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    wait.recv_timeout(PROGRESS_DELAY)
+                {
+                    drawn.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                    if tick {
+                        drawn.enable_steady_tick(std::time::Duration::from_millis(120));
+                    }
+                    drawn.tick();
+                }
+            })
+            .ok()
+            .map(|handle| (done, handle));
+        Progress { bar, reveal, shown }
+    }
+
+    /// The bar, to count bytes or wrap a writer with.
+    pub fn bar(&self) -> &indicatif::ProgressBar {
+        &self.bar
+    }
+
+    /// Clears what was drawn (if anything was).
+    pub fn finish_and_clear(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some((done, reveal)) = self.reveal.take() {
+            drop(done);
+            let _ = reveal.join();
+        }
+        // A bar never shown drew nothing to clear.
+        if self.shown.load(std::sync::atomic::Ordering::SeqCst) {
+            self.bar.finish_and_clear();
+        }
+    }
+}
+
+/// The width of standard error's terminal, or `None` when it is not a terminal (then
+/// nothing is drawn).
+fn stderr_width() -> Option<u16> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
+    Some(terminal_size::terminal_size_of(std::io::stderr()).map_or(80, |(w, _)| w.0))
+}
+
+/// The widest [`indicatif::HumanBytes`] (`1023.99 KiB`) and the widest rate of them.
+const BYTES_WIDTH: usize = 11;
+const RATE_WIDTH: usize = BYTES_WIDTH + 2;
+/// The widest short duration (`{eta}`, `{elapsed}`: `59m`, `23h`, `100y`).
+const DURATION_WIDTH: usize = 5;
+
+/// The first of `templates` (each with the most columns it can take) that fits a terminal
+/// `width` columns wide, its last column left free: a line as wide as the terminal wraps on
+/// some, and the next draw starts a line lower. (indicatif fills the rest of the line with
+/// spaces, to clear what was there.)
+fn fitting(width: u16, templates: Vec<(String, usize)>) -> Option<String> {
+    let room = usize::from(width).saturating_sub(1);
+    templates
+        .into_iter()
+        .find(|(_, widest)| *widest <= room)
+        .map(|(template, _)| template)
+}
+
+/// The template of a bar of bytes read for a terminal `width` columns wide, out of a total
+/// if it is known: the bar takes the room the rest leaves, and the rate and time to go are
+/// left off where there is too little; `None` if not even the bytes read fit.
+pub fn bytes_bar_template(width: u16, total_known: bool) -> Option<String> {
+    let room = usize::from(width).saturating_sub(1);
+    let mut templates = Vec::new();
+    if total_known {
+        // "S 1023.99 KiB/1023.99 KiB 1023.99 KiB/s, eta 100y [" and "]".
+        let text = 2 + 2 * BYTES_WIDTH + 1 + 1 + RATE_WIDTH + 6 + DURATION_WIDTH + 2;
+        if room >= text + 1 + 10 {
+            let bar = (room - text - 1).min(60);
+            templates.push((
+                format!(
+                    "{{spinner}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}}, eta {{eta}} [{{bar:{bar}}}]"
+                ),
+                text + 1 + bar,
+            ));
+        }
+        let text = 2 + 2 * BYTES_WIDTH + 1 + 2;
+        if room >= text + 1 + 5 {
+            let bar = (room - text - 1).min(60);
+            templates.push((
+                format!("{{spinner}} {{bytes}}/{{total_bytes}} [{{bar:{bar}}}]"),
+                text + 1 + bar,
+            ));
+        }
+        templates.push((
+            "{spinner} {bytes}/{total_bytes}".to_owned(),
+            2 + 2 * BYTES_WIDTH + 1,
+        ));
+    } else {
+        templates.push((
+            "{spinner} {bytes} read ({bytes_per_sec}, {elapsed})".to_owned(),
+            2 + BYTES_WIDTH + 7 + RATE_WIDTH + 2 + DURATION_WIDTH + 1,
+        ));
+    }
+    templates.push(("{spinner} {bytes}".to_owned(), 2 + BYTES_WIDTH));
+    fitting(width, templates)
+}
+
+/// Text for a template: braces would be read as placeholders.
+fn template_text(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
+/// The template of a spinner with the fixed message `message` (and, if it fits, `detail`
+/// after it) and the time taken, for a terminal `width` columns wide.
+pub fn spinner_template(width: u16, message: &str, detail: &str) -> Option<String> {
+    let count = |text: &str| text.chars().count();
+    let (message_text, detail_text) = (template_text(message), template_text(detail));
+    fitting(
+        width,
+        vec![
+            (
+                format!("{{spinner}} {message_text}{detail_text} ({{elapsed}})"),
+                2 + count(message) + count(detail) + 2 + DURATION_WIDTH + 1,
+            ),
+            (
+                format!("{{spinner}} {message_text} ({{elapsed}})"),
+                2 + count(message) + 2 + DURATION_WIDTH + 1,
+            ),
+            (format!("{{spinner}} {message_text}"), 2 + count(message)),
+        ],
+    )
+}
+
+/// A bar of the bytes `sources` hold as they are read (`adjudicate`, which streams), on
+/// standard error when it is a terminal; a count without a bar when one is standard input.
+pub fn bytes_bar(sources: &[crate::input::Source]) -> Option<Progress> {
+    let total_known = sources.iter().all(|s| s.path.is_some());
+    let template = bytes_bar_template(stderr_width()?, total_known)?;
+    let bar = if total_known {
+        indicatif::ProgressBar::new(
+            sources
+                .iter()
+                .filter_map(|s| s.path.as_ref())
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum(),
+        )
+    } else {
+        indicatif::ProgressBar::no_length()
+    };
+    Some(Progress::start(bar, &template, false))
+}
+
+/// A spinner while a command that keeps every case (`validate`, `explain`, `check`,
+/// `reorder`) works through `sources`: it names the command and the input's size and shows
+/// the time taken.
+pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<Progress> {
+    let width = stderr_width()?;
     let bytes: u64 = sources
         .iter()
         .filter_map(|s| s.path.as_ref())
@@ -104,38 +288,44 @@ pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<indica
         .map(|m| m.len())
         .sum();
     let files = sources.len();
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
-            .expect("a valid template"),
-    );
-    bar.set_message(format!(
-        "{command}: {files} file{} ({})",
+    let detail = format!(
+        ": {files} file{} ({})",
         if files == 1 { "" } else { "s" },
         indicatif::HumanBytes(bytes)
-    ));
-    bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    Some(bar)
+    );
+    let template = spinner_template(width, command, &detail)?;
+    Some(Progress::start(
+        indicatif::ProgressBar::new_spinner(),
+        &template,
+        true,
+    ))
 }
 
-/// A spinner on standard error counting the bytes a command writes (`generate`), only when
-/// standard error is a terminal; feed it with [`indicatif::ProgressBar::wrap_write`].
-pub fn bytes_spinner(message: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {msg}: {bytes} ({bytes_per_sec}, {elapsed})",
-        )
-        .expect("a valid template"),
-    );
-    bar.set_message(message.to_owned());
-    bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    Some(bar)
+/// A spinner counting the bytes a command writes (`generate`); feed it with
+/// [`indicatif::ProgressBar::wrap_write`] on [`Progress::bar`].
+pub fn bytes_spinner(message: &str) -> Option<Progress> {
+    let width = stderr_width()?;
+    let text = template_text(message);
+    let count = message.chars().count();
+    let template = fitting(
+        width,
+        vec![
+            (
+                format!("{{spinner}} {text}: {{bytes}} ({{bytes_per_sec}}, {{elapsed}})"),
+                2 + count + 2 + BYTES_WIDTH + 2 + RATE_WIDTH + 2 + DURATION_WIDTH + 1,
+            ),
+            (
+                format!("{{spinner}} {text}: {{bytes}}"),
+                2 + count + 2 + BYTES_WIDTH,
+            ),
+            ("{spinner} {bytes}".to_owned(), 2 + BYTES_WIDTH),
+        ],
+    )?;
+    Some(Progress::start(
+        indicatif::ProgressBar::new_spinner(),
+        &template,
+        true,
+    ))
 }
 
 #[cfg(test)]
@@ -181,5 +371,92 @@ mod tests {
             &[("NO_COLOR", "1"), ("TERM", "dumb")]
         ));
         assert!(!decide(Never, true, &[("CLICOLOR_FORCE", "1")]));
+    }
+
+    /// The widest line `template` can draw: each field at its widest.
+    fn widest(template: &str) -> usize {
+        let mut line = template.to_owned();
+        for (field, text) in [
+            ("{spinner}", "S".to_owned()),
+            ("{bytes}", "X".repeat(BYTES_WIDTH)),
+            ("{total_bytes}", "X".repeat(BYTES_WIDTH)),
+            ("{bytes_per_sec}", "X".repeat(RATE_WIDTH)),
+            ("{eta}", "X".repeat(DURATION_WIDTH)),
+            ("{elapsed}", "X".repeat(DURATION_WIDTH)),
+        ] {
+            line = line.replace(field, &text);
+        }
+        if let Some(start) = line.find("{bar:") {
+            let end = start + line[start..].find('}').unwrap();
+            let n: usize = line[start + 5..end].parse().unwrap();
+            line.replace_range(start..=end, &"=".repeat(n));
+        }
+        line.replace("{{", "{").replace("}}", "}").chars().count()
+    }
+
+    #[test]
+    fn what_is_drawn_fits_the_terminal_less_its_last_column() {
+        for width in 0..=300u16 {
+            for known in [true, false] {
+                if let Some(template) = bytes_bar_template(width, known) {
+                    assert!(
+                        widest(&template) < usize::from(width),
+                        "{width}: {template}"
+                    );
+                    assert!(indicatif::ProgressStyle::with_template(&template).is_ok());
+                }
+            }
+            let detail = ": 12 files (1023.99 MiB)";
+            if let Some(template) = spinner_template(width, "validate", detail) {
+                assert!(
+                    widest(&template) < usize::from(width),
+                    "{width}: {template}"
+                );
+            }
+        }
+        // Everything on an 80-column terminal; nothing on a tiny one.
+        let eighty = bytes_bar_template(80, true).unwrap();
+        assert!(
+            eighty.contains("eta") && eighty.contains("{bar:"),
+            "{eighty}"
+        );
+        assert_eq!(bytes_bar_template(12, true), None);
+        assert_eq!(
+            spinner_template(80, "check", ": 1 file (2 B)").unwrap(),
+            "{spinner} check: 1 file (2 B) ({elapsed})"
+        );
+        assert_eq!(
+            spinner_template(20, "check", ": 1 file (1023.99 MiB)").unwrap(),
+            "{spinner} check ({elapsed})"
+        );
+        // Braces in a message are text, not placeholders.
+        assert_eq!(
+            spinner_template(80, "{msg}", "").unwrap(),
+            "{spinner} {{msg}} ({elapsed})"
+        );
+    }
+
+    #[test]
+    fn progress_is_drawn_only_once_the_delay_has_passed() {
+        use std::sync::atomic::Ordering;
+        // A bar that ends before the delay is never given standard error to draw on; one
+        // still working after it is. (Under cargo test standard error is no terminal, so
+        // nothing shows either way.)
+        let quick = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", false);
+        let shown = std::sync::Arc::clone(&quick.shown);
+        std::thread::sleep(PROGRESS_DELAY / 2);
+        quick.finish_and_clear();
+        assert!(
+            !shown.load(Ordering::SeqCst),
+            "ended before the delay: never drawn"
+        );
+        let slow = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", true);
+        let shown = std::sync::Arc::clone(&slow.shown);
+        std::thread::sleep(PROGRESS_DELAY + std::time::Duration::from_millis(500));
+        assert!(
+            shown.load(Ordering::SeqCst),
+            "still working after the delay: drawn"
+        );
+        slow.finish_and_clear();
     }
 }

@@ -158,3 +158,18 @@ fn streamed_explanations_are_the_whole_file_ones() {
     );
     assert_eq!(explain(&[empty.to_str().unwrap(), "-f", "json"]), b"[]\n");
 }
+
+#[test]
+fn long_cases_close_early_and_give_the_whole_file_ones() {
+    // 240 cases of 300 to 400 rows, three at a time: more rows than the open cases may keep
+    // (65,536), so the oldest cases are closed early (and those still going come back).
+    let dir = tempfile::tempdir().unwrap();
+    let long = Options {
+        rows_per_case: (300, 400),
+        ..options(13, 240, 3)
+    };
+    let mut bytes = Vec::new();
+    write_cases(&long, &mut bytes).unwrap();
+    let file = write(dir.path(), "long.csv", &bytes);
+    same_both_ways(&file);
+}

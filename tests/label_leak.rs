@@ -263,6 +263,59 @@ fn malformed_goldens() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         .join(",\n");
     cases.push(("json-key-twice", "json", format!("[{twice}]").into_bytes()));
 
+    // A key that names no column, holding a marker (and named by one), and one past the record limit.
+    let mut objs = objects(&rows);
+    objs[1].insert("ZQMARKKEYNAME".into(), serde_json::json!("ZQMARKKEYVALUE"));
+    objs[2].insert(
+        "notes".into(),
+        serde_json::json!(format!("ZQMARKLONG{}", "y".repeat((1 << 20) + 100))),
+    );
+    cases.push((
+        "json-unknown-keys",
+        "json",
+        serde_json::to_vec(&objs).unwrap(),
+    ));
+    // A header cell that names no column, in a CSV golden file.
+    let mut rows = marked_rows(3);
+    rows[0][column("job_id")] = "ZQMARKHEADER".to_owned();
+    cases.push(("unknown-header", "csv", csv_text(&rows)));
+    let rows = marked_rows(3);
+
+    // A workbook whose sheet holds one cell past 1 MiB (more than Excel lets a cell hold, so
+    // written by hand): stopped at the cell's limit.
+    let inline = |row: usize, col: usize, text: &str| {
+        format!(
+            "<c r=\"{}{}\" t=\"inlineStr\"><is><t>{text}</t></is></c>",
+            (b'A' + col as u8) as char,
+            row + 1
+        )
+    };
+    let header: String = rows[0]
+        .iter()
+        .enumerate()
+        .map(|(c, name)| inline(0, c, name))
+        .collect();
+    let huge = format!("ZQMARKCELL{}", "z".repeat((1 << 20) + 100));
+    let sheet = format!(
+        "<worksheet><sheetData><row r=\"1\">{header}</row><row r=\"2\">{}{}</row></sheetData></worksheet>",
+        inline(1, 0, "case-1"),
+        inline(1, 1, &huge)
+    );
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, body) in [
+        ("xl/workbook.xml", "<workbook xmlns:r=\"r\"><sheets><sheet name=\"Key\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>".to_owned()),
+        ("xl/_rels/workbook.xml.rels", "<Relationships><Relationship Id=\"rId1\" Target=\"worksheets/sheet1.xml\"/></Relationships>".to_owned()),
+        ("xl/worksheets/sheet1.xml", sheet),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+        std::io::Write::write_all(&mut zip, body.as_bytes()).unwrap();
+    }
+    cases.push((
+        "workbook-huge-cell",
+        "xlsx",
+        zip.finish().unwrap().into_inner(),
+    ));
+
     // Not malformed: every answer is wrong, and the golden values must stay hidden. Golden
     // files are read strictly (values in canonical form), so its graded cells hold real codes
     // that no report has any other reason to show ([`GOLDEN_CODES`]), and its free-text cells

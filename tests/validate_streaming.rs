@@ -148,3 +148,18 @@ fn streamed_validation_reports_as_the_whole_file_one() {
         ),
     ]);
 }
+
+#[test]
+fn long_cases_close_early_and_report_as_the_whole_file() {
+    // More rows than the open cases may keep (65,536): the oldest are closed early, and
+    // those still going come back.
+    let dir = tempfile::tempdir().unwrap();
+    let long = Options {
+        rows_per_case: (300, 400),
+        interleave: 3,
+        ..options(13, 240)
+    };
+    let mut bytes = Vec::new();
+    write_cases(&long, &mut bytes).unwrap();
+    same(&[source(dir.path(), "long.csv", &bytes)]);
+}

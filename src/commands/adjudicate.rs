@@ -1,6 +1,6 @@
 //! `leasejudge adjudicate`: replay case files and write the evidence matrix (and an audit).
 
-use std::io::{IsTerminal, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -225,7 +225,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         TableWriter::new(std::io::sink(), style.clone(), &extra).map_err(anyhow::Error::msg)?;
     }
     if let Some(encoding) = encoding {
-        let progress = progress_bar(&sources);
+        let progress = crate::terminal::bytes_bar(&sources);
         let settings = StreamSettings {
             input_format: args.input_format,
             run_as_of: args.as_of,
@@ -235,7 +235,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .min(crate::limits::MAX_JOBS),
-            progress: progress.as_ref(),
+            progress: progress.as_ref().map(crate::terminal::Progress::bar),
             rows_observed: args.audit.is_some(),
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };
@@ -306,33 +306,6 @@ pub fn source_names(sources: &[crate::input::Source]) -> Vec<Named<'_>> {
             None => Named::new("input", std::path::Path::new("-")),
         })
         .collect()
-}
-
-/// A bar of bytes read on standard error, only when it is a terminal.
-fn progress_bar(sources: &[crate::input::Source]) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = if sources.iter().all(|s| s.path.is_some()) {
-        let total: u64 = sources
-            .iter()
-            .filter_map(|s| s.path.as_ref())
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
-            .sum();
-        indicatif::ProgressBar::new(total)
-    } else {
-        indicatif::ProgressBar::no_length()
-    };
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) [{wide_bar}]",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    Some(bar)
 }
 
 fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {

@@ -149,7 +149,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut output = Output::open(args.output.as_deref())?;
     let progress = crate::terminal::bytes_spinner("generate: case file");
     let written = match &progress {
-        Some(bar) => write_style(args.style, &options, &mut bar.wrap_write(&mut output)),
+        Some(bar) => write_style(args.style, &options, &mut bar.bar().wrap_write(&mut output)),
         None => write_style(args.style, &options, &mut output),
     };
     if let Some(bar) = progress {
@@ -175,7 +175,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             open_cases: DEFAULT_OPEN_CASES,
             encoding: Encoding::Csv,
             jobs: 1,
-            progress: progress.as_ref(),
+            progress: progress.as_ref().map(crate::terminal::Progress::bar),
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         };

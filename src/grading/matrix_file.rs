@@ -1020,6 +1020,13 @@ pub fn parse_matrix_keeping(
     ))
 }
 
+/// A golden file's header cell or case object's key that names no matrix column, among the
+/// matrix's columns. Spec section 5 lets further columns (an explanation, `adjudicate
+/// --explain`'s `detail`) follow the matrix's, and graders ignore those; one before or between
+/// them is a misspelt or foreign column, and a key is strict about what it holds.
+const UNKNOWN_GOLDEN_COLUMN: &str = "names no matrix column; in a golden file only further \
+     columns after the matrix's (an explanation) may name none";
+
 /// How a matrix's values are held to the contract.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Strictness {
@@ -1158,20 +1165,36 @@ struct Table {
 
 impl Table {
     /// Maps the header; `None` for a cell that is not text (already reported). Two cells for
-    /// one column and a missing `case_id` column are errors.
+    /// one column and a missing `case_id` column are errors, and so, in a golden file, is a
+    /// cell that names no matrix column.
     fn new(
         name: &str,
         line: u64,
         header: &[Option<&str>],
         keep: &[bool],
+        strictness: Strictness,
         split: Split<'_>,
         errors: &mut Vec<InputError>,
     ) -> Table {
         let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
         let mut header_columns = vec![false; Column::COUNT];
         let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
-        for text in header {
+        // Cells after the last matrix column are spec section 5's further columns.
+        let last_matrix_column = header
+            .iter()
+            .rposition(|text| text.and_then(Column::from_header).is_some());
+        for (position, text) in header.iter().enumerate() {
             let column = text.and_then(Column::from_header);
+            if let (None, Some(text), Strictness::Golden) = (column, text, strictness) {
+                if !text.trim().is_empty() && last_matrix_column.is_some_and(|last| position < last)
+                {
+                    errors.push(
+                        InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                            .column("header")
+                            .value(*text),
+                    );
+                }
+            }
             if let (Some(column), Some(text)) = (column, text) {
                 if let Some(earlier) = named_by[column.index()] {
                     errors.push(
@@ -1307,7 +1330,15 @@ fn parse_csv(
             text
         })
         .collect();
-    let mut table = Table::new(name, header_line, &header_text, keep, split, errors);
+    let mut table = Table::new(
+        name,
+        header_line,
+        &header_text,
+        keep,
+        strictness,
+        split,
+        errors,
+    );
     loop {
         let record = match records.next_record() {
             Ok(Some(record)) => record,
@@ -1400,6 +1431,7 @@ fn parse_workbook(
                     line,
                     &header,
                     keep,
+                    strictness,
                     split,
                     &mut row_errors,
                 ));
@@ -1549,6 +1581,14 @@ fn add_json_case(
 ) {
     match serde_json::from_str::<CaseObject>(element) {
         Ok(object) => add_case_object(file, line, &object, strictness, errors),
+        // serde_json's parser nests at most 128 deep (no matrix cell nests at all).
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            errors.push(InputError::new(
+                &file.name,
+                line,
+                "a value nested more than 128 deep, which no matrix cell is",
+            ))
+        }
         Err(_) => errors.push(InputError::new(
             &file.name,
             line,
@@ -1571,8 +1611,22 @@ fn add_case_object(
     let mut row_ok = true;
     // Values of keys reported as duplicates, checked (golden files) but never kept.
     let mut repeated: Vec<(Column, String)> = Vec::new();
-    for (key, value) in &object.0 {
+    // Keys after the last matrix column are spec section 5's further columns.
+    let last_matrix_column = object
+        .0
+        .iter()
+        .rposition(|(key, _)| Column::from_header(key).is_some());
+    for (position, (key, value)) in object.0.iter().enumerate() {
         let Some(column) = Column::from_header(key) else {
+            if strictness == Strictness::Golden
+                && last_matrix_column.is_some_and(|last| position < last)
+            {
+                errors.push(
+                    InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                        .column("key")
+                        .value(key.as_str()),
+                );
+            }
             continue;
         };
         if let Some(earlier) = named_by[column.index()] {

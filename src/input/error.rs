@@ -6,6 +6,11 @@ use std::fmt;
 /// The longest value an error message quotes; longer values are cut with `…`.
 const MAX_QUOTED_CHARS: usize = 80;
 
+/// The most of a value an error keeps (its length is kept too): an error per row quoting a
+/// long value (a shared string a workbook's every row uses, say) would otherwise hold every
+/// copy.
+pub const MAX_KEPT_VALUE_BYTES: usize = 4096;
+
 /// One problem in the input, with where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputError {
@@ -17,8 +22,10 @@ pub struct InputError {
     pub column: Option<String>,
     /// What is wrong.
     pub message: String,
-    /// The offending value, if there is one.
+    /// The offending value, if there is one: its first [`MAX_KEPT_VALUE_BYTES`] at most.
     pub value: Option<String>,
+    /// The value's length in bytes, all of it.
+    pub value_bytes: usize,
 }
 
 impl InputError {
@@ -30,6 +37,7 @@ impl InputError {
             column: None,
             message: message.into(),
             value: None,
+            value_bytes: 0,
         }
     }
 
@@ -39,9 +47,19 @@ impl InputError {
         self
     }
 
-    /// The same problem, quoting `value`.
+    /// The same problem, quoting `value` (its first [`MAX_KEPT_VALUE_BYTES`] kept).
     pub fn value(mut self, value: impl Into<String>) -> InputError {
-        self.value = Some(value.into());
+        let mut value = value.into();
+        self.value_bytes = value.len();
+        if value.len() > MAX_KEPT_VALUE_BYTES {
+            let mut end = MAX_KEPT_VALUE_BYTES;
+            while !value.is_char_boundary(end) {
+                end -= 1;
+            }
+            value.truncate(end);
+            value.shrink_to_fit();
+        }
+        self.value = Some(value);
         self
     }
 }
@@ -62,7 +80,7 @@ impl fmt::Display for InputError {
         if let Some(value) = &self.value {
             if value.chars().count() > MAX_QUOTED_CHARS {
                 let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
-                write!(f, " ({:?}… {} bytes in all)", cut, value.len())?;
+                write!(f, " ({:?}… {} bytes in all)", cut, self.value_bytes)?;
             } else {
                 write!(f, " ({value:?})")?;
             }

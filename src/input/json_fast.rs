@@ -127,7 +127,10 @@ impl<R: Read> Scan<R> {
                     b'}' | b']' => {
                         depth -= 1;
                         if depth == 0 {
-                            return Ok(Some(at + 1));
+                            // Found within the buffer, which may have grown past the limit
+                            // while the value was scanned: the limit is the value's length.
+                            let long = at + 1 - self.pos > crate::limits::MAX_RECORD_BYTES;
+                            return Ok((!long).then_some(at + 1));
                         }
                     }
                     _ => {}

@@ -496,15 +496,17 @@ pub fn read_from_observed(
             );
         }
         InputFormat::Workbook => {
-            let bytes = match crate::limits::read_document(reader) {
-                Ok(bytes) => bytes,
+            // A zip archive is read from its end: the workbook is copied, at most
+            // MAX_DOCUMENT_BYTES of it, to an anonymous temporary file, not held in memory.
+            let file = match crate::limits::spool_document(reader) {
+                Ok(file) => file,
                 Err(e) => {
                     errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
                     return;
                 }
             };
             workbook::read_cases(
-                &bytes,
+                io::BufReader::with_capacity(1 << 16, file),
                 name,
                 options.sheet.as_deref(),
                 errors,

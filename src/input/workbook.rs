@@ -1,19 +1,99 @@
 //! Workbooks (`.xlsx`, `.xlsm`, `.ods`; spec section 2): their rows as the text a spreadsheet
-//! would export, read with calamine, and an `.xlsx` matrix written with rust_xlsxwriter.
+//! would export, and an `.xlsx` matrix written with rust_xlsxwriter.
 //!
-//! An `.xlsx` sheet is read a cell at a time from its XML (calamine's cell reader), so it costs
-//! one row besides the workbook's bytes (compressed, as in the file) and its shared strings.
-//! An `.ods` sheet is read whole into calamine's cell grid before its rows are handed on
-//! (measured: about 110 bytes a cell at the peak; docs/spreadsheets.md).
+//! A workbook is a zip archive of XML parts, and a small one can inflate to gigabytes. So it is
+//! read here within limits that hold by construction (`docs/safety.md` lists them): only the
+//! parts a sheet needs are inflated ([`archive`]), every byte inflated is counted as it comes,
+//! the XML reader holds one tag or text at a time ([`xml`]), and a sheet streams a row at a
+//! time ([`xlsx`], [`ods`]), its cells given the values calamine 0.35 would give them (its
+//! `Data` and date types are used for that). What it costs is the workbook's bytes as stored,
+//! the parts kept in memory (an `.xlsx` file's shared strings and styles) and one row.
 
-use std::io::Cursor;
+mod archive;
+mod ods;
+mod xlsx;
+mod xml;
 
-use calamine::{Data, ExcelDateTime, Ods, Reader, Xlsx};
+use calamine::{Data, ExcelDateTime};
 
 use super::csv::map_header;
 use super::error::{located, InputError};
 use super::fields::{cell_text, RawCells, FIELD_COUNT};
 use super::{ReadObserver, RowSink};
+use crate::limits::MAX_RECORD_BYTES;
+
+/// What a sheet's rows are handed to: the sheet's located name, the row's number (from 1) and
+/// its cells from column A.
+type Visit<'a> = &'a mut dyn FnMut(&str, u64, &[String]);
+
+/// A problem while a part is read: of its XML, or one that says what it is.
+enum Located {
+    Xml(xml::XmlError),
+    Message(String),
+}
+
+/// A whole-workbook error: `file: not a readable workbook: ...`. (Not "cannot read": that
+/// is for a file that cannot be opened, which `grade` tells a learner apart from a malformed
+/// one.)
+fn unreadable_workbook(file: &str, message: String) -> InputError {
+    InputError::new(file, 0, format!("not a readable workbook: {message}"))
+}
+
+/// The error of a row longer than a record may be.
+fn row_too_long() -> String {
+    format!(
+        "the row is longer than {MAX_RECORD_BYTES} bytes (1 MiB), its cells' text and a \
+         separator between each, the most one row may hold"
+    )
+}
+
+/// A sheet's row as it is read: its cells' text by column, within a record's length (the
+/// length of the row as CSV, a separator between each cell).
+#[derive(Default)]
+struct SheetRow {
+    cells: Vec<String>,
+    text: usize,
+}
+
+impl SheetRow {
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.text = 0;
+    }
+
+    fn cells(&self) -> &[String] {
+        &self.cells
+    }
+
+    /// Its length as CSV.
+    fn bytes(&self) -> usize {
+        self.text + self.cells.len()
+    }
+
+    /// Sets the cell at `column` (from 0), unless the row would grow too long.
+    fn set(&mut self, column: usize, text: String) -> Result<(), String> {
+        let width = self.cells.len().max(column + 1);
+        let replaced = self.cells.get(column).map_or(0, String::len);
+        let total = self.text - replaced + text.len();
+        if total + width > MAX_RECORD_BYTES {
+            return Err(row_too_long());
+        }
+        if self.cells.len() <= column {
+            self.cells.resize(column + 1, String::new());
+        }
+        self.cells[column] = text;
+        self.text = total;
+        Ok(())
+    }
+}
+
+/// [`cell_as_text`], keeping a string cell's text rather than copying it.
+fn cell_into_text(cell: Data) -> String {
+    match cell {
+        Data::String(text) | Data::DurationIso(text) => text,
+        other => cell_as_text(&other),
+    }
+}
 
 /// Whether a lower-case extension names a workbook: `xlsx`, `xlsm` or `ods`.
 pub fn is_workbook_extension(extension: &str) -> bool {
@@ -106,72 +186,39 @@ pub fn located_name(file: &str, sheet: &str) -> String {
 /// has a cell: the sheet's located name, the row's number in the spreadsheet (from 1), and
 /// its cells as text by column from column A (trailing empty cells left off). `file` names the
 /// workbook in errors, and its extension picks the reader (`.ods`, else `.xlsx`; neither, as
-/// for standard input: whichever reads it).
+/// for standard input: whichever reads it). Rows handed on before an error stay handed on.
 pub fn for_each_row(
     bytes: &[u8],
     file: &str,
     sheet: Option<&str>,
     visit: &mut dyn FnMut(&str, u64, &[String]),
 ) -> Result<(), InputError> {
-    let cannot = |e: &dyn std::fmt::Display| {
-        InputError::new(file, 0, format!("cannot read the workbook: {e}"))
-    };
+    for_each_row_in(std::io::Cursor::new(bytes), file, sheet, visit)
+}
+
+/// [`for_each_row`] of a workbook read from `workbook` (a file, say, rather than bytes in
+/// memory).
+pub fn for_each_row_in(
+    mut workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+    sheet: Option<&str>,
+    visit: &mut dyn FnMut(&str, u64, &[String]),
+) -> Result<(), InputError> {
     let lower = file.to_ascii_lowercase();
-    let ods = lower.ends_with(".ods")
-        || (!lower.ends_with(".xlsx") && !lower.ends_with(".xlsm") && looks_like_ods(bytes));
+    let by_name = lower.ends_with(".ods") || lower.ends_with(".xlsx") || lower.ends_with(".xlsm");
+    let ods = if by_name {
+        lower.ends_with(".ods")
+    } else {
+        let mut head = [0u8; 39];
+        let read = archive::read_head(&mut workbook, &mut head)
+            .map_err(|e| unreadable_workbook(file, e.to_string()))?;
+        looks_like_ods(&head[..read])
+    };
     if ods {
-        let mut workbook: Ods<_> =
-            calamine::open_workbook_from_rs(Cursor::new(bytes)).map_err(|e| cannot(&e))?;
-        let name = choose_sheet(&workbook.sheet_names(), sheet, file)?;
-        let range = workbook.worksheet_range(&name).map_err(|e| cannot(&e))?;
-        let located = located_name(file, &name);
-        let (first_row, first_column) = range.start().unwrap_or((0, 0));
-        let mut cells = Vec::new();
-        for (index, row) in range.rows().enumerate() {
-            cells.clear();
-            cells.resize(first_column as usize, String::new());
-            cells.extend(row.iter().map(cell_as_text));
-            while cells.last().is_some_and(String::is_empty) {
-                cells.pop();
-            }
-            if !cells.is_empty() {
-                visit(&located, u64::from(first_row) + index as u64 + 1, &cells);
-            }
-        }
-        return Ok(());
+        ods::for_each_row(workbook, file, sheet, visit)
+    } else {
+        xlsx::for_each_row(workbook, file, sheet, visit)
     }
-    let mut workbook: Xlsx<_> =
-        calamine::open_workbook_from_rs(Cursor::new(bytes)).map_err(|e| cannot(&e))?;
-    let name = choose_sheet(&workbook.sheet_names(), sheet, file)?;
-    let located = located_name(file, &name);
-    let mut reader = workbook
-        .worksheet_cells_reader(&name)
-        .map_err(|e| cannot(&e))?;
-    let mut row: Option<u32> = None;
-    let mut cells: Vec<String> = Vec::new();
-    while let Some(cell) = reader.next_cell().map_err(|e| cannot(&e))? {
-        let text = cell_as_text(&Data::from(cell.get_value().clone()));
-        if text.is_empty() {
-            continue;
-        }
-        let (at_row, at_column) = cell.get_position();
-        if row != Some(at_row) {
-            if let Some(done) = row {
-                visit(&located, u64::from(done) + 1, &cells);
-            }
-            cells.clear();
-            row = Some(at_row);
-        }
-        let column = at_column as usize;
-        if cells.len() <= column {
-            cells.resize(column + 1, String::new());
-        }
-        cells[column] = text;
-    }
-    if let Some(done) = row {
-        visit(&located, u64::from(done) + 1, &cells);
-    }
-    Ok(())
 }
 
 /// Whether a zip archive is an OpenDocument file: its first member is `mimetype`.
@@ -179,24 +226,55 @@ fn looks_like_ods(bytes: &[u8]) -> bool {
     bytes.len() > 38 && bytes.starts_with(b"PK\x03\x04") && &bytes[30..38] == b"mimetype"
 }
 
-fn choose_sheet(names: &[String], wanted: Option<&str>, file: &str) -> Result<String, InputError> {
-    match wanted {
-        None => names
-            .first()
-            .cloned()
-            .ok_or_else(|| InputError::new(file, 0, "the workbook has no sheets")),
-        Some(wanted) => names
-            .iter()
-            .find(|name| name.as_str() == wanted)
-            .cloned()
-            .ok_or_else(|| {
-                let all: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-                InputError::new(
-                    file,
-                    0,
-                    format!("no sheet {wanted:?}; the workbook has {}", all.join(", ")),
-                )
-            }),
+/// How many sheet names an error lists (a workbook has a few; a crafted one, millions).
+const NAMES_LISTED: usize = 100;
+
+/// Picks the sheet to read as a workbook lists its sheets: the one named `wanted`, else the
+/// first. The first few names are kept for the error that says there is no such sheet.
+struct SheetChoice<'w> {
+    wanted: Option<&'w str>,
+    listed: Vec<String>,
+    more: usize,
+}
+
+impl<'w> SheetChoice<'w> {
+    fn new(wanted: Option<&'w str>) -> SheetChoice<'w> {
+        SheetChoice {
+            wanted,
+            listed: Vec::new(),
+            more: 0,
+        }
+    }
+
+    /// Whether `name`, the next sheet listed, is the one to read.
+    fn is_wanted(&mut self, name: &str) -> bool {
+        if self.wanted.is_none_or(|wanted| wanted == name) {
+            return true;
+        }
+        if self.listed.len() < NAMES_LISTED {
+            self.listed.push(format!("{name:?}"));
+        } else {
+            self.more += 1;
+        }
+        false
+    }
+
+    /// The error when no sheet listed was the one to read.
+    fn not_found(mut self, file: &str) -> InputError {
+        let Some(wanted) = self.wanted else {
+            return InputError::new(file, 0, "the workbook has no sheets");
+        };
+        if self.more > 0 {
+            self.listed.push(format!("and {} more", self.more));
+        }
+        InputError::new(
+            file,
+            0,
+            format!(
+                "no sheet {wanted:?}; the workbook has {}",
+                self.listed.join(", ")
+            ),
+        )
     }
 }
 
@@ -204,7 +282,7 @@ fn choose_sheet(names: &[String], wanted: Option<&str>, file: &str) -> Result<St
 /// as a CSV header is), and each later row with a cell goes to `sink`; errors are located as
 /// `file.xlsx[Sheet1]:ROW`.
 pub fn read_cases(
-    bytes: &[u8],
+    workbook: impl std::io::Read + std::io::Seek,
     file: &str,
     sheet: Option<&str>,
     errors: &mut Vec<InputError>,
@@ -214,7 +292,7 @@ pub fn read_cases(
     // `None` before the header; then its columns, or `None` inside if it was bad.
     let mut header: Option<Option<Vec<Option<super::Field>>>> = None;
     let mut row_errors = Vec::new();
-    let result = for_each_row(bytes, file, sheet, &mut |located_file, line, cells| {
+    let result = for_each_row_in(workbook, file, sheet, &mut |located_file, line, cells| {
         if cells.iter().all(|cell| cell.trim().is_empty()) {
             return;
         }
@@ -344,6 +422,301 @@ mod tests {
         assert_eq!(
             cell_as_text(&Data::DateTimeIso("2026-01-01T10:00:55+02:00".into())),
             "2026-01-01T10:00:55+02:00"
+        );
+    }
+}
+
+/// The reader against calamine's: every workbook here, read by both, gives the same rows.
+#[cfg(test)]
+mod same_as_calamine {
+    use std::io::{Cursor, Write};
+
+    use calamine::{Ods, Reader, Xlsx};
+
+    use super::*;
+
+    /// The rows calamine 0.35 reads (what this module did with it before reading workbooks
+    /// itself): `(sheet, row, cells)`, or its error.
+    fn calamine_rows(
+        bytes: &[u8],
+        ods: bool,
+        sheet: Option<&str>,
+    ) -> Result<Vec<(String, u64, Vec<String>)>, String> {
+        let mut rows = Vec::new();
+        let choose = |names: Vec<String>| match sheet {
+            None => names.first().cloned().ok_or("no sheets".to_owned()),
+            Some(wanted) => names
+                .into_iter()
+                .find(|n| n == wanted)
+                .ok_or("no such sheet".to_owned()),
+        };
+        if ods {
+            let mut workbook: Ods<_> = calamine::open_workbook_from_rs(Cursor::new(bytes))
+                .map_err(|e: calamine::OdsError| e.to_string())?;
+            let name = choose(workbook.sheet_names())?;
+            let range = workbook.worksheet_range(&name).map_err(|e| e.to_string())?;
+            let (first_row, first_column) = range.start().unwrap_or((0, 0));
+            for (index, row) in range.rows().enumerate() {
+                let mut cells = vec![String::new(); first_column as usize];
+                cells.extend(row.iter().map(cell_as_text));
+                while cells.last().is_some_and(String::is_empty) {
+                    cells.pop();
+                }
+                if !cells.is_empty() {
+                    rows.push((name.clone(), u64::from(first_row) + index as u64 + 1, cells));
+                }
+            }
+            return Ok(rows);
+        }
+        let mut workbook: Xlsx<_> = calamine::open_workbook_from_rs(Cursor::new(bytes))
+            .map_err(|e: calamine::XlsxError| e.to_string())?;
+        let name = choose(workbook.sheet_names())?;
+        let mut reader = workbook
+            .worksheet_cells_reader(&name)
+            .map_err(|e| e.to_string())?;
+        let mut row: Option<u32> = None;
+        let mut cells: Vec<String> = Vec::new();
+        while let Some(cell) = reader.next_cell().map_err(|e| e.to_string())? {
+            let text = cell_as_text(&Data::from(cell.get_value().clone()));
+            if text.is_empty() {
+                continue;
+            }
+            let (at_row, at_column) = cell.get_position();
+            if row != Some(at_row) {
+                if let Some(done) = row {
+                    rows.push((
+                        name.clone(),
+                        u64::from(done) + 1,
+                        std::mem::take(&mut cells),
+                    ));
+                }
+                row = Some(at_row);
+            }
+            let column = at_column as usize;
+            if cells.len() <= column {
+                cells.resize(column + 1, String::new());
+            }
+            cells[column] = text;
+        }
+        if let Some(done) = row {
+            rows.push((name, u64::from(done) + 1, cells));
+        }
+        Ok(rows)
+    }
+
+    fn our_rows(
+        bytes: &[u8],
+        name: &str,
+        sheet: Option<&str>,
+    ) -> Result<Vec<(String, u64, Vec<String>)>, String> {
+        let mut rows = Vec::new();
+        for_each_row(bytes, name, sheet, &mut |located, line, cells| {
+            let sheet = located
+                .strip_prefix(name)
+                .and_then(|s| s.strip_prefix('['))
+                .and_then(|s| s.strip_suffix(']'))
+                .expect("file[sheet]");
+            rows.push((sheet.to_owned(), line, cells.to_vec()));
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(rows)
+    }
+
+    fn assert_same(bytes: &[u8], name: &str, sheet: Option<&str>) -> usize {
+        let ods = name.ends_with(".ods") || (name == "-" && looks_like_ods(bytes));
+        let want = calamine_rows(bytes, ods, sheet).expect("calamine reads it");
+        let got = our_rows(bytes, name, sheet).expect("we read it");
+        assert_eq!(got, want, "{name} {sheet:?}");
+        want.len()
+    }
+
+    /// A zip archive of `parts` (deflated).
+    pub(crate) fn zip_of(parts: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, bytes) in parts {
+            let stored = *name == "mimetype";
+            let options = zip::write::SimpleFileOptions::default().compression_method(if stored {
+                zip::CompressionMethod::Stored
+            } else {
+                zip::CompressionMethod::Deflated
+            });
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    /// An `.xlsx` of one sheet (`Data`) whose worksheet, shared strings and styles are
+    /// written by hand.
+    pub(crate) fn hand_xlsx(
+        sheet_data: &str,
+        shared: &str,
+        styles: &str,
+        workbook_pr: &str,
+    ) -> Vec<u8> {
+        let workbook = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" \
+             xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">{workbook_pr}\
+             <sheets><sheet name=\"Data &amp; more\" sheetId=\"1\" r:id=\"rId1\"/><sheet name=\"Other\" sheetId=\"2\" r:id=\"rId2\"/></sheets></workbook>"
+        );
+        let rels = "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+             <Relationship Id=\"rId1\" Type=\"t\" Target=\"worksheets/sheet1.xml\"/>\
+             <Relationship Id=\"rId2\" Type=\"t\" Target=\"/xl/worksheets/sheet2.xml\"/></Relationships>";
+        let sheet = format!(
+            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"><dimension ref=\"A1:C9\"/>\
+             <sheetData>{sheet_data}</sheetData></worksheet>"
+        );
+        let other = "<worksheet><sheetData><row r=\"2\"><c r=\"B2\" t=\"inlineStr\"><is><t>other</t></is></c></row></sheetData></worksheet>";
+        let mut parts: Vec<(&str, &[u8])> = vec![
+            ("[Content_Types].xml", b"<Types/>"),
+            ("xl/workbook.xml", workbook.as_bytes()),
+            ("xl/_rels/workbook.xml.rels", rels.as_bytes()),
+            ("xl/worksheets/sheet1.xml", sheet.as_bytes()),
+            ("xl/worksheets/sheet2.xml", other.as_bytes()),
+        ];
+        if !shared.is_empty() {
+            parts.push(("xl/sharedStrings.xml", shared.as_bytes()));
+        }
+        if !styles.is_empty() {
+            parts.push(("xl/styles.xml", styles.as_bytes()));
+        }
+        zip_of(&parts)
+    }
+
+    #[test]
+    fn workbooks_written_by_rust_xlsxwriter() {
+        use rust_xlsxwriter::{ExcelDateTime as Date, Format, Formula, Workbook};
+        let mut workbook = Workbook::new();
+        let first = workbook.add_worksheet();
+        first.set_name("Typed").unwrap();
+        let date = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss.000");
+        let duration = Format::new().set_num_format("[h]:mm:ss");
+        let money = Format::new().set_num_format("#,##0.00;[Red]-#,##0.00");
+        let bold = Format::new().set_bold();
+        first.write_string(0, 0, "case_id").unwrap();
+        first
+            .write_string(0, 2, "a \"quoted\" & <tagged> text")
+            .unwrap();
+        first.write_number(1, 0, 8.0).unwrap();
+        first.write_number(1, 1, -0.25).unwrap();
+        first.write_number(1, 3, 1e300).unwrap();
+        let at = Date::parse_from_str("2026-01-01T10:00:55.250").unwrap();
+        first.write_datetime_with_format(2, 0, &at, &date).unwrap();
+        first
+            .write_number_with_format(2, 1, 30.0 / 86400.0, &duration)
+            .unwrap();
+        first
+            .write_number_with_format(2, 2, 1234.5, &money)
+            .unwrap();
+        first.write_boolean(3, 0, true).unwrap();
+        first.write_boolean(3, 1, false).unwrap();
+        first
+            .write_formula(4, 0, Formula::new("=1+1").set_result("2"))
+            .unwrap();
+        first
+            .write_formula(4, 1, Formula::new("=\"x\"&\"y\"").set_result("xy"))
+            .unwrap();
+        first
+            .write_rich_string(5, 0, &[(&bold, "rich "), (&Format::default(), "text")])
+            .unwrap();
+        first
+            .write_string(6, 1, "line one\r\nline two\ttab _x000D_")
+            .unwrap();
+        first.write_string(1_048_575, 16_383, "far corner").unwrap();
+        let second = workbook.add_worksheet();
+        second.set_name("Second").unwrap();
+        second.write_string(3, 2, "second sheet").unwrap();
+        let bytes = workbook.save_to_buffer().unwrap();
+        assert_eq!(assert_same(&bytes, "typed.xlsx", None), 8);
+        assert_eq!(assert_same(&bytes, "typed.xlsx", Some("Second")), 1);
+        // Standard input: told by its bytes.
+        assert_eq!(assert_same(&bytes, "-", None), 8);
+    }
+
+    #[test]
+    fn workbooks_written_by_hand() {
+        let shared = "<sst count=\"9\" uniqueCount=\"4\"><si><t>plain</t></si>\
+            <si><r><rPr><b/></rPr><t xml:space=\"preserve\">rich </t></r><r><t>run</t></r>\
+            <rPh sb=\"0\" eb=\"1\"><t>PHONETIC</t></rPh></si>\
+            <si><t>a_x000D_b &amp; &#x263A; &lt;c&gt;</t></si><si/><si><t><![CDATA[<cdata>]]></t></si></sst>";
+        let styles = "<styleSheet><numFmts count=\"1\"><numFmt numFmtId=\"164\" formatCode=\"d/m/yyyy\"/></numFmts>\
+            <cellXfs count=\"4\"><xf numFmtId=\"0\"/><xf numFmtId=\"164\"/><xf numFmtId=\"46\"/><xf numFmtId=\"14\"/></cellXfs></styleSheet>";
+        let sheet = "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"C1\" t=\"s\"><v>1</v></c></row>\
+            <row><c t=\"s\"><v>2</v></c><c t=\"s\"><v>3</v></c><c t=\"s\"><v>4</v></c></row>\
+            <row r=\"5\"><c r=\"A5\" s=\"1\"><v>46023.5</v></c><c r=\"B5\" s=\"2\"><v>0.5</v></c>\
+            <c r=\"C5\" s=\"3\" t=\"n\"><v>46023</v></c><c r=\"D5\" s=\"9\"><v>7</v></c></row>\
+            <row r=\"6\"><c r=\"A6\" t=\"str\"><f>A1</f><v>from &quot;formula&quot;</v></c>\
+            <c r=\"B6\" t=\"e\"><v>#N/A</v></c><c r=\"C6\" t=\"b\"><v>1</v></c>\
+            <c r=\"D6\" t=\"d\"><v>2026-01-01T10:00:00</v></c><c r=\"E6\"><v>not a number</v></c>\
+            <c r=\"F6\" t=\"inlineStr\"><is><t>inline</t></is></c><c r=\"G6\"><f>1+1</f></c></row>\
+            <!-- a comment --><row r=\"8\" spans=\"1:3\"><c r=\"B9\"><v>9</v></c><c><v>10</v></c></row>\
+            <row r=\"3\"><c r=\"A3\"><v>3</v></c></row><row r=\"4\"/>";
+        for pr in ["", "<workbookPr date1904=\"1\"/>"] {
+            let bytes = hand_xlsx(sheet, shared, styles, pr);
+            assert_eq!(assert_same(&bytes, "hand.xlsx", None), 7, "{pr}");
+            assert_eq!(assert_same(&bytes, "hand.xlsm", Some("Other")), 1);
+        }
+        // Without shared strings or styles.
+        let bytes = hand_xlsx(
+            "<row><c><v>1</v></c><c t=\"inlineStr\"><is><t>x</t></is></c></row>",
+            "",
+            "",
+            "",
+        );
+        assert_eq!(assert_same(&bytes, "bare.xlsx", None), 1);
+    }
+
+    #[test]
+    fn ods_workbooks() {
+        for file in ["probes.ods", "lesson-headings.ods"] {
+            let path = format!(
+                "{}/tests/data/spreadsheets/{file}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let bytes = std::fs::read(path).unwrap();
+            let mut names = Vec::new();
+            let got = {
+                let workbook: Ods<_> =
+                    calamine::open_workbook_from_rs(Cursor::new(&bytes[..])).unwrap();
+                names.extend(workbook.sheet_names());
+                names.len()
+            };
+            assert!(got > 0);
+            for name in &names {
+                assert_same(&bytes, file, Some(name));
+            }
+            assert_same(&bytes, file, None);
+        }
+        let content = "<?xml version=\"1.0\"?><office:document-content xmlns:office=\"o\" xmlns:table=\"t\" xmlns:text=\"x\">\
+            <office:body><office:spreadsheet><table:table table:name=\"First &amp; one\">\
+            <table:table-column table:number-columns-repeated=\"3\"/>\
+            <table:table-row table:number-rows-repeated=\"2\"><table:table-cell table:number-columns-repeated=\"5\"/></table:table-row>\
+            <table:table-header-rows><table:table-row><table:table-cell office:value-type=\"string\"><text:p>case_id</text:p></table:table-cell>\
+            <table:table-cell table:number-columns-repeated=\"2\"/><table:table-cell office:value-type=\"float\" office:value=\"8\"/></table:table-row></table:table-header-rows>\
+            <table:table-row table:number-rows-repeated=\"3\"><table:table-cell table:number-columns-repeated=\"2\" office:value-type=\"string\">\
+            <text:p>two<text:s text:c=\"3\"/>words</text:p><text:p>second &amp; <text:span>span</text:span></text:p><office:annotation><text:p>note</text:p></office:annotation></table:table-cell>\
+            <table:covered-table-cell/><table:table-cell office:value-type=\"date\" office:date-value=\"2026-01-01T10:00:55\"/>\
+            <table:table-cell office:value-type=\"time\" office:time-value=\"PT30S\"/><table:table-cell office:value-type=\"boolean\" office:boolean-value=\"true\"/>\
+            <table:table-cell office:value-type=\"percentage\" office:value=\"0.25\"/><table:table-cell office:value-type=\"string\" office:string-value=\"attr\"/></table:table-row>\
+            <table:table-row table:number-rows-repeated=\"1048000\"><table:table-cell table:number-columns-repeated=\"1024\"/></table:table-row>\
+            </table:table><table:table table:name=\"Second\"><table:table-row><table:table-cell table:number-columns-repeated=\"3\"/>\
+            <table:table-cell office:value-type=\"string\"><text:p>x</text:p></table:table-cell></table:table-row></table:table>\
+            </office:spreadsheet></office:body></office:document-content>";
+        let manifest = "<manifest:manifest xmlns:manifest=\"m\"><manifest:file-entry manifest:full-path=\"/\"/></manifest:manifest>";
+        let bytes = zip_of(&[
+            (
+                "mimetype",
+                b"application/vnd.oasis.opendocument.spreadsheet",
+            ),
+            ("META-INF/manifest.xml", manifest.as_bytes()),
+            ("content.xml", content.as_bytes()),
+        ]);
+        assert_eq!(assert_same(&bytes, "hand.ods", None), 4);
+        assert_eq!(assert_same(&bytes, "hand.ods", Some("Second")), 1);
+        assert_eq!(assert_same(&bytes, "-", Some("Second")), 1);
+        assert_eq!(
+            our_rows(&bytes, "hand.ods", Some("Third")).unwrap_err(),
+            "hand.ods: no sheet \"Third\"; the workbook has \"First & one\", \"Second\""
         );
     }
 }

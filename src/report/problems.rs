@@ -31,7 +31,9 @@ fn what(error: &InputError) -> String {
     }
     text.push_str(&error.message);
     if let Some(value) = &error.value {
-        let quoted = InputError::new("", 0, "").value(value.clone()).to_string();
+        let mut quoting = InputError::new("", 0, "").value(value.clone());
+        quoting.value_bytes = error.value_bytes;
+        let quoted = quoting.to_string();
         // `InputError` quotes (and cuts) a value the same way everywhere: reuse its tail.
         if let Some(start) = quoted.find(" (") {
             text.push_str(&quoted[start..]);

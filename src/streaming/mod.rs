@@ -311,6 +311,9 @@ pub struct StreamRun {
     /// What is written for each case instead of its matrix row, if anything: its rows are
     /// then kept while it is open.
     cases: Option<Box<dyn CaseWriter + Send>>,
+    /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
+    /// but for the newest case's).
+    kept_rows: usize,
 }
 
 impl StreamRun {
@@ -370,6 +373,7 @@ impl StreamRun {
             pinned: std::collections::HashMap::default(),
             came_back_count: 0,
             cases: None,
+            kept_rows: 0,
         }
     }
 
@@ -453,8 +457,8 @@ impl StreamRun {
                 self.remember_recent(hash, seq, place);
             }
             let outcome = self.step_open(at, row, seq, place);
-            if self.cases.is_some() {
-                keep_row(&mut self.open[place].rows, at, row, &outcome);
+            if self.cases.is_some() && keep_row(&mut self.open[place].rows, at, row, &outcome) {
+                self.kept_row()?;
             }
             return Ok(outcome);
         }
@@ -531,10 +535,24 @@ impl StreamRun {
                 None
             }
         };
-        if self.cases.is_some() {
-            keep_row(&mut open.rows, at, row, &outcome);
+        if self.cases.is_some() && keep_row(&mut open.rows, at, row, &outcome) {
+            self.kept_row()?;
         }
         Ok(outcome)
+    }
+
+    /// Counts a row kept for the case writer; past [`MAX_KEPT_ROWS`], closes the oldest open
+    /// cases (all but the newest) until they keep fewer. Open cases are closed when newer ones
+    /// crowd them out ([`DEFAULT_OPEN_CASES`]), which bounds their memory when each holds a
+    /// state; cases that keep their rows (for `explain` and `validate`) hold as much as their
+    /// rows, and 4,096 cases of 400 rows took 540 MB. A case closed early that comes back is
+    /// judged again from its rows read again, as any case that comes back is.
+    fn kept_row(&mut self) -> io::Result<()> {
+        self.kept_rows += 1;
+        while self.kept_rows > MAX_KEPT_ROWS && self.next - self.closed > 1 {
+            self.close_oldest()?;
+        }
+        Ok(())
     }
 
     /// The number of rows of the current file before the row being fed (0 when the file
@@ -607,6 +625,7 @@ impl StreamRun {
             });
         }
         let open = &mut self.open[place];
+        self.kept_rows -= open.rows.len();
         open.rows.clear();
         open.case_id.clear();
         open.case_id.push_str(case_id);
@@ -957,8 +976,10 @@ impl StreamRun {
                 Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?.1,
                 Slot::Broken => 0,
             };
-            log.push(&open.case_id, open.last_line, spilled)?;
-            return self.ids.push(&open.case_id, &closed);
+            log.push(&open.case_id, (open.first_line, open.last_line), spilled)?;
+            self.ids.push(&open.case_id, &closed)?;
+            self.release_rows(seq);
+            return Ok(());
         }
         // Once there is an error nothing will be written; the spill is not worth filling.
         if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
@@ -974,7 +995,16 @@ impl StreamRun {
                 };
             }
         }
-        self.ids.push(&open.case_id, &closed)
+        self.ids.push(&open.case_id, &closed)?;
+        self.release_rows(seq);
+        Ok(())
+    }
+
+    /// Lets go of the rows closed case `seq` kept (its place may wait long for a new case).
+    fn release_rows(&mut self, seq: u64) {
+        let place = self.place(seq);
+        let rows = std::mem::take(&mut self.open[place].rows);
+        self.kept_rows -= rows.len();
     }
 
     /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
@@ -1088,14 +1118,26 @@ fn step_pinned_case(
 }
 
 /// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`].
-fn keep_row(rows: &mut Vec<KeptRow>, at: Location<'_>, row: &RowResult, outcome: &Option<Outcome>) {
+fn keep_row(
+    rows: &mut Vec<KeptRow>,
+    at: Location<'_>,
+    row: &RowResult,
+    outcome: &Option<Outcome>,
+) -> bool {
     if let (Some(_), Ok(parsed)) = (outcome, row) {
         rows.push(KeptRow {
             line: at.line,
             row: parsed.row.clone(),
         });
+        return true;
     }
+    false
 }
+
+/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
+/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
+/// files) keep, so that only files of long cases close cases early.
+const MAX_KEPT_ROWS: usize = 1 << 16;
 
 /// Cases that came back kept open at once, at least (or `open_cases` if more).
 const PINNED_CASES: usize = 1024;

@@ -20,10 +20,13 @@
 //! 3. looks for every other case of the close log in the first run's log of closed cases:
 //!    such a case came back after the first run let it go. Both runs share one Bloom filter,
 //!    so a case id in both halves was a "maybe" for whichever run saw it second: only those
-//!    *suspects* are looked for. If one came back (or the tail run met a case of its own
-//!    coming back, which it cannot judge), the tail run's work is dropped and the first run
-//!    reads on from the cut, as a single-threaded pass would, judging each such case from its
-//!    rows read again (see the parent module);
+//!    *suspects* are looked for. A case that came back is left out of the tail's outcome
+//!    like a continued case, and its rows in the second half (between the first and last
+//!    lines the close log gives it) are read again and replayed into the first run, which
+//!    judges it as a single pass judges a case that comes back (from its rows read again,
+//!    see the parent module). Only if the tail run met a case of its own coming back, which
+//!    it cannot judge, is its work dropped and the first run reads on from the cut, as a
+//!    single-threaded pass would;
 //! 4. numbers the second half's lines after the first half's.
 //!
 //! The cut is a row boundary only if no quoted cell holds a line end across it, and only the
@@ -44,9 +47,9 @@ use super::*;
 use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, Delimiter};
 
 /// Every case a tail run closed, in order of first appearance (which is the order of its
-/// spill): id, the line of its last row, and the bytes of its spilled matrix row (0 if it
-/// wrote none), in a temporary file.
-pub struct CloseLog(IdRecords<2>);
+/// spill): id, the lines of its first and last rows, and the bytes of its spilled matrix row
+/// (0 if it wrote none), in a temporary file.
+pub struct CloseLog(IdRecords<3>);
 
 impl CloseLog {
     fn new() -> io::Result<CloseLog> {
@@ -54,19 +57,50 @@ impl CloseLog {
     }
 
     /// Logs a closed case.
-    pub(super) fn push(&mut self, case_id: &str, last_line: u64, spilled: u64) -> io::Result<()> {
-        self.0.push(case_id, [last_line, spilled])
+    pub(super) fn push(
+        &mut self,
+        case_id: &str,
+        (first_line, last_line): (u64, u64),
+        spilled: u64,
+    ) -> io::Result<()> {
+        self.0.push(case_id, [first_line, last_line, spilled])
     }
 
-    /// Calls `visit(case_id, last_line, spilled)` for every logged case in order, until it
-    /// returns `false`.
+    /// Calls `visit` for every logged case in order, until it returns `false`.
     fn for_each(
         mut self,
-        visit: &mut dyn FnMut(&str, u64, u64) -> io::Result<bool>,
+        visit: &mut dyn FnMut(&str, Logged) -> io::Result<bool>,
     ) -> io::Result<()> {
         self.0
-            .for_each(&mut |case_id, [last_line, spilled]| visit(case_id, last_line, spilled))
+            .for_each(&mut |case_id, [first_line, last_line, spilled]| {
+                visit(
+                    case_id,
+                    Logged {
+                        first_line,
+                        last_line,
+                        spilled,
+                    },
+                )
+            })
     }
+}
+
+/// A case of a [`CloseLog`]: the lines of its first and last rows, and the bytes of its
+/// spilled matrix row.
+#[derive(Clone, Copy)]
+struct Logged {
+    first_line: u64,
+    last_line: u64,
+    spilled: u64,
+}
+
+/// A case of the second half that the first half may have closed: its id, its place in the
+/// tail's log, and where its row is in the tail's spill.
+struct Suspect {
+    case_id: String,
+    seq: u64,
+    logged: Logged,
+    offset: u64,
 }
 
 /// How a split pass over one file ended.
@@ -350,37 +384,55 @@ fn stitch(
         .flatten()
         .collect();
     let mut continued: HashSet<String> = HashSet::new();
-    let mut continued_seqs: HashSet<u64> = HashSet::new();
+    // The tail's cases judged again by the first run (their rows, faults and matrix rows
+    // in the tail's outcome are left out).
+    let mut rejudged_seqs: HashSet<u64> = HashSet::new();
     let mut last_continued_line = 0;
-    let mut maybe_came_back: HashSet<String> = HashSet::new();
+    // Suspects the first run does not have open: each one's sequence number in the tail, its
+    // lines there, and its spilled row.
+    let mut maybe_came_back: Vec<Suspect> = Vec::new();
     let (mut seq, mut offset) = (0u64, 0u64);
-    log.for_each(&mut |case_id, last_line, spilled| {
+    log.for_each(&mut |case_id, logged| {
         if suspects.contains(case_id) {
             if run.open_seq(case_id).is_some() {
                 continued.insert(case_id.to_owned());
-                continued_seqs.insert(seq);
-                last_continued_line = last_continued_line.max(last_line);
-                if spilled > 0 {
-                    spill.skip_row(offset, spilled);
+                rejudged_seqs.insert(seq);
+                last_continued_line = last_continued_line.max(logged.last_line);
+                if logged.spilled > 0 {
+                    spill.skip_row(offset, logged.spilled);
                 }
             } else {
-                maybe_came_back.insert(case_id.to_owned());
+                maybe_came_back.push(Suspect {
+                    case_id: case_id.to_owned(),
+                    seq,
+                    logged,
+                    offset,
+                });
             }
         }
         seq += 1;
-        offset += spilled;
+        offset += logged.spilled;
         Ok(true)
     })?;
-    if !maybe_came_back.is_empty() {
-        // Rare (a false positive, or a case that really came back): one pass over the first
-        // run's ids settles them all.
-        let mut came_back = false;
-        run.ids.for_each(&mut |case_id| {
-            came_back = maybe_came_back.contains(case_id);
-            !came_back
-        })?;
-        if came_back {
-            return Ok(Stitched::ReadOn);
+    // Rare (a false positive, or a case that really came back): the first run's log of the
+    // cases it closed settles each. A case that came back is judged again by the first run
+    // from its rows in both halves, as a single pass judges a case that comes back; the
+    // tail's work on every other case stands. (Before, the tail's work was all dropped and
+    // the first run read the second half again alone: a case coming back cost up to twice
+    // the time, as much as the second thread had sped the run up.)
+    let mut came_back: Vec<(u64, u64, String)> = Vec::new();
+    for suspect in maybe_came_back {
+        if run.ids.last(&suspect.case_id)?.is_some() {
+            rejudged_seqs.insert(suspect.seq);
+            let Logged {
+                first_line,
+                last_line,
+                spilled,
+            } = suspect.logged;
+            if spilled > 0 {
+                spill.skip_row(suspect.offset, spilled);
+            }
+            came_back.push((first_line, last_line, suspect.case_id));
         }
     }
 
@@ -420,9 +472,69 @@ fn stitch(
         )?;
     }
 
+    // The cases that came back, each read again from its first line in the second half to
+    // its last (stretches that overlap read once), only their rows replayed.
+    if !came_back.is_empty() {
+        came_back.sort_unstable();
+        let mut lines = LineIndex {
+            points: vec![(1, 0), (at.line_base + 1, at.cut)],
+        };
+        let file = Arc::new(File::open(at.path)?);
+        let mut next = 0;
+        while next < came_back.len() {
+            let (first, mut last) = (came_back[next].0, came_back[next].1);
+            let mut cases: HashSet<&str> = HashSet::new();
+            while next < came_back.len() && came_back[next].0 <= last {
+                last = last.max(came_back[next].1);
+                cases.insert(&came_back[next].2);
+                next += 1;
+            }
+            let Some(start) = lines.start_of(&file, first + at.line_base)? else {
+                return Err(io::Error::other(format!(
+                    "{}: line {} was not found when read again",
+                    at.source.name,
+                    first + at.line_base
+                )));
+            };
+            let done = AtomicBool::new(false);
+            let reader = Watched {
+                inner: ReadAt {
+                    file: Arc::clone(&file),
+                    offset: start,
+                },
+                progress: None,
+                spool: None,
+                stop: &done,
+            };
+            let line_base = at.line_base + first - 1;
+            // The rows' errors were reported by the tail run.
+            feed_csv_shifted(
+                run,
+                reader,
+                at.file_index,
+                at.source,
+                Some(at.header),
+                line_base,
+                None,
+                &done,
+                &mut |line, row| {
+                    if line > last + at.line_base {
+                        done.store(true, Ordering::Relaxed);
+                        return false;
+                    }
+                    let case_id = match row {
+                        Ok(parsed) => Some(&parsed.case_id),
+                        Err(bad) => bad.case_id.as_ref(),
+                    };
+                    case_id.is_some_and(|id| cases.contains(id.as_str()))
+                },
+            )?;
+        }
+    }
+
     // Step 4, and the faults of the cases the tail judged alone.
     for (mut fault, seq) in faults.into_iter().zip(fault_cases) {
-        if !continued_seqs.contains(&seq) {
+        if !rejudged_seqs.contains(&seq) {
             shift(&mut fault, at.line_base);
             run.faults.push(fault);
             run.fault_cases.push(u64::MAX);
@@ -512,6 +624,11 @@ mod tests {
     /// How a split pass over `text` ended: read as two halves and stitched ("split"), or read
     /// on by the first run from the cut or past it ("read on"), or not split at all.
     fn outcome(text: &str) -> &'static str {
+        outcome_with(text, 4096)
+    }
+
+    /// [`outcome`] with at most `open_cases` cases open.
+    fn outcome_with(text: &str, open_cases: usize) -> &'static str {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cases.csv");
         std::fs::write(&path, text).unwrap();
@@ -523,16 +640,16 @@ mod tests {
         let settings = StreamSettings {
             input_format: None,
             run_as_of: None,
-            open_cases: 4096,
             encoding: Encoding::Csv,
             jobs: 2,
             progress: None,
             rows_observed: false,
             split_min_bytes: 1,
+            open_cases,
         };
         let mut run = StreamRun::new(
             None,
-            4096,
+            open_cases,
             Encoding::Csv,
             Arc::new(SeenIds::for_ids(1000)),
             true,
@@ -591,5 +708,19 @@ mod tests {
         // An unterminated quote in the first half: the rest of the file is its cell.
         let open = format!("{HEADER}{}\"{}", rows(0, 100, "x"), rows(100, 200, "x"));
         assert_eq!(outcome(&open), "read on");
+    }
+
+    #[test]
+    fn a_case_coming_back_across_the_cut_keeps_the_second_halfs_work() {
+        // c0 and c5 come back in the second half, long after the first half closed them (8
+        // cases open): they are judged again from their rows, and the rest of the second
+        // half's work stands (the file is not read on from the cut).
+        let back = "c0,observe,2026-01-01T11:00:00Z,,,,,,\nc5,observe,2026-01-01T11:00:00Z,,,,,,\n";
+        let text = format!("{HEADER}{}{}{back}", rows(0, 100, "x"), rows(100, 200, "x"));
+        assert_eq!(outcome_with(&text, 8), "split");
+        // A case of the second half's own coming back in it is still read on.
+        let own = "c150,observe,2026-01-01T11:00:00Z,,,,,,\n";
+        let text = format!("{HEADER}{}{}{own}", rows(0, 100, "x"), rows(100, 200, "x"));
+        assert_eq!(outcome_with(&text, 8), "read on");
     }
 }
