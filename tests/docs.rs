@@ -133,7 +133,9 @@ fn the_setup_commands_are_the_ones_ci_runs() {
 fn the_pip_install_readme_shows_is_the_wheel_ci_builds() {
     let readme = read("README.md");
     assert!(
-        code_lines(&readme).iter().any(|line| line == "pip install ."),
+        code_lines(&readme)
+            .iter()
+            .any(|line| line == "pip install ."),
         "README lacks `pip install .`"
     );
     // maturin's binary bindings: the wheel carries the leasejudge binary, no Python module.
@@ -142,7 +144,9 @@ fn the_pip_install_readme_shows_is_the_wheel_ci_builds() {
     assert!(pyproject.contains("bindings = \"bin\""));
     // CI builds the wheel and installs it where no Rust toolchain is.
     let ci = read(".ci/run");
-    assert!(ci.lines().any(|line| line.trim() == "scripts/wheel-check.sh"));
+    assert!(ci
+        .lines()
+        .any(|line| line.trim() == "scripts/wheel-check.sh"));
     let check = read("scripts/wheel-check.sh");
     assert!(check.contains("pip wheel") && check.contains("--no-index"));
 }
