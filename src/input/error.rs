@@ -22,7 +22,7 @@ pub struct InputError {
     pub column: Option<String>,
     /// What is wrong.
     pub message: String,
-    /// The offending value, if there is one: its first [`MAX_KEPT_VALUE_BYTES`] at most.
+    /// The offending value, if there is one: its first `MAX_KEPT_VALUE_BYTES` (4 KiB) at most.
     pub value: Option<String>,
     /// The value's length in bytes, all of it.
     pub value_bytes: usize,
@@ -47,7 +47,7 @@ impl InputError {
         self
     }
 
-    /// The same problem, quoting `value` (its first [`MAX_KEPT_VALUE_BYTES`] kept).
+    /// The same problem, quoting `value` (its first `MAX_KEPT_VALUE_BYTES` (4 KiB) kept).
     pub fn value(mut self, value: impl Into<String>) -> InputError {
         let mut value = value.into();
         self.value_bytes = value.len();

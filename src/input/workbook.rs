@@ -3,9 +3,9 @@
 //!
 //! A workbook is a zip archive of XML parts, and a small one can inflate to gigabytes. So it is
 //! read here within limits that hold by construction (`docs/safety.md` lists them): only the
-//! parts a sheet needs are inflated ([`archive`]), every byte inflated is counted as it comes,
-//! the XML reader holds one tag or text at a time ([`xml`]), and a sheet streams a row at a
-//! time ([`xlsx`], [`ods`]), its cells given the values calamine 0.35 would give them (its
+//! parts a sheet needs are inflated (`archive`), every byte inflated is counted as it comes,
+//! the XML reader holds one tag or text at a time (`xml`), and a sheet streams a row at a
+//! time (`xlsx`, `ods`), its cells given the values calamine 0.35 would give them (its
 //! `Data` and date types are used for that). What it costs is the workbook's bytes as stored,
 //! the parts kept in memory (an `.xlsx` file's shared strings and styles) and one row.
 
