@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the figures of docs/performance.md: for each input shape and each command, wall
+# Regenerates the figures of docs/performance.md ("Today's figures"): for each input shape and each command, wall
 # time (median of RUNS runs, the script's own clock) and peak RSS (/usr/bin/time -v, the largest
 # of the runs), and adjudicate --format csv against a bare single-threaded csv-crate ByteRecord
 # parse of the same file (csv_baseline, run alternately with it).
@@ -22,6 +22,7 @@
 #   CASES=20000 BIG_CASES=200000 JSON_MB=20 SMALL_FILES=1000 RUNS=1 bench/run.sh   # quick
 #   SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh                               # styles only
 #   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 ...                                   # fewer commands
+#   LJ=/path/to/leasejudge bench/run.sh                                           # another build
 #
 # Workbook bombs (time and memory of every command on each): bench/bombs.sh.
 set -euo pipefail
@@ -38,16 +39,14 @@ mkdir -p "$DIR"
 
 # The release binary is stripped: for perf or callgrind, build `--profile profiling`
 # (target/profiling/leasejudge, with line tables) instead.
-cargo build --release --quiet --bin leasejudge
-LJ=target/release/leasejudge
-# The bare parse: a binary here, or an example once it has moved.
-if [ -f src/bin/csv_baseline.rs ]; then
-    cargo build --release --quiet --bin csv_baseline
-    BASE=target/release/csv_baseline
-else
-    cargo build --release --quiet --example csv_baseline
-    BASE=target/release/examples/csv_baseline
+# LJ=/path/to/leasejudge measures another build (a baseline, say) instead of building this tree.
+if [ -z "${LJ:-}" ]; then
+    cargo build --release --quiet --bin leasejudge
+    LJ=target/release/leasejudge
 fi
+# The bare parse (examples/csv_baseline.rs).
+cargo build --release --quiet --example csv_baseline
+BASE=target/release/examples/csv_baseline
 
 # Lines of a CSV file or directory; rows (objects) of a JSON array, which may be on one line.
 lines() {
