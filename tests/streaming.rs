@@ -6,16 +6,17 @@
 
 mod matrix_bytes;
 use matrix_bytes::matrix_bytes;
+mod reference;
+use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
-use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
     let options = Options {
@@ -79,7 +80,6 @@ fn streamed_at(
         input_format: None,
         run_as_of: as_of,
         open_cases,
-        encoding,
         jobs,
         progress: None,
         rows_observed: true,
@@ -87,12 +87,18 @@ fn streamed_at(
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();
-    adjudicate_streaming(sources, &settings, &mut out, &mut |at, row, outcome| {
-        audit.push(format!(
-            "{} {} {} {:?}",
-            row.case_id, at.file, at.line, outcome
-        ));
-    })
+    judge(
+        sources,
+        &settings,
+        Sink::Matrix(encoding),
+        &mut |at, row, outcome| {
+            audit.push(format!(
+                "{} {} {} {:?}",
+                row.case_id, at.file, at.line, outcome
+            ));
+        },
+    )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
     .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),
@@ -111,14 +117,20 @@ fn streamed_split(
         input_format: None,
         run_as_of: None,
         open_cases,
-        encoding,
         jobs: 2,
         progress: None,
         rows_observed: false,
         split_min_bytes: 1,
     };
     let mut out = Vec::new();
-    adjudicate_streaming(sources, &settings, &mut out, &mut |_, _, _| {}).map_err(|e| match e {
+    judge(
+        sources,
+        &settings,
+        Sink::Matrix(encoding),
+        &mut |_, _, _| {},
+    )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
+    .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),
     })?;
