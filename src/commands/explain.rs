@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::explain::stream::{every_trace, explain_streaming, Explained};
+use crate::explain::stream::{every_trace, explain_streaming};
 use crate::explain::{CaseTrace, Format};
 use crate::input::{expand_inputs, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
@@ -111,7 +111,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
-    let mut output = Output::open(args.output.as_deref())?;
+    // Text and JSON have always opened their output before reading, pages after.
+    let paged = matches!(format, Format::Html | Format::Mermaid);
+    let mut output = match paged {
+        false => Some(Output::open(args.output.as_deref())?),
+        true => None,
+    };
     let progress = crate::terminal::spinner("explain", &sources);
     let explained = explain_streaming(
         &sources,
@@ -119,19 +124,25 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         args.as_of,
         (format, args.limit),
         &args.cases,
-        &mut output,
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
-    let Explained { shown, selected } = explained?;
-    if shown < selected {
+    let explanation = explained?;
+    let mut output = match output.take() {
+        Some(output) => output,
+        None => Output::open(args.output.as_deref())?,
+    };
+    if explanation.shown < explanation.selected {
         eprintln!(
-            "leasejudge: explain: showing the first {shown} of {selected} cases; {} left out \
+            "leasejudge: explain: showing the first {} of {} cases; {} left out \
              (--limit N, --limit 0 for all, or --case ID to choose)",
-            selected - shown
+            explanation.shown,
+            explanation.selected,
+            explanation.selected - explanation.shown
         );
     }
+    explanation.write_to(&mut output)?;
     output.commit()?;
     Ok(ExitCode::SUCCESS)
 }

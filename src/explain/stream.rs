@@ -20,8 +20,8 @@ use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::Timestamp;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-    EVERY_CASE,
+    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings,
+    DEFAULT_OPEN_CASES, EVERY_CASE,
 };
 
 use super::{CaseTrace, Format, SourcedRow};
@@ -119,26 +119,51 @@ impl CaseWriter for Traces {
     }
 }
 
-/// What [`explain_streaming`] wrote: how many cases were shown of how many selected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Explained {
-    /// The cases written.
+/// The explanation [`explain_streaming`] made, in temporary files until it is written.
+pub struct Explanation {
+    format: Format,
+    records: Records,
+    /// The cases shown.
     pub shown: usize,
     /// The cases selected (more than `shown` when `--limit` left some out).
     pub selected: usize,
 }
 
-/// Writes the `format` explanation of the cases `wanted` names (every case when empty; each
-/// must be in the inputs) to `out`. HTML and Mermaid show, without `wanted`, only the first
-/// `limit` cases (0: every case), with a note saying how many were left out.
+impl Explanation {
+    /// Writes it to `out`: what comes before the first case, the note saying how many cases
+    /// were left out (if any were), every case, and what comes after the last.
+    pub fn write_to(self, out: &mut impl AppendFile) -> anyhow::Result<()> {
+        let Explanation {
+            format,
+            records,
+            shown,
+            selected,
+        } = self;
+        // A page's write errors have always said what was being written; a trace's not.
+        let paged = matches!(format, Format::Html | Format::Mermaid);
+        let written = |result: io::Result<()>| match paged {
+            true => result.context("cannot write the explanation"),
+            false => Ok(result?),
+        };
+        written(out.write_all(format.start(shown).as_bytes()))?;
+        if shown < selected {
+            written(out.write_all(format.omitted(shown, selected - shown).as_bytes()))?;
+        }
+        written(records.write_to(out))?;
+        written(out.write_all(format.end(shown).as_bytes()))
+    }
+}
+
+/// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
+/// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
+/// only the first `limit` cases (0: every case), with a note saying how many were left out.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     (format, limit): (Format, usize),
     wanted: &[String],
-    out: &mut impl AppendFile,
-) -> anyhow::Result<Explained> {
+) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     let selected = Arc::new(AtomicUsize::new(0));
     let traces = Traces {
@@ -184,30 +209,16 @@ pub fn explain_streaming(
         return Err(InputErrors(unknown).into());
     }
     let shown = records.count() as usize;
-    let selected = if paged {
-        selected.load(Ordering::Relaxed)
-    } else {
-        shown
+    let selected = match paged {
+        true => selected.load(Ordering::Relaxed),
+        false => shown,
     };
-    let write = |out: &mut dyn FnMut() -> io::Result<()>| -> anyhow::Result<()> {
-        // A page's write errors have always said what was being written; a trace's not.
-        match paged {
-            true => out().context("cannot write the explanation"),
-            false => Ok(out()?),
-        }
-    };
-    write(&mut || out.write_all(format.start(shown).as_bytes()))?;
-    if shown < selected {
-        write(&mut || out.write_all(format.omitted(shown, selected - shown).as_bytes()))?;
-    }
-    let mut records = Some(records);
-    write(&mut || {
-        records
-            .take()
-            .map_or(Ok(()), |records| records.write_to(out))
-    })?;
-    write(&mut || out.write_all(format.end(shown).as_bytes()))?;
-    Ok(Explained { shown, selected })
+    Ok(Explanation {
+        format,
+        records,
+        shown,
+        selected,
+    })
 }
 
 /// The engine's settings for a one-thread run in file order.
