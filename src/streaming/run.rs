@@ -679,9 +679,6 @@ const MAX_KEPT_ROWS: usize = 1 << 16;
 /// Cases that came back kept open at once, at least (or `open_cases` if more).
 const PINNED_CASES: usize = 1024;
 
-/// A [`RowSink`] that parses only the rows from line `first` to line `last` (the rows of a
-/// case read again), into one place, and hands them on; the first line after `last` is
-
 /// How many new cases before its closing an open case is prefetched.
 const CLOSE_AHEAD: u64 = 4;
 
