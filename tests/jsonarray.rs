@@ -49,6 +49,7 @@ fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();

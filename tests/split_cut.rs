@@ -41,6 +41,7 @@ fn split(source: &Source, encoding: Encoding, open_cases: usize) -> Result<Vec<u
         progress: None,
         rows_observed: false,
         split_min_bytes: 1,
+        bad_rows_against_earlier_files: false,
     };
     let mut out = Vec::new();
     judge(

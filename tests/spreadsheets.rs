@@ -767,6 +767,7 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
             rows_observed: false,
             // Every file is cut in two, each half read on its own thread.
             split_min_bytes: 1,
+            bad_rows_against_earlier_files: false,
         };
         let mut out = Vec::new();
         judge(

@@ -84,6 +84,7 @@ fn streamed_at(
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();
@@ -121,6 +122,7 @@ fn streamed_split(
         progress: None,
         rows_observed: false,
         split_min_bytes: 1,
+        bad_rows_against_earlier_files: false,
     };
     let mut out = Vec::new();
     judge(

@@ -246,6 +246,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress: progress.as_ref().map(crate::terminal::Progress::bar),
         rows_observed: args.audit.is_some(),
         split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        // As --explain always listed them (it kept every case in memory).
+        bad_rows_against_earlier_files: args.explain,
     };
     let judged = judge(&sources, &settings, sink, &mut on_row);
     if let Some(progress) = progress {

@@ -495,6 +495,7 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
         progress: None,
         rows_observed,
         split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        bad_rows_against_earlier_files: false,
     }
 }
 

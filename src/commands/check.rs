@@ -526,6 +526,7 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
             progress: None,
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+            bad_rows_against_earlier_files: false,
         };
         let encoding = match format {
             MatrixFileFormat::Json => Encoding::Json,

@@ -177,6 +177,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             progress: progress.as_ref().map(crate::terminal::Progress::bar),
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+            bad_rows_against_earlier_files: false,
         };
         let mut out = Output::open(Some(golden))?;
         let judged = judge(

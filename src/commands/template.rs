@@ -94,6 +94,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: true,
     };
     let rows = BlankRows {
         blanks: args.columns.0.len(),

@@ -777,6 +777,7 @@ pub fn validate_streaming(
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     let judged = crate::streaming::judge(
         sources,

@@ -175,11 +175,7 @@ pub fn explain_streaming(
             limit: (wanted.is_empty() && limit > 0).then_some(limit),
         }),
     };
-    let settings = settings(
-        input_format,
-        run_as_of,
-        if paged { EVERY_CASE } else { OPEN_CASES },
-    );
+    let settings = settings(input_format, run_as_of, paged);
     let mut found: HashSet<&str> = HashSet::new();
     let records = judge(
         sources,
@@ -221,20 +217,23 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a one-thread run in file order.
+/// The engine's settings for a one-thread run in file order; `every_case` keeps every case
+/// of a file open to its end (and lists bad rows' errors against the cases of earlier files,
+/// as the pages and [`every_trace`] always have).
 fn settings(
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
-    open_cases: usize,
+    every_case: bool,
 ) -> StreamSettings<'static> {
     StreamSettings {
         input_format,
         run_as_of,
-        open_cases,
+        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
         jobs: 1,
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: every_case,
     }
 }
 
@@ -276,7 +275,7 @@ pub fn every_trace(
         traces: Arc::clone(&traces),
     };
     // Every case open to the end of its file: each is closed, and kept, once, in order.
-    let settings = settings(input_format, run_as_of, EVERY_CASE);
+    let settings = settings(input_format, run_as_of, true);
     judge(
         sources,
         &settings,

@@ -81,6 +81,7 @@ pub fn judge(
         // `on_row` must see the rows in file order, for the first lines.
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     crate::streaming::judge(
         std::slice::from_ref(source),

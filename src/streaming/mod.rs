@@ -107,6 +107,13 @@ pub struct StreamSettings<'a> {
     pub split_min_bytes: u64,
     /// Counts bytes read, if shown.
     pub progress: Option<&'a ProgressBar>,
+    /// Whether a row that could not be typed, of a case id first seen in an earlier file, is
+    /// also checked against that file's case (a differing `job_id`, an `observed_at` before
+    /// its last), as the commands that once kept every case in memory (`explain -f
+    /// html|mermaid`, `template`, `reorder`, `adjudicate --explain`) have always listed it;
+    /// the others list only the row's own errors (and a valid row's clash). Honoured by runs
+    /// with a case writer ([`Sink::Cases`]).
+    pub bad_rows_against_earlier_files: bool,
 }
 
 /// A Bloom filter sized for `sources` ([`SeenIds::for_input_bytes`]) when every input is a
@@ -188,6 +195,9 @@ pub fn judge(
             )?;
             run.spill = Spill::for_records()?;
             run.cases = Some(cases);
+            if settings.bad_rows_against_earlier_files {
+                run.earlier_files = Some(Vec::new());
+            }
             let stop = std::sync::atomic::AtomicBool::new(false);
             let attempt = stream_in_order(run, sources, &settings, &stop, on_row)?;
             (attempt, Layout::Cases { separator })

@@ -180,186 +180,199 @@ impl StreamRun {
                 "case {case_id} continues after it was closed, and the input cannot be read again"
             ))
         })?;
-        if current.opened.is_none() {
-            let file = match &current.reread {
-                Reread::Path(path) => Arc::new(File::open(path)?),
-                Reread::Spool(file) => Arc::clone(file),
-            };
-            let header = match current.format {
-                InputFormat::Csv => {
-                    let reader = ReadAt {
-                        file: Arc::clone(&file),
-                        offset: 0,
-                    };
-                    Some(
-                        read_csv_header(reader, &current.name, current.options.delimiter)
-                            .ok_or_else(|| {
-                                io::Error::other(format!(
-                                    "{}: the header cannot be read again",
-                                    current.name
-                                ))
-                            })?,
-                    )
-                }
-                _ => None,
-            };
-            current.opened = Some((file, header, LineIndex::new(), RowIndex::new()));
-        }
-        let (file, header, lines, json_rows) = current.opened.as_mut().expect("opened above");
-        let (first, last) = (closed.first_line, closed.last_line);
-        // A JSON file's rows are found by their number: many may share a line.
-        let by_number = current.format == InputFormat::Json;
-        // Where reading starts, the line before it and the rows before it (0: the start of
-        // the file). A JSON file is read from the case's first row; one that is not an array
-        // of objects as far as that, from its start.
-        let (offset, line_base, rows_before) = if by_number {
-            match json_rows.start_of(file, closed.first_row)? {
-                Some((offset, line)) => (offset, line - 1, closed.first_row),
-                None => (0, 0, 0),
-            }
-        } else {
-            match lines.start_of(file, first)? {
-                Some(offset) => (offset, first - 1, 0),
-                None => (0, 0, 0),
-            }
+        read_case_again(current, keeping, case_id, closed)
+    }
+}
+
+/// The state of the closed case `case_id` of the file `current` once its rows up to its
+/// closing are replayed again (see [`StreamRun::rebuild`]), with its rows that replayed if
+/// `keeping` them.
+pub(super) fn read_case_again(
+    current: &mut CurrentFile,
+    keeping: bool,
+    case_id: &str,
+    closed: &Closed,
+) -> io::Result<(Slot, Vec<KeptRow>)> {
+    if current.opened.is_none() {
+        let file = match &current.reread {
+            Reread::Path(path) => Arc::new(File::open(path)?),
+            Reread::Spool(file) => Arc::clone(file),
         };
-        let done = AtomicBool::new(false);
-        let reader = Watched {
-            inner: ReadAt {
-                file: Arc::clone(file),
-                offset,
-            },
-            progress: None,
-            spool: None,
-            stop: &done,
-        };
-        let mut slot: Option<Slot> = None;
-        let shift = std::cell::Cell::new(line_base);
-        // The number of rows before the next one read.
-        let next_row = std::cell::Cell::new(rows_before);
-        let mut rows = Vec::new();
-        let mut replay = |line: u64, row: &RowResult| {
-            let line = line + shift.get();
-            let number = next_row.get();
-            next_row.set(number + 1);
-            let (at, first, last) = match by_number {
-                true => (number, closed.first_row, closed.last_row),
-                false => (line, first, last),
-            };
-            if at > last {
-                done.store(true, Ordering::Relaxed);
-                return;
-            }
-            let id = match row {
-                Ok(parsed) => parsed.case_id.as_str(),
-                Err(BadRow {
-                    case_id: Some(id), ..
-                }) => id.as_str(),
-                Err(_) => return,
-            };
-            if at < first || !same_text(id, case_id) {
-                return;
-            }
-            let replayed = match (&mut slot, row) {
-                (None, Ok(parsed)) => {
-                    let started = Case::start(&parsed.row);
-                    let replayed = started.is_ok();
-                    slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
-                    replayed
-                }
-                (None, Err(_)) => {
-                    slot = Some(Slot::Broken);
-                    false
-                }
-                // A fault leaves the case as it was, as it did the first time.
-                (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
-                _ => false,
-            };
-            // The rows a case writer sees are those that replayed, as they did the first time.
-            if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
-                rows.push(KeptRow {
-                    line,
-                    row: parsed.row.clone(),
-                });
-            }
-        };
-        let mut errors = Vec::new();
-        let reader = match (current.format, offset) {
-            (InputFormat::Json, 1..) => {
-                if crate::input::read_json_rows_from(reader, &current.name, &mut |line, row| {
-                    replay(line, &row)
-                }) {
-                    None
-                } else {
-                    // Not at an element after all: from the start, rows counted.
-                    shift.set(0);
-                    next_row.set(0);
-                    Some(Watched {
-                        inner: ReadAt {
-                            file: Arc::clone(file),
-                            offset: 0,
+        let header = match current.format {
+            InputFormat::Csv => {
+                let reader = ReadAt {
+                    file: Arc::clone(&file),
+                    offset: 0,
+                };
+                Some(
+                    read_csv_header(reader, &current.name, current.options.delimiter).ok_or_else(
+                        || {
+                            io::Error::other(format!(
+                                "{}: the header cannot be read again",
+                                current.name
+                            ))
                         },
-                        progress: None,
-                        spool: None,
-                        stop: &done,
-                    })
-                }
+                    )?,
+                )
             }
-            _ => Some(reader),
+            _ => None,
         };
-        match (reader, current.format, &*header, line_base) {
-            (None, ..) => {}
-            (Some(reader), InputFormat::Csv, Some(header), base) if base > 0 => {
-                let mut sink = LinesFrom {
-                    first: first - base,
-                    last: last - base,
-                    past: false,
-                    slot: Err(BadRow::default()),
-                    replay: &mut replay,
-                };
-                read_csv_from(
-                    reader,
-                    &current.name,
-                    Some(header),
-                    current.options.delimiter,
-                    None,
-                    &mut errors,
-                    &mut sink,
-                );
+        current.opened = Some((file, header, LineIndex::new(), RowIndex::new()));
+    }
+    let (file, header, lines, json_rows) = current.opened.as_mut().expect("opened above");
+    let (first, last) = (closed.first_line, closed.last_line);
+    // A JSON file's rows are found by their number: many may share a line.
+    let by_number = current.format == InputFormat::Json;
+    // Where reading starts, the line before it and the rows before it (0: the start of
+    // the file). A JSON file is read from the case's first row; one that is not an array
+    // of objects as far as that, from its start.
+    let (offset, line_base, rows_before) = if by_number {
+        match json_rows.start_of(file, closed.first_row)? {
+            Some((offset, line)) => (offset, line - 1, closed.first_row),
+            None => (0, 0, 0),
+        }
+    } else {
+        match lines.start_of(file, first)? {
+            Some(offset) => (offset, first - 1, 0),
+            None => (0, 0, 0),
+        }
+    };
+    let done = AtomicBool::new(false);
+    let reader = Watched {
+        inner: ReadAt {
+            file: Arc::clone(file),
+            offset,
+        },
+        progress: None,
+        spool: None,
+        stop: &done,
+    };
+    let mut slot: Option<Slot> = None;
+    let shift = std::cell::Cell::new(line_base);
+    // The number of rows before the next one read.
+    let next_row = std::cell::Cell::new(rows_before);
+    let mut rows = Vec::new();
+    let mut replay = |line: u64, row: &RowResult| {
+        let line = line + shift.get();
+        let number = next_row.get();
+        next_row.set(number + 1);
+        let (at, first, last) = match by_number {
+            true => (number, closed.first_row, closed.last_row),
+            false => (line, first, last),
+        };
+        if at > last {
+            done.store(true, Ordering::Relaxed);
+            return;
+        }
+        let id = match row {
+            Ok(parsed) => parsed.case_id.as_str(),
+            Err(BadRow {
+                case_id: Some(id), ..
+            }) => id.as_str(),
+            Err(_) => return,
+        };
+        if at < first || !same_text(id, case_id) {
+            return;
+        }
+        let replayed = match (&mut slot, row) {
+            (None, Ok(parsed)) => {
+                let started = Case::start(&parsed.row);
+                let replayed = started.is_ok();
+                slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
+                replayed
             }
-            (Some(reader), InputFormat::Csv, ..) => {
-                let mut sink = LinesFrom {
-                    first,
-                    last,
-                    past: false,
-                    slot: Err(BadRow::default()),
-                    replay: &mut replay,
-                };
-                read_csv_cells(
-                    reader,
-                    &current.name,
-                    current.options.delimiter,
-                    &mut errors,
-                    &mut sink,
-                );
+            (None, Err(_)) => {
+                slot = Some(Slot::Broken);
+                false
             }
-            (Some(reader), format, ..) => read_from_with(
+            // A fault leaves the case as it was, as it did the first time.
+            (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
+            _ => false,
+        };
+        // The rows a case writer sees are those that replayed, as they did the first time.
+        if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
+            rows.push(KeptRow {
+                line,
+                row: parsed.row.clone(),
+            });
+        }
+    };
+    let mut errors = Vec::new();
+    let reader = match (current.format, offset) {
+        (InputFormat::Json, 1..) => {
+            if crate::input::read_json_rows_from(reader, &current.name, &mut |line, row| {
+                replay(line, &row)
+            }) {
+                None
+            } else {
+                // Not at an element after all: from the start, rows counted.
+                shift.set(0);
+                next_row.set(0);
+                Some(Watched {
+                    inner: ReadAt {
+                        file: Arc::clone(file),
+                        offset: 0,
+                    },
+                    progress: None,
+                    spool: None,
+                    stop: &done,
+                })
+            }
+        }
+        _ => Some(reader),
+    };
+    match (reader, current.format, &*header, line_base) {
+        (None, ..) => {}
+        (Some(reader), InputFormat::Csv, Some(header), base) if base > 0 => {
+            let mut sink = LinesFrom {
+                first: first - base,
+                last: last - base,
+                past: false,
+                slot: Err(BadRow::default()),
+                replay: &mut replay,
+            };
+            read_csv_from(
                 reader,
                 &current.name,
-                format,
-                &current.options,
+                Some(header),
+                current.options.delimiter,
+                None,
                 &mut errors,
-                &mut |line, row| replay(line, &row),
-            ),
+                &mut sink,
+            );
         }
-        let slot = slot.ok_or_else(|| {
-            io::Error::other(format!(
-                "{}: the rows of case {case_id} were not found when read again",
-                current.name
-            ))
-        })?;
-        Ok((slot, rows))
+        (Some(reader), InputFormat::Csv, ..) => {
+            let mut sink = LinesFrom {
+                first,
+                last,
+                past: false,
+                slot: Err(BadRow::default()),
+                replay: &mut replay,
+            };
+            read_csv_cells(
+                reader,
+                &current.name,
+                current.options.delimiter,
+                &mut errors,
+                &mut sink,
+            );
+        }
+        (Some(reader), format, ..) => read_from_with(
+            reader,
+            &current.name,
+            format,
+            &current.options,
+            &mut errors,
+            &mut |line, row| replay(line, &row),
+        ),
     }
+    let slot = slot.ok_or_else(|| {
+        io::Error::other(format!(
+            "{}: the rows of case {case_id} were not found when read again",
+            current.name
+        ))
+    })?;
+    Ok((slot, rows))
 }
 
 /// A [`RowSink`] that parses only the rows from line `first` to line `last` (the rows of a

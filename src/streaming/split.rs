@@ -650,6 +650,7 @@ mod tests {
             progress: None,
             rows_observed: false,
             split_min_bytes: 1,
+            bad_rows_against_earlier_files: false,
             open_cases,
         };
         let mut run = StreamRun::new(
