@@ -3,12 +3,14 @@
 //!
 //! - [`lease`] is the sans-IO core: typed rows in, a disposition per row, a verdict per case.
 //! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
-//! - [`adjudication`] groups rows into cases across files and judges them.
+//! - [`streaming`] is the one engine every command reads cases through: it groups rows into
+//!   cases across files, applies the cross-row rules and judges every case as rows arrive, in
+//!   memory that does not grow with the file.
+//! - [`adjudication`] is the same rules over rows fed one at a time, every case in memory.
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - [`autograder`] is what a Gradescope or PrairieLearn autograder carries and runs.
-//! - [`streaming`] adjudicates as rows arrive, in memory that does not grow with the file.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
 //!

@@ -4,9 +4,8 @@
 //! unknown cases, many more cases than stay open, interleaved and messy files, a later
 //! `--as-of`, and one partition or many (each one's cases merged back into golden order).
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::grading::engine_check::{judge_and_compare, CheckError};
+use leasejudge::grading::engine_check::judge_and_compare;
 use leasejudge::grading::matrix_file::{read_golden_file_split, read_golden_file_split_unchecked};
 use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
@@ -17,6 +16,10 @@ use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
 use leasejudge::report::{github, grade_table, markdown};
+use leasejudge::streaming::StreamError;
+
+mod reference;
+use reference::judge_sources;
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {
@@ -185,7 +188,7 @@ fn duplicates_found_by_the_join_are_the_golden_files_errors() {
         read_golden_file_split_unchecked(&golden_path, "golden.csv", &columns, &splitter).unwrap();
     assert!(read_errors.is_empty());
     match judge_and_compare(&source, None, Some(&split), &columns, true) {
-        Err(CheckError::Input(errors)) => {
+        Err(StreamError::Input(errors)) => {
             let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
             assert_eq!(got, expected);
         }

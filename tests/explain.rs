@@ -12,10 +12,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::commands::explain::traces;
 use leasejudge::input::{expand_inputs, is_case_file};
 use leasejudge::matrix::MatrixRow;
+
+mod reference;
+use reference::judge_sources;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -7,14 +7,15 @@
 
 mod matrix_bytes;
 use matrix_bytes::matrix_bytes;
+mod reference;
+use reference::judge_sources;
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::input::Source;
-use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
@@ -44,20 +45,21 @@ fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
         input_format: None,
         run_as_of: None,
         open_cases,
-        encoding: Encoding::Csv,
         jobs,
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();
-    adjudicate_streaming(
+    judge(
         std::slice::from_ref(source),
         &settings,
-        &mut out,
+        Sink::Matrix(Encoding::Csv),
         &mut |at, row, o| audit.push((row.case_id.to_string(), at.line, format!("{o:?}"))),
     )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
     .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),

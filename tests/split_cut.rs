@@ -9,13 +9,14 @@
 
 mod matrix_bytes;
 use matrix_bytes::matrix_bytes;
+mod reference;
+use reference::judge_sources;
 
 use std::path::Path;
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, write_messy_cases, Options};
 use leasejudge::input::Source;
-use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
@@ -36,19 +37,20 @@ fn split(source: &Source, encoding: Encoding, open_cases: usize) -> Result<Vec<u
         input_format: None,
         run_as_of: None,
         open_cases,
-        encoding,
         jobs: 2,
         progress: None,
         rows_observed: false,
         split_min_bytes: 1,
+        bad_rows_against_earlier_files: false,
     };
     let mut out = Vec::new();
-    adjudicate_streaming(
+    judge(
         std::slice::from_ref(source),
         &settings,
-        &mut out,
+        Sink::Matrix(encoding),
         &mut |_, _, _| {},
     )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
     .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),

@@ -734,7 +734,7 @@ fn a_template_workbook_has_a_frozen_bold_header_and_sized_columns() {
 fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
     use leasejudge::generate::{default_mix, write_cases, Options};
     use leasejudge::input::{Delimiter, ReadOptions, Source};
-    use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamSettings};
+    use leasejudge::streaming::{judge, Encoding, Sink, StreamSettings};
 
     let options = Options {
         seed: 16,
@@ -762,17 +762,23 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
             input_format: None,
             run_as_of: None,
             open_cases: 4096,
-            encoding: Encoding::Csv,
             jobs: 2,
             progress: None,
             rows_observed: false,
             // Every file is cut in two, each half read on its own thread.
             split_min_bytes: 1,
+            bad_rows_against_earlier_files: false,
         };
         let mut out = Vec::new();
-        adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
-            .map_err(|e| format!("{e:?}"))
-            .unwrap();
+        judge(
+            &[source],
+            &settings,
+            Sink::Matrix(Encoding::Csv),
+            &mut |_, _, _| {},
+        )
+        .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
         out
     };
     let expected = matrix(&comma, "comma.csv", None);

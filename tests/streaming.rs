@@ -6,16 +6,17 @@
 
 mod matrix_bytes;
 use matrix_bytes::matrix_bytes;
+mod reference;
+use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use leasejudge::adjudication::judge_sources;
 use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
-use leasejudge::streaming::{adjudicate_streaming, Encoding, StreamError, StreamSettings};
+use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
     let options = Options {
@@ -79,20 +80,26 @@ fn streamed_at(
         input_format: None,
         run_as_of: as_of,
         open_cases,
-        encoding,
         jobs,
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();
-    adjudicate_streaming(sources, &settings, &mut out, &mut |at, row, outcome| {
-        audit.push(format!(
-            "{} {} {} {:?}",
-            row.case_id, at.file, at.line, outcome
-        ));
-    })
+    judge(
+        sources,
+        &settings,
+        Sink::Matrix(encoding),
+        &mut |at, row, outcome| {
+            audit.push(format!(
+                "{} {} {} {:?}",
+                row.case_id, at.file, at.line, outcome
+            ));
+        },
+    )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
     .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),
@@ -111,14 +118,21 @@ fn streamed_split(
         input_format: None,
         run_as_of: None,
         open_cases,
-        encoding,
         jobs: 2,
         progress: None,
         rows_observed: false,
         split_min_bytes: 1,
+        bad_rows_against_earlier_files: false,
     };
     let mut out = Vec::new();
-    adjudicate_streaming(sources, &settings, &mut out, &mut |_, _, _| {}).map_err(|e| match e {
+    judge(
+        sources,
+        &settings,
+        Sink::Matrix(encoding),
+        &mut |_, _, _| {},
+    )
+    .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
+    .map_err(|e| match e {
         StreamError::Input(errors) => errors.to_string(),
         StreamError::Io(e) => panic!("i/o: {e}"),
     })?;
@@ -756,4 +770,77 @@ fn an_audit_of_several_files_lists_every_row_whatever_the_jobs() {
     let one = audit("1");
     assert!(one.lines().count() > 60, "{one}");
     assert_eq!(one, audit("2"));
+}
+
+/// Writes one byte per case, so that a run with a case writer can be told apart from none.
+struct Marks;
+
+impl leasejudge::streaming::CaseWriter for Marks {
+    fn write_case(
+        &mut self,
+        _file_index: usize,
+        _file: &str,
+        _case_id: &str,
+        _rows: &[leasejudge::streaming::KeptRow],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        out.push(b'.');
+        Ok(true)
+    }
+}
+
+/// A bad row of a case id first seen in an earlier file: checked against that file's case
+/// (as the reference does) when the run asks for it, and otherwise only its own errors and a
+/// valid row's clash are listed (as `adjudicate` lists them).
+#[test]
+fn a_bad_row_of_an_earlier_files_case_is_checked_against_it_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n";
+    let a = write_file(
+        dir.path(),
+        "a.csv",
+        format!("{header}c1,offer,2026-01-01T10:00:00Z,j1,L-1,1,w,30\n").as_bytes(),
+    );
+    let b = write_file(
+        dir.path(),
+        "b.csv",
+        format!(
+            "{header}c1,bogus,2026-01-01T09:00:00Z,j2,L-1,1,w,\n\
+             c1,ack,2026-01-01T10:00:05Z,,L-1,1,w,\n"
+        )
+        .as_bytes(),
+    );
+    let sources = [a, b];
+    let expected = reference(&sources, Encoding::Csv).unwrap_err();
+    assert_eq!(expected.lines().count(), 5, "{expected}");
+    for checked in [true, false] {
+        let settings = StreamSettings {
+            input_format: None,
+            run_as_of: None,
+            open_cases: 4096,
+            jobs: 1,
+            progress: None,
+            rows_observed: true,
+            split_min_bytes: u64::MAX,
+            bad_rows_against_earlier_files: checked,
+        };
+        let errors = match judge(
+            &sources,
+            &settings,
+            Sink::Cases(Box::new(Marks)),
+            &mut |_, _, _| {},
+        ) {
+            Err(StreamError::Input(errors)) => errors.to_string(),
+            _ => panic!("bad input is an error"),
+        };
+        if checked {
+            assert_eq!(errors, expected);
+        } else {
+            assert_eq!(
+                errors,
+                streamed(&sources, Encoding::Csv, 4096, 1).unwrap_err()
+            );
+            assert_eq!(errors.lines().count(), 3, "{errors}");
+        }
+    }
 }

@@ -6,17 +6,16 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::adjudication::judge_sources;
-use crate::explain::TraceCollector;
+use crate::explain::stream::DetailedRows;
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
+use crate::matrix::CsvMatrixWriter;
 use crate::matrix::COLUMNS;
-use crate::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
-    adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+    judge, Encoding, Records, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
     DEFAULT_SPLIT_MIN_BYTES,
 };
 
@@ -111,22 +110,30 @@ impl Write for Spool {
 
 impl crate::output::AppendFile for Spool {}
 
-/// Renders the CSV matrix in `spool` as a table on `out`.
-fn render_spooled_table(spool: Spool, out: &mut Output, style: TableStyle) -> Result<()> {
+/// Renders the CSV matrix in `spool` (with `extra` columns after the matrix's) as a table on
+/// `out`.
+fn render_spooled_table(
+    spool: Spool,
+    out: &mut Output,
+    style: TableStyle,
+    extra: &[&str],
+) -> Result<()> {
     let mut file = spool.0;
     file.seek(std::io::SeekFrom::Start(0))?;
     let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
-    let mut table = TableWriter::new(&mut *out, style, &[]).map_err(anyhow::Error::msg)?;
+    let extra: Vec<String> = extra.iter().map(|name| (*name).to_owned()).collect();
+    let mut table = TableWriter::new(&mut *out, style, &extra).map_err(anyhow::Error::msg)?;
     let mut record = csv::StringRecord::new();
-    let mut cells: Vec<String> = Vec::with_capacity(COLUMNS.len());
+    let mut cells: Vec<String> = Vec::with_capacity(COLUMNS.len() + extra.len());
     while reader
         .read_record(&mut record)
         .context("cannot read back the matrix")?
     {
         cells.clear();
         cells.extend(record.iter().map(str::to_owned));
+        let (matrix, extra) = cells.split_at(cells.len().min(COLUMNS.len()));
         table
-            .write(&cells, &[])
+            .write(matrix, extra)
             .context("cannot write the matrix")?;
     }
     table.finish().context("cannot write the matrix")?;
@@ -182,13 +189,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => None,
     };
     let mut audit_error = None;
-    let mut collector = args.explain.then(TraceCollector::new);
-    let mut on_row = |at: crate::adjudication::Location<'_>,
+    let mut on_row = |at: crate::streaming::Location<'_>,
                       row: &crate::input::ParsedRow,
                       outcome: &crate::lease::Outcome| {
-        if let Some(collector) = collector.as_mut() {
-            collector.add(at, row);
-        }
         if let Some(writer) = audit.as_mut() {
             if audit_error.is_none() {
                 let event = row.row.message.event();
@@ -205,86 +208,93 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None if table_options => MatrixFormat::Table,
         None => default_format(&args.output, &output),
     };
-    // CSV and JSON stream: finished cases are written out early and memory stays flat. The
-    // table (for people) and --explain's sentences need every case, so they keep them.
-    let encoding = match format {
-        MatrixFormat::Csv if !args.explain => Some(Encoding::Csv),
-        MatrixFormat::Json if !args.explain => Some(Encoding::Json),
-        // The table streams as CSV to a temporary file, read back a page at a time.
-        MatrixFormat::Table if !args.explain => Some(Encoding::Csv),
-        _ => None,
-    };
+    // --explain's sentences come after `reason`, in a column of their own.
+    let extra: &[&str] = if args.explain { &[DETAIL_COLUMN] } else { &[] };
     let style = table_style(args, &output);
     if format == MatrixFormat::Table {
         // An unknown column is a usage error before any input is read.
-        let extra: Vec<String> = if args.explain {
-            vec![DETAIL_COLUMN.to_owned()]
-        } else {
-            Vec::new()
-        };
+        let extra: Vec<String> = extra.iter().map(|name| (*name).to_owned()).collect();
         TableWriter::new(std::io::sink(), style.clone(), &extra).map_err(anyhow::Error::msg)?;
     }
-    if let Some(encoding) = encoding {
-        let progress = crate::terminal::bytes_bar(&sources);
-        let settings = StreamSettings {
-            input_format: args.input_format,
-            run_as_of: args.as_of,
-            open_cases: args.open_cases,
+    // Finished cases are written out early and memory stays flat; the table streams as CSV
+    // to a temporary file, read back a page at a time.
+    let encoding = match format {
+        MatrixFormat::Json => Encoding::Json,
+        MatrixFormat::Csv | MatrixFormat::Table => Encoding::Csv,
+    };
+    let sink = if args.explain {
+        Sink::Cases(Box::new(DetailedRows {
             encoding,
-            jobs: args
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .min(crate::limits::MAX_JOBS),
-            progress: progress.as_ref().map(crate::terminal::Progress::bar),
-            rows_observed: args.audit.is_some(),
-            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
-        };
-        let result = if format == MatrixFormat::Table {
-            let mut spool = Spool(tempfile::tempfile().context("cannot make a temporary file")?);
-            adjudicate_streaming(&sources, &settings, &mut spool, &mut on_row).map(|()| Some(spool))
-        } else {
-            adjudicate_streaming(&sources, &settings, &mut output, &mut on_row).map(|()| None)
-        };
-        if let Some(progress) = progress {
-            progress.finish_and_clear();
-        }
-        match result {
-            Ok(Some(spool)) => render_spooled_table(spool, &mut output, style)?,
-            Ok(None) => {}
-            Err(StreamError::Input(errors)) => return Err(errors.into()),
-            Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
-        }
-        if let Some(e) = audit_error {
-            return Err(e).context("cannot write the audit");
-        }
-        commit_with_audit(output, audit)?;
-        return Ok(ExitCode::SUCCESS);
+            run_as_of: args.as_of,
+            column: DETAIL_COLUMN,
+        }))
+    } else {
+        Sink::Matrix(encoding)
+    };
+    let progress = match args.explain {
+        false => crate::terminal::bytes_bar(&sources),
+        true => None,
+    };
+    let settings = StreamSettings {
+        input_format: args.input_format,
+        run_as_of: args.as_of,
+        open_cases: args.open_cases,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .min(crate::limits::MAX_JOBS),
+        progress: progress.as_ref().map(crate::terminal::Progress::bar),
+        rows_observed: args.audit.is_some(),
+        split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        // As --explain always listed them (it kept every case in memory).
+        bad_rows_against_earlier_files: args.explain,
+    };
+    let judged = judge(&sources, &settings, sink, &mut on_row);
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
     }
-
-    let judged = judge_sources(&sources, args.input_format, args.as_of, &mut on_row)?;
+    let records = match judged {
+        Ok(records) => records,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
+    };
+    if format == MatrixFormat::Table {
+        let mut spool = Spool(tempfile::tempfile().context("cannot make a temporary file")?);
+        write_records(&mut spool, encoding, extra, records).context("cannot write the matrix")?;
+        render_spooled_table(spool, &mut output, style, extra)?;
+    } else {
+        write_records(&mut output, encoding, extra, records).context("cannot write the matrix")?;
+    }
     if let Some(e) = audit_error {
         return Err(e).context("cannot write the audit");
     }
-
-    let rows: Vec<MatrixRow> = judged
-        .iter()
-        .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
-        .collect();
-    let details = match collector {
-        Some(collector) => {
-            let mut sentences = Vec::with_capacity(judged.len());
-            collector.replay_each(args.as_of, &|_| true, &mut |trace| {
-                sentences.push(trace.sentence());
-                Ok(())
-            })?;
-            vec![(DETAIL_COLUMN, sentences)]
-        }
-        None => Vec::new(),
-    };
-    write_matrix_with(&mut output, format, &rows, &details, style)
-        .context("cannot write the matrix")?;
     commit_with_audit(output, audit)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the whole matrix of `records` as `encoding` to `out`: the engine's matrix rows, or
+/// rows with `extra` columns (the header, or the JSON array's brackets, around them).
+fn write_records(
+    out: &mut impl crate::output::AppendFile,
+    encoding: Encoding,
+    extra: &[&str],
+    records: Records,
+) -> std::io::Result<()> {
+    if extra.is_empty() {
+        return records.write_to(out);
+    }
+    let rows = records.count();
+    match encoding {
+        Encoding::Csv => {
+            CsvMatrixWriter::new(&mut *out, extra)?.finish()?;
+            records.write_to(out)
+        }
+        Encoding::Json => {
+            out.write_all(b"[")?;
+            records.write_to(out)?;
+            out.write_all(if rows == 0 { b"]\n" } else { b"\n]\n" })
+        }
+    }
 }
 
 /// Commits the matrix and the audit together: neither replaces its file unless both were
@@ -324,58 +334,3 @@ fn default_format(target: &Option<PathBuf>, output: &Output) -> MatrixFormat {
 
 /// The name of the column `--explain` adds after `reason`.
 pub const DETAIL_COLUMN: &str = "detail";
-
-/// Writes the matrix in `format`.
-pub fn write_matrix(
-    out: &mut Output,
-    format: MatrixFormat,
-    rows: &[MatrixRow],
-) -> std::io::Result<()> {
-    let style = TableStyle::for_output(TableColumns::Default, out);
-    write_matrix_with(out, format, rows, &[], style)
-}
-
-/// Writes the matrix in `format` with extra columns after `reason`: each a name and one
-/// value per row; a table is drawn in `style`.
-pub fn write_matrix_with(
-    out: &mut Output,
-    format: MatrixFormat,
-    rows: &[MatrixRow],
-    extra: &[(&str, Vec<String>)],
-    style: TableStyle,
-) -> std::io::Result<()> {
-    let names: Vec<&str> = extra.iter().map(|(name, _)| *name).collect();
-    match format {
-        MatrixFormat::Csv => {
-            let mut writer = CsvMatrixWriter::new(&mut *out, &names)?;
-            for (index, row) in rows.iter().enumerate() {
-                let cells: Vec<String> = extra.iter().map(|(_, v)| v[index].clone()).collect();
-                writer.write(row, &cells)?;
-            }
-            writer.finish()?;
-        }
-        MatrixFormat::Json => {
-            let mut writer = JsonMatrixWriter::new(&mut *out)?;
-            for (index, row) in rows.iter().enumerate() {
-                let pairs: Vec<(&str, String)> = extra
-                    .iter()
-                    .map(|(name, v)| (*name, v[index].clone()))
-                    .collect();
-                writer.write(row, &pairs)?;
-            }
-            writer.finish()?;
-        }
-        MatrixFormat::Table => {
-            let extra_names: Vec<String> =
-                extra.iter().map(|(name, _)| (*name).to_owned()).collect();
-            let mut table = TableWriter::new(&mut *out, style, &extra_names)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-            for (index, row) in rows.iter().enumerate() {
-                let cells: Vec<String> = extra.iter().map(|(_, v)| v[index].clone()).collect();
-                table.write(&row.cells(), &cells)?;
-            }
-            table.finish()?;
-        }
-    }
-    Ok(())
-}

@@ -34,8 +34,7 @@ use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
 use crate::streaming::{
-    adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-    DEFAULT_SPLIT_MIN_BYTES,
+    judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
@@ -486,7 +485,6 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
         input_format: None,
         run_as_of: None,
         open_cases: DEFAULT_OPEN_CASES,
-        encoding: Encoding::Csv,
         jobs: if rows_observed {
             1
         } else {
@@ -497,6 +495,7 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
         progress: None,
         rows_observed,
         split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+        bad_rows_against_earlier_files: false,
     }
 }
 
@@ -527,12 +526,13 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
             }
         });
     let mut temp = GuardedTemp::new().context("cannot make a temporary file")?;
-    let judged = adjudicate_streaming(
+    let judged = judge(
         sources,
         &settings(false),
-        &mut EngineMatrix(temp.as_file_mut()),
+        Sink::Matrix(Encoding::Csv),
         &mut |_, _, _| {},
-    );
+    )
+    .and_then(|matrix| Ok(matrix.write_to(&mut EngineMatrix(temp.as_file_mut()))?));
     let mut problems = match &golden {
         Ok(_) => Vec::new(),
         Err(problems) => problems.clone(),
@@ -601,10 +601,11 @@ fn disagreements(
             }
         }
     }
-    let found = adjudicate_streaming(
+    // Only `on_row` is wanted: the matrix is dropped unread.
+    let found = judge(
         sources,
         &settings(true),
-        &mut io::sink(),
+        Sink::Matrix(Encoding::Csv),
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 if let Some(place) = places.get_mut(parsed.case_id.as_str()) {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::grading::engine_check::{grade_judged, judge, CheckError};
+use crate::grading::engine_check::{grade_judged, judge};
 use crate::grading::matrix_file::{
     insert_errors, kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
 };
@@ -22,7 +22,7 @@ use crate::matrix::COLUMNS;
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::{render_report, report_output, write_problems};
 use crate::streaming::{
-    adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
+    Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
 
 /// Adjudicate case files and compare their matrices with golden files.
@@ -347,11 +347,11 @@ fn check(args: &Args) -> Result<ExitCode> {
                 }
             }
             (Ok(_), Some(golden)) => errors.extend(golden_problems(golden, columns)),
-            (Err(CheckError::Input(judged)), golden) => {
+            (Err(StreamError::Input(judged)), golden) => {
                 errors.extend(judged.0);
                 errors.extend(golden.into_iter().flat_map(|g| golden_problems(g, columns)));
             }
-            (Err(CheckError::Io(e)), _) => return Err(e.into()),
+            (Err(StreamError::Io(e)), _) => return Err(e.into()),
         }
     }
     if let Some(progress) = progress {
@@ -454,12 +454,12 @@ impl Places {
                 let file_index = row.tag as usize;
                 match first.get(row.case_id) {
                     Some(&(earlier, first_line)) => {
-                        let at = crate::adjudication::Location {
+                        let at = crate::streaming::Location {
                             file_index,
                             file: &names[file_index],
                             line: row.line,
                         };
-                        let error = crate::adjudication::clash_error(
+                        let error = crate::streaming::clash_error(
                             at,
                             row.case_id,
                             &names[earlier],
@@ -522,21 +522,28 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
             input_format: None,
             run_as_of: args.as_of,
             open_cases: DEFAULT_OPEN_CASES,
-            encoding: match format {
-                MatrixFileFormat::Json => Encoding::Json,
-                MatrixFileFormat::Csv | MatrixFileFormat::Workbook => Encoding::Csv,
-            },
             jobs: 1,
             progress: None,
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+            bad_rows_against_earlier_files: false,
+        };
+        let encoding = match format {
+            MatrixFileFormat::Json => Encoding::Json,
+            MatrixFileFormat::Csv | MatrixFileFormat::Workbook => Encoding::Csv,
         };
         let mut out = Output::open(Some(target))?;
         let cannot = || format!("cannot write {}", target.display());
+        let matrix = crate::streaming::judge(
+            &[source],
+            &settings,
+            Sink::Matrix(encoding),
+            &mut |_, _, _| {},
+        )
+        .with_context(cannot)?;
         if format == MatrixFileFormat::Workbook {
             let mut csv_text: Vec<u8> = Vec::new();
-            adjudicate_streaming(&[source], &settings, &mut csv_text, &mut |_, _, _| {})
-                .with_context(cannot)?;
+            matrix.write_to(&mut csv_text).with_context(cannot)?;
             let mut reader = csv::Reader::from_reader(csv_text.as_slice());
             let mut cells: Vec<Vec<String>> = Vec::new();
             for record in reader.records() {
@@ -553,8 +560,7 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
                 .with_context(cannot)?;
             out.write_all(&bytes).with_context(cannot)?;
         } else {
-            adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {})
-                .with_context(cannot)?;
+            matrix.write_to(&mut out).with_context(cannot)?;
         }
         outputs.push(out);
     }
@@ -604,8 +610,8 @@ mod tests {
                 match first.get(id.as_str()) {
                     Some(&(earlier, first_line)) => expected.push((
                         file as u64 * 10,
-                        crate::adjudication::clash_error(
-                            crate::adjudication::Location {
+                        crate::streaming::clash_error(
+                            crate::streaming::Location {
                                 file_index: file,
                                 file: &names[file],
                                 line,

@@ -1,19 +1,19 @@
 //! `leasejudge explain`: replay cases and show how each verdict came about, as a text trace,
 //! JSON, Markdown with Mermaid sequence diagrams, or a self-contained HTML timeline page.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::explain::{CaseTrace, Format, TraceCollector};
+use crate::explain::stream::{every_trace, explain_streaming};
+use crate::explain::{CaseTrace, Format};
 use crate::input::{expand_inputs, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::output::{check_paths, Named, Output};
+use crate::streaming::StreamError;
 
 /// Show, row by row, how each case's verdict came about.
 #[derive(Debug, clap::Args)]
@@ -66,33 +66,24 @@ pub struct Args {
 /// The default `--limit`: a page of this many cases stays a few megabytes.
 pub const DEFAULT_LIMIT: usize = 500;
 
-/// Reads the inputs and collects the rows of every case, checking that each id in `wanted`
-/// names a case. Unknown ids are errors, listed after any input errors would have been.
-pub fn collect(
+/// Reads the inputs and replays the cases `wanted` names (every case when empty; each must
+/// be in the inputs), in order of first appearance. Unknown ids are errors, listed after any
+/// input errors would have been.
+pub fn traces(
     inputs: &[PathBuf],
     input_format: Option<InputFormat>,
     as_of: Option<Timestamp>,
     wanted: &[String],
-) -> Result<TraceCollector> {
-    collect_read(inputs, input_format, &ReadArgs::default(), as_of, wanted)
-}
-
-/// [`collect`], reading CSV files and workbooks as `read` says.
-fn collect_read(
-    inputs: &[PathBuf],
-    input_format: Option<InputFormat>,
-    read: &ReadArgs,
-    as_of: Option<Timestamp>,
-    wanted: &[String],
-) -> Result<TraceCollector> {
-    let sources = read.apply(expand_inputs(inputs)?);
-    let mut collector = TraceCollector::new();
-    judge_sources(&sources, input_format, as_of, &mut |at, row, _| {
-        collector.add(at, row)
-    })?;
+) -> Result<Vec<CaseTrace>> {
+    let sources = ReadArgs::default().apply(expand_inputs(inputs)?);
+    let traces = match every_trace(&sources, input_format, as_of) {
+        Ok(traces) => traces,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e.into()),
+    };
     let unknown: Vec<InputError> = wanted
         .iter()
-        .filter(|id| !collector.case_ids().any(|known| known == id.as_str()))
+        .filter(|id| !traces.iter().any(|trace| trace.case_id == **id))
         .map(|id| {
             InputError::new("command line", 0, "no case with this id in the inputs")
                 .column("--case")
@@ -102,23 +93,10 @@ fn collect_read(
     if !unknown.is_empty() {
         return Err(InputErrors(unknown).into());
     }
-    Ok(collector)
-}
-
-/// Reads the inputs and replays the cases `wanted` names (every case when empty), in order
-/// of first appearance.
-pub fn traces(
-    inputs: &[PathBuf],
-    input_format: Option<InputFormat>,
-    as_of: Option<Timestamp>,
-    wanted: &[String],
-) -> Result<Vec<CaseTrace>> {
-    let collector = collect(inputs, input_format, as_of, wanted)?;
-    collector.traces(as_of, &|id| selected(wanted, id))
-}
-
-fn selected(wanted: &[String], id: &str) -> bool {
-    wanted.is_empty() || wanted.iter().any(|w| w == id)
+    Ok(traces
+        .into_iter()
+        .filter(|trace| wanted.is_empty() || wanted.contains(&trace.case_id))
+        .collect())
 }
 
 /// Runs `explain`.
@@ -133,82 +111,38 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let format = args.format.unwrap_or_else(|| default_format(&args.output));
-    if matches!(format, Format::Text | Format::Json) {
-        // Written case by case as cases close, in bounded memory.
-        let mut output = Output::open(args.output.as_deref())?;
-        let progress = crate::terminal::spinner("explain", &sources);
-        let explained = crate::explain::stream::explain_streaming(
-            &sources,
-            args.input_format,
-            args.as_of,
-            format,
-            &args.cases,
-            &mut output,
-        );
-        if let Some(progress) = progress {
-            progress.finish_and_clear();
-        }
-        explained?;
-        output.commit()?;
-        return Ok(ExitCode::SUCCESS);
-    }
+    // Text and JSON have always opened their output before reading, pages after.
+    let paged = matches!(format, Format::Html | Format::Mermaid);
+    let mut output = match paged {
+        false => Some(Output::open(args.output.as_deref())?),
+        true => None,
+    };
     let progress = crate::terminal::spinner("explain", &sources);
-    let collected = collect_read(
-        &args.inputs,
+    let explained = explain_streaming(
+        &sources,
         args.input_format,
-        &args.read,
         args.as_of,
+        (format, args.limit),
         &args.cases,
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }
-    let collector = collected?;
-    let total = collector.count(&|id| selected(&args.cases, id));
-    let limited = matches!(format, Format::Html | Format::Mermaid)
-        && args.cases.is_empty()
-        && args.limit > 0
-        && total > args.limit;
-    // The first `limit` cases in order of first appearance.
-    let first: std::collections::HashSet<&str> = if limited {
-        collector.case_ids().take(args.limit).collect()
-    } else {
-        std::collections::HashSet::new()
+    let explanation = explained?;
+    let mut output = match output.take() {
+        Some(output) => output,
+        None => Output::open(args.output.as_deref())?,
     };
-    let first: std::collections::HashSet<String> = first.into_iter().map(str::to_owned).collect();
-    let keep = |id: &str| {
-        if limited {
-            first.contains(id)
-        } else {
-            selected(&args.cases, id)
-        }
-    };
-    let count = collector.count(&keep);
-    let mut output = Output::open(args.output.as_deref())?;
-    output
-        .write_all(format.start(count).as_bytes())
-        .context("cannot write the explanation")?;
-    if limited {
-        let left_out = total - count;
-        output
-            .write_all(format.omitted(count, left_out).as_bytes())
-            .context("cannot write the explanation")?;
+    if explanation.shown < explanation.selected {
         eprintln!(
-            "leasejudge: explain: showing the first {count} of {total} cases; {left_out} left out \
-             (--limit N, --limit 0 for all, or --case ID to choose)"
+            "leasejudge: explain: showing the first {} of {} cases; {} left out \
+             (--limit N, --limit 0 for all, or --case ID to choose)",
+            explanation.shown,
+            explanation.selected,
+            explanation.selected - explanation.shown
         );
     }
-    let mut index = 0;
-    collector.replay_each(args.as_of, &keep, &mut |trace| {
-        output
-            .write_all(format.case(index, &trace).as_bytes())
-            .context("cannot write the explanation")?;
-        index += 1;
-        Ok(())
-    })?;
-    output
-        .write_all(format.end(count).as_bytes())
-        .context("cannot write the explanation")?;
+    explanation.write_to(&mut output)?;
     output.commit()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use crate::input::Source;
 use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
 use crate::output::{check_paths, persist_all, Named, Output};
 use crate::streaming::{
-    adjudicate_streaming, Encoding, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
+    judge, Encoding, Sink, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
 
 /// Write a seeded random case file (CSV) whose cases reach every decision and reason.
@@ -173,14 +173,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             input_format: Some(crate::input::InputFormat::Csv),
             run_as_of: None,
             open_cases: DEFAULT_OPEN_CASES,
-            encoding: Encoding::Csv,
             jobs: 1,
             progress: progress.as_ref().map(crate::terminal::Progress::bar),
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+            bad_rows_against_earlier_files: false,
         };
         let mut out = Output::open(Some(golden))?;
-        let judged = adjudicate_streaming(&[source], &settings, &mut out, &mut |_, _, _| {});
+        let judged = judge(
+            &[source],
+            &settings,
+            Sink::Matrix(Encoding::Csv),
+            &mut |_, _, _| {},
+        )
+        .and_then(|matrix| Ok(matrix.write_to(&mut out)?));
         if let Some(bar) = progress {
             bar.finish_and_clear();
         }

@@ -1,20 +1,20 @@
 //! `leasejudge reorder`: spec section 7 as a check a lab designer runs, trying seeded
 //! permutations of each case's renew/progress arrivals.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 
-use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::input::{expand_inputs, InputErrors, InputFormat, ReadArgs, Source};
+use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
 use crate::output::{check_paths, escape_controls, Named, Output};
 use crate::reorder::{case_seed, explore_case};
+use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, EVERY_CASE};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
 /// section 7) and report invariant violations and order-sensitive cases.
@@ -57,41 +57,85 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-/// One case's rows, in file order, with their lines.
-#[derive(Clone, Debug)]
-pub struct CaseRows {
-    /// The case id.
-    pub case_id: String,
-    /// The file it came from.
-    pub file: String,
-    /// Each row's line.
-    pub lines: Vec<u64>,
-    /// The rows.
-    pub rows: Vec<Row>,
+/// What the report's last line counts, over every case.
+#[derive(Debug, Default)]
+struct Totals {
+    cases: usize,
+    tried: usize,
+    checked: usize,
+    violations: usize,
+    sensitive: usize,
 }
 
-/// Reads every source and groups its rows by case, failing with every input error (the same
-/// reading and checks as `adjudicate`, through [`judge_sources`]).
-pub fn read_cases(
-    sources: &[Source],
-    input_format: Option<InputFormat>,
-) -> Result<Vec<CaseRows>, InputErrors> {
-    let mut cases: Vec<CaseRows> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    judge_sources(sources, input_format, None, &mut |at, parsed, _outcome| {
-        let slot = *index.entry(parsed.case_id.to_string()).or_insert_with(|| {
-            cases.push(CaseRows {
-                case_id: parsed.case_id.to_string(),
-                file: at.file.to_owned(),
-                lines: Vec::new(),
-                rows: Vec::new(),
-            });
-            cases.len() - 1
-        });
-        cases[slot].lines.push(at.line);
-        cases[slot].rows.push(parsed.row.clone());
-    })?;
-    Ok(cases)
+/// Explores each case as the engine closes it and writes its report lines: its violations of
+/// section 7 and whether its decision depends on arrival order. Every case stays open to the
+/// end of its file ([`EVERY_CASE`]), so each is explored once, and counted once in `totals`.
+struct Explorer {
+    permutations: usize,
+    seed: u64,
+    as_of: Option<Timestamp>,
+    totals: Arc<Mutex<Totals>>,
+}
+
+impl CaseWriter for Explorer {
+    fn write_case(
+        &mut self,
+        _file_index: usize,
+        file: &str,
+        case_id: &str,
+        kept: &[KeptRow],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        let lines: Vec<u64> = kept.iter().map(|kept| kept.line).collect();
+        let rows: Vec<Row> = kept.iter().map(|kept| kept.row.clone()).collect();
+        let findings = explore_case(
+            &rows,
+            self.permutations,
+            case_seed(self.seed, case_id),
+            self.as_of,
+        );
+        for (permutation, differences) in &findings.violations {
+            let what: Vec<String> = differences
+                .iter()
+                .map(|d| format!("{} {:?} became {:?}", d.column, d.original, d.permuted))
+                .collect();
+            writeln!(
+                out,
+                "{}:{}: case {}: VIOLATION of section 7 ({}): {}",
+                escape_controls(file),
+                lines[permutation.last_slot()],
+                escape_controls(case_id),
+                permutation.describe(&lines),
+                what.join(", ")
+            )?;
+        }
+        if let Some(found) = &findings.order_sensitive {
+            writeln!(
+                out,
+                "{}:{}: case {}: decision depends on arrival order: {} ({}) in file order, {} \
+                 ({}) with {}",
+                escape_controls(file),
+                lines[found.permutation.slots[0]],
+                escape_controls(case_id),
+                found.original.0,
+                found.original.1,
+                found.permuted.0,
+                found.permuted.1,
+                found.permutation.describe(&lines)
+            )?;
+        }
+        let mut totals = self
+            .totals
+            .lock()
+            .map_err(|_| std::io::Error::other("the totals were held by a thread that panicked"))?;
+        totals.cases += 1;
+        totals.tried += findings.tried;
+        totals.checked += findings.checked;
+        totals.violations += findings.violations.len();
+        totals.sensitive += usize::from(findings.order_sensitive.is_some());
+        // A case with nothing to report writes no record.
+        Ok(!out.is_empty())
+    }
 }
 
 /// Runs `reorder`.
@@ -106,69 +150,61 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let progress = crate::terminal::spinner("reorder", &sources);
-    let cases = read_cases(&sources, args.input_format);
-    let cases = match cases {
-        Ok(cases) => cases,
+    let totals = Arc::new(Mutex::new(Totals::default()));
+    let explorer = Explorer {
+        permutations: args.permutations,
+        seed: args.seed,
+        as_of: args.as_of,
+        totals: Arc::clone(&totals),
+    };
+    let settings = StreamSettings {
+        input_format: args.input_format,
+        run_as_of: None,
+        open_cases: EVERY_CASE,
+        jobs: 1,
+        progress: None,
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: true,
+    };
+    let found = judge(
+        &sources,
+        &settings,
+        Sink::Cases(Box::new(explorer)),
+        &mut |_, _, _| {},
+    );
+    let found = match found {
+        Ok(found) => found,
         Err(error) => {
             if let Some(progress) = progress {
                 progress.finish_and_clear();
             }
-            return Err(error.into());
+            return match error {
+                StreamError::Input(errors) => Err(errors.into()),
+                StreamError::Io(e) => Err(e.into()),
+            };
         }
     };
+    let totals = std::mem::take(
+        &mut *totals
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the totals were held by a thread that panicked"))?,
+    );
+    let Totals {
+        cases,
+        tried,
+        checked,
+        violations,
+        sensitive,
+    } = totals;
     let mut out = Output::open(args.output.as_deref())?;
-    let mut violations = 0usize;
-    let mut sensitive = 0usize;
-    let mut tried = 0usize;
-    let mut checked = 0usize;
-    for case in &cases {
-        let findings = explore_case(
-            &case.rows,
-            args.permutations,
-            case_seed(args.seed, &case.case_id),
-            args.as_of,
-        );
-        tried += findings.tried;
-        checked += findings.checked;
-        for (permutation, differences) in &findings.violations {
-            violations += 1;
-            let what: Vec<String> = differences
-                .iter()
-                .map(|d| format!("{} {:?} became {:?}", d.column, d.original, d.permuted))
-                .collect();
-            writeln!(
-                out,
-                "{}:{}: case {}: VIOLATION of section 7 ({}): {}",
-                escape_controls(&case.file),
-                case.lines[permutation.last_slot()],
-                escape_controls(&case.case_id),
-                permutation.describe(&case.lines),
-                what.join(", ")
-            )?;
-        }
-        if let Some(found) = &findings.order_sensitive {
-            sensitive += 1;
-            writeln!(
-                out,
-                "{}:{}: case {}: decision depends on arrival order: {} ({}) in file order, {} \
-                 ({}) with {}",
-                escape_controls(&case.file),
-                case.lines[found.permutation.slots[0]],
-                escape_controls(&case.case_id),
-                found.original.0,
-                found.original.1,
-                found.permuted.0,
-                found.permuted.1,
-                found.permutation.describe(&case.lines)
-            )?;
-        }
-    }
+    found.write_to(&mut out)?;
     writeln!(
         out,
         "{} case{}, {tried} permutation{} tried (seed {}), {checked} within the invariant's \
          scope: {violations} violation{}, {sensitive} order-sensitive case{}",
-        cases.len(),
-        if cases.len() == 1 { "" } else { "s" },
+        cases,
+        if cases == 1 { "" } else { "s" },
         if tried == 1 { "" } else { "s" },
         args.seed,
         if violations == 1 { "" } else { "s" },

@@ -8,11 +8,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::adjudication::judge_sources;
 use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::expand_inputs;
 use crate::output::{check_paths, Named, Output};
+use crate::streaming::{
+    judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+};
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -37,22 +39,39 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-/// The template's CSV text for `case_ids` with `columns` after `case_id`.
-pub fn template_csv<'a>(
-    case_ids: impl IntoIterator<Item = &'a str>,
-    columns: &[Column],
-) -> Result<String> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let header: Vec<&str> = std::iter::once(Column::CASE_ID.name())
-        .chain(columns.iter().map(|c| c.name()))
-        .collect();
-    writer.write_record(&header)?;
-    let blanks = vec![""; columns.len()];
-    for case_id in case_ids {
-        writer.write_record(std::iter::once(case_id).chain(blanks.iter().copied()))?;
+/// Writes each case's template row: its id, then an empty cell per column.
+struct BlankRows {
+    blanks: usize,
+}
+
+impl CaseWriter for BlankRows {
+    fn write_case(
+        &mut self,
+        _file_index: usize,
+        _file: &str,
+        case_id: &str,
+        _rows: &[KeptRow],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        blank_row(case_id, self.blanks, out)?;
+        Ok(true)
     }
-    let bytes = writer.into_inner().context("cannot write CSV")?;
-    Ok(String::from_utf8(bytes).expect("CSV of strings is UTF-8"))
+}
+
+/// Appends the CSV row of `case_id` followed by `blanks` empty cells to `out`.
+fn blank_row(case_id: &str, blanks: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(std::iter::once(case_id).chain(std::iter::repeat_n("", blanks)))?;
+    writer.flush()
+}
+
+/// The template's CSV header: `case_id`, then `columns`.
+fn header(columns: &[Column]) -> Result<Vec<u8>> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(
+        std::iter::once(Column::CASE_ID.name()).chain(columns.iter().map(|c| c.name())),
+    )?;
+    writer.into_inner().context("cannot write CSV")
 }
 
 /// Runs `template`.
@@ -67,10 +86,33 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     // Before reading: a template written over its own case file would destroy it.
     check_paths(&source_names(&sources), &[output_name])?;
-    let judged = judge_sources(&sources, None, None, &mut |_, _, _| {})?;
-    let text = template_csv(judged.iter().map(|j| j.case_id.as_str()), &args.columns.0)?;
+    let settings = StreamSettings {
+        input_format: None,
+        run_as_of: None,
+        open_cases: DEFAULT_OPEN_CASES,
+        jobs: 1,
+        progress: None,
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: true,
+    };
+    let rows = BlankRows {
+        blanks: args.columns.0.len(),
+    };
+    let rows = match judge(
+        &sources,
+        &settings,
+        Sink::Cases(Box::new(rows)),
+        &mut |_, _, _| {},
+    ) {
+        Ok(rows) => rows,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e).context("cannot write the template"),
+    };
+    let header = header(&args.columns.0)?;
     let mut out = Output::open(args.output.as_deref())?;
-    out.write_all(text.as_bytes())
+    out.write_all(&header)
+        .and_then(|()| rows.write_to(&mut out))
         .context("cannot write the template")?;
     out.commit()?;
     Ok(ExitCode::SUCCESS)
@@ -82,7 +124,10 @@ mod tests {
 
     #[test]
     fn templates_have_only_case_ids() {
-        let text = template_csv(["a", "b,c"], &[Column::DECISION, Column::REASON]).unwrap();
-        assert_eq!(text, "case_id,decision,reason\na,,\n\"b,c\",,\n");
+        let mut text = header(&[Column::DECISION, Column::REASON]).unwrap();
+        for case_id in ["a", "b,c"] {
+            blank_row(case_id, 2, &mut text).unwrap();
+        }
+        assert_eq!(text, b"case_id,decision,reason\na,,\n\"b,c\",,\n");
     }
 }

@@ -773,16 +773,16 @@ pub fn validate_streaming(
         input_format,
         run_as_of: None,
         open_cases: OPEN_CASES,
-        encoding: crate::streaming::Encoding::Csv,
         jobs: 1,
         progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
-    let judged = crate::streaming::stream_cases(
+    let judged = crate::streaming::judge(
         sources,
         &settings,
-        Box::new(CaseWarnings),
+        crate::streaming::Sink::Cases(Box::new(CaseWarnings)),
         &mut |_, _, _| {},
     );
     let (errors, records) = match judged {
@@ -833,7 +833,7 @@ pub fn validate_streaming(
         None => ids.len(),
         Some(records) => {
             let mut file = Records(std::io::BufWriter::new(tempfile::tempfile()?));
-            records.write_to(&mut file, 0)?;
+            records.write_to(&mut file)?;
             let mut file = file.0.into_inner().map_err(|e| e.into_error())?;
             std::io::Seek::rewind(&mut file)?;
             let mut case_warnings = Warnings::new(limit);

@@ -13,10 +13,6 @@ pub mod sentence;
 pub mod stream;
 pub mod text;
 
-use std::collections::HashMap;
-
-use crate::adjudication::Location;
-use crate::input::ParsedRow;
 use crate::lease::{
     Case, CaseFault, ConflictKind, Decision, Disposition, Lease, Outcome, Row, RowReason,
     Timestamp, Verdict,
@@ -342,85 +338,6 @@ impl Rule {
             })
             .collect();
         format!("first that applies: {}", entries.join(", else "))
-    }
-}
-
-/// Gathers each case's rows, in order of first appearance, as adjudication reads them.
-#[derive(Debug, Default)]
-pub struct TraceCollector {
-    index: HashMap<String, usize>,
-    cases: Vec<(String, Vec<SourcedRow>)>,
-}
-
-impl TraceCollector {
-    /// An empty collector.
-    pub fn new() -> TraceCollector {
-        TraceCollector::default()
-    }
-
-    /// Keeps one replayed row (call it from `judge_sources`'s `on_row`).
-    pub fn add(&mut self, at: Location<'_>, parsed: &ParsedRow) {
-        let index = *self
-            .index
-            .entry(parsed.case_id.to_string())
-            .or_insert_with(|| {
-                self.cases.push((parsed.case_id.to_string(), Vec::new()));
-                self.cases.len() - 1
-            });
-        self.cases[index].1.push(SourcedRow {
-            file: at.file.to_owned(),
-            line: at.line,
-            row: parsed.row.clone(),
-        });
-    }
-
-    /// The case ids seen, in order of first appearance.
-    pub fn case_ids(&self) -> impl Iterator<Item = &str> {
-        self.cases.iter().map(|(id, _)| id.as_str())
-    }
-
-    /// How many of the cases `keep` selects.
-    pub fn count(&self, keep: &dyn Fn(&str) -> bool) -> usize {
-        self.cases.iter().filter(|(id, _)| keep(id)).count()
-    }
-
-    /// Replays the cases `keep` selects, in order of first appearance, handing each trace to
-    /// `each` and dropping it before the next is built.
-    pub fn replay_each(
-        self,
-        run_as_of: Option<Timestamp>,
-        keep: &dyn Fn(&str) -> bool,
-        each: &mut dyn FnMut(CaseTrace) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        for (case_id, rows) in self.cases {
-            if !keep(&case_id) {
-                continue;
-            }
-            match CaseTrace::replay(&case_id, rows, run_as_of) {
-                Ok(Some(trace)) => each(trace)?,
-                Ok(None) => {}
-                Err(refused) => {
-                    // Adjudication has already refused such input; this is a safety net.
-                    let (row, fault) = *refused;
-                    anyhow::bail!("{}:{}: {}: {fault}", row.file, row.line, fault.column());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Replays the cases `keep` selects, in order of first appearance.
-    pub fn traces(
-        self,
-        run_as_of: Option<Timestamp>,
-        keep: &dyn Fn(&str) -> bool,
-    ) -> anyhow::Result<Vec<CaseTrace>> {
-        let mut traces = Vec::new();
-        self.replay_each(run_as_of, keep, &mut |trace| {
-            traces.push(trace);
-            Ok(())
-        })?;
-        Ok(traces)
     }
 }
 

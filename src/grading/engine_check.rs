@@ -23,41 +23,13 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
-use crate::streaming::{
-    adjudicate_streaming, Encoding, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-};
+use crate::streaming::{Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
 use super::matrix_file::{with_duplicates, Duplicate, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
-/// Why a case file could not be checked.
-#[derive(Debug)]
-pub enum CheckError {
-    /// Bad input: every error, as `adjudicate` lists them.
-    Input(InputErrors),
-    /// A temporary file could not be written or read.
-    Io(io::Error),
-}
-
-impl From<io::Error> for CheckError {
-    fn from(e: io::Error) -> CheckError {
-        CheckError::Io(e)
-    }
-}
-
-impl std::fmt::Display for CheckError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CheckError::Input(errors) => errors.fmt(f),
-            CheckError::Io(e) => write!(f, "cannot keep the engine's matrix: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for CheckError {}
-
 /// A temporary file the engine's matrix is appended to.
 struct MatrixSpill(BufWriter<File>);
 
@@ -96,7 +68,7 @@ pub fn judge(
     source: &Source,
     run_as_of: Option<Timestamp>,
     on_case: &mut dyn FnMut(&str, u64),
-) -> Result<Judged, CheckError> {
+) -> Result<Judged, StreamError> {
     let mut spill = MatrixSpill(BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
     let mut first_lines = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
     let mut lines_failed: Option<io::Error> = None;
@@ -104,17 +76,17 @@ pub fn judge(
         input_format: None,
         run_as_of,
         open_cases: DEFAULT_OPEN_CASES,
-        encoding: Encoding::Csv,
         jobs: 1,
         progress: None,
         // `on_row` must see the rows in file order, for the first lines.
         rows_observed: true,
         split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
     };
-    let judged = adjudicate_streaming(
+    crate::streaming::judge(
         std::slice::from_ref(source),
         &settings,
-        &mut spill,
+        Sink::Matrix(Encoding::Csv),
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 if lines_failed.is_none() {
@@ -125,12 +97,8 @@ pub fn judge(
                 on_case(&parsed.case_id, at.line);
             }
         },
-    );
-    match judged {
-        Ok(()) => {}
-        Err(StreamError::Input(errors)) => return Err(CheckError::Input(errors)),
-        Err(StreamError::Io(e)) => return Err(e.into()),
-    }
+    )?
+    .write_to(&mut spill)?;
     if let Some(e) = lines_failed {
         return Err(e.into());
     }
@@ -311,7 +279,7 @@ pub fn judge_and_compare(
     golden: Option<&SplitMatrix>,
     columns: &[Column],
     list_matched: bool,
-) -> Result<Option<FileGrade>, CheckError> {
+) -> Result<Option<FileGrade>, StreamError> {
     let judged = judge(source, run_as_of, &mut |_, _| {})?;
     let Some(golden) = golden else {
         return Ok(None);
@@ -320,7 +288,7 @@ pub fn judge_and_compare(
     if duplicates.is_empty() {
         Ok(Some(grade))
     } else {
-        Err(CheckError::Input(InputErrors(with_duplicates(
+        Err(StreamError::Input(InputErrors(with_duplicates(
             Vec::new(),
             duplicates,
         ))))

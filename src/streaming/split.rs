@@ -40,9 +40,14 @@
 //! about one single-threaded pass.
 
 use std::collections::HashSet;
-use std::io::{Seek, SeekFrom};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
+use super::reread::LineIndex;
+use super::spill::ReadAt;
 use super::*;
 use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, Delimiter};
 
@@ -118,6 +123,7 @@ pub fn stream_split(
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
+    encoding: Encoding,
     stop: &AtomicBool,
 ) -> io::Result<Split> {
     let Some(path) = &source.path else {
@@ -161,7 +167,7 @@ pub fn stream_split(
                 let mut tail = StreamRun::new(
                     settings.run_as_of,
                     settings.open_cases,
-                    settings.encoding,
+                    encoding,
                     Arc::clone(&seen),
                     true,
                 )?;
@@ -640,11 +646,11 @@ mod tests {
         let settings = StreamSettings {
             input_format: None,
             run_as_of: None,
-            encoding: Encoding::Csv,
             jobs: 2,
             progress: None,
             rows_observed: false,
             split_min_bytes: 1,
+            bad_rows_against_earlier_files: false,
             open_cases,
         };
         let mut run = StreamRun::new(
@@ -656,7 +662,7 @@ mod tests {
         )
         .unwrap();
         let stop = AtomicBool::new(false);
-        match stream_split(&mut run, 0, &source, &settings, &stop).unwrap() {
+        match stream_split(&mut run, 0, &source, &settings, Encoding::Csv, &stop).unwrap() {
             Split::Whole => "whole",
             Split::Done(Some(_)) => "split",
             Split::Done(None) => "read on",

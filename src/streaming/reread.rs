@@ -1,0 +1,409 @@
+//! Reading a file again for a case that comes back after it was closed: where its lines (CSV,
+//! NDJSON) or its rows (a JSON array) start, found by a scan kept as sparse points, and the
+//! replay of only that case's rows up to where it was closed.
+
+use std::fs::File;
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::input::{
+    json_object_starts, parse_row_into, read_csv_cells, read_csv_from, read_csv_header,
+    read_from_with, BadRow, CsvHeader, InputError, InputFormat, Locate, RawCells, ReadOptions,
+    RowResult, RowSink,
+};
+use crate::lease::values::same_text;
+use crate::lease::Case;
+
+use super::cases::KeptRow;
+use super::ids::Closed;
+use super::rules::Slot;
+use super::run::StreamRun;
+use super::schedule::Watched;
+use super::spill::{self, ReadAt};
+
+/// How the file being read can be read again from its start (for a case that comes back).
+pub(super) enum Reread {
+    /// Open the file again.
+    Path(PathBuf),
+    /// The copy of standard input made as it was read.
+    Spool(Arc<File>),
+}
+
+/// The file being read: its name, format and how to read it again.
+pub(super) struct CurrentFile {
+    pub(super) name: String,
+    pub(super) format: InputFormat,
+    /// The delimiter and sheet it is read with.
+    pub(super) options: ReadOptions,
+    pub(super) reread: Reread,
+    /// Opened at the first case that comes back: the file, its CSV header, where its lines
+    /// start, where its JSON rows start.
+    pub(super) opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex, RowIndex)>,
+    /// The rows read from it so far: a JSON array may hold several rows on a line (all of
+    /// them on one), so the rows of a case read again from a JSON file are found by their
+    /// number rather than their line.
+    pub(super) rows: u64,
+}
+
+/// Where some lines of a file start, found by scanning its bytes for line ends (what the
+/// readers count lines by) as far as a case read again needed, with a point kept every
+/// [`LINE_INDEX_STEP`] bytes: finding a line costs a scan from the point before it, and
+/// every byte is scanned once more at most besides.
+pub(super) struct LineIndex {
+    /// (line, byte offset of its start), in order; the first is line 1 at byte 0.
+    pub(super) points: Vec<(u64, u64)>,
+}
+
+/// Bytes between the points of a [`LineIndex`]: a case that comes back costs a scan of this
+/// much at most to find its first line (a point per MiB cost each of 100,000 returning
+/// one-row cases half a MiB), and the points of a 356 MB file take 90 KB.
+const LINE_INDEX_STEP: u64 = 1 << 16;
+
+impl LineIndex {
+    pub(super) fn new() -> LineIndex {
+        LineIndex {
+            points: vec![(1, 0)],
+        }
+    }
+
+    /// The byte offset where `line` starts, if the file has that many lines.
+    pub(super) fn start_of(&mut self, file: &File, line: u64) -> io::Result<Option<u64>> {
+        let point = self.points.partition_point(|&(l, _)| l <= line) - 1;
+        let (mut at_line, mut offset) = self.points[point];
+        let extends = point + 1 == self.points.len();
+        let mut buf = vec![0u8; 1 << 16];
+        while at_line < line {
+            let n = spill::read_at(file, &mut buf, offset)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            let mut consumed = n;
+            for end in memchr::memchr_iter(b'\n', &buf[..n]) {
+                at_line += 1;
+                let start = offset + end as u64 + 1;
+                if extends && start >= self.points.last().map_or(0, |p| p.1) + LINE_INDEX_STEP {
+                    self.points.push((at_line, start));
+                }
+                if at_line == line {
+                    consumed = end + 1;
+                    break;
+                }
+            }
+            offset += consumed as u64;
+        }
+        Ok(Some(offset))
+    }
+}
+
+/// Where some rows of a JSON array start, found by scanning its objects
+/// ([`json_object_starts`], which does not parse them) as far as a case read again needed,
+/// with a point kept every [`LINE_INDEX_STEP`] bytes: finding a row costs a scan from the
+/// point before it, and every byte is scanned once more at most besides. A file that is not
+/// an array of objects as far as the row has none: it is read from its start, rows counted.
+pub(super) struct RowIndex {
+    /// (rows before it, byte offset, line) of some rows, in order.
+    points: Vec<(u64, u64, u64)>,
+    /// Whether the scan met something other than an object or the array's end (no point
+    /// past the last can be found).
+    stuck: bool,
+}
+
+impl RowIndex {
+    pub(super) fn new() -> RowIndex {
+        RowIndex {
+            points: Vec::new(),
+            stuck: false,
+        }
+    }
+
+    /// The byte offset and line of the row with `row` rows before it, if the file is an
+    /// array of objects that far.
+    pub(super) fn start_of(
+        &mut self,
+        file: &Arc<File>,
+        row: u64,
+    ) -> io::Result<Option<(u64, u64)>> {
+        let point = self.points.partition_point(|&(rows, ..)| rows <= row);
+        let extends = point == self.points.len();
+        if extends && self.stuck {
+            return Ok(None);
+        }
+        let (mut next, from, line_base) = match point.checked_sub(1) {
+            Some(point) => {
+                let (rows, offset, line) = self.points[point];
+                (rows, offset, line - 1)
+            }
+            None => (0, 0, 0),
+        };
+        let reader = ReadAt {
+            file: Arc::clone(file),
+            offset: from,
+        };
+        let mut found = None;
+        let points = &mut self.points;
+        let whole = json_object_starts(reader, &mut |offset, line| {
+            let (offset, line) = (from + offset, line_base + line);
+            let last = points.last().map(|&(_, offset, _)| offset);
+            if extends && last.is_none_or(|last| offset >= last + LINE_INDEX_STEP) {
+                points.push((next, offset, line));
+            }
+            if next == row {
+                found = Some((offset, line));
+                return false;
+            }
+            next += 1;
+            true
+        })?;
+        if found.is_none() && !whole {
+            self.stuck = true;
+        }
+        Ok(found)
+    }
+}
+
+impl StreamRun {
+    /// The state of the closed case `case_id` once its rows up to its closing are replayed
+    /// again: the current file is read again from the case's first line to its last (a JSON
+    /// file from its first row to its last, found by their number, from the point of a
+    /// [`RowIndex`] before it), and only that case's rows are parsed and replayed (their
+    /// faults were reported the first time).
+    pub(super) fn rebuild(
+        &mut self,
+        case_id: &str,
+        closed: &Closed,
+    ) -> io::Result<(Slot, Vec<KeptRow>)> {
+        let keeping = self.cases.is_some();
+        let current = self.current.as_mut().ok_or_else(|| {
+            io::Error::other(format!(
+                "case {case_id} continues after it was closed, and the input cannot be read again"
+            ))
+        })?;
+        read_case_again(current, keeping, case_id, closed)
+    }
+}
+
+/// The state of the closed case `case_id` of the file `current` once its rows up to its
+/// closing are replayed again (see [`StreamRun::rebuild`]), with its rows that replayed if
+/// `keeping` them.
+pub(super) fn read_case_again(
+    current: &mut CurrentFile,
+    keeping: bool,
+    case_id: &str,
+    closed: &Closed,
+) -> io::Result<(Slot, Vec<KeptRow>)> {
+    if current.opened.is_none() {
+        let file = match &current.reread {
+            Reread::Path(path) => Arc::new(File::open(path)?),
+            Reread::Spool(file) => Arc::clone(file),
+        };
+        let header = match current.format {
+            InputFormat::Csv => {
+                let reader = ReadAt {
+                    file: Arc::clone(&file),
+                    offset: 0,
+                };
+                Some(
+                    read_csv_header(reader, &current.name, current.options.delimiter).ok_or_else(
+                        || {
+                            io::Error::other(format!(
+                                "{}: the header cannot be read again",
+                                current.name
+                            ))
+                        },
+                    )?,
+                )
+            }
+            _ => None,
+        };
+        current.opened = Some((file, header, LineIndex::new(), RowIndex::new()));
+    }
+    let (file, header, lines, json_rows) = current.opened.as_mut().expect("opened above");
+    let (first, last) = (closed.first_line, closed.last_line);
+    // A JSON file's rows are found by their number: many may share a line.
+    let by_number = current.format == InputFormat::Json;
+    // Where reading starts, the line before it and the rows before it (0: the start of
+    // the file). A JSON file is read from the case's first row; one that is not an array
+    // of objects as far as that, from its start.
+    let (offset, line_base, rows_before) = if by_number {
+        match json_rows.start_of(file, closed.first_row)? {
+            Some((offset, line)) => (offset, line - 1, closed.first_row),
+            None => (0, 0, 0),
+        }
+    } else {
+        match lines.start_of(file, first)? {
+            Some(offset) => (offset, first - 1, 0),
+            None => (0, 0, 0),
+        }
+    };
+    let done = AtomicBool::new(false);
+    let reader = Watched {
+        inner: ReadAt {
+            file: Arc::clone(file),
+            offset,
+        },
+        progress: None,
+        spool: None,
+        stop: &done,
+    };
+    let mut slot: Option<Slot> = None;
+    let shift = std::cell::Cell::new(line_base);
+    // The number of rows before the next one read.
+    let next_row = std::cell::Cell::new(rows_before);
+    let mut rows = Vec::new();
+    let mut replay = |line: u64, row: &RowResult| {
+        let line = line + shift.get();
+        let number = next_row.get();
+        next_row.set(number + 1);
+        let (at, first, last) = match by_number {
+            true => (number, closed.first_row, closed.last_row),
+            false => (line, first, last),
+        };
+        if at > last {
+            done.store(true, Ordering::Relaxed);
+            return;
+        }
+        let id = match row {
+            Ok(parsed) => parsed.case_id.as_str(),
+            Err(BadRow {
+                case_id: Some(id), ..
+            }) => id.as_str(),
+            Err(_) => return,
+        };
+        if at < first || !same_text(id, case_id) {
+            return;
+        }
+        let replayed = match (&mut slot, row) {
+            (None, Ok(parsed)) => {
+                let started = Case::start(&parsed.row);
+                let replayed = started.is_ok();
+                slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
+                replayed
+            }
+            (None, Err(_)) => {
+                slot = Some(Slot::Broken);
+                false
+            }
+            // A fault leaves the case as it was, as it did the first time.
+            (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
+            _ => false,
+        };
+        // The rows a case writer sees are those that replayed, as they did the first time.
+        if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
+            rows.push(KeptRow {
+                line,
+                row: parsed.row.clone(),
+            });
+        }
+    };
+    let mut errors = Vec::new();
+    let reader = match (current.format, offset) {
+        (InputFormat::Json, 1..) => {
+            if crate::input::read_json_rows_from(reader, &current.name, &mut |line, row| {
+                replay(line, &row)
+            }) {
+                None
+            } else {
+                // Not at an element after all: from the start, rows counted.
+                shift.set(0);
+                next_row.set(0);
+                Some(Watched {
+                    inner: ReadAt {
+                        file: Arc::clone(file),
+                        offset: 0,
+                    },
+                    progress: None,
+                    spool: None,
+                    stop: &done,
+                })
+            }
+        }
+        _ => Some(reader),
+    };
+    match (reader, current.format, &*header, line_base) {
+        (None, ..) => {}
+        (Some(reader), InputFormat::Csv, Some(header), base) if base > 0 => {
+            let mut sink = LinesFrom {
+                first: first - base,
+                last: last - base,
+                past: false,
+                slot: Err(BadRow::default()),
+                replay: &mut replay,
+            };
+            read_csv_from(
+                reader,
+                &current.name,
+                Some(header),
+                current.options.delimiter,
+                None,
+                &mut errors,
+                &mut sink,
+            );
+        }
+        (Some(reader), InputFormat::Csv, ..) => {
+            let mut sink = LinesFrom {
+                first,
+                last,
+                past: false,
+                slot: Err(BadRow::default()),
+                replay: &mut replay,
+            };
+            read_csv_cells(
+                reader,
+                &current.name,
+                current.options.delimiter,
+                &mut errors,
+                &mut sink,
+            );
+        }
+        (Some(reader), format, ..) => read_from_with(
+            reader,
+            &current.name,
+            format,
+            &current.options,
+            &mut errors,
+            &mut |line, row| replay(line, &row),
+        ),
+    }
+    let slot = slot.ok_or_else(|| {
+        io::Error::other(format!(
+            "{}: the rows of case {case_id} were not found when read again",
+            current.name
+        ))
+    })?;
+    Ok((slot, rows))
+}
+
+/// A [`RowSink`] that parses only the rows from line `first` to line `last` (the rows of a
+/// case read again), into one place, and hands them on; the first line after `last` is
+/// handed on unparsed (to stop the reading), the rest of the reader's buffer is skipped
+/// (parsing it cost each of 10,000 returning one-row cases a thousand rows).
+struct LinesFrom<'a, F> {
+    first: u64,
+    last: u64,
+    /// Whether the line after `last` was handed on.
+    past: bool,
+    slot: RowResult,
+    replay: &'a mut F,
+}
+
+impl<F: FnMut(u64, &RowResult)> RowSink for LinesFrom<'_, F> {
+    fn row(
+        &mut self,
+        line: u64,
+        cells: &RawCells<'_>,
+        errors: &mut Vec<InputError>,
+        locate: &Locate<'_>,
+    ) {
+        if line > self.last {
+            if !self.past {
+                self.past = true;
+                (self.replay)(line, &self.slot);
+            }
+        } else if line >= self.first {
+            parse_row_into(cells, errors, locate, &mut self.slot);
+            (self.replay)(line, &self.slot);
+        }
+    }
+}

@@ -1,0 +1,766 @@
+//! One streaming pass ([`StreamRun`]): the open cases in a ring in order of first appearance,
+//! found by id hash; the oldest closed (judged, its record spilled, its id logged) when more
+//! are open than allowed; a case that comes back kept open (pinned) to the end of its file.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::input::InputFormat;
+use crate::input::{BadRow, InputError, ReadOptions, RowResult};
+use crate::lease::values::same_text;
+use crate::lease::{Message, Outcome, Timestamp};
+
+use super::cases::{CaseWriter, KeptRow};
+use super::ids::{id_hash, Closed, IdLog, SeenIds};
+use super::index::OpenIndex;
+use super::reread::{read_case_again, CurrentFile, Reread};
+use super::rules::{clash_error, start_case, step_case, Location, Slot};
+use super::spill::{Encoding, Spill};
+use super::{split, EVERY_CASE};
+
+pub(super) struct OpenCase {
+    pub(super) case_id: String,
+    /// [`id_hash`] of `case_id`.
+    pub(super) hash: u64,
+    pub(super) slot: Slot,
+    /// The line of its first row.
+    pub(super) first_line: u64,
+    /// The line of its last row so far.
+    pub(super) last_line: u64,
+    /// The number of rows of its file before its first row, and before its last so far.
+    pub(super) first_row: u64,
+    pub(super) last_row: u64,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    pub(super) rows: Vec<KeptRow>,
+}
+
+/// A case id of an earlier file met in the current one.
+pub(super) struct Foreign {
+    /// Where it was in its file.
+    pub(super) closed: Closed,
+    /// Whether its clash was reported (at its first valid row).
+    pub(super) reported: bool,
+    /// The case as its file left it, once read again (to check bad rows against it).
+    pub(super) earlier: Option<Slot>,
+}
+
+/// A case that came back after it was closed, kept open to the end of its file (or until
+/// [`PINNED_CASES`] others came back after it).
+pub(super) struct Pinned {
+    pub(super) slot: Slot,
+    /// Where it was first and last, and where its matrix row is in the spill (`None`: none
+    /// was written, as there were errors): it is replaced when the case closes.
+    pub(super) closed: Closed,
+    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
+    pub(super) rows: Vec<KeptRow>,
+}
+
+/// One streaming pass over rows of one or more files.
+pub(super) struct StreamRun {
+    pub(super) run_as_of: Option<Timestamp>,
+    pub(super) open_cases: usize,
+    pub(super) seen: Arc<SeenIds>,
+    /// With a filter shared with another run: the ids it said "maybe" of that this run had
+    /// not seen (false positives, or ids the other run inserted first).
+    pub(super) suspects: Option<Vec<String>>,
+    /// The open cases: the case with sequence number `seq` is at `seq % open_cases`, so a
+    /// new case takes the place (and the memory) of the one just closed.
+    pub(super) open: Vec<OpenCase>,
+    /// [`id_hash`] of a case id → sequence numbers of open cases; ids that share a hash are
+    /// told apart by comparing them.
+    pub(super) index: OpenIndex,
+    /// Cases `closed..next` are open.
+    pub(super) closed: u64,
+    pub(super) next: u64,
+    /// The [`id_hash`], sequence number and place in `open` of the cases of recent rows, each
+    /// at the slot its hash's low bits name ([`recent_slot`]), tried before the index: one
+    /// look, not a search, and the place is kept, not worked out again by a division.
+    pub(super) recent: [(u64, u64, usize); RECENT_SLOTS],
+    pub(super) spill: Spill,
+    /// Errors of the current file from this run's own checks (the readers report theirs).
+    pub(super) faults: Vec<InputError>,
+    /// Every input error so far, in file and line order.
+    pub(super) errors: Vec<InputError>,
+    /// Set by a tail run ([`split`]) that met a case coming back: it cannot judge it, and
+    /// the file is read on from the cut by the first run instead.
+    pub(super) gave_up: bool,
+    /// Every closed case.
+    pub(super) ids: IdLog,
+    /// For each of `faults`, the sequence number of its case.
+    pub(super) fault_cases: Vec<u64>,
+    /// Set for the second half of a split file ([`split`]): every closed case is spilled,
+    /// faults or not, and logged here.
+    pub(super) tail: Option<split::CloseLog>,
+    /// The file being read, if it can be read again.
+    pub(super) current: Option<CurrentFile>,
+    /// The names of the files read, by command-line position.
+    pub(super) file_names: Vec<String>,
+    /// The command-line position of the file being read.
+    pub(super) file_index: usize,
+    /// Case ids of earlier files met in the current one, where they were first, and whether
+    /// that was reported (at its first valid row).
+    pub(super) foreign: std::collections::HashMap<String, Foreign>,
+    /// With [`bad_rows_against_earlier_files`](super::StreamSettings::bad_rows_against_earlier_files):
+    /// every file read so far, by command-line position, to read a case of it again.
+    pub(super) earlier_files: Option<Vec<Option<CurrentFile>>>,
+    /// How many times a closed case came back and was read again.
+    pub(super) came_back_count: u64,
+    /// Cases of the current file that came back.
+    pub(super) pinned: std::collections::HashMap<String, Pinned, foldhash::fast::FixedState>,
+    /// What is written for each case instead of its matrix row, if anything: its rows are
+    /// then kept while it is open.
+    pub(super) cases: Option<Box<dyn CaseWriter + Send>>,
+    /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
+    /// but for the newest case's).
+    pub(super) kept_rows: usize,
+}
+
+impl StreamRun {
+    /// A pass judging cases at `run_as_of` (if later than their last row), keeping at most
+    /// `open_cases` open, spilling rows as `encoding`, noting case ids in `seen` (sized for
+    /// the input, and `shared` if another run notes its ids there too).
+    pub(super) fn new(
+        run_as_of: Option<Timestamp>,
+        open_cases: usize,
+        encoding: Encoding,
+        seen: Arc<SeenIds>,
+        shared: bool,
+    ) -> io::Result<StreamRun> {
+        let mut run = StreamRun::with_stores(
+            run_as_of,
+            open_cases,
+            seen,
+            Spill::new(encoding)?,
+            IdLog::new()?,
+        );
+        if shared {
+            run.suspects = Some(Vec::new());
+        }
+        Ok(run)
+    }
+
+    /// A pass that writes to `spill` and `ids`, which a worker keeps for file after file.
+    pub(super) fn with_stores(
+        run_as_of: Option<Timestamp>,
+        open_cases: usize,
+        seen: Arc<SeenIds>,
+        spill: Spill,
+        ids: IdLog,
+    ) -> StreamRun {
+        StreamRun {
+            run_as_of,
+            open_cases: open_cases.max(1),
+            seen,
+            suspects: None,
+            // Sized once (growing by doubling touched fresh pages again and again, perf).
+            open: Vec::with_capacity(open_cases.clamp(1, 1 << 16)),
+            index: OpenIndex::with_capacity(open_cases.clamp(1, 1 << 16)),
+            closed: 0,
+            next: 0,
+            recent: [(0, u64::MAX, 0); RECENT_SLOTS],
+            spill,
+            faults: Vec::new(),
+            errors: Vec::new(),
+            gave_up: false,
+            ids,
+            fault_cases: Vec::new(),
+            tail: None,
+            current: None,
+            file_names: Vec::new(),
+            file_index: 0,
+            foreign: std::collections::HashMap::new(),
+            earlier_files: None,
+            pinned: std::collections::HashMap::default(),
+            came_back_count: 0,
+            cases: None,
+            kept_rows: 0,
+        }
+    }
+
+    /// Says which file the next rows come from: its command-line position and name, and
+    /// how to read it again (none: a case that comes back is an I/O error).
+    pub(super) fn begin_file(
+        &mut self,
+        file_index: usize,
+        name: &str,
+        format: InputFormat,
+        options: &ReadOptions,
+        reread: Option<Reread>,
+    ) {
+        if self.file_names.len() <= file_index {
+            self.file_names.resize(file_index + 1, String::new());
+        }
+        self.file_names[file_index] = name.to_owned();
+        self.file_index = file_index;
+        self.current = reread.map(|reread| CurrentFile {
+            name: name.to_owned(),
+            format,
+            options: options.clone(),
+            reread,
+            opened: None,
+            rows: 0,
+        });
+    }
+
+    /// Takes one row as read, with its [`row_hash`](super::row_hash), computed where the row
+    /// was parsed (its case id is in that thread's cache, not yet in this one's); returns its
+    /// outcome if it was replayed.
+    pub(super) fn feed_hashed(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+    ) -> io::Result<Option<Outcome>> {
+        if let Some(current) = &mut self.current {
+            current.rows += 1;
+        }
+        if self.gave_up {
+            return Ok(None);
+        }
+        let case_id = match row {
+            Ok(parsed) => &parsed.case_id,
+            Err(BadRow {
+                case_id: Some(case_id),
+                ..
+            }) => case_id,
+            Err(_) => return Ok(None),
+        };
+        // Rows of one case come together, or a few cases take turns: the case of a recent row
+        // with this hash is tried before the index (hash first, then the id; still open if
+        // not closed since).
+        let (recent_hash, seq, place) = self.recent[recent_slot(hash)];
+        let last = (recent_hash == hash
+            && seq != u64::MAX
+            && seq >= self.closed
+            && same_text(&self.open[place].case_id, case_id))
+        .then_some((seq, place));
+        // A case starts with an offer: for an offer of another case, the filter is asked first,
+        // and its usual answer, "certainly new", spares a look in the index (a cache miss with
+        // thousands of cases open).
+        let is_offer = matches!(row, Ok(parsed) if matches!(parsed.row.message, Message::Offer(_)));
+        let maybe_seen = (last.is_none() && is_offer).then(|| self.seen.insert_hashed(hash));
+        let found = match maybe_seen {
+            Some(false) => None,
+            _ => last.or_else(|| {
+                let seq = self.index.get(hash, |seq| {
+                    same_text(&self.open[self.place(seq)].case_id, case_id)
+                })?;
+                Some((seq, self.place(seq)))
+            }),
+        };
+        if let Some((seq, place)) = found {
+            if last.is_none() {
+                self.remember_recent(hash, seq, place);
+            }
+            let outcome = self.step_open(at, row, seq, place);
+            if self.cases.is_some() && keep_row(&mut self.open[place].rows, at, row, &outcome) {
+                self.kept_row()?;
+            }
+            return Ok(outcome);
+        }
+        self.feed_not_open(at, row, hash, case_id, maybe_seen)
+    }
+
+    /// [`feed_hashed`](StreamRun::feed_hashed) for a row whose case is not open (`case_id`,
+    /// its hash and the filter's answer if it was asked): a new case, one that comes back, or
+    /// one of an earlier file. Kept apart, so that the row of an open case (most rows) does
+    /// not pay for its registers and stack.
+    #[inline(never)]
+    pub(super) fn feed_not_open(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+        case_id: &str,
+        maybe_seen: Option<bool>,
+    ) -> io::Result<Option<Outcome>> {
+        // A "maybe" from the filter is settled by the log of every closed case (rare: a false
+        // positive about once per million cases, or a real reappearance).
+        if maybe_seen.unwrap_or_else(|| self.seen.insert_hashed(hash)) {
+            if let Some(foreign) = self.foreign.get_mut(case_id) {
+                if !foreign.reported && row.is_ok() {
+                    foreign.reported = true;
+                    let closed = foreign.closed;
+                    self.foreign_row(at, case_id, &closed);
+                }
+                self.foreign_bad_row(at, row, case_id)?;
+                return Ok(None);
+            }
+            let (row_number, keeping) = (self.row_number(), self.cases.is_some());
+            if let Some(pinned) = self.pinned.get_mut(case_id) {
+                return Ok(step_pinned(
+                    pinned,
+                    at,
+                    (row_number, row),
+                    keeping,
+                    &mut self.faults,
+                    &mut self.fault_cases,
+                ));
+            }
+            if let Some(closed) = self.ids.last(case_id)? {
+                return self.came_back(at, row, closed);
+            }
+            if let Some(suspects) = &mut self.suspects {
+                suspects.push(case_id.to_string());
+            }
+        }
+        let (seq, place) = self.open_case(at, hash, case_id)?;
+        // In the place of a closed case: its strings and its case are reused.
+        let open = &mut self.open[place];
+        let before = self.faults.len();
+        let outcome = start_case(&mut open.slot, at, row, &mut self.faults);
+        if self.faults.len() > before {
+            self.fault_cases.push(seq);
+        }
+        if self.cases.is_some() && keep_row(&mut open.rows, at, row, &outcome) {
+            self.kept_row()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Counts a row kept for the case writer; past [`MAX_KEPT_ROWS`], closes the oldest open
+    /// cases (all but the newest) until they keep fewer, unless every case is to stay open
+    /// ([`EVERY_CASE`]). Open cases are closed when newer ones
+    /// crowd them out ([`DEFAULT_OPEN_CASES`](super::DEFAULT_OPEN_CASES)), which bounds their memory when each holds a
+    /// state; cases that keep their rows (for `explain` and `validate`) hold as much as their
+    /// rows, and 4,096 cases of 400 rows took 540 MB. A case closed early that comes back is
+    /// judged again from its rows read again, as any case that comes back is.
+    pub(super) fn kept_row(&mut self) -> io::Result<()> {
+        self.kept_rows += 1;
+        while self.kept_rows > MAX_KEPT_ROWS
+            && self.open_cases != EVERY_CASE
+            && self.next - self.closed > 1
+        {
+            self.close_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// The number of rows of the current file before the row being fed (0 when the file
+    /// cannot be read again, and nothing needs it).
+    pub(super) fn row_number(&self) -> u64 {
+        self.current.as_ref().map_or(0, |current| current.rows - 1)
+    }
+
+    /// Replays a row of the open case `seq` (at `place`).
+    pub(super) fn step_open(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        seq: u64,
+        place: usize,
+    ) -> Option<Outcome> {
+        let row_number = self.row_number();
+        let open = &mut self.open[place];
+        open.last_line = at.line;
+        open.last_row = row_number;
+        let before = self.faults.len();
+        let outcome = step_case(&mut open.slot, at, row, &mut self.faults);
+        if self.faults.len() > before {
+            self.fault_cases.push(seq);
+        }
+        outcome
+    }
+
+    /// Opens a case for `case_id` (closing the oldest if as many as allowed are open), its
+    /// first row at `at`; returns its sequence number and place. Its slot still holds the
+    /// case of the place's last occupant, for reuse.
+    pub(super) fn open_case(
+        &mut self,
+        at: Location<'_>,
+        hash: u64,
+        case_id: &str,
+    ) -> io::Result<(u64, usize)> {
+        if self.next - self.closed == self.open_cases as u64 {
+            self.close_oldest()?;
+            self.prefetch_case(self.closed + CLOSE_AHEAD);
+        }
+        let seq = self.next;
+        self.next += 1;
+        let place = self.place(seq);
+        let row = self.row_number();
+        if place == self.open.len() {
+            self.open.push(OpenCase {
+                case_id: String::new(),
+                hash,
+                slot: Slot::Broken,
+                first_line: at.line,
+                last_line: at.line,
+                first_row: row,
+                last_row: row,
+                rows: Vec::new(),
+            });
+        }
+        let open = &mut self.open[place];
+        self.kept_rows -= open.rows.len();
+        open.rows.clear();
+        open.case_id.clear();
+        open.case_id.push_str(case_id);
+        open.hash = hash;
+        open.first_line = at.line;
+        open.last_line = at.line;
+        open.first_row = row;
+        open.last_row = row;
+        self.index.insert(hash, seq);
+        self.remember_recent(hash, seq, place);
+        Ok((seq, place))
+    }
+
+    /// A row of a case this run closed: of an earlier file, an input error; of this file, the
+    /// case is judged again from its rows, kept open (pinned) to the end of the file, and the
+    /// row replayed into it.
+    pub(super) fn came_back(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        closed: Closed,
+    ) -> io::Result<Option<Outcome>> {
+        let case_id = match row {
+            Ok(parsed) => parsed.case_id.as_str(),
+            Err(bad) => bad.case_id.as_deref().unwrap_or_default(),
+        };
+        if closed.file_index != at.file_index as u64 {
+            let reported = row.is_ok();
+            let foreign = Foreign {
+                closed,
+                reported,
+                earlier: None,
+            };
+            self.foreign.insert(case_id.to_owned(), foreign);
+            if reported {
+                self.foreign_row(at, case_id, &closed);
+            }
+            self.foreign_bad_row(at, row, case_id)?;
+            return Ok(None);
+        }
+        if self.tail.is_some() {
+            self.gave_up = true;
+            return Ok(None);
+        }
+        let (slot, rows) = self.rebuild(case_id, &closed)?;
+        let row_number = self.row_number();
+        self.came_back_count += 1;
+        if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
+            // The half whose last rows are oldest are closed again (and read again if they
+            // come back again): memory stays bounded however many cases come back, and a
+            // return costs a share of one sort, not a look at every pinned case.
+            let mut by_age: Vec<(u64, String)> = self
+                .pinned
+                .iter()
+                .map(|(id, pinned)| (pinned.closed.last_line, id.clone()))
+                .collect();
+            let half = by_age.len() / 2;
+            by_age.select_nth_unstable(half);
+            by_age.truncate(half.max(1));
+            by_age.sort_unstable();
+            for (_, oldest) in by_age {
+                let pinned = self.pinned.remove(&oldest).expect("listed above");
+                self.close_pinned(&oldest, pinned)?;
+            }
+        }
+        let pinned = self
+            .pinned
+            .entry(case_id.to_owned())
+            .or_insert(Pinned { slot, closed, rows });
+        Ok(step_pinned(
+            pinned,
+            at,
+            (row_number, row),
+            self.cases.is_some(),
+            &mut self.faults,
+            &mut self.fault_cases,
+        ))
+    }
+
+    /// Closes a case that came back: its row replaces the one written at its first closing.
+    pub(super) fn close_pinned(&mut self, case_id: &str, pinned: Pinned) -> io::Result<()> {
+        if let (Slot::Live(case), Some((at, len)), true) = (
+            &pinned.slot,
+            pinned.closed.spilled,
+            self.errors.is_empty() && self.faults.is_empty(),
+        ) {
+            match &mut self.cases {
+                Some(cases) => {
+                    let file = self.file_names[pinned.closed.file_index as usize].as_str();
+                    let (file_index, rows) = (pinned.closed.file_index as usize, &pinned.rows);
+                    self.spill.replace_record(at, len, &mut |out| {
+                        cases.write_case(file_index, file, case_id, rows, out)
+                    })?;
+                }
+                None => self
+                    .spill
+                    .replace_case(at, len, case_id, case, self.run_as_of)?,
+            }
+        }
+        self.ids.push(case_id, &pinned.closed)
+    }
+
+    /// With the check of bad rows against earlier files, checks a row that could not be typed,
+    /// of the case `case_id` of an earlier file, against that case as its file left it (its
+    /// `job_id`, its last `observed_at`), read again from that file the first time.
+    pub(super) fn foreign_bad_row(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        case_id: &str,
+    ) -> io::Result<()> {
+        let (Err(_), Some(files)) = (row, &mut self.earlier_files) else {
+            return Ok(());
+        };
+        let foreign = self.foreign.get_mut(case_id).expect("a foreign case");
+        if foreign.earlier.is_none() {
+            let closed = foreign.closed;
+            let file = files
+                .get_mut(closed.file_index as usize)
+                .and_then(Option::as_mut)
+                .ok_or_else(|| io::Error::other("an earlier file cannot be read again"))?;
+            foreign.earlier = Some(read_case_again(file, false, case_id, &closed)?.0);
+        }
+        let earlier = foreign.earlier.as_mut().expect("read above");
+        let before = self.faults.len();
+        // A row that could not be typed steps nothing: it is only checked.
+        step_case(earlier, at, row, &mut self.faults);
+        if self.faults.len() > before {
+            self.fault_cases.push(u64::MAX);
+        }
+        Ok(())
+    }
+
+    /// Reports a valid row of a case of an earlier file, naming both places (every record of
+    /// a case id is of the file it was first in, with its first line).
+    pub(super) fn foreign_row(&mut self, at: Location<'_>, case_id: &str, closed: &Closed) {
+        let file = self
+            .file_names
+            .get(closed.file_index as usize)
+            .map_or("", String::as_str);
+        self.faults
+            .push(clash_error(at, case_id, file, closed.first_line));
+        self.fault_cases.push(u64::MAX);
+    }
+
+    /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
+    /// cases are closed oldest first, thousands of cases after they were last touched, so the
+    /// case to close a few new cases from now is asked for now, and closing it then does not
+    /// wait for memory.
+    pub(super) fn prefetch_case(&self, seq: u64) {
+        if seq >= self.next {
+            return;
+        }
+        let open = &self.open[self.place(seq)];
+        let start = std::ptr::from_ref(open).cast::<u8>();
+        for offset in (0..std::mem::size_of::<OpenCase>()).step_by(64) {
+            prefetch(start.wrapping_add(offset));
+        }
+    }
+
+    /// Makes the case `seq` (at `place`) the recent case of its hash's slot, in place of the
+    /// case there.
+    pub(super) fn remember_recent(&mut self, hash: u64, seq: u64, place: usize) {
+        self.recent[recent_slot(hash)] = (hash, seq, place);
+    }
+
+    /// Where case `seq` is in `open`.
+    pub(super) fn place(&self, seq: u64) -> usize {
+        (seq % self.open_cases as u64) as usize
+    }
+
+    pub(super) fn close_oldest(&mut self) -> io::Result<()> {
+        if self.closed == self.next {
+            return Ok(());
+        }
+        let seq = self.closed;
+        let open = &self.open[self.place(seq)];
+        self.closed += 1;
+        self.index.remove(open.hash, seq);
+        let mut closed = Closed {
+            file_index: self.file_index as u64,
+            first_line: open.first_line,
+            last_line: open.last_line,
+            first_row: open.first_row,
+            last_row: open.last_row,
+            spilled: None,
+        };
+        if let Some(log) = &mut self.tail {
+            // Whether this case continues a case of the first half is known only later: its
+            // row is written whatever happened, and it can be left out then.
+            let spilled = match &open.slot {
+                Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?.1,
+                Slot::Broken => 0,
+            };
+            log.push(&open.case_id, (open.first_line, open.last_line), spilled)?;
+            self.ids.push(&open.case_id, &closed)?;
+            self.release_rows(seq);
+            return Ok(());
+        }
+        // Once there is an error nothing will be written; the spill is not worth filling.
+        if let (Slot::Live(case), true) = (&open.slot, self.errors.is_empty()) {
+            if self.faults.is_empty() {
+                closed.spilled = match &mut self.cases {
+                    Some(cases) => {
+                        let file = self.file_names[self.file_index].as_str();
+                        self.spill.push_record(&mut |out| {
+                            cases.write_case(self.file_index, file, &open.case_id, &open.rows, out)
+                        })?
+                    }
+                    None => Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?),
+                };
+            }
+        }
+        self.ids.push(&open.case_id, &closed)?;
+        self.release_rows(seq);
+        Ok(())
+    }
+
+    /// Lets go of the rows closed case `seq` kept (its place may wait long for a new case).
+    pub(super) fn release_rows(&mut self, seq: u64) {
+        let place = self.place(seq);
+        let rows = std::mem::take(&mut self.open[place].rows);
+        self.kept_rows -= rows.len();
+    }
+
+    /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
+    /// or on an I/O error (kept in `io_error`), `stop` is raised so the reader ends; after an
+    /// error no row is fed.
+    pub(super) fn feed_or_stop(
+        &mut self,
+        at: Location<'_>,
+        row: &RowResult,
+        hash: u64,
+        stop: &AtomicBool,
+        io_error: &mut Option<io::Error>,
+    ) -> Option<Outcome> {
+        if io_error.is_some() {
+            return None;
+        }
+        match self.feed_hashed(at, row, hash) {
+            Ok(outcome) => {
+                if self.gave_up {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                outcome
+            }
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                *io_error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// The sequence number of the open case `case_id`, if it is open.
+    pub(super) fn open_seq(&self, case_id: &str) -> Option<u64> {
+        self.index.get(id_hash(case_id), |seq| {
+            self.open[self.place(seq)].case_id == case_id
+        })
+    }
+
+    /// Closes every open case, oldest first.
+    pub(super) fn close_all(&mut self) -> io::Result<()> {
+        while self.closed < self.next {
+            self.close_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// Ends one file: closes every open case and files the file's errors in line order
+    /// (`reader_errors` first at equal lines).
+    pub(super) fn end_file(&mut self, mut reader_errors: Vec<InputError>) -> io::Result<()> {
+        reader_errors.append(&mut self.faults);
+        self.fault_cases.clear();
+        reader_errors.sort_by_key(|e| e.line);
+        // Filed before the cases close: with errors nothing is written, and a case writer
+        // (which may be costly: `reorder`) is not asked for records that would be dropped.
+        self.errors.extend(reader_errors);
+        self.close_all()?;
+        for (case_id, pinned) in std::mem::take(&mut self.pinned) {
+            self.close_pinned(&case_id, pinned)?;
+        }
+        let current = self.current.take();
+        if let Some(files) = &mut self.earlier_files {
+            if files.len() <= self.file_index {
+                files.resize_with(self.file_index + 1, || None);
+            }
+            files[self.file_index] = current;
+        }
+        self.foreign.clear();
+        Ok(())
+    }
+}
+
+/// Replays a row of a case that came back, the row `row_number` of its file (keeping it for a
+/// [`CaseWriter`] if `keeping`); its faults go to `faults` (with no case number: a split
+/// file's second half never keeps one).
+fn step_pinned(
+    pinned: &mut Pinned,
+    at: Location<'_>,
+    (row_number, row): (u64, &RowResult),
+    keeping: bool,
+    faults: &mut Vec<InputError>,
+    fault_cases: &mut Vec<u64>,
+) -> Option<Outcome> {
+    pinned.closed.last_line = at.line;
+    pinned.closed.last_row = row_number;
+    let before = faults.len();
+    let outcome = step_case(&mut pinned.slot, at, row, faults);
+    if faults.len() > before {
+        fault_cases.push(u64::MAX);
+    }
+    if keeping {
+        keep_row(&mut pinned.rows, at, row, &outcome);
+    }
+    outcome
+}
+
+/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`].
+fn keep_row(
+    rows: &mut Vec<KeptRow>,
+    at: Location<'_>,
+    row: &RowResult,
+    outcome: &Option<Outcome>,
+) -> bool {
+    if let (Some(_), Ok(parsed)) = (outcome, row) {
+        rows.push(KeptRow {
+            line: at.line,
+            row: parsed.row.clone(),
+        });
+        return true;
+    }
+    false
+}
+
+/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
+/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
+/// files) keep, so that only files of long cases close cases early.
+const MAX_KEPT_ROWS: usize = 1 << 16;
+
+/// Cases that came back kept open at once, at least (or `open_cases` if more).
+const PINNED_CASES: usize = 1024;
+
+/// How many new cases before its closing an open case is prefetched.
+const CLOSE_AHEAD: u64 = 4;
+
+/// A hint to bring the cache line at `at` into the cache.
+#[inline(always)]
+fn prefetch(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads or changes nothing that the
+    // program can see, whatever the address; SSE, which has it, is part of every x86-64.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
+/// Slots for the cases of recent rows, a case in the slot of its hash ([`recent_slot`]):
+/// enough that the handful of cases taking turns rarely share one (256: 6 KiB, in the L1
+/// cache). A search of the last 8 cases cost a quarter of all the replay's own instructions
+/// on a messy file, where cases take turns.
+const RECENT_SLOTS: usize = 256;
+
+/// The slot of `recent` a case id's [`id_hash`] goes in (the index uses its top bits).
+fn recent_slot(hash: u64) -> usize {
+    hash as usize & (RECENT_SLOTS - 1)
+}
