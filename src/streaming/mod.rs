@@ -68,10 +68,10 @@ mod split;
 
 pub use cases::{stream_cases, CaseRecords, CaseWriter, KeptRow};
 
+use crate::store::{anonymous_file, read_at, ReadAt};
 use ids::{id_hash, IdRecords};
 pub use ids::{Closed, IdLog, SeenIds};
 use index::OpenIndex;
-use spill::{anonymous_file, ReadAt};
 pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 
 /// [`id_hash`] of a row's case id, if it has one.
@@ -175,7 +175,7 @@ impl LineIndex {
         let extends = point + 1 == self.points.len();
         let mut buf = vec![0u8; 1 << 16];
         while at_line < line {
-            let n = spill::read_at(file, &mut buf, offset)?;
+            let n = read_at(file, &mut buf, offset)?;
             if n == 0 {
                 return Ok(None);
             }

@@ -1,14 +1,13 @@
-//! The matrix rows of closed cases, encoded in output order in anonymous temporary files
+//! The matrix rows of closed cases, encoded in output order in the store's temporary files
 //! (spills), rows of cases that came back written again as replacements, and their assembly
 //! into the output once the whole input is known to be good.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, Write};
-use std::sync::Arc;
 
 use crate::lease::{Case, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 use crate::output::AppendFile;
+use crate::store::{Appender, TempFile};
 
 /// How the matrix is encoded in the spill and the final output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,52 +16,6 @@ pub enum Encoding {
     Csv,
     /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
     Json,
-}
-
-/// A temporary file that is already unlinked when it is made (`tempfile::tempfile`): nothing
-/// is left in the temporary directory, even when the process is killed. Shared, so that
-/// several readers and a writer use one descriptor (positional reads, and writes at its end).
-pub(super) fn anonymous_file() -> io::Result<Arc<File>> {
-    tempfile::tempfile().map(Arc::new)
-}
-
-/// Writes to a shared file at its current position (only one writer per file).
-pub(super) struct SharedFile(pub(super) Arc<File>);
-
-impl Write for SharedFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        (&*self.0).write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        (&*self.0).flush()
-    }
-}
-
-/// Reads `buf.len()` bytes or fewer (at the end) at `offset`, leaving the file's position alone.
-pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        std::os::windows::fs::FileExt::seek_read(file, buf, offset)
-    }
-}
-
-/// A reader of a shared file from an offset, by positional reads.
-pub(super) struct ReadAt {
-    pub(super) file: Arc<File>,
-    pub(super) offset: u64,
-}
-
-impl Read for ReadAt {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = read_at(&self.file, buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
 }
 
 /// A row written in place of another when the spill is assembled.
@@ -81,7 +34,7 @@ pub struct Spill {
     /// `None`: no matrix, but for each case the record a [`CaseWriter`](super::CaseWriter)
     /// makes of it ([`Spill::push_record`]).
     encoding: Option<Encoding>,
-    file: Arc<File>,
+    file: TempFile,
     /// Rows not yet written to `file`: a CSV row is encoded straight into it (not into
     /// `scratch` and copied), and it is written out once it has less than [`SPILL_ROW_ROOM`]
     /// bytes of room left of [`SPILL_BUFFER`].
@@ -93,15 +46,15 @@ pub struct Spill {
     start: u64,
     rows: u64,
     /// Rows written again (cases that came back), made at the first one.
-    patches: Option<(Arc<File>, BufWriter<SharedFile>)>,
+    patches: Option<(TempFile, BufWriter<Appender>)>,
     patch_bytes: u64,
     replace: Vec<Replace>,
 }
 
 /// A finished stretch of a spill, assembled in order with others.
 pub struct SpillFile {
-    file: Arc<File>,
-    patches: Option<Arc<File>>,
+    file: TempFile,
+    patches: Option<TempFile>,
     start: u64,
     end: u64,
     rows: u64,
@@ -139,7 +92,7 @@ impl Spill {
     }
 
     fn with(encoding: Option<Encoding>) -> io::Result<Spill> {
-        let file = anonymous_file()?;
+        let file = TempFile::new()?;
         Ok(Spill {
             encoding,
             pending: Vec::with_capacity(SPILL_BUFFER),
@@ -253,7 +206,7 @@ impl Spill {
 
     /// Writes the pending rows to the file.
     fn write_pending(&mut self) -> io::Result<()> {
-        (&*self.file).write_all(&self.pending)?;
+        self.file.append(&self.pending)?;
         self.pending.clear();
         Ok(())
     }
@@ -298,8 +251,8 @@ impl Spill {
     /// Writes the scratch buffer as the replacement of the row `len` bytes long at `at`.
     fn append_patch(&mut self, at: u64, len: u64) -> io::Result<()> {
         if self.patches.is_none() {
-            let file = anonymous_file()?;
-            let writer = BufWriter::with_capacity(1 << 14, SharedFile(Arc::clone(&file)));
+            let file = TempFile::new()?;
+            let writer = BufWriter::with_capacity(1 << 14, file.appender());
             self.patches = Some((file, writer));
         }
         let (_, writer) = self.patches.as_mut().expect("made above");
@@ -325,8 +278,8 @@ impl Spill {
             writer.flush()?;
         }
         let segment = SpillFile {
-            file: Arc::clone(&self.file),
-            patches: self.patches.as_ref().map(|(file, _)| Arc::clone(file)),
+            file: self.file.clone(),
+            patches: self.patches.as_ref().map(|(file, _)| file.clone()),
             start: self.start,
             end: self.written,
             rows: self.rows,
@@ -391,8 +344,12 @@ pub fn assemble_rows(
             continue;
         }
         // A descriptor of its own for the copy (closed after it): spills share theirs.
-        let mut file = spill.file.try_clone()?;
-        let mut patches = spill.patches.as_ref().map(|p| p.try_clone()).transpose()?;
+        let mut file = spill.file.descriptor()?;
+        let mut patches = spill
+            .patches
+            .as_ref()
+            .map(TempFile::descriptor)
+            .transpose()?;
         // In order; a row replaced twice (a case that came back twice) by its last row.
         spill.replace.sort_by_key(|r| r.at);
         spill.replace.dedup_by(|later, earlier| {
