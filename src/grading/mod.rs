@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod case_list;
+pub mod clashes;
 pub mod class;
 pub mod columns;
 pub mod compare;
