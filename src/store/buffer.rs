@@ -27,6 +27,17 @@ impl SpillBuffer {
         }
     }
 
+    /// Nothing written; bytes go to `file` once `spill_at` of them wait, through a buffer of
+    /// `capacity` bytes made up front (so that it keeps to one allocation of that size).
+    pub(crate) fn to_file(file: TempFile, capacity: usize, spill_at: usize) -> SpillBuffer {
+        SpillBuffer {
+            buf: Vec::with_capacity(capacity),
+            file: Some(file),
+            spilled: 0,
+            spill_at,
+        }
+    }
+
     /// Where the next record's bytes are appended.
     pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
@@ -45,7 +56,8 @@ impl SpillBuffer {
         Ok(())
     }
 
-    fn spill(&mut self) -> io::Result<()> {
+    /// Moves the bytes waiting to the file (made if there is none yet).
+    pub(crate) fn spill(&mut self) -> io::Result<()> {
         let file = match &mut self.file {
             Some(file) => file,
             None => self.file.insert(TempFile::new()?),
@@ -124,6 +136,24 @@ mod tests {
         let spilled = buffer.finish().unwrap();
         assert!(!spilled.is_file());
         assert_eq!(read_all(&spilled, 0, None), vec![7; 99]);
+    }
+
+    #[test]
+    fn a_buffer_to_a_given_file_writes_there_and_flushes_when_told() {
+        let file = TempFile::new().unwrap();
+        let mut buffer = SpillBuffer::to_file(file.clone(), 64, 10);
+        buffer.buf().extend_from_slice(b"0123456789");
+        buffer.spill_if_full().unwrap();
+        buffer.buf().extend_from_slice(b"abc");
+        buffer.spill_if_full().unwrap();
+        let mut read = Vec::new();
+        file.reader(0).read_to_end(&mut read).unwrap();
+        assert_eq!(read, b"0123456789");
+        buffer.spill().unwrap();
+        assert_eq!(buffer.written(), 13);
+        read.clear();
+        file.reader(0).read_to_end(&mut read).unwrap();
+        assert_eq!(read, b"0123456789abc");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Read, Seek, Write};
 use crate::lease::{Case, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 use crate::output::AppendFile;
-use crate::store::{Appender, TempFile};
+use crate::store::{Appender, SpillBuffer, TempFile};
 
 /// How the matrix is encoded in the spill and the final output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +35,11 @@ pub struct Spill {
     /// makes of it ([`Spill::push_record`]).
     encoding: Option<Encoding>,
     file: TempFile,
-    /// Rows not yet written to `file`: a CSV row is encoded straight into it (not into
-    /// `scratch` and copied), and it is written out once it has less than [`SPILL_ROW_ROOM`]
-    /// bytes of room left of [`SPILL_BUFFER`].
-    pending: Vec<u8>,
+    /// The rows, through a buffer: a CSV row is encoded straight into it (not into `scratch`
+    /// and copied), and it is written out to `file` once it has less than [`SPILL_ROW_ROOM`]
+    /// bytes of room left of [`SPILL_BUFFER`]. Its bytes written are the spill's.
+    pending: SpillBuffer,
     scratch: Vec<u8>,
-    /// Bytes written to `file`.
-    written: u64,
     /// Where the current segment starts, and its rows.
     start: u64,
     rows: u64,
@@ -95,10 +93,13 @@ impl Spill {
         let file = TempFile::new()?;
         Ok(Spill {
             encoding,
-            pending: Vec::with_capacity(SPILL_BUFFER),
+            pending: SpillBuffer::to_file(
+                file.clone(),
+                SPILL_BUFFER,
+                SPILL_BUFFER - SPILL_ROW_ROOM + 1,
+            ),
             file,
             scratch: Vec::with_capacity(512),
-            written: 0,
             start: 0,
             rows: 0,
             patches: None,
@@ -186,29 +187,19 @@ impl Spill {
 
     /// Appends the scratch buffer as a row; returns where it is and its length.
     fn append_scratch(&mut self) -> io::Result<(u64, u64)> {
-        let start = self.pending.len();
-        self.pending.extend_from_slice(&self.scratch);
+        let start = self.pending.buf().len();
+        self.pending.buf().extend_from_slice(&self.scratch);
         self.appended(start)
     }
 
-    /// Counts the bytes of `pending` from `start` as a row (writing `pending` out if it is
+    /// Counts the bytes of `pending`'s buffer from `start` as a row (writing it out if it is
     /// full); returns where the row is and its length.
     fn appended(&mut self, start: usize) -> io::Result<(u64, u64)> {
-        let len = (self.pending.len() - start) as u64;
-        let at = self.written;
-        self.written += len;
+        let len = (self.pending.buf().len() - start) as u64;
+        let at = self.pending.written() - len;
         self.rows += 1;
-        if self.pending.len() > SPILL_BUFFER - SPILL_ROW_ROOM {
-            self.write_pending()?;
-        }
+        self.pending.spill_if_full()?;
         Ok((at, len))
-    }
-
-    /// Writes the pending rows to the file.
-    fn write_pending(&mut self) -> io::Result<()> {
-        self.file.append(&self.pending)?;
-        self.pending.clear();
-        Ok(())
     }
 
     /// Appends one row; returns where it is in the spill and its length in bytes.
@@ -225,8 +216,8 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<(u64, u64)> {
         if self.encoding == Some(Encoding::Csv) {
-            let start = self.pending.len();
-            push_csv_row(&mut self.pending, case_id, case, &case.judge(run_as_of));
+            let start = self.pending.buf().len();
+            push_csv_row(self.pending.buf(), case_id, case, &case.judge(run_as_of));
             return self.appended(start);
         }
         self.encode_case(case_id, case, run_as_of)?;
@@ -273,7 +264,7 @@ impl Spill {
 
     /// Ends the current segment (flushing what it wrote) and starts the next one.
     pub fn segment(&mut self) -> io::Result<SpillFile> {
-        self.write_pending()?;
+        self.pending.spill()?;
         if let Some((_, writer)) = &mut self.patches {
             writer.flush()?;
         }
@@ -281,11 +272,11 @@ impl Spill {
             file: self.file.clone(),
             patches: self.patches.as_ref().map(|(file, _)| file.clone()),
             start: self.start,
-            end: self.written,
+            end: self.pending.written(),
             rows: self.rows,
             replace: std::mem::take(&mut self.replace),
         };
-        self.start = self.written;
+        self.start = self.pending.written();
         self.rows = 0;
         Ok(segment)
     }
