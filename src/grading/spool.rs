@@ -1,8 +1,8 @@
 //! Records kept encoded and, past a few kilobytes, in an anonymous temporary file, so that
 //! what a run lists per case (a submission's marks, its unknown rows) takes memory that does
 //! not grow with the number of cases; renderers read them back in order, as often as they
-//! need. Runs of records each in key order merge into one (the k-way merge of an external
-//! sort), as a partition-at-a-time join yields them.
+//! need. Runs of records each in key order merge into one (the store's k-way merge), as a
+//! partition-at-a-time join yields them.
 
 use std::io::{self, Read};
 use std::marker::PhantomData;
