@@ -11,8 +11,10 @@
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - [`autograder`] is what a Gradescope or PrairieLearn autograder carries and runs.
+//! - `store` keeps what outgrows memory in temporary files: spills, logs and sorted runs.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
+//! - [`validation`] is what `validate` finds: input errors and warnings, in bounded memory.
 //!
 //! ```
 //! use leasejudge::input::{read_from, InputFormat};
@@ -52,8 +54,10 @@ pub mod output;
 pub mod random;
 pub mod reorder;
 pub mod report;
+mod store;
 pub mod streaming;
 pub mod terminal;
+pub mod validation;
 
 /// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is
 /// not worth reporting.

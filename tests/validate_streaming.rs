@@ -7,9 +7,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use leasejudge::commands::validate::{validate, validate_streaming, Report, OPEN_CASES};
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
+use leasejudge::validation::{validate, validate_streaming, Report, OPEN_CASES};
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {

@@ -10,11 +10,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
+use crate::grading::clashes::CasePlaces;
 use crate::grading::engine_check::{grade_judged, judge};
 use crate::grading::matrix_file::{
     insert_errors, kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
 };
-use crate::grading::partitions::{Partitions, Splitter};
+use crate::grading::partitions::Splitter;
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
@@ -300,7 +301,9 @@ fn check(args: &Args) -> Result<ExitCode> {
     // partition at a time once every file is judged; each file's clashes are listed where its
     // errors end, before its golden file's.
     let several = pairings.pairs.len() > 1;
-    let mut places = several.then(|| Places::new(&pairings.pairs));
+    let mut places = several.then(|| {
+        CasePlaces::for_case_files(pairings.pairs.iter().map(|pairing| pairing.cases.as_path()))
+    });
     for (file_index, pairing) in pairings.pairs.iter().enumerate() {
         let from_stdin = pairing.cases.as_os_str() == "-";
         let source = Source {
@@ -310,11 +313,11 @@ fn check(args: &Args) -> Result<ExitCode> {
         };
         let judged = judge(&source, args.as_of, &mut |case_id, line| {
             if let Some(places) = &mut places {
-                places.ids.push(case_id, line, file_index as u64, &[]);
+                places.push(case_id, line, file_index);
             }
         });
         if let Some(places) = &mut places {
-            places.errors_after.push(errors.len() as u64);
+            places.end_file(errors.len());
         }
         // The golden file is read split by case-id hash, planned for the largest of it, the
         // case file and the engine's matrix (known even for standard input), and joined a
@@ -414,73 +417,6 @@ fn check(args: &Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Every case id of the case files checked together, with its file and first line, split by
-/// hash into partitions on disk: memory does not grow with the directory.
-struct Places {
-    ids: Partitions,
-    /// Per judged file, how many errors were listed once it was judged: where its clashes go.
-    errors_after: Vec<u64>,
-}
-
-impl Places {
-    fn with_splitter(splitter: &Splitter) -> Places {
-        Places {
-            ids: Partitions::new(splitter),
-            errors_after: Vec::new(),
-        }
-    }
-
-    fn new(pairs: &[Pairing]) -> Places {
-        // An id and its place take a few dozen bytes; a case, some hundreds in its file.
-        let bytes: u64 = pairs
-            .iter()
-            .filter_map(|pair| std::fs::metadata(&pair.cases).ok())
-            .map(|metadata| metadata.len() / 8)
-            .sum();
-        Places::with_splitter(&Splitter::for_bytes(bytes))
-    }
-
-    /// Each place of an id after its first, as the error a clash is, with where it goes among
-    /// the other errors, in the order the files were judged.
-    fn clashes(&self, names: &[String]) -> std::io::Result<Vec<(u64, InputError)>> {
-        let mut clashes = Vec::new();
-        for part in 0..self.ids.parts() {
-            // One partition's ids at a time.
-            let mut first: std::collections::HashMap<String, (usize, u64)> =
-                std::collections::HashMap::new();
-            self.ids.read(part, &mut |row| {
-                let file_index = row.tag as usize;
-                match first.get(row.case_id) {
-                    Some(&(earlier, first_line)) => {
-                        let at = crate::streaming::Location {
-                            file_index,
-                            file: &names[file_index],
-                            line: row.line,
-                        };
-                        let error = crate::streaming::clash_error(
-                            at,
-                            row.case_id,
-                            &names[earlier],
-                            first_line,
-                        );
-                        clashes.push((row.index, self.errors_after[file_index], error));
-                    }
-                    None => {
-                        first.insert(row.case_id.to_owned(), (file_index, row.line));
-                    }
-                }
-                Ok(())
-            })?;
-        }
-        // In the order they were met: file by file, each file's cases in its order.
-        clashes.sort_unstable_by_key(|(index, _, _)| *index);
-        Ok(clashes
-            .into_iter()
-            .map(|(_, errors_before, error)| (errors_before, error))
-            .collect())
-    }
 }
 
 /// Every problem of a golden file read split, as a golden file read whole lists them: the
@@ -585,58 +521,5 @@ fn say_blessed(to_bless: &[&Pairing], checked: usize) {
     }
     if to_bless.is_empty() {
         let _ = writeln!(err, "leasejudge: bless: nothing to write");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Ids in two files are found a partition at a time as one map of first places finds
-    /// them, in the same order, each placed after its file's errors.
-    #[test]
-    fn clashes_across_files_are_found_split_as_whole() {
-        let names: Vec<String> = (0..3).map(|i| format!("f{i}.csv")).collect();
-        let files: Vec<Vec<String>> = vec![
-            (0..500).map(|i| format!("c{i}")).collect(),
-            (400..900).rev().map(|i| format!("c{i}")).collect(),
-            (0..1000).step_by(3).map(|i| format!("c{i}")).collect(),
-        ];
-        let mut expected = Vec::new();
-        let mut first: std::collections::HashMap<&str, (usize, u64)> = Default::default();
-        for (file, ids) in files.iter().enumerate() {
-            for (line, id) in ids.iter().enumerate() {
-                let line = line as u64 + 2;
-                match first.get(id.as_str()) {
-                    Some(&(earlier, first_line)) => expected.push((
-                        file as u64 * 10,
-                        crate::streaming::clash_error(
-                            crate::streaming::Location {
-                                file_index: file,
-                                file: &names[file],
-                                line,
-                            },
-                            id,
-                            &names[earlier],
-                            first_line,
-                        ),
-                    )),
-                    None => {
-                        first.insert(id, (file, line));
-                    }
-                }
-            }
-        }
-        assert!(expected.len() > 300);
-        for parts in [1, 4, 33] {
-            let mut places = Places::with_splitter(&Splitter::with_parts(parts));
-            for (file, ids) in files.iter().enumerate() {
-                for (line, id) in ids.iter().enumerate() {
-                    places.ids.push(id, line as u64 + 2, file as u64, &[]);
-                }
-                places.errors_after.push(file as u64 * 10);
-            }
-            assert_eq!(places.clashes(&names).unwrap(), expected, "{parts} parts");
-        }
     }
 }

@@ -1,17 +1,16 @@
 //! The cases a grade lists (golden cases as graded, and unknown cases), kept encoded and, past
-//! 64 KiB, in an anonymous temporary file, as sorted runs merged back by key as they are read:
+//! 64 KiB, in an anonymous temporary file, as sorted runs merged back by key as they are read
+//! (the store's k-way merge):
 //! `check` joins a golden file one partition at a time, each partition yielding its cases in
 //! golden order, and a report lists them in golden order without ever holding them all.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::io::{self, Read};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::columns::Column;
 use super::compare::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
-use super::spool::{SpillBuffer, Store};
+use crate::store::{Merge, SpillBuffer, Spilled};
 
 /// Encoded records held in memory before they go to the temporary file: a small report
 /// never makes one.
@@ -58,7 +57,7 @@ struct Run {
 
 /// Records in key order, read back one at a time, as often as a renderer needs.
 pub struct Listed<T> {
-    store: Store,
+    store: Spilled,
     runs: Vec<Run>,
     names: Arc<[String]>,
     len: usize,
@@ -202,23 +201,20 @@ impl<T: Record> Listed<T> {
         let buffer =
             (MERGE_BUFFER_BYTES / self.runs.len().max(1)).clamp(RUN_BUFFER.0, RUN_BUFFER.1);
         let mut start = 0u64;
-        let mut readers: Vec<Box<dyn Read + '_>> = Vec::with_capacity(self.runs.len());
+        let mut runs = Vec::with_capacity(self.runs.len());
         for run in &self.runs {
-            readers.push(self.store.reader(start, Some(run.end), buffer));
+            runs.push(RunRecords {
+                reader: self.store.reader(start, Some(run.end), buffer),
+                left: run.records,
+                names: &self.names,
+                record: PhantomData,
+            });
             start = run.end;
         }
-        let mut iter = ListIter {
-            readers,
-            left: self.runs.iter().map(|run| run.records).collect(),
-            heads: (0..self.runs.len()).map(|_| None).collect(),
-            heap: BinaryHeap::with_capacity(self.runs.len()),
-            names: &self.names,
+        ListIter {
+            merge: Merge::new(runs).unwrap_or_else(|e| panic!("{}", read_back_failed(&e))),
             remaining: self.len,
-        };
-        for run in 0..iter.readers.len() {
-            iter.advance(run);
         }
-        iter
     }
 }
 
@@ -287,46 +283,51 @@ impl<'a, T: Record> IntoIterator for &'a Listed<T> {
     }
 }
 
-/// The records of a [`Listed`], in key order.
-pub struct ListIter<'a, T> {
-    readers: Vec<Box<dyn Read + 'a>>,
-    /// Per run, the records not yet decoded.
-    left: Vec<usize>,
-    /// Per run, its next record, decoded.
-    heads: Vec<Option<T>>,
-    /// The runs with a next record, by its key.
-    heap: BinaryHeap<Reverse<(u64, usize)>>,
-    names: &'a [String],
-    remaining: usize,
+/// Why a list cannot be read back.
+fn read_back_failed(e: &io::Error) -> String {
+    format!("reading back the temporary file of cases: {e}")
 }
 
-impl<T: Record> ListIter<'_, T> {
-    /// Decodes run `run`'s next record, if it has one, into its head.
-    fn advance(&mut self, run: usize) {
-        if self.left[run] == 0 {
-            return;
+/// One sorted run of a [`Listed`], decoded one record at a time.
+struct RunRecords<'a, T> {
+    reader: Box<dyn Read + 'a>,
+    /// The records not yet decoded.
+    left: usize,
+    names: &'a [String],
+    record: PhantomData<fn() -> T>,
+}
+
+impl<T: Record> Iterator for RunRecords<'_, T> {
+    type Item = io::Result<(u64, T)>;
+
+    fn next(&mut self) -> Option<io::Result<(u64, T)>> {
+        if self.left == 0 {
+            return None;
         }
-        self.left[run] -= 1;
-        let reader = &mut self.readers[run];
-        let decoded = bytes::<8>(reader.as_mut())
-            .map(u64::from_le_bytes)
-            .and_then(|key| Ok((key, T::decode(self.names, reader.as_mut())?)));
-        let (key, record) =
-            decoded.unwrap_or_else(|e| panic!("reading back the temporary file of cases: {e}"));
-        self.heads[run] = Some(record);
-        self.heap.push(Reverse((key, run)));
+        self.left -= 1;
+        let reader = self.reader.as_mut();
+        Some(
+            bytes::<8>(reader)
+                .map(u64::from_le_bytes)
+                .and_then(|key| Ok((key, T::decode(self.names, reader)?))),
+        )
     }
+}
+
+/// The records of a [`Listed`], in key order.
+pub struct ListIter<'a, T> {
+    merge: Merge<u64, T, RunRecords<'a, T>>,
+    remaining: usize,
 }
 
 impl<T: Record> Iterator for ListIter<'_, T> {
     type Item = T;
 
     fn next(&mut self) -> Option<T> {
-        let Reverse((_, run)) = self.heap.pop()?;
-        let record = self.heads[run]
-            .take()
-            .expect("a run in the heap has a head");
-        self.advance(run);
+        let (_, record) = self
+            .merge
+            .next()?
+            .unwrap_or_else(|e| panic!("{}", read_back_failed(&e)));
         self.remaining -= 1;
         Some(record)
     }

@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod case_list;
+pub mod clashes;
 pub mod class;
 pub mod columns;
 pub mod compare;
@@ -27,29 +28,6 @@ pub use matrix_file::{
     read_golden_file, read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping,
     read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
 };
-
-/// Reads from `file` at `offset`, leaving its position alone (temporary files are read back
-/// by several readers at once).
-fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    #[cfg(unix)]
-    return std::os::unix::fs::FileExt::read_at(file, buf, offset);
-    #[cfg(windows)]
-    return std::os::windows::fs::FileExt::seek_read(file, buf, offset);
-}
-
-/// A shared temporary file read from an offset on, by positional reads.
-struct ReadAt<'a> {
-    file: &'a std::fs::File,
-    offset: u64,
-}
-
-impl std::io::Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = read_at(self.file, buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
-}
 
 /// How a grade report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

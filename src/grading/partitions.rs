@@ -1,17 +1,17 @@
-//! A matrix's rows split by case-id hash into partitions, each spilled to an anonymous
-//! temporary file (one for all of them) once it outgrows its buffer, so that two matrices are joined one partition
-//! at a time (a hash join, as out-of-core databases run one) in memory that does not grow
-//! with them.
+//! A matrix's rows split by case-id hash into partitions, each spilled to the store's
+//! temporary file (one for all of them) once it outgrows its buffer, so that two matrices are
+//! joined one partition at a time (a hash join, as out-of-core databases run one) in memory
+//! that does not grow with them.
 //!
 //! Every matrix of one run is split by one [`Splitter`], so a case id lands in the same
 //! partition of the golden file and of every submission. A partition holds its rows in file
 //! order, each with its index in the whole file, so results merge back into file order.
 
-use std::fs::File;
 use std::hash::BuildHasher;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Read};
 
 use super::columns::Column;
+use crate::store::TempFile;
 
 /// How many input bytes one partition is planned for: a loaded partition of a golden file
 /// and one of a submission, graded on every column, stay within a few tens of megabytes.
@@ -93,7 +93,7 @@ pub struct Partitions {
     parts: Vec<Part>,
     /// Where every partition spills, a chunk at a time (one file, not one per partition: a
     /// class of submissions split a thousand ways must not run out of file handles).
-    file: Option<File>,
+    file: Option<TempFile>,
     /// How many bytes the file has.
     file_len: u64,
     rows: u64,
@@ -213,10 +213,10 @@ impl Partitions {
     fn spill(&mut self, part: usize) -> io::Result<()> {
         let file = match &mut self.file {
             Some(file) => file,
-            None => self.file.insert(tempfile::tempfile()?),
+            None => self.file.insert(TempFile::new()?),
         };
         let part = &mut self.parts[part];
-        file.write_all(&part.buf)?;
+        file.append(&part.buf)?;
         let len = part.buf.len() as u64;
         part.chunks.push((self.file_len, len));
         self.file_len += len;
@@ -260,11 +260,7 @@ impl Partitions {
         let spilled: Box<dyn Read + '_> = match &self.file {
             Some(file) if !part.chunks.is_empty() => Box::new(BufReader::with_capacity(
                 READ_BUFFER,
-                Chunks {
-                    file,
-                    chunks: &part.chunks,
-                    read: 0,
-                },
+                file.extents(&part.chunks),
             )),
             _ => Box::new(io::empty()),
         };
@@ -348,35 +344,6 @@ impl<'a> Cursor<'a> {
 
     fn len(&mut self) -> io::Result<usize> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")) as usize)
-    }
-}
-
-/// A partition's chunks of the shared file, read one after another by positional reads
-/// (the file's position is left alone, so partitions may be read at once).
-struct Chunks<'a> {
-    file: &'a File,
-    /// The chunks not yet read whole.
-    chunks: &'a [(u64, u64)],
-    /// How much of the first chunk is read.
-    read: u64,
-}
-
-impl Read for Chunks<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let Some(&(offset, len)) = self.chunks.first() else {
-            return Ok(0);
-        };
-        let want = buf.len().min((len - self.read) as usize);
-        let n = super::read_at(self.file, &mut buf[..want], offset + self.read)?;
-        if n == 0 && want > 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        self.read += n as u64;
-        if self.read == len {
-            self.chunks = &self.chunks[1..];
-            self.read = 0;
-        }
-        Ok(n)
     }
 }
 

@@ -1,13 +1,13 @@
 //! Records kept encoded and, past a few kilobytes, in an anonymous temporary file, so that
 //! what a run lists per case (a submission's marks, its unknown rows) takes memory that does
 //! not grow with the number of cases; renderers read them back in order, as often as they
-//! need. Runs of records each in key order merge into one (the k-way merge of an external
-//! sort), as a partition-at-a-time join yields them.
+//! need. Runs of records each in key order merge into one (the store's k-way merge), as a
+//! partition-at-a-time join yields them.
 
-use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read};
 use std::marker::PhantomData;
-use std::sync::Arc;
+
+use crate::store::{Merge, SpillBuffer, Spilled};
 
 /// A record a [`Spool`] keeps: written to bytes and read back.
 pub trait Record: Sized {
@@ -48,110 +48,10 @@ impl Record for (u64, String) {
 /// makes one.
 const SPILL_BYTES: usize = 64 * 1024;
 
-/// Where encoded records are, once written (here, and under `case_list`'s lists).
-#[derive(Clone)]
-pub(crate) enum Store {
-    /// Few enough to stay in memory.
-    Memory(Arc<[u8]>),
-    /// In an anonymous temporary file (unlinked when made, so nothing is left behind even
-    /// when the process is killed), read by positional reads so readers can overlap.
-    File(Arc<File>),
-}
-
-impl Store {
-    /// The bytes from `start` to `end` (the last byte if `None`), read through a buffer of
-    /// `buffer` bytes when they are in the file.
-    pub(crate) fn reader(&self, start: u64, end: Option<u64>, buffer: usize) -> Box<dyn Read + '_> {
-        match self {
-            Store::Memory(bytes) => {
-                let end = end.map_or(bytes.len(), |end| end as usize);
-                Box::new(&bytes[start as usize..end])
-            }
-            Store::File(file) => {
-                let from = super::ReadAt {
-                    file: file.as_ref(),
-                    offset: start,
-                };
-                match end {
-                    Some(end) => Box::new(BufReader::with_capacity(buffer, from.take(end - start))),
-                    None => Box::new(BufReader::with_capacity(buffer, from)),
-                }
-            }
-        }
-    }
-
-    /// Whether the bytes went to the temporary file.
-    #[cfg(test)]
-    pub(crate) fn is_file(&self) -> bool {
-        matches!(self, Store::File(_))
-    }
-}
-
-/// Encoded records being written: in memory until `spill_at` bytes wait, then appended to an
-/// anonymous temporary file (made at the first spill).
-pub(crate) struct SpillBuffer {
-    buf: Vec<u8>,
-    file: Option<File>,
-    /// Bytes already in the file.
-    spilled: u64,
-    spill_at: usize,
-}
-
-impl SpillBuffer {
-    /// Nothing written; bytes go to the file past `spill_at` of them.
-    pub(crate) fn new(spill_at: usize) -> SpillBuffer {
-        SpillBuffer {
-            buf: Vec::new(),
-            file: None,
-            spilled: 0,
-            spill_at,
-        }
-    }
-
-    /// Where the next record's bytes are appended.
-    pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
-        &mut self.buf
-    }
-
-    /// How many bytes were written in all.
-    pub(crate) fn written(&self) -> u64 {
-        self.spilled + self.buf.len() as u64
-    }
-
-    /// Moves the bytes waiting to the file if there are enough of them.
-    pub(crate) fn spill_if_full(&mut self) -> io::Result<()> {
-        if self.buf.len() >= self.spill_at {
-            self.spill()?;
-        }
-        Ok(())
-    }
-
-    fn spill(&mut self) -> io::Result<()> {
-        let file = match &mut self.file {
-            Some(file) => file,
-            None => self.file.insert(tempfile::tempfile()?),
-        };
-        file.write_all(&self.buf)?;
-        self.spilled += self.buf.len() as u64;
-        self.buf.clear();
-        Ok(())
-    }
-
-    /// Every byte written, ready to be read back.
-    pub(crate) fn finish(mut self) -> io::Result<Store> {
-        Ok(if self.file.is_some() {
-            self.spill()?;
-            Store::File(Arc::new(self.file.take().expect("made by spill")))
-        } else {
-            Store::Memory(std::mem::take(&mut self.buf).into())
-        })
-    }
-}
-
 /// Records in order, kept encoded (in memory or a temporary file) and decoded as they are
 /// read, as often as needed.
 pub struct Spool<T> {
-    store: Store,
+    store: Spilled,
     count: usize,
     record: PhantomData<fn() -> T>,
 }
@@ -234,7 +134,7 @@ impl<T: Record> Spool<T> {
             count += 1;
         }
         Spool {
-            store: Store::Memory(buf.into()),
+            store: Spilled::Memory(buf.into()),
             count,
             record: PhantomData,
         }
@@ -293,22 +193,16 @@ impl<T: Record> Spool<T> {
             }
         }
         // Many runs each read through a small buffer: a thousand runs cost 8 MiB.
-        let mut runs: Vec<SpoolIter<'_, T>> = points
+        let runs: Vec<_> = points
             .windows(2)
-            .map(|run| self.iter_from(run[0], run[1].count - run[0].count, 8 << 10))
+            .map(|run| {
+                self.iter_from(run[0], run[1].count - run[0].count, 8 << 10)
+                    .map(|record| Ok::<_, io::Error>((record.key(), record)))
+            })
             .collect();
-        let mut heads = std::collections::BinaryHeap::new();
-        for (run, records) in runs.iter_mut().enumerate() {
-            if let Some(record) = records.next() {
-                heads.push(std::cmp::Reverse(Head(record, run)));
-            }
-        }
         let mut merged = SpoolWriter::new();
-        while let Some(std::cmp::Reverse(Head(record, run))) = heads.pop() {
-            merged.push(&record)?;
-            if let Some(next) = runs[run].next() {
-                heads.push(std::cmp::Reverse(Head(next, run)));
-            }
+        for record in Merge::new(runs)? {
+            merged.push(&record?.1)?;
         }
         merged.finish()
     }
@@ -334,30 +228,6 @@ impl<'a, T: Record> IntoIterator for &'a Spool<T> {
 
     fn into_iter(self) -> SpoolIter<'a, T> {
         self.iter()
-    }
-}
-
-/// A run's next record, ordered by its key (then its run, so that equal keys keep the
-/// runs' order).
-struct Head<T>(T, usize);
-
-impl<T: Record> PartialEq for Head<T> {
-    fn eq(&self, other: &Head<T>) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-
-impl<T: Record> Eq for Head<T> {}
-
-impl<T: Record> PartialOrd for Head<T> {
-    fn partial_cmp(&self, other: &Head<T>) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<T: Record> Ord for Head<T> {
-    fn cmp(&self, other: &Head<T>) -> std::cmp::Ordering {
-        (self.0.key(), self.1).cmp(&(other.0.key(), other.1))
     }
 }
 

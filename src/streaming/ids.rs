@@ -2,13 +2,12 @@
 //! not" or "maybe", and a log of every id in a temporary file ([`IdLog`]) that settles a
 //! "maybe"; and the hash both (and the open-case index) use.
 
-use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufWriter, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
-use super::spill::{anonymous_file, read_at, SharedFile};
+use crate::store::{Appender, TempFile};
 
 /// The Bloom filter's largest size, all its layers together: 2^21 words = 16 MiB.
 const SEEN_WORDS_MAX: usize = 1 << 21;
@@ -213,25 +212,22 @@ pub(super) fn id_hash(id: &str) -> u64 {
     hasher.finish()
 }
 
-/// Case ids, each with `N` numbers, appended to an anonymous temporary file and read back in
+/// Case ids, each with `N` numbers, appended to a temporary file of the store and read back in
 /// order: the id logs of a run ([`IdLog`]) and of the second half of a split file
 /// (`split::CloseLog`).
 pub(super) struct IdRecords<const N: usize> {
-    file: Arc<File>,
+    file: TempFile,
     /// `None` once closed.
-    writer: Option<BufWriter<SharedFile>>,
+    writer: Option<BufWriter<Appender>>,
     /// Bytes written.
     written: u64,
 }
 
 impl<const N: usize> IdRecords<N> {
     pub(super) fn new() -> io::Result<IdRecords<N>> {
-        let file = anonymous_file()?;
+        let file = TempFile::new()?;
         Ok(IdRecords {
-            writer: Some(BufWriter::with_capacity(
-                1 << 16,
-                SharedFile(Arc::clone(&file)),
-            )),
+            writer: Some(BufWriter::with_capacity(1 << 16, file.appender())),
             file,
             written: 0,
         })
@@ -313,7 +309,7 @@ impl<const N: usize> IdRecords<N> {
             let want = (to - offset).min(1 << 16) as usize;
             buf.resize(filled + want, 0);
             let read = loop {
-                match read_at(&self.file, &mut buf[filled..], offset) {
+                match self.file.read_at(&mut buf[filled..], offset) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     read => break read?,
                 }
@@ -340,11 +336,11 @@ impl<const N: usize> IdRecords<N> {
             writer.flush()?;
         }
         let mut word = [0u8; 8];
-        read_exact_at(&self.file, &mut word, offset)?;
+        self.file.read_exact_at(&mut word, offset)?;
         let id_len = usize::try_from(u64::from_le_bytes(word))
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         let mut rest = vec![0u8; id_len + 8 * N];
-        read_exact_at(&self.file, &mut rest, offset + 8)?;
+        self.file.read_exact_at(&mut rest, offset + 8)?;
         let numbers = std::array::from_fn(|i| {
             let at = id_len + 8 * i;
             u64::from_le_bytes(rest[at..at + 8].try_into().expect("eight bytes"))
@@ -369,25 +365,6 @@ impl<const N: usize> IdRecords<N> {
         let numbers = std::array::from_fn(|i| word(id_end + 8 * i).expect("within the record"));
         Some((&bytes[8..id_end], numbers, end))
     }
-}
-
-/// Fills `buf` from byte `offset` of `file` (an error if the file ends first).
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        match read_at(file, &mut buf[done..], offset + done as u64) {
-            Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the log ends inside a record",
-                ))
-            }
-            Ok(n) => done += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// The numbers an [`IdLog`] record holds: a [`Closed`].
@@ -579,7 +556,7 @@ const PARTS_LOG2_MAX: u32 = 11;
 /// blocks of one partition, about four blocks when there are as many partitions as the log
 /// calls for ([`PartitionIndex::parts_log2_for`]); a full block is written as it fills.
 struct PartitionIndex {
-    file: Arc<File>,
+    file: TempFile,
     /// Bytes written to `file`.
     written: u64,
     parts_log2: u32,
@@ -593,7 +570,7 @@ impl PartitionIndex {
     fn new(parts_log2: u32) -> io::Result<PartitionIndex> {
         let parts = 1usize << parts_log2;
         Ok(PartitionIndex {
-            file: anonymous_file()?,
+            file: TempFile::new()?,
             written: 0,
             parts_log2,
             blocks: vec![Vec::new(); parts],
@@ -625,7 +602,7 @@ impl PartitionIndex {
                 bytes.extend_from_slice(&hash.to_le_bytes());
                 bytes.extend_from_slice(&offset.to_le_bytes());
             }
-            write_all_at(&self.file, &bytes, self.written)?;
+            self.file.write_all_at(&bytes, self.written)?;
             self.blocks[part].push(self.written);
             self.written += bytes.len() as u64;
         }
@@ -647,7 +624,7 @@ impl PartitionIndex {
         }
         let mut bytes = vec![0u8; 16 * BLOCK_ENTRIES];
         for &block in self.blocks[part].iter().rev() {
-            read_exact_at(&self.file, &mut bytes, block)?;
+            self.file.read_exact_at(&mut bytes, block)?;
             for entry in bytes.chunks_exact(16).rev() {
                 let word = |at: usize| {
                     u64::from_le_bytes(entry[at..at + 8].try_into().expect("eight bytes"))
@@ -656,26 +633,6 @@ impl PartitionIndex {
                     return Ok(());
                 }
             }
-        }
-        Ok(())
-    }
-}
-
-/// Writes all of `bytes` at byte `offset` of `file`, leaving its position alone.
-fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
-    }
-    #[cfg(windows)]
-    {
-        let mut done = 0;
-        while done < bytes.len() {
-            done += std::os::windows::fs::FileExt::seek_write(
-                file,
-                &bytes[done..],
-                offset + done as u64,
-            )?;
         }
         Ok(())
     }

@@ -21,7 +21,7 @@ use super::ids::Closed;
 use super::rules::Slot;
 use super::run::StreamRun;
 use super::schedule::Watched;
-use super::spill::{self, ReadAt};
+use crate::store::{read_at, ReadAt};
 
 /// How the file being read can be read again from its start (for a case that comes back).
 pub(super) enum Reread {
@@ -75,7 +75,7 @@ impl LineIndex {
         let extends = point + 1 == self.points.len();
         let mut buf = vec![0u8; 1 << 16];
         while at_line < line {
-            let n = spill::read_at(file, &mut buf, offset)?;
+            let n = read_at(file, &mut buf, offset)?;
             if n == 0 {
                 return Ok(None);
             }

@@ -19,7 +19,8 @@ use super::ids::{IdLog, SeenIds};
 use super::reread::Reread;
 use super::rules::Location;
 use super::run::StreamRun;
-use super::spill::{anonymous_file, Encoding, Spill, SpillFile};
+use super::spill::{Encoding, Spill, SpillFile};
+use crate::store::anonymous_file;
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
 
 /// A reader that reports its bytes to the progress bar, copies them to a spool (standard

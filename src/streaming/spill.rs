@@ -1,14 +1,13 @@
-//! The matrix rows of closed cases, encoded in output order in anonymous temporary files
+//! The matrix rows of closed cases, encoded in output order in the store's temporary files
 //! (spills), rows of cases that came back written again as replacements, and their assembly
 //! into the output once the whole input is known to be good.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, Write};
-use std::sync::Arc;
 
 use crate::lease::{Case, Timestamp};
 use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 use crate::output::AppendFile;
+use crate::store::{Appender, SpillBuffer, TempFile};
 
 /// How the matrix is encoded in the spill and the final output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,52 +16,6 @@ pub enum Encoding {
     Csv,
     /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
     Json,
-}
-
-/// A temporary file that is already unlinked when it is made (`tempfile::tempfile`): nothing
-/// is left in the temporary directory, even when the process is killed. Shared, so that
-/// several readers and a writer use one descriptor (positional reads, and writes at its end).
-pub(super) fn anonymous_file() -> io::Result<Arc<File>> {
-    tempfile::tempfile().map(Arc::new)
-}
-
-/// Writes to a shared file at its current position (only one writer per file).
-pub(super) struct SharedFile(pub(super) Arc<File>);
-
-impl Write for SharedFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        (&*self.0).write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        (&*self.0).flush()
-    }
-}
-
-/// Reads `buf.len()` bytes or fewer (at the end) at `offset`, leaving the file's position alone.
-pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        std::os::windows::fs::FileExt::seek_read(file, buf, offset)
-    }
-}
-
-/// A reader of a shared file from an offset, by positional reads.
-pub(super) struct ReadAt {
-    pub(super) file: Arc<File>,
-    pub(super) offset: u64,
-}
-
-impl Read for ReadAt {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = read_at(&self.file, buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
-    }
 }
 
 /// A row written in place of another when the spill is assembled.
@@ -81,27 +34,25 @@ pub struct Spill {
     /// `None`: no matrix, but for each case the record a [`CaseWriter`](super::CaseWriter)
     /// makes of it ([`Spill::push_record`]).
     encoding: Option<Encoding>,
-    file: Arc<File>,
-    /// Rows not yet written to `file`: a CSV row is encoded straight into it (not into
-    /// `scratch` and copied), and it is written out once it has less than [`SPILL_ROW_ROOM`]
-    /// bytes of room left of [`SPILL_BUFFER`].
-    pending: Vec<u8>,
+    file: TempFile,
+    /// The rows, through a buffer: a CSV row is encoded straight into it (not into `scratch`
+    /// and copied), and it is written out to `file` once it has less than [`SPILL_ROW_ROOM`]
+    /// bytes of room left of [`SPILL_BUFFER`]. Its bytes written are the spill's.
+    pending: SpillBuffer,
     scratch: Vec<u8>,
-    /// Bytes written to `file`.
-    written: u64,
     /// Where the current segment starts, and its rows.
     start: u64,
     rows: u64,
     /// Rows written again (cases that came back), made at the first one.
-    patches: Option<(Arc<File>, BufWriter<SharedFile>)>,
+    patches: Option<(TempFile, BufWriter<Appender>)>,
     patch_bytes: u64,
     replace: Vec<Replace>,
 }
 
 /// A finished stretch of a spill, assembled in order with others.
 pub struct SpillFile {
-    file: Arc<File>,
-    patches: Option<Arc<File>>,
+    file: TempFile,
+    patches: Option<TempFile>,
     start: u64,
     end: u64,
     rows: u64,
@@ -139,13 +90,16 @@ impl Spill {
     }
 
     fn with(encoding: Option<Encoding>) -> io::Result<Spill> {
-        let file = anonymous_file()?;
+        let file = TempFile::new()?;
         Ok(Spill {
             encoding,
-            pending: Vec::with_capacity(SPILL_BUFFER),
+            pending: SpillBuffer::to_file(
+                file.clone(),
+                SPILL_BUFFER,
+                SPILL_BUFFER - SPILL_ROW_ROOM + 1,
+            ),
             file,
             scratch: Vec::with_capacity(512),
-            written: 0,
             start: 0,
             rows: 0,
             patches: None,
@@ -233,29 +187,19 @@ impl Spill {
 
     /// Appends the scratch buffer as a row; returns where it is and its length.
     fn append_scratch(&mut self) -> io::Result<(u64, u64)> {
-        let start = self.pending.len();
-        self.pending.extend_from_slice(&self.scratch);
+        let start = self.pending.buf().len();
+        self.pending.buf().extend_from_slice(&self.scratch);
         self.appended(start)
     }
 
-    /// Counts the bytes of `pending` from `start` as a row (writing `pending` out if it is
+    /// Counts the bytes of `pending`'s buffer from `start` as a row (writing it out if it is
     /// full); returns where the row is and its length.
     fn appended(&mut self, start: usize) -> io::Result<(u64, u64)> {
-        let len = (self.pending.len() - start) as u64;
-        let at = self.written;
-        self.written += len;
+        let len = (self.pending.buf().len() - start) as u64;
+        let at = self.pending.written() - len;
         self.rows += 1;
-        if self.pending.len() > SPILL_BUFFER - SPILL_ROW_ROOM {
-            self.write_pending()?;
-        }
+        self.pending.spill_if_full()?;
         Ok((at, len))
-    }
-
-    /// Writes the pending rows to the file.
-    fn write_pending(&mut self) -> io::Result<()> {
-        (&*self.file).write_all(&self.pending)?;
-        self.pending.clear();
-        Ok(())
     }
 
     /// Appends one row; returns where it is in the spill and its length in bytes.
@@ -272,8 +216,8 @@ impl Spill {
         run_as_of: Option<Timestamp>,
     ) -> io::Result<(u64, u64)> {
         if self.encoding == Some(Encoding::Csv) {
-            let start = self.pending.len();
-            push_csv_row(&mut self.pending, case_id, case, &case.judge(run_as_of));
+            let start = self.pending.buf().len();
+            push_csv_row(self.pending.buf(), case_id, case, &case.judge(run_as_of));
             return self.appended(start);
         }
         self.encode_case(case_id, case, run_as_of)?;
@@ -298,8 +242,8 @@ impl Spill {
     /// Writes the scratch buffer as the replacement of the row `len` bytes long at `at`.
     fn append_patch(&mut self, at: u64, len: u64) -> io::Result<()> {
         if self.patches.is_none() {
-            let file = anonymous_file()?;
-            let writer = BufWriter::with_capacity(1 << 14, SharedFile(Arc::clone(&file)));
+            let file = TempFile::new()?;
+            let writer = BufWriter::with_capacity(1 << 14, file.appender());
             self.patches = Some((file, writer));
         }
         let (_, writer) = self.patches.as_mut().expect("made above");
@@ -320,19 +264,19 @@ impl Spill {
 
     /// Ends the current segment (flushing what it wrote) and starts the next one.
     pub fn segment(&mut self) -> io::Result<SpillFile> {
-        self.write_pending()?;
+        self.pending.spill()?;
         if let Some((_, writer)) = &mut self.patches {
             writer.flush()?;
         }
         let segment = SpillFile {
-            file: Arc::clone(&self.file),
-            patches: self.patches.as_ref().map(|(file, _)| Arc::clone(file)),
+            file: self.file.clone(),
+            patches: self.patches.as_ref().map(|(file, _)| file.clone()),
             start: self.start,
-            end: self.written,
+            end: self.pending.written(),
             rows: self.rows,
             replace: std::mem::take(&mut self.replace),
         };
-        self.start = self.written;
+        self.start = self.pending.written();
         self.rows = 0;
         Ok(segment)
     }
@@ -391,8 +335,12 @@ pub fn assemble_rows(
             continue;
         }
         // A descriptor of its own for the copy (closed after it): spills share theirs.
-        let mut file = spill.file.try_clone()?;
-        let mut patches = spill.patches.as_ref().map(|p| p.try_clone()).transpose()?;
+        let mut file = spill.file.descriptor()?;
+        let mut patches = spill
+            .patches
+            .as_ref()
+            .map(TempFile::descriptor)
+            .transpose()?;
         // In order; a row replaced twice (a case that came back twice) by its last row.
         spill.replace.sort_by_key(|r| r.at);
         spill.replace.dedup_by(|later, earlier| {

@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::reread::LineIndex;
-use super::spill::ReadAt;
+use crate::store::ReadAt;
 use super::*;
 use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, Delimiter};
 

@@ -1,0 +1,16 @@
+//! Temporary files, for what outgrows memory: an anonymous file appended to and read back by
+//! positional reads ([`TempFile`], one implementation for every user), bytes in memory up to a
+//! cap and then in such a file ([`SpillBuffer`]), and sorted runs merged back in key order by
+//! one k-way merge ([`Merge`]), which an external sort that keeps the first entries
+//! ([`ExternalSort`]) is built on. The engine's spill and id log, the grading partitions, the
+//! spool and case lists, and `validate`'s warnings all keep their bytes here.
+
+mod buffer;
+mod file;
+mod merge;
+mod sort;
+
+pub(crate) use buffer::{SpillBuffer, Spilled};
+pub(crate) use file::{anonymous_file, read_at, Appender, ReadAt, TempFile};
+pub(crate) use merge::Merge;
+pub(crate) use sort::{Entry, ExternalSort};

@@ -1,0 +1,491 @@
+//! What `validate` finds in case files without judging them for output: every input error
+//! located, and the warnings a case author wants to see (`warnings`), by the plain
+//! statement with every case's rows in memory ([`validate`]) and by the streaming engine in
+//! bounded memory ([`validate_streaming`], what the command runs).
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::adjudication::{Adjudication, Location};
+use crate::input::{
+    read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells, ReadObserver,
+    OUTPUT_ONLY_COLUMNS,
+};
+use crate::lease::{Case, Decision, Event, Phase, Row};
+use crate::store::TempFile;
+
+mod warnings;
+
+pub use warnings::{Warning, Warnings};
+
+/// Whether `event` uses `field` (spec section 2's "used by" column). Fields every row may
+/// carry (`case_id`, `event`, `observed_at`, `job_id`) are used by all.
+pub fn event_uses(event: Event, field: Field) -> bool {
+    let identity = event == Event::Offer || event.is_worker_message();
+    match field {
+        Field::CaseId | Field::Event | Field::ObservedAt | Field::JobId => true,
+        Field::LeaseId | Field::Generation | Field::Holder => identity,
+        Field::IssuedAt | Field::LeaseDuration | Field::ExpiresAt | Field::AckDeadline => {
+            event == Event::Offer
+        }
+        Field::RenewSeq => event == Event::Renew,
+        Field::ProgressSeq | Field::ProgressValue => event == Event::Progress,
+        Field::Result => event == Event::Result,
+        Field::SentAt => event.is_worker_message(),
+    }
+}
+
+/// Collects the reader-level warnings of one file.
+struct FileObserver<'a> {
+    file_index: usize,
+    file: &'a str,
+    ignored_seen: Vec<String>,
+    warnings: &'a mut Warnings,
+}
+
+impl ReadObserver for FileObserver<'_> {
+    fn ignored_column(&mut self, line: u64, name: &str) {
+        if self.ignored_seen.iter().any(|seen| seen == name) {
+            return;
+        }
+        self.ignored_seen.push(name.to_owned());
+        let normalised = crate::input::normalise_header(name);
+        let message = if OUTPUT_ONLY_COLUMNS.contains(&normalised.as_str()) {
+            "an output-only matrix column: ignored on input"
+        } else if normalised.is_empty() {
+            "a column with no name: ignored"
+        } else {
+            "names no case-file field: ignored"
+        };
+        self.warnings.push(
+            Warning {
+                file_index: self.file_index,
+                at: InputError::new(self.file, line, message).column(name.trim()),
+            },
+            0,
+        );
+    }
+
+    fn cells(&mut self, line: u64, cells: &RawCells<'_>) {
+        let Some(event) = cells[Field::Event as usize].and_then(|e| Event::parse(e.trim())) else {
+            return;
+        };
+        for field in Field::ALL {
+            let Some(value) = cells[field as usize] else {
+                continue;
+            };
+            if value.trim().is_empty() || event_uses(event, field) {
+                continue;
+            }
+            let at = InputError::new(
+                self.file,
+                line,
+                format!(
+                    "given on a{} {event} row, which does not use it",
+                    article(event)
+                ),
+            )
+            .column(field.name())
+            .value(value.trim());
+            self.warnings.push(
+                Warning {
+                    file_index: self.file_index,
+                    at,
+                },
+                0,
+            );
+        }
+    }
+}
+
+fn article(event: Event) -> &'static str {
+    match event {
+        Event::Offer | Event::Ack | Event::Observe => "n",
+        _ => "",
+    }
+}
+
+/// One case's rows as read, for the case-level warnings.
+struct CaseRows {
+    file_index: usize,
+    file: String,
+    lines: Vec<u64>,
+    rows: Vec<Row>,
+}
+
+/// The case-level warnings of a case that replays without input errors.
+fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let Ok(Some((case, outcomes))) = crate::lease::replay(&rows.rows) else {
+        return warnings;
+    };
+    let first_line = rows.lines[0];
+    let last_line = *rows.lines.last().expect("a case has a row");
+    let warn = |line: u64, message: String| Warning {
+        file_index: rows.file_index,
+        at: InputError::new(&rows.file, line, message)
+            .column("case_id")
+            .value(case_id),
+    };
+
+    // Never leaves PENDING_ACK: the decision is PENDING_ACK after every row.
+    let verdict = case.verdict(None);
+    if always_pending(&rows.rows) {
+        warnings.push(warn(
+            first_line,
+            format!(
+                "the case never leaves PENDING_ACK: no ack was accepted and it ends at {}, \
+                 before the ack deadline {}",
+                case.last_observed_at(),
+                verdict.lease.offer.terms.ack_deadline
+            ),
+        ));
+        return warnings;
+    }
+
+    // Ends before any deadline could be judged: no deadline passed at any row, and the case
+    // ends ACTIVE while its expiry is still ahead, so the decision says nothing about whether
+    // the holder kept its lease alive. (Other decisions do not wait on a deadline.)
+    let any_deadline_passed = outcomes.iter().any(|o| o.clock.is_some()) || verdict.clock.is_some();
+    let judged_on_a_deadline = matches!(verdict.decision, Decision::Active | Decision::PendingAck);
+    if !any_deadline_passed && judged_on_a_deadline {
+        let (which, deadline) = match verdict.lease.phase {
+            Phase::Offered => ("ack_deadline", verdict.lease.offer.terms.ack_deadline),
+            _ => ("expires_at", verdict.lease.expires_at),
+        };
+        warnings.push(warn(
+            last_line,
+            format!(
+                "the case ends at {} before any deadline could be judged (next: {which} \
+                 {deadline}), so its decision {} says nothing about expiry",
+                case.last_observed_at(),
+                verdict.decision
+            ),
+        ));
+    }
+    warnings
+}
+
+/// Whether the case's decision, judged after each of its rows, is always `PENDING_ACK`.
+fn always_pending(rows: &[Row]) -> bool {
+    let Some((first, rest)) = rows.split_first() else {
+        return false;
+    };
+    let Ok((mut case, _)) = Case::start(first) else {
+        return false;
+    };
+    let pending = |case: &Case| case.verdict(None).decision == Decision::PendingAck;
+    if !pending(&case) {
+        return false;
+    }
+    for row in rest {
+        if case.step(row).is_err() || !pending(&case) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Everything `validate` found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Input errors, in file and line order.
+    pub errors: Vec<InputError>,
+    /// Warnings: all counted, the first `--max-warnings` listed in file and line order.
+    pub warnings: Warnings,
+    /// Cases read.
+    pub cases: usize,
+    /// Rows read (valid or not).
+    pub rows: usize,
+}
+
+/// Validates the sources: every input error and every warning (the first `max_warnings`
+/// listed, every one counted), with every case's rows in memory: the plain statement of
+/// what `validate` reports, which [`validate_streaming`] (what the command runs) is tested
+/// against.
+pub fn validate(
+    sources: &[crate::input::Source],
+    input_format: Option<InputFormat>,
+    max_warnings: Option<usize>,
+) -> Report {
+    let mut adjudication = Adjudication::new();
+    let mut errors = Vec::new();
+    let mut warnings = Warnings::new(max_warnings.unwrap_or(usize::MAX));
+    let mut case_rows: Vec<(String, CaseRows)> = Vec::new();
+    let mut case_index: HashMap<String, usize> = HashMap::new();
+    let mut row_count = 0usize;
+    for (file_index, source) in sources.iter().enumerate() {
+        let mut file_errors = Vec::new();
+        let rows_before = row_count;
+        let mut observer = FileObserver {
+            file_index,
+            file: &source.name,
+            ignored_seen: Vec::new(),
+            warnings: &mut warnings,
+        };
+        read_source_observed(
+            source,
+            input_format,
+            &mut file_errors,
+            &mut |line, row| {
+                row_count += 1;
+                let at = Location {
+                    file_index,
+                    file: &source.name,
+                    line,
+                };
+                adjudication.feed(at, &row);
+                if let Ok(ParsedRow { case_id, row }) = row {
+                    let index = *case_index.entry(case_id.to_string()).or_insert_with(|| {
+                        case_rows.push((
+                            case_id.to_string(),
+                            CaseRows {
+                                file_index,
+                                file: source.name.clone(),
+                                lines: Vec::new(),
+                                rows: Vec::new(),
+                            },
+                        ));
+                        case_rows.len() - 1
+                    });
+                    let entry = &mut case_rows[index].1;
+                    if entry.file_index == file_index {
+                        entry.lines.push(line);
+                        entry.rows.push(row);
+                    }
+                }
+            },
+            &mut observer,
+        );
+        file_errors.extend(adjudication.take_errors());
+        file_errors.sort_by_key(|e| e.line);
+        if file_errors.is_empty() && row_count == rows_before {
+            warnings.push(
+                Warning {
+                    file_index,
+                    at: InputError::new(&source.name, 0, "holds no case rows"),
+                },
+                0,
+            );
+        }
+        errors.extend(file_errors);
+    }
+    let cases = case_rows.len();
+    if errors.is_empty() {
+        for (case_id, rows) in &case_rows {
+            for warning in case_warnings(case_id, rows) {
+                warnings.push(warning, 1);
+            }
+        }
+    }
+    Report {
+        errors,
+        warnings,
+        cases,
+        rows: row_count,
+    }
+}
+/// How many cases' rows [`validate_streaming`] keeps (those of the engine's open cases)
+/// before the oldest case's warnings are worked out and its rows let go.
+pub const OPEN_CASES: usize = crate::streaming::DEFAULT_OPEN_CASES;
+
+/// Writes each case's warnings as a record for the engine: a count byte, the case's input
+/// and id, then each warning's line and message ([`read_case_warnings`] reads it back). A
+/// record is written for every case, with no warnings too, so that a case that comes back
+/// has a record to replace.
+struct CaseWarnings;
+
+impl crate::streaming::CaseWriter for CaseWarnings {
+    fn write_case(
+        &mut self,
+        file_index: usize,
+        file: &str,
+        case_id: &str,
+        rows: &[crate::streaming::KeptRow],
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        let rows = CaseRows {
+            file_index,
+            file: file.to_owned(),
+            lines: rows.iter().map(|kept| kept.line).collect(),
+            rows: rows.iter().map(|kept| kept.row.clone()).collect(),
+        };
+        let warnings = if rows.rows.is_empty() {
+            Vec::new()
+        } else {
+            case_warnings(case_id, &rows)
+        };
+        let count = u8::try_from(warnings.len()).map_err(std::io::Error::other)?;
+        out.push(count);
+        let put = |out: &mut Vec<u8>, bytes: &[u8]| {
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        };
+        out.extend_from_slice(&(file_index as u64).to_le_bytes());
+        put(out, case_id.as_bytes());
+        for warning in &warnings {
+            out.extend_from_slice(&warning.at.line.to_le_bytes());
+            put(out, warning.at.message.as_bytes());
+        }
+        Ok(true)
+    }
+}
+
+/// Reads back the records [`CaseWarnings`] wrote, in order, into `warnings`; returns how
+/// many cases there were.
+fn read_case_warnings(
+    records: impl std::io::Read,
+    sources: &[crate::input::Source],
+    warnings: &mut Warnings,
+) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, records);
+    let word = |input: &mut std::io::BufReader<_>| -> std::io::Result<u64> {
+        let mut bytes = [0u8; 8];
+        input.read_exact(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    };
+    let text = |input: &mut std::io::BufReader<_>| -> std::io::Result<String> {
+        let len = word(input)?;
+        let mut bytes = Vec::new();
+        input.by_ref().take(len).read_to_end(&mut bytes)?;
+        String::from_utf8(bytes).map_err(std::io::Error::other)
+    };
+    let mut cases = 0;
+    loop {
+        let mut count = [0u8; 1];
+        match input.read_exact(&mut count) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(cases),
+            Err(e) => return Err(e),
+        }
+        cases += 1;
+        let file_index = usize::try_from(word(&mut input)?).map_err(std::io::Error::other)?;
+        let case_id = text(&mut input)?;
+        let file = sources
+            .get(file_index)
+            .map(|source| source.name.as_str())
+            .ok_or_else(|| std::io::Error::other("a case's record names no input"))?;
+        for _ in 0..count[0] {
+            let line = word(&mut input)?;
+            let message = text(&mut input)?;
+            let at = InputError::new(file, line, message)
+                .column("case_id")
+                .value(case_id.as_str());
+            warnings.push(Warning { file_index, at }, 1);
+        }
+    }
+}
+
+/// An [`AppendFile`](crate::output::AppendFile) over a temporary file, for the engine's
+/// records.
+struct Records(std::io::BufWriter<crate::store::Appender>);
+
+impl Write for Records {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl crate::output::AppendFile for Records {}
+
+/// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
+/// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
+/// closes (a case that comes back is rebuilt from its own lines and its warnings written
+/// again in place of the first); a second, lighter pass reads every file for the reader's
+/// warnings and counts. The report is [`validate`]'s, to the byte.
+pub fn validate_streaming(
+    sources: &[crate::input::Source],
+    input_format: Option<InputFormat>,
+    max_warnings: Option<usize>,
+) -> std::io::Result<Report> {
+    let limit = max_warnings.unwrap_or(usize::MAX);
+    // Read twice (the second pass), so standard input is kept in a file.
+    let (readable, spools) = crate::input::spool_standard_input(sources)?;
+    let sources = &readable[..];
+
+    let settings = crate::streaming::StreamSettings {
+        input_format,
+        run_as_of: None,
+        open_cases: OPEN_CASES,
+        jobs: 1,
+        progress: None,
+        rows_observed: true,
+        split_min_bytes: u64::MAX,
+        bad_rows_against_earlier_files: false,
+    };
+    let judged = crate::streaming::judge(
+        sources,
+        &settings,
+        crate::streaming::Sink::Cases(Box::new(CaseWarnings)),
+        &mut |_, _, _| {},
+    );
+    let (errors, records) = match judged {
+        Ok(records) => (Vec::new(), Some(records)),
+        Err(crate::streaming::StreamError::Input(errors)) => (errors.0, None),
+        Err(crate::streaming::StreamError::Io(e)) => return Err(e),
+    };
+
+    // The reader's warnings and the counts. With input errors the cases are counted as
+    // `validate` counts them (every id of a row that parsed), which needs their ids.
+    let mut warnings = Warnings::new(limit);
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut row_count = 0usize;
+    for (file_index, source) in sources.iter().enumerate() {
+        let mut file_errors = Vec::new();
+        let rows_before = row_count;
+        let mut observer = FileObserver {
+            file_index,
+            file: &source.name,
+            ignored_seen: Vec::new(),
+            warnings: &mut warnings,
+        };
+        read_source_observed(
+            source,
+            input_format,
+            &mut file_errors,
+            &mut |_, row| {
+                row_count += 1;
+                if let (None, Ok(ParsedRow { case_id, .. })) = (&records, &row) {
+                    if !ids.contains(&**case_id) {
+                        ids.insert(case_id.to_string());
+                    }
+                }
+            },
+            &mut observer,
+        );
+        if file_errors.is_empty() && row_count == rows_before {
+            warnings.push(
+                Warning {
+                    file_index,
+                    at: InputError::new(&source.name, 0, "holds no case rows"),
+                },
+                0,
+            );
+        }
+    }
+    let cases = match records {
+        None => ids.len(),
+        Some(records) => {
+            let file = TempFile::new()?;
+            let mut out = Records(std::io::BufWriter::new(file.appender()));
+            records.write_to(&mut out)?;
+            out.flush()?;
+            let mut case_warnings = Warnings::new(limit);
+            let cases = read_case_warnings(file.reader(0), sources, &mut case_warnings)?;
+            warnings.absorb(case_warnings)?;
+            cases
+        }
+    };
+    drop(spools);
+    Ok(Report {
+        errors,
+        warnings,
+        cases,
+        rows: row_count,
+    })
+}

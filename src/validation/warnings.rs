@@ -1,0 +1,288 @@
+//! The warnings of a `validate` run: every one counted, in total and by kind, and the first
+//! N (`--max-warnings`) listed in file and line order. Warnings come in any order (a case's
+//! when it closes), so they are kept in the store's external sort: memory stays bounded
+//! whatever their number.
+
+use std::io::{self, Read, Write};
+
+use crate::input::InputError;
+use crate::store::{Entry, ExternalSort};
+
+/// The kinds of warning, in the order the summary lists them.
+/// Each is its name, its plural, and what its message says.
+const WARNING_KINDS: [(&str, &str, &str); 5] = [
+    ("ignored column", "ignored columns", "ignored"),
+    (
+        "field its event does not use",
+        "fields their events do not use",
+        "which does not use it",
+    ),
+    (
+        "case never acknowledged",
+        "cases never acknowledged",
+        "never leaves PENDING_ACK",
+    ),
+    (
+        "case ending before a deadline",
+        "cases ending before a deadline",
+        "before any deadline could be judged",
+    ),
+    (
+        "file without case rows",
+        "files without case rows",
+        "holds no case rows",
+    ),
+];
+
+/// The kind of a warning, by the message [`validate`](super::validate) gives it.
+fn warning_kind(warning: &InputError) -> usize {
+    WARNING_KINDS
+        .iter()
+        .position(|(_, _, mark)| warning.message.contains(mark))
+        .unwrap_or(WARNING_KINDS.len())
+}
+
+/// A warning: like an [`InputError`] but it does not stop anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// Which input on the command line (for ordering).
+    pub file_index: usize,
+    /// Where: `FILE:LINE: column: message (value)`, as an input error would be written.
+    pub at: InputError,
+}
+
+/// How many warnings [`Warnings`] holds before it sorts them into a run on disk.
+const WARNINGS_PER_RUN: usize = 8192;
+
+/// How many runs [`Warnings`] keeps before merging them into one (a bound on open files).
+const RUNS_BEFORE_MERGE: usize = 64;
+
+/// A warning's place in the listing: file, line, then which pass found it (the reader's
+/// warnings before the cases'), then the order it was found in, as a stable sort of the
+/// reader's warnings followed by the cases' would put them.
+type WarningKey = (u64, u64, u8, u64);
+
+/// A warning as it is listed: its place, and `FILE:LINE: column: message (value)`.
+#[derive(Clone, Debug)]
+struct ListedWarning {
+    key: WarningKey,
+    text: Box<str>,
+}
+
+impl Entry for ListedWarning {
+    type Key = WarningKey;
+
+    fn key(&self) -> WarningKey {
+        self.key
+    }
+
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        let (file, line, phase, seq) = self.key;
+        out.write_all(&file.to_le_bytes())?;
+        out.write_all(&line.to_le_bytes())?;
+        out.write_all(&[phase])?;
+        out.write_all(&seq.to_le_bytes())?;
+        out.write_all(&(self.text.len() as u64).to_le_bytes())?;
+        out.write_all(self.text.as_bytes())
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Option<ListedWarning>> {
+        let mut word = [0u8; 8];
+        match input.read_exact(&mut word) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        let file = u64::from_le_bytes(word);
+        input.read_exact(&mut word)?;
+        let line = u64::from_le_bytes(word);
+        let mut phase = [0u8; 1];
+        input.read_exact(&mut phase)?;
+        input.read_exact(&mut word)?;
+        let seq = u64::from_le_bytes(word);
+        input.read_exact(&mut word)?;
+        let mut text = vec![0u8; u64::from_le_bytes(word) as usize];
+        input.read_exact(&mut text)?;
+        let text = String::from_utf8(text).map_err(io::Error::other)?;
+        Ok(Some(ListedWarning {
+            key: (file, line, phase[0], seq),
+            text: text.into_boxed_str(),
+        }))
+    }
+}
+
+/// The warnings of a run: every one counted (in total and by kind), the first
+/// N (the limit) in file and line order kept for listing, the rest dropped.
+#[derive(Debug)]
+pub struct Warnings {
+    limit: usize,
+    total: usize,
+    by_kind: [usize; WARNING_KINDS.len() + 1],
+    next_seq: u64,
+    listed: ExternalSort<ListedWarning>,
+}
+
+impl Default for Warnings {
+    fn default() -> Warnings {
+        Warnings::new(usize::MAX)
+    }
+}
+
+impl Warnings {
+    /// No warnings yet; the first `limit` will be listed.
+    pub fn new(limit: usize) -> Warnings {
+        Warnings {
+            limit,
+            total: 0,
+            by_kind: [0; WARNING_KINDS.len() + 1],
+            next_seq: 0,
+            listed: ExternalSort::new(limit, WARNINGS_PER_RUN, RUNS_BEFORE_MERGE),
+        }
+    }
+
+    /// How many warnings there are.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many are listed: at most the limit.
+    pub fn listed_count(&self) -> usize {
+        self.total.min(self.limit)
+    }
+
+    /// Adds a warning found by pass `phase` (0 the reader, 1 the cases).
+    pub(super) fn push(&mut self, warning: Warning, phase: u8) {
+        self.total += 1;
+        self.by_kind[warning_kind(&warning.at)] += 1;
+        let next_seq = &mut self.next_seq;
+        self.listed.push(|| {
+            let key = (warning.file_index as u64, warning.at.line, phase, *next_seq);
+            *next_seq += 1;
+            ListedWarning {
+                key,
+                text: warning.at.to_string().into_boxed_str(),
+            }
+        });
+    }
+
+    /// Adds every warning of `other` (its keys, counts and runs).
+    pub(super) fn absorb(&mut self, other: Warnings) -> io::Result<()> {
+        self.listed.absorb(other.listed)?;
+        self.total += other.total;
+        for (mine, theirs) in self.by_kind.iter_mut().zip(other.by_kind) {
+            *mine += theirs;
+        }
+        Ok(())
+    }
+
+    /// The listed warnings (`FILE:LINE: column: message (value)`), in file and line order.
+    pub fn listed(&self) -> io::Result<impl Iterator<Item = io::Result<String>> + '_> {
+        Ok(self
+            .listed
+            .sorted()?
+            .map(|warning| warning.map(|warning| String::from(warning.text))))
+    }
+
+    /// `N kind, M kind, ...`, in `WARNING_KINDS` order.
+    pub fn by_kind(&self) -> String {
+        self.by_kind
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(kind, &n)| {
+                let (one, many, _) = WARNING_KINDS
+                    .get(kind)
+                    .copied()
+                    .unwrap_or(("other", "others", ""));
+                format!("{n} {}", if n == 1 { one } else { many })
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` warnings over two files and two passes, in a scrambled order, with repeated lines.
+    fn scrambled(n: u64) -> Vec<(Warning, u8)> {
+        (0..n)
+            .map(|i| {
+                let mixed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                let file_index = (mixed % 2) as usize;
+                let line = mixed % (n / 3 + 1);
+                let message = if i % 5 == 0 {
+                    "names no case-file field: ignored".to_owned()
+                } else {
+                    format!("warning {i}")
+                };
+                let at = InputError::new(&format!("f{file_index}.csv"), line, message);
+                (Warning { file_index, at }, (i % 3 == 0) as u8)
+            })
+            .collect()
+    }
+
+    /// What `validate` listed before warnings were sorted in runs: every warning, the
+    /// reader's before the cases', stably sorted by file and line.
+    fn expected(warnings: &[(Warning, u8)]) -> Vec<String> {
+        let mut all: Vec<&(Warning, u8)> = warnings.iter().collect();
+        all.sort_by_key(|(w, phase)| (w.file_index, w.at.line, *phase));
+        all.iter().map(|(w, _)| w.at.to_string()).collect()
+    }
+
+    fn listed(warnings: &Warnings) -> Vec<String> {
+        warnings.listed().unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn runs_on_disk_list_the_first_n_in_file_order_and_count_every_one() {
+        // Enough for runs to be merged (more than RUNS_BEFORE_MERGE runs).
+        let n = (WARNINGS_PER_RUN * (RUNS_BEFORE_MERGE + 3)) as u64;
+        let warnings = scrambled(n);
+        let all = expected(&warnings);
+        for limit in [usize::MAX, 0, 1, 1000, WARNINGS_PER_RUN + 17] {
+            let mut sink = Warnings::new(limit);
+            for (warning, phase) in warnings.iter().cloned() {
+                sink.push(warning, phase);
+            }
+            assert_eq!(sink.total(), n as usize);
+            assert_eq!(sink.listed_count(), limit.min(n as usize));
+            let got = listed(&sink);
+            assert_eq!(got.len(), limit.min(all.len()), "limit {limit}");
+            assert!(got == all[..got.len()], "limit {limit}");
+            assert_eq!(
+                sink.by_kind(),
+                format!(
+                    "{} ignored columns, {} others",
+                    n.div_ceil(5),
+                    n - n.div_ceil(5)
+                )
+            );
+            // Listing twice gives the same.
+            assert_eq!(listed(&sink), got);
+        }
+    }
+
+    #[test]
+    fn absorbed_warnings_merge_with_the_reader_first_on_a_tie() {
+        let warnings = scrambled(3 * WARNINGS_PER_RUN as u64 + 11);
+        let all = expected(&warnings);
+        let (mut reader, mut cases) = (Warnings::new(usize::MAX), Warnings::new(usize::MAX));
+        for (warning, phase) in warnings.iter().cloned() {
+            if phase == 0 {
+                reader.push(warning, phase);
+            } else {
+                cases.push(warning, phase);
+            }
+        }
+        reader.absorb(cases).unwrap();
+        assert_eq!(reader.total(), warnings.len());
+        assert_eq!(listed(&reader), all);
+    }
+}
