@@ -766,7 +766,7 @@ pub fn validate_streaming(
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
-    let (readable, spools) = crate::input::spool_standard_input(sources)?;
+    let (readable, spools) = crate::output::spool_standard_input(sources)?;
     let sources = &readable[..];
 
     let settings = crate::streaming::StreamSettings {

@@ -2,6 +2,7 @@
 //! and the options and report formats `check` and `grade` share.
 
 pub mod baseline;
+pub mod case_grade;
 pub mod case_list;
 pub mod class;
 pub mod columns;

@@ -4,9 +4,9 @@
 use std::io::Read;
 
 use super::delimiter::{detect, Delimiter, HeaderColumns};
-use super::error::{located, InputError};
+use super::error::InputError;
 use super::fields::{
-    cell_text, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
+    cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
     OUTPUT_ONLY_COLUMNS,
 };
 use super::records::{Record, Records};

@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::error::{located, InputError};
+use super::error::InputError;
 use super::fields::{
-    cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
-    FIELD_COUNT,
+    cell_text, located, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells,
+    RowResult, FIELD_COUNT,
 };
 use super::json_array::{Element, Failure, Limit, Noted, TrackedReader, Tracker};
 use super::json_fast::Restart;

@@ -21,10 +21,10 @@ pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{located, InputError, InputErrors};
+pub use error::{InputError, InputErrors};
 pub use fields::{
-    cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
-    Mapped, ParsedRow, RawCells, RowResult,
+    cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
+    Locate, Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 pub use json::read_rows_from as read_json_rows_from;
@@ -187,33 +187,6 @@ impl Source {
             (None, None) => InputFormat::Csv,
         }
     }
-}
-
-/// The sources with standard input copied to a temporary file (kept alive by the returned
-/// handles, and named as before), for commands that read their inputs more than once. The copy
-/// has no extension, so it is read as CSV unless a format is given, as standard input is. It is
-/// removed when the handle is dropped, or by an interrupting signal.
-pub fn spool_standard_input(
-    sources: &[Source],
-) -> io::Result<(Vec<Source>, Vec<crate::output::GuardedTemp>)> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = crate::output::GuardedTemp::new()?;
-        io::copy(&mut io::stdin().lock(), spool.as_file_mut())?;
-        io::Write::flush(spool.as_file_mut())?;
-        readable.push(Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-            options: source.options.clone(),
-        });
-        spools.push(spool);
-    }
-    Ok((readable, spools))
 }
 
 /// Opens the case file at `path`, of `format`, for reading; a workbook (read whole) that is
