@@ -30,7 +30,7 @@ use crate::streaming::{
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix_file::{with_duplicates, Duplicate, SplitMatrix};
+use super::matrix::{with_duplicates, Duplicate, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// Why a case file could not be checked.
 #[derive(Debug)]

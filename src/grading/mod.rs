@@ -10,7 +10,7 @@ pub mod compare;
 pub mod engine_check;
 pub mod hint;
 pub mod marks;
-pub mod matrix_file;
+pub mod matrix;
 pub mod partitions;
 pub mod spool;
 pub mod submission_file;
@@ -23,10 +23,8 @@ pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix_file::{
-    golden_errors, parse_golden_keeping, parse_matrix, parse_matrix_keeping, parse_matrix_with,
-    read_golden_file, read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping,
-    read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
+pub use matrix::{
+    golden_errors, MatrixEntry, MatrixFile, MatrixFileFormat, MatrixInput, MatrixRead, Strictness,
 };
 
 /// Reads from `file` at `offset`, leaving its position alone (temporary files are read back
