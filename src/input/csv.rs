@@ -68,16 +68,6 @@ pub struct Stopped {
     pub at_cut: bool,
 }
 
-fn read_record<'r, R: Read>(
-    records: &'r mut Records<R>,
-    file: &str,
-) -> Result<Option<Record<'r>>, InputError> {
-    let line = records.line();
-    records
-        .next_record()
-        .map_err(|e| InputError::new(file, line, format!("cannot read: {e}")))
-}
-
 /// Reads just the header of a CSV file; `None` if it has none or any problem (which a whole
 /// [`read`] of the file reports).
 pub fn read_header(
@@ -148,22 +138,15 @@ fn read_header_record<R: Read>(
         }
     };
     records.set_delimiter(delimiter.byte());
-    let record = match read_record(records, file) {
+    let record = match header_record(records, file, errors) {
         Ok(Some(record)) => record,
-        Ok(None) => {
-            errors.push(InputError::new(file, 1, "empty file: no header row"));
-            return None;
-        }
-        Err(e) => {
-            errors.push(e);
+        Ok(None) => return None,
+        Err(failure) => {
+            errors.push(failure.at(file, failure.started_at));
             return None;
         }
     };
     let header_line = record.line;
-    if record.is_unterminated() {
-        errors.push(InputError::new(file, header_line, UNTERMINATED).column("header"));
-        return None;
-    }
     let mut header_names = Vec::with_capacity(record.len());
     let mut header_ok = true;
     for (index, cell) in record.iter().enumerate() {
@@ -254,7 +237,92 @@ pub(super) fn map_header(
 }
 
 /// The message for a record the input ends inside of.
-pub(crate) const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
+const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
+
+/// A failed read of a record: the line the read started at, and why. Each strict reader
+/// locates its "cannot read" where it always has: a case file at the line the read started
+/// at, a matrix or gradebook at the line reading had reached ([`Records::line`]).
+pub(crate) struct ReadFailure {
+    pub(crate) started_at: u64,
+    pub(crate) error: std::io::Error,
+}
+
+impl ReadFailure {
+    /// The "cannot read" error of the failure, at `line`.
+    pub(crate) fn at(&self, file: &str, line: u64) -> InputError {
+        InputError::new(file, line, format!("cannot read: {}", self.error))
+    }
+}
+
+/// The header record of a strict CSV file (a case file, a matrix, a gradebook); `Ok(None)`
+/// when the file is empty or ends inside the header's quote, each reported to `errors`.
+pub(crate) fn header_record<'r, R: Read>(
+    records: &'r mut Records<R>,
+    file: &str,
+    errors: &mut Vec<InputError>,
+) -> Result<Option<Record<'r>>, ReadFailure> {
+    let started_at = records.line();
+    match records.next_record() {
+        Ok(Some(record)) if record.is_unterminated() => {
+            errors.push(InputError::new(file, record.line, UNTERMINATED).column("header"));
+            Ok(None)
+        }
+        Ok(Some(record)) => Ok(Some(record)),
+        Ok(None) => {
+            errors.push(InputError::new(file, 1, "empty file: no header row"));
+            Ok(None)
+        }
+        Err(error) => Err(ReadFailure { started_at, error }),
+    }
+}
+
+/// One step of the strict CSV record loop, after the header: the one loop of the case-file,
+/// matrix and gradebook readers.
+pub(crate) enum BodyRecord<'r> {
+    /// A record with as many cells as the header.
+    Row(Record<'r>),
+    /// A record with more or fewer cells than the header, reported already; its cells are
+    /// given to a reader that still checks them (a golden file's values).
+    Ragged(Record<'r>),
+    /// A blank record, or one the input ends inside the quote of (reported): nothing to read.
+    Skipped,
+    /// The end of the input.
+    End,
+}
+
+/// The next record of a strict CSV body whose header has `width` cells: blank records are
+/// skipped, and an unterminated quote and a row of another width are reported to `errors`,
+/// each located at the record's line.
+#[inline]
+pub(crate) fn body_record<'r, R: Read>(
+    records: &'r mut Records<R>,
+    file: &str,
+    width: usize,
+    errors: &mut Vec<InputError>,
+) -> Result<BodyRecord<'r>, ReadFailure> {
+    let started_at = records.line();
+    let record = match records.next_record() {
+        Ok(Some(record)) => record,
+        Ok(None) => return Ok(BodyRecord::End),
+        Err(error) => return Err(ReadFailure { started_at, error }),
+    };
+    if record.is_unterminated() {
+        errors.push(InputError::new(file, record.line, UNTERMINATED));
+        return Ok(BodyRecord::Skipped);
+    }
+    if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
+        return Ok(BodyRecord::Skipped);
+    }
+    if record.len() != width {
+        errors.push(InputError::new(
+            file,
+            record.line,
+            format!("the row has {} cells; the header has {width}", record.len()),
+        ));
+        return Ok(BodyRecord::Ragged(record));
+    }
+    Ok(BodyRecord::Row(record))
+}
 
 /// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
 /// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
@@ -317,37 +385,16 @@ pub fn read(
                 }
             }
         }
-        // Not `read_record`: its result, with room for a whole located error, cost a copy of
-        // every record.
-        let line = records.line();
-        let record = match records.next_record() {
-            Ok(Some(record)) => record,
-            Ok(None) => break,
-            Err(e) => {
-                errors.push(InputError::new(file, line, format!("cannot read: {e}")));
+        let record = match body_record(&mut records, file, columns.len(), errors) {
+            Ok(BodyRecord::Row(record)) => record,
+            Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
+            Ok(BodyRecord::End) => break,
+            Err(failure) => {
+                errors.push(failure.at(file, failure.started_at));
                 break;
             }
         };
         let line = record.line;
-        if record.is_unterminated() {
-            errors.push(InputError::new(file, line, UNTERMINATED));
-            continue;
-        }
-        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
-            continue;
-        }
-        if record.len() != columns.len() {
-            errors.push(InputError::new(
-                file,
-                line,
-                format!(
-                    "the row has {} cells; the header has {}",
-                    record.len(),
-                    columns.len()
-                ),
-            ));
-            continue;
-        }
         let mut cells: RawCells<'_> = [None; FIELD_COUNT];
         if !cells_if_utf8(&record, &mapped, &mut cells) {
             let mut utf8_ok = true;

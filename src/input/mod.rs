@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub(crate) use csv::UNTERMINATED;
+pub(crate) use csv::{body_record, header_record, BodyRecord};
 pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,

@@ -6,7 +6,8 @@ use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
 use crate::input::records::Records;
 use crate::input::{
-    check_forced_delimiter, detect_delimiter, HeaderColumns, InputError, UNTERMINATED,
+    body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
+    HeaderColumns, InputError,
 };
 
 /// Whether a header cell names a matrix column / `case_id`, for delimiter detection.
@@ -63,23 +64,16 @@ pub(super) fn read(
         },
     };
     records.set_delimiter(delimiter.byte());
-    let (header_line, header) = match records.next_record() {
-        Ok(None) => {
-            errors.push(InputError::new(name, 1, "empty file: no header row"));
-            return None;
-        }
-        Err(e) => {
-            errors.push(cannot(records.line(), e));
-            return None;
-        }
-        Ok(Some(record)) if record.is_unterminated() => {
-            errors.push(InputError::new(name, record.line, UNTERMINATED).column("header"));
-            return None;
-        }
+    let (header_line, header) = match header_record(&mut records, name, errors) {
         Ok(Some(record)) => (
             record.line,
             record.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(),
         ),
+        Ok(None) => return None,
+        Err(failure) => {
+            errors.push(failure.at(name, records.line()));
+            return None;
+        }
     };
     let header_text: Vec<Option<&str>> = header
         .iter()
@@ -105,22 +99,17 @@ pub(super) fn read(
         errors,
     );
     loop {
-        let record = match records.next_record() {
-            Ok(Some(record)) => record,
-            Ok(None) => break,
-            Err(e) => {
-                errors.push(cannot(records.line(), e));
+        let (record, ragged) = match body_record(&mut records, name, table.targets.len(), errors) {
+            Ok(BodyRecord::Row(record)) => (record, false),
+            Ok(BodyRecord::Ragged(record)) => (record, true),
+            Ok(BodyRecord::Skipped) => continue,
+            Ok(BodyRecord::End) => break,
+            Err(failure) => {
+                errors.push(failure.at(name, records.line()));
                 break;
             }
         };
         let line = record.line;
-        if record.is_unterminated() {
-            errors.push(InputError::new(name, line, UNTERMINATED));
-            continue;
-        }
-        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
-            continue;
-        }
         // A golden row's values are checked even where its structure is wrong, so that every
         // problem is listed in one run; a cell past the header's end has no column to check.
         let check = |targets: &[Option<Column>], errors: &mut Vec<InputError>| {
@@ -131,16 +120,7 @@ pub(super) fn read(
                 check_golden_cells(name, line, cells, errors);
             }
         };
-        if record.len() != table.targets.len() {
-            errors.push(InputError::new(
-                name,
-                line,
-                format!(
-                    "the row has {} cells; the header has {}",
-                    record.len(),
-                    table.targets.len()
-                ),
-            ));
+        if ragged {
             check(&table.targets, errors);
             continue;
         }
