@@ -28,6 +28,7 @@ pub use fields::{
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 pub use json::read_rows_from as read_json_rows_from;
+pub(crate) use json::JsonObject;
 pub use json_fast::object_starts as json_object_starts;
 
 /// One `read` into `buf`, tried again when a signal interrupts it: what the readers that keep

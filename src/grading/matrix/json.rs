@@ -1,8 +1,7 @@
 //! A matrix as the JSON array of spec section 5, read as it comes, a case object at a time
 //! (a 400k-case matrix is never held as text), each located by the line it opens on.
 
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::rows::Split;
@@ -10,7 +9,7 @@ use super::{
     add_row, check_golden_cells, MatrixFile, MatrixRead, Strictness, UNKNOWN_GOLDEN_COLUMN,
 };
 use crate::grading::columns::Column;
-use crate::input::InputError;
+use crate::input::{InputError, JsonObject};
 
 /// Reads a JSON matrix as it comes, a case at a time (a 400k-case matrix is never held as
 /// text): each case object is located by the line it opens on.
@@ -212,29 +211,8 @@ fn add_case_object(
     errors.append(&mut value_errors);
 }
 
-/// A case object with its keys in order and duplicates kept, so that a key given twice is
-/// reported (as a CSV header naming a column twice is) rather than the last value winning.
-struct CaseObject(Vec<(String, Value)>);
-
-impl<'de> Deserialize<'de> for CaseObject {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CaseObject, D::Error> {
-        struct CaseVisitor;
-        impl<'de> Visitor<'de> for CaseVisitor {
-            type Value = CaseObject;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a case object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CaseObject, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
-                    entries.push(entry);
-                }
-                Ok(CaseObject(entries))
-            }
-        }
-        deserializer.deserialize_map(CaseVisitor)
-    }
-}
+/// A case object: its keys in order, duplicates kept, each value parsed.
+type CaseObject = JsonObject<Value>;
 
 /// A JSON value as the text of a CSV cell: `null` is empty, an array is its elements joined
 /// with `;`.
