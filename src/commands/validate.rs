@@ -10,8 +10,8 @@ use anyhow::{bail, Result};
 
 use crate::adjudication::{Adjudication, Location};
 use crate::input::{
-    expand_inputs, read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells,
-    ReadArgs, ReadObserver, OUTPUT_ONLY_COLUMNS,
+    expand_inputs, read_source, Field, InputError, InputFormat, ParsedRow, RawCells, ReadArgs,
+    ReadObserver, OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
 
@@ -293,7 +293,7 @@ pub fn validate(
             ignored_seen: Vec::new(),
             warnings: &mut warnings,
         };
-        read_source_observed(
+        read_source(
             source,
             input_format,
             &mut file_errors,
@@ -805,7 +805,7 @@ pub fn validate_streaming(
             ignored_seen: Vec::new(),
             warnings: &mut warnings,
         };
-        read_source_observed(
+        read_source(
             source,
             input_format,
             &mut file_errors,

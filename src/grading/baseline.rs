@@ -1,10 +1,10 @@
 //! Reading a previous gradebook (`grade --baseline`): each submission's earlier score.
 //!
 //! A gradebook is read as strictly as a golden file's structure (spec section 2): by the same
-//! record reader and strict record loop ([`crate::input::body_record`]), a row with more or fewer cells than the header, an unterminated quote, a
-//! header naming a column twice, a submission listed twice and a score that is not a number
-//! are errors, every one listed and located. It is the comma-separated file `grade
-//! --gradebook` writes.
+//! record reader and strict record loop (`crate::input::body_record`), a row with more or
+//! fewer cells than the header, an unterminated quote, a header naming a column twice, a
+//! submission listed twice and a score that is not a number are errors, every one listed and
+//! located. It is the comma-separated file `grade --gradebook` writes.
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -10,10 +10,10 @@ use super::fields::{
     OUTPUT_ONLY_COLUMNS,
 };
 use super::records::{Record, Records};
-use super::RowSink;
+use super::{CaseRead, RowSink};
 
 /// A CSV file's header: its column names and the field each names. Read once, it lets a
-/// later read start in the middle of the file (see [`super::read_csv_from`]).
+/// later read start in the middle of the file (see [`CaseRead::after_header`]).
 #[derive(Clone, Debug)]
 pub struct CsvHeader {
     names: Vec<String>,
@@ -25,6 +25,21 @@ pub struct CsvHeader {
 }
 
 impl CsvHeader {
+    /// Reads just the header of a CSV file (with `delimiter`, or the one detected): `None` if
+    /// it has none or any problem (which a whole read of the file reports).
+    pub fn read(reader: impl Read, file: &str, delimiter: Option<Delimiter>) -> Option<CsvHeader> {
+        let mut records = Records::new(reader, true);
+        let mut errors = Vec::new();
+        let header = read_header_record(
+            &mut records,
+            file,
+            delimiter,
+            &mut errors,
+            &mut super::NoObserver,
+        )?;
+        errors.is_empty().then_some(header)
+    }
+
     /// The byte offset just after the header record.
     pub fn end(&self) -> u64 {
         self.end
@@ -66,25 +81,6 @@ pub struct Stopped {
     /// Whether it stopped at the cut: no record holds the byte before it (a quoted cell with
     /// a line end does when the cut falls inside it).
     pub at_cut: bool,
-}
-
-/// Reads just the header of a CSV file; `None` if it has none or any problem (which a whole
-/// [`read`] of the file reports).
-pub fn read_header(
-    reader: impl Read,
-    file: &str,
-    delimiter: Option<Delimiter>,
-) -> Option<CsvHeader> {
-    let mut records = Records::new(reader, true);
-    let mut errors = Vec::new();
-    let header = read_header_record(
-        &mut records,
-        file,
-        delimiter,
-        &mut errors,
-        &mut super::NoObserver,
-    )?;
-    errors.is_empty().then_some(header)
 }
 
 /// Reads the header record with `delimiter`, or the one detected from it, and maps its
@@ -324,23 +320,22 @@ pub(crate) fn body_record<'r, R: Read>(
     Ok(BodyRecord::Row(record))
 }
 
-/// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
-/// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
-/// start of a line after the header) instead, and lines are counted from 1 where it starts.
-/// Given a byte offset `cut` (counted from where the reader starts), reading stops at the
-/// first record boundary at or after it ([`Stopped`]). Without a header, cells are split by
-/// `delimiter`, or the one detected from the header line.
-#[allow(clippy::too_many_arguments)]
+/// Reads CSV rows from `reader` as `how` says, handing `sink` each row's cells and line to
+/// parse; every problem goes to `errors`. Given the file's header ([`CaseRead::after_header`]),
+/// the reader starts at a row (at the start of a line after the header) instead, and lines
+/// are counted from 1 where it starts. Given a byte offset [`CaseRead::cut`] (counted from
+/// where the reader starts), reading stops at the first record boundary at or after it
+/// ([`Stopped`]). Without a header, cells are split by the delimiter of `how`, or the one
+/// detected from the header line.
 pub fn read(
     reader: impl Read,
-    file: &str,
-    header: Option<&CsvHeader>,
-    delimiter: Option<Delimiter>,
-    cut: Option<u64>,
+    how: &CaseRead<'_>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) -> CsvRead {
+    let (file, header, cut) = (how.name, how.after_header, how.cut);
+    let delimiter = how.options.delimiter;
     let mut records = Records::new(reader, header.is_none());
     let read_header;
     let CsvHeader {
@@ -517,7 +512,7 @@ fn column_label(header: &[String], index: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{read_csv_cells, Locate, RowSink};
+    use super::super::{CaseRead, InputFormat, Locate, ReadOptions, RowSink};
     use super::*;
 
     /// A row's line and its cells by field.
@@ -543,7 +538,9 @@ mod tests {
     fn read_cells(bytes: &[u8]) -> (Vec<OwnedRow>, Vec<String>) {
         let mut errors = Vec::new();
         let mut cells = Cells::default();
-        read_csv_cells(bytes, "f.csv", None, &mut errors, &mut cells);
+        let options = ReadOptions::default();
+        let how = CaseRead::new("f.csv", InputFormat::Csv, &options);
+        super::super::read_cells(bytes, &how, &mut errors, &mut cells);
         (cells.0, errors.iter().map(ToString::to_string).collect())
     }
 

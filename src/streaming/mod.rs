@@ -52,9 +52,9 @@ use indicatif::ProgressBar;
 
 use crate::adjudication::{bad_row_errors, clash_error, fault_error, fault_errors, Location};
 use crate::input::{
-    json_object_starts, parse_row_into, read_csv_cells, read_csv_from, read_csv_header,
-    read_from_with, BadRow, CsvHeader, InputError, InputErrors, InputFormat, Locate, ParsedRow,
-    RawCells, ReadOptions, RowResult, RowSink, Source,
+    json_object_starts, parse_row_into, read, read_cells, BadRow, CaseRead, CsvHeader, InputError,
+    InputErrors, InputFormat, Locate, NoObserver, ParsedRow, RawCells, ReadOptions, RowResult,
+    RowSink, Source,
 };
 use crate::lease::values::same_text;
 use crate::lease::{Case, Message, Outcome, Timestamp};
@@ -758,7 +758,7 @@ impl StreamRun {
                         offset: 0,
                     };
                     Some(
-                        read_csv_header(reader, &current.name, current.options.delimiter)
+                        CsvHeader::read(reader, &current.name, current.options.delimiter)
                             .ok_or_else(|| {
                                 io::Error::other(format!(
                                     "{}: the header cannot be read again",
@@ -883,15 +883,11 @@ impl StreamRun {
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
-                read_csv_from(
-                    reader,
-                    &current.name,
-                    Some(header),
-                    current.options.delimiter,
-                    None,
-                    &mut errors,
-                    &mut sink,
-                );
+                let how = CaseRead {
+                    after_header: Some(header),
+                    ..CaseRead::new(&current.name, InputFormat::Csv, &current.options)
+                };
+                read_cells(reader, &how, &mut errors, &mut sink);
             }
             (Some(reader), InputFormat::Csv, ..) => {
                 let mut sink = LinesFrom {
@@ -901,21 +897,15 @@ impl StreamRun {
                     slot: Err(BadRow::default()),
                     replay: &mut replay,
                 };
-                read_csv_cells(
-                    reader,
-                    &current.name,
-                    current.options.delimiter,
-                    &mut errors,
-                    &mut sink,
-                );
+                let how = CaseRead::new(&current.name, InputFormat::Csv, &current.options);
+                read_cells(reader, &how, &mut errors, &mut sink);
             }
-            (Some(reader), format, ..) => read_from_with(
+            (Some(reader), format, ..) => read(
                 reader,
-                &current.name,
-                format,
-                &current.options,
+                &CaseRead::new(&current.name, format, &current.options),
                 &mut errors,
                 &mut |line, row| replay(line, &row),
+                &mut NoObserver,
             ),
         }
         let slot = slot.ok_or_else(|| {
@@ -1521,21 +1511,17 @@ fn stream_source(
                             sender,
                             recycled,
                         };
+                        let how = CaseRead::new(&source.name, format, &source.options);
                         match format {
-                            InputFormat::Csv => read_csv_cells(
+                            InputFormat::Csv => {
+                                read_cells(watched, &how, &mut errors, &mut filler);
+                            }
+                            _ => read(
                                 watched,
-                                &source.name,
-                                source.options.delimiter,
-                                &mut errors,
-                                &mut filler,
-                            ),
-                            _ => read_from_with(
-                                watched,
-                                &source.name,
-                                format,
-                                &source.options,
+                                &how,
                                 &mut errors,
                                 &mut |line, row| filler.put(line, row),
+                                &mut NoObserver,
                             ),
                         }
                         filler.finish();
@@ -1563,27 +1549,21 @@ fn stream_source(
                     stop,
                 };
                 let mut errors = Vec::new();
+                let how = CaseRead::new(&source.name, format, &source.options);
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
                         slot: Err(BadRow::default()),
                         hash: 0,
                         replay: &mut replay,
                     };
-                    read_csv_cells(
-                        watched,
-                        &source.name,
-                        source.options.delimiter,
-                        &mut errors,
-                        &mut sink,
-                    );
+                    read_cells(watched, &how, &mut errors, &mut sink);
                 } else {
-                    read_from_with(
+                    read(
                         watched,
-                        &source.name,
-                        format,
-                        &source.options,
+                        &how,
                         &mut errors,
                         &mut |line, row| replay(line, &row, row_hash(&row)),
+                        &mut NoObserver,
                     );
                 }
                 errors
@@ -1853,9 +1833,13 @@ mod tests {
         );
         let mut rows = Vec::new();
         let mut errors = Vec::new();
-        crate::input::read_source(source, None, &mut errors, &mut |line, row| {
-            rows.push((line, row))
-        });
+        crate::input::read_source(
+            source,
+            None,
+            &mut errors,
+            &mut |line, row| rows.push((line, row)),
+            &mut crate::input::NoObserver,
+        );
         for (line, row) in &rows {
             let at = Location {
                 file_index: 0,
