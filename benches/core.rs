@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 use leasejudge::generate::{default_mix, write_cases, Options};
-use leasejudge::input::{read_from, InputFormat, ParsedRow};
+use leasejudge::input::{read, CaseRead, InputFormat, NoObserver, ParsedRow, ReadOptions};
 use leasejudge::lease::Case;
 
 /// 20,000 generated cases (contiguous), parsed once: each case's rows in order.
@@ -20,10 +20,11 @@ fn generated_cases() -> (Vec<u8>, Vec<Vec<ParsedRow>>) {
     write_cases(&options, &mut file).expect("writing to memory");
     let mut cases: Vec<Vec<ParsedRow>> = Vec::new();
     let mut errors = Vec::new();
-    read_from(
+    let read_options = ReadOptions::default();
+    let how = CaseRead::new("bench.csv", InputFormat::Csv, &read_options);
+    read(
         &file[..],
-        "bench.csv",
-        InputFormat::Csv,
+        &how,
         &mut errors,
         &mut |_, row| {
             let row = row.expect("generated rows are valid");
@@ -32,6 +33,7 @@ fn generated_cases() -> (Vec<u8>, Vec<Vec<ParsedRow>>) {
                 _ => cases.push(vec![row]),
             }
         },
+        &mut NoObserver,
     );
     assert!(errors.is_empty());
     (file, cases)
@@ -58,20 +60,22 @@ fn bench_core(c: &mut Criterion) {
     });
     group.finish();
 
+    let read_options = ReadOptions::default();
+    let how = CaseRead::new("bench.csv", InputFormat::Csv, &read_options);
     let mut group = c.benchmark_group("input");
     group.throughput(Throughput::Elements(rows));
     group.bench_function("CSV to typed rows", |b| {
         b.iter(|| {
             let mut count = 0u64;
             let mut errors = Vec::new();
-            read_from(
+            read(
                 &file[..],
-                "bench.csv",
-                InputFormat::Csv,
+                &how,
                 &mut errors,
                 &mut |_, row| {
                     count += u64::from(row.is_ok());
                 },
+                &mut NoObserver,
             );
             count
         })

@@ -5,7 +5,7 @@
 //! the file. Nothing here may panic, whatever the bytes.
 
 use leasejudge::adjudication::{Adjudication, Location};
-use leasejudge::input::{read_from, InputErrors, InputFormat};
+use leasejudge::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
 
@@ -25,7 +25,8 @@ pub fn exercise(data: &[u8]) {
     let mut run = Adjudication::new();
     let mut errors = Vec::new();
     let mut rows_by_case: Vec<(String, Vec<leasejudge::lease::Row>)> = Vec::new();
-    read_from(file, "fuzz", format, &mut errors, &mut |line, row| {
+    let options = ReadOptions::default();
+    let mut feed = |line, row: leasejudge::input::RowResult| {
         run.feed(
             Location {
                 file_index: 0,
@@ -43,7 +44,9 @@ pub fn exercise(data: &[u8]) {
                 None => rows_by_case.push((parsed.case_id.to_string(), vec![parsed.row])),
             }
         }
-    });
+    };
+    let how = CaseRead::new("fuzz", format, &options);
+    read(file, &how, &mut errors, &mut feed, &mut NoObserver);
     errors.extend(run.take_errors());
     if !errors.is_empty() {
         // Error text must render (and quote huge values briefly) without panicking.

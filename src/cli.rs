@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands;
 use crate::terminal::{set_color_choice, ColorChoice};
@@ -62,7 +62,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Template(args) => commands::template::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
-        Command::Completions(args) => commands::completions::run(args),
-        Command::Man(args) => commands::man::run(args),
+        Command::Completions(args) => commands::completions::run(args, Cli::command()),
+        Command::Man(args) => commands::man::run(args, Cli::command()),
     }
 }

@@ -17,7 +17,7 @@
 //! - [`validation`] is what `validate` finds: input errors and warnings, in bounded memory.
 //!
 //! ```
-//! use leasejudge::input::{read_from, InputFormat};
+//! use leasejudge::input::{read, CaseRead, InputFormat, NoObserver, ReadOptions};
 //! use leasejudge::adjudication::{Adjudication, Location};
 //! use leasejudge::matrix::MatrixRow;
 //!
@@ -26,10 +26,13 @@
 //!             c1,ack,2026-01-01T10:00:05Z,,L-1,1,worker-a,\n";
 //! let mut run = Adjudication::new();
 //! let mut errors = Vec::new();
-//! read_from(file.as_bytes(), "example.csv", InputFormat::Csv, &mut errors, &mut |line, row| {
+//! let options = ReadOptions::default();
+//! let how = CaseRead::new("example.csv", InputFormat::Csv, &options);
+//! let mut feed = |line, row| {
 //!     let outcome = run.feed(Location { file_index: 0, file: "example.csv", line }, &row);
 //!     println!("line {line}: {outcome:?}");
-//! });
+//! };
+//! read(file.as_bytes(), &how, &mut errors, &mut feed, &mut NoObserver);
 //! assert!(errors.is_empty());
 //! let judged = run.finish(None).unwrap();
 //! let row = MatrixRow::new(&judged[0].case_id, &judged[0].case, &judged[0].verdict);

@@ -458,7 +458,7 @@ impl<W: Write> JsonMatrixWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{read_from, InputFormat};
+    use crate::input::{read, CaseRead, InputFormat, NoObserver, ReadOptions};
 
     /// The streaming pass's direct CSV encoding is byte for byte the csv writer's, quoting
     /// included.
@@ -475,12 +475,12 @@ mod tests {
                     c2,progress,2026-01-01T00:00:30Z,,L2,1,w,,1,,,\n";
         let mut errors = Vec::new();
         let mut rows: Vec<crate::input::ParsedRow> = Vec::new();
-        read_from(
+        read(
             file.as_bytes(),
-            "t.csv",
-            InputFormat::Csv,
+            &CaseRead::new("t.csv", InputFormat::Csv, &ReadOptions::default()),
             &mut errors,
             &mut |_, row| rows.push(row.expect("a valid row")),
+            &mut NoObserver,
         );
         assert!(errors.is_empty(), "{errors:?}");
         for case_id in ["c,1", "c2"] {

@@ -35,6 +35,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 use tempfile::NamedTempFile;
 
+use crate::input::{InputError, InputErrors, Source};
+
 /// Set when standard output was closed when the process started (`leasejudge ... >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -403,6 +405,77 @@ impl AppendFile for Output {
                 io::copy(&mut file.take(len), out.get_mut())
             }
         }
+    }
+}
+
+/// The case-file sources with standard input copied to a guarded temporary file (kept alive
+/// by the returned handles, and named as before), for commands that read their inputs more
+/// than once. The copy has no extension, so it is read as CSV unless a format is given, as
+/// standard input is. It is removed when the handle is dropped, or by an interrupting signal.
+pub fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<GuardedTemp>)> {
+    let mut spools = Vec::new();
+    let mut readable = Vec::with_capacity(sources.len());
+    for source in sources {
+        if source.path.is_some() {
+            readable.push(source.clone());
+            continue;
+        }
+        let mut spool = GuardedTemp::new()?;
+        io::copy(&mut io::stdin().lock(), spool.as_file_mut())?;
+        io::Write::flush(spool.as_file_mut())?;
+        readable.push(Source {
+            name: source.name.clone(),
+            path: Some(spool.path().to_owned()),
+            options: source.options.clone(),
+        });
+        spools.push(spool);
+    }
+    Ok((readable, spools))
+}
+
+/// The longest value an input error's message quotes; longer values are cut with `…`.
+const MAX_QUOTED_CHARS: usize = 80;
+
+/// An input error as every command shows it, `FILE:LINE: column: message (value)`: here, with
+/// the escaping of what came from input, rather than in [`crate::input`], which is below the
+/// output layer and does not import it.
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Each part may come from input: a file name, a header cell, a key.
+        let file = escape_controls(&self.file);
+        if self.line == 0 {
+            write!(f, "{file}: ")?;
+        } else {
+            write!(f, "{file}:{}: ", self.line)?;
+        }
+        if let Some(column) = &self.column {
+            write!(f, "{}: ", escape_controls(column))?;
+        }
+        f.write_str(&escape_controls(&self.message))?;
+        if let Some(value) = &self.value {
+            if value.chars().count() > MAX_QUOTED_CHARS {
+                let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
+                write!(f, " ({:?}… {} bytes in all)", cut, self.value_bytes)?;
+            } else {
+                write!(f, " ({value:?})")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every input error of a run, one per line, then the count.
+impl std::fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for error in &self.0 {
+            writeln!(f, "{error}")?;
+        }
+        let n = self.0.len();
+        write!(
+            f,
+            "{n} input error{}; nothing was written",
+            if n == 1 { "" } else { "s" }
+        )
     }
 }
 

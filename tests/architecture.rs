@@ -1,6 +1,13 @@
 //! Dependency arrows point down: report renderers depend on the grading types, and the
-//! grading modules never import a renderer.
+//! grading modules never import a renderer; no two modules import each other, directly or
+//! through others; and the input readers import only the layers below them.
+//!
+//! The module graph is read from the sources: an edge for every `crate::` or `super::` path
+//! (and every path through a module imported by name, `use crate::commands;` then
+//! `commands::check`), outside comments and `#[cfg(test)]` modules. A `mod.rs` naming its
+//! own children by bare paths (its facade: `pub use csv::CsvRead;`) is not an edge.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -10,6 +17,9 @@ fn grading_does_not_import_report() {
     let mut offenders = Vec::new();
     for entry in fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
+        if path.is_dir() {
+            continue;
+        }
         let text = fs::read_to_string(&path).unwrap();
         for (number, line) in text.lines().enumerate() {
             if line.contains("crate::report") || line.contains("super::super::report") {
@@ -18,4 +28,336 @@ fn grading_does_not_import_report() {
         }
     }
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+#[test]
+fn no_two_modules_import_each_other() {
+    let graph = module_graph();
+    let cycles = cycles(&graph);
+    assert!(
+        cycles.is_empty(),
+        "modules that import each other (break each cycle by moving what both need below \
+         them):\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn no_two_top_level_modules_import_each_other() {
+    let mut top: Graph = BTreeMap::new();
+    for (module, uses) in module_graph() {
+        let from = top_level(&module);
+        let entry = top.entry(from.clone()).or_default();
+        entry.extend(uses.iter().map(|to| top_level(to)).filter(|to| *to != from));
+    }
+    let cycles = cycles(&top);
+    assert!(cycles.is_empty(), "{}", cycles.join("\n"));
+}
+
+/// `input` is below everything that reads through it: it imports only the core and the
+/// limits (and the seeded random numbers its tests use), never `output`, which displays its
+/// errors, nor anything above.
+#[test]
+fn input_imports_only_the_layers_below_it() {
+    let below = ["input", "lease", "limits", "random"];
+    let mut offenders = Vec::new();
+    for (module, uses) in module_graph() {
+        if top_level(&module) != "input" {
+            continue;
+        }
+        for to in uses {
+            if !below.contains(&top_level(&to).as_str()) {
+                offenders.push(format!("{module} -> {to}"));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Module paths (`grading::compare`; `` for the crate root), each with the modules it uses.
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn top_level(module: &str) -> String {
+    module.split("::").next().unwrap_or_default().to_owned()
+}
+
+/// Every module of `src/` (but the binary's `main.rs`) with the modules its code uses.
+fn module_graph() -> Graph {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&src, &mut files);
+    let mut modules = BTreeMap::new();
+    for path in files {
+        let relative = path.strip_prefix(&src).unwrap().with_extension("");
+        let mut segments: Vec<String> = relative
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        if segments == ["main"] {
+            continue;
+        }
+        if segments.last().is_some_and(|s| s == "mod" || s == "lib") {
+            segments.pop();
+        }
+        modules.insert(segments, fs::read_to_string(&path).unwrap());
+    }
+    let known: BTreeSet<Vec<String>> = modules.keys().cloned().collect();
+    let mut graph = Graph::new();
+    for (module, text) in &modules {
+        let code = without_tests(&without_comments(text));
+        let mut uses = BTreeSet::new();
+        let mut aliases = BTreeMap::new();
+        for path in paths(&code, &["crate", "super"]) {
+            let Some(full) = absolute(module, &path) else {
+                continue;
+            };
+            // `use crate::commands;`: later `commands::check` goes through it.
+            if known.contains(&full) {
+                if let Some(name) = path.last().filter(|name| *name != "super") {
+                    aliases.insert(name.clone(), full.clone());
+                }
+            }
+            uses.extend(longest_module(&full, &known));
+        }
+        let alias_names: Vec<&str> = aliases.keys().map(String::as_str).collect();
+        for path in paths(&code, &alias_names) {
+            let mut full = aliases[&path[0]].clone();
+            full.extend(path[1..].iter().cloned());
+            if let Some(target) = longest_module(&full, &known) {
+                uses.insert(target);
+            }
+        }
+        uses.remove(module);
+        graph.insert(
+            module.join("::"),
+            uses.into_iter().map(|m| m.join("::")).collect(),
+        );
+    }
+    graph
+}
+
+fn source_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            source_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// The text with every `//` comment (doc comments and their links included) removed.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text without its `#[cfg(test)]` modules: tests may reach anywhere.
+fn without_tests(text: &str) -> String {
+    let mut kept = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let opens_test_module = line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod ") && next.ends_with('{'));
+        if !opens_test_module {
+            kept.push(line);
+            continue;
+        }
+        let mut depth = 0i64;
+        for line in lines.by_ref() {
+            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            if depth <= 0 {
+                break;
+            }
+        }
+    }
+    kept.join("\n")
+}
+
+/// Every path in `code` that starts with one of `starts` (as a whole word): its segments,
+/// a `{...}` group giving one path per item.
+fn paths(code: &str, starts: &[&str]) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut found = Vec::new();
+    for start in starts {
+        let needle = format!("{start}::");
+        let mut from = 0;
+        while let Some(at) = code[from..].find(&needle) {
+            let at = from + at;
+            from = at + needle.len();
+            let word_start = at == 0 || !(is_ident(bytes[at - 1]) || bytes[at - 1] == b':');
+            if word_start {
+                expand(code, at, &[], &mut found);
+            }
+        }
+    }
+    found
+}
+
+/// The path (or paths, through a group) starting at `at`, after the segments of `prefix`.
+fn expand(code: &str, at: usize, prefix: &[String], found: &mut Vec<Vec<String>>) {
+    let bytes = code.as_bytes();
+    let mut path = prefix.to_vec();
+    let mut i = at;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'{' {
+            // One path per item of the group, to its matching `}`.
+            let mut depth = 0;
+            let mut item_start = i + 1;
+            for j in i..bytes.len() {
+                match bytes[j] {
+                    b'{' => depth += 1,
+                    b'}' | b',' if depth == 1 => {
+                        if !code[item_start..j].trim().is_empty() {
+                            expand(code, item_start, &path, found);
+                        }
+                        item_start = j + 1;
+                        if bytes[j] == b'}' {
+                            return;
+                        }
+                    }
+                    _ => {}
+                }
+                if bytes[j] == b'}' {
+                    depth -= 1;
+                }
+            }
+            return;
+        }
+        let end = code[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '*'))
+            .map_or(code.len(), |n| i + n);
+        if end == i {
+            break;
+        }
+        path.push(code[i..end].to_owned());
+        i = end;
+        if code[i..].starts_with("::") {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    if !path.is_empty() {
+        found.push(path);
+    }
+}
+
+/// The absolute path (from the crate root) that `path`, written in `module`, names.
+fn absolute(module: &[String], path: &[String]) -> Option<Vec<String>> {
+    let (mut full, mut rest) = match path.split_first() {
+        Some((first, rest)) if first == "crate" => (Vec::new(), rest),
+        _ => (module.to_vec(), path),
+    };
+    while let Some((_, after)) = rest.split_first().filter(|(first, _)| *first == "super") {
+        full.pop()?;
+        rest = after;
+    }
+    full.extend(rest.iter().cloned());
+    Some(full)
+}
+
+/// The module a path lands in: its longest prefix that is a module.
+fn longest_module(full: &[String], known: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    (0..=full.len())
+        .rev()
+        .map(|n| full[..n].to_vec())
+        .find(|prefix| known.contains(prefix))
+}
+
+/// Each strongly connected group of more than one module, with the edges inside it.
+fn cycles(graph: &Graph) -> Vec<String> {
+    // Tarjan's algorithm.
+    struct State<'g> {
+        graph: &'g Graph,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        groups: Vec<Vec<&'g str>>,
+    }
+    fn visit<'g>(state: &mut State<'g>, node: &'g str) {
+        let n = state.index.len();
+        state.index.insert(node, n);
+        state.low.insert(node, n);
+        state.stack.push(node);
+        for next in state.graph.get(node).into_iter().flatten() {
+            let next = next.as_str();
+            if !state.index.contains_key(next) {
+                visit(state, next);
+                let low = state.low[node].min(state.low[next]);
+                state.low.insert(node, low);
+            } else if state.stack.contains(&next) {
+                let low = state.low[node].min(state.index[next]);
+                state.low.insert(node, low);
+            }
+        }
+        if state.low[node] == state.index[node] {
+            let mut group = Vec::new();
+            while let Some(top) = state.stack.pop() {
+                group.push(top);
+                if top == node {
+                    break;
+                }
+            }
+            if group.len() > 1 {
+                state.groups.push(group);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        groups: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state
+        .groups
+        .iter()
+        .map(|group| {
+            let mut edges = Vec::new();
+            for from in group {
+                for to in &graph[*from] {
+                    if group.contains(&to.as_str()) {
+                        edges.push(format!("  {from} -> {to}"));
+                    }
+                }
+            }
+            edges.sort();
+            edges.join("\n")
+        })
+        .collect()
+}
+
+/// The reader of the graph sees the arrows this test was written against: without them it
+/// would pass by seeing nothing.
+#[test]
+fn the_module_graph_sees_paths_groups_and_aliases() {
+    let graph = module_graph();
+    let uses = |from: &str, to: &str| graph[from].contains(to);
+    // `use super::columns::Column;`
+    assert!(uses("grading::compare", "grading::columns"));
+    // `use crate::lease::{...}` in a group.
+    assert!(uses("input::fields", "lease"));
+    // `use crate::commands;` then `commands::check::Args`.
+    assert!(uses("cli", "commands::check"));
+    // A doc link is no edge: `compare` names `engine_check` only in a comment.
+    assert!(!uses("grading::compare", "grading::engine_check"));
 }

@@ -6,12 +6,13 @@
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::grading::engine_check::judge_and_compare;
-use leasejudge::grading::matrix_file::{read_golden_file_split, read_golden_file_split_unchecked};
+use leasejudge::grading::matrix::SplitMatrix;
 use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
-    compare, parse_column_list, parse_matrix, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
-    MissingAt,
+    compare, parse_column_list, Column, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
+    MatrixInput, MatrixRead, MissingAt,
 };
+use leasejudge::input::InputErrors;
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
@@ -29,6 +30,17 @@ fn options(seed: u64, cases: u64) -> Options {
         interleave: 8,
         mix: default_mix(),
     }
+}
+
+/// The golden file at `path` read split as `grade` reads a key: sound, or its every error.
+fn golden_split(
+    path: &std::path::Path,
+    columns: &[Column],
+    splitter: &Splitter,
+) -> Result<SplitMatrix, InputErrors> {
+    MatrixRead::golden(columns)
+        .read_split(MatrixInput::Path(path), "golden.csv", splitter)
+        .and_then(|(golden, errors)| golden.checked(errors))
 }
 
 /// The engine's whole matrix of `source`, as `check` built it before.
@@ -96,17 +108,18 @@ fn streamed_check_grades_as_the_whole_matrix_does() {
         for (clean, golden_bytes) in [(true, matrix.clone()), (false, tampered(&matrix))] {
             let golden_path = dir.path().join("golden.csv");
             std::fs::write(&golden_path, &golden_bytes).unwrap();
-            let golden = parse_matrix(&golden_bytes, "golden.csv", MatrixFileFormat::Csv).unwrap();
+            let every: Vec<Column> = Column::all().collect();
+            let golden = MatrixRead::submission(&every, &Default::default())
+                .read(
+                    MatrixInput::Bytes(&golden_bytes, MatrixFileFormat::Csv),
+                    "golden.csv",
+                )
+                .unwrap();
             for (columns, parts) in [("decision,reason", 1), ("decision,reason", 7), ("all", 3)] {
                 let name = format!("{name}, {columns}, {parts} partitions");
                 let columns = parse_column_list(columns).unwrap();
-                let split = read_golden_file_split(
-                    &golden_path,
-                    "golden.csv",
-                    &columns,
-                    &Splitter::with_parts(parts),
-                )
-                .unwrap();
+                let split =
+                    golden_split(&golden_path, &columns, &Splitter::with_parts(parts)).unwrap();
                 assert_eq!(split.parts(), parts);
                 let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
                 let got = judge_and_compare(&source, as_of, Some(&split), &columns, true)
@@ -176,16 +189,16 @@ fn duplicates_found_by_the_join_are_the_golden_files_errors() {
     std::fs::write(&golden_path, golden.join("\n") + "\n").unwrap();
     let columns = parse_column_list("decision,reason").unwrap();
     let splitter = Splitter::with_parts(5);
-    let expected: Vec<String> =
-        read_golden_file_split(&golden_path, "golden.csv", &columns, &splitter)
-            .unwrap_err()
-            .0
-            .iter()
-            .map(|e| e.to_string())
-            .collect();
+    let expected: Vec<String> = golden_split(&golden_path, &columns, &splitter)
+        .unwrap_err()
+        .0
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
     assert_eq!(expected.len(), 3, "{expected:?}");
-    let (split, read_errors) =
-        read_golden_file_split_unchecked(&golden_path, "golden.csv", &columns, &splitter).unwrap();
+    let (split, read_errors) = MatrixRead::golden(&columns)
+        .read_split(MatrixInput::Path(&golden_path), "golden.csv", &splitter)
+        .unwrap();
     assert!(read_errors.is_empty());
     match judge_and_compare(&source, None, Some(&split), &columns, true) {
         Err(StreamError::Input(errors)) => {

@@ -355,12 +355,11 @@ fn ods_workbooks_made_by_odfpy_grade_at_full_marks() {
             delimiter: None,
             sheet: Some("Matrix".into()),
         };
-        let matrix = leasejudge::grading::read_matrix_file_with(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join(&ods),
-            &ods,
-            &options,
-        )
-        .unwrap();
+        let every: Vec<leasejudge::grading::Column> = leasejudge::grading::Column::all().collect();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(&ods);
+        let matrix = leasejudge::grading::MatrixRead::submission(&every, &options)
+            .read(leasejudge::grading::MatrixInput::Path(&path), &ods)
+            .unwrap();
         assert_eq!(leasejudge::grading::golden_errors(&matrix), []);
         // The first sheet holds notes, not the matrix: read by default, and an error there.
         let run = leasejudge(&["grade", &ods, "--golden", &golden]);

@@ -26,7 +26,7 @@ use crate::grading::class::{
     grade_submission, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
 };
 use crate::grading::compare::shown;
-use crate::grading::matrix_file::{read_golden_file_split, read_matrix_file_split, SplitMatrix};
+use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};
 use crate::input::{expand_inputs, InputError, InputErrors, ReadArgs, ReadOptions, Source};
@@ -515,7 +515,9 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
     let key_name = key.to_string_lossy().into_owned();
     let columns = &scoring.columns;
     // Strict, as `grade` reads it: a golden value not in canonical form is the author's error.
-    let golden = read_golden_file_split(key, &key_name, columns, &splitter)
+    let golden = MatrixRead::golden(columns)
+        .read_split(MatrixInput::Path(key), &key_name, &splitter)
+        .and_then(|(golden, errors)| golden.checked(errors))
         .map_err(|e| e.0)
         .and_then(|golden| {
             let missing = golden.missing_columns(columns);
@@ -549,11 +551,10 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
     temp.as_file_mut()
         .flush()
         .context("cannot keep the engine's matrix")?;
-    let (engine, errors) = read_matrix_file_split(
-        temp.path(),
+    let options = ReadOptions::default();
+    let (engine, errors) = MatrixRead::submission(columns, &options).read_split(
+        MatrixInput::Path(temp.path()),
         "the engine's matrix",
-        &ReadOptions::default(),
-        columns,
         &splitter,
     )?;
     let outcome = grade_submission(Some(&golden), engine, errors, scoring, true)

@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::clashes::CasePlaces;
 use crate::grading::engine_check::{grade_judged, judge};
-use crate::grading::matrix_file::{
-    insert_errors, kept_error, read_golden_file_split_unchecked, with_duplicates, SplitMatrix,
+use crate::grading::matrix::{
+    insert_errors, kept_error, with_duplicates, MatrixInput, MatrixRead, SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
@@ -327,7 +327,7 @@ fn check(args: &Args) -> Result<ExitCode> {
             let case_bytes = source.path.as_deref().map_or(0, size);
             let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
             let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
-            read_golden_file_split_unchecked(path, &name(path), columns, &splitter)
+            MatrixRead::golden(columns).read_split(MatrixInput::Path(path), &name(path), &splitter)
         });
         match (judged, golden) {
             (Ok(_), None) => graded_files.push((pairing, None)),

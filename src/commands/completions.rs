@@ -4,10 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
 use clap_complete::Shell;
-
-use crate::cli::Cli;
 
 /// Write a shell completion script to standard output.
 #[derive(Debug, clap::Args)]
@@ -24,19 +21,19 @@ pub struct Args {
     pub shell: Shell,
 }
 
-/// The completion script for `shell`.
-pub fn script(shell: Shell) -> Vec<u8> {
-    let mut command = Cli::command();
+/// The completion script for `shell` of the command line `command`: the clap definitions are
+/// passed in by `cli`, which dispatches here, so that this module does not import it back.
+pub fn script(shell: Shell, mut command: clap::Command) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "leasejudge", &mut script);
     script
 }
 
-/// Runs `completions`.
-pub fn run(args: &Args) -> Result<ExitCode> {
+/// Runs `completions` for the command line `command`.
+pub fn run(args: &Args, command: clap::Command) -> Result<ExitCode> {
     use std::io::Write;
     let mut out = crate::output::Output::open(None)?;
-    out.write_all(&script(args.shell))
+    out.write_all(&script(args.shell, command))
         .context("cannot write the completion script")?;
     out.commit()?;
     Ok(ExitCode::SUCCESS)

@@ -15,9 +15,7 @@ use crate::grading::class::{
     Submission,
 };
 use crate::grading::hint::hint;
-use crate::grading::matrix_file::{
-    open_matrix, parse_matrix_split, read_golden_split_from, read_matrix_split_from, SplitMatrix,
-};
+use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
@@ -239,12 +237,20 @@ fn read_submission(
         } else {
             MatrixFileFormat::Csv
         };
-        parse_matrix_split(&bytes, "-", format, &options, columns, splitter)
+        MatrixRead::submission(columns, &options).read_split(
+            MatrixInput::Bytes(&bytes, format),
+            "-",
+            splitter,
+        )
     } else {
         let name = path.to_string_lossy();
         let file = open_submission(path, &name, instructor).map_err(|e| InputErrors(vec![e]))?;
         let format = MatrixFileFormat::for_path(path);
-        read_matrix_split_from(file, format, &name, &options, columns, splitter)
+        MatrixRead::submission(columns, &options).read_split(
+            MatrixInput::Open(file, format),
+            &name,
+            splitter,
+        )
     }
 }
 
@@ -262,7 +268,10 @@ fn read_golden(
     instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
     let format = MatrixFileFormat::for_path(path);
-    let golden = read_golden_split_from(file, format, &name, columns, splitter).map_err(|e| e.0)?;
+    let golden = MatrixRead::golden(columns)
+        .read_split(MatrixInput::Open(file, format), &name, splitter)
+        .and_then(|(golden, errors)| golden.checked(errors))
+        .map_err(|e| e.0)?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)

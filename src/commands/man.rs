@@ -4,9 +4,6 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 
 /// Write the manual page (roff) to standard output.
 #[derive(Debug, clap::Args)]
@@ -15,9 +12,10 @@ Read it with `leasejudge man | man -l -`, or install it:
   leasejudge man > ~/.local/share/man/man1/leasejudge.1")]
 pub struct Args {}
 
-/// The manual page: `leasejudge(1)` with every subcommand's options.
-pub fn page() -> std::io::Result<Vec<u8>> {
-    let mut command = Cli::command();
+/// The manual page of the command line `command`: `leasejudge(1)` with every subcommand's
+/// options. The clap definitions are passed in by `cli`, which dispatches here, so that this
+/// module does not import it back.
+pub fn page(mut command: clap::Command) -> std::io::Result<Vec<u8>> {
     // Building sets each subcommand's binary name (`leasejudge check`) for its synopsis.
     command.build();
     let mut roff = Vec::new();
@@ -48,10 +46,10 @@ pub fn page() -> std::io::Result<Vec<u8>> {
     Ok(roff)
 }
 
-/// Runs `man`.
-pub fn run(_args: &Args) -> Result<ExitCode> {
+/// Runs `man` for the command line `command`.
+pub fn run(_args: &Args, command: clap::Command) -> Result<ExitCode> {
     use std::io::Write;
-    let roff = page().context("cannot render the manual page")?;
+    let roff = page(command).context("cannot render the manual page")?;
     let mut out = crate::output::Output::open(None)?;
     out.write_all(&roff)
         .context("cannot write the manual page")?;

@@ -1,16 +1,18 @@
 //! Reading a previous gradebook (`grade --baseline`): each submission's earlier score.
 //!
 //! A gradebook is read as strictly as a golden file's structure (spec section 2): by the same
-//! record reader, a row with more or fewer cells than the header, an unterminated quote, a
-//! header naming a column twice, a submission listed twice and a score that is not a number
-//! are errors, every one listed and located. It is the comma-separated file `grade
-//! --gradebook` writes.
+//! record reader and strict record loop (`crate::input::body_record`), a row with more or
+//! fewer cells than the header, an unterminated quote, a header naming a column twice, a
+//! submission listed twice and a score that is not a number are errors, every one listed and
+//! located. It is the comma-separated file `grade --gradebook` writes.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::input::records::Records;
-use crate::input::{normalise_header, InputError, InputErrors, UNTERMINATED};
+use crate::input::{
+    body_record, header_record, normalise_header, BodyRecord, InputError, InputErrors,
+};
 
 /// The scores of an old gradebook by submission name; `None` where the score cell is empty
 /// (an ungradable submission).
@@ -32,26 +34,8 @@ pub fn parse_baseline(
     name: &str,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let mut records = Records::new(bytes, true);
-    let cannot =
-        |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
     let mut errors = Vec::new();
-    let (header_line, header) = match records.next_record() {
-        Ok(None) => {
-            return Err(InputErrors(vec![InputError::new(
-                name,
-                1,
-                "empty file: no header row",
-            )]))
-        }
-        Err(e) => return Err(InputErrors(vec![cannot(records.line(), e)])),
-        Ok(Some(record)) if record.is_unterminated() => {
-            return Err(InputErrors(vec![InputError::new(
-                name,
-                record.line,
-                UNTERMINATED,
-            )
-            .column("header")]))
-        }
+    let (header_line, header) = match header_record(&mut records, name, &mut errors) {
         Ok(Some(record)) => (
             record.line,
             record
@@ -59,6 +43,8 @@ pub fn parse_baseline(
                 .map(|cell| String::from_utf8_lossy(cell).into_owned())
                 .collect::<Vec<_>>(),
         ),
+        Ok(None) => return Err(InputErrors(errors)),
+        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
     };
     // Where each of `COLUMNS` is in the header.
     let mut at: [Option<usize>; 2] = [None; 2];
@@ -103,34 +89,16 @@ pub fn parse_baseline(
     // The line each submission is on, for a second listing's message.
     let mut lines: HashMap<String, u64> = HashMap::new();
     loop {
-        let record = match records.next_record() {
-            Ok(Some(record)) => record,
-            Ok(None) => break,
-            Err(e) => {
-                errors.push(cannot(records.line(), e));
+        let record = match body_record(&mut records, name, header.len(), &mut errors) {
+            Ok(BodyRecord::Row(record)) => record,
+            Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
+            Ok(BodyRecord::End) => break,
+            Err(failure) => {
+                errors.push(failure.at(name, records.line()));
                 break;
             }
         };
         let line = record.line;
-        if record.is_unterminated() {
-            errors.push(InputError::new(name, line, UNTERMINATED));
-            continue;
-        }
-        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
-            continue;
-        }
-        if record.len() != header.len() {
-            errors.push(InputError::new(
-                name,
-                line,
-                format!(
-                    "the row has {} cells; the header has {}",
-                    record.len(),
-                    header.len()
-                ),
-            ));
-            continue;
-        }
         let cell = |index: usize, column: &str, errors: &mut Vec<InputError>| {
             let bytes = record.iter().nth(index).unwrap_or_default();
             match std::str::from_utf8(bytes) {

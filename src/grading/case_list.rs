@@ -8,8 +8,8 @@ use std::io::{self, Read};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use super::case_grade::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
 use super::columns::Column;
-use super::compare::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
 use crate::store::{Merge, SpillBuffer, Spilled};
 
 /// Encoded records held in memory before they go to the temporary file: a small report

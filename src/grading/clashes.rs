@@ -8,8 +8,8 @@ use std::io;
 use std::path::Path;
 
 use super::partitions::{Partitions, Splitter};
-use crate::streaming::{clash_error, Location};
 use crate::input::InputError;
+use crate::streaming::{clash_error, Location};
 
 /// Every case id of the case files checked together, with its file and first line.
 pub struct CasePlaces {

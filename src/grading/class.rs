@@ -6,10 +6,11 @@
 
 use std::collections::HashMap;
 
+use super::case_grade::shown;
 use super::columns::{Column, ValueKind};
-use super::compare::shown;
+pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
-use super::matrix_file::{with_duplicates, MatrixEntry, SplitMatrix};
+use super::matrix::{with_duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
@@ -161,85 +162,6 @@ impl Scoring {
 
 // A case's right columns are a bit set in a `u32`.
 const _: () = assert!(Column::COUNT <= 32);
-
-/// One graded column of a case that is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColumnMiss {
-    /// The column.
-    pub column: Column,
-    /// The submission's value, trimmed.
-    pub actual: Box<str>,
-    /// The golden value, trimmed; `None` unless revealed.
-    pub expected: Option<Box<str>>,
-    /// Why the value cannot be right whatever the case (`EXPIRD is not a decision code; did
-    /// you mean EXPIRED?`); `None` for a valid value that is simply wrong.
-    pub note: Option<String>,
-}
-
-/// How one golden case fared in one submission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaseStatus {
-    /// Every graded column is right.
-    Matched,
-    /// At least one graded column is wrong.
-    Mismatched,
-    /// The submission has no row for the case (every column counts wrong).
-    Missing,
-}
-
-impl CaseStatus {
-    /// `matched`, `mismatched` or `missing`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CaseStatus::Matched => "matched",
-            CaseStatus::Mismatched => "mismatched",
-            CaseStatus::Missing => "missing",
-        }
-    }
-}
-
-/// One golden case's result in one submission.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaseMark {
-    /// The case's index in the golden file.
-    pub case: u32,
-    /// Its case id.
-    pub case_id: Box<str>,
-    /// The submission's row for it; `None` when missing.
-    pub line: Option<u64>,
-    /// How it fared.
-    pub status: CaseStatus,
-    /// Bit `i` set: graded column `i` is right.
-    pub correct: u32,
-    /// The points it scored.
-    pub points: u64,
-    /// The wrong columns (empty unless mismatched).
-    pub misses: Vec<ColumnMiss>,
-}
-
-impl CaseMark {
-    /// Whether graded column `index` is right.
-    pub fn is_correct(&self, index: usize) -> bool {
-        self.correct & (1 << index) != 0
-    }
-}
-
-/// A submission row whose case id the golden file lacks: a warning, not scored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRow {
-    /// The case id as written.
-    pub case_id: String,
-    /// Its line in the submission.
-    pub line: u64,
-    /// Its place among the submission's rows.
-    pub index: u64,
-}
-
-impl UnknownRow {
-    /// The warning, for people (never naming the golden file).
-    pub const WARNING: &'static str =
-        "this case is not in the golden file; the row is ignored (warning, not scored)";
-}
 
 /// A submission that was graded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -769,17 +691,15 @@ pub(crate) fn grade_csv(
     scoring: &Scoring,
     parts: usize,
 ) -> Outcome {
-    use crate::grading::matrix_file::parse_matrix_split;
     use crate::grading::partitions::Splitter;
-    use crate::grading::MatrixFileFormat;
+    use crate::grading::{MatrixFileFormat, MatrixInput, MatrixRead};
     let splitter = Splitter::with_parts(parts);
+    let options = Default::default();
+    let how = MatrixRead::submission(&scoring.columns, &options);
     let read = |text: &str, name: &str| {
-        parse_matrix_split(
-            text.as_bytes(),
+        how.read_split(
+            MatrixInput::Bytes(text.as_bytes(), MatrixFileFormat::Csv),
             name,
-            MatrixFileFormat::Csv,
-            &Default::default(),
-            &scoring.columns,
             &splitter,
         )
         .unwrap()
@@ -803,23 +723,32 @@ pub(crate) fn graded_csv(golden: &str, submission: &str) -> Graded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::{parse_matrix, MatrixFile, MatrixFileFormat};
+    use crate::grading::{MatrixFile, MatrixFileFormat, MatrixInput, MatrixRead};
 
     fn matrix(text: &str) -> MatrixFile {
-        parse_matrix(text.as_bytes(), "m.csv", MatrixFileFormat::Csv).unwrap()
+        let every: Vec<Column> = Column::all().collect();
+        keeping(text.as_bytes(), MatrixFileFormat::Csv, &every).unwrap()
+    }
+
+    /// A submission read from `bytes`, the cells of `keep` kept.
+    fn keeping(
+        bytes: &[u8],
+        format: MatrixFileFormat,
+        keep: &[Column],
+    ) -> Result<MatrixFile, crate::input::InputErrors> {
+        let name = if format == MatrixFileFormat::Json {
+            "m.json"
+        } else {
+            "m.csv"
+        };
+        MatrixRead::submission(keep, &Default::default())
+            .read(MatrixInput::Bytes(bytes, format), name)
     }
 
     #[test]
     fn only_the_graded_cells_are_kept() {
         let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED,\n";
-        let file = crate::grading::parse_matrix_keeping(
-            text.as_bytes(),
-            "m.csv",
-            MatrixFileFormat::Csv,
-            &Default::default(),
-            &[Column::DECISION],
-        )
-        .unwrap();
+        let file = keeping(text.as_bytes(), MatrixFileFormat::Csv, &[Column::DECISION]).unwrap();
         let job_id = Column::from_header("job_id").unwrap();
         let c1 = file.find("c1").unwrap();
         assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
@@ -828,14 +757,7 @@ mod tests {
         assert_eq!(c1.cell(Column::REASON), None);
         // A JSON row without the graded key is still reported as lacking it.
         let json = "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\"},{\"case_id\":\"c2\"}]";
-        let file = crate::grading::parse_matrix_keeping(
-            json.as_bytes(),
-            "m.json",
-            MatrixFileFormat::Json,
-            &Default::default(),
-            &[Column::DECISION],
-        )
-        .unwrap();
+        let file = keeping(json.as_bytes(), MatrixFileFormat::Json, &[Column::DECISION]).unwrap();
         let missing: Vec<String> = file
             .missing_columns(&[Column::DECISION])
             .iter()
@@ -933,13 +855,7 @@ mod tests {
             }
             // The errors are the ones (and in the order) a matrix read whole lists.
             if let Outcome::Ungradable(errors) = &whole {
-                let read = crate::grading::parse_matrix_keeping(
-                    submission.as_bytes(),
-                    "m.csv",
-                    crate::grading::MatrixFileFormat::Csv,
-                    &Default::default(),
-                    &columns,
-                );
+                let read = keeping(submission.as_bytes(), MatrixFileFormat::Csv, &columns);
                 assert_eq!(&read.unwrap_err().0, errors);
                 assert!(errors.len() > 200);
             }

@@ -28,7 +28,7 @@ use crate::streaming::{Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix_file::{with_duplicates, Duplicate, SplitMatrix};
+use super::matrix::{with_duplicates, Duplicate, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// A temporary file the engine's matrix is appended to.
 struct MatrixSpill(BufWriter<File>);

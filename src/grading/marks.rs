@@ -1,11 +1,91 @@
-//! How a case mark and an unknown row are kept in a [`Spool`]: a submission's marks and
-//! unknown rows, in memory that does not grow with its size.
+//! A case mark and an unknown row (what grading a submission makes, one per golden case and
+//! one per row the golden file lacks), and how they are kept in a [`Spool`]: a submission's
+//! marks and unknown rows, in memory that does not grow with its size. Below the class
+//! grading that makes them ([`super::class`]), which does not import it back.
 
 use std::io::{self, Read};
 
-use super::class::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::columns::Column;
 use super::spool::{Record, Spool, SpoolWriter};
+
+/// One graded column of a case that is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnMiss {
+    /// The column.
+    pub column: Column,
+    /// The submission's value, trimmed.
+    pub actual: Box<str>,
+    /// The golden value, trimmed; `None` unless revealed.
+    pub expected: Option<Box<str>>,
+    /// Why the value cannot be right whatever the case (`EXPIRD is not a decision code; did
+    /// you mean EXPIRED?`); `None` for a valid value that is simply wrong.
+    pub note: Option<String>,
+}
+
+/// How one golden case fared in one submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseStatus {
+    /// Every graded column is right.
+    Matched,
+    /// At least one graded column is wrong.
+    Mismatched,
+    /// The submission has no row for the case (every column counts wrong).
+    Missing,
+}
+
+impl CaseStatus {
+    /// `matched`, `mismatched` or `missing`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaseStatus::Matched => "matched",
+            CaseStatus::Mismatched => "mismatched",
+            CaseStatus::Missing => "missing",
+        }
+    }
+}
+
+/// One golden case's result in one submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseMark {
+    /// The case's index in the golden file.
+    pub case: u32,
+    /// Its case id.
+    pub case_id: Box<str>,
+    /// The submission's row for it; `None` when missing.
+    pub line: Option<u64>,
+    /// How it fared.
+    pub status: CaseStatus,
+    /// Bit `i` set: graded column `i` is right.
+    pub correct: u32,
+    /// The points it scored.
+    pub points: u64,
+    /// The wrong columns (empty unless mismatched).
+    pub misses: Vec<ColumnMiss>,
+}
+
+impl CaseMark {
+    /// Whether graded column `index` is right.
+    pub fn is_correct(&self, index: usize) -> bool {
+        self.correct & (1 << index) != 0
+    }
+}
+
+/// A submission row whose case id the golden file lacks: a warning, not scored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRow {
+    /// The case id as written.
+    pub case_id: String,
+    /// Its line in the submission.
+    pub line: u64,
+    /// Its place among the submission's rows.
+    pub index: u64,
+}
+
+impl UnknownRow {
+    /// The warning, for people (never naming the golden file).
+    pub const WARNING: &'static str =
+        "this case is not in the golden file; the row is ignored (warning, not scored)";
+}
 
 /// One submission's marks, in golden-file order.
 pub type Marks = Spool<CaseMark>;

@@ -2,6 +2,7 @@
 //! and the options and report formats `check` and `grade` share.
 
 pub mod baseline;
+pub mod case_grade;
 pub mod case_list;
 pub mod clashes;
 pub mod class;
@@ -10,7 +11,7 @@ pub mod compare;
 pub mod engine_check;
 pub mod hint;
 pub mod marks;
-pub mod matrix_file;
+pub mod matrix;
 pub mod partitions;
 pub mod spool;
 pub mod submission_file;
@@ -23,10 +24,8 @@ pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix_file::{
-    golden_errors, parse_golden_keeping, parse_matrix, parse_matrix_keeping, parse_matrix_with,
-    read_golden_file, read_golden_file_keeping, read_matrix_file, read_matrix_file_keeping,
-    read_matrix_file_with, MatrixEntry, MatrixFile, MatrixFileFormat,
+pub use matrix::{
+    golden_errors, MatrixEntry, MatrixFile, MatrixFileFormat, MatrixInput, MatrixRead, Strictness,
 };
 
 /// How a grade report is written.

@@ -4,16 +4,16 @@
 use std::io::Read;
 
 use super::delimiter::{detect, Delimiter, HeaderColumns};
-use super::error::{located, InputError};
+use super::error::InputError;
 use super::fields::{
-    cell_text, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
+    cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
     OUTPUT_ONLY_COLUMNS,
 };
 use super::records::{Record, Records};
-use super::RowSink;
+use super::{CaseRead, RowSink};
 
 /// A CSV file's header: its column names and the field each names. Read once, it lets a
-/// later read start in the middle of the file (see [`super::read_csv_from`]).
+/// later read start in the middle of the file (see [`CaseRead::after_header`]).
 #[derive(Clone, Debug)]
 pub struct CsvHeader {
     names: Vec<String>,
@@ -25,6 +25,21 @@ pub struct CsvHeader {
 }
 
 impl CsvHeader {
+    /// Reads just the header of a CSV file (with `delimiter`, or the one detected): `None` if
+    /// it has none or any problem (which a whole read of the file reports).
+    pub fn read(reader: impl Read, file: &str, delimiter: Option<Delimiter>) -> Option<CsvHeader> {
+        let mut records = Records::new(reader, true);
+        let mut errors = Vec::new();
+        let header = read_header_record(
+            &mut records,
+            file,
+            delimiter,
+            &mut errors,
+            &mut super::NoObserver,
+        )?;
+        errors.is_empty().then_some(header)
+    }
+
     /// The byte offset just after the header record.
     pub fn end(&self) -> u64 {
         self.end
@@ -66,35 +81,6 @@ pub struct Stopped {
     /// Whether it stopped at the cut: no record holds the byte before it (a quoted cell with
     /// a line end does when the cut falls inside it).
     pub at_cut: bool,
-}
-
-fn read_record<'r, R: Read>(
-    records: &'r mut Records<R>,
-    file: &str,
-) -> Result<Option<Record<'r>>, InputError> {
-    let line = records.line();
-    records
-        .next_record()
-        .map_err(|e| InputError::new(file, line, format!("cannot read: {e}")))
-}
-
-/// Reads just the header of a CSV file; `None` if it has none or any problem (which a whole
-/// [`read`] of the file reports).
-pub fn read_header(
-    reader: impl Read,
-    file: &str,
-    delimiter: Option<Delimiter>,
-) -> Option<CsvHeader> {
-    let mut records = Records::new(reader, true);
-    let mut errors = Vec::new();
-    let header = read_header_record(
-        &mut records,
-        file,
-        delimiter,
-        &mut errors,
-        &mut super::NoObserver,
-    )?;
-    errors.is_empty().then_some(header)
 }
 
 /// Reads the header record with `delimiter`, or the one detected from it, and maps its
@@ -148,22 +134,15 @@ fn read_header_record<R: Read>(
         }
     };
     records.set_delimiter(delimiter.byte());
-    let record = match read_record(records, file) {
+    let record = match header_record(records, file, errors) {
         Ok(Some(record)) => record,
-        Ok(None) => {
-            errors.push(InputError::new(file, 1, "empty file: no header row"));
-            return None;
-        }
-        Err(e) => {
-            errors.push(e);
+        Ok(None) => return None,
+        Err(failure) => {
+            errors.push(failure.at(file, failure.started_at));
             return None;
         }
     };
     let header_line = record.line;
-    if record.is_unterminated() {
-        errors.push(InputError::new(file, header_line, UNTERMINATED).column("header"));
-        return None;
-    }
     let mut header_names = Vec::with_capacity(record.len());
     let mut header_ok = true;
     for (index, cell) in record.iter().enumerate() {
@@ -254,25 +233,109 @@ pub(super) fn map_header(
 }
 
 /// The message for a record the input ends inside of.
-pub(crate) const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
+const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted cell";
 
-/// Reads CSV rows from `reader`, handing `sink` each row's cells and line to parse; every
-/// problem goes to `errors`. Given the file's `header`, the reader starts at a row (at the
-/// start of a line after the header) instead, and lines are counted from 1 where it starts.
-/// Given a byte offset `cut` (counted from where the reader starts), reading stops at the
-/// first record boundary at or after it ([`Stopped`]). Without a header, cells are split by
-/// `delimiter`, or the one detected from the header line.
-#[allow(clippy::too_many_arguments)]
+/// A failed read of a record: the line the read started at, and why. Each strict reader
+/// locates its "cannot read" where it always has: a case file at the line the read started
+/// at, a matrix or gradebook at the line reading had reached ([`Records::line`]).
+pub(crate) struct ReadFailure {
+    pub(crate) started_at: u64,
+    pub(crate) error: std::io::Error,
+}
+
+impl ReadFailure {
+    /// The "cannot read" error of the failure, at `line`.
+    pub(crate) fn at(&self, file: &str, line: u64) -> InputError {
+        InputError::new(file, line, format!("cannot read: {}", self.error))
+    }
+}
+
+/// The header record of a strict CSV file (a case file, a matrix, a gradebook); `Ok(None)`
+/// when the file is empty or ends inside the header's quote, each reported to `errors`.
+pub(crate) fn header_record<'r, R: Read>(
+    records: &'r mut Records<R>,
+    file: &str,
+    errors: &mut Vec<InputError>,
+) -> Result<Option<Record<'r>>, ReadFailure> {
+    let started_at = records.line();
+    match records.next_record() {
+        Ok(Some(record)) if record.is_unterminated() => {
+            errors.push(InputError::new(file, record.line, UNTERMINATED).column("header"));
+            Ok(None)
+        }
+        Ok(Some(record)) => Ok(Some(record)),
+        Ok(None) => {
+            errors.push(InputError::new(file, 1, "empty file: no header row"));
+            Ok(None)
+        }
+        Err(error) => Err(ReadFailure { started_at, error }),
+    }
+}
+
+/// One step of the strict CSV record loop, after the header: the one loop of the case-file,
+/// matrix and gradebook readers.
+pub(crate) enum BodyRecord<'r> {
+    /// A record with as many cells as the header.
+    Row(Record<'r>),
+    /// A record with more or fewer cells than the header, reported already; its cells are
+    /// given to a reader that still checks them (a golden file's values).
+    Ragged(Record<'r>),
+    /// A blank record, or one the input ends inside the quote of (reported): nothing to read.
+    Skipped,
+    /// The end of the input.
+    End,
+}
+
+/// The next record of a strict CSV body whose header has `width` cells: blank records are
+/// skipped, and an unterminated quote and a row of another width are reported to `errors`,
+/// each located at the record's line.
+#[inline]
+pub(crate) fn body_record<'r, R: Read>(
+    records: &'r mut Records<R>,
+    file: &str,
+    width: usize,
+    errors: &mut Vec<InputError>,
+) -> Result<BodyRecord<'r>, ReadFailure> {
+    let started_at = records.line();
+    let record = match records.next_record() {
+        Ok(Some(record)) => record,
+        Ok(None) => return Ok(BodyRecord::End),
+        Err(error) => return Err(ReadFailure { started_at, error }),
+    };
+    if record.is_unterminated() {
+        errors.push(InputError::new(file, record.line, UNTERMINATED));
+        return Ok(BodyRecord::Skipped);
+    }
+    if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
+        return Ok(BodyRecord::Skipped);
+    }
+    if record.len() != width {
+        errors.push(InputError::new(
+            file,
+            record.line,
+            format!("the row has {} cells; the header has {width}", record.len()),
+        ));
+        return Ok(BodyRecord::Ragged(record));
+    }
+    Ok(BodyRecord::Row(record))
+}
+
+/// Reads CSV rows from `reader` as `how` says, handing `sink` each row's cells and line to
+/// parse; every problem goes to `errors`. Given the file's header ([`CaseRead::after_header`]),
+/// the reader starts at a row (at the start of a line after the header) instead, and lines
+/// are counted from 1 where it starts. Given a byte offset [`CaseRead::cut`] (counted from
+/// where the reader starts), reading stops at the first record boundary at or after it
+/// ([`Stopped`]). Without a header, cells are split by the delimiter of `how`, or the one
+/// detected from the header line.
 pub fn read(
     reader: impl Read,
-    file: &str,
-    header: Option<&CsvHeader>,
-    delimiter: Option<Delimiter>,
-    cut: Option<u64>,
+    how: &CaseRead<'_>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) -> CsvRead {
+    let (file, header, cut) = (how.name, how.after_header, how.cut);
+    let delimiter = how.options.delimiter;
     let mut records = Records::new(reader, header.is_none());
     let read_header;
     let CsvHeader {
@@ -317,37 +380,16 @@ pub fn read(
                 }
             }
         }
-        // Not `read_record`: its result, with room for a whole located error, cost a copy of
-        // every record.
-        let line = records.line();
-        let record = match records.next_record() {
-            Ok(Some(record)) => record,
-            Ok(None) => break,
-            Err(e) => {
-                errors.push(InputError::new(file, line, format!("cannot read: {e}")));
+        let record = match body_record(&mut records, file, columns.len(), errors) {
+            Ok(BodyRecord::Row(record)) => record,
+            Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
+            Ok(BodyRecord::End) => break,
+            Err(failure) => {
+                errors.push(failure.at(file, failure.started_at));
                 break;
             }
         };
         let line = record.line;
-        if record.is_unterminated() {
-            errors.push(InputError::new(file, line, UNTERMINATED));
-            continue;
-        }
-        if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
-            continue;
-        }
-        if record.len() != columns.len() {
-            errors.push(InputError::new(
-                file,
-                line,
-                format!(
-                    "the row has {} cells; the header has {}",
-                    record.len(),
-                    columns.len()
-                ),
-            ));
-            continue;
-        }
         let mut cells: RawCells<'_> = [None; FIELD_COUNT];
         if !cells_if_utf8(&record, &mapped, &mut cells) {
             let mut utf8_ok = true;
@@ -470,7 +512,7 @@ fn column_label(header: &[String], index: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{read_csv_cells, Locate, RowSink};
+    use super::super::{CaseRead, InputFormat, Locate, ReadOptions, RowSink};
     use super::*;
 
     /// A row's line and its cells by field.
@@ -496,7 +538,9 @@ mod tests {
     fn read_cells(bytes: &[u8]) -> (Vec<OwnedRow>, Vec<String>) {
         let mut errors = Vec::new();
         let mut cells = Cells::default();
-        read_csv_cells(bytes, "f.csv", None, &mut errors, &mut cells);
+        let options = ReadOptions::default();
+        let how = CaseRead::new("f.csv", InputFormat::Csv, &options);
+        super::super::read_cells(bytes, &how, &mut errors, &mut cells);
         (cells.0, errors.iter().map(ToString::to_string).collect())
     }
 

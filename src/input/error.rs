@@ -1,10 +1,5 @@
-//! Located input errors: `FILE:LINE: column: message (value)`.
-
-use crate::output::escape_controls;
-use std::fmt;
-
-/// The longest value an error message quotes; longer values are cut with `…`.
-const MAX_QUOTED_CHARS: usize = 80;
+//! Located input errors: `FILE:LINE: column: message (value)`. They are displayed by
+//! [`crate::output`], which owns making input safe for a terminal; this module is below it.
 
 /// The most of a value an error keeps (its length is kept too): an error per row quoting a
 /// long value (a shared string a workbook's every row uses, say) would otherwise hold every
@@ -64,67 +59,10 @@ impl InputError {
     }
 }
 
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Each part may come from input: a file name, a header cell, a key.
-        let file = escape_controls(&self.file);
-        if self.line == 0 {
-            write!(f, "{file}: ")?;
-        } else {
-            write!(f, "{file}:{}: ", self.line)?;
-        }
-        if let Some(column) = &self.column {
-            write!(f, "{}: ", escape_controls(column))?;
-        }
-        f.write_str(&escape_controls(&self.message))?;
-        if let Some(value) = &self.value {
-            if value.chars().count() > MAX_QUOTED_CHARS {
-                let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
-                write!(f, " ({:?}… {} bytes in all)", cut, self.value_bytes)?;
-            } else {
-                write!(f, " ({value:?})")?;
-            }
-        }
-        Ok(())
-    }
-}
-
 impl std::error::Error for InputError {}
 
 /// Every input error of a run; displayed one per line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputErrors(pub Vec<InputError>);
 
-impl fmt::Display for InputErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for error in &self.0 {
-            writeln!(f, "{error}")?;
-        }
-        let n = self.0.len();
-        write!(
-            f,
-            "{n} input error{}; nothing was written",
-            if n == 1 { "" } else { "s" }
-        )
-    }
-}
-
 impl std::error::Error for InputErrors {}
-
-/// A problem at `file:line`, about a field if one is named, quoting a value if one is given.
-pub fn located(
-    file: &str,
-    line: u64,
-    field: Option<super::fields::Field>,
-    message: String,
-    value: Option<&str>,
-) -> InputError {
-    let mut error = InputError::new(file, line, message);
-    if let Some(field) = field {
-        error = error.column(field.name());
-    }
-    if let Some(value) = value {
-        error = error.value(value);
-    }
-    error
-}

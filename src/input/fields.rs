@@ -214,6 +214,24 @@ pub fn cell_text(field: Field, raw: &str) -> Option<&str> {
 /// Makes a located error for the row being parsed: field, message, offending value.
 pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
 
+/// A problem at `file:line`, about a field if one is named, quoting a value if one is given.
+pub fn located(
+    file: &str,
+    line: u64,
+    field: Option<Field>,
+    message: String,
+    value: Option<&str>,
+) -> InputError {
+    let mut error = InputError::new(file, line, message);
+    if let Some(field) = field {
+        error = error.column(field.name());
+    }
+    if let Some(value) = value {
+        error = error.value(value);
+    }
+    error
+}
+
 /// A typed row with its case id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedRow {
@@ -602,7 +620,7 @@ mod tests {
         }
         let mut errors = Vec::new();
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
-            super::super::error::located("f.csv", 7, field, message, value)
+            super::located("f.csv", 7, field, message, value)
         };
         let result = parse_row(&cells, &mut errors, &locate);
         (result, errors.iter().map(ToString::to_string).collect())

@@ -12,38 +12,43 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::error::{located, InputError};
+use super::error::InputError;
 use super::fields::{
-    cell_text, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells, RowResult,
-    FIELD_COUNT,
+    cell_text, located, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells,
+    RowResult, FIELD_COUNT,
 };
 use super::json_array::{Element, Failure, Limit, Noted, TrackedReader, Tracker};
 use super::json_fast::Restart;
 
-/// A row object with its keys in order, duplicates kept (so they can be reported), and each
-/// value as written: a number is kept verbatim (`1E5` stays `1E5`, spec section 2), which a
-/// parsed [`Value`] would not do.
-struct RowObject<'a>(Vec<(String, &'a RawValue)>);
+/// A JSON object with its keys in order and duplicates kept, so that a key given twice is
+/// reported (as a CSV header naming a column twice is) rather than the last value winning:
+/// the one object visitor of the JSON readers. `V` is how a value is kept: a case file's row
+/// keeps each as written ([`RowObject`]), a matrix's case object parses it (`Value`).
+pub(crate) struct JsonObject<V>(pub(crate) Vec<(String, V)>);
 
-impl<'de> Deserialize<'de> for RowObject<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowObject<'de>, D::Error> {
-        struct RowVisitor;
-        impl<'de> Visitor<'de> for RowVisitor {
-            type Value = RowObject<'de>;
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for JsonObject<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<JsonObject<V>, D::Error> {
+        struct ObjectVisitor<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for ObjectVisitor<V> {
+            type Value = JsonObject<V>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a row object")
+                f.write_str("a JSON object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowObject<'de>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsonObject<V>, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                while let Some(entry) = map.next_entry::<String, V>()? {
                     entries.push(entry);
                 }
-                Ok(RowObject(entries))
+                Ok(JsonObject(entries))
             }
         }
-        deserializer.deserialize_map(RowVisitor)
+        deserializer.deserialize_map(ObjectVisitor(PhantomData))
     }
 }
+
+/// A row object, each value as written: a number is kept verbatim (`1E5` stays `1E5`, spec
+/// section 2), which a parsed [`Value`] would not do.
+type RowObject<'a> = JsonObject<&'a RawValue>;
 
 /// Counts lines as offsets into one text increase, from the line the text starts on.
 struct LineCounter<'a> {

@@ -16,18 +16,19 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub(crate) use csv::UNTERMINATED;
+pub(crate) use csv::{body_record, header_record, BodyRecord};
 pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{located, InputError, InputErrors};
+pub use error::{InputError, InputErrors};
 pub use fields::{
-    cell_text, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap, Locate,
-    Mapped, ParsedRow, RawCells, RowResult,
+    cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
+    Locate, Mapped, ParsedRow, RawCells, RowResult,
 };
 pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 pub use json::read_rows_from as read_json_rows_from;
+pub(crate) use json::JsonObject;
 pub use json_fast::object_starts as json_object_starts;
 
 /// One `read` into `buf`, tried again when a signal interrupts it: what the readers that keep
@@ -189,33 +190,6 @@ impl Source {
     }
 }
 
-/// The sources with standard input copied to a temporary file (kept alive by the returned
-/// handles, and named as before), for commands that read their inputs more than once. The copy
-/// has no extension, so it is read as CSV unless a format is given, as standard input is. It is
-/// removed when the handle is dropped, or by an interrupting signal.
-pub fn spool_standard_input(
-    sources: &[Source],
-) -> io::Result<(Vec<Source>, Vec<crate::output::GuardedTemp>)> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = crate::output::GuardedTemp::new()?;
-        io::copy(&mut io::stdin().lock(), spool.as_file_mut())?;
-        io::Write::flush(spool.as_file_mut())?;
-        readable.push(Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-            options: source.options.clone(),
-        });
-        spools.push(spool);
-    }
-    Ok((readable, spools))
-}
-
 /// Opens the case file at `path`, of `format`, for reading; a workbook (read whole) that is
 /// larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a byte is
 /// read. JSON, NDJSON and CSV are read as they come, whatever their size. The error is the
@@ -339,161 +313,65 @@ impl RowSink for Parsing<'_> {
     }
 }
 
-/// Reads a CSV case file from any reader, handing each row's cells to `sink` unparsed; cells
-/// are split by `delimiter`, or the one detected from the header line.
-pub fn read_csv_cells(
-    reader: impl Read,
-    name: &str,
-    delimiter: Option<Delimiter>,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn RowSink,
-) {
-    csv::read(
-        reader,
-        name,
-        None,
-        delimiter,
-        None,
-        errors,
-        sink,
-        &mut NoObserver,
-    );
-}
-
-/// Reads just the header of a CSV case file (with `delimiter`, or the one detected): `None`
-/// if it has none or a problem (which reading the whole file reports).
-pub fn read_csv_header(
-    reader: impl Read,
-    name: &str,
-    delimiter: Option<Delimiter>,
-) -> Option<CsvHeader> {
-    csv::read_header(reader, name, delimiter)
-}
-
-/// [`read_csv_cells`] from a given start (after the header, whose delimiter it uses, or from
-/// the start of the file), stopping at the first record boundary at or after the byte offset
-/// `cut` if one is given, and saying what it saw besides rows.
-pub fn read_csv_from(
-    reader: impl Read,
-    name: &str,
-    header: Option<&CsvHeader>,
-    delimiter: Option<Delimiter>,
-    cut: Option<u64>,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn RowSink,
-) -> CsvRead {
-    csv::read(
-        reader,
-        name,
-        header,
-        delimiter,
-        cut,
-        errors,
-        sink,
-        &mut NoObserver,
-    )
-}
-
-/// The observer that ignores everything.
-struct NoObserver;
+/// The observer that ignores everything: for readers that want only the rows.
+pub struct NoObserver;
 
 impl ReadObserver for NoObserver {}
 
-/// Reads one source, calling `sink` with each valid row and its line as soon as it is read;
-/// every problem goes to `errors`.
-pub fn read_source(
-    source: &Source,
-    format_override: Option<InputFormat>,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn FnMut(u64, RowResult),
-) {
-    read_source_observed(source, format_override, errors, sink, &mut NoObserver);
+/// How a case file is read: the one options struct of the case-file readers ([`read`],
+/// [`read_cells`], [`read_source`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CaseRead<'a> {
+    /// The file as errors and the audit name it.
+    pub name: &'a str,
+    /// Its format.
+    pub format: InputFormat,
+    /// The CSV delimiter (`None`: detected from the header line) and the workbook sheet.
+    pub options: &'a ReadOptions,
+    /// CSV only: the file's header, read before ([`CsvHeader::read`]); the reader starts at a
+    /// row after it (at the start of a line), with its delimiter, lines counted from 1 there.
+    pub after_header: Option<&'a CsvHeader>,
+    /// CSV only: a byte offset (from where the reader starts) to stop at: reading stops at the
+    /// first record boundary at or after it ([`Stopped`]).
+    pub cut: Option<u64>,
 }
 
-/// [`read_source`], also telling `observer` about ignored columns and raw cells.
-pub fn read_source_observed(
-    source: &Source,
-    format_override: Option<InputFormat>,
+impl<'a> CaseRead<'a> {
+    /// A whole file named `name` in `format`, read with `options`.
+    pub fn new(name: &'a str, format: InputFormat, options: &'a ReadOptions) -> CaseRead<'a> {
+        CaseRead {
+            name,
+            format,
+            options,
+            after_header: None,
+            cut: None,
+        }
+    }
+
+    /// `source`, in the format the override or its extension gives.
+    pub fn of(source: &'a Source, format_override: Option<InputFormat>) -> CaseRead<'a> {
+        CaseRead::new(
+            &source.name,
+            source.format(format_override),
+            &source.options,
+        )
+    }
+}
+
+/// Reads case rows from any reader as `how` says, calling `sink` with each row and its line as
+/// soon as it is read, and telling `observer` about ignored columns and raw cells; every
+/// problem goes to `errors`.
+pub fn read(
+    reader: impl Read,
+    how: &CaseRead<'_>,
     errors: &mut Vec<InputError>,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
 ) {
-    let format = source.format(format_override);
-    let reader: Box<dyn Read> = match &source.path {
-        None => Box::new(io::stdin().lock()),
-        Some(path) => match open_case_file(path, format) {
-            Ok(file) => Box::new(file),
-            Err(message) => {
-                errors.push(InputError::new(&source.name, 0, message));
-                return;
-            }
-        },
-    };
-    read_from_observed(
-        reader,
-        &source.name,
-        format,
-        &source.options,
-        errors,
-        sink,
-        observer,
-    );
-}
-
-/// Reads case rows of `format` from any reader (the file is named `name` in errors), a CSV
-/// delimiter detected, a workbook's first sheet.
-pub fn read_from(
-    reader: impl Read,
-    name: &str,
-    format: InputFormat,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn FnMut(u64, RowResult),
-) {
-    read_from_observed(
-        reader,
-        name,
-        format,
-        &ReadOptions::default(),
-        errors,
-        sink,
-        &mut NoObserver,
-    );
-}
-
-/// [`read_from`] with `options`.
-pub fn read_from_with(
-    reader: impl Read,
-    name: &str,
-    format: InputFormat,
-    options: &ReadOptions,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn FnMut(u64, RowResult),
-) {
-    read_from_observed(reader, name, format, options, errors, sink, &mut NoObserver);
-}
-
-/// [`read_from_with`], also telling `observer` about ignored columns and raw cells.
-pub fn read_from_observed(
-    reader: impl Read,
-    name: &str,
-    format: InputFormat,
-    options: &ReadOptions,
-    errors: &mut Vec<InputError>,
-    sink: &mut dyn FnMut(u64, RowResult),
-    observer: &mut dyn ReadObserver,
-) {
-    match format {
+    let name = how.name;
+    match how.format {
         InputFormat::Csv => {
-            csv::read(
-                reader,
-                name,
-                None,
-                options.delimiter,
-                None,
-                errors,
-                &mut Parsing(sink),
-                observer,
-            );
+            csv::read(reader, how, errors, &mut Parsing(sink), observer);
         }
         InputFormat::Workbook => {
             // A zip archive is read from its end: the workbook is copied, at most
@@ -508,7 +386,7 @@ pub fn read_from_observed(
             workbook::read_cases(
                 io::BufReader::with_capacity(1 << 16, file),
                 name,
-                options.sheet.as_deref(),
+                how.options.sheet.as_deref(),
                 errors,
                 &mut Parsing(sink),
                 observer,
@@ -523,4 +401,39 @@ pub fn read_from_observed(
         ),
         InputFormat::Json => json::read_document(reader, name, errors, sink, observer),
     }
+}
+
+/// Reads a CSV case file as `how` says, handing each row's cells to `sink` unparsed (to be
+/// parsed where the sink keeps rows), and saying what it saw besides rows.
+pub fn read_cells(
+    reader: impl Read,
+    how: &CaseRead<'_>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn RowSink,
+) -> CsvRead {
+    debug_assert_eq!(how.format, InputFormat::Csv);
+    csv::read(reader, how, errors, sink, &mut NoObserver)
+}
+
+/// Reads one source (a file, or standard input), in the format the override or its
+/// extension gives, as [`read`] reads it.
+pub fn read_source(
+    source: &Source,
+    format_override: Option<InputFormat>,
+    errors: &mut Vec<InputError>,
+    sink: &mut dyn FnMut(u64, RowResult),
+    observer: &mut dyn ReadObserver,
+) {
+    let how = CaseRead::of(source, format_override);
+    let reader: Box<dyn Read> = match &source.path {
+        None => Box::new(io::stdin().lock()),
+        Some(path) => match open_case_file(path, how.format) {
+            Ok(file) => Box::new(file),
+            Err(message) => {
+                errors.push(InputError::new(&source.name, 0, message));
+                return;
+            }
+        },
+    };
+    read(reader, &how, errors, sink, observer);
 }

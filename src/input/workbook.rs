@@ -17,8 +17,8 @@ mod xml;
 use calamine::{Data, ExcelDateTime};
 
 use super::csv::map_header;
-use super::error::{located, InputError};
-use super::fields::{cell_text, RawCells, FIELD_COUNT};
+use super::error::InputError;
+use super::fields::{cell_text, located, RawCells, FIELD_COUNT};
 use super::{ReadObserver, RowSink};
 use crate::limits::MAX_RECORD_BYTES;
 

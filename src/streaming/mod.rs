@@ -305,9 +305,13 @@ mod tests {
         );
         let mut rows = Vec::new();
         let mut errors = Vec::new();
-        crate::input::read_source(source, None, &mut errors, &mut |line, row| {
-            rows.push((line, row))
-        });
+        crate::input::read_source(
+            source,
+            None,
+            &mut errors,
+            &mut |line, row| rows.push((line, row)),
+            &mut crate::input::NoObserver,
+        );
         for (line, row) in &rows {
             let at = Location {
                 file_index: 0,

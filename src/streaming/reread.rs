@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::input::{
-    json_object_starts, parse_row_into, read_csv_cells, read_csv_from, read_csv_header,
-    read_from_with, BadRow, CsvHeader, InputError, InputFormat, Locate, RawCells, ReadOptions,
-    RowResult, RowSink,
+    json_object_starts, parse_row_into, read, read_cells, BadRow, CaseRead, CsvHeader, InputError,
+    InputFormat, Locate, NoObserver, RawCells, ReadOptions, RowResult, RowSink,
 };
 use crate::lease::values::same_text;
 use crate::lease::Case;
@@ -205,7 +204,7 @@ pub(super) fn read_case_again(
                     offset: 0,
                 };
                 Some(
-                    read_csv_header(reader, &current.name, current.options.delimiter).ok_or_else(
+                    CsvHeader::read(reader, &current.name, current.options.delimiter).ok_or_else(
                         || {
                             io::Error::other(format!(
                                 "{}: the header cannot be read again",
@@ -331,15 +330,11 @@ pub(super) fn read_case_again(
                 slot: Err(BadRow::default()),
                 replay: &mut replay,
             };
-            read_csv_from(
-                reader,
-                &current.name,
-                Some(header),
-                current.options.delimiter,
-                None,
-                &mut errors,
-                &mut sink,
-            );
+            let how = CaseRead {
+                after_header: Some(header),
+                ..CaseRead::new(&current.name, InputFormat::Csv, &current.options)
+            };
+            read_cells(reader, &how, &mut errors, &mut sink);
         }
         (Some(reader), InputFormat::Csv, ..) => {
             let mut sink = LinesFrom {
@@ -349,21 +344,15 @@ pub(super) fn read_case_again(
                 slot: Err(BadRow::default()),
                 replay: &mut replay,
             };
-            read_csv_cells(
-                reader,
-                &current.name,
-                current.options.delimiter,
-                &mut errors,
-                &mut sink,
-            );
+            let how = CaseRead::new(&current.name, InputFormat::Csv, &current.options);
+            read_cells(reader, &how, &mut errors, &mut sink);
         }
-        (Some(reader), format, ..) => read_from_with(
+        (Some(reader), format, ..) => read(
             reader,
-            &current.name,
-            format,
-            &current.options,
+            &CaseRead::new(&current.name, format, &current.options),
             &mut errors,
             &mut |line, row| replay(line, &row),
+            &mut NoObserver,
         ),
     }
     let slot = slot.ok_or_else(|| {

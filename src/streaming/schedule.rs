@@ -10,8 +10,8 @@ use std::sync::Arc;
 use indicatif::ProgressBar;
 
 use crate::input::{
-    parse_row_into, read_csv_cells, read_from_with, BadRow, InputError, InputFormat, Locate,
-    ParsedRow, RawCells, RowResult, RowSink, Source,
+    parse_row_into, read, read_cells, BadRow, CaseRead, InputError, InputFormat, Locate,
+    NoObserver, ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::Outcome;
 
@@ -20,8 +20,8 @@ use super::reread::Reread;
 use super::rules::Location;
 use super::run::StreamRun;
 use super::spill::{Encoding, Spill, SpillFile};
-use crate::store::anonymous_file;
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
+use crate::store::anonymous_file;
 
 /// A reader that reports its bytes to the progress bar, copies them to a spool (standard
 /// input, so that a case that comes back can be read again) and reads as empty once told to
@@ -244,21 +244,17 @@ pub(super) fn stream_source(
                             sender,
                             recycled,
                         };
+                        let how = CaseRead::new(&source.name, format, &source.options);
                         match format {
-                            InputFormat::Csv => read_csv_cells(
+                            InputFormat::Csv => {
+                                read_cells(watched, &how, &mut errors, &mut filler);
+                            }
+                            _ => read(
                                 watched,
-                                &source.name,
-                                source.options.delimiter,
-                                &mut errors,
-                                &mut filler,
-                            ),
-                            _ => read_from_with(
-                                watched,
-                                &source.name,
-                                format,
-                                &source.options,
+                                &how,
                                 &mut errors,
                                 &mut |line, row| filler.put(line, row),
+                                &mut NoObserver,
                             ),
                         }
                         filler.finish();
@@ -286,27 +282,21 @@ pub(super) fn stream_source(
                     stop,
                 };
                 let mut errors = Vec::new();
+                let how = CaseRead::new(&source.name, format, &source.options);
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
                         slot: Err(BadRow::default()),
                         hash: 0,
                         replay: &mut replay,
                     };
-                    read_csv_cells(
-                        watched,
-                        &source.name,
-                        source.options.delimiter,
-                        &mut errors,
-                        &mut sink,
-                    );
+                    read_cells(watched, &how, &mut errors, &mut sink);
                 } else {
-                    read_from_with(
+                    read(
                         watched,
-                        &source.name,
-                        format,
-                        &source.options,
+                        &how,
                         &mut errors,
                         &mut |line, row| replay(line, &row, row_hash(&row)),
+                        &mut NoObserver,
                     );
                 }
                 errors

@@ -47,9 +47,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::reread::LineIndex;
-use crate::store::ReadAt;
 use super::*;
-use crate::input::{read_csv_from, read_csv_header, CsvHeader, CsvRead, Delimiter};
+use crate::input::{read_cells, CaseRead, CsvHeader, CsvRead, Delimiter, InputFormat};
+use crate::store::ReadAt;
 
 /// Every case a tail run closed, in order of first appearance (which is the order of its
 /// spill): id, the lines of its first and last rows, and the bytes of its spilled matrix row
@@ -338,7 +338,7 @@ fn plan(
     if size < min_bytes {
         return None;
     }
-    let header = read_csv_header(&mut file, name, delimiter)?;
+    let header = CsvHeader::read(&mut file, name, delimiter)?;
     file.seek(SeekFrom::Start(size / 2)).ok()?;
     let mut reader = io::BufReader::with_capacity(1 << 16, file);
     let mut skipped = Vec::new();
@@ -608,15 +608,12 @@ fn feed_csv_shifted(
         replay: &mut replay,
     };
     let mut errors = Vec::new();
-    let read = read_csv_from(
-        reader,
-        &source.name,
-        header,
-        source.options.delimiter,
+    let how = CaseRead {
+        after_header: header,
         cut,
-        &mut errors,
-        &mut sink,
-    );
+        ..CaseRead::new(&source.name, InputFormat::Csv, &source.options)
+    };
+    let read = read_cells(reader, &how, &mut errors, &mut sink);
     match io_error {
         Some(e) => Err(e),
         None => Ok((read, errors)),

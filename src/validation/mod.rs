@@ -8,7 +8,7 @@ use std::io::Write;
 
 use crate::adjudication::{Adjudication, Location};
 use crate::input::{
-    read_source_observed, Field, InputError, InputFormat, ParsedRow, RawCells, ReadObserver,
+    read_source, Field, InputError, InputFormat, ParsedRow, RawCells, ReadObserver,
     OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
@@ -223,7 +223,7 @@ pub fn validate(
             ignored_seen: Vec::new(),
             warnings: &mut warnings,
         };
-        read_source_observed(
+        read_source(
             source,
             input_format,
             &mut file_errors,
@@ -405,7 +405,7 @@ pub fn validate_streaming(
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
-    let (readable, spools) = crate::input::spool_standard_input(sources)?;
+    let (readable, spools) = crate::output::spool_standard_input(sources)?;
     let sources = &readable[..];
 
     let settings = crate::streaming::StreamSettings {
@@ -444,7 +444,7 @@ pub fn validate_streaming(
             ignored_seen: Vec::new(),
             warnings: &mut warnings,
         };
-        read_source_observed(
+        read_source(
             source,
             input_format,
             &mut file_errors,

@@ -19,18 +19,24 @@ pub fn judge_sources(
     let mut all_errors = Vec::new();
     for (file_index, source) in sources.iter().enumerate() {
         let mut errors = Vec::new();
-        read_source(source, input_format, &mut errors, &mut |line, row| {
-            let at = Location {
-                file_index,
-                file: &source.name,
-                line,
-            };
-            if let Some(outcome) = adjudication.feed(at, &row) {
-                if let Ok(parsed) = &row {
-                    on_row(at, parsed, &outcome);
+        read_source(
+            source,
+            input_format,
+            &mut errors,
+            &mut |line, row| {
+                let at = Location {
+                    file_index,
+                    file: &source.name,
+                    line,
+                };
+                if let Some(outcome) = adjudication.feed(at, &row) {
+                    if let Ok(parsed) = &row {
+                        on_row(at, parsed, &outcome);
+                    }
                 }
-            }
-        });
+            },
+            &mut leasejudge::input::NoObserver,
+        );
         errors.extend(adjudication.take_errors());
         errors.sort_by_key(|e| e.line);
         all_errors.extend(errors);

@@ -1,0 +1,387 @@
+//! Reading a matrix — a golden file or a learner's filled-in submission — as CSV, as a
+//! workbook, or as the JSON array of spec section 5, with every problem located. One reader:
+//! [`MatrixRead`] says how (golden or submission, the cells kept, the delimiter and sheet) and
+//! reads a [`MatrixInput`] (a path, an open file or bytes) whole, into a [`MatrixFile`], or
+//! split by case-id hash, into a [`SplitMatrix`]; `csv`, `workbook` and `json` read each
+//! format, `rows` holds what they read.
+//!
+//! Files are read as spreadsheets save them (spec sections 2 and 8): the delimiter (comma,
+//! semicolon or tab) detected from the header, a byte-order mark, `\n`, `\r\n` or `\r` line
+//! endings, blank lines, extra columns, columns in any order, headings as the lesson writes
+//! them (`Decision`, `Stale Generation`), `.xlsx`/`.xlsm`/`.ods` workbooks. Their structure is
+//! held to what case files are (issue 13): a row with more or fewer cells than the header, an
+//! unterminated quote, a duplicated `case_id` and a row without one are errors. A golden file's
+//! values must also be in the contract's canonical form ([`Strictness::Golden`]).
+
+mod csv;
+mod json;
+mod rows;
+#[cfg(test)]
+mod tests;
+mod workbook;
+
+use std::path::Path;
+
+use rows::{duplicated, kept_cells, Split};
+pub use rows::{
+    insert_errors, kept_error, with_duplicates, Duplicate, Loaded, LoadedPart, MatrixEntry,
+    MatrixFile, SplitMatrix,
+};
+
+use super::columns::Column;
+use super::partitions::Splitter;
+use crate::input::workbook::is_workbook_extension;
+use crate::input::{InputError, InputErrors, ReadOptions};
+
+/// How a matrix file is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixFileFormat {
+    /// CSV with a header row.
+    Csv,
+    /// One JSON array of case objects (spec section 5).
+    Json,
+    /// An `.xlsx`, `.xlsm` or `.ods` workbook: a sheet with a header row.
+    Workbook,
+}
+
+impl MatrixFileFormat {
+    /// The format a file's extension implies (any case): `.json` is JSON, `.xlsx`, `.xlsm` and
+    /// `.ods` a workbook, anything else CSV.
+    pub fn for_path(path: &Path) -> MatrixFileFormat {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("json") => MatrixFileFormat::Json,
+            Some(extension) if is_workbook_extension(extension) => MatrixFileFormat::Workbook,
+            _ => MatrixFileFormat::Csv,
+        }
+    }
+}
+
+/// How a matrix's values are held to the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// A learner's submission: values are compared leniently later, not checked here.
+    Submission,
+    /// A golden file: every cell, kept or not, must be in canonical form (spec sections 5 and
+    /// 8), so a typo in a label is the author's error, not a point taken from a learner. Only
+    /// the kept cells are held, but every cell is checked as its row is read, and a value
+    /// error is listed with the file's structural errors, in line order.
+    Golden,
+}
+
+/// What a matrix is read from.
+#[derive(Debug)]
+pub enum MatrixInput<'a> {
+    /// A file, in the format its extension implies ([`MatrixFileFormat::for_path`]).
+    Path(&'a Path),
+    /// A file already open, in a format: `grade` reads a submission from the handle it was
+    /// checked on, and the golden file from the one whose identity no submission may share.
+    Open(std::fs::File, MatrixFileFormat),
+    /// A file's bytes, in a format (standard input, tests).
+    Bytes(&'a [u8], MatrixFileFormat),
+}
+
+/// How a matrix is read: the one options struct of every matrix reader.
+#[derive(Clone, Copy, Debug)]
+pub struct MatrixRead<'a> {
+    /// Golden file or submission.
+    pub strictness: Strictness,
+    /// The columns whose cells are kept (with the case id); the others are checked as usual
+    /// but not held: a large matrix is graded on two columns.
+    pub keep: &'a [Column],
+    /// The CSV delimiter and workbook sheet (a golden file is read with the defaults).
+    pub options: &'a ReadOptions,
+}
+
+/// The default delimiter and sheet, which golden files are read with.
+static DEFAULT_OPTIONS: ReadOptions = ReadOptions {
+    delimiter: None,
+    sheet: None,
+};
+
+impl<'a> MatrixRead<'a> {
+    /// A learner's submission, keeping the cells of `keep`, read with `options`.
+    pub fn submission(keep: &'a [Column], options: &'a ReadOptions) -> MatrixRead<'a> {
+        MatrixRead {
+            strictness: Strictness::Submission,
+            keep,
+            options,
+        }
+    }
+
+    /// A golden file, keeping the cells of `keep` (every cell checked), with the default
+    /// delimiter detection and first sheet.
+    pub fn golden(keep: &'a [Column]) -> MatrixRead<'a> {
+        MatrixRead {
+            strictness: Strictness::Golden,
+            keep,
+            options: &DEFAULT_OPTIONS,
+        }
+    }
+
+    /// Reads a whole matrix: the file, if it was read without an error. CSV and JSON are read
+    /// as they come, a row at a time, so a matrix of any size is held only as its kept cells;
+    /// a workbook is read whole (its sheets are compressed XML), up to
+    /// [`crate::limits::MAX_DOCUMENT_BYTES`].
+    pub fn read(&self, input: MatrixInput<'_>, name: &str) -> Result<MatrixFile, InputErrors> {
+        match self.read_partial(input, name, None)? {
+            (file, errors) if errors.is_empty() => Ok(file),
+            (_, errors) => Err(InputErrors(errors)),
+        }
+    }
+
+    /// Reads a matrix split by `splitter`, with the errors found as it was read; its
+    /// duplicated case ids are found as its partitions are loaded ([`SplitMatrix::load`],
+    /// merged with [`with_duplicates`]; [`SplitMatrix::checked`] does both). `Err` when no row
+    /// could be read. A golden file's partitions are sealed ([`SplitMatrix::seal`]): it is
+    /// joined against a partition at a time.
+    pub fn read_split(
+        &self,
+        input: MatrixInput<'_>,
+        name: &str,
+        splitter: &Splitter,
+    ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+        let (file, errors) = self.read_partial(input, name, Some((splitter, self.keep)))?;
+        let mut file = file.into_split().expect("read split");
+        if self.strictness == Strictness::Golden {
+            file.seal();
+        }
+        Ok((file, errors))
+    }
+
+    /// The matrix as read, with the errors found in it, or only errors when nothing could be
+    /// read past them.
+    fn read_partial(&self, input: MatrixInput<'_>, name: &str, split: Split<'_>) -> Partial {
+        let cannot = |e: std::io::Error| {
+            InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+        };
+        let keep = kept_columns(self.keep);
+        let mut errors = Vec::new();
+        let file = match input {
+            MatrixInput::Path(path) => {
+                let file = open_matrix(path, name)?;
+                return self.read_partial(
+                    MatrixInput::Open(file, MatrixFileFormat::for_path(path)),
+                    name,
+                    split,
+                );
+            }
+            MatrixInput::Open(file, MatrixFileFormat::Workbook) => {
+                // Refused by its size before a byte is read; then read from the same handle.
+                crate::limits::check_document_size(&file).map_err(cannot)?;
+                let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
+                workbook::read(&bytes, name, self, &keep, split, &mut errors)
+            }
+            MatrixInput::Open(file, MatrixFileFormat::Csv) => {
+                csv::read(file, name, self, &keep, split, &mut errors)
+            }
+            MatrixInput::Open(file, MatrixFileFormat::Json) => {
+                json::read(file, name, self, &keep, split, &mut errors)
+            }
+            MatrixInput::Bytes(bytes, MatrixFileFormat::Workbook) => {
+                workbook::read(bytes, name, self, &keep, split, &mut errors)
+            }
+            MatrixInput::Bytes(bytes, MatrixFileFormat::Csv) => {
+                csv::read(bytes, name, self, &keep, split, &mut errors)
+            }
+            MatrixInput::Bytes(bytes, MatrixFileFormat::Json) => {
+                json::read(bytes, name, self, &keep, split, &mut errors)
+            }
+        };
+        match file {
+            Some(file) => Ok((file, errors)),
+            None => Err(InputErrors(errors)),
+        }
+    }
+}
+
+/// A matrix as read, with the errors found in it (it may have some), or only errors when
+/// nothing could be read past them.
+type Partial = Result<(MatrixFile, Vec<InputError>), InputErrors>;
+
+/// Every kept value of a matrix that is not in canonical form, located: what a golden read
+/// ([`Strictness::Golden`]) checks, for a matrix read otherwise.
+pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
+    let mut errors = Vec::new();
+    for row in file.rows() {
+        for column in Column::all() {
+            let Some(cell) = row.cell(column) else {
+                continue;
+            };
+            if let Err(message) = column.check_canonical(cell) {
+                errors.push(
+                    InputError::new(&file.name, row.line, message)
+                        .column(column.name())
+                        .value(cell),
+                );
+            }
+        }
+    }
+    errors
+}
+
+/// Opens a matrix file to be read as it comes. A file that cannot be opened, or a directory
+/// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
+/// be read", not "malformed".
+pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
+    let cannot = |e: std::io::Error| {
+        InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    if file.metadata().map_err(cannot)?.is_dir() {
+        return Err(cannot(std::io::ErrorKind::IsADirectory.into()));
+    }
+    Ok(file)
+}
+
+/// Which columns' cells are kept, by index.
+fn kept_columns(columns: &[Column]) -> [bool; Column::COUNT] {
+    let mut keep = [false; Column::COUNT];
+    for column in columns {
+        keep[column.index()] = true;
+    }
+    keep
+}
+
+/// A golden file's header cell or case object's key that names no matrix column, among the
+/// matrix's columns. Spec section 5 lets further columns (an explanation, `adjudicate
+/// --explain`'s `detail`) follow the matrix's, and graders ignore those; one before or between
+/// them is a misspelt or foreign column, and a key is strict about what it holds.
+const UNKNOWN_GOLDEN_COLUMN: &str = "names no matrix column; in a golden file only further \
+     columns after the matrix's (an explanation) may name none";
+
+/// Lists each of a golden row's cells that is not in canonical form. Called as the row is
+/// read, before the cells not kept are dropped: a 400k-case golden file is checked whole
+/// without being held whole.
+fn check_golden_cells<'c>(
+    name: &str,
+    line: u64,
+    cells: impl IntoIterator<Item = (Column, &'c str)>,
+    errors: &mut Vec<InputError>,
+) {
+    for (column, cell) in cells {
+        if let Err(message) = column.check_canonical(cell) {
+            errors.push(
+                InputError::new(name, line, message)
+                    .column(column.name())
+                    .value(cell),
+            );
+        }
+    }
+}
+
+/// Adds a row, turning a missing or duplicated case id into an error.
+fn add_row(
+    file: &mut MatrixFile,
+    line: u64,
+    cells: Vec<Option<String>>,
+    errors: &mut Vec<InputError>,
+) {
+    let case_id = cells[Column::CASE_ID.index()]
+        .as_deref()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    if case_id.is_empty() {
+        errors.push(InputError::new(&file.name, line, "missing case id").column("case_id"));
+        return;
+    }
+    let keep = std::mem::take(&mut file.keep);
+    let pushed = file.push(&case_id, line, &kept_cells(&cells, &keep), errors.len());
+    file.keep = keep;
+    if let Err(earlier) = pushed {
+        errors.push(duplicated(&file.name, line, earlier, case_id));
+    }
+}
+
+/// A matrix being read from a header and rows of text cells (CSV or a workbook sheet).
+struct Table {
+    file: MatrixFile,
+    /// The matrix column each header cell names, if any.
+    targets: Vec<Option<Column>>,
+}
+
+impl Table {
+    /// Maps the header; `None` for a cell that is not text (already reported). Two cells for
+    /// one column and a missing `case_id` column are errors, and so, in a golden file, is a
+    /// cell that names no matrix column.
+    fn new(
+        name: &str,
+        line: u64,
+        header: &[Option<&str>],
+        keep: &[bool],
+        strictness: Strictness,
+        split: Split<'_>,
+        errors: &mut Vec<InputError>,
+    ) -> Table {
+        let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
+        let mut header_columns = vec![false; Column::COUNT];
+        let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
+        // Cells after the last matrix column are spec section 5's further columns.
+        let last_matrix_column = header
+            .iter()
+            .rposition(|text| text.and_then(Column::from_header).is_some());
+        for (position, text) in header.iter().enumerate() {
+            let column = text.and_then(Column::from_header);
+            if let (None, Some(text), Strictness::Golden) = (column, text, strictness) {
+                if !text.trim().is_empty() && last_matrix_column.is_some_and(|last| position < last)
+                {
+                    errors.push(
+                        InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                            .column("header")
+                            .value(*text),
+                    );
+                }
+            }
+            if let (Some(column), Some(text)) = (column, text) {
+                if let Some(earlier) = named_by[column.index()] {
+                    errors.push(
+                        InputError::new(
+                            name,
+                            line,
+                            format!(
+                                "columns {earlier:?} and {text:?} both name the column {column}"
+                            ),
+                        )
+                        .column("header"),
+                    );
+                    targets.push(None);
+                    continue;
+                }
+                named_by[column.index()] = Some(text);
+                header_columns[column.index()] = true;
+            }
+            targets.push(column);
+        }
+        if !header_columns[Column::CASE_ID.index()] {
+            errors.push(InputError::new(name, line, "no case_id column").column("header"));
+        }
+        Table {
+            file: MatrixFile::with_split(name, Some(line), header_columns, keep, split),
+            targets,
+        }
+    }
+
+    /// Adds the row at `line`: its cells by header position (missing ones empty).
+    fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut Vec<InputError>) {
+        if !self.file.header_columns[Column::CASE_ID.index()] {
+            // Reported once, at the header.
+            return;
+        }
+        let mut row: Vec<Option<String>> = self
+            .file
+            .header_columns
+            .iter()
+            .map(|&present| present.then(String::new))
+            .collect();
+        for (cell, target) in cells.into_iter().zip(&self.targets) {
+            if let Some(column) = target {
+                row[column.index()] = Some(cell);
+            }
+        }
+        add_row(&mut self.file, line, row, errors);
+    }
+}

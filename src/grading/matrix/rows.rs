@@ -1,0 +1,607 @@
+//! A matrix as it is held once read: its rows in file order, findable by case id, in one
+//! buffer of text ([`MatrixFile`]), or split by case-id hash into partitions kept in temporary
+//! files ([`SplitMatrix`]), each loaded as a [`MatrixFile`] to be joined.
+
+use std::hash::BuildHasher;
+
+use crate::grading::columns::Column;
+use crate::grading::partitions::{Partitions, Splitter, StoredRow};
+use crate::grading::spool::{Spool, SpoolWriter};
+use crate::input::{InputError, InputErrors};
+use crate::matrix::MatrixRow;
+
+/// How a matrix being read is split: the splitter, and the graded columns (in the order a
+/// JSON row's missing keys are reported); `None` to hold it whole.
+pub(super) type Split<'a> = Option<(&'a Splitter, &'a [Column])>;
+
+/// One case's row of a matrix file, with where it is: a view into the [`MatrixFile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixEntry<'a> {
+    /// The case id, trimmed.
+    pub case_id: &'a str,
+    /// The line the row starts on.
+    pub line: u64,
+    /// The cells the reader kept, as written, in matrix order: only the columns asked for
+    /// (see [`super::MatrixRead::keep`]) that the file has (CSV) or the row gives (JSON). A large
+    /// matrix is graded on two columns, so the other twenty are not held for every row.
+    cells: &'a [CellEnd],
+    /// The row's text: its case id, then its kept cells one after another.
+    text: &'a str,
+}
+
+impl<'a> MatrixEntry<'a> {
+    /// The cell of `column`, if the row gives it (and it was kept); the case id's is
+    /// [`MatrixEntry::case_id`], trimmed.
+    pub fn cell(&self, column: Column) -> Option<&'a str> {
+        if column == Column::CASE_ID {
+            return Some(self.case_id);
+        }
+        let mut start = self.case_id.len();
+        for cell in self.cells {
+            let end = cell.end as usize;
+            if usize::from(cell.column) == column.index() {
+                return Some(&self.text[start..end]);
+            }
+            start = end;
+        }
+        None
+    }
+}
+
+/// A kept cell: its column, and where its text ends, counted from the start of its row's
+/// text (it starts where the one before it, or the case id, ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CellEnd {
+    column: u8,
+    end: u32,
+}
+
+/// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones (the case id
+/// is held once, as [`MatrixEntry::case_id`]).
+pub(super) fn kept_cells<'c>(cells: &'c [Option<String>], keep: &[bool]) -> Vec<(Column, &'c str)> {
+    cells
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| keep[*index] && *index != Column::CASE_ID.index())
+        .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)))
+        .collect()
+}
+
+/// Where a row is held in a [`MatrixFile`].
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    line: u64,
+    /// Where its case id starts in [`MatrixFile::text`].
+    start: usize,
+    /// Where its cells start in [`MatrixFile::cells`].
+    first_cell: u32,
+    /// Its case id's length in bytes.
+    id_len: u32,
+}
+
+/// A matrix read from a file (or built from the engine's verdicts): rows in file order,
+/// findable by case id. The rows' text is held in one buffer and the index holds row numbers,
+/// so a row costs its text and a few words: a 400k-case matrix graded on two columns is tens
+/// of megabytes, not hundreds.
+#[derive(Debug)]
+pub struct MatrixFile {
+    /// The file's name as given, for messages and annotations.
+    pub name: String,
+    /// The CSV header's line; `None` for JSON, whose keys are per row.
+    pub header_line: Option<u64>,
+    /// Which columns the CSV header has (every column for JSON and engine matrices).
+    pub(super) header_columns: Vec<bool>,
+    /// Which columns' cells rows keep.
+    pub(super) keep: Vec<bool>,
+    /// Every row's case id and kept cells, one after another, in file order.
+    text: String,
+    /// The rows, in file order.
+    rows: Vec<Row>,
+    /// Every row's kept cells, in file order.
+    cells: Vec<CellEnd>,
+    /// Row numbers, by the hash of their case id.
+    by_case_id: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
+    /// Where rows go instead when the matrix is read split ([`SplitMatrix`]).
+    split: Option<Box<SplitSink>>,
+}
+
+/// The rows of a matrix being read split, and what is checked of them as they come.
+#[derive(Debug)]
+struct SplitSink {
+    partitions: Partitions,
+    /// The graded columns, in the order their absence is reported.
+    graded: Vec<Column>,
+    /// Each JSON row's missing graded keys, as [`MatrixFile::missing_columns`] lists them.
+    missing: Vec<InputError>,
+}
+
+impl MatrixFile {
+    fn new(
+        name: &str,
+        header_line: Option<u64>,
+        header_columns: Vec<bool>,
+        keep: &[bool],
+    ) -> MatrixFile {
+        MatrixFile {
+            name: name.to_owned(),
+            header_line,
+            header_columns,
+            keep: keep.to_vec(),
+            text: String::new(),
+            rows: Vec::new(),
+            cells: Vec::new(),
+            by_case_id: hashbrown::HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
+            split: None,
+        }
+    }
+
+    /// As [`MatrixFile::new`], its rows split by `split` (the splitter, and the graded
+    /// columns) if given.
+    pub(super) fn with_split(
+        name: &str,
+        header_line: Option<u64>,
+        header_columns: Vec<bool>,
+        keep: &[bool],
+        split: Split<'_>,
+    ) -> MatrixFile {
+        let mut file = MatrixFile::new(name, header_line, header_columns, keep);
+        file.split = split.map(|(splitter, graded)| {
+            Box::new(SplitSink {
+                partitions: Partitions::new(splitter),
+                graded: graded.to_vec(),
+                missing: Vec::new(),
+            })
+        });
+        file
+    }
+
+    /// The engine's matrix for the cases of the file `name`, each row located at `line` (the
+    /// case's first line in the case file).
+    pub fn from_matrix_rows<'a>(
+        name: &str,
+        rows: impl IntoIterator<Item = (u64, &'a MatrixRow)>,
+    ) -> MatrixFile {
+        let keep = [true; Column::COUNT];
+        let mut file = MatrixFile::new(name, None, vec![true; Column::COUNT], &keep);
+        for (line, row) in rows {
+            let cells: Vec<Option<String>> = row.cells().into_iter().map(Some).collect();
+            let kept = kept_cells(&cells, &keep);
+            // The engine never yields two cases with one id, so this cannot fail.
+            let _ = file.push(&row.case_id, line, &kept, 0);
+        }
+        file
+    }
+
+    /// How many rows it has.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether it has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The row at `index` in file order.
+    pub fn row(&self, index: usize) -> MatrixEntry<'_> {
+        let row = self.rows[index];
+        let (end, cells_end) = match self.rows.get(index + 1) {
+            Some(next) => (next.start, next.first_cell as usize),
+            None => (self.text.len(), self.cells.len()),
+        };
+        let text = &self.text[row.start..end];
+        MatrixEntry {
+            case_id: &text[..row.id_len as usize],
+            line: row.line,
+            cells: &self.cells[row.first_cell as usize..cells_end],
+            text,
+        }
+    }
+
+    /// The rows, in file order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = MatrixEntry<'_>> + '_ {
+        (0..self.rows.len()).map(|index| self.row(index))
+    }
+
+    /// The row of `case_id`, if there is one.
+    pub fn find(&self, case_id: &str) -> Option<MatrixEntry<'_>> {
+        self.position(case_id).map(|index| self.row(index))
+    }
+
+    /// The index in file order of `case_id`'s row, if there is one.
+    pub fn position(&self, case_id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(case_id);
+        self.by_case_id
+            .find(hash, |&index| self.id(index as usize) == case_id)
+            .map(|&index| index as usize)
+    }
+
+    /// Makes room for `rows` more rows of about `bytes` bytes of text in all.
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.rows.reserve_exact(rows);
+        self.text.reserve_exact(bytes);
+        self.cells
+            .reserve_exact(rows * self.keep.iter().filter(|k| **k).count());
+        let (text, table_rows, hasher) = (&self.text, &self.rows, &self.hasher);
+        self.by_case_id.reserve(rows, |&i| {
+            let row = table_rows[i as usize];
+            hasher.hash_one(&text[row.start..row.start + row.id_len as usize])
+        });
+    }
+
+    /// The case id of the row at `index`.
+    fn id(&self, index: usize) -> &str {
+        let row = self.rows[index];
+        &self.text[row.start..row.start + row.id_len as usize]
+    }
+
+    /// Adds a row: its case id and its kept cells; a case id already present is refused with
+    /// the line it is on. A matrix read split sends the row to its partition, where a
+    /// duplicate is found when the partition is loaded; `errors_before` (how many errors the
+    /// reader has listed) says where that error goes among the others.
+    pub(super) fn push(
+        &mut self,
+        case_id: &str,
+        line: u64,
+        cells: &[(Column, &str)],
+        errors_before: usize,
+    ) -> Result<(), u64> {
+        if let Some(sink) = &mut self.split {
+            if self.header_line.is_none() {
+                for &column in &sink.graded {
+                    if column != Column::CASE_ID && !cells.iter().any(|(c, _)| *c == column) {
+                        sink.missing.push(
+                            InputError::new(&self.name, line, "the row has no such key")
+                                .column(column.name()),
+                        );
+                    }
+                }
+            }
+            sink.partitions
+                .push(case_id, line, errors_before as u64, cells);
+            return Ok(());
+        }
+        let hash = self.hasher.hash_one(case_id);
+        if let Some(&earlier) = self
+            .by_case_id
+            .find(hash, |&index| self.id(index as usize) == case_id)
+        {
+            return Err(self.rows[earlier as usize].line);
+        }
+        let index = u32::try_from(self.rows.len()).expect("fewer than 4G rows");
+        let start = self.text.len();
+        let first_cell = u32::try_from(self.cells.len()).expect("fewer than 4G cells");
+        self.text.push_str(case_id);
+        for (column, cell) in cells {
+            self.text.push_str(cell);
+            self.cells.push(CellEnd {
+                column: u8::try_from(column.index()).expect("fewer than 256 columns"),
+                end: u32::try_from(self.text.len() - start).expect("a row under 4 GiB"),
+            });
+        }
+        self.rows.push(Row {
+            line,
+            start,
+            first_cell,
+            id_len: u32::try_from(case_id.len()).expect("a case id under 4 GiB"),
+        });
+        let (text, rows, hasher) = (&self.text, &self.rows, &self.hasher);
+        self.by_case_id.insert_unique(hash, index, |&i| {
+            let row = rows[i as usize];
+            hasher.hash_one(&text[row.start..row.start + row.id_len as usize])
+        });
+        Ok(())
+    }
+
+    /// Every graded column the file lacks, located: at the CSV header, or at each JSON row
+    /// without the key.
+    pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
+        let mut errors = Vec::new();
+        if let Some(header_line) = self.header_line {
+            errors = missing_headers(&self.name, header_line, &self.header_columns, graded);
+        } else {
+            for row in self.rows() {
+                for &column in graded {
+                    if row.cell(column).is_none() {
+                        errors.push(
+                            InputError::new(&self.name, row.line, "the row has no such key")
+                                .column(column.name()),
+                        );
+                    }
+                }
+            }
+        }
+        errors
+    }
+}
+
+/// Every graded column a CSV header lacks, located at the header.
+fn missing_headers(
+    name: &str,
+    header_line: u64,
+    header_columns: &[bool],
+    graded: &[Column],
+) -> Vec<InputError> {
+    graded
+        .iter()
+        .filter(|column| !header_columns[column.index()])
+        .map(|column| {
+            InputError::new(
+                name,
+                header_line,
+                format!("no column for the graded column {column}"),
+            )
+            .column("header")
+        })
+        .collect()
+}
+
+/// A matrix read split by case-id hash ([`crate::grading::partitions`]): none of its rows is held
+/// but in its partitions' buffers; a partition is loaded as a [`MatrixFile`] to be joined,
+/// so a matrix of any size is graded in bounded memory.
+#[derive(Debug)]
+pub struct SplitMatrix {
+    /// The file's name as given, for messages.
+    pub name: String,
+    header_line: Option<u64>,
+    header_columns: Vec<bool>,
+    keep: Vec<bool>,
+    partitions: Partitions,
+    /// Each JSON row's missing graded keys, in file order.
+    missing: Vec<InputError>,
+    /// Its one partition, loaded once for all ([`SplitMatrix::hold`]).
+    held: Option<LoadedPart>,
+}
+
+/// A loaded partition: held by its matrix, or loaded for the caller.
+pub enum Loaded<'a> {
+    /// The matrix's one partition, loaded once.
+    Held(&'a LoadedPart),
+    /// Loaded for this use.
+    Fresh(Box<LoadedPart>),
+}
+
+impl std::ops::Deref for Loaded<'_> {
+    type Target = LoadedPart;
+
+    fn deref(&self) -> &LoadedPart {
+        match self {
+            Loaded::Held(part) => part,
+            Loaded::Fresh(part) => part,
+        }
+    }
+}
+
+/// A partition of a [`SplitMatrix`], loaded.
+#[derive(Debug)]
+pub struct LoadedPart {
+    /// Its rows in file order, findable by case id.
+    pub matrix: MatrixFile,
+    /// Per row of [`LoadedPart::matrix`], its index among the whole file's rows.
+    pub indexes: Vec<u64>,
+    /// Its rows whose case id a row before them has (not in the matrix).
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// A row whose case id an earlier row has: an error found only when its partition is loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The row's index among the file's rows.
+    pub index: u64,
+    /// How many of the reader's errors come before it (see [`with_duplicates`]).
+    errors_before: u64,
+    /// The error, as a matrix read whole reports it.
+    pub error: InputError,
+}
+
+impl SplitMatrix {
+    /// How many rows were read (duplicates included).
+    pub fn len(&self) -> u64 {
+        self.partitions.len()
+    }
+
+    /// Whether no row was read.
+    pub fn is_empty(&self) -> bool {
+        self.partitions.is_empty()
+    }
+
+    /// How many partitions it is split into.
+    pub fn parts(&self) -> usize {
+        self.partitions.parts()
+    }
+
+    /// The splitter it was split by: a matrix joined with it is split by the same one.
+    pub fn splitter(&self) -> &Splitter {
+        self.partitions.splitter()
+    }
+
+    /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
+    /// (`graded` must be the columns it was read for). A JSON row whose case id is
+    /// duplicated is listed too, so ask only of a matrix read without errors.
+    pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
+        match self.header_line {
+            Some(header_line) => {
+                missing_headers(&self.name, header_line, &self.header_columns, graded)
+            }
+            None => self.missing.clone(),
+        }
+    }
+    /// Whether it lacks a graded column ([`SplitMatrix::missing_columns`] is not empty).
+    pub fn lacks_columns(&self, graded: &[Column]) -> bool {
+        match self.header_line {
+            Some(_) => graded.iter().any(|c| !self.header_columns[c.index()]),
+            None => !self.missing.is_empty(),
+        }
+    }
+
+    /// [`SplitMatrix::missing_columns`], the matrix given up for them (a JSON matrix's list
+    /// can be long: not copied).
+    pub fn into_missing_columns(self, graded: &[Column]) -> Vec<InputError> {
+        match self.header_line {
+            Some(_) => self.missing_columns(graded),
+            None => self.missing,
+        }
+    }
+
+    /// Moves its partitions' buffers to their files ([`Partitions::seal`]): a join holds only
+    /// the partition it loads.
+    pub fn seal(&mut self) {
+        self.partitions.seal();
+    }
+
+    /// Keeps its partition loaded when it has only one (a golden file a class is graded
+    /// against: loaded once, not once per submission). Its duplicates are then those of the
+    /// held partition.
+    pub fn hold(&mut self) -> std::io::Result<()> {
+        if self.parts() == 1 && self.held.is_none() {
+            self.held = Some(self.read_part(0)?);
+        }
+        Ok(())
+    }
+
+    /// Partition `part`, loaded (or held).
+    pub fn load(&self, part: usize) -> std::io::Result<Loaded<'_>> {
+        Ok(match &self.held {
+            Some(held) => Loaded::Held(held),
+            None => Loaded::Fresh(Box::new(self.read_part(part)?)),
+        })
+    }
+
+    fn read_part(&self, part: usize) -> std::io::Result<LoadedPart> {
+        let mut matrix = MatrixFile::new(
+            &self.name,
+            self.header_line,
+            self.header_columns.clone(),
+            &self.keep,
+        );
+        let (rows, bytes) = self.partitions.size(part);
+        matrix.reserve(rows, bytes);
+        let mut indexes = Vec::with_capacity(rows);
+        let mut duplicates = Vec::new();
+        self.partitions.read(part, &mut |row: StoredRow<'_>| {
+            match matrix.push(row.case_id, row.line, row.cells, 0) {
+                Ok(()) => indexes.push(row.index),
+                Err(earlier) => duplicates.push(Duplicate {
+                    index: row.index,
+                    errors_before: row.tag,
+                    error: duplicated(&self.name, row.line, earlier, row.case_id.to_owned()),
+                }),
+            }
+            Ok(())
+        })?;
+        Ok(LoadedPart {
+            matrix,
+            indexes,
+            duplicates,
+        })
+    }
+
+    /// The matrix, if neither its reader (`errors`) nor one load of each partition (its
+    /// duplicated case ids) found an error: a golden file is known sound before anything is
+    /// graded against it. A matrix of one partition keeps it loaded ([`SplitMatrix::hold`]).
+    pub fn checked(mut self, errors: Vec<InputError>) -> Result<SplitMatrix, InputErrors> {
+        let duplicates = self
+            .hold()
+            .and_then(|()| self.duplicates())
+            .map_err(|e| kept_error(&self.name, e))?;
+        let errors = with_duplicates(errors, duplicates);
+        if errors.is_empty() {
+            Ok(self)
+        } else {
+            Err(InputErrors(errors))
+        }
+    }
+
+    /// Every row's case id with its index, in file order (spooled: for the item analysis
+    /// and hints, which walk the golden cases in order).
+    pub fn case_ids(&self) -> std::io::Result<Spool<(u64, String)>> {
+        let mut ids = SpoolWriter::new();
+        let mut runs = vec![ids.point()];
+        for part in 0..self.parts() {
+            self.partitions.read(part, &mut |row| {
+                ids.push(&(row.index, row.case_id.to_owned()))
+            })?;
+            runs.push(ids.point());
+        }
+        ids.finish()?.merge_runs(&runs)
+    }
+
+    /// Every duplicated case id, found by loading each partition once.
+    pub fn duplicates(&self) -> std::io::Result<Vec<Duplicate>> {
+        let mut all = Vec::new();
+        for part in 0..self.parts() {
+            all.extend(self.load(part)?.duplicates.iter().cloned());
+        }
+        Ok(all)
+    }
+}
+
+/// The reader's `errors` with the `duplicates` found later put where a matrix read whole
+/// lists them: in file order, each after the errors of the rows before it.
+pub fn with_duplicates(errors: Vec<InputError>, mut duplicates: Vec<Duplicate>) -> Vec<InputError> {
+    duplicates.sort_by_key(|d| d.index);
+    let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
+    insert_errors(errors, found)
+}
+
+/// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:
+/// errors found after the others, listed where they would have been found in one pass
+/// (`found` in that order, its numbers growing).
+pub fn insert_errors(
+    errors: Vec<InputError>,
+    found: impl IntoIterator<Item = (u64, InputError)>,
+) -> Vec<InputError> {
+    let mut merged = Vec::with_capacity(errors.len());
+    let mut errors = errors.into_iter();
+    let mut taken = 0u64;
+    for (errors_before, error) in found {
+        while taken < errors_before {
+            match errors.next() {
+                Some(error) => merged.push(error),
+                None => break,
+            }
+            taken += 1;
+        }
+        merged.push(error);
+    }
+    merged.extend(errors);
+    merged
+}
+
+impl MatrixFile {
+    /// The matrix read split, if it was.
+    pub(super) fn into_split(self) -> Option<SplitMatrix> {
+        let sink = self.split?;
+        Some(SplitMatrix {
+            name: self.name,
+            header_line: self.header_line,
+            header_columns: self.header_columns,
+            keep: self.keep,
+            partitions: sink.partitions,
+            missing: sink.missing,
+            held: None,
+        })
+    }
+}
+
+/// The error of a split matrix whose temporary files failed.
+pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
+    InputErrors(vec![InputError::new(
+        name,
+        0,
+        format!("cannot keep the file in temporary files: {e}"),
+    )])
+}
+
+/// The error for a case id at `line` that is already on line `earlier`.
+pub(super) fn duplicated(name: &str, line: u64, earlier: u64, case_id: String) -> InputError {
+    InputError::new(
+        name,
+        line,
+        format!("duplicated case id: it is already on line {earlier}"),
+    )
+    .column("case_id")
+    .value(case_id)
+}
