@@ -32,6 +32,11 @@ mkdir -p "$WORK"
 WORK=$(realpath "$WORK")
 CORPUS=$WORK/corpus
 mkdir -p "$CORPUS"
+# Both binaries under one name: usage messages print the name a binary was run by.
+mkdir -p "$WORK/bin/old" "$WORK/bin/new"
+cp "$OLD" "$WORK/bin/old/leasejudge" && cp "$NEW" "$WORK/bin/new/leasejudge" || exit 2
+OLD=$WORK/bin/old/leasejudge
+NEW=$WORK/bin/new/leasejudge
 export NO_COLOR=1 COLUMNS=100 LC_ALL=C
 
 compared=0
@@ -136,6 +141,22 @@ for input in "${inputs[@]}"; do
     run template "$input"
     run reorder "$input" -n 5 --seed 3
 done
+# Two files at once, each broken file after a good one and after the broken file before it
+# (they share case ids): a case id in two files, and a bad row of a case an earlier file began.
+mapfile -t broken < <(find "$ROOT/tests/data/malformed" -type f ! -name '*.stderr' | sort)
+previous=${broken[-1]}
+for input in "${broken[@]}"; do
+    for pair in "$ROOT/cases/probes.csv $input" "$previous $input"; do
+        read -ra files <<<"$pair"
+        run adjudicate "${files[@]}" -f csv
+        run adjudicate "${files[@]}" --explain -f csv
+        run validate "${files[@]}"
+        run explain "${files[@]}" -f html -o page.html
+        run template "${files[@]}"
+        run reorder "${files[@]}" -n 2
+    done
+    previous=$input
+done
 run adjudicate "$ROOT/cases" -f csv
 run adjudicate "$ROOT/cases" -f table
 run validate "$ROOT/cases"
@@ -221,6 +242,6 @@ run autograder prairielearn --golden "$key" --cases "$cases" -o question
 run generate --seed 11 --cases 50 --style messy --golden g.csv -o c.csv
 run generate --list-scenarios
 
-[[ $differed -eq 0 ]] && rm -rf "$CORPUS"
+[[ $differed -eq 0 ]] && rm -rf "$CORPUS" "$WORK/bin"
 echo "compared $compared runs of old and new; $differed differed (work dir: $WORK)"
 [[ $differed -eq 0 ]]

@@ -5,7 +5,7 @@
 //!
 //! Its parts: the cross-row rules (`rules.rs`), one pass over the rows (`run.rs`), reading a
 //! file again for a case that comes back (`reread.rs`), how files are read and by how many
-//! threads (`schedule.rs`, `split.rs`), and the stores: the open-case index (`index.rs`), the
+//! threads (`schedule.rs`, `split.rs`, every file through `watch.rs`), and the stores: the open-case index (`index.rs`), the
 //! seen-id filter and closed-case log (`ids.rs`), the spill of records (`spill.rs`).
 //!
 //! # How memory stays flat
@@ -65,6 +65,7 @@ mod run;
 mod schedule;
 mod spill;
 mod split;
+mod watch;
 
 pub use cases::{CaseWriter, KeptRow};
 pub use ids::{Closed, IdLog, SeenIds};
@@ -74,7 +75,8 @@ pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 use ids::{id_hash, IdRecords};
 use reread::Reread;
 use run::StreamRun;
-use schedule::{stream_in_order, InPlace, Watched};
+use schedule::{stream_in_order, InPlace};
+use watch::Watched;
 
 /// [`id_hash`] of a row's case id, if it has one.
 fn row_hash(row: &RowResult) -> u64 {

@@ -18,8 +18,7 @@ use crate::lease::Case;
 use super::cases::KeptRow;
 use super::ids::Closed;
 use super::rules::Slot;
-use super::run::StreamRun;
-use super::schedule::Watched;
+use super::watch::Watched;
 use crate::store::{read_at, ReadAt};
 
 /// How the file being read can be read again from its start (for a case that comes back).
@@ -162,29 +161,8 @@ impl RowIndex {
     }
 }
 
-impl StreamRun {
-    /// The state of the closed case `case_id` once its rows up to its closing are replayed
-    /// again: the current file is read again from the case's first line to its last (a JSON
-    /// file from its first row to its last, found by their number, from the point of a
-    /// [`RowIndex`] before it), and only that case's rows are parsed and replayed (their
-    /// faults were reported the first time).
-    pub(super) fn rebuild(
-        &mut self,
-        case_id: &str,
-        closed: &Closed,
-    ) -> io::Result<(Slot, Vec<KeptRow>)> {
-        let keeping = self.cases.is_some();
-        let current = self.current.as_mut().ok_or_else(|| {
-            io::Error::other(format!(
-                "case {case_id} continues after it was closed, and the input cannot be read again"
-            ))
-        })?;
-        read_case_again(current, keeping, case_id, closed)
-    }
-}
-
 /// The state of the closed case `case_id` of the file `current` once its rows up to its
-/// closing are replayed again (see [`StreamRun::rebuild`]), with its rows that replayed if
+/// closing are replayed again (see `StreamRun::rebuild`), with its rows that replayed if
 /// `keeping` them.
 pub(super) fn read_case_again(
     current: &mut CurrentFile,

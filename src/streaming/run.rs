@@ -764,3 +764,24 @@ const RECENT_SLOTS: usize = 256;
 fn recent_slot(hash: u64) -> usize {
     hash as usize & (RECENT_SLOTS - 1)
 }
+
+impl StreamRun {
+    /// The state of the closed case `case_id` once its rows up to its closing are replayed
+    /// again: the current file is read again from the case's first line to its last (a JSON
+    /// file from its first row to its last, found by their number, from the point of a
+    /// [`RowIndex`] before it), and only that case's rows are parsed and replayed (their
+    /// faults were reported the first time).
+    pub(super) fn rebuild(
+        &mut self,
+        case_id: &str,
+        closed: &Closed,
+    ) -> io::Result<(Slot, Vec<KeptRow>)> {
+        let keeping = self.cases.is_some();
+        let current = self.current.as_mut().ok_or_else(|| {
+            io::Error::other(format!(
+                "case {case_id} continues after it was closed, and the input cannot be read again"
+            ))
+        })?;
+        read_case_again(current, keeping, case_id, closed)
+    }
+}

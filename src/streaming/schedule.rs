@@ -3,11 +3,9 @@
 //! workers at once and merged in command-line order.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-
-use indicatif::ProgressBar;
 
 use crate::input::{
     parse_row_into, read, read_cells, BadRow, CaseRead, InputError, InputFormat, Locate,
@@ -20,35 +18,9 @@ use super::reread::Reread;
 use super::rules::Location;
 use super::run::StreamRun;
 use super::spill::{Encoding, Spill, SpillFile};
+use super::watch::Watched;
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
 use crate::store::anonymous_file;
-
-/// A reader that reports its bytes to the progress bar, copies them to a spool (standard
-/// input, so that a case that comes back can be read again) and reads as empty once told to
-/// stop.
-pub(super) struct Watched<'a, R> {
-    pub(super) inner: R,
-    pub(super) progress: Option<&'a ProgressBar>,
-    pub(super) spool: Option<&'a File>,
-    pub(super) stop: &'a AtomicBool,
-}
-
-impl<R: Read> Read for Watched<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.stop.load(Ordering::Relaxed) {
-            return Ok(0);
-        }
-        let n = self.inner.read(buf)?;
-        if let Some(mut spool) = self.spool {
-            // Unbuffered: what was read is in the spool before its rows are replayed.
-            spool.write_all(&buf[..n])?;
-        }
-        if let Some(progress) = self.progress {
-            progress.inc(n as u64);
-        }
-        Ok(n)
-    }
-}
 
 fn open_source(source: &Source, format: InputFormat) -> Result<Box<dyn Read>, InputError> {
     match &source.path {
