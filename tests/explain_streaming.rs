@@ -61,7 +61,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 /// More cases than the window holds (so the oldest are written while later ones are read):
-/// 200 past it, eight going on at once.
+/// 200 past it.
 fn cases_past_the_window() -> u64 {
     OPEN_CASES as u64 + 200
 }
