@@ -738,11 +738,12 @@ fn large_lab(dir: &Path, count: usize) -> (PathBuf, PathBuf, PathBuf) {
     (cases, key, answers)
 }
 
-#[test]
-fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
+/// A lab of 20,000 cases (their results would take more than 1 MB listed in full), every
+/// answer `ACTIVE within_lease`: (the lab's directory, case file, key, the submission's
+/// bytes, the score `grade` gives it with nothing cut).
+fn twenty_thousand_case_lab() -> (tempfile::TempDir, PathBuf, PathBuf, Vec<u8>, u64) {
     let dir = tempfile::tempdir().unwrap();
     let (cases, key, answers) = large_lab(dir.path(), 20_000);
-    // The score, as `grade` gives it with nothing cut.
     let report = leasejudge(
         &[
             "grade",
@@ -757,6 +758,13 @@ fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
     let report: Value = serde_json::from_slice(&report.stdout).unwrap();
     let score = report["submissions"][0]["score"].as_u64().unwrap();
     assert!(score > 0 && score < 20_000);
+    let submission = fs::read(&answers).unwrap();
+    (dir, cases, key, submission, score)
+}
+
+#[test]
+fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
+    let (dir, cases, key, submission, score) = twenty_thousand_case_lab();
     let common = [
         "--golden",
         key.to_str().unwrap(),
@@ -764,14 +772,7 @@ fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
         cases.to_str().unwrap(),
     ];
     let (_, image) = gradescope_image(dir.path(), "big", &common);
-    let question = dir.path().join("big-lab");
-    let mut args = vec!["autograder", "prairielearn"];
-    args.extend(common);
-    args.extend(["-o", question.to_str().unwrap()]);
-    assert!(leasejudge(&args, dir.path()).status.success());
-    let submission = fs::read(&answers).unwrap();
     let files = [("answers.csv", Put::Bytes(submission))];
-
     let run = gradescope_run(&image, &files);
     let results = graded(&run);
     assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
@@ -796,7 +797,24 @@ fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
         .contains(&format!("Feedback on {left} of the cases is not listed")));
     let points: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
     assert_eq!(points, score, "the tests' points add up to the score");
+}
 
+#[test]
+fn twenty_thousand_cases_keep_prairielearn_results_under_1_mb_and_the_score() {
+    let (dir, cases, key, submission, score) = twenty_thousand_case_lab();
+    let question = dir.path().join("big-lab");
+    let args = [
+        "autograder",
+        "prairielearn",
+        "--golden",
+        key.to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+        "-o",
+        question.to_str().unwrap(),
+    ];
+    assert!(leasejudge(&args, dir.path()).status.success());
+    let files = [("answers.csv", Put::Bytes(submission))];
     let run = prairielearn_run(&question, &files);
     let results = graded(&run);
     assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
@@ -1003,28 +1021,36 @@ fn bad_options_and_inputs_are_refused_before_anything_is_written() {
     assert!(!dir.path().join("q").exists());
 }
 
+/// A lab's key and case files with weights and hints: the options a build is made from.
+const SAME_INPUTS: [&str; 8] = [
+    "--golden",
+    "key.csv",
+    "--cases",
+    "cases.csv",
+    "--weights",
+    "decision=2",
+    "--feedback",
+    "hint",
+];
+
 #[test]
-fn the_same_inputs_give_the_same_bytes() {
+fn the_same_inputs_give_the_same_zip_bytes() {
     let dir = tempfile::tempdir().unwrap();
     lab(dir.path());
-    let args = [
-        "--golden",
-        "key.csv",
-        "--cases",
-        "cases.csv",
-        "--weights",
-        "decision=2",
-        "--feedback",
-        "hint",
-    ];
-    assert!(build(dir.path(), &args).status.success());
+    assert!(build(dir.path(), &SAME_INPUTS).status.success());
     let first = fs::read(dir.path().join("out.zip")).unwrap();
     fs::remove_file(dir.path().join("out.zip")).unwrap();
-    assert!(build(dir.path(), &args).status.success());
+    assert!(build(dir.path(), &SAME_INPUTS).status.success());
     assert_eq!(fs::read(dir.path().join("out.zip")).unwrap(), first);
+}
+
+#[test]
+fn the_same_inputs_give_the_same_question_and_another_question_another_uuid() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
     let question = |name: &str| {
         let mut all = vec!["autograder", "prairielearn"];
-        all.extend_from_slice(&args);
+        all.extend_from_slice(&SAME_INPUTS);
         all.extend(["-o", name]);
         let built = leasejudge(&all, dir.path());
         assert!(built.status.success(), "{}", text(&built.stderr));
