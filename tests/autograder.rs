@@ -21,7 +21,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once, OnceLock};
 
 use serde_json::Value;
 
@@ -92,7 +92,6 @@ fn copy_tree(from: &Path, to: &Path) {
 /// An autograder for each platform, built once from `tests/data/autograder`, and
 /// Gradescope's image of its zip (extracted, `setup.sh` run).
 struct Bundles {
-    _dir: tempfile::TempDir,
     zip: PathBuf,
     image: PathBuf,
     question: PathBuf,
@@ -124,10 +123,33 @@ fn gradescope_image(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, PathBuf)
     (zip, image)
 }
 
+/// The scratch directories made once per test process and shared by its tests, removed
+/// when the process exits: statics are never dropped, and a `TempDir` in one was left in
+/// the temporary directory by every run (a bundle holds three copies of the 90 MB debug
+/// binary; `cargo nextest`, a process per test, left one per test).
+static SHARED_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A new scratch directory, removed at exit.
+fn shared_dir() -> PathBuf {
+    extern "C" fn remove_shared_dirs() {
+        if let Ok(dirs) = SHARED_DIRS.lock() {
+            for dir in dirs.iter() {
+                let _ = fs::remove_dir_all(dir);
+            }
+        }
+    }
+    static AT_EXIT: Once = Once::new();
+    // SAFETY: atexit(3) registers a function taking and returning nothing.
+    AT_EXIT.call_once(|| assert_eq!(unsafe { libc::atexit(remove_shared_dirs) }, 0));
+    let dir = tempfile::tempdir().unwrap().keep();
+    SHARED_DIRS.lock().unwrap().push(dir.clone());
+    dir
+}
+
 fn bundles() -> &'static Bundles {
     static BUNDLES: OnceLock<Bundles> = OnceLock::new();
     BUNDLES.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = shared_dir();
         let key = data("key.csv");
         let cases = data("cases.csv");
         let common = [
@@ -136,15 +158,14 @@ fn bundles() -> &'static Bundles {
             "--cases",
             cases.to_str().unwrap(),
         ];
-        let (zip, image) = gradescope_image(dir.path(), "autograder", &common);
-        let question = dir.path().join("lab-1");
+        let (zip, image) = gradescope_image(&dir, "autograder", &common);
+        let question = dir.join("lab-1");
         let mut args = vec!["autograder", "prairielearn"];
         args.extend(common);
         args.extend(["-o", question.to_str().unwrap()]);
-        let built = leasejudge(&args, dir.path());
+        let built = leasejudge(&args, &dir);
         assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
         Bundles {
-            _dir: dir,
             zip,
             image,
             question,
@@ -738,40 +759,59 @@ fn large_lab(dir: &Path, count: usize) -> (PathBuf, PathBuf, PathBuf) {
     (cases, key, answers)
 }
 
+/// A lab of 20,000 cases (their results would take more than 1 MB listed in full), every
+/// answer `ACTIVE within_lease`, made once for the tests of both platforms.
+struct LargeLab {
+    cases: PathBuf,
+    key: PathBuf,
+    /// The submission's bytes.
+    submission: Vec<u8>,
+    /// The score `grade` gives the submission, with nothing cut.
+    score: u64,
+}
+
+fn twenty_thousand_case_lab() -> &'static LargeLab {
+    static LAB: OnceLock<LargeLab> = OnceLock::new();
+    LAB.get_or_init(|| {
+        let dir = shared_dir();
+        let (cases, key, answers) = large_lab(&dir, 20_000);
+        let report = leasejudge(
+            &[
+                "grade",
+                "--golden",
+                key.to_str().unwrap(),
+                answers.to_str().unwrap(),
+                "-f",
+                "json",
+            ],
+            &dir,
+        );
+        let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+        let score = report["submissions"][0]["score"].as_u64().unwrap();
+        assert!(score > 0 && score < 20_000);
+        let submission = fs::read(&answers).unwrap();
+        LargeLab {
+            cases,
+            key,
+            submission,
+            score,
+        }
+    })
+}
+
 #[test]
-fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
+fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
+    let lab = twenty_thousand_case_lab();
+    let score = lab.score;
     let dir = tempfile::tempdir().unwrap();
-    let (cases, key, answers) = large_lab(dir.path(), 20_000);
-    // The score, as `grade` gives it with nothing cut.
-    let report = leasejudge(
-        &[
-            "grade",
-            "--golden",
-            key.to_str().unwrap(),
-            answers.to_str().unwrap(),
-            "-f",
-            "json",
-        ],
-        dir.path(),
-    );
-    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
-    let score = report["submissions"][0]["score"].as_u64().unwrap();
-    assert!(score > 0 && score < 20_000);
     let common = [
         "--golden",
-        key.to_str().unwrap(),
+        lab.key.to_str().unwrap(),
         "--cases",
-        cases.to_str().unwrap(),
+        lab.cases.to_str().unwrap(),
     ];
     let (_, image) = gradescope_image(dir.path(), "big", &common);
-    let question = dir.path().join("big-lab");
-    let mut args = vec!["autograder", "prairielearn"];
-    args.extend(common);
-    args.extend(["-o", question.to_str().unwrap()]);
-    assert!(leasejudge(&args, dir.path()).status.success());
-    let submission = fs::read(&answers).unwrap();
-    let files = [("answers.csv", Put::Bytes(submission))];
-
+    let files = [("answers.csv", Put::Bytes(lab.submission.clone()))];
     let run = gradescope_run(&image, &files);
     let results = graded(&run);
     assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
@@ -796,7 +836,26 @@ fn twenty_thousand_cases_keep_the_results_under_1_mb_and_the_score() {
         .contains(&format!("Feedback on {left} of the cases is not listed")));
     let points: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
     assert_eq!(points, score, "the tests' points add up to the score");
+}
 
+#[test]
+fn twenty_thousand_cases_keep_prairielearn_results_under_1_mb_and_the_score() {
+    let lab = twenty_thousand_case_lab();
+    let score = lab.score;
+    let dir = tempfile::tempdir().unwrap();
+    let question = dir.path().join("big-lab");
+    let args = [
+        "autograder",
+        "prairielearn",
+        "--golden",
+        lab.key.to_str().unwrap(),
+        "--cases",
+        lab.cases.to_str().unwrap(),
+        "-o",
+        question.to_str().unwrap(),
+    ];
+    assert!(leasejudge(&args, dir.path()).status.success());
+    let files = [("answers.csv", Put::Bytes(lab.submission.clone()))];
     let run = prairielearn_run(&question, &files);
     let results = graded(&run);
     assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
@@ -1003,28 +1062,36 @@ fn bad_options_and_inputs_are_refused_before_anything_is_written() {
     assert!(!dir.path().join("q").exists());
 }
 
+/// A lab's key and case files with weights and hints: the options a build is made from.
+const SAME_INPUTS: [&str; 8] = [
+    "--golden",
+    "key.csv",
+    "--cases",
+    "cases.csv",
+    "--weights",
+    "decision=2",
+    "--feedback",
+    "hint",
+];
+
 #[test]
-fn the_same_inputs_give_the_same_bytes() {
+fn the_same_inputs_give_the_same_zip_bytes() {
     let dir = tempfile::tempdir().unwrap();
     lab(dir.path());
-    let args = [
-        "--golden",
-        "key.csv",
-        "--cases",
-        "cases.csv",
-        "--weights",
-        "decision=2",
-        "--feedback",
-        "hint",
-    ];
-    assert!(build(dir.path(), &args).status.success());
+    assert!(build(dir.path(), &SAME_INPUTS).status.success());
     let first = fs::read(dir.path().join("out.zip")).unwrap();
     fs::remove_file(dir.path().join("out.zip")).unwrap();
-    assert!(build(dir.path(), &args).status.success());
+    assert!(build(dir.path(), &SAME_INPUTS).status.success());
     assert_eq!(fs::read(dir.path().join("out.zip")).unwrap(), first);
+}
+
+#[test]
+fn the_same_inputs_give_the_same_question_and_another_question_another_uuid() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
     let question = |name: &str| {
         let mut all = vec!["autograder", "prairielearn"];
-        all.extend_from_slice(&args);
+        all.extend_from_slice(&SAME_INPUTS);
         all.extend(["-o", name]);
         let built = leasejudge(&all, dir.path());
         assert!(built.status.success(), "{}", text(&built.stderr));

@@ -88,83 +88,126 @@ fn tampered(matrix: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
-#[test]
-fn streamed_check_grades_as_the_whole_matrix_does() {
+/// `check` of the case file `bytes` (as `name`, judged at `as_of`) against the engine's own
+/// matrix (`clean`) or a tampered one grades as `compare` does the whole matrix, in one
+/// partition or many, with the matched cases listed or only counted, and the reports that
+/// do not list matched cases are the same either way.
+fn streamed_check_grades_as_the_whole_matrix_does(
+    name: &str,
+    bytes: &[u8],
+    as_of: Option<Timestamp>,
+    clean: bool,
+) {
     let dir = tempfile::tempdir().unwrap();
-    let mut plain = Vec::new();
-    write_cases(&options(2, 6000), &mut plain).unwrap();
-    let mut messy = Vec::new();
-    write_messy_cases(&options(3, 3000), &mut messy, &mut |_| {}).unwrap();
-    let later = Timestamp::parse("2026-01-02T00:00:00Z").unwrap();
-    for (name, bytes, as_of) in [
-        ("plain.csv", &plain, None),
-        ("messy.csv", &messy, None),
-        ("plain-later.csv", &plain, Some(later)),
-    ] {
-        let path = dir.path().join(name);
-        std::fs::write(&path, bytes).unwrap();
-        let source = Source::file(path);
-        let (actual, matrix) = whole(&source, as_of);
-        for (clean, golden_bytes) in [(true, matrix.clone()), (false, tampered(&matrix))] {
-            let golden_path = dir.path().join("golden.csv");
-            std::fs::write(&golden_path, &golden_bytes).unwrap();
-            let every: Vec<Column> = Column::all().collect();
-            let golden = MatrixRead::submission(&every, &Default::default())
-                .read(
-                    MatrixInput::Bytes(&golden_bytes, MatrixFileFormat::Csv),
-                    "golden.csv",
-                )
-                .unwrap();
-            for (columns, parts) in [("decision,reason", 1), ("decision,reason", 7), ("all", 3)] {
-                let name = format!("{name}, {columns}, {parts} partitions");
-                let columns = parse_column_list(columns).unwrap();
-                let split =
-                    golden_split(&golden_path, &columns, &Splitter::with_parts(parts)).unwrap();
-                assert_eq!(split.parts(), parts);
-                let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
-                let got = judge_and_compare(&source, as_of, Some(&split), &columns, true)
-                    .unwrap()
-                    .unwrap();
-                assert_eq!(got, expected, "{name}");
-                // Without the matched cases listed: only the differences are kept, the counts
-                // are the same, and the reports that do not list matched cases are the same.
-                let counted = judge_and_compare(&source, as_of, Some(&split), &columns, false)
-                    .unwrap()
-                    .unwrap();
-                assert_eq!(counted, expected.clone().matched_counted_only(), "{name}");
-                assert_eq!(counted.summary(), expected.summary(), "{name}");
-                if clean {
-                    assert!(counted.cases.is_empty(), "{name}");
-                }
-                let report = |file: FileGrade| GradeReport {
-                    command: "check",
-                    columns: columns.clone(),
-                    revealed: true,
-                    files: vec![file],
-                    unpaired: Vec::new(),
-                };
-                let (listed, counted) = (report(expected.clone()), report(counted));
-                let table = |report: &GradeReport| {
-                    let mut out = Vec::new();
-                    grade_table::write(report, false, false, &mut out).unwrap();
-                    out
-                };
-                assert_eq!(table(&listed), table(&counted), "{name}");
-                assert_eq!(github::render(&listed), github::render(&counted), "{name}");
-                assert_eq!(
-                    markdown::render(&listed),
-                    markdown::render(&counted),
-                    "{name}"
-                );
-                let summary = got.summary();
-                assert_eq!(summary.is_clean(), clean);
-                if !clean {
-                    let seen = (summary.mismatched > 0, summary.missing, summary.unknown > 0);
-                    assert_eq!(seen, (true, 1, true), "{summary:?}");
-                }
-            }
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let source = Source::file(path);
+    let (actual, matrix) = whole(&source, as_of);
+    let golden_bytes = if clean { matrix } else { tampered(&matrix) };
+    let golden_path = dir.path().join("golden.csv");
+    std::fs::write(&golden_path, &golden_bytes).unwrap();
+    let every: Vec<Column> = Column::all().collect();
+    let golden = MatrixRead::submission(&every, &Default::default())
+        .read(
+            MatrixInput::Bytes(&golden_bytes, MatrixFileFormat::Csv),
+            "golden.csv",
+        )
+        .unwrap();
+    for (columns, parts) in [("decision,reason", 1), ("decision,reason", 7), ("all", 3)] {
+        let name = format!("{name}, {columns}, {parts} partitions");
+        let columns = parse_column_list(columns).unwrap();
+        let split = golden_split(&golden_path, &columns, &Splitter::with_parts(parts)).unwrap();
+        assert_eq!(split.parts(), parts);
+        let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
+        let got = judge_and_compare(&source, as_of, Some(&split), &columns, true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, expected, "{name}");
+        // Without the matched cases listed: only the differences are kept, the counts
+        // are the same, and the reports that do not list matched cases are the same.
+        let counted = judge_and_compare(&source, as_of, Some(&split), &columns, false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(counted, expected.clone().matched_counted_only(), "{name}");
+        assert_eq!(counted.summary(), expected.summary(), "{name}");
+        if clean {
+            assert!(counted.cases.is_empty(), "{name}");
+        }
+        let report = |file: FileGrade| GradeReport {
+            command: "check",
+            columns: columns.clone(),
+            revealed: true,
+            files: vec![file],
+            unpaired: Vec::new(),
+        };
+        let (listed, counted) = (report(expected.clone()), report(counted));
+        let table = |report: &GradeReport| {
+            let mut out = Vec::new();
+            grade_table::write(report, false, false, &mut out).unwrap();
+            out
+        };
+        assert_eq!(table(&listed), table(&counted), "{name}");
+        assert_eq!(github::render(&listed), github::render(&counted), "{name}");
+        assert_eq!(
+            markdown::render(&listed),
+            markdown::render(&counted),
+            "{name}"
+        );
+        let summary = got.summary();
+        assert_eq!(summary.is_clean(), clean);
+        if !clean {
+            let seen = (summary.mismatched > 0, summary.missing, summary.unknown > 0);
+            assert_eq!(seen, (true, 1, true), "{summary:?}");
         }
     }
+}
+
+/// 6,000 plain generated cases: more than the engine keeps open.
+fn plain() -> Vec<u8> {
+    let mut plain = Vec::new();
+    write_cases(&options(2, 6000), &mut plain).unwrap();
+    plain
+}
+
+/// 3,000 messy generated cases.
+fn messy() -> Vec<u8> {
+    let mut messy = Vec::new();
+    write_messy_cases(&options(3, 3000), &mut messy, &mut |_| {}).unwrap();
+    messy
+}
+
+fn later() -> Option<Timestamp> {
+    Some(Timestamp::parse("2026-01-02T00:00:00Z").unwrap())
+}
+
+#[test]
+fn streamed_check_of_plain_cases_against_their_own_matrix_is_clean() {
+    streamed_check_grades_as_the_whole_matrix_does("plain.csv", &plain(), None, true);
+}
+
+#[test]
+fn streamed_check_of_plain_cases_against_a_tampered_matrix_finds_its_differences() {
+    streamed_check_grades_as_the_whole_matrix_does("plain.csv", &plain(), None, false);
+}
+
+#[test]
+fn streamed_check_of_messy_cases_against_their_own_matrix_is_clean() {
+    streamed_check_grades_as_the_whole_matrix_does("messy.csv", &messy(), None, true);
+}
+
+#[test]
+fn streamed_check_of_messy_cases_against_a_tampered_matrix_finds_its_differences() {
+    streamed_check_grades_as_the_whole_matrix_does("messy.csv", &messy(), None, false);
+}
+
+#[test]
+fn streamed_check_as_of_later_against_its_own_matrix_is_clean() {
+    streamed_check_grades_as_the_whole_matrix_does("plain-later.csv", &plain(), later(), true);
+}
+
+#[test]
+fn streamed_check_as_of_later_against_a_tampered_matrix_finds_its_differences() {
+    streamed_check_grades_as_the_whole_matrix_does("plain-later.csv", &plain(), later(), false);
 }
 
 /// A golden file's duplicated case ids are found as the join loads its partitions: the same

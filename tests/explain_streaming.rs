@@ -43,14 +43,20 @@ fn whole(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp
     format.render(&traces).into_bytes()
 }
 
+/// `explain FILE -f FLAG` and the whole-file trace of `file` in `format`, made side by side
+/// (the command on a thread of its own): on a large file each takes seconds.
+fn streamed_and_whole(file: &Path, format: Format, flag: &str) -> (Vec<u8>, Vec<u8>) {
+    std::thread::scope(|scope| {
+        let streamed = scope.spawn(|| explain(&[file.to_str().unwrap(), "-f", flag]));
+        let whole = whole(file, format, &[], None);
+        (streamed.join().unwrap(), whole)
+    })
+}
+
 fn same_both_ways(file: &Path) {
-    let name = file.to_str().unwrap();
     for (format, flag) in [(Format::Json, "json"), (Format::Text, "text")] {
-        assert_eq!(
-            explain(&[name, "-f", flag]),
-            whole(file, format, &[], None),
-            "{name} -f {flag}"
-        );
+        let (streamed, whole) = streamed_and_whole(file, format, flag);
+        assert!(streamed == whole, "{} -f {flag}", file.display());
     }
 }
 
@@ -60,31 +66,78 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-#[test]
-fn streamed_explanations_are_the_whole_file_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    let cases = OPEN_CASES as u64 + 200;
+/// More cases than the window holds (so the oldest are written while later ones are read):
+/// 200 past it.
+fn cases_past_the_window() -> u64 {
+    OPEN_CASES as u64 + 200
+}
 
+/// Plain generated cases past the window, as bytes.
+fn plain_bytes() -> Vec<u8> {
     let mut plain = Vec::new();
-    write_cases(&options(4, cases, 8), &mut plain).unwrap();
-    let plain_file = write(dir.path(), "plain.csv", &plain);
-    same_both_ways(&plain_file);
+    write_cases(&options(4, cases_past_the_window(), 8), &mut plain).unwrap();
+    plain
+}
 
-    let mut messy = Vec::new();
-    write_messy_cases(&options(3, cases, 4), &mut messy, &mut |_| {}).unwrap();
-    let messy_file = write(dir.path(), "messy.csv", &messy);
-    same_both_ways(&messy_file);
-
-    // The first case comes back after every other case: rebuilt, same bytes.
-    let mut back = plain.clone();
+/// The plain cases with the first one coming back after every other case.
+fn first_case_back(dir: &Path) -> PathBuf {
+    let mut back = plain_bytes();
     writeln!(
         back,
         "case-00000000,observe,2027-01-01T00:00:00Z,,,,,,,,,,,"
     )
     .unwrap();
-    let back_file = write(dir.path(), "back.csv", &back);
-    same_both_ways(&back_file);
-    // The same from standard input (copied as it is read, to be read again).
+    write(dir, "back.csv", &back)
+}
+
+/// The plain cases, then every case again after the window let them go (more than are kept
+/// open at once), every seventh twice.
+fn many_cases_back(dir: &Path) -> PathBuf {
+    let cases = cases_past_the_window();
+    let mut many = plain_bytes();
+    for round in 0..2 {
+        for case in (0..cases).step_by(if round == 0 { 1 } else { 7 }) {
+            writeln!(
+                many,
+                "case-{case:08},observe,2027-01-0{}T00:00:00Z,,,,,,,,,,,",
+                round + 1
+            )
+            .unwrap();
+        }
+    }
+    write(dir, "many.csv", &many)
+}
+
+#[test]
+fn plain_cases_past_the_window_are_the_whole_file_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    same_both_ways(&write(dir.path(), "plain.csv", &plain_bytes()));
+}
+
+#[test]
+fn messy_cases_past_the_window_are_the_whole_file_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut messy = Vec::new();
+    write_messy_cases(
+        &options(3, cases_past_the_window(), 4),
+        &mut messy,
+        &mut |_| {},
+    )
+    .unwrap();
+    same_both_ways(&write(dir.path(), "messy.csv", &messy));
+}
+
+#[test]
+fn a_case_back_after_every_other_is_rebuilt_to_the_whole_file_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    same_both_ways(&first_case_back(dir.path()));
+}
+
+#[test]
+fn a_case_back_on_standard_input_is_rebuilt_to_the_whole_file_ones() {
+    // Standard input is copied as it is read, to be read again.
+    let dir = tempfile::tempdir().unwrap();
+    let back_file = first_case_back(dir.path());
     let piped = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(["explain", "-f", "json", "-"])
         .stdin(std::fs::File::open(&back_file).unwrap())
@@ -101,22 +154,18 @@ fn streamed_explanations_are_the_whole_file_ones() {
         String::from_utf8(piped.stdout).unwrap(),
         named.replace(&quoted, "\"-\"")
     );
+}
 
-    // Many cases come back after the window let them go (more than are kept open at once),
-    // some twice; one of them asked for by --case.
-    let mut many = plain.clone();
-    for round in 0..2 {
-        for case in (0..cases).step_by(if round == 0 { 1 } else { 7 }) {
-            writeln!(
-                many,
-                "case-{case:08},observe,2027-01-0{}T00:00:00Z,,,,,,,,,,,",
-                round + 1
-            )
-            .unwrap();
-        }
-    }
-    let many_file = write(dir.path(), "many.csv", &many);
-    same_both_ways(&many_file);
+#[test]
+fn many_cases_back_some_twice_are_rebuilt_to_the_whole_file_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    same_both_ways(&many_cases_back(dir.path()));
+}
+
+#[test]
+fn a_case_asked_for_among_many_back_is_the_whole_file_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let many_file = many_cases_back(dir.path());
     let wanted = vec!["case-00000014".to_owned()];
     assert_eq!(
         explain(&[
@@ -128,9 +177,16 @@ fn streamed_explanations_are_the_whole_file_ones() {
         ]),
         whole(&many_file, Format::Text, &wanted, None)
     );
+}
 
-    // Only some cases, one of them the last; and a later --as-of.
-    let wanted = vec!["case-00000007".to_owned(), format!("case-{:08}", cases - 1)];
+#[test]
+fn some_cases_asked_for_one_the_last_with_a_later_as_of_are_the_whole_file_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain_file = write(dir.path(), "plain.csv", &plain_bytes());
+    let wanted = vec![
+        "case-00000007".to_owned(),
+        format!("case-{:08}", cases_past_the_window() - 1),
+    ];
     let as_of = "2027-06-01T00:00:00Z";
     let name = plain_file.to_str().unwrap();
     assert_eq!(
@@ -150,26 +206,42 @@ fn streamed_explanations_are_the_whole_file_ones() {
             Some(Timestamp::parse(as_of).unwrap())
         )
     );
-    // No case selected at all: an empty JSON array, as before.
-    let empty = write(
-        dir.path(),
-        "empty.csv",
-        plain.split(|&b| b == b'\n').next().unwrap(),
-    );
-    assert_eq!(explain(&[empty.to_str().unwrap(), "-f", "json"]), b"[]\n");
 }
 
 #[test]
-fn long_cases_close_early_and_give_the_whole_file_ones() {
-    // 240 cases of 300 to 400 rows, three at a time: more rows than the open cases may keep
-    // (65,536), so the oldest cases are closed early (and those still going come back).
+fn no_case_selected_at_all_is_an_empty_json_array() {
     let dir = tempfile::tempdir().unwrap();
+    // The generated file's header line alone, with no line end.
+    let plain = plain_bytes();
+    let header = plain.split(|&b| b == b'\n').next().unwrap();
+    let empty = write(dir.path(), "empty.csv", header);
+    assert_eq!(explain(&[empty.to_str().unwrap(), "-f", "json"]), b"[]\n");
+}
+
+/// 240 cases of 300 to 400 rows, three at a time: more rows than the open cases may keep
+/// (65,536), so the oldest cases are closed early (and those still going come back).
+fn long_cases(dir: &Path) -> PathBuf {
     let long = Options {
         rows_per_case: (300, 400),
         ..options(13, 240, 3)
     };
     let mut bytes = Vec::new();
     write_cases(&long, &mut bytes).unwrap();
-    let file = write(dir.path(), "long.csv", &bytes);
-    same_both_ways(&file);
+    write(dir, "long.csv", &bytes)
+}
+
+#[test]
+fn long_cases_close_early_and_give_the_whole_file_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = long_cases(dir.path());
+    let (streamed, whole) = streamed_and_whole(&file, Format::Json, "json");
+    assert!(streamed == whole, "{} -f json", file.display());
+}
+
+#[test]
+fn long_cases_close_early_and_give_the_whole_file_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = long_cases(dir.path());
+    let (streamed, whole) = streamed_and_whole(&file, Format::Text, "text");
+    assert!(streamed == whole, "{} -f text", file.display());
 }

@@ -242,12 +242,13 @@ fn a_json_array_on_standard_input_streams_like_ndjson() {
     }
 }
 
-#[test]
-fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
-    // 3,000 one-offer cases on one line (about 500 KB: several points of the row index),
-    // then a row for every seventh case, last to first, and an error row for one of them:
-    // each comes back from a different distance, some twice (the index is scanned forwards
-    // once, and used backwards after).
+/// 1,000 one-offer cases on one line (about 170 KB: three points of the row index, one every
+/// 64 KiB from the first row), then a row for every twentieth case, last to first, and (when
+/// `bad`) an error row for one of them: each comes back from a different distance, some
+/// twice (the index is scanned forwards once, and used backwards after). Each return costs a
+/// scan of up to 64 KiB from the point before it, so there are 50 of them, not thousands.
+fn long_one_line_array(dir: &Path, bad: bool) -> Source {
+    let cases = 1000;
     let row = |case: u32, event: &str, at: u32, extra: &str| {
         format!(
             r#"{{"case_id":"k{case}","event":"{event}","observed_at":"2026-01-01T{:02}:{:02}:{:02}Z","lease_id":"L","generation":1,"holder":"w"{extra}}}"#,
@@ -256,7 +257,7 @@ fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
             at % 60
         )
     };
-    let mut rows: Vec<String> = (0..3000)
+    let mut rows: Vec<String> = (0..cases)
         .map(|case| {
             row(
                 case,
@@ -266,10 +267,11 @@ fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
             )
         })
         .collect();
-    for case in (0..3000).step_by(7).rev() {
-        rows.push(row(case, "ack", 4000 + (3000 - case), ""));
+    for case in (0..cases).step_by(20).rev() {
+        rows.push(row(case, "ack", 4000 + (cases - case), ""));
     }
-    for case in [14, 2996, 700] {
+    // The second to come back, the first and one between.
+    for case in [20, 980, 500] {
         rows.push(row(
             case,
             "progress",
@@ -277,28 +279,42 @@ fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
             r#","progress_seq":1,"progress_value":"1%""#,
         ));
     }
-    let dir = tempfile::tempdir().unwrap();
-    let good = write_file(
-        dir.path(),
-        "long.json",
-        format!("[{}]", rows.join(",")).as_bytes(),
-    );
-    rows.push(row(21, "ack", 10, ""));
-    let bad = write_file(
-        dir.path(),
-        "long-bad.json",
-        format!("[{}]", rows.join(",")).as_bytes(),
-    );
-    for source in [&good, &bad] {
-        let expected = reference(source);
-        assert_eq!(expected.is_ok(), source.name.ends_with("long.json"));
-        for open_cases in [1, 100] {
-            assert_eq!(
-                streamed(source, open_cases, 1),
-                expected,
-                "{} (open {open_cases})",
-                source.name
-            );
-        }
+    if bad {
+        rows.push(row(40, "ack", 10, ""));
     }
+    let name = if bad { "long-bad.json" } else { "long.json" };
+    let source = write_file(dir, name, format!("[{}]", rows.join(",")).as_bytes());
+    let size = std::fs::metadata(source.path.as_ref().unwrap())
+        .unwrap()
+        .len();
+    assert!(size > 2 * 65536, "{size} bytes");
+    source
+}
+
+/// `source` matches the reference with one case open, and with 100.
+fn long_array_matches_the_reference(source: &Source) -> Run {
+    let expected = reference(source);
+    for open_cases in [1, 100] {
+        assert_eq!(
+            streamed(source, open_cases, 1),
+            expected,
+            "{} (open {open_cases})",
+            source.name
+        );
+    }
+    expected
+}
+
+#[test]
+fn many_cases_coming_back_across_a_long_one_line_array_match_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = long_one_line_array(dir.path(), false);
+    assert!(long_array_matches_the_reference(&good).is_ok());
+}
+
+#[test]
+fn a_time_going_back_across_a_long_one_line_array_gives_the_reference_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = long_one_line_array(dir.path(), true);
+    assert!(long_array_matches_the_reference(&bad).is_err());
 }

@@ -419,39 +419,70 @@ fn run(
     (outputs, code)
 }
 
-#[test]
-fn no_golden_value_or_path_leaks_without_reveal() {
+/// Every golden file graded in `format` with `extra`: the expected exit code, and no marker,
+/// golden value or part of the key's path in any output.
+fn assert_no_leak_without_reveal(format: &str, extra: &[&str]) {
     let mut failures = Vec::new();
-    let goldens = malformed_goldens();
-    for golden in &goldens {
-        for format in FORMATS {
-            for extra in [&[][..], &["--feedback", "none"][..]] {
-                let (outputs, code) = run(golden, format, extra);
-                let expected: &[i32] = if golden.0 == "well-formed" {
-                    &[1]
-                } else {
-                    &[2]
-                };
-                if !code.is_some_and(|code| expected.contains(&code)) {
-                    failures.push(format!(
-                        "{} -f {format} {extra:?}: exit {code:?}, expected one of {expected:?}",
-                        golden.0
-                    ));
-                }
-                for (what, bytes) in &outputs {
-                    let found = leaks(bytes);
-                    if !found.is_empty() {
-                        failures.push(format!(
-                            "{} -f {format} {extra:?}: {what} shows {found:?}:\n{}",
-                            golden.0,
-                            String::from_utf8_lossy(bytes)
-                        ));
-                    }
-                }
+    for golden in &malformed_goldens() {
+        let (outputs, code) = run(golden, format, extra);
+        let expected: &[i32] = if golden.0 == "well-formed" {
+            &[1]
+        } else {
+            &[2]
+        };
+        if !code.is_some_and(|code| expected.contains(&code)) {
+            failures.push(format!(
+                "{} -f {format} {extra:?}: exit {code:?}, expected one of {expected:?}",
+                golden.0
+            ));
+        }
+        for (what, bytes) in &outputs {
+            let found = leaks(bytes);
+            if !found.is_empty() {
+                failures.push(format!(
+                    "{} -f {format} {extra:?}: {what} shows {found:?}:\n{}",
+                    golden.0,
+                    String::from_utf8_lossy(bytes)
+                ));
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A test per report format, with the default feedback and with `--feedback none`.
+mod no_golden_value_or_path_leaks_without_reveal {
+    macro_rules! per_format {
+        ($($format:ident, $without_feedback:ident;)*) => {
+            #[test]
+            fn covers_every_format() {
+                assert_eq!(super::FORMATS, [$(stringify!($format)),*]);
+            }
+            $(
+                #[test]
+                fn $format() {
+                    super::assert_no_leak_without_reveal(stringify!($format), &[]);
+                }
+                #[test]
+                fn $without_feedback() {
+                    super::assert_no_leak_without_reveal(
+                        stringify!($format),
+                        &["--feedback", "none"],
+                    );
+                }
+            )*
+        };
+    }
+
+    per_format! {
+        table, table_without_feedback;
+        json, json_without_feedback;
+        junit, junit_without_feedback;
+        github, github_without_feedback;
+        markdown, markdown_without_feedback;
+        gradescope, gradescope_without_feedback;
+        prairielearn, prairielearn_without_feedback;
+    }
 }
 
 #[test]

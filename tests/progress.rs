@@ -88,39 +88,58 @@ fn quick_work_draws_nothing_on_a_terminal() {
     }
 }
 
-#[test]
-fn slow_work_draws_within_the_terminal_width_and_only_on_a_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let cases = case_file(dir.path());
+/// `command` run on standard input that takes two seconds to end (the work lasts past the
+/// delay), with the case file of `dir`.
+fn slow(dir: &Path, command: &str) -> String {
+    let cases = case_file(dir);
     let bin = env!("CARGO_BIN_EXE_leasejudge");
-    // Standard input that takes two seconds to end: the work lasts past the delay.
-    let slow = |command: &str| format!("(sleep 2; cat {cases}) | {bin} {command}");
-    let Some(shown) = on_terminal(&slow("validate - >/dev/null")) else {
+    format!("(sleep 2; cat {cases}) | {bin} {command}")
+}
+
+/// Every line of `shown` is narrower than the terminal.
+fn assert_within_the_terminal_width(shown: &str) {
+    for line in shown_lines(shown) {
+        // indicatif fills the rest of the line with spaces, to clear what was there.
+        let drawn = line.trim_end().chars().count();
+        assert!(drawn < COLUMNS, "{line:?} is as wide as the terminal");
+    }
+}
+
+#[test]
+fn slow_validate_draws_within_the_terminal_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(shown) = on_terminal(&slow(dir.path(), "validate - >/dev/null")) else {
         eprintln!("no script(1): skipped");
         return;
     };
     assert!(has_progress(&shown), "{shown:?}");
     assert!(shown.contains("validate"), "{shown:?}");
-    for line in shown_lines(&shown) {
-        // indicatif fills the rest of the line with spaces, to clear what was there.
-        let drawn = line.trim_end().chars().count();
-        assert!(drawn < COLUMNS, "{line:?} is as wide as the terminal");
-    }
-    let shown = on_terminal(&slow("adjudicate - -f csv -o /dev/null")).unwrap();
+    assert_within_the_terminal_width(&shown);
+}
+
+#[test]
+fn slow_adjudicate_draws_within_the_terminal_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(shown) = on_terminal(&slow(dir.path(), "adjudicate - -f csv -o /dev/null")) else {
+        eprintln!("no script(1): skipped");
+        return;
+    };
     assert!(has_progress(&shown), "{shown:?}");
-    for line in shown_lines(&shown) {
-        // indicatif fills the rest of the line with spaces, to clear what was there.
-        let drawn = line.trim_end().chars().count();
-        assert!(drawn < COLUMNS, "{line:?} is as wide as the terminal");
-    }
-    // Standard error to a file: nothing drawn, there or on the terminal.
+    assert_within_the_terminal_width(&shown);
+}
+
+#[test]
+fn slow_work_with_standard_error_to_a_file_draws_nothing_there_or_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("stderr.txt");
-    let shown = on_terminal(&format!(
+    let Some(shown) = on_terminal(&format!(
         "{} 2>{}; echo END",
-        slow("validate - >/dev/null"),
+        slow(dir.path(), "validate - >/dev/null"),
         log.display()
-    ))
-    .unwrap();
+    )) else {
+        eprintln!("no script(1): skipped");
+        return;
+    };
     assert_eq!(shown_lines(&shown), ["END"]);
     assert!(!has_progress(&std::fs::read_to_string(&log).unwrap()));
 }

@@ -367,16 +367,39 @@ fn leftovers(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+// Each interrupted command is its own test. Every run checks the output directory and the
+// private `TMPDIR` both (the engine's temporary files, spills, logs, the copy of standard
+// input, are anonymous: unlinked at creation, so no signal, not even SIGKILL, can leave them
+// there).
+
 #[test]
-fn interrupted_runs_leave_nothing_and_keep_the_old_output() {
-    interrupt_large_runs(false);
+fn an_interrupted_adjudicate_with_an_audit_leaves_nothing_and_keeps_the_old_outputs() {
+    interrupt_large_run(&[
+        "adjudicate",
+        "big.csv",
+        "-o",
+        "out.csv",
+        "--audit",
+        "audit.csv",
+    ]);
 }
 
-/// The engine's temporary files (spills, logs, the copy of standard input) are anonymous:
-/// unlinked at creation, so no signal, not even SIGKILL, can leave them in `TMPDIR`.
 #[test]
-fn interrupted_runs_leave_nothing_in_tmpdir() {
-    interrupt_large_runs(true);
+fn an_interrupted_adjudicate_to_json_leaves_nothing_and_keeps_the_old_output() {
+    interrupt_large_run(&["adjudicate", "big.csv", "-f", "json", "-o", "out.csv"]);
+}
+
+#[test]
+fn an_interrupted_generate_with_a_golden_file_leaves_nothing_and_keeps_the_old_outputs() {
+    interrupt_large_run(&[
+        "generate",
+        "--cases",
+        "15000",
+        "-o",
+        "out.csv",
+        "--golden",
+        "audit.csv",
+    ]);
 }
 
 /// The files directly in `dir`, by name, with their bytes.
@@ -425,34 +448,29 @@ fn run_in_fresh_dir(
     (out_dir, private_tmp, status)
 }
 
-/// Interrupts large runs at seeded random moments with each signal and checks what is left.
-fn interrupt_large_runs(check_tmpdir: bool) {
+/// Interrupts `args` (run where `big.csv` is a generated file of 10,000 cases) at seeded
+/// random moments with each signal, twice, and checks what is left in the output directory
+/// and in `TMPDIR`.
+fn interrupt_large_run(args: &[&str]) {
     use leasejudge::random::SplitMix64;
     use std::os::unix::process::ExitStatusExt;
     use std::time::{Duration, Instant};
 
     let dir = workspace();
-    let made = leasejudge(
-        dir.path(),
-        &[
-            "generate", "--cases", "10000", "--seed", "7", "-o", "big.csv",
-        ],
-    );
-    assert!(made.status.success());
+    if args.contains(&"big.csv") {
+        let made = leasejudge(
+            dir.path(),
+            &[
+                "generate", "--cases", "10000", "--seed", "7", "-o", "big.csv",
+            ],
+        );
+        assert!(made.status.success());
+    }
     let big = dir.path().join("big.csv").to_str().unwrap().to_owned();
-    let runs: &[&[&str]] = &[
-        &["adjudicate", &big, "-o", "out.csv", "--audit", "audit.csv"],
-        &["adjudicate", &big, "-f", "json", "-o", "out.csv"],
-        &[
-            "generate",
-            "--cases",
-            "15000",
-            "-o",
-            "out.csv",
-            "--golden",
-            "audit.csv",
-        ],
-    ];
+    let args: Vec<&str> = args
+        .iter()
+        .map(|&arg| if arg == "big.csv" { big.as_str() } else { arg })
+        .collect();
     let old = BTreeMap::from([
         ("audit.csv".to_owned(), b"the old audit\n".to_vec()),
         ("out.csv".to_owned(), b"the old output\n".to_vec()),
@@ -460,46 +478,41 @@ fn interrupt_large_runs(check_tmpdir: bool) {
     let mut rng = SplitMix64::new(13);
     let mut interrupted = 0;
     let mut tried = 0;
-    for args in runs {
-        // A whole run first: what a finished run leaves, and how long one takes here (the
-        // signals are sent within that span, whatever the machine's speed).
-        let started = Instant::now();
-        let (out_dir, _, status) = run_in_fresh_dir(args, None);
-        let span = started.elapsed().as_millis().max(10) as u64;
-        assert!(status.success(), "{args:?}");
-        let finished = files_by_name(out_dir.path());
-        assert_ne!(finished, old);
-        for _round in 0..2 {
-            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                tried += 1;
-                let delay = rng.range(0, span * 9 / 10);
-                let interrupt = Some((signal, Duration::from_millis(delay)));
-                let (out_dir, private_tmp, status) = run_in_fresh_dir(args, interrupt);
-                let what =
-                    format!("{args:?} signal {signal} after {delay} of {span} ms: {status:?}");
-                assert_eq!(leftovers(out_dir.path()), Vec::<String>::new(), "{what}");
-                if check_tmpdir {
-                    let tmp: Vec<_> = fs::read_dir(private_tmp.path()).unwrap().collect();
-                    assert!(tmp.is_empty(), "{what}: left in TMPDIR: {tmp:?}");
-                }
-                if status.success() {
-                    // Finished before the signal: every output new and whole.
-                    assert_eq!(files_by_name(out_dir.path()), finished, "{what}");
-                } else {
-                    interrupted += 1;
-                    assert!(
-                        status.code() == Some(128 + signal) || status.signal() == Some(signal),
-                        "{what}"
-                    );
-                    assert_eq!(files_by_name(out_dir.path()), old, "{what}");
-                }
+    // A whole run first: what a finished run leaves, and how long one takes here (the
+    // signals are sent within that span, whatever the machine's speed).
+    let started = Instant::now();
+    let (out_dir, _, status) = run_in_fresh_dir(&args, None);
+    let span = started.elapsed().as_millis().max(10) as u64;
+    assert!(status.success(), "{args:?}");
+    let finished = files_by_name(out_dir.path());
+    assert_ne!(finished, old);
+    for _round in 0..2 {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            tried += 1;
+            let delay = rng.range(0, span * 9 / 10);
+            let interrupt = Some((signal, Duration::from_millis(delay)));
+            let (out_dir, private_tmp, status) = run_in_fresh_dir(&args, interrupt);
+            let what = format!("{args:?} signal {signal} after {delay} of {span} ms: {status:?}");
+            assert_eq!(leftovers(out_dir.path()), Vec::<String>::new(), "{what}");
+            let tmp: Vec<_> = fs::read_dir(private_tmp.path()).unwrap().collect();
+            assert!(tmp.is_empty(), "{what}: left in TMPDIR: {tmp:?}");
+            if status.success() {
+                // Finished before the signal: every output new and whole.
+                assert_eq!(files_by_name(out_dir.path()), finished, "{what}");
+            } else {
+                interrupted += 1;
+                assert!(
+                    status.code() == Some(128 + signal) || status.signal() == Some(signal),
+                    "{what}"
+                );
+                assert_eq!(files_by_name(out_dir.path()), old, "{what}");
             }
         }
     }
     // Most runs must really be interrupted, or the test proves nothing.
     assert!(
         interrupted * 2 >= tried,
-        "only {interrupted} of {tried} runs were interrupted"
+        "{args:?}: only {interrupted} of {tried} runs were interrupted"
     );
 }
 

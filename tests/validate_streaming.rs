@@ -46,12 +46,16 @@ fn shown(report: &Report) -> Vec<String> {
     lines
 }
 
-fn same(sources: &[Source]) -> Report {
+/// The `--max-warnings` limits each file is validated with, besides none.
+const LIMITS: [usize; 4] = [0, 1, 7, 150];
+
+/// The streamed report of `sources` is the whole-file one, without a limit on the warnings
+/// listed and with each of `limits` (the first N of the same list, and the same counts).
+fn same_with(sources: &[Source], limits: &[usize]) -> Report {
     let streamed = validate_streaming(sources, None, None).unwrap();
     let whole = shown(&validate(sources, None, None));
     assert_eq!(shown(&streamed), whole);
-    // With `--max-warnings`, the first N of the same list, and the same counts.
-    for limit in [0, 1, 7, 150] {
+    for &limit in limits {
         let listed = validate_streaming(sources, None, Some(limit)).unwrap();
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
@@ -65,47 +69,93 @@ fn same(sources: &[Source]) -> Report {
     streamed
 }
 
-#[test]
-fn streamed_validation_reports_as_the_whole_file_one() {
-    let dir = tempfile::tempdir().unwrap();
+/// [`same_with`] every limit.
+fn same(sources: &[Source]) -> Report {
+    same_with(sources, &LIMITS)
+}
+
+/// More cases than the window holds (it lets the oldest go): generated plainly, or messily.
+fn past_the_window(dir: &Path, messy: bool) -> Source {
     let cases = OPEN_CASES as u64 + 500;
-    let mut plain = Vec::new();
-    write_cases(&options(5, cases), &mut plain).unwrap();
-    let mut messy = Vec::new();
-    write_messy_cases(&options(6, cases), &mut messy, &mut |_| {}).unwrap();
-    let plain = source(dir.path(), "plain.csv", &plain);
-    let messy_source = source(dir.path(), "messy.csv", &messy);
+    let mut bytes = Vec::new();
+    if messy {
+        write_messy_cases(&options(6, cases), &mut bytes, &mut |_| {}).unwrap();
+        source(dir, "messy.csv", &bytes)
+    } else {
+        write_cases(&options(5, cases), &mut bytes).unwrap();
+        source(dir, "plain.csv", &bytes)
+    }
+}
 
-    let report = same(&[plain.clone(), messy_source.clone()]);
-    assert!(report.errors.is_empty());
-    // Pending cases, cases that end before a deadline, and the messy file's unknown column.
-    assert!(report.warnings.total() > 100, "{}", report.warnings.total());
+/// The plain file past the window with `rows` appended, as `name`.
+fn plain_and(dir: &Path, name: &str, rows: &[u8]) -> Source {
+    let plain = past_the_window(dir, false);
+    let mut bytes = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
+    bytes.extend_from_slice(rows);
+    source(dir, name, &bytes)
+}
 
-    // A case that comes back after every other: the engine let it go and rebuilds it.
-    let mut back = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
-    writeln!(
-        back,
-        "case-00000001,observe,2027-01-01T00:00:00Z,,,,,,,,,,,"
+/// The first case again after every other: the engine let it go and rebuilds it.
+fn first_case_back(dir: &Path) -> Source {
+    plain_and(
+        dir,
+        "back.csv",
+        b"case-00000001,observe,2027-01-01T00:00:00Z,,,,,,,,,,,\n",
     )
-    .unwrap();
-    let back = source(dir.path(), "back.csv", &back);
-    same(std::slice::from_ref(&back));
-    // Many cases come back, more than are kept open at once, some twice, with warnings
-    // that change (a pending case acknowledged late) or appear.
-    let mut many = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
+}
+
+/// Every case again after the window let them go (more than are kept open at once), every
+/// fifth twice, with warnings that change (a pending case acknowledged late) or appear.
+fn many_cases_back(dir: &Path) -> Source {
+    let cases = OPEN_CASES as u64 + 500;
+    let mut rows = Vec::new();
     for round in 0..2u64 {
         for case in (0..cases).step_by(if round == 0 { 1 } else { 5 }) {
             writeln!(
-                many,
+                rows,
                 "case-{case:08},observe,2027-01-0{}T00:00:00Z,,,,,,,,,,,",
                 round + 1
             )
             .unwrap();
         }
     }
-    let many = source(dir.path(), "many.csv", &many);
-    same(std::slice::from_ref(&many));
-    // The same from standard input (read twice, so kept in a file first).
+    plain_and(dir, "many.csv", &rows)
+}
+
+#[test]
+fn plain_and_messy_files_past_the_window_report_as_the_whole_files_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = past_the_window(dir.path(), false);
+    let messy = past_the_window(dir.path(), true);
+    let report = same(&[plain, messy]);
+    assert!(report.errors.is_empty());
+    // Pending cases, cases that end before a deadline, and the messy file's unknown column.
+    assert!(report.warnings.total() > 100, "{}", report.warnings.total());
+}
+
+#[test]
+fn a_case_back_after_every_other_reports_as_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    same(&[first_case_back(dir.path())]);
+}
+
+#[test]
+fn many_cases_back_some_twice_report_as_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    same_with(&[many_cases_back(dir.path())], &LIMITS[..2]);
+}
+
+#[test]
+fn many_cases_back_some_twice_list_the_first_warnings_as_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    same_with(&[many_cases_back(dir.path())], &LIMITS[2..]);
+}
+
+#[test]
+fn standard_input_read_again_reports_as_the_file_does() {
+    // Read twice (the first case comes back), so kept in a file first.
+    let dir = tempfile::tempdir().unwrap();
+    let back = first_case_back(dir.path());
     let run = |args: &[&str], stdin: std::process::Stdio| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
             .args(args)
@@ -127,10 +177,14 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     assert_eq!(piped.0, named.0);
     assert_eq!(piped.1, named.1.replace(&back.name, "-"));
     assert!(piped.1.contains("warning: -:"), "{}", piped.1);
+}
 
-    // Input errors (a bad timestamp, a case not starting with an offer, a time going back),
-    // and an empty file next to a good one.
-    let mut bad = messy.clone();
+#[test]
+fn input_errors_and_an_empty_file_report_as_the_whole_files_do() {
+    // A bad timestamp, a case not starting with an offer, a time going back.
+    let dir = tempfile::tempdir().unwrap();
+    let messy = past_the_window(dir.path(), true);
+    let mut bad = std::fs::read(messy.path.as_ref().unwrap()).unwrap();
     writeln!(bad).unwrap();
     let text = String::from_utf8(bad).unwrap();
     let broken = text
@@ -139,8 +193,13 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     let broken = source(dir.path(), "broken.csv", broken.as_bytes());
     let report = same(&[broken, source(dir.path(), "empty.csv", b"")]);
     assert!(report.errors.len() >= 2, "{:?}", report.errors);
+}
+
+#[test]
+fn a_header_only_file_beside_a_messy_one_reports_as_the_whole_files_do() {
+    let dir = tempfile::tempdir().unwrap();
     same(&[
-        messy_source,
+        past_the_window(dir.path(), true),
         source(
             dir.path(),
             "header-only.csv",
@@ -149,11 +208,9 @@ fn streamed_validation_reports_as_the_whole_file_one() {
     ]);
 }
 
-#[test]
-fn long_cases_close_early_and_report_as_the_whole_file() {
-    // More rows than the open cases may keep (65,536): the oldest are closed early, and
-    // those still going come back.
-    let dir = tempfile::tempdir().unwrap();
+/// More rows than the open cases may keep (65,536) in 240 cases of 300 to 400 rows, three
+/// at a time: the oldest are closed early, and those still going come back.
+fn long_cases(dir: &Path) -> Source {
     let long = Options {
         rows_per_case: (300, 400),
         interleave: 3,
@@ -161,5 +218,17 @@ fn long_cases_close_early_and_report_as_the_whole_file() {
     };
     let mut bytes = Vec::new();
     write_cases(&long, &mut bytes).unwrap();
-    same(&[source(dir.path(), "long.csv", &bytes)]);
+    source(dir, "long.csv", &bytes)
+}
+
+#[test]
+fn long_cases_close_early_and_report_as_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    same_with(&[long_cases(dir.path())], &LIMITS[..2]);
+}
+
+#[test]
+fn long_cases_close_early_and_list_the_first_warnings_as_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    same_with(&[long_cases(dir.path())], &LIMITS[2..]);
 }

@@ -585,8 +585,12 @@ fn stops_every_command(name: &str, commands: Commands) {
 }
 
 #[test]
-fn a_huge_cell() {
+fn a_huge_cell_in_an_xlsx() {
     stops_every_command("cell.xlsx", Commands::All);
+}
+
+#[test]
+fn a_huge_cell_in_an_ods() {
     stops_every_command("cell.ods", Commands::All);
 }
 
@@ -596,8 +600,12 @@ fn millions_of_empty_rows() {
 }
 
 #[test]
-fn places_past_the_sheet() {
+fn a_column_past_the_sheet() {
     stops_every_command("far-column.xlsx", Commands::All);
+}
+
+#[test]
+fn a_row_past_the_sheet() {
     stops_every_command("far-row.xlsx", Commands::All);
 }
 
@@ -632,35 +640,48 @@ fn a_directory_of_many_parts() {
 }
 
 #[test]
-fn repeated_cells_and_spaces_in_an_ods() {
+fn repeated_cells_in_an_ods() {
     stops_every_command("repeated.ods", Commands::All);
-    stops_every_command("spaces.ods", Commands::All);
 }
 
 #[test]
-fn a_bomb_on_standard_input_is_stopped_too() {
-    for name in ["cell.xlsx", "cell.ods"] {
-        let (bytes, error) = bomb(name);
-        let (_dir, dir) = setup(name, &bytes);
-        let input = std::fs::File::open(dir.join(name)).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-            .current_dir(&dir)
-            .args(["adjudicate", "-", "--input-format", "workbook", "-f", "csv"])
-            .stdin(input)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let want = error.unwrap().replace(name, "-");
-        assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
-        // And as a submission on standard input, told a workbook by its bytes.
-        let input = std::fs::File::open(dir.join(name)).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-            .current_dir(&dir)
-            .args(["grade", "-", "--golden", "key.csv"])
-            .stdin(input)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
-    }
+fn repeated_spaces_in_an_ods() {
+    stops_every_command("spaces.ods", Commands::All);
+}
+
+/// Bomb `name` on standard input, as a case file and as a submission: stopped, located at
+/// `-`.
+fn stops_on_standard_input(name: &str) {
+    let (bytes, error) = bomb(name);
+    let (_dir, dir) = setup(name, &bytes);
+    let input = std::fs::File::open(dir.join(name)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(&dir)
+        .args(["adjudicate", "-", "--input-format", "workbook", "-f", "csv"])
+        .stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let want = error.unwrap().replace(name, "-");
+    assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
+    // And as a submission on standard input, told a workbook by its bytes.
+    let input = std::fs::File::open(dir.join(name)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(&dir)
+        .args(["grade", "-", "--golden", "key.csv"])
+        .stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
+}
+
+#[test]
+fn an_xlsx_bomb_on_standard_input_is_stopped_too() {
+    stops_on_standard_input("cell.xlsx");
+}
+
+#[test]
+fn an_ods_bomb_on_standard_input_is_stopped_too() {
+    stops_on_standard_input("cell.ods");
 }

@@ -228,51 +228,91 @@ mod tests {
             .collect()
     }
 
-    /// What `validate` listed before warnings were sorted in runs: every warning, the
-    /// reader's before the cases', stably sorted by file and line.
-    fn expected(warnings: &[(Warning, u8)]) -> Vec<String> {
-        let mut all: Vec<&(Warning, u8)> = warnings.iter().collect();
-        all.sort_by_key(|(w, phase)| (w.file_index, w.at.line, *phase));
-        all.iter().map(|(w, _)| w.at.to_string()).collect()
+    /// What `validate` listed before warnings were sorted in runs, up to `limit`: every
+    /// warning, the reader's before the cases', stably sorted by file and line (ties kept
+    /// in order by their index). Only the first `limit` are formatted, which is most of the
+    /// cost for half a million.
+    fn expected(warnings: &[(Warning, u8)], limit: usize) -> Vec<String> {
+        let mut order: Vec<(usize, u64, u8, usize)> = warnings
+            .iter()
+            .enumerate()
+            .map(|(i, (w, phase))| (w.file_index, w.at.line, *phase, i))
+            .collect();
+        if limit < order.len() {
+            order.select_nth_unstable(limit);
+            order.truncate(limit);
+        }
+        order.sort_unstable();
+        order
+            .iter()
+            .map(|&(.., i)| warnings[i].0.at.to_string())
+            .collect()
     }
 
     fn listed(warnings: &Warnings) -> Vec<String> {
         warnings.listed().unwrap().map(Result::unwrap).collect()
     }
 
-    #[test]
-    fn runs_on_disk_list_the_first_n_in_file_order_and_count_every_one() {
-        // Enough for runs to be merged (more than RUNS_BEFORE_MERGE runs).
+    /// Enough warnings for runs on disk to be merged (more than RUNS_BEFORE_MERGE runs),
+    /// listed up to `limit`: the first `limit` in file order, every one counted.
+    fn runs_on_disk_list_the_first_in_file_order_and_count_every_one(limit: usize) {
         let n = (WARNINGS_PER_RUN * (RUNS_BEFORE_MERGE + 3)) as u64;
         let warnings = scrambled(n);
-        let all = expected(&warnings);
-        for limit in [usize::MAX, 0, 1, 1000, WARNINGS_PER_RUN + 17] {
+        // The expected listing (formatting half a million warnings) is made beside the sink.
+        let (all, sink) = std::thread::scope(|scope| {
+            let all = scope.spawn(|| expected(&warnings, limit));
             let mut sink = Warnings::new(limit);
             for (warning, phase) in warnings.iter().cloned() {
                 sink.push(warning, phase);
             }
-            assert_eq!(sink.total(), n as usize);
-            assert_eq!(sink.listed_count(), limit.min(n as usize));
-            let got = listed(&sink);
-            assert_eq!(got.len(), limit.min(all.len()), "limit {limit}");
-            assert!(got == all[..got.len()], "limit {limit}");
-            assert_eq!(
-                sink.by_kind(),
-                format!(
-                    "{} ignored columns, {} others",
-                    n.div_ceil(5),
-                    n - n.div_ceil(5)
-                )
-            );
-            // Listing twice gives the same.
-            assert_eq!(listed(&sink), got);
-        }
+            (all.join().unwrap(), sink)
+        });
+        assert_eq!(sink.total(), n as usize);
+        assert_eq!(sink.listed_count(), limit.min(n as usize));
+        let got = listed(&sink);
+        assert_eq!(got.len(), limit.min(all.len()), "limit {limit}");
+        assert!(got == all[..got.len()], "limit {limit}");
+        assert_eq!(
+            sink.by_kind(),
+            format!(
+                "{} ignored columns, {} others",
+                n.div_ceil(5),
+                n - n.div_ceil(5)
+            )
+        );
+        // Listing twice gives the same.
+        assert_eq!(listed(&sink), got);
+    }
+
+    #[test]
+    fn runs_on_disk_list_every_warning_in_file_order_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(usize::MAX);
+    }
+
+    #[test]
+    fn runs_on_disk_list_none_of_them_with_no_room_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(0);
+    }
+
+    #[test]
+    fn runs_on_disk_list_the_first_one_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(1);
+    }
+
+    #[test]
+    fn runs_on_disk_list_the_first_thousand_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(1000);
+    }
+
+    #[test]
+    fn runs_on_disk_list_the_first_run_and_some_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(WARNINGS_PER_RUN + 17);
     }
 
     #[test]
     fn absorbed_warnings_merge_with_the_reader_first_on_a_tie() {
         let warnings = scrambled(3 * WARNINGS_PER_RUN as u64 + 11);
-        let all = expected(&warnings);
+        let all = expected(&warnings, usize::MAX);
         let (mut reader, mut cases) = (Warnings::new(usize::MAX), Warnings::new(usize::MAX));
         for (warning, phase) in warnings.iter().cloned() {
             if phase == 0 {
