@@ -259,7 +259,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
     };
     if format == MatrixFormat::Table {
-        let mut spool = Spool(tempfile::tempfile().context("cannot make a temporary file")?);
+        let mut spool =
+            Spool(crate::store::scratch_file().context("cannot make a temporary file")?);
         write_records(&mut spool, encoding, extra, records).context("cannot write the matrix")?;
         render_spooled_table(spool, &mut output, style, extra)?;
     } else {

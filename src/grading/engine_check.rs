@@ -69,8 +69,11 @@ pub fn judge(
     run_as_of: Option<Timestamp>,
     on_case: &mut dyn FnMut(&str, u64),
 ) -> Result<Judged, StreamError> {
-    let mut spill = MatrixSpill(BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
-    let mut first_lines = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+    let mut spill = MatrixSpill(BufWriter::with_capacity(
+        1 << 16,
+        crate::store::scratch_file()?,
+    ));
+    let mut first_lines = BufWriter::with_capacity(1 << 16, crate::store::scratch_file()?);
     let mut lines_failed: Option<io::Error> = None;
     let settings = StreamSettings {
         input_format: None,

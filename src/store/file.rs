@@ -10,7 +10,13 @@ use std::sync::Arc;
 /// A new anonymous temporary file, shared: the engine keeps a copy of standard input in one
 /// and reads it again as it reads any other file ([`ReadAt`]).
 pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
-    tempfile::tempfile().map(Arc::new)
+    scratch_file().map(Arc::new)
+}
+
+/// A new anonymous temporary file of one owner's, written and read back through its own
+/// position (a spooled workbook, a table's copy of the matrix, `check`'s matrix and lines).
+pub(crate) fn scratch_file() -> io::Result<File> {
+    tempfile::tempfile()
 }
 
 /// Reads `buf.len()` bytes or fewer (at the end) at `offset` of `file`, leaving its position
