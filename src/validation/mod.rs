@@ -186,6 +186,46 @@ fn always_pending(rows: &[Row]) -> bool {
     true
 }
 
+/// Reads one file for `validate`, both ways: its rows to `on_row`, its reader warnings (columns
+/// ignored) to `warnings`, and a "holds no case rows" warning when it has neither rows nor
+/// reader errors; returns the reader's errors and how many rows it read (valid or not).
+fn read_file(
+    file_index: usize,
+    source: &crate::input::Source,
+    input_format: Option<InputFormat>,
+    warnings: &mut Warnings,
+    on_row: &mut dyn FnMut(u64, crate::input::RowResult),
+) -> (Vec<InputError>, usize) {
+    let mut errors = Vec::new();
+    let mut rows = 0usize;
+    let mut observer = FileObserver {
+        file_index,
+        file: &source.name,
+        ignored_seen: Vec::new(),
+        warnings,
+    };
+    read_source(
+        source,
+        input_format,
+        &mut errors,
+        &mut |line, row| {
+            rows += 1;
+            on_row(line, row);
+        },
+        &mut observer,
+    );
+    if errors.is_empty() && rows == 0 {
+        warnings.push(
+            Warning {
+                file_index,
+                at: InputError::new(&source.name, 0, "holds no case rows"),
+            },
+            0,
+        );
+    }
+    (errors, rows)
+}
+
 /// Everything `validate` found.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -215,20 +255,12 @@ pub fn validate(
     let mut case_index: HashMap<String, usize> = HashMap::new();
     let mut row_count = 0usize;
     for (file_index, source) in sources.iter().enumerate() {
-        let mut file_errors = Vec::new();
-        let rows_before = row_count;
-        let mut observer = FileObserver {
+        let (mut file_errors, rows) = read_file(
             file_index,
-            file: &source.name,
-            ignored_seen: Vec::new(),
-            warnings: &mut warnings,
-        };
-        read_source(
             source,
             input_format,
-            &mut file_errors,
+            &mut warnings,
             &mut |line, row| {
-                row_count += 1;
                 let at = Location {
                     file_index,
                     file: &source.name,
@@ -255,19 +287,10 @@ pub fn validate(
                     }
                 }
             },
-            &mut observer,
         );
+        row_count += rows;
         file_errors.extend(adjudication.take_errors());
         file_errors.sort_by_key(|e| e.line);
-        if file_errors.is_empty() && row_count == rows_before {
-            warnings.push(
-                Warning {
-                    file_index,
-                    at: InputError::new(&source.name, 0, "holds no case rows"),
-                },
-                0,
-            );
-        }
         errors.extend(file_errors);
     }
     let cases = case_rows.len();
@@ -436,37 +459,20 @@ pub fn validate_streaming(
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut row_count = 0usize;
     for (file_index, source) in sources.iter().enumerate() {
-        let mut file_errors = Vec::new();
-        let rows_before = row_count;
-        let mut observer = FileObserver {
+        let (_, rows) = read_file(
             file_index,
-            file: &source.name,
-            ignored_seen: Vec::new(),
-            warnings: &mut warnings,
-        };
-        read_source(
             source,
             input_format,
-            &mut file_errors,
+            &mut warnings,
             &mut |_, row| {
-                row_count += 1;
                 if let (None, Ok(ParsedRow { case_id, .. })) = (&records, &row) {
                     if !ids.contains(&**case_id) {
                         ids.insert(case_id.to_string());
                     }
                 }
             },
-            &mut observer,
         );
-        if file_errors.is_empty() && row_count == rows_before {
-            warnings.push(
-                Warning {
-                    file_index,
-                    at: InputError::new(&source.name, 0, "holds no case rows"),
-                },
-                0,
-            );
-        }
+        row_count += rows;
     }
     let cases = match records {
         None => ids.len(),
