@@ -226,7 +226,9 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, args.visibility, &args.output)?;
     write_zip(&args.output, &prepared)?;
     let (image, has) = GRADESCOPE_IMAGE;
-    let mut out = io::stdout().lock();
+    // What was written, for the instructor: said if standard output takes it (the run is
+    // done either way).
+    let mut out = Vec::new();
     writeln!(
         out,
         "leasejudge: wrote {}: {SETUP}, {RUN}, {BINARY} ({}), {} ({} cases), {}",
@@ -244,6 +246,7 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
             .glibc
             .map_or_else(|| "any".to_owned(), |v| v.to_string())
     )?;
+    let _ = io::stdout().lock().write_all(&out);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -255,7 +258,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, None, &args.output)?;
     let image = known_image(&args.image, prepared.glibc).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
-    let mut out = io::stdout().lock();
+    // What was written, for the instructor: said if standard output takes it (the run is
+    // done either way).
+    let mut out = Vec::new();
     writeln!(
         out,
         "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \
@@ -282,6 +287,7 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
                 .map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
+    let _ = io::stdout().lock().write_all(&out);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -471,10 +477,10 @@ struct EngineMatrix<'a>(&'a mut File);
 
 impl Write for EngineMatrix<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
+        crate::store::TempWriter(&mut *self.0).write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        crate::store::TempWriter(&mut *self.0).flush()
     }
 }
 
@@ -527,7 +533,7 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
                 Err(missing)
             }
         });
-    let mut temp = GuardedTemp::new().context("cannot make a temporary file")?;
+    let mut temp = GuardedTemp::new()?;
     let judged = judge(
         sources,
         &settings(false),
@@ -708,8 +714,68 @@ fn zip_options(mode: u32, bytes: u64) -> SimpleFileOptions {
 
 /// Writes the Gradescope zip atomically: its scripts at the root (mode 0755), the binary, the
 /// key and the case files, each streamed in.
+/// The zip's output. Once a write or seek has failed (a full disk), the rest is dropped: the
+/// archive's writer, dropped on the error's way out, then finishes the archive into nothing
+/// (seeks keep a position of their own, so its checks still hold) instead of failing again
+/// and printing its own error (a Debug dump) to standard error. The output is dropped
+/// uncommitted either way.
+struct ZipOutput {
+    out: Output,
+    failed: bool,
+    /// Where the next byte goes, and the end of what was written.
+    position: u64,
+    end: u64,
+}
+
+impl Write for ZipOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = if self.failed {
+            buf.len()
+        } else {
+            let written = self.out.write(buf);
+            self.failed = written.is_err();
+            written?
+        };
+        self.position += n as u64;
+        self.end = self.end.max(self.position);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let flushed = self.out.flush();
+        self.failed = flushed.is_err();
+        flushed
+    }
+}
+
+impl io::Seek for ZipOutput {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.position = if self.failed {
+            let from = |base: u64, delta: i64| base.saturating_add_signed(delta);
+            match pos {
+                io::SeekFrom::Start(at) => at,
+                io::SeekFrom::Current(delta) => from(self.position, delta),
+                io::SeekFrom::End(delta) => from(self.end, delta),
+            }
+        } else {
+            let sought = self.out.seek(pos);
+            self.failed = sought.is_err();
+            sought?
+        };
+        Ok(self.position)
+    }
+}
+
 fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
-    let mut zip = zip::ZipWriter::new(Output::open(Some(path))?);
+    let mut zip = zip::ZipWriter::new(ZipOutput {
+        out: Output::open(Some(path))?,
+        failed: false,
+        position: 0,
+        end: 0,
+    });
     let what = || format!("cannot write {}", path.display());
     let mut add = |name: &str, mode: u32, contents: &mut dyn Read, bytes: u64| -> Result<()> {
         zip.start_file(name, zip_options(mode, bytes))
@@ -733,7 +799,7 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
         carry(case_file, name, 0o644)?;
     }
     let out = zip.finish().with_context(what)?;
-    out.commit()
+    out.out.commit()
 }
 
 /// The uuid of the question leasejudge wrote at `dir` before, if there is one; a directory
