@@ -29,7 +29,10 @@ use crate::grading::compare::shown;
 use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};
-use crate::input::{expand_inputs, InputError, InputErrors, ReadArgs, ReadOptions, Source};
+use crate::input::{
+    check_unchanged, expand_inputs, FileChanged, FileStamp, InputError, InputErrors, ReadArgs,
+    ReadOptions, Source,
+};
 use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
@@ -209,6 +212,9 @@ struct Prepared {
     options: GradeOptions,
     /// How many cases the key has.
     key_cases: u64,
+    /// What the key and the case files were before they were checked: each is carried only
+    /// as it was then.
+    stamps: HashMap<PathBuf, Option<FileStamp>>,
 }
 
 /// Runs `autograder`.
@@ -394,8 +400,14 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
             .map(|e| e.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default(),
     };
+    // Taken before the key is checked against the cases: what is carried is what was checked.
+    let stamps = std::iter::once(&common.golden)
+        .chain(cases.iter().map(|(path, _)| path))
+        .map(|path| (path.clone(), FileStamp::of_path(path).ok().flatten()))
+        .collect();
     let key_cases = check_key(&common.golden, &sources, &scoring)?;
     Ok(Prepared {
+        stamps,
         key: common.golden.clone(),
         cases: cases.clone(),
         binary,
@@ -788,9 +800,8 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     let run = run_script(Platform::Gradescope, &prepared.options);
     add(RUN, 0o755, &mut run.as_bytes(), run.len() as u64)?;
     let mut carry = |source: &Path, name: &str, mode: u32| -> Result<()> {
-        let mut file =
-            File::open(source).with_context(|| format!("cannot read {}", source.display()))?;
-        let bytes = file.metadata().map_or(0, |m| m.len());
+        let mut file = carried(&prepared.stamps, source)?;
+        let bytes = file.file.metadata().map_or(0, |m| m.len());
         add(name, mode, &mut file, bytes)
     };
     carry(&prepared.binary, BINARY, 0o755)?;
@@ -800,6 +811,47 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     }
     let out = zip.finish().with_context(what)?;
     out.out.commit()
+}
+
+/// A file the autograder carries, opened to be copied: the key or a case file must be the
+/// file that was checked, as it was (by its stamp, at the open and when its copy ends),
+/// else the copy fails with [`FileChanged`], an input error.
+struct Carried {
+    file: File,
+    name: String,
+    stamp: Option<FileStamp>,
+}
+
+fn carried(stamps: &HashMap<PathBuf, Option<FileStamp>>, path: &Path) -> Result<Carried> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let carried = Carried {
+        file,
+        name: path.to_string_lossy().into_owned(),
+        stamp: stamps.get(path).copied().flatten(),
+    };
+    if let Some(stamp) = &carried.stamp {
+        let now = FileStamp::of_file(&carried.file)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if let Some(how) = stamp.change(now.as_ref()) {
+            let changed = FileChanged {
+                file: carried.name.clone(),
+                how,
+            };
+            return Err(InputErrors(vec![changed.input_error()]).into());
+        }
+    }
+    Ok(carried)
+}
+
+impl Read for Carried {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if let (0, false, Some(stamp)) = (n, buf.is_empty(), &self.stamp) {
+            // Its end: written to since the open, it was not carried as it was checked.
+            check_unchanged(&self.name, stamp, &self.file)?;
+        }
+        Ok(n)
+    }
 }
 
 /// The uuid of the question leasejudge wrote at `dir` before, if there is one; a directory
@@ -878,8 +930,7 @@ fn write_question(
     let run = run_script(Platform::PrairieLearn, &prepared.options);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
-    let open =
-        |path: &Path| File::open(path).with_context(|| format!("cannot read {}", path.display()));
+    let open = |path: &Path| carried(&prepared.stamps, path);
     out.write_file(
         &format!("tests/{BINARY}"),
         0o755,
@@ -912,6 +963,43 @@ fn write_question(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_is_carried_only_as_it_was_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key.csv");
+        std::fs::write(&key, "case_id,decision\nc1,ACTIVE\n").unwrap();
+        let stamps: HashMap<PathBuf, Option<FileStamp>> =
+            [(key.clone(), FileStamp::of_path(&key).unwrap())].into();
+        let mut copy = Vec::new();
+        carried(&stamps, &key)
+            .unwrap()
+            .read_to_end(&mut copy)
+            .unwrap();
+        assert_eq!(copy, b"case_id,decision\nc1,ACTIVE\n");
+
+        // Written to while it is copied: the copy fails at its end.
+        let mut file = carried(&stamps, &key).unwrap();
+        let mut start = [0u8; 4];
+        file.read_exact(&mut start).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&key)
+            .unwrap()
+            .write_all(b"c2,EXPIRED\n")
+            .unwrap();
+        let e = file.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(FileChanged::of(&e).is_some(), "{e}");
+
+        // Replaced before it is opened to be copied: refused at the open.
+        std::fs::write(dir.path().join("new.csv"), "case_id,decision\nc1,ACTIVE\n").unwrap();
+        std::fs::rename(dir.path().join("new.csv"), &key).unwrap();
+        let refused = carried(&stamps, &key).err().unwrap();
+        assert!(
+            refused.to_string().contains("renamed or replaced"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn an_image_too_old_for_the_binary_is_refused_with_the_ones_that_fit() {
