@@ -428,10 +428,12 @@ pub fn validate_streaming(
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
+    // Each pass opens the files anew: the second must read what the first read (standard
+    // input, copied once, cannot change).
+    let named = sources;
+    let stamps = file_stamps(named);
     let (readable, spools) = crate::output::spool_standard_input(sources)?;
     let sources = &readable[..];
-    // Each pass opens the files anew: the second must read what the first read.
-    let stamps = file_stamps(sources);
 
     let settings = crate::streaming::StreamSettings {
         input_format,
@@ -490,7 +492,7 @@ pub fn validate_streaming(
         }
     };
     drop(spools);
-    let changed = changed_files(sources, &stamps);
+    let changed = changed_files(named, &stamps);
     if !changed.is_empty() {
         // Its errors, warnings and counts would be of two files.
         return Ok(Report {
