@@ -47,6 +47,43 @@ enum Command {
     Man(commands::man::Args),
 }
 
+/// The whole program: runs the command line and reports its error, if any, on standard error
+/// (exit status 2). Standard error may be closed or full: nothing is then said, and the exit
+/// status is the same. A panic (a bug) is reported as a message too, without a backtrace, and
+/// exits 2.
+pub fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|panic| {
+        let what = panic
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic");
+        let place = panic
+            .location()
+            .map_or_else(String::new, |at| format!(" ({}:{})", at.file(), at.line()));
+        crate::output::to_stderr(&format!(
+            "leasejudge: internal error: {}{place}; this is a bug, please report it",
+            crate::output::escape_controls(what)
+        ));
+    }));
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(code)) => code,
+        Ok(Err(error)) => {
+            // Messages quote input (file names, header cells): nothing in them reaches the
+            // terminal as a control sequence.
+            let message = format!("{error:#}");
+            crate::output::to_stderr(&format!(
+                "leasejudge: {}",
+                crate::output::escape_controls_keep_lines(&message)
+            ));
+            ExitCode::from(2)
+        }
+        // Reported by the hook.
+        Err(_) => ExitCode::from(2),
+    }
+}
+
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();

@@ -61,13 +61,3 @@ mod store;
 pub mod streaming;
 pub mod terminal;
 pub mod validation;
-
-/// Whether an error comes from writing to a closed pipe (`leasejudge ... | head`), which is
-/// not worth reporting.
-pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}

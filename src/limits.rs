@@ -118,7 +118,10 @@ fn read_document_into(reader: impl std::io::Read, mut bytes: Vec<u8>) -> std::io
 pub fn spool_document(reader: impl std::io::Read) -> std::io::Result<std::fs::File> {
     use std::io::Seek;
     let mut file = crate::store::scratch_file()?;
-    let copied = std::io::copy(&mut reader.take(MAX_DOCUMENT_BYTES + 1), &mut file)?;
+    let copied = std::io::copy(
+        &mut reader.take(MAX_DOCUMENT_BYTES + 1),
+        &mut crate::store::TempWriter(&mut file),
+    )?;
     if copied > MAX_DOCUMENT_BYTES {
         return Err(document_too_large());
     }

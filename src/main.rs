@@ -21,18 +21,5 @@ static NOTE_CLOSED_STDOUT: extern "C" fn() = {
 };
 
 fn main() -> ExitCode {
-    match leasejudge::cli::run() {
-        Ok(code) => code,
-        Err(error) if leasejudge::is_broken_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => {
-            // Messages quote input (file names, header cells): nothing in them reaches the
-            // terminal as a control sequence.
-            let message = format!("{error:#}");
-            eprintln!(
-                "leasejudge: {}",
-                leasejudge::output::escape_controls_keep_lines(&message)
-            );
-            ExitCode::from(2)
-        }
-    }
+    leasejudge::cli::main()
 }

@@ -20,6 +20,7 @@ mod cleanup;
 mod dir;
 mod paths;
 mod sanitize;
+mod straight;
 
 pub use cleanup::{install_signal_handlers, GuardedTemp};
 pub use dir::OutputDir;
@@ -36,6 +37,7 @@ use anyhow::{Context, Result};
 use tempfile::NamedTempFile;
 
 use crate::input::{InputError, InputErrors, Source};
+use straight::Straight;
 
 /// Set when standard output was closed when the process started (`leasejudge ... >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -88,10 +90,16 @@ impl Drop for Registration {
 }
 
 enum Inner {
-    Stdout(BufWriter<StdoutHandle>),
+    /// Standard output: a closed pipe ends the writing quietly, and other failures wait for
+    /// the commit ([`Straight`]).
+    Stdout(BufWriter<Straight<StdoutHandle>>),
+    /// A regular file, written to a temporary file beside it and renamed over it.
     File {
         temp: BufWriter<NamedTempFile>,
         target: PathBuf,
+        /// The permissions the file gets (those of the file it replaces), or `None` for a new
+        /// file, whose temporary file was made with the umask's.
+        mode: Option<u32>,
         // Dropped after `temp` (fields drop in order): the file is gone before it is forgotten.
         registration: Registration,
     },
@@ -99,7 +107,7 @@ enum Inner {
     /// a FIFO, a socket): renaming a file over it would replace the device, so it is opened
     /// and written like standard output.
     Device {
-        out: BufWriter<File>,
+        out: BufWriter<Straight<File>>,
         target: PathBuf,
     },
 }
@@ -157,13 +165,40 @@ impl Finished {
 
 /// Commits every output of a run together: all are flushed (and files synced) first, and only
 /// when every one of them was written completely are the files renamed into place. If any
-/// fails, no file is replaced. A signal arriving during the renames waits until they are done.
+/// fails, no file is replaced, and the error names the files left as they were. A signal
+/// arriving during the renames waits until they are done.
 pub fn commit_all(outputs: Vec<Output>) -> Result<()> {
+    let targets: Vec<PathBuf> = outputs
+        .iter()
+        .filter_map(|output| match &output.inner {
+            Inner::File { target, .. } => Some(target.clone()),
+            Inner::Stdout(_) | Inner::Device { .. } => None,
+        })
+        .collect();
     let mut finished = Vec::with_capacity(outputs.len());
     for output in outputs {
-        finished.push(output.finish()?);
+        match output.finish() {
+            Ok(done) => finished.push(done),
+            Err(e) if targets.is_empty() => return Err(e),
+            Err(e) => return Err(anyhow::anyhow!("{e:#}; {}", not_written(&targets))),
+        }
     }
     persist_all(finished)
+}
+
+/// What a run that failed before its commit says of the files it was to write.
+fn not_written(targets: &[PathBuf]) -> String {
+    let names: Vec<String> = targets
+        .iter()
+        .map(|target| escape_controls(&target.to_string_lossy()).into_owned())
+        .collect();
+    match names.as_slice() {
+        [one] => format!("so {one} was not written (it is as it was)"),
+        _ => format!(
+            "so {} were not written (each is as it was)",
+            names.join(", ")
+        ),
+    }
 }
 
 /// Commits `report`, a report whose job is to carry the run's problems to CI or a learner,
@@ -208,7 +243,7 @@ impl Output {
                         .with_context(|| format!("cannot write {}", path.display()))?;
                     return Ok(Output {
                         inner: Inner::Device {
-                            out: BufWriter::with_capacity(1 << 16, file),
+                            out: BufWriter::with_capacity(1 << 16, Straight::new(file)),
                             target: path,
                         },
                     });
@@ -224,13 +259,24 @@ impl Output {
                         directory.display()
                     );
                 }
+                let mode = existing_mode(&path);
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".leasejudge-").suffix(".tmp");
+                if let (None, Some(permissions)) = (mode, new_file_permissions()) {
+                    // A new file gets what any program's new file gets: rw for all, less
+                    // the umask (the kernel applies it, and a directory's default ACL).
+                    // One that replaces a file stays owner-only until it has that file's.
+                    builder.permissions(permissions);
+                }
                 // Created and registered under the lock: a signal cannot fall in between.
                 let mut live = cleanup::live();
-                let temp = tempfile::Builder::new()
-                    .prefix(".leasejudge-")
-                    .suffix(".tmp")
-                    .tempfile_in(directory)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let temp = builder.tempfile_in(directory).with_context(|| {
+                    format!(
+                        "cannot write {}: cannot make a temporary file in {}",
+                        path.display(),
+                        directory.display()
+                    )
+                })?;
                 live.push(temp.path().to_owned());
                 let registration = Registration(temp.path().to_owned());
                 drop(live);
@@ -238,6 +284,7 @@ impl Output {
                     inner: Inner::File {
                         temp: BufWriter::with_capacity(1 << 16, temp),
                         target: path,
+                        mode,
                         registration,
                     },
                 })
@@ -251,7 +298,7 @@ impl Output {
         }
         let handle = stdout_handle().context("cannot write to standard output")?;
         Ok(Output {
-            inner: Inner::Stdout(BufWriter::with_capacity(1 << 16, handle)),
+            inner: Inner::Stdout(BufWriter::with_capacity(1 << 16, Straight::new(handle))),
         })
     }
 
@@ -266,11 +313,14 @@ impl Output {
     }
 
     /// Writes out everything buffered (and syncs a file) without renaming it into place yet;
-    /// see [`commit_all`].
+    /// see [`commit_all`]. Standard output or a device whose reader closed the pipe is
+    /// finished (what was dropped was not wanted); one that a write failed on is an error.
     pub fn finish(self) -> Result<Finished> {
         match self.inner {
             Inner::Stdout(mut out) => {
-                out.flush().context("cannot write to standard output")?;
+                out.flush()
+                    .and_then(|()| out.get_mut().finish())
+                    .context("cannot write to standard output")?;
                 Ok(Finished {
                     inner: FinishedInner::Written,
                 })
@@ -278,20 +328,23 @@ impl Output {
             Inner::File {
                 temp,
                 target,
+                mode,
                 registration,
             } => {
+                let cannot = || format!("cannot write {}", target.display());
                 let temp = temp
                     .into_inner()
                     .map_err(|e| e.into_error())
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-                temp.as_file()
-                    .sync_all()
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-                let temp = temp.into_temp_path();
-                set_readable(&temp);
+                    .with_context(cannot)?;
+                // The mode of the file it replaces as it is now (or was when the run began,
+                // if it is gone); a new file has the umask's already.
+                if let Some(mode) = existing_mode(&target).or(mode) {
+                    set_mode(temp.as_file(), mode).with_context(cannot)?;
+                }
+                temp.as_file().sync_all().with_context(cannot)?;
                 Ok(Finished {
                     inner: FinishedInner::File {
-                        temp,
+                        temp: temp.into_temp_path(),
                         target,
                         registration,
                     },
@@ -299,6 +352,7 @@ impl Output {
             }
             Inner::Device { mut out, target } => {
                 out.flush()
+                    .and_then(|()| out.get_mut().finish())
                     .with_context(|| format!("cannot write {}", target.display()))?;
                 Ok(Finished {
                     inner: FinishedInner::Written,
@@ -313,16 +367,46 @@ impl Output {
         self.finish()?.persist()
     }
 }
-/// Temporary files are created owner-only; the finished output gets the usual `rw-r--r--`.
+/// The permission bits of the regular file at `path`, if there is one (an output that
+/// replaces it keeps them; set-id and sticky bits are not carried over to a file written anew).
 #[cfg(unix)]
-fn set_readable(path: &Path) {
+fn existing_mode(path: &Path) -> Option<u32> {
     use std::os::unix::fs::PermissionsExt;
-    // Best effort: the output is still complete and correct if this fails.
-    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o644));
+    fs::metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|meta| meta.permissions().mode() & 0o777)
 }
 
 #[cfg(not(unix))]
-fn set_readable(_path: &Path) {}
+fn existing_mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// What a new output file is created with, before the umask: `rw-rw-rw-`, as a shell's `>`
+/// creates a file (off Unix, the system's defaults).
+fn new_file_permissions() -> Option<fs::Permissions> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(fs::Permissions::from_mode(0o666))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -394,7 +478,7 @@ impl AppendFile for Output {
         match &mut self.inner {
             Inner::Stdout(out) => {
                 out.flush()?;
-                io::copy(&mut file.take(len), out.get_mut())
+                out.get_mut().append_file(file, len)
             }
             Inner::File { temp, .. } => {
                 temp.flush()?;
@@ -402,7 +486,7 @@ impl AppendFile for Output {
             }
             Inner::Device { out, .. } => {
                 out.flush()?;
-                io::copy(&mut file.take(len), out.get_mut())
+                out.get_mut().append_file(file, len)
             }
         }
     }
@@ -421,8 +505,10 @@ pub fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<
             continue;
         }
         let mut spool = GuardedTemp::new()?;
-        io::copy(&mut io::stdin().lock(), spool.as_file_mut())?;
-        io::Write::flush(spool.as_file_mut())?;
+        io::copy(
+            &mut io::stdin().lock(),
+            &mut crate::store::TempWriter(spool.as_file_mut()),
+        )?;
         readable.push(Source {
             name: source.name.clone(),
             path: Some(spool.path().to_owned()),
@@ -431,6 +517,60 @@ pub fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<
         spools.push(spool);
     }
     Ok((readable, spools))
+}
+
+/// Writes `text` and a line end to standard error in one write, if it can: a closed or full
+/// standard error (`2>&-`, `2>/dev/full`, a closed pipe) loses the message but changes
+/// nothing else (unlike `eprintln!`, which panics).
+pub fn to_stderr(text: &str) {
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// Standard error for the many lines of a run (`validate`'s errors and warnings): written
+/// until a write fails (a closed or full standard error), dropped from then on; the run and
+/// its exit status go on as they would have.
+pub struct StderrLines {
+    out: BufWriter<io::Stderr>,
+    failed: bool,
+}
+
+impl StderrLines {
+    /// Lines to standard error, buffered until [`StderrLines::flush`] or the drop.
+    pub fn new() -> StderrLines {
+        StderrLines {
+            out: BufWriter::with_capacity(1 << 16, io::stderr()),
+            failed: false,
+        }
+    }
+
+    /// Writes `line` and a line end, unless a write failed before.
+    pub fn line(&mut self, line: impl std::fmt::Display) {
+        if !self.failed && writeln!(self.out, "{line}").is_err() {
+            self.failed = true;
+        }
+    }
+
+    /// Writes out what is buffered (before something goes to standard output).
+    pub fn flush(&mut self) {
+        if !self.failed && self.out.flush().is_err() {
+            self.failed = true;
+        }
+    }
+}
+
+impl Default for StderrLines {
+    fn default() -> StderrLines {
+        StderrLines::new()
+    }
+}
+
+impl Drop for StderrLines {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 /// The longest value an input error's message quotes; longer values are cut with `…`.

@@ -101,10 +101,10 @@ struct Spool(std::fs::File);
 
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf)
+        crate::store::TempWriter(&mut self.0).write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
+        crate::store::TempWriter(&mut self.0).flush()
     }
 }
 
@@ -259,8 +259,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
     };
     if format == MatrixFormat::Table {
-        let mut spool =
-            Spool(crate::store::scratch_file().context("cannot make a temporary file")?);
+        let mut spool = Spool(crate::store::scratch_file()?);
         write_records(&mut spool, encoding, extra, records).context("cannot write the matrix")?;
         render_spooled_table(spool, &mut output, style, extra)?;
     } else {

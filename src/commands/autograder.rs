@@ -29,7 +29,10 @@ use crate::grading::compare::shown;
 use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};
-use crate::input::{expand_inputs, InputError, InputErrors, ReadArgs, ReadOptions, Source};
+use crate::input::{
+    check_unchanged, expand_inputs, FileChanged, FileStamp, InputError, InputErrors, ReadArgs,
+    ReadOptions, Source,
+};
 use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
@@ -209,6 +212,9 @@ struct Prepared {
     options: GradeOptions,
     /// How many cases the key has.
     key_cases: u64,
+    /// What the key and the case files were before they were checked: each is carried only
+    /// as it was then.
+    stamps: HashMap<PathBuf, Option<FileStamp>>,
 }
 
 /// Runs `autograder`.
@@ -226,7 +232,9 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, args.visibility, &args.output)?;
     write_zip(&args.output, &prepared)?;
     let (image, has) = GRADESCOPE_IMAGE;
-    let mut out = io::stdout().lock();
+    // What was written, for the instructor: said if standard output takes it (the run is
+    // done either way).
+    let mut out = Vec::new();
     writeln!(
         out,
         "leasejudge: wrote {}: {SETUP}, {RUN}, {BINARY} ({}), {} ({} cases), {}",
@@ -244,6 +252,7 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
             .glibc
             .map_or_else(|| "any".to_owned(), |v| v.to_string())
     )?;
+    let _ = io::stdout().lock().write_all(&out);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -255,7 +264,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, None, &args.output)?;
     let image = known_image(&args.image, prepared.glibc).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
-    let mut out = io::stdout().lock();
+    // What was written, for the instructor: said if standard output takes it (the run is
+    // done either way).
+    let mut out = Vec::new();
     writeln!(
         out,
         "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \
@@ -282,6 +293,7 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
                 .map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
+    let _ = io::stdout().lock().write_all(&out);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -388,8 +400,14 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
             .map(|e| e.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default(),
     };
+    // Taken before the key is checked against the cases: what is carried is what was checked.
+    let stamps = std::iter::once(&common.golden)
+        .chain(cases.iter().map(|(path, _)| path))
+        .map(|path| (path.clone(), FileStamp::of_path(path).ok().flatten()))
+        .collect();
     let key_cases = check_key(&common.golden, &sources, &scoring)?;
     Ok(Prepared {
+        stamps,
         key: common.golden.clone(),
         cases: cases.clone(),
         binary,
@@ -471,10 +489,10 @@ struct EngineMatrix<'a>(&'a mut File);
 
 impl Write for EngineMatrix<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
+        crate::store::TempWriter(&mut *self.0).write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        crate::store::TempWriter(&mut *self.0).flush()
     }
 }
 
@@ -527,7 +545,7 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
                 Err(missing)
             }
         });
-    let mut temp = GuardedTemp::new().context("cannot make a temporary file")?;
+    let mut temp = GuardedTemp::new()?;
     let judged = judge(
         sources,
         &settings(false),
@@ -708,8 +726,68 @@ fn zip_options(mode: u32, bytes: u64) -> SimpleFileOptions {
 
 /// Writes the Gradescope zip atomically: its scripts at the root (mode 0755), the binary, the
 /// key and the case files, each streamed in.
+/// The zip's output. Once a write or seek has failed (a full disk), the rest is dropped: the
+/// archive's writer, dropped on the error's way out, then finishes the archive into nothing
+/// (seeks keep a position of their own, so its checks still hold) instead of failing again
+/// and printing its own error (a Debug dump) to standard error. The output is dropped
+/// uncommitted either way.
+struct ZipOutput {
+    out: Output,
+    failed: bool,
+    /// Where the next byte goes, and the end of what was written.
+    position: u64,
+    end: u64,
+}
+
+impl Write for ZipOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = if self.failed {
+            buf.len()
+        } else {
+            let written = self.out.write(buf);
+            self.failed = written.is_err();
+            written?
+        };
+        self.position += n as u64;
+        self.end = self.end.max(self.position);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let flushed = self.out.flush();
+        self.failed = flushed.is_err();
+        flushed
+    }
+}
+
+impl io::Seek for ZipOutput {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.position = if self.failed {
+            let from = |base: u64, delta: i64| base.saturating_add_signed(delta);
+            match pos {
+                io::SeekFrom::Start(at) => at,
+                io::SeekFrom::Current(delta) => from(self.position, delta),
+                io::SeekFrom::End(delta) => from(self.end, delta),
+            }
+        } else {
+            let sought = self.out.seek(pos);
+            self.failed = sought.is_err();
+            sought?
+        };
+        Ok(self.position)
+    }
+}
+
 fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
-    let mut zip = zip::ZipWriter::new(Output::open(Some(path))?);
+    let mut zip = zip::ZipWriter::new(ZipOutput {
+        out: Output::open(Some(path))?,
+        failed: false,
+        position: 0,
+        end: 0,
+    });
     let what = || format!("cannot write {}", path.display());
     let mut add = |name: &str, mode: u32, contents: &mut dyn Read, bytes: u64| -> Result<()> {
         zip.start_file(name, zip_options(mode, bytes))
@@ -722,9 +800,8 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     let run = run_script(Platform::Gradescope, &prepared.options);
     add(RUN, 0o755, &mut run.as_bytes(), run.len() as u64)?;
     let mut carry = |source: &Path, name: &str, mode: u32| -> Result<()> {
-        let mut file =
-            File::open(source).with_context(|| format!("cannot read {}", source.display()))?;
-        let bytes = file.metadata().map_or(0, |m| m.len());
+        let mut file = carried(&prepared.stamps, source)?;
+        let bytes = file.file.metadata().map_or(0, |m| m.len());
         add(name, mode, &mut file, bytes)
     };
     carry(&prepared.binary, BINARY, 0o755)?;
@@ -733,7 +810,48 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
         carry(case_file, name, 0o644)?;
     }
     let out = zip.finish().with_context(what)?;
-    out.commit()
+    out.out.commit()
+}
+
+/// A file the autograder carries, opened to be copied: the key or a case file must be the
+/// file that was checked, as it was (by its stamp, at the open and when its copy ends),
+/// else the copy fails with [`FileChanged`], an input error.
+struct Carried {
+    file: File,
+    name: String,
+    stamp: Option<FileStamp>,
+}
+
+fn carried(stamps: &HashMap<PathBuf, Option<FileStamp>>, path: &Path) -> Result<Carried> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let carried = Carried {
+        file,
+        name: path.to_string_lossy().into_owned(),
+        stamp: stamps.get(path).copied().flatten(),
+    };
+    if let Some(stamp) = &carried.stamp {
+        let now = FileStamp::of_file(&carried.file)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if let Some(how) = stamp.change(now.as_ref()) {
+            let changed = FileChanged {
+                file: carried.name.clone(),
+                how,
+            };
+            return Err(InputErrors(vec![changed.input_error()]).into());
+        }
+    }
+    Ok(carried)
+}
+
+impl Read for Carried {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if let (0, false, Some(stamp)) = (n, buf.is_empty(), &self.stamp) {
+            // Its end: written to since the open, it was not carried as it was checked.
+            check_unchanged(&self.name, stamp, &self.file)?;
+        }
+        Ok(n)
+    }
 }
 
 /// The uuid of the question leasejudge wrote at `dir` before, if there is one; a directory
@@ -812,8 +930,7 @@ fn write_question(
     let run = run_script(Platform::PrairieLearn, &prepared.options);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
-    let open =
-        |path: &Path| File::open(path).with_context(|| format!("cannot read {}", path.display()));
+    let open = |path: &Path| carried(&prepared.stamps, path);
     out.write_file(
         &format!("tests/{BINARY}"),
         0o755,
@@ -846,6 +963,43 @@ fn write_question(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_is_carried_only_as_it_was_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key.csv");
+        std::fs::write(&key, "case_id,decision\nc1,ACTIVE\n").unwrap();
+        let stamps: HashMap<PathBuf, Option<FileStamp>> =
+            [(key.clone(), FileStamp::of_path(&key).unwrap())].into();
+        let mut copy = Vec::new();
+        carried(&stamps, &key)
+            .unwrap()
+            .read_to_end(&mut copy)
+            .unwrap();
+        assert_eq!(copy, b"case_id,decision\nc1,ACTIVE\n");
+
+        // Written to while it is copied: the copy fails at its end.
+        let mut file = carried(&stamps, &key).unwrap();
+        let mut start = [0u8; 4];
+        file.read_exact(&mut start).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&key)
+            .unwrap()
+            .write_all(b"c2,EXPIRED\n")
+            .unwrap();
+        let e = file.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(FileChanged::of(&e).is_some(), "{e}");
+
+        // Replaced before it is opened to be copied: refused at the open.
+        std::fs::write(dir.path().join("new.csv"), "case_id,decision\nc1,ACTIVE\n").unwrap();
+        std::fs::rename(dir.path().join("new.csv"), &key).unwrap();
+        let refused = carried(&stamps, &key).err().unwrap();
+        assert!(
+            refused.to_string().contains("renamed or replaced"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn an_image_too_old_for_the_binary_is_refused_with_the_ones_that_fit() {

@@ -134,13 +134,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => Output::open(args.output.as_deref())?,
     };
     if explanation.shown < explanation.selected {
-        eprintln!(
+        crate::output::to_stderr(&format!(
             "leasejudge: explain: showing the first {} of {} cases; {} left out \
              (--limit N, --limit 0 for all, or --case ID to choose)",
             explanation.shown,
             explanation.selected,
             explanation.selected - explanation.shown
-        );
+        ));
     }
     explanation.write_to(&mut output)?;
     output.commit()?;

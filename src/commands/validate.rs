@@ -52,23 +52,27 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress.finish_and_clear();
     }
     let report = report?;
-    let mut stderr = std::io::stderr().lock();
+    // Standard error is where the findings go; if it is closed or full they are lost, and
+    // the exit status still says whether there were errors.
+    let mut stderr = crate::output::StderrLines::new();
     for error in &report.errors {
-        writeln!(stderr, "{error}")?;
+        stderr.line(error);
     }
     let shown = report.warnings.listed_count();
     for warning in report.warnings.listed()? {
-        writeln!(stderr, "warning: {}", warning?)?;
+        stderr.line(format_args!("warning: {}", warning?));
     }
     if shown < report.warnings.total() {
-        writeln!(
-            stderr,
+        stderr.line(format_args!(
             "warning: {} more not listed (--max-warnings {shown})",
             report.warnings.total() - shown
-        )?;
+        ));
     }
     if !report.warnings.is_empty() {
-        writeln!(stderr, "warnings by kind: {}", report.warnings.by_kind())?;
+        stderr.line(format_args!(
+            "warnings by kind: {}",
+            report.warnings.by_kind()
+        ));
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let summary = format!(
@@ -79,13 +83,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         plural(report.warnings.total(), "warning"),
     );
     if report.errors.is_empty() {
+        stderr.flush();
         // Through Output, which knows a closed standard output: then this is an error.
         let mut stdout = crate::output::Output::open(None)?;
         writeln!(stdout, "{summary}")?;
         stdout.commit()?;
         Ok(ExitCode::SUCCESS)
     } else {
-        writeln!(stderr, "{summary}")?;
+        stderr.line(summary);
         Ok(ExitCode::from(2))
     }
 }

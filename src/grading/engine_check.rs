@@ -23,6 +23,7 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
+use crate::store::TempWriter;
 use crate::streaming::{Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 
 use super::case_list::ListWriter;
@@ -31,7 +32,7 @@ use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, Unknow
 use super::matrix::{with_duplicates, Duplicate, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// A temporary file the engine's matrix is appended to.
-struct MatrixSpill(BufWriter<File>);
+struct MatrixSpill(BufWriter<TempWriter<File>>);
 
 impl Write for MatrixSpill {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -71,9 +72,10 @@ pub fn judge(
 ) -> Result<Judged, StreamError> {
     let mut spill = MatrixSpill(BufWriter::with_capacity(
         1 << 16,
-        crate::store::scratch_file()?,
+        TempWriter(crate::store::scratch_file()?),
     ));
-    let mut first_lines = BufWriter::with_capacity(1 << 16, crate::store::scratch_file()?);
+    let mut first_lines =
+        BufWriter::with_capacity(1 << 16, TempWriter(crate::store::scratch_file()?));
     let mut lines_failed: Option<io::Error> = None;
     let settings = StreamSettings {
         input_format: None,
@@ -105,10 +107,10 @@ pub fn judge(
     if let Some(e) = lines_failed {
         return Err(e.into());
     }
-    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?;
+    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?.0;
     let bytes = matrix.stream_position()?;
     matrix.seek(SeekFrom::Start(0))?;
-    let mut first_lines = first_lines.into_inner().map_err(|e| e.into_error())?;
+    let mut first_lines = first_lines.into_inner().map_err(|e| e.into_error())?.0;
     first_lines.seek(SeekFrom::Start(0))?;
     Ok(Judged {
         matrix,

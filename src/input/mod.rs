@@ -10,6 +10,7 @@ mod json;
 pub(crate) mod json_array;
 pub(crate) mod json_fast;
 pub mod records;
+mod stamp;
 pub mod workbook;
 
 use std::fs::File;
@@ -30,6 +31,7 @@ pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
 pub use json::read_rows_from as read_json_rows_from;
 pub(crate) use json::JsonObject;
 pub use json_fast::object_starts as json_object_starts;
+pub use stamp::{check_unchanged, FileChanged, FileStamp};
 
 /// One `read` into `buf`, tried again when a signal interrupts it: what the readers that keep
 /// their own sliding buffer (CSV records, JSON arrays) read with. `Ok(0)` at the end.

@@ -37,8 +37,12 @@ pub struct GuardedTemp {
 }
 
 impl GuardedTemp {
-    /// A new temporary file in the temporary directory.
+    /// A new temporary file in the temporary directory (an error names it).
     pub fn new() -> std::io::Result<GuardedTemp> {
+        GuardedTemp::make().map_err(|e| crate::store::temp_error("cannot make a temporary file", e))
+    }
+
+    fn make() -> std::io::Result<GuardedTemp> {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;

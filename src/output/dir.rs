@@ -40,11 +40,21 @@ impl OutputDir {
         }
         // Created and registered under the lock: a signal cannot fall in between.
         let mut live = cleanup::live();
-        let temp = tempfile::Builder::new()
-            .prefix(".leasejudge-")
-            .suffix(".tmp")
-            .tempdir_in(parent)
-            .with_context(|| format!("cannot write {}", target.display()))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".leasejudge-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // What any new directory gets: rwx for all, less the umask.
+            builder.permissions(fs::Permissions::from_mode(0o777));
+        }
+        let temp = builder.tempdir_in(parent).with_context(|| {
+            format!(
+                "cannot write {}: cannot make a temporary directory in {}",
+                target.display(),
+                parent.display()
+            )
+        })?;
         live.push(temp.path().to_owned());
         let registration = Registration(temp.path().to_owned());
         drop(live);
@@ -56,7 +66,8 @@ impl OutputDir {
     }
 
     /// Writes the file `relative` (`/`-separated; its directories are made) with `contents`
-    /// and the Unix permissions `mode`; returns how many bytes it has.
+    /// and the Unix permissions `mode` less the umask (an answer key is no more open than
+    /// the umask lets new files be); returns how many bytes it has.
     pub fn write_file(&self, relative: &str, mode: u32, contents: &mut dyn Read) -> Result<u64> {
         let path = relative
             .split('/')
@@ -65,10 +76,9 @@ impl OutputDir {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).with_context(what)?;
         }
-        let mut file = File::create(&path).with_context(what)?;
+        let mut file = create_file(&path, mode).with_context(what)?;
         let bytes = io::copy(contents, &mut file).with_context(what)?;
         file.sync_all().with_context(what)?;
-        set_mode(&path, mode).with_context(what)?;
         Ok(bytes)
     }
 
@@ -95,8 +105,11 @@ impl OutputDir {
 /// Puts the directory `written` at `target`: a rename, or for a target that is there and not
 /// empty, an exchange of the two, after which the old directory (now at `written`) is removed.
 fn install(written: &Path, target: &Path) -> io::Result<()> {
-    // A temporary directory is owner-only; the question gets the usual `rwxr-xr-x`.
-    set_mode(written, 0o755)?;
+    // A new question has a new directory's permissions (rwx less the umask, as it was made);
+    // one that replaces a question keeps that one's.
+    if let Some(mode) = directory_mode(target) {
+        set_mode(written, mode)?;
+    }
     match fs::rename(written, target) {
         Ok(()) => return Ok(()),
         Err(e) if !target.is_dir() => return Err(e),
@@ -141,6 +154,40 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
         return Err(e);
     }
     fs::rename(&aside, a)
+}
+
+/// Creates the new file `path` with the permissions `mode`, less the umask.
+#[cfg(unix)]
+fn create_file(path: &Path, mode: u32) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_file(path: &Path, _mode: u32) -> io::Result<File> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// The permission bits of the directory at `path`, if there is one.
+#[cfg(unix)]
+fn directory_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_dir)
+        .map(|meta| meta.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn directory_mode(_path: &Path) -> Option<u32> {
+    None
 }
 
 #[cfg(unix)]

@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A new anonymous temporary file, shared: the engine keeps a copy of standard input in one
@@ -15,8 +16,68 @@ pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
 
 /// A new anonymous temporary file of one owner's, written and read back through its own
 /// position (a spooled workbook, a table's copy of the matrix, `check`'s matrix and lines).
+/// Its owner writes it through a [`TempWriter`], so that a full disk names the directory.
 pub(crate) fn scratch_file() -> io::Result<File> {
-    tempfile::tempfile()
+    tempfile::tempfile().map_err(|e| temp_error("cannot make a temporary file", e))
+}
+
+/// The directory temporary files are made in, and what chose it (said in their errors: the
+/// remedy for a full or missing one is `TMPDIR`).
+pub(crate) fn temporary_directory() -> (PathBuf, &'static str) {
+    let chosen_by = match std::env::var_os("TMPDIR") {
+        Some(value) if !value.is_empty() => "named by TMPDIR",
+        Some(_) => "TMPDIR is empty",
+        None => "the default; TMPDIR is not set",
+    };
+    (tempfile::env::temp_dir(), chosen_by)
+}
+
+/// The failure `e` of a temporary file, as `doing` it (`"cannot write a temporary file"`):
+/// with the directory it is in and what chose it, and the same kind.
+pub(crate) fn temp_error(doing: &str, e: io::Error) -> io::Error {
+    if e.get_ref().is_some_and(|inner| inner.is::<TempDirError>()) {
+        return e;
+    }
+    let (directory, chosen_by) = temporary_directory();
+    let kind = e.kind();
+    io::Error::new(
+        kind,
+        TempDirError {
+            // Shown through the command line's error, which escapes what it quotes.
+            message: format!("{doing} in {} ({chosen_by}): {e}", directory.display()),
+        },
+    )
+}
+
+/// A failure of a temporary file, naming its directory.
+#[derive(Debug)]
+struct TempDirError {
+    message: String,
+}
+
+impl std::fmt::Display for TempDirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TempDirError {}
+
+/// A writer to a temporary file whose failures name the temporary directory.
+pub(crate) struct TempWriter<W>(pub(crate) W);
+
+impl<W: Write> Write for TempWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .write(buf)
+            .map_err(|e| temp_error("cannot write a temporary file", e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0
+            .flush()
+            .map_err(|e| temp_error("cannot write a temporary file", e))
+    }
 }
 
 /// Reads `buf.len()` bytes or fewer (at the end) at `offset` of `file`, leaving its position
@@ -61,7 +122,9 @@ impl TempFile {
 
     /// Appends `bytes` at the end.
     pub(crate) fn append(&self, bytes: &[u8]) -> io::Result<()> {
-        (&*self.0).write_all(bytes)
+        (&*self.0)
+            .write_all(bytes)
+            .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 
     /// A writer appending at the end (only one writer per file).
@@ -71,7 +134,7 @@ impl TempFile {
 
     /// Reads `buf.len()` bytes or fewer (at the end) at `offset`.
     pub(crate) fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        read_at(&self.0, buf, offset)
+        read_at(&self.0, buf, offset).map_err(|e| temp_error("cannot read a temporary file", e))
     }
 
     /// Fills `buf` from byte `offset` (an error if the file ends first).
@@ -96,6 +159,11 @@ impl TempFile {
     /// Writes all of `bytes` at byte `offset`, leaving the file's position alone (a file
     /// written this way is not appended to).
     pub(crate) fn write_all_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
+        self.write_all_at_unnamed(bytes, offset)
+            .map_err(|e| temp_error("cannot write a temporary file", e))
+    }
+
+    fn write_all_at_unnamed(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
         #[cfg(unix)]
         {
             std::os::unix::fs::FileExt::write_all_at(&*self.0, bytes, offset)
@@ -143,11 +211,15 @@ pub(crate) struct Appender(TempFile);
 
 impl Write for Appender {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        (&*self.0 .0).write(buf)
+        (&*self.0 .0)
+            .write(buf)
+            .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        (&*self.0 .0).flush()
+        (&*self.0 .0)
+            .flush()
+            .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 }
 

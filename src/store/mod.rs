@@ -11,6 +11,8 @@ mod merge;
 mod sort;
 
 pub(crate) use buffer::{SpillBuffer, Spilled};
-pub(crate) use file::{anonymous_file, read_at, scratch_file, Appender, ReadAt, TempFile};
+pub(crate) use file::{
+    anonymous_file, read_at, scratch_file, temp_error, Appender, ReadAt, TempFile, TempWriter,
+};
 pub(crate) use merge::Merge;
 pub(crate) use sort::{Entry, ExternalSort};

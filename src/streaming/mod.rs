@@ -59,6 +59,7 @@ use crate::output::AppendFile;
 mod cases;
 mod ids;
 mod index;
+mod opened;
 mod reread;
 pub(crate) mod rules;
 mod run;
@@ -73,7 +74,6 @@ pub use rules::{clash_error, Location};
 pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 
 use ids::{id_hash, IdRecords};
-use reread::Reread;
 use run::StreamRun;
 use schedule::{stream_in_order, InPlace};
 use watch::Watched;
@@ -201,7 +201,7 @@ pub fn judge(
                 run.earlier_files = Some(Vec::new());
             }
             let stop = std::sync::atomic::AtomicBool::new(false);
-            let attempt = stream_in_order(run, sources, &settings, &stop, on_row)?;
+            let attempt = stream_in_order(run, sources, None, &settings, &stop, on_row)?;
             (attempt, Layout::Cases { separator })
         }
     };
@@ -251,9 +251,14 @@ pub enum StreamError {
     Io(io::Error),
 }
 
+/// A case file changed under the run is an input error of that file (found where its
+/// reading ends or a case of it is read again, and carried there as an I/O error).
 impl From<io::Error> for StreamError {
     fn from(e: io::Error) -> StreamError {
-        StreamError::Io(e)
+        match crate::input::FileChanged::of(&e) {
+            Some(changed) => StreamError::Input(InputErrors(vec![changed.input_error()])),
+            None => StreamError::Io(e),
+        }
     }
 }
 
@@ -303,7 +308,14 @@ mod tests {
             &source.name,
             InputFormat::Csv,
             &source.options,
-            Some(Reread::Path(source.path.clone().unwrap())),
+            Some(
+                opened::OpenedFile::open(
+                    &source.name,
+                    source.path.as_deref().unwrap(),
+                    InputFormat::Csv,
+                )
+                .unwrap(),
+            ),
         );
         let mut rows = Vec::new();
         let mut errors = Vec::new();

@@ -1,10 +1,10 @@
 //! Reading a file again for a case that comes back after it was closed: where its lines (CSV,
 //! NDJSON) or its rows (a JSON array) start, found by a scan kept as sparse points, and the
-//! replay of only that case's rows up to where it was closed.
+//! replay of only that case's rows up to where it was closed, through the handle the file was
+//! first read through (never its path, which may name another file by now).
 
 use std::fs::File;
 use std::io;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -17,17 +17,10 @@ use crate::lease::Case;
 
 use super::cases::KeptRow;
 use super::ids::Closed;
+use super::opened::OpenedFile;
 use super::rules::Slot;
 use super::watch::Watched;
 use crate::store::{read_at, ReadAt};
-
-/// How the file being read can be read again from its start (for a case that comes back).
-pub(super) enum Reread {
-    /// Open the file again.
-    Path(PathBuf),
-    /// The copy of standard input made as it was read.
-    Spool(Arc<File>),
-}
 
 /// The file being read: its name, format and how to read it again.
 pub(super) struct CurrentFile {
@@ -35,9 +28,10 @@ pub(super) struct CurrentFile {
     pub(super) format: InputFormat,
     /// The delimiter and sheet it is read with.
     pub(super) options: ReadOptions,
-    pub(super) reread: Reread,
-    /// Opened at the first case that comes back: the file, its CSV header, where its lines
-    /// start, where its JSON rows start.
+    /// The handle it is read through (or the copy of standard input made as it was read).
+    pub(super) reread: OpenedFile,
+    /// Set up at the first case that comes back: the file's handle, its CSV header, where
+    /// its lines start, where its JSON rows start.
     pub(super) opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex, RowIndex)>,
     /// The rows read from it so far: a JSON array may hold several rows on a line (all of
     /// them on one), so the rows of a case read again from a JSON file are found by their
@@ -171,10 +165,7 @@ pub(super) fn read_case_again(
     closed: &Closed,
 ) -> io::Result<(Slot, Vec<KeptRow>)> {
     if current.opened.is_none() {
-        let file = match &current.reread {
-            Reread::Path(path) => Arc::new(File::open(path)?),
-            Reread::Spool(file) => Arc::clone(file),
-        };
+        let file = current.reread.handle()?;
         let header = match current.format {
             InputFormat::Csv => {
                 let reader = ReadAt {
@@ -333,6 +324,9 @@ pub(super) fn read_case_again(
             &mut NoObserver,
         ),
     }
+    // A file changed in place reads differently: that, not what is missing, is the error.
+    let read_through = Arc::clone(file);
+    current.reread.check_read(&read_through)?;
     let slot = slot.ok_or_else(|| {
         io::Error::other(format!(
             "{}: the rows of case {case_id} were not found when read again",

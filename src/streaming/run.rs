@@ -14,7 +14,8 @@ use crate::lease::{Message, Outcome, Timestamp};
 use super::cases::{CaseWriter, KeptRow};
 use super::ids::{id_hash, Closed, IdLog, SeenIds};
 use super::index::OpenIndex;
-use super::reread::{read_case_again, CurrentFile, Reread};
+use super::opened::OpenedFile;
+use super::reread::{read_case_again, CurrentFile};
 use super::rules::{clash_error, start_case, step_case, Location, Slot};
 use super::spill::{Encoding, Spill};
 use super::{split, EVERY_CASE};
@@ -179,14 +180,15 @@ impl StreamRun {
     }
 
     /// Says which file the next rows come from: its command-line position and name, and
-    /// how to read it again (none: a case that comes back is an I/O error).
+    /// the handle it is read through, to read it again (none: a case that comes back is an
+    /// I/O error).
     pub(super) fn begin_file(
         &mut self,
         file_index: usize,
         name: &str,
         format: InputFormat,
         options: &ReadOptions,
-        reread: Option<Reread>,
+        reread: Option<OpenedFile>,
     ) {
         if self.file_names.len() <= file_index {
             self.file_names.resize(file_index + 1, String::new());
@@ -666,6 +668,11 @@ impl StreamRun {
     /// Ends one file: closes every open case and files the file's errors in line order
     /// (`reader_errors` first at equal lines).
     pub(super) fn end_file(&mut self, mut reader_errors: Vec<InputError>) -> io::Result<()> {
+        // A file changed in place while it was read gave rows of two files: that is its one
+        // error (the others may be the change's).
+        if let Some(current) = &self.current {
+            current.reread.check()?;
+        }
         reader_errors.append(&mut self.faults);
         self.fault_cases.clear();
         reader_errors.sort_by_key(|e| e.line);
@@ -676,7 +683,10 @@ impl StreamRun {
         for (case_id, pinned) in std::mem::take(&mut self.pinned) {
             self.close_pinned(&case_id, pinned)?;
         }
-        let current = self.current.take();
+        let mut current = self.current.take();
+        if let Some(current) = &mut current {
+            current.reread.let_go();
+        }
         if let Some(files) = &mut self.earlier_files {
             if files.len() <= self.file_index {
                 files.resize_with(self.file_index + 1, || None);

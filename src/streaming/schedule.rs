@@ -14,22 +14,13 @@ use crate::input::{
 use crate::lease::Outcome;
 
 use super::ids::{IdLog, SeenIds};
-use super::reread::Reread;
+use super::opened::OpenedFile;
 use super::rules::Location;
 use super::run::StreamRun;
 use super::spill::{Encoding, Spill, SpillFile};
 use super::watch::Watched;
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
 use crate::store::anonymous_file;
-
-fn open_source(source: &Source, format: InputFormat) -> Result<Box<dyn Read>, InputError> {
-    match &source.path {
-        None => Ok(Box::new(io::stdin().lock())),
-        Some(path) => crate::input::open_case_file(path, format)
-            .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|message| InputError::new(&source.name, 0, message)),
-    }
-}
 
 /// Rows handed from the parsing thread to the replaying one at a time. Batches go back and
 /// forth (see [`BatchFiller`]); small ones, few in flight (the channel holds
@@ -151,6 +142,7 @@ impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
 /// Feeds one source into `run`; `on_row` sees replayed rows. With `pipelined`, a file is
 /// parsed on a second thread while this one replays (standard input is not: a live stream
 /// must not wait for a batch to fill). Standard input is copied to `spool` as it is read.
+/// A file is read, and read again, through one handle: `opened` if the caller opened it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn stream_source(
     run: &mut StreamRun,
@@ -158,16 +150,22 @@ pub(super) fn stream_source(
     source: &Source,
     settings: &StreamSettings<'_>,
     spool: Option<&Arc<File>>,
+    opened: Option<OpenedFile>,
     stop: &AtomicBool,
     pipelined: bool,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<()> {
     let mut io_error = None;
     let format = source.format(settings.input_format);
-    let reread = match (&source.path, spool) {
-        (Some(path), _) => Some(Reread::Path(path.clone())),
-        (None, Some(spool)) => Some(Reread::Spool(Arc::clone(spool))),
+    let opened = match (opened, &source.path) {
+        (Some(opened), _) => Some(Ok(opened)),
+        (None, Some(path)) => Some(OpenedFile::open(&source.name, path, format)),
         (None, None) => None,
+    };
+    let reread = match (&opened, spool) {
+        (Some(Ok(opened)), _) => Some(opened.clone()),
+        (None, Some(spool)) => Some(OpenedFile::spool(&source.name, spool)),
+        _ => None,
     };
     run.begin_file(file_index, &source.name, format, &source.options, reread);
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
@@ -182,18 +180,11 @@ pub(super) fn stream_source(
             on_row(at, parsed, &outcome);
         }
     };
-    let opened = match (&source.path, pipelined) {
-        (Some(path), true) => Some(
-            crate::input::open_case_file(path, format)
-                .map_err(|message| InputError::new(&source.name, 0, message)),
-        ),
-        _ => None,
-    };
-    let errors = match opened {
-        Some(Err(e)) => vec![e],
-        Some(Ok(file)) => {
+    let errors = match (opened, pipelined) {
+        (Some(Err(e)), _) => vec![e],
+        (Some(Ok(opened)), true) => {
             let watched = Watched {
-                inner: file,
+                inner: opened.sequential()?,
                 progress: settings.progress,
                 spool: None,
                 stop,
@@ -244,9 +235,12 @@ pub(super) fn stream_source(
                     .map_err(|_| io::Error::other("the parsing thread panicked"))
             })?
         }
-        None => match open_source(source, format) {
-            Err(e) => vec![e],
-            Ok(reader) => {
+        (opened, _) => {
+            let reader: Box<dyn Read> = match opened {
+                Some(Ok(opened)) => Box::new(opened.sequential()?),
+                _ => Box::new(io::stdin().lock()),
+            };
+            {
                 let watched = Watched {
                     inner: reader,
                     progress: settings.progress,
@@ -273,7 +267,7 @@ pub(super) fn stream_source(
                 }
                 errors
             }
-        },
+        }
     };
     if let Some(e) = io_error {
         return Err(e);
@@ -301,9 +295,22 @@ pub(super) fn stream_sequential(
     // A lone file may be split, its two halves sharing the filter.
     let mut run = new_run(sources.len() == 1 && settings.jobs > 1)?;
     let stop = AtomicBool::new(false);
+    let mut first = None;
     if let [source] = sources {
+        // Opened once: the halves, or the whole read, and every read again go through it.
+        let format = source.format(settings.input_format);
+        first = source
+            .path
+            .as_deref()
+            .and_then(|path| OpenedFile::open(&source.name, path, format).ok());
         // One large file: two threads, one per half.
-        match split::stream_split(&mut run, 0, source, settings, encoding, &stop)? {
+        let split = match &first {
+            Some(opened) => {
+                split::stream_split(&mut run, 0, source, settings, encoding, &stop, opened)?
+            }
+            None => split::Split::Whole,
+        };
+        match split {
             split::Split::Whole => run.suspects = None,
             split::Split::Done(tail) => {
                 return Ok(if run.errors.is_empty() {
@@ -319,13 +326,15 @@ pub(super) fn stream_sequential(
             }
         }
     }
-    stream_in_order(run, sources, settings, &stop, on_row)
+    stream_in_order(run, sources, first, settings, &stop, on_row)
 }
 
-/// Reads the files one after the other, whole, into `run`.
+/// Reads the files one after the other, whole, into `run` (the first through `first` if
+/// it was opened already).
 pub(super) fn stream_in_order(
     mut run: StreamRun,
     sources: &[Source],
+    mut first: Option<OpenedFile>,
     settings: &StreamSettings<'_>,
     stop: &AtomicBool,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
@@ -343,6 +352,7 @@ pub(super) fn stream_in_order(
             source,
             settings,
             spool.as_ref(),
+            first.take(),
             stop,
             settings.jobs > 1,
             on_row,
@@ -406,6 +416,7 @@ pub(super) fn stream_parallel(
                 file_index,
                 source,
                 settings,
+                None,
                 None,
                 &stop,
                 false,

@@ -40,12 +40,11 @@
 //! about one single-threaded pass.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::opened::OpenedFile;
 use super::reread::LineIndex;
 use super::*;
 use crate::input::{read_cells, CaseRead, CsvHeader, CsvRead, Delimiter, InputFormat};
@@ -117,18 +116,17 @@ pub enum Split {
     Done(Option<SpillFile>),
 }
 
-/// Adjudicates one CSV file in two halves (see the module documentation), or says why not.
-pub fn stream_split(
+/// Adjudicates one CSV file, `opened`, in two halves (see the module documentation), or says
+/// why not. Both halves, and every read again, go through its handle.
+pub(super) fn stream_split(
     run: &mut StreamRun,
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
     encoding: Encoding,
     stop: &AtomicBool,
+    opened: &OpenedFile,
 ) -> io::Result<Split> {
-    let Some(path) = &source.path else {
-        return Ok(Split::Whole);
-    };
     if settings.jobs < 2
         || settings.rows_observed
         || source.format(settings.input_format) != InputFormat::Csv
@@ -137,7 +135,7 @@ pub fn stream_split(
     }
     // Anything unusual (no such file, a bad header) is for the whole read to report.
     let Some((header, cut)) = plan(
-        path,
+        opened,
         &source.name,
         source.options.delimiter,
         settings.split_min_bytes,
@@ -150,7 +148,7 @@ pub fn stream_split(
         &source.name,
         InputFormat::Csv,
         &source.options,
-        Some(Reread::Path(path.clone())),
+        Some(opened.clone()),
     );
     // One filter for both halves: an id in both is a "maybe" for whichever inserts it second.
     let seen = Arc::clone(&run.seen);
@@ -179,10 +177,8 @@ pub fn stream_split(
                     &source.options,
                     None,
                 );
-                let mut file = File::open(path)?;
-                file.seek(SeekFrom::Start(cut))?;
                 let reader = Watched {
-                    inner: file,
+                    inner: opened.reader(cut)?,
                     progress: settings.progress,
                     spool: None,
                     stop: tail_stop,
@@ -204,7 +200,7 @@ pub fn stream_split(
             // No second thread: the file is read whole.
             return (None, None);
         };
-        let head = File::open(path).and_then(|file| {
+        let head = opened.reader(0).and_then(|file| {
             let reader = Watched {
                 inner: file,
                 progress: settings.progress,
@@ -252,7 +248,7 @@ pub fn stream_split(
         let at = Stitch {
             file_index,
             source,
-            path,
+            file: opened,
             header: &header,
             cut,
             line_base: head_read.end_line - 1,
@@ -276,7 +272,7 @@ pub fn stream_split(
         // The first run reads on, as a single pass would. The filter it
         // shared holds the second half's ids too, which would all be "maybe" (a scan of the
         // log each): it gets one of its own, of the ids it has seen.
-        let seen = SeenIds::for_input_bytes(std::fs::metadata(path)?.len());
+        let seen = SeenIds::for_input_bytes(opened.len().unwrap_or(0));
         run.ids.for_each(&mut |id| {
             seen.insert(id);
             true
@@ -290,10 +286,8 @@ pub fn stream_split(
         run.seen = Arc::new(seen);
         run.suspects = None;
         let done = AtomicBool::new(false);
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(offset))?;
         let reader = Watched {
-            inner: file,
+            inner: opened.reader(offset)?,
             progress: None,
             spool: None,
             stop: &done,
@@ -328,19 +322,17 @@ enum Stitched {
 
 /// Where a file would be cut: its header, and the first line start after its middle.
 fn plan(
-    path: &Path,
+    opened: &OpenedFile,
     name: &str,
     delimiter: Option<Delimiter>,
     min_bytes: u64,
 ) -> Option<(CsvHeader, u64)> {
-    let mut file = File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
+    let size = opened.len()?;
     if size < min_bytes {
         return None;
     }
-    let header = CsvHeader::read(&mut file, name, delimiter)?;
-    file.seek(SeekFrom::Start(size / 2)).ok()?;
-    let mut reader = io::BufReader::with_capacity(1 << 16, file);
+    let header = CsvHeader::read(opened.reader(0).ok()?, name, delimiter)?;
+    let mut reader = io::BufReader::with_capacity(1 << 16, opened.reader(size / 2).ok()?);
     let mut skipped = Vec::new();
     let read = io::BufRead::read_until(&mut reader, b'\n', &mut skipped).ok()?;
     let cut = size / 2 + read as u64;
@@ -351,7 +343,8 @@ fn plan(
 struct Stitch<'a> {
     file_index: usize,
     source: &'a Source,
-    path: &'a Path,
+    /// The file, read again through its handle.
+    file: &'a OpenedFile,
     header: &'a CsvHeader,
     cut: u64,
     /// Lines before the cut: added to the second half's line numbers.
@@ -444,11 +437,9 @@ fn stitch(
 
     // Step 2.
     if !continued.is_empty() {
-        let mut file = File::open(at.path)?;
-        file.seek(SeekFrom::Start(at.cut))?;
         let done = AtomicBool::new(false);
         let reader = Watched {
-            inner: file,
+            inner: at.file.reader(at.cut)?,
             progress: None,
             spool: None,
             stop: &done,
@@ -485,7 +476,7 @@ fn stitch(
         let mut lines = LineIndex {
             points: vec![(1, 0), (at.line_base + 1, at.cut)],
         };
-        let file = Arc::new(File::open(at.path)?);
+        let file = at.file.shared()?;
         let mut next = 0;
         while next < came_back.len() {
             let (first, mut last) = (came_back[next].0, came_back[next].1);
@@ -659,7 +650,23 @@ mod tests {
         )
         .unwrap();
         let stop = AtomicBool::new(false);
-        match stream_split(&mut run, 0, &source, &settings, Encoding::Csv, &stop).unwrap() {
+        let opened = OpenedFile::open(
+            &source.name,
+            source.path.as_deref().unwrap(),
+            InputFormat::Csv,
+        )
+        .unwrap();
+        match stream_split(
+            &mut run,
+            0,
+            &source,
+            &settings,
+            Encoding::Csv,
+            &stop,
+            &opened,
+        )
+        .unwrap()
+        {
             Split::Whole => "whole",
             Split::Done(Some(_)) => "split",
             Split::Done(None) => "read on",

@@ -25,7 +25,7 @@ impl<R: Read> Read for Watched<'_, R> {
         let n = self.inner.read(buf)?;
         if let Some(mut spool) = self.spool {
             // Unbuffered: what was read is in the spool before its rows are replayed.
-            spool.write_all(&buf[..n])?;
+            crate::store::TempWriter(&mut spool).write_all(&buf[..n])?;
         }
         if let Some(progress) = self.progress {
             progress.inc(n as u64);

@@ -428,6 +428,10 @@ pub fn validate_streaming(
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
+    // Each pass opens the files anew: the second must read what the first read (standard
+    // input, copied once, cannot change).
+    let named = sources;
+    let stamps = file_stamps(named);
     let (readable, spools) = crate::output::spool_standard_input(sources)?;
     let sources = &readable[..];
 
@@ -488,10 +492,84 @@ pub fn validate_streaming(
         }
     };
     drop(spools);
+    let changed = changed_files(named, &stamps);
+    if !changed.is_empty() {
+        // Its errors, warnings and counts would be of two files.
+        return Ok(Report {
+            errors: changed,
+            ..Report::default()
+        });
+    }
     Ok(Report {
         errors,
         warnings,
         cases,
         rows: row_count,
     })
+}
+
+/// What the files of `sources` are now, by path (none for a file that cannot be looked at;
+/// its read reports it).
+fn file_stamps(sources: &[crate::input::Source]) -> Vec<Option<crate::input::FileStamp>> {
+    sources
+        .iter()
+        .map(|source| {
+            let path = source.path.as_deref()?;
+            crate::input::FileStamp::of_path(path).ok().flatten()
+        })
+        .collect()
+}
+
+/// The files of `sources` that are no longer as `stamps` says, each as an input error.
+fn changed_files(
+    sources: &[crate::input::Source],
+    stamps: &[Option<crate::input::FileStamp>],
+) -> Vec<InputError> {
+    let now = file_stamps(sources);
+    sources
+        .iter()
+        .zip(stamps.iter().zip(&now))
+        .filter_map(|(source, (then, now))| {
+            let how = then.as_ref()?.change(now.as_ref())?;
+            Some(
+                crate::input::FileChanged {
+                    file: source.name.clone(),
+                    how,
+                }
+                .input_error(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_replaced_or_rewritten_between_the_passes_is_an_error_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = |name: &str| crate::input::Source {
+            name: name.to_owned(),
+            path: Some(dir.path().join(name)),
+            options: Default::default(),
+        };
+        let sources = [source("a.csv"), source("b.csv"), source("c.csv")];
+        for name in ["a.csv", "b.csv", "c.csv"] {
+            std::fs::write(dir.path().join(name), "case_id\n").unwrap();
+        }
+        let stamps = file_stamps(&sources);
+        assert!(changed_files(&sources, &stamps).is_empty());
+        std::fs::write(dir.path().join("new.csv"), "case_id\n").unwrap();
+        std::fs::rename(dir.path().join("new.csv"), dir.path().join("b.csv")).unwrap();
+        std::fs::write(dir.path().join("c.csv"), "case_id,event\n").unwrap();
+        let changed: Vec<String> = changed_files(&sources, &stamps)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(changed.len(), 2, "{changed:?}");
+        assert!(changed[0].starts_with("b.csv: the file changed"));
+        assert!(changed[0].contains("renamed or replaced"));
+        assert!(changed[1].starts_with("c.csv: the file changed"));
+    }
 }
