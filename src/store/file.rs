@@ -15,8 +15,44 @@ pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
 
 /// A new anonymous temporary file of one owner's, written and read back through its own
 /// position (a spooled workbook, a table's copy of the matrix, `check`'s matrix and lines).
+///
+/// It is made in the temporary directory (`TMPDIR`, else `/tmp`). Where there is none (an
+/// empty root: a chroot or a container holding nothing but the binary), it is an anonymous
+/// file in memory on Linux, as a `/tmp` on tmpfs would be; failing both, the error names the
+/// directory and what to do.
 pub(crate) fn scratch_file() -> io::Result<File> {
-    tempfile::tempfile()
+    tempfile::tempfile().or_else(|in_dir| {
+        memory_file().map_err(|_| {
+            io::Error::new(
+                in_dir.kind(),
+                format!(
+                    "cannot make a temporary file in {} ({in_dir}); set TMPDIR to a writable \
+                     directory",
+                    std::env::temp_dir().display()
+                ),
+            )
+        })
+    })
+}
+
+/// An anonymous file in memory (`memfd_create`, Linux 3.17).
+#[cfg(target_os = "linux")]
+fn memory_file() -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the name is a NUL-terminated string that outlives the call; the call has no
+    // other inputs, and a descriptor it returns is new and owned by nothing else.
+    let fd = unsafe { libc::memfd_create(c"leasejudge-scratch".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a new open descriptor, owned by the `File` from here on.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// Anonymous files in memory are Linux's.
+#[cfg(not(target_os = "linux"))]
+fn memory_file() -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// Reads `buf.len()` bytes or fewer (at the end) at `offset` of `file`, leaving its position
