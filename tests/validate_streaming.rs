@@ -52,11 +52,11 @@ const LIMITS: [usize; 4] = [0, 1, 7, 150];
 /// The streamed report of `sources` is the whole-file one, without a limit on the warnings
 /// listed and with each of `limits` (the first N of the same list, and the same counts).
 fn same_with(sources: &[Source], limits: &[usize]) -> Report {
-    let streamed = validate_streaming(sources, None, None).unwrap();
-    let whole = shown(&validate(sources, None, None));
+    let streamed = validate_streaming(sources, None, None, true).unwrap();
+    let whole = shown(&validate(sources, None, None, true));
     assert_eq!(shown(&streamed), whole);
     for &limit in limits {
-        let listed = validate_streaming(sources, None, Some(limit)).unwrap();
+        let listed = validate_streaming(sources, None, Some(limit), true).unwrap();
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
         let errors = streamed.errors.len();
@@ -64,7 +64,7 @@ fn same_with(sources: &[Source], limits: &[usize]) -> Report {
             expected.drain(errors + limit..errors + total);
         }
         assert_eq!(shown(&listed), expected, "--max-warnings {limit}");
-        assert_eq!(shown(&validate(sources, None, Some(limit))), expected);
+        assert_eq!(shown(&validate(sources, None, Some(limit), true)), expected);
     }
     streamed
 }
