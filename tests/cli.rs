@@ -194,11 +194,14 @@ fn stdout_defaults_to_csv_when_not_a_terminal_and_the_table_is_on_request() {
     let run = leasejudge(&["adjudicate", "cases/probes.csv", "--format", "table"]);
     assert_eq!(run.code, 0);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    // A header, its rule, four cases (the default columns; no width limit on a pipe).
-    assert_eq!(lines.len(), 6, "{}", run.stdout);
+    // A header, its rule, four cases (the default columns, 80 characters wide on a pipe:
+    // probe-4's two findings take a line each).
+    assert_eq!(lines.len(), 7, "{}", run.stdout);
+    assert!(lines.iter().all(|line| line.chars().count() <= 80));
     assert!(lines[0].contains("case_id") && lines[0].contains("reason"));
     assert!(lines[2].contains("probe-1") && lines[2].contains("stale_generation"));
-    assert!(lines[5].contains("RECONCILIATION_REQUIRED"));
+    assert!(lines[5].contains("RECONCILIATION_REQUIRED") && lines[5].contains("late_progress=2"));
+    assert!(lines[6].trim_end().ends_with("lease_expired"));
 }
 
 #[test]
