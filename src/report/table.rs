@@ -23,8 +23,12 @@ const PRESET: &str = "     ═╪ ┆          ";
 /// Rows rendered at once; the first page also sets the column widths for the whole table.
 const PAGE_ROWS: usize = 256;
 
-/// The narrowest a wrappable column (ids, values, sentences) is squeezed to.
+/// The narrowest a wrappable column (ids, values) is squeezed to.
 const MIN_WRAPPED_WIDTH: usize = 8;
+
+/// The narrowest a column of sentences (`detail`) is squeezed to: narrower, a sentence takes a
+/// line for every word or two, and a case reads better as a vertical record.
+const MIN_SENTENCE_WIDTH: usize = 30;
 
 /// Which columns a matrix table shows (`--columns`, `--wide`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -453,6 +457,9 @@ impl<W: Write> TableWriter<W> {
                     natural.min(longest_finding.max(header_min(&column.name)))
                 }
                 None if column.timestamp => natural.min("2026-01-01".len()),
+                None if matches!(column.source, Source::Extra(_)) => {
+                    natural.min(MIN_SENTENCE_WIDTH.max(header_min(&column.name)))
+                }
                 None => natural.min(MIN_WRAPPED_WIDTH.max(header_min(&column.name))),
             })
             .collect();
