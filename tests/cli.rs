@@ -474,3 +474,49 @@ fn check_refuses_a_case_id_in_two_case_files() {
     ]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
+
+/// Where there is no temporary directory (an empty root: a chroot or a container holding only
+/// the binary), the scratch files a run needs are kept in memory: standard input is read,
+/// and `check` spools its matrix, as anywhere else.
+#[test]
+fn a_run_needs_no_temporary_directory() {
+    let csv = fs::read_to_string(root().join("cases/probes.csv")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["adjudicate", "-", "--format", "csv"])
+        .current_dir(root())
+        .env("TMPDIR", "/nonexistent/leasejudge-tmp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(csv.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        fs::read_to_string(root().join("golden/probes.csv")).unwrap()
+    );
+    let check = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["check", "cases/probes.csv", "--golden", "golden/probes.csv"])
+        .current_dir(root())
+        .env("TMPDIR", "/nonexistent/leasejudge-tmp")
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
