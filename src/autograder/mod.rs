@@ -209,9 +209,9 @@ pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
 /// image cannot run (a shared C library too old) fails the build with the loader's message.
 pub fn setup_script(c_library: CLibrary) -> String {
     let needs = match c_library {
-        CLibrary::Static => "no C library of the image's: it is statically linked".to_owned(),
-        CLibrary::Shared(Some(version)) => format!("glibc {version} or later"),
-        CLibrary::Shared(None) => "no particular glibc".to_owned(),
+        CLibrary::Static => "statically linked: any image runs it".to_owned(),
+        CLibrary::Shared(Some(version)) => format!("it needs glibc {version} or later"),
+        CLibrary::Shared(None) => "it needs no particular glibc".to_owned(),
     };
     format!(
         "#!/usr/bin/env bash\n\
@@ -221,7 +221,7 @@ pub fn setup_script(c_library: CLibrary) -> String {
          set -eu\n\
          cd \"$(dirname \"$0\")\"\n\
          chmod 0755 {BINARY} {RUN}\n\
-         # Fails the build on an image that cannot run the binary (it needs {needs}).\n\
+         # Fails the build on an image that cannot run the binary ({needs}).\n\
          ./{BINARY} --version\n"
     )
 }

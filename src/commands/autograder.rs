@@ -166,7 +166,8 @@ struct PrairieLearnArgs {
     #[arg(long, short = 'o', value_name = "QUESTION_DIR")]
     output: PathBuf,
 
-    /// The grading image: it needs the GNU C library the binary needs.
+    /// The grading image: any, for the statically linked release binary; for a dynamically
+    /// linked --binary, one with the GNU C library it needs.
     #[arg(
         long,
         value_name = "IMAGE",
