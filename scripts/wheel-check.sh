@@ -26,7 +26,7 @@ mkdir -p "$dir/wheels"
 wheel=$(ls "$dir"/wheels/leasejudge-*.whl)
 echo "wheel-check: built $(basename "$wheel")"
 case $(basename "$wheel") in
-    *-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl) ;;
+    *-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl) ;;
     *)
         echo "wheel-check: the wheel is not tagged manylinux2014 (manylinux_2_17_x86_64)" >&2
         exit 1
