@@ -35,11 +35,12 @@ esac
 # The binary it carries is the static one: it runs on any x86-64 Linux the tag admits.
 "$python" -m zipfile -e "$wheel" "$dir/unpacked"
 carried=$(find "$dir/unpacked" -path '*.data/scripts/leasejudge')
-if ! file -b "$carried" | grep -q -e "static-pie linked" -e "statically linked"; then
-    echo "wheel-check: the wheel's leasejudge is not statically linked: $(file -b "$carried")" >&2
+if readelf -lW "$carried" | grep -q "INTERP" || readelf -dW "$carried" | grep -q "(NEEDED)"; then
+    echo "wheel-check: the wheel's leasejudge is not statically linked:" >&2
+    readelf -lW "$carried" | grep -A1 INTERP >&2
     exit 1
 fi
-echo "wheel-check: its leasejudge is $(file -b "$carried" | cut -d, -f1-5)"
+echo "wheel-check: its leasejudge is statically linked (no interpreter, no shared library)"
 
 # A clean environment for the checks: no cargo, no rustc, no ~/.cargo/bin on PATH.
 clean_run() {
