@@ -169,11 +169,15 @@ fn standard_input_read_again_reports_as_the_file_does() {
         )
     };
     let back_path = back.path.as_ref().unwrap();
+    // With the case-level notes (--lint), which come from the engine's pass over the cases.
     let piped = run(
-        &["validate", "-"],
+        &["validate", "--lint", "-"],
         std::fs::File::open(back_path).unwrap().into(),
     );
-    let named = run(&["validate", &back.name], std::process::Stdio::null());
+    let named = run(
+        &["validate", "--lint", &back.name],
+        std::process::Stdio::null(),
+    );
     assert_eq!(piped.0, named.0);
     assert_eq!(piped.1, named.1.replace(&back.name, "-"));
     assert!(piped.1.contains("warning: -:"), "{}", piped.1);
