@@ -17,7 +17,7 @@ SIZE_MB=${SIZE_MB:-600}
 DIR=${BENCH_DIR:-target/bench}/bombs-$SIZE_MB
 if [ -z "${LJ:-}" ]; then
     cargo build --release --quiet --bin leasejudge
-    LJ=target/release/leasejudge
+    LJ=target/x86_64-unknown-linux-gnu/release/leasejudge
 fi
 mkdir -p "$DIR"
 [ -s "$DIR/unused-part.xlsx" ] || python3 bench/bombs.py "$DIR" "$SIZE_MB"

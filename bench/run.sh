@@ -38,15 +38,16 @@ DIR=${BENCH_DIR:-target/bench}
 mkdir -p "$DIR"
 
 # The release binary is stripped: for perf or callgrind, build `--profile profiling`
-# (target/profiling/leasejudge, with line tables) instead.
+# (target/x86_64-unknown-linux-gnu/profiling/leasejudge, with line tables) instead. Binaries are
+# under target/x86_64-unknown-linux-gnu/ (.cargo/config.toml names the target).
 # LJ=/path/to/leasejudge measures another build (a baseline, say) instead of building this tree.
 if [ -z "${LJ:-}" ]; then
     cargo build --release --quiet --bin leasejudge
-    LJ=target/release/leasejudge
+    LJ=target/x86_64-unknown-linux-gnu/release/leasejudge
 fi
 # The bare parse (examples/csv_baseline.rs).
 cargo build --release --quiet --example csv_baseline
-BASE=target/release/examples/csv_baseline
+BASE=target/x86_64-unknown-linux-gnu/release/examples/csv_baseline
 
 # Lines of a CSV file or directory; rows (objects) of a JSON array, which may be on one line.
 lines() {

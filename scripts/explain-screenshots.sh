@@ -15,7 +15,7 @@ if [ -z "$BROWSER" ]; then
     exit 2
 fi
 cargo build --quiet --bin leasejudge
-LJ=target/debug/leasejudge
+LJ=target/x86_64-unknown-linux-gnu/debug/leasejudge
 
 # Cases with rows close in time (labels that used to overlap) and every decision.
 "$LJ" explain cases/probes.csv -o "$OUT/probes.html"

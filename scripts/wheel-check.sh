@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the Python wheel (`pip wheel .`, maturin's binary bindings) and installs it into a fresh
-# virtual environment whose PATH has no Rust toolchain, then checks that the `leasejudge` it puts
-# on PATH is a working one: the bundled cases give the same matrix as the cargo-built binary, and
-# `check` passes against the golden files. Also checks `pip install .` from the clone.
+# Builds the Python wheel as README says (`pip wheel .` tagged manylinux2014, maturin's binary
+# bindings), checks its tag and that the binary it carries is statically linked, and installs it
+# into a fresh virtual environment whose PATH has no Rust toolchain, then checks that the
+# `leasejudge` it puts on PATH is a working one: the bundled cases give the same matrix as the
+# cargo-built binary, and `check` passes against the golden files. Also checks `pip install .`
+# from the clone.
 #
 #   scripts/wheel-check.sh            # from the repository root; needs python3 (3.8+) with venv
 #
@@ -18,9 +20,27 @@ mkdir -p "$dir/wheels"
 
 # The build environment: maturin comes from PyPI through pip's build isolation.
 "$python" -m venv "$dir/build-env"
-"$dir/build-env/bin/pip" wheel --quiet "$root" --wheel-dir "$dir/wheels"
+# maturin tags a PEP 517 build `linux_x86_64` unless told the compatibility: README's command.
+"$dir/build-env/bin/pip" wheel --quiet "$root" --wheel-dir "$dir/wheels" \
+    --config-settings "build-args=--compatibility manylinux2014"
 wheel=$(ls "$dir"/wheels/leasejudge-*.whl)
 echo "wheel-check: built $(basename "$wheel")"
+case $(basename "$wheel") in
+    *-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl) ;;
+    *)
+        echo "wheel-check: the wheel is not tagged manylinux2014 (manylinux_2_17_x86_64)" >&2
+        exit 1
+        ;;
+esac
+# The binary it carries is the static one: it runs on any x86-64 Linux the tag admits.
+"$python" -m zipfile -e "$wheel" "$dir/unpacked"
+carried=$(find "$dir/unpacked" -path '*.data/scripts/leasejudge')
+if readelf -lW "$carried" | grep -q "INTERP" || readelf -dW "$carried" | grep -q "(NEEDED)"; then
+    echo "wheel-check: the wheel's leasejudge is not statically linked:" >&2
+    readelf -lW "$carried" | grep -A1 INTERP >&2
+    exit 1
+fi
+echo "wheel-check: its leasejudge is statically linked (no interpreter, no shared library)"
 
 # A clean environment for the checks: no cargo, no rustc, no ~/.cargo/bin on PATH.
 clean_run() {
@@ -41,7 +61,7 @@ if [ "$installed" != "$dir/fresh/bin/leasejudge" ]; then
 fi
 
 cargo build --locked --release --quiet --bin leasejudge
-expected=$(target/release/leasejudge adjudicate cases/ --format csv)
+expected=$(target/x86_64-unknown-linux-gnu/release/leasejudge adjudicate cases/ --format csv)
 got=$(clean_run "$dir/fresh" "cd '$root' && leasejudge adjudicate cases/ --format csv")
 if [ "$got" != "$expected" ]; then
     echo "wheel-check: the wheel's leasejudge gives a different matrix for cases/ than the cargo build" >&2

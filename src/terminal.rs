@@ -72,21 +72,29 @@ pub fn decide_color(
     }
 }
 
-/// The width a table for standard output may take: `COLUMNS` when it is set to a number (so
-/// that a script or a test can fix it), else the terminal's, else none (a pipe or a file: no
-/// limit).
-pub fn table_width() -> Option<u16> {
+/// The width of a table when neither `COLUMNS` nor a terminal says: a pipe (`| less`,
+/// `| head`) or a file, read on a terminal or in a mail of the usual 80 columns. Python's
+/// `shutil.get_terminal_size` and dpkg fall back to the same.
+pub const PIPED_TABLE_WIDTH: u16 = 80;
+
+/// The width a table may take: `COLUMNS` when it is set to a number (so that a script or a
+/// test can fix it, or widen a pipe's table: `COLUMNS=400`), else the terminal's when the
+/// table goes to one (`to_terminal`: standard output, and a terminal), else
+/// [`PIPED_TABLE_WIDTH`]. Coloured or not, the rule is the same.
+pub fn table_width(to_terminal: bool) -> u16 {
     if let Some(columns) = std::env::var("COLUMNS")
         .ok()
         .and_then(|text| text.trim().parse::<u16>().ok())
         .filter(|&n| n > 0)
     {
-        return Some(columns);
+        return columns;
     }
-    if !std::io::stdout().is_terminal() {
-        return None;
+    if to_terminal {
+        if let Some((terminal_size::Width(width), _)) = terminal_size::terminal_size() {
+            return width;
+        }
     }
-    terminal_size::terminal_size().map(|(terminal_size::Width(width), _)| width)
+    PIPED_TABLE_WIDTH
 }
 
 /// How long work may take before its progress is drawn: work that ends sooner draws

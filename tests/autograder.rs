@@ -453,6 +453,11 @@ fn the_zip_has_its_scripts_at_the_root_and_carries_everything() {
         fs::read(data("key.csv")).unwrap()
     );
     let setup = fs::read_to_string(carried.join("setup.sh")).unwrap();
+    // The binary is the statically linked build: any base image runs it.
+    assert!(
+        setup.contains("(statically linked: any image runs it)"),
+        "{setup}"
+    );
     for network in ["apt", "curl", "wget", "pip"] {
         assert!(
             !setup.contains(network),

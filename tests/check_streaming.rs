@@ -143,7 +143,7 @@ fn streamed_check_grades_as_the_whole_matrix_does(
         let (listed, counted) = (report(expected.clone()), report(counted));
         let table = |report: &GradeReport| {
             let mut out = Vec::new();
-            grade_table::write(report, false, false, &mut out).unwrap();
+            grade_table::write(report, false, false, None, &mut out).unwrap();
             out
         };
         assert_eq!(table(&listed), table(&counted), "{name}");

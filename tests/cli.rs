@@ -194,11 +194,14 @@ fn stdout_defaults_to_csv_when_not_a_terminal_and_the_table_is_on_request() {
     let run = leasejudge(&["adjudicate", "cases/probes.csv", "--format", "table"]);
     assert_eq!(run.code, 0);
     let lines: Vec<&str> = run.stdout.lines().collect();
-    // A header, its rule, four cases (the default columns; no width limit on a pipe).
-    assert_eq!(lines.len(), 6, "{}", run.stdout);
+    // A header, its rule, four cases (the default columns, 80 characters wide on a pipe:
+    // probe-4's two findings take a line each).
+    assert_eq!(lines.len(), 7, "{}", run.stdout);
+    assert!(lines.iter().all(|line| line.chars().count() <= 80));
     assert!(lines[0].contains("case_id") && lines[0].contains("reason"));
     assert!(lines[2].contains("probe-1") && lines[2].contains("stale_generation"));
-    assert!(lines[5].contains("RECONCILIATION_REQUIRED"));
+    assert!(lines[5].contains("RECONCILIATION_REQUIRED") && lines[5].contains("late_progress=2"));
+    assert!(lines[6].trim_end().ends_with("lease_expired"));
 }
 
 #[test]
@@ -470,4 +473,50 @@ fn check_refuses_a_case_id_in_two_case_files() {
         golden.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+/// Where there is no temporary directory (an empty root: a chroot or a container holding only
+/// the binary), the scratch files a run needs are kept in memory: standard input is read,
+/// and `check` spools its matrix, as anywhere else.
+#[test]
+fn a_run_needs_no_temporary_directory() {
+    let csv = fs::read_to_string(root().join("cases/probes.csv")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["adjudicate", "-", "--format", "csv"])
+        .current_dir(root())
+        .env("TMPDIR", "/nonexistent/leasejudge-tmp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(csv.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        fs::read_to_string(root().join("golden/probes.csv")).unwrap()
+    );
+    let check = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["check", "cases/probes.csv", "--golden", "golden/probes.csv"])
+        .current_dir(root())
+        .env("TMPDIR", "/nonexistent/leasejudge-tmp")
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 }

@@ -149,6 +149,20 @@ fn the_pip_install_readme_shows_is_the_wheel_ci_builds() {
         .any(|line| line.trim() == "scripts/wheel-check.sh"));
     let check = read("scripts/wheel-check.sh");
     assert!(check.contains("pip wheel") && check.contains("--no-index"));
+    // The wheel to hand out is tagged for old systems, the same way in all three places.
+    let tagged = "--config-settings \"build-args=--compatibility manylinux2014\"";
+    assert!(
+        code_lines(&readme)
+            .iter()
+            .any(|line| line.starts_with("pip wheel .") && line.contains(tagged)),
+        "README's pip wheel line lacks {tagged}"
+    );
+    assert!(check.contains(tagged), "wheel-check.sh lacks {tagged}");
+    assert!(pyproject.contains("compatibility = \"manylinux2014\""));
+    assert!(
+        !readme.contains("glibc 2.34"),
+        "README still names glibc 2.34"
+    );
 }
 
 #[test]
@@ -354,4 +368,92 @@ fn the_package_installs_one_binary() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(bins, ["leasejudge"]);
+}
+
+/// The code spans (`` `…` ``) of `markdown`, outside fenced blocks (whose sample output may
+/// name files of an example's).
+fn code_spans(markdown: &str) -> Vec<String> {
+    let mut spans = Vec::new();
+    let mut inside_block = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            inside_block = !inside_block;
+            continue;
+        }
+        if inside_block {
+            continue;
+        }
+        let mut parts = line.split('`');
+        parts.next();
+        while let (Some(span), Some(_)) = (parts.next(), parts.next()) {
+            spans.push(span.to_owned());
+        }
+    }
+    spans
+}
+
+/// A word of a code span that names a file of this repository: it starts with one of the
+/// repository's folders (a `tests/` path only under `tests/data/` or as a test runner's `.rs`:
+/// a PrairieLearn question has a `tests/` of its own) and is not a pattern or a placeholder
+/// (`cases/<stem>.csv`, `golden/*.new`, `cases/x.csv`).
+fn names_a_repository_file(word: &str) -> bool {
+    const FOLDERS: [&str; 12] = [
+        "cases/",
+        "golden/",
+        "examples/",
+        "docs/",
+        "scripts/",
+        "bench/",
+        "benches/",
+        "src/",
+        "fuzz/",
+        ".ci/",
+        ".cargo/",
+        "tests/data/",
+    ];
+    let runner =
+        word.starts_with("tests/") && word.ends_with(".rs") && word.matches('/').count() == 1;
+    let placeholder = word.contains(['<', '>', '*', '{', '…', '$'])
+        || word
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.starts_with("x."));
+    (FOLDERS.iter().any(|folder| word.starts_with(folder)) || runner) && !placeholder
+}
+
+#[test]
+fn the_docs_name_only_files_that_exist() {
+    let mut docs = vec![root().join("README.md"), root().join("cases/README.md")];
+    for entry in fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path);
+        }
+    }
+    let mut missing = Vec::new();
+    for doc in &docs {
+        let text = fs::read_to_string(doc).unwrap();
+        for span in code_spans(&text) {
+            for word in span.split_whitespace() {
+                let word = word.trim_end_matches([',', ';', ':', ')', '.']);
+                // A path relative to the document, as the contract's opening once named
+                // `../seed/lease-protocol-lesson.txt`.
+                let resolved = if word.starts_with("../") {
+                    doc.parent().unwrap().join(word)
+                } else if names_a_repository_file(word) {
+                    root().join(word.split(['#', ':']).next().unwrap())
+                } else {
+                    continue;
+                };
+                if !resolved.exists() {
+                    missing.push(format!("{}: `{word}`", doc.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the docs name files that do not exist:\n{}",
+        missing.join("\n")
+    );
 }

@@ -324,3 +324,148 @@ fn a_table_of_many_pages_keeps_its_column_widths() {
         .collect();
     assert_eq!(shown, ids);
 }
+
+/// Every piece a code may be shown as when its column is too narrow for it: a run of its
+/// consecutive parts, each part ending after one of `breaks` (`RECONCILIATION_`,
+/// `generation=7`), never a piece of a word.
+fn pieces(code: &str, breaks: &[char]) -> Vec<String> {
+    let parts: Vec<&str> = code.split_inclusive(breaks).collect();
+    let mut pieces = Vec::new();
+    for start in 0..parts.len() {
+        for end in start + 1..=parts.len() {
+            pieces.push(parts[start..end].concat());
+        }
+    }
+    pieces
+}
+
+#[test]
+fn codes_and_findings_break_only_between_words_at_any_width() {
+    // The golden matrices' decisions, reasons and findings, as the table shows them.
+    let mut decisions = std::collections::HashSet::new();
+    let mut reasons = std::collections::HashSet::new();
+    let mut findings = std::collections::HashSet::new();
+    for entry in std::fs::read_dir(root().join("golden")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("csv") {
+            continue;
+        }
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        for record in reader.records() {
+            let record = record.unwrap();
+            decisions.extend(pieces(&record[21], &['_']));
+            reasons.extend(pieces(&record[22], &['_']));
+            for (index, name) in [(17, "stale_generation"), (18, "late_progress")] {
+                if !record[index].is_empty() {
+                    let finding = format!("{name}={}", &record[index]);
+                    findings.extend(pieces(&finding, &['_', '=', ';']));
+                }
+            }
+            for (index, name) in [(19, "lease_expired"), (20, "ownership_conflict")] {
+                if &record[index] == "true" {
+                    findings.extend(pieces(name, &['_', '=', ';']));
+                }
+            }
+        }
+    }
+    let mut side_by_side = 0;
+    for width in [56u16, 60, 64, 70, 76, 80, 90, 100, 120] {
+        let text = table_at(width, &[]);
+        for line in text.lines().skip(2) {
+            assert!(
+                line.chars().count() <= usize::from(width),
+                "{width}: {line:?}"
+            );
+            let cells: Vec<&str> = line.split('┆').map(str::trim).collect();
+            if cells.len() != 4 {
+                continue;
+            }
+            side_by_side += 1;
+            for (cell, shown, what) in [
+                (cells[1], &decisions, "decision"),
+                (cells[2], &reasons, "reason"),
+            ] {
+                assert!(
+                    cell.is_empty() || shown.contains(cell),
+                    "{width}: the {what} piece {cell:?} splits a word: {line:?}"
+                );
+            }
+            for finding in cells[3].split(", ").filter(|f| !f.is_empty()) {
+                assert!(
+                    findings.contains(finding),
+                    "{width}: the finding piece {finding:?} splits a word: {line:?}"
+                );
+            }
+        }
+    }
+    assert!(side_by_side > 500, "the tables were drawn side by side");
+}
+
+#[test]
+fn a_piped_table_is_80_columns_wide_unless_columns_says_otherwise() {
+    // The table's lines (the summary sentences are prose, which a terminal wraps).
+    let widest = |text: &str| {
+        text.lines()
+            .filter(|line| line.contains(['┆', '│', '─', '═']))
+            .map(|line| line.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    // No terminal, no COLUMNS: 80, whatever the colour.
+    let adjudicate = leasejudge(&["adjudicate", "cases/", "-f", "table"]);
+    assert_eq!(adjudicate.code, 0, "{}", adjudicate.stderr);
+    assert!(widest(&adjudicate.stdout) <= 80, "{}", adjudicate.stdout);
+    let grade = [
+        "grade",
+        "tests/data/grading/grade-wrong/submission.csv",
+        "--golden",
+        "tests/data/grading/grade-wrong/golden.csv",
+    ];
+    for color in ["never", "always"] {
+        let mut args = vec!["--color", color];
+        args.extend(grade);
+        let run = leasejudge(&args);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let plain: String = strip_ansi(&run.stdout);
+        assert!(widest(&plain) <= 80, "--color {color}:\n{plain}");
+        // COLUMNS sets the width, coloured or not: narrower, or wide enough for whole rows.
+        for (columns, fits) in [("60", true), ("300", false)] {
+            let run = leasejudge_env(&args, &[("COLUMNS", columns)]);
+            let plain = strip_ansi(&run.stdout);
+            let width = widest(&plain);
+            assert!(
+                width <= columns.parse().unwrap(),
+                "COLUMNS={columns}:\n{plain}"
+            );
+            assert_eq!(width <= 80, fits, "COLUMNS={columns}:\n{plain}");
+        }
+    }
+    // check's table too.
+    let check = leasejudge(&[
+        "check",
+        "cases/probes.csv",
+        "--golden",
+        "golden/probes.csv",
+        "-v",
+    ]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(widest(&check.stdout) <= 80, "{}", check.stdout);
+}
+
+/// `text` without its ANSI colour sequences.
+fn strip_ansi(text: &str) -> String {
+    let mut plain = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
+}

@@ -36,6 +36,8 @@ fn the_walkthrough_runs_as_written() {
             .args(&args)
             .current_dir(root)
             .env("NO_COLOR", "1")
+            // Rows whole, so that a promised phrase is found on one line.
+            .env("COLUMNS", "1000")
             .output()
             .unwrap();
         ran += 1;

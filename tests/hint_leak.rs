@@ -79,11 +79,14 @@ struct Corpus {
     files: Vec<(PathBuf, PathBuf)>,
 }
 
+/// Runs leasejudge in `dir`; its tables wide enough that no cell wraps (the hint is compared
+/// cell by cell).
 fn leasejudge(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        .env("COLUMNS", "1000")
         .output()
         .unwrap()
 }

@@ -15,10 +15,13 @@ struct Run {
     stderr: String,
 }
 
+/// Runs leasejudge from the repository root, its tables' rows whole (the tests look for
+/// phrases a narrower table would wrap).
 fn leasejudge(args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("COLUMNS", "1000")
         .output()
         .unwrap();
     Run {

@@ -52,11 +52,11 @@ const LIMITS: [usize; 4] = [0, 1, 7, 150];
 /// The streamed report of `sources` is the whole-file one, without a limit on the warnings
 /// listed and with each of `limits` (the first N of the same list, and the same counts).
 fn same_with(sources: &[Source], limits: &[usize]) -> Report {
-    let streamed = validate_streaming(sources, None, None).unwrap();
-    let whole = shown(&validate(sources, None, None));
+    let streamed = validate_streaming(sources, None, None, true).unwrap();
+    let whole = shown(&validate(sources, None, None, true));
     assert_eq!(shown(&streamed), whole);
     for &limit in limits {
-        let listed = validate_streaming(sources, None, Some(limit)).unwrap();
+        let listed = validate_streaming(sources, None, Some(limit), true).unwrap();
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
         let errors = streamed.errors.len();
@@ -64,7 +64,7 @@ fn same_with(sources: &[Source], limits: &[usize]) -> Report {
             expected.drain(errors + limit..errors + total);
         }
         assert_eq!(shown(&listed), expected, "--max-warnings {limit}");
-        assert_eq!(shown(&validate(sources, None, Some(limit))), expected);
+        assert_eq!(shown(&validate(sources, None, Some(limit), true)), expected);
     }
     streamed
 }
@@ -169,11 +169,15 @@ fn standard_input_read_again_reports_as_the_file_does() {
         )
     };
     let back_path = back.path.as_ref().unwrap();
+    // With the case-level notes (--lint), which come from the engine's pass over the cases.
     let piped = run(
-        &["validate", "-"],
+        &["validate", "--lint", "-"],
         std::fs::File::open(back_path).unwrap().into(),
     );
-    let named = run(&["validate", &back.name], std::process::Stdio::null());
+    let named = run(
+        &["validate", "--lint", &back.name],
+        std::process::Stdio::null(),
+    );
     assert_eq!(piped.0, named.0);
     assert_eq!(piped.1, named.1.replace(&back.name, "-"));
     assert!(piped.1.contains("warning: -:"), "{}", piped.1);

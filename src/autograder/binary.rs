@@ -1,7 +1,9 @@
 //! The leasejudge binary an autograder carries: it must run on the platforms' x86-64 Linux
-//! images, and the newest GNU C library version it asks for (`GLIBC_2.34`) says which images
-//! can run it. Both are read from the file's ELF headers: the identification, the machine,
-//! and the version needs (`.gnu.version_r`, what `objdump -T` lists as `GLIBC_x.y`).
+//! images. A statically linked one (the release build: `.cargo/config.toml`) runs on any of
+//! them; a dynamically linked one needs a GNU C library at least as new as the newest version
+//! it asks for (`GLIBC_2.34`). Both are read from the file's ELF headers: the identification,
+//! the machine, the program headers (a program interpreter, `ld-linux`, or none), and the
+//! version needs (`.gnu.version_r`, what `objdump -T` lists as `GLIBC_x.y`).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -11,6 +13,11 @@ use std::path::Path;
 const X86_64: u16 = 0x3e;
 /// `SHT_GNU_verneed`: the versions a file needs of the libraries it links.
 const VERSION_NEEDS: u32 = 0x6fff_fffe;
+/// `PT_INTERP`: the program interpreter (the dynamic loader) a dynamically linked executable
+/// names; a statically linked one has none.
+const INTERPRETER: u32 = 3;
+/// More program headers than any real executable has: a header claiming more is not believed.
+const MAX_PROGRAM_HEADERS: usize = 1 << 12;
 /// More sections than any real executable has: a header claiming more is not believed.
 const MAX_SECTIONS: usize = 1 << 16;
 /// The most bytes read of one section (version needs and their names are a few kilobytes).
@@ -26,12 +33,32 @@ impl std::fmt::Display for GlibcVersion {
     }
 }
 
+/// How a binary gets its C library: what a system needs to run it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CLibrary {
+    /// Linked into the binary (no program interpreter): it runs on any x86-64 Linux, whatever
+    /// C library the system has, or none.
+    Static,
+    /// The system's shared GNU C library, at least the newest `GLIBC_x.y` the binary needs
+    /// (`None`: it names no version, or its section headers were stripped).
+    Shared(Option<GlibcVersion>),
+}
+
+impl CLibrary {
+    /// The GNU C library version a system needs to run the binary (`None`: any, or unknown).
+    pub fn glibc(self) -> Option<GlibcVersion> {
+        match self {
+            CLibrary::Static => None,
+            CLibrary::Shared(version) => version,
+        }
+    }
+}
+
 /// What a binary is, as far as an autograder cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinuxBinary {
-    /// The newest `GLIBC_x.y` it needs; `None` when it needs no C library version (a static
-    /// build) or its section headers were stripped.
-    pub glibc: Option<GlibcVersion>,
+    /// How it gets its C library.
+    pub c_library: CLibrary,
 }
 
 /// Why a file cannot be an autograder's binary.
@@ -149,9 +176,30 @@ pub fn inspect(path: &Path) -> Result<LinuxBinary, BinaryError> {
             "an ELF file that is not an executable".to_owned(),
         ));
     }
-    Ok(LinuxBinary {
-        glibc: needed_glibc(&mut file, &header)?,
-    })
+    let c_library = if has_interpreter(&mut file, &header)? {
+        CLibrary::Shared(needed_glibc(&mut file, &header)?)
+    } else {
+        CLibrary::Static
+    };
+    Ok(LinuxBinary { c_library })
+}
+
+/// Whether the file's program headers name a program interpreter (a dynamically linked
+/// executable). A table that cannot be read counts as one: the safe side, since an
+/// interpreter that is missing on a system stops the binary there.
+fn has_interpreter(file: &mut File, header: &[u8]) -> io::Result<bool> {
+    let headers_at = u64_at(header, 0x20);
+    let entry = usize::from(u16_at(header, 0x36));
+    let count = usize::from(u16_at(header, 0x38));
+    if headers_at == 0 || entry < 56 || count == 0 || count > MAX_PROGRAM_HEADERS {
+        return Ok(true);
+    }
+    let Some(table) = read_range(file, headers_at, (entry * count) as u64)? else {
+        return Ok(true);
+    };
+    Ok(table
+        .chunks_exact(entry)
+        .any(|program_header| u32_at(program_header, 0) == INTERPRETER))
 }
 
 /// The newest `GLIBC_x.y` among the file's version needs of `libc.so.6`.
@@ -261,14 +309,29 @@ mod tests {
         );
     }
 
-    /// The test binary is built like leasejudge. Its newest version need is the newest
+    /// The test binary is built like leasejudge: statically linked (`.cargo/config.toml`
+    /// builds x86_64-unknown-linux-gnu with crt-static), so it names no program interpreter.
+    #[cfg(all(
+        target_os = "linux",
+        target_arch = "x86_64",
+        target_env = "gnu",
+        target_feature = "crt-static"
+    ))]
+    #[test]
+    fn this_binary_is_statically_linked() {
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(inspect(&me).unwrap().c_library, CLibrary::Static);
+    }
+
+    /// A dynamically linked x86-64 executable of the system (the shell that runs every
+    /// script): its interpreter is seen, and its newest version need is the newest
     /// `GLIBC_2.x` name among its strings (the dynamic string table holds every version name
-    /// it needs, as `objdump -T` lists them): found by scanning its bytes, not its headers.
+    /// it needs, as `objdump -T` lists them), found by scanning its bytes, not its headers.
     #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
     #[test]
-    fn this_binary_needs_the_newest_glibc_version_it_names() {
-        let me = std::env::current_exe().unwrap();
-        let bytes = std::fs::read(&me).unwrap();
+    fn a_dynamically_linked_binary_needs_the_newest_glibc_version_it_names() {
+        let shell = std::path::Path::new("/bin/sh");
+        let bytes = std::fs::read(shell).unwrap();
         let named = memchr::memmem::find_iter(&bytes, b"GLIBC_2.")
             .filter_map(|at| {
                 let end = bytes[at..].iter().position(|&b| b == 0)?;
@@ -276,7 +339,10 @@ mod tests {
             })
             .max()
             .expect("a glibc build names a version");
-        assert_eq!(inspect(&me).unwrap().glibc, Some(named));
+        assert_eq!(
+            inspect(shell).unwrap().c_library,
+            CLibrary::Shared(Some(named))
+        );
         assert!(named >= GlibcVersion(2, 2), "{named}");
     }
 }

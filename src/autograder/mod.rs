@@ -13,7 +13,7 @@ use crate::grading::Column;
 use crate::input::Delimiter;
 use crate::report::autograder::Visibility;
 
-use binary::GlibcVersion;
+use binary::CLibrary;
 
 /// Gradescope's image-building script.
 pub const SETUP: &str = "setup.sh";
@@ -205,12 +205,13 @@ pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
 }
 
 /// Gradescope's `setup.sh`, run once as root when it builds the autograder's image: nothing
-/// to install (no network), the binary made executable and run once, so that an image whose
-/// C library is too old fails the build with the loader's message.
-pub fn setup_script(glibc: Option<GlibcVersion>) -> String {
-    let needs = match glibc {
-        Some(version) => format!("glibc {version} or later"),
-        None => "no particular glibc".to_owned(),
+/// to install (no network), the binary made executable and run once, so that a binary the
+/// image cannot run (a shared C library too old) fails the build with the loader's message.
+pub fn setup_script(c_library: CLibrary) -> String {
+    let needs = match c_library {
+        CLibrary::Static => "statically linked: any image runs it".to_owned(),
+        CLibrary::Shared(Some(version)) => format!("it needs glibc {version} or later"),
+        CLibrary::Shared(None) => "it needs no particular glibc".to_owned(),
     };
     format!(
         "#!/usr/bin/env bash\n\
@@ -220,7 +221,7 @@ pub fn setup_script(glibc: Option<GlibcVersion>) -> String {
          set -eu\n\
          cd \"$(dirname \"$0\")\"\n\
          chmod 0755 {BINARY} {RUN}\n\
-         # Fails the build on an image whose C library is too old (this binary needs {needs}).\n\
+         # Fails the build on an image that cannot run the binary ({needs}).\n\
          ./{BINARY} --version\n"
     )
 }

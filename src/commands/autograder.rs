@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use zip::write::SimpleFileOptions;
 
-use crate::autograder::binary::{inspect, GlibcVersion};
+use crate::autograder::binary::{inspect, CLibrary, GlibcVersion};
 use crate::autograder::{
     info_json, is_reserved, is_uuid, question_html, run_script, setup_script, GradeOptions,
     Platform, QuestionHash, BINARY, KEY_STEM, RUN, SETUP,
@@ -169,7 +169,8 @@ struct PrairieLearnArgs {
     #[arg(long, short = 'o', value_name = "QUESTION_DIR")]
     output: PathBuf,
 
-    /// The grading image: it needs the GNU C library the binary needs.
+    /// The grading image: any, for the statically linked release binary; for a dynamically
+    /// linked --binary, one with the GNU C library it needs.
     #[arg(
         long,
         value_name = "IMAGE",
@@ -205,9 +206,9 @@ struct Prepared {
     key: PathBuf,
     /// The case files and their names in the bundle.
     cases: Vec<(PathBuf, String)>,
-    /// The binary and what it needs.
+    /// The binary and how it gets its C library.
     binary: PathBuf,
-    glibc: Option<GlibcVersion>,
+    c_library: CLibrary,
     /// How the bundled `grade` grades.
     options: GradeOptions,
     /// How many cases the key has.
@@ -239,19 +240,24 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
         out,
         "leasejudge: wrote {}: {SETUP}, {RUN}, {BINARY} ({}), {} ({} cases), {}",
         args.output.display(),
-        needs(prepared.glibc),
+        needs(prepared.c_library),
         prepared.options.key,
         prepared.key_cases,
         case_names(&prepared)
     )?;
-    writeln!(
-        out,
-        "leasejudge: upload it on the assignment's Configure Autograder page, on a base image \
-         with glibc {} or later (the default, {image}, has {has})",
-        prepared
-            .glibc
-            .map_or_else(|| "any".to_owned(), |v| v.to_string())
-    )?;
+    match prepared.c_library {
+        CLibrary::Static => writeln!(
+            out,
+            "leasejudge: upload it on the assignment's Configure Autograder page, on any base \
+             image (the binary is statically linked)"
+        )?,
+        CLibrary::Shared(glibc) => writeln!(
+            out,
+            "leasejudge: upload it on the assignment's Configure Autograder page, on a base \
+             image with glibc {} or later (the default, {image}, has {has})",
+            glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
+        )?,
+    }
     let _ = io::stdout().lock().write_all(&out);
     Ok(ExitCode::SUCCESS)
 }
@@ -262,7 +268,7 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     }
     let existing = existing_question(&args.output)?;
     let prepared = prepare(&args.common, None, &args.output)?;
-    let image = known_image(&args.image, prepared.glibc).map_err(|e| usage(&e))?;
+    let image = known_image(&args.image, prepared.c_library.glibc()).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
     // What was written, for the instructor: said if standard output takes it (the run is
     // done either way).
@@ -272,25 +278,34 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \
          {RUN}, {BINARY} ({}), {} ({} cases), {}",
         args.output.display(),
-        needs(prepared.glibc),
+        needs(prepared.c_library),
         prepared.options.key,
         prepared.key_cases,
         case_names(&prepared)
     )?;
-    match image {
-        Some((name, system, has)) => writeln!(
+    match (image, prepared.c_library) {
+        (Some((name, system, _)), CLibrary::Static) => writeln!(
+            out,
+            "leasejudge: graded on {name} ({system}); copy the directory into the course's \
+             questions/ and sync"
+        )?,
+        (None, CLibrary::Static) => writeln!(
+            out,
+            "leasejudge: graded on {} (any image runs the statically linked binary); copy the \
+             directory into the course's questions/ and sync",
+            args.image
+        )?,
+        (Some((name, system, has)), CLibrary::Shared(_)) => writeln!(
             out,
             "leasejudge: graded on {name} ({system}, glibc {has}); copy the directory into the \
              course's questions/ and sync"
         )?,
-        None => writeln!(
+        (None, CLibrary::Shared(glibc)) => writeln!(
             out,
             "leasejudge: graded on {}: make sure it has glibc {} or later; copy the directory \
              into the course's questions/ and sync",
             args.image,
-            prepared
-                .glibc
-                .map_or_else(|| "any".to_owned(), |v| v.to_string())
+            glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
     let _ = io::stdout().lock().write_all(&out);
@@ -329,10 +344,11 @@ fn known_image(
     }
 }
 
-fn needs(glibc: Option<GlibcVersion>) -> String {
-    match glibc {
-        Some(version) => format!("x86-64 Linux, glibc {version} or later"),
-        None => "x86-64 Linux".to_owned(),
+fn needs(c_library: CLibrary) -> String {
+    match c_library {
+        CLibrary::Static => "x86-64 Linux, statically linked".to_owned(),
+        CLibrary::Shared(Some(version)) => format!("x86-64 Linux, glibc {version} or later"),
+        CLibrary::Shared(None) => "x86-64 Linux".to_owned(),
     }
 }
 
@@ -357,7 +373,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
             "standard input (-) cannot be carried: give the key's and the case files' paths",
         ));
     }
-    let (binary, glibc) = check_binary(common.binary.as_deref())?;
+    let (binary, c_library) = check_binary(common.binary.as_deref())?;
     let sources = expand_inputs(&common.cases)?;
     let mut cases = Vec::new();
     let mut names: HashMap<String, PathBuf> = HashMap::new();
@@ -411,7 +427,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         key: common.golden.clone(),
         cases: cases.clone(),
         binary,
-        glibc,
+        c_library,
         options: GradeOptions {
             key: format!("{KEY_STEM}.{key_extension}"),
             cases: cases.into_iter().map(|(_, name)| name).collect(),
@@ -426,9 +442,9 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
     })
 }
 
-/// The binary to carry and the C library it needs: this one, or `--binary`'s, which must be
-/// an x86-64 Linux executable of this version.
-fn check_binary(given: Option<&Path>) -> Result<(PathBuf, Option<GlibcVersion>)> {
+/// The binary to carry and how it gets its C library: this one, or `--binary`'s, which must
+/// be an x86-64 Linux executable of this version.
+fn check_binary(given: Option<&Path>) -> Result<(PathBuf, CLibrary)> {
     let path = match given {
         Some(path) => path.to_owned(),
         None => std::env::current_exe().context("cannot find this leasejudge binary")?,
@@ -448,7 +464,7 @@ fn check_binary(given: Option<&Path>) -> Result<(PathBuf, Option<GlibcVersion>)>
     if let Some(given) = given {
         check_version(given)?;
     }
-    Ok((path, binary.glibc))
+    Ok((path, binary.c_library))
 }
 
 /// A `--binary` must be this version: the scripts use this version's options. It is run to
@@ -795,7 +811,7 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
         io::copy(contents, &mut zip).with_context(what)?;
         Ok(())
     };
-    let setup = setup_script(prepared.glibc);
+    let setup = setup_script(prepared.c_library);
     add(SETUP, 0o755, &mut setup.as_bytes(), setup.len() as u64)?;
     let run = run_script(Platform::Gradescope, &prepared.options);
     add(RUN, 0o755, &mut run.as_bytes(), run.len() as u64)?;

@@ -604,13 +604,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let text = match format {
         // Written as it is made, a page of a table at a time.
         GradeFormat::Table => {
-            // A coloured table on a terminal fits its width, as comfy-table fitted it.
-            let width = if color && out.is_terminal() {
-                crate::terminal::table_width()
-            } else {
-                None
-            };
-            write_table(&report, color, args.verbose, width, &mut out)
+            // Coloured or not, on a terminal or piped: the one width rule of every table.
+            let width = crate::terminal::table_width(out.is_terminal());
+            write_table(&report, color, args.verbose, Some(width), &mut out)
                 .context("cannot write the report")?;
             String::new()
         }

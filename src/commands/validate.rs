@@ -14,9 +14,10 @@ use crate::validation::validate_streaming;
 /// not mean.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
-Warnings: a file with no case rows; columns that are ignored; fields given on events that do not use them; a case that \
-ends before any deadline passed (so its decision says nothing about expiry); a case that never \
-leaves PENDING_ACK.
+Warnings: a file with no case rows; columns that are ignored (but for a note or comment \
+column, which is for people); fields given on events that do not use them. With --lint, also \
+a case that ends before any deadline passed (so its decision says nothing about expiry) and a \
+case that never leaves PENDING_ACK.
 
 Exit status: 0 no input errors (warnings may be listed); 2 bad input or usage (every problem is \
 listed as FILE:LINE: column: message (value)).")]
@@ -29,6 +30,13 @@ pub struct Args {
     /// Read every input as this format, whatever its extension.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    /// Also note cases that may not be what their author meant: a case that ends before any
+    /// deadline passed (so its decision says nothing about expiry), and a case that never
+    /// leaves PENDING_ACK. Off by default: both are often meant (a case about an ack in time
+    /// ends ACTIVE before it expires).
+    #[arg(long)]
+    pub lint: bool,
 
     /// List at most N warnings (the first N, in file order); every warning is still counted
     /// in the summary by kind. The exit code does not depend on warnings.
@@ -47,7 +55,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let progress = crate::terminal::spinner("validate", &sources);
-    let report = validate_streaming(&sources, args.input_format, args.max_warnings);
+    let report = validate_streaming(&sources, args.input_format, args.max_warnings, args.lint);
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }

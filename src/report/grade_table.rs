@@ -12,11 +12,12 @@ use crate::output::{escape_controls, escape_controls_keep_lines};
 
 /// Writes the report, a page of its table at a time; statuses are coloured when `color`;
 /// matched cases are listed only when `verbose`. The table is as wide as its cells, or
-/// narrowed to `COLUMNS` or the terminal.
+/// narrowed to `width` ([`crate::terminal::table_width`]; `None`: no limit).
 pub fn write(
     report: &GradeReport,
     color: bool,
     verbose: bool,
+    width: Option<u16>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let status = |text: &str, colour: Color| {
@@ -61,7 +62,7 @@ pub fn write(
     let style = PagedStyle {
         color,
         skip_empty: true,
-        width: crate::terminal::table_width(),
+        width,
     };
     write_paged(out, &["case", "where", "result", "details"], style, rows)?;
     let mut text = String::new();

@@ -46,7 +46,8 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
         .unwrap_or_else(|| default_format(args.output.as_deref()))
     {
         ReportFormat::Table => {
-            grade_table::write(report, color, args.verbose, &mut out)
+            let width = crate::terminal::table_width(out.is_terminal());
+            grade_table::write(report, color, args.verbose, Some(width), &mut out)
                 .context("cannot write the report")?;
             String::new()
         }

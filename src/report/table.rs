@@ -1,7 +1,9 @@
 //! The matrix as a table for people (comfy-table), sized to the terminal: by default the
-//! columns that say what was decided and why, codes never wrapped, rendered in pages of fixed
-//! column widths so that a table of millions of cases needs no more memory than a page. When
-//! the chosen columns cannot fit, each case is written as a vertical record instead.
+//! columns that say what was decided and why, rendered in pages of fixed column widths so that
+//! a table of millions of cases needs no more memory than a page. Codes are never split inside
+//! a word: ids and values wrap first, then the findings break between findings and after a
+//! `_`, `=` or `;`, and only then the other codes after a `_`. When the chosen columns cannot
+//! fit even so, each case is written as a vertical record instead.
 
 use std::io::{self, Write};
 
@@ -21,8 +23,12 @@ const PRESET: &str = "     ═╪ ┆          ";
 /// Rows rendered at once; the first page also sets the column widths for the whole table.
 const PAGE_ROWS: usize = 256;
 
-/// The narrowest a wrappable column (ids, values, sentences) is squeezed to.
+/// The narrowest a wrappable column (ids, values) is squeezed to.
 const MIN_WRAPPED_WIDTH: usize = 8;
+
+/// The narrowest a column of sentences (`detail`) is squeezed to: narrower, a sentence takes a
+/// line for every word or two, and a case reads better as a vertical record.
+const MIN_SENTENCE_WIDTH: usize = 30;
 
 /// Which columns a matrix table shows (`--columns`, `--wide`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,22 +68,18 @@ pub struct TableStyle {
     pub columns: TableColumns,
     /// Colour the decision.
     pub color: bool,
-    /// The widest the table may be; `None`: no limit (a pipe or a file).
+    /// The widest the table may be; `None`: no limit.
     pub width: Option<u16>,
 }
 
 impl TableStyle {
     /// The style for `out`: coloured by [`crate::terminal::use_color`], as wide as
-    /// [`crate::terminal::table_width`] allows when it is standard output.
+    /// [`crate::terminal::table_width`] allows.
     pub fn for_output(columns: TableColumns, out: &crate::output::Output) -> TableStyle {
         TableStyle {
             columns,
             color: crate::terminal::use_color(out.is_terminal()),
-            width: if out.is_stdout() {
-                crate::terminal::table_width()
-            } else {
-                None
-            },
+            width: Some(crate::terminal::table_width(out.is_terminal())),
         }
     }
 }
@@ -96,9 +98,12 @@ enum Source {
 struct Shown {
     name: String,
     source: Source,
-    /// The longest value the column can hold if it holds codes (never wrapped); `None` for
-    /// ids, values and sentences, which may wrap.
+    /// The longest value the column can hold if it holds codes (broken only after a `_`, and
+    /// only when nothing else is left to narrow); `None` for ids, values and sentences, which
+    /// may wrap anywhere.
     code_width: Option<usize>,
+    /// The longest part of any of the column's codes when they are broken after each `_`.
+    code_part_width: Option<usize>,
     /// Whether the column holds timestamps.
     timestamp: bool,
 }
@@ -107,16 +112,49 @@ fn longest(codes: impl Iterator<Item = &'static str>) -> usize {
     codes.map(str::len).max().unwrap_or(0)
 }
 
-fn code_width(column: &str) -> Option<usize> {
+/// The codes a column can hold, when it holds words of the contract's.
+fn codes(column: &str) -> Option<Vec<&'static str>> {
     Some(match column {
-        "decision" => longest(Decision::ALL.iter().map(|d| d.as_str())),
-        "reason" => longest(CaseReason::ALL.iter().map(|r| r.as_str())),
-        "ack_state" => longest(AckState::ALL.iter().map(|a| a.as_str())),
-        "terminal_result" => longest(TerminalResult::ALL.iter().map(|t| t.as_str())),
-        "lease_expired" | "ownership_conflict" => "false".len(),
-        "generation" | "lease_duration" | "renew_sequence" | "progress_sequence" => 1,
+        "decision" => Decision::ALL.iter().map(|d| d.as_str()).collect(),
+        "reason" => CaseReason::ALL.iter().map(|r| r.as_str()).collect(),
+        "ack_state" => AckState::ALL.iter().map(|a| a.as_str()).collect(),
+        "terminal_result" => TerminalResult::ALL.iter().map(|t| t.as_str()).collect(),
+        "lease_expired" | "ownership_conflict" => vec!["false", "true"],
         _ => return None,
     })
+}
+
+fn code_width(column: &str) -> Option<usize> {
+    match column {
+        "generation" | "lease_duration" | "renew_sequence" | "progress_sequence" => Some(1),
+        _ => codes(column).map(|codes| longest(codes.into_iter())),
+    }
+}
+
+/// The longest part of a column's codes broken after each `_`: the narrowest the column can
+/// be without splitting a word. Numbers have no parts: they keep their width.
+fn code_part_width(column: &str) -> Option<usize> {
+    codes(column).map(|codes| longest(codes.into_iter().flat_map(|c| c.split_inclusive('_'))))
+}
+
+/// Where a finding may break: after a `_` of its name, its `=`, or a `;` between numbers.
+fn finding_break(c: char) -> bool {
+    matches!(c, '_' | '=' | ';')
+}
+
+/// The longest part of the findings' names broken at [`finding_break`] (`generation=`).
+fn finding_name_part_width() -> usize {
+    [
+        "stale_generation=",
+        "late_progress=",
+        "lease_expired",
+        "ownership_conflict",
+    ]
+    .iter()
+    .flat_map(|name| name.split_inclusive(finding_break))
+    .map(str::len)
+    .max()
+    .unwrap_or(0)
 }
 
 /// The findings cell: each finding column that is set, by name (with its numbers).
@@ -173,14 +211,92 @@ fn wrap_header(name: &str, width: usize) -> String {
     text
 }
 
-/// A cell in a column `width` wide: a timestamp that does not fit is broken before its `T`.
+/// A cell in a column `width` wide: a timestamp that does not fit is broken before its `T`;
+/// findings are put a line each (or as many as fit on a line), a finding too long for a line
+/// broken at [`finding_break`]; a code is broken after a `_`; an id or a value after a `-`,
+/// `_`, `.`, `/`, `:` or space where it can, else anywhere. Extra columns (`detail`'s
+/// sentences) are left to comfy-table, which wraps them at spaces.
 fn fit_cell(column: &Shown, text: &str, width: usize) -> String {
-    if column.timestamp && text.chars().count() > width {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    if column.timestamp {
         if let Some(at) = text.find('T') {
             return format!("{}\n{}", &text[..at], &text[at..]);
         }
     }
+    if column.source == Source::Findings {
+        return fit_findings(text, width);
+    }
+    if column.code_width.is_some() {
+        return wrap_after(text, width, |c| c == '_');
+    }
+    if let Source::Matrix(_) = column.source {
+        return wrap_after(text, width, |c| {
+            matches!(c, '-' | '_' | '.' | '/' | ':' | ' ')
+        });
+    }
     text.to_owned()
+}
+
+/// `text` in lines of at most `width` characters, broken after the characters `breaks`
+/// accepts (a part longer than a line, which only a number can be, is cut at the width).
+fn wrap_after(text: &str, width: usize, breaks: impl Fn(char) -> bool) -> String {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut line_len = 0;
+    for part in text.split_inclusive(&breaks) {
+        let mut part = part;
+        let mut n = part.chars().count();
+        if line_len > 0 && line_len + n > width {
+            lines.push(std::mem::take(&mut line));
+            line_len = 0;
+        }
+        while n > width {
+            let cut = part
+                .char_indices()
+                .nth(width)
+                .map_or(part.len(), |(at, _)| at);
+            lines.push(part[..cut].to_owned());
+            part = &part[cut..];
+            n -= width;
+        }
+        line.push_str(part);
+        line_len += n;
+    }
+    if line_len > 0 || lines.is_empty() {
+        lines.push(line);
+    }
+    lines.join("\n")
+}
+
+/// The findings cell (`a, b, c`) in lines of at most `width` characters: as many findings to
+/// a line as fit, a line break in place of a `, `, and a finding longer than a line broken at
+/// [`finding_break`].
+fn fit_findings(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for finding in text.split(", ") {
+        let n = finding.chars().count();
+        if !line.is_empty() && line.chars().count() + 2 + n <= width {
+            line.push_str(", ");
+            line.push_str(finding);
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if n <= width {
+            line.push_str(finding);
+        } else {
+            lines.push(wrap_after(finding, width, finding_break));
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines.join("\n")
 }
 
 fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, String> {
@@ -212,6 +328,7 @@ fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, Strin
         match source_of(&name) {
             Some(source) => shown.push(Shown {
                 code_width: code_width(&name),
+                code_part_width: code_part_width(&name),
                 timestamp: is_timestamp(&name),
                 name,
                 source,
@@ -276,19 +393,21 @@ impl<W: Write> TableWriter<W> {
             .collect();
         self.page.push(row);
         if self.page.len() == PAGE_ROWS {
-            self.flush_page()?;
+            self.flush_page(false)?;
         }
         Ok(())
     }
 
     /// Writes what is left; returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.flush_page()?;
+        self.flush_page(true)?;
         self.out.flush()?;
         Ok(self.out)
     }
 
-    fn decide_layout(&self) -> Layout {
+    /// The layout, from the first page; `whole` when that page is the whole table (a later
+    /// page cannot hold a longer code, so codes need only the width of those shown).
+    fn decide_layout(&self, whole: bool) -> Layout {
         let natural: Vec<usize> = self
             .shown
             .iter()
@@ -302,52 +421,117 @@ impl<W: Write> TableWriter<W> {
                     .unwrap_or(0);
                 content
                     .max(header_min(&column.name))
-                    .max(column.code_width.unwrap_or(0))
+                    .max(if whole {
+                        0
+                    } else {
+                        column.code_width.unwrap_or(0)
+                    })
                     .max(1)
             })
             .collect();
         let Some(width) = self.style.width else {
             return Layout::Columns(natural, 1);
         };
+        let width = usize::from(width);
         let n = self.shown.len();
-        let minimum: Vec<usize> = self
+        // The narrowest each column may be, in three steps, each tried only when the one before
+        // cannot fit: (1) ids and values wrapped, every code and finding whole; (2) findings
+        // broken after a `_`, `=` or `;`; (3) every code broken after a `_`. No step splits a
+        // word of a code.
+        let whole: Vec<usize> = self
             .shown
             .iter()
+            .enumerate()
             .zip(&natural)
-            .map(|(column, &natural)| match column.code_width {
+            .map(|((index, column), &natural)| match column.code_width {
                 // A code keeps its width.
                 Some(_) => natural,
+                None if column.source == Source::Findings => {
+                    let longest_finding = self
+                        .page
+                        .iter()
+                        .flat_map(|row| row[index].split(", "))
+                        .map(|finding| finding.chars().count())
+                        .max()
+                        .unwrap_or(0);
+                    natural.min(longest_finding.max(header_min(&column.name)))
+                }
                 None if column.timestamp => natural.min("2026-01-01".len()),
+                None if matches!(column.source, Source::Extra(_)) => {
+                    natural.min(MIN_SENTENCE_WIDTH.max(header_min(&column.name)))
+                }
                 None => natural.min(MIN_WRAPPED_WIDTH.max(header_min(&column.name))),
             })
             .collect();
+        let findings_broken: Vec<usize> = self
+            .shown
+            .iter()
+            .enumerate()
+            .zip(&whole)
+            .map(|((index, column), &whole)| {
+                if column.source != Source::Findings {
+                    return whole;
+                }
+                let longest_part = self
+                    .page
+                    .iter()
+                    .flat_map(|row| row[index].split(", "))
+                    .flat_map(|finding| finding.split_inclusive(finding_break))
+                    .map(|part| part.chars().count())
+                    .max()
+                    .unwrap_or(0);
+                whole.min(
+                    longest_part
+                        .max(finding_name_part_width())
+                        .max(header_min(&column.name)),
+                )
+            })
+            .collect();
+        let codes_broken: Vec<usize> = self
+            .shown
+            .iter()
+            .zip(&findings_broken)
+            .map(|(column, &floor)| match column.code_part_width {
+                Some(part) => floor.min(part.max(header_min(&column.name))),
+                None => floor,
+            })
+            .collect();
+        let steps = [whole, findings_broken, codes_broken];
         // A space either side of each column's content and a rule between columns, no outer
         // border ([`PRESET`]); when that is too wide, no space after the content (so that
         // every column of the matrix fits 300 characters).
-        let needed: usize = minimum.iter().sum();
-        let Some((available, right)) = [(3 * n - 1, 1), (2 * n - 1, 0)]
-            .into_iter()
-            .find(|&(frame, _)| needed + frame <= usize::from(width))
-            .map(|(frame, right)| (usize::from(width) - frame, right))
-        else {
-            return Layout::Vertical;
-        };
-        // Narrow the widest wrappable column, a character at a time, until the table fits.
-        let mut widths = natural;
-        while widths.iter().sum::<usize>() > available {
-            let widest = (0..widths.len())
-                .filter(|&i| widths[i] > minimum[i])
-                .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
-                .expect("the minimum widths fit");
-            widths[widest] -= 1;
+        for step in 0..steps.len() {
+            let needed: usize = steps[step].iter().sum();
+            for (frame, right) in [(3 * n - 1, 1), (2 * n - 1, 0)] {
+                if needed + frame > width {
+                    continue;
+                }
+                let available = width - frame;
+                // Narrow the widest column above its floor, a character at a time, the floors
+                // of each step in turn, until the table fits.
+                let mut widths = natural;
+                for floors in &steps[..=step] {
+                    while widths.iter().sum::<usize>() > available {
+                        let Some(widest) = (0..widths.len())
+                            .filter(|&i| widths[i] > floors[i])
+                            .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
+                        else {
+                            break;
+                        };
+                        widths[widest] -= 1;
+                    }
+                }
+                return Layout::Columns(widths, right);
+            }
         }
-        Layout::Columns(widths, right)
+        Layout::Vertical
     }
 
-    fn flush_page(&mut self) -> io::Result<()> {
+    /// Writes the page; `last`: no row comes after it.
+    fn flush_page(&mut self, last: bool) -> io::Result<()> {
         let first = self.layout.is_none();
         if first {
-            self.layout = Some(self.decide_layout());
+            self.layout = Some(self.decide_layout(last));
         }
         let page = std::mem::take(&mut self.page);
         match self.layout.as_ref().expect("decided above") {
@@ -359,8 +543,9 @@ impl<W: Write> TableWriter<W> {
         }
     }
 
-    fn decision_cell(&self, column: &Shown, text: &str) -> Cell {
-        let cell = Cell::new(text);
+    /// The cell of `text`, shown as `fitted`: a decision is coloured by what it says.
+    fn decision_cell(&self, column: &Shown, text: &str, fitted: String) -> Cell {
+        let cell = Cell::new(fitted);
         match Decision::parse(text) {
             Some(decision) if self.style.color && column.name == "decision" => {
                 cell.fg(decision_colour(decision))
@@ -398,7 +583,9 @@ impl<W: Write> TableWriter<W> {
                 .iter()
                 .zip(row)
                 .zip(widths)
-                .map(|((column, text), &w)| self.decision_cell(column, &fit_cell(column, text, w)))
+                .map(|((column, text), &w)| {
+                    self.decision_cell(column, text, fit_cell(column, text, w))
+                })
                 .collect();
             table.add_row(cells);
         }

@@ -16,9 +16,16 @@ pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
 
 /// A new anonymous temporary file of one owner's, written and read back through its own
 /// position (a spooled workbook, a table's copy of the matrix, `check`'s matrix and lines).
-/// Its owner writes it through a [`TempWriter`], so that a full disk names the directory.
+///
+/// It is made in the temporary directory (`TMPDIR`, else `/tmp`). Where there is none (an
+/// empty root: a chroot or a container holding nothing but the binary), it is an anonymous
+/// file in memory on Linux, as a `/tmp` on tmpfs would be; failing both, the error names the
+/// directory and what chose it. Its owner writes it through a [`TempWriter`], so that a full
+/// disk names the directory.
 pub(crate) fn scratch_file() -> io::Result<File> {
-    tempfile::tempfile().map_err(|e| temp_error("cannot make a temporary file", e))
+    tempfile::tempfile().or_else(|in_dir| {
+        memory_file().map_err(|_| temp_error("cannot make a temporary file", in_dir))
+    })
 }
 
 /// The directory temporary files are made in, and what chose it (said in their errors: the
@@ -78,6 +85,26 @@ impl<W: Write> Write for TempWriter<W> {
             .flush()
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
+}
+
+/// An anonymous file in memory (`memfd_create`, Linux 3.17).
+#[cfg(target_os = "linux")]
+fn memory_file() -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the name is a NUL-terminated string that outlives the call; the call has no
+    // other inputs, and a descriptor it returns is new and owned by nothing else.
+    let fd = unsafe { libc::memfd_create(c"leasejudge-scratch".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a new open descriptor, owned by the `File` from here on.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// Anonymous files in memory are Linux's.
+#[cfg(not(target_os = "linux"))]
+fn memory_file() -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// Reads `buf.len()` bytes or fewer (at the end) at `offset` of `file`, leaving its position

@@ -50,6 +50,9 @@ impl ReadObserver for FileObserver<'_> {
         }
         self.ignored_seen.push(name.to_owned());
         let normalised = crate::input::normalise_header(name);
+        if is_annotation(&normalised) {
+            return;
+        }
         let message = if OUTPUT_ONLY_COLUMNS.contains(&normalised.as_str()) {
             "an output-only matrix column: ignored on input"
         } else if normalised.is_empty() {
@@ -96,6 +99,16 @@ impl ReadObserver for FileObserver<'_> {
             );
         }
     }
+}
+
+/// Whether a column (its normalised header) is an annotation for people, which every case
+/// file may carry and nothing reads: a header with the word `note` or `comment` (`note`,
+/// `Notes`, `Operator Comment`). It is ignored like any unknown column, without a warning: the
+/// warning is for a misspelt field, and no field's name has either word.
+pub fn is_annotation(normalised_header: &str) -> bool {
+    normalised_header
+        .split('_')
+        .any(|word| matches!(word, "note" | "notes" | "comment" | "comments"))
 }
 
 fn article(event: Event) -> &'static str {
@@ -240,13 +253,14 @@ pub struct Report {
 }
 
 /// Validates the sources: every input error and every warning (the first `max_warnings`
-/// listed, every one counted), with every case's rows in memory: the plain statement of
-/// what `validate` reports, which [`validate_streaming`] (what the command runs) is tested
-/// against.
+/// listed, every one counted; the case-level notes only with `lint`), with every case's rows
+/// in memory: the plain statement of what `validate` reports, which [`validate_streaming`]
+/// (what the command runs) is tested against.
 pub fn validate(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
+    lint: bool,
 ) -> Report {
     let mut adjudication = Adjudication::new();
     let mut errors = Vec::new();
@@ -294,7 +308,7 @@ pub fn validate(
         errors.extend(file_errors);
     }
     let cases = case_rows.len();
-    if errors.is_empty() {
+    if errors.is_empty() && lint {
         for (case_id, rows) in &case_rows {
             for warning in case_warnings(case_id, rows) {
                 warnings.push(warning, 1);
@@ -316,7 +330,10 @@ pub const OPEN_CASES: usize = crate::streaming::DEFAULT_OPEN_CASES;
 /// and id, then each warning's line and message ([`read_case_warnings`] reads it back). A
 /// record is written for every case, with no warnings too, so that a case that comes back
 /// has a record to replace.
-struct CaseWarnings;
+struct CaseWarnings {
+    /// Whether the case-level notes are wanted (`--lint`); without, every record is empty.
+    lint: bool,
+}
 
 impl crate::streaming::CaseWriter for CaseWarnings {
     fn write_case(
@@ -333,7 +350,7 @@ impl crate::streaming::CaseWriter for CaseWarnings {
             lines: rows.iter().map(|kept| kept.line).collect(),
             rows: rows.iter().map(|kept| kept.row.clone()).collect(),
         };
-        let warnings = if rows.rows.is_empty() {
+        let warnings = if rows.rows.is_empty() || !self.lint {
             Vec::new()
         } else {
             case_warnings(case_id, &rows)
@@ -425,6 +442,7 @@ pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
+    lint: bool,
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
@@ -448,7 +466,7 @@ pub fn validate_streaming(
     let judged = crate::streaming::judge(
         sources,
         &settings,
-        crate::streaming::Sink::Cases(Box::new(CaseWarnings)),
+        crate::streaming::Sink::Cases(Box::new(CaseWarnings { lint })),
         &mut |_, _, _| {},
     );
     let (errors, records) = match judged {
@@ -571,5 +589,27 @@ mod tests {
         assert!(changed[0].starts_with("b.csv: the file changed"));
         assert!(changed[0].contains("renamed or replaced"));
         assert!(changed[1].starts_with("c.csv: the file changed"));
+    }
+
+    #[test]
+    fn a_note_or_comment_column_is_an_annotation_and_no_field_is() {
+        for header in [
+            "note",
+            "Notes",
+            "Operator Comment",
+            "comments",
+            "reviewer-note",
+        ] {
+            let normalised = crate::input::normalise_header(header);
+            assert!(is_annotation(&normalised), "{header}");
+        }
+        for header in ["holdr", "notary", "commentary", "extra", "decision"] {
+            let normalised = crate::input::normalise_header(header);
+            assert!(!is_annotation(&normalised), "{header}");
+        }
+        // A misspelt field is never taken for an annotation: no field's name has the words.
+        for field in Field::ALL {
+            assert!(!is_annotation(field.name()), "{}", field.name());
+        }
     }
 }
