@@ -31,7 +31,7 @@ use crate::grading::partitions::Splitter;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};
 use crate::input::{expand_inputs, InputError, InputErrors, ReadArgs, ReadOptions, Source};
 use crate::lease::RowReason;
-use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
+use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
 use crate::streaming::{
     judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
@@ -709,7 +709,7 @@ fn zip_options(mode: u32, bytes: u64) -> SimpleFileOptions {
 /// Writes the Gradescope zip atomically: its scripts at the root (mode 0755), the binary, the
 /// key and the case files, each streamed in.
 fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
-    let mut zip = zip::ZipWriter::new(Output::open(Some(path))?);
+    let mut zip = zip::ZipWriter::new(Output::open(Some(path), Content::Binary)?);
     let what = || format!("cannot write {}", path.display());
     let mut add = |name: &str, mode: u32, contents: &mut dyn Read, bytes: u64| -> Result<()> {
         zip.start_file(name, zip_options(mode, bytes))

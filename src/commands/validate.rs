@@ -52,7 +52,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress.finish_and_clear();
     }
     let report = report?;
-    let mut stderr = std::io::stderr().lock();
+    // No line of it can be a workflow command in a CI log, whatever the messages quote.
+    let mut stderr =
+        crate::output::InertWriter::new(std::io::stderr().lock(), crate::output::Syntax::Text);
     for error in &report.errors {
         writeln!(stderr, "{error}")?;
     }
@@ -80,7 +82,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     );
     if report.errors.is_empty() {
         // Through Output, which knows a closed standard output: then this is an error.
-        let mut stdout = crate::output::Output::open(None)?;
+        let mut stdout = crate::output::Output::open(None, crate::output::Content::Text)?;
         writeln!(stdout, "{summary}")?;
         stdout.commit()?;
         Ok(ExitCode::SUCCESS)

@@ -10,13 +10,31 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::class_junit::{count_cases, write_spliced};
 use crate::grading::{FileGrade, GradeReport};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
+
+/// A name in a JUnit report (a suite, a test case, a class, a property) that may come from
+/// input: every character XML cannot hold, or a person could not see, shown as `\u{1b}`, one
+/// for one, so that two different names never become the same (quick-junit would drop them).
+pub(crate) fn junit_name(text: &str) -> String {
+    escape_controls(text).into_owned()
+}
+
+/// A failure's message (one line) as a person reads it.
+pub(crate) fn junit_message(text: &str) -> String {
+    escape_message(text).into_owned()
+}
+
+/// A failure's description (lines) as a person reads it.
+pub(crate) fn junit_text(text: &str) -> String {
+    escape_controls_keep_lines(text).into_owned()
+}
 
 fn failure(kind: &str, message: String, description: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
     status
         .set_type(kind)
-        .set_message(message)
-        .set_description(description);
+        .set_message(junit_message(&message))
+        .set_description(junit_text(&description));
     status
 }
 
@@ -32,21 +50,21 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
                 format!("{}: {}\n", case.at, problems.join("\n")),
             ),
         };
-        let mut test = TestCase::new(case.case_id.as_str(), status);
-        test.set_classname(file.file.as_str());
+        let mut test = TestCase::new(junit_name(&case.case_id), status);
+        test.set_classname(junit_name(&file.file));
         add(test);
     }
     for unknown in &file.unknown {
         let problem = unknown.problem(&file.golden);
         let mut test = TestCase::new(
-            unknown.case_id.as_str(),
+            junit_name(&unknown.case_id),
             failure(
                 "unknown",
                 problem.clone(),
                 format!("{}: {problem}\n", unknown.at),
             ),
         );
-        test.set_classname(file.file.as_str());
+        test.set_classname(junit_name(&file.file));
         add(test);
     }
 }
@@ -56,13 +74,13 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
 pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
     let mut junit = Report::new(format!("leasejudge {}", report.command));
     for file in &report.files {
-        let mut suite = TestSuite::new(file.file.as_str());
-        suite.add_property(("golden", file.golden.as_str()));
+        let mut suite = TestSuite::new(junit_name(&file.file));
+        suite.add_property(("golden", junit_name(&file.golden).as_str()));
         count_cases(&mut suite, |add| each_case(file, add));
         junit.add_test_suite(suite);
     }
     for unpaired in &report.unpaired {
-        let mut suite = TestSuite::new(unpaired.file.as_str());
+        let mut suite = TestSuite::new(junit_name(&unpaired.file));
         let message = unpaired.problem.message().to_owned();
         let mut test = TestCase::new(
             "pairing",
@@ -72,7 +90,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
                 format!("{}: {message}\n", unpaired.file),
             ),
         );
-        test.set_classname(unpaired.file.as_str());
+        test.set_classname(junit_name(&unpaired.file));
         suite.add_test_case(test);
         junit.add_test_suite(suite);
     }
