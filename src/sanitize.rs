@@ -475,7 +475,8 @@ fn live_at_start(text: &str) -> bool {
     let mut chars = trimmed.chars();
     match chars.next() {
         Some('=' | '@' | '\u{ff1d}' | '\u{ff20}' | '\u{ff0b}' | '\u{ff0d}') => true,
-        Some('+' | '-') => !is_plain_number(chars.as_str()),
+        // A sign alone, or before a plain number, is text or a number to every spreadsheet.
+        Some('+' | '-') => !chars.as_str().is_empty() && !is_plain_number(chars.as_str()),
         Some(':') => chars
             .as_str()
             .trim_start_matches(is_ignorable)
@@ -543,24 +544,50 @@ pub fn report_cell(text: &str) -> Cow<'_, str> {
 
 /// `text` for Markdown, inline: shown as a person reads it ([`escape_message`]: a line break
 /// too; a name whose escaping must be one for one is given by [`escape_controls`] first),
-/// then every ASCII punctuation character backslash-escaped (CommonMark allows it for each),
-/// so that nothing starts emphasis, a link or image, code, HTML, an entity, an autolink
-/// (`<…>`; GFM's `www.`, `https://` and e-mail forms need their `.`, `:` or `@`), a heading or
-/// a list, or ends a table cell (`\|`, which GFM honours even in code).
+/// then backslash-escaped (CommonMark allows it for every ASCII punctuation character) where
+/// a character could make it more than text under CommonMark and GFM, and GitHub's math:
+/// `` \ ` `` (code), `*`, `~` and `_` but inside a word (emphasis, strikethrough), `[ ]`
+/// (links, images, footnotes), `< > &` (HTML, autolinks, entities), `|` (a table cell's
+/// end), `$` (math), `@` (e-mail autolinks), `:` before `/` and `.` after `www` (GFM's URL and
+/// `www.` autolinks); and at its start any punctuation, or the `.` or `)` after leading
+/// digits, which could begin a block (a list, a heading, a quote, a rule) in a list item.
 ///
 /// ```
 /// use leasejudge::output::escape_markdown;
-/// assert_eq!(escape_markdown("![x](https://t.example/p.png)"), "\\!\\[x\\]\\(https\\:\\/\\/t\\.example\\/p\\.png\\)");
-/// assert_eq!(escape_markdown("www.evil.example a@b.c"), "www\\.evil\\.example a\\@b\\.c");
+/// assert_eq!(
+///     escape_markdown("![x](https://t.example/p.png)"),
+///     "\\!\\[x\\](https\\://t.example/p.png)"
+/// );
+/// assert_eq!(escape_markdown("www.evil.example a@b.c"), "www\\.evil.example a\\@b.c");
+/// assert_eq!(escape_markdown("- probe-1 (x): 25.0%"), "\\- probe-1 (x): 25.0%");
+/// assert_eq!(escape_markdown("expired_without_result _x_"), "expired_without_result \\_x\\_");
 /// ```
 pub fn escape_markdown(text: &str) -> String {
     let visible = escape_message(text);
     let mut out = String::with_capacity(visible.len() + 8);
-    for c in visible.chars() {
-        if c.is_ascii_punctuation() {
+    let mut leading_digits = true;
+    let mut previous: Option<char> = None;
+    let mut chars = visible.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let escape = match c {
+            '\\' | '`' | '*' | '~' | '[' | ']' | '<' | '>' | '&' | '|' | '$' | '@' => true,
+            '_' => {
+                !(previous.is_some_and(char::is_alphanumeric)
+                    && next.is_some_and(char::is_alphanumeric))
+            }
+            ':' => next == Some('/'),
+            '.' if leading_digits && previous.is_some() => true,
+            '.' => out.len() >= 3 && out[out.len() - 3..].eq_ignore_ascii_case("www"),
+            ')' => leading_digits && previous.is_some(),
+            c => previous.is_none() && c.is_ascii_punctuation(),
+        };
+        leading_digits = leading_digits && c.is_ascii_digit();
+        if escape {
             out.push('\\');
         }
         out.push(c);
+        previous = Some(c);
     }
     out
 }
@@ -693,13 +720,15 @@ mod tests {
     fn spreadsheet_cells_are_inert_and_read_back() {
         for live in [
             "=1+1", "+1+1", "-1+1", "@SUM(1)", "\t=1", "\r=1", "\0", " =1", "\u{a0}@x", "::x",
-            " ::x", "＝1", "-", "+", "-5%", "=5",
+            " ::x", "＝1", "-5%", "=5", "--1", "-+1",
         ] {
             let cell = spreadsheet_cell(live);
             assert!(cell.starts_with('\''), "{live:?}");
             assert_eq!(spreadsheet_value(&cell), live);
         }
-        for inert in ["5", "-5", "+0.25", "a=b", "'x", "it's", "", ":x", "x::"] {
+        for inert in [
+            "5", "-5", "+0.25", "-", "+", "a=b", "'x", "it's", "", ":x", "x::",
+        ] {
             assert_eq!(spreadsheet_cell(inert), inert);
             assert_eq!(spreadsheet_value(inert), inert);
         }
@@ -709,12 +738,22 @@ mod tests {
     }
 
     #[test]
-    fn markdown_escapes_every_punctuation_character() {
+    fn markdown_escapes_what_could_render() {
         assert_eq!(
-            escape_markdown("a_b *c* `d` <e> &amp; |"),
-            "a\\_b \\*c\\* \\`d\\` \\<e\\> \\&amp\\; \\|"
+            escape_markdown("a_b *c* `d` <e> &amp; | ~f~ $g$ _h_ @i https://j www.k"),
+            "a_b \\*c\\* \\`d\\` \\<e\\> \\&amp; \\| \\~f\\~ \\$g\\$ \\_h\\_ \\@i https\\://j www\\.k"
         );
-        assert_eq!(escape_markdown("zw\u{200b}"), "zw\\\\u\\{200b\\}");
+        assert_eq!(escape_markdown("zw\u{200b}"), "zw\\\\u{200b}");
         assert_eq!(escape_markdown("Ünïcode 42"), "Ünïcode 42");
+        for start in [
+            "- x", "+ x", "> x", "= x", "1. x", "12) x", "# x", "* x", "---",
+        ] {
+            let escaped = escape_markdown(start);
+            assert!(escaped.contains('\\'), "{start:?}: {escaped:?}");
+        }
+        assert_eq!(
+            escape_markdown("probe-1 (w-a), 3) x: 25.0% done."),
+            "probe-1 (w-a), 3) x: 25.0% done."
+        );
     }
 }

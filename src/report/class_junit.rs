@@ -12,7 +12,24 @@ use std::io::Write;
 use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 
 use super::class_text::{key_lines, score_line};
-use super::junit::{junit_message, junit_name, junit_text};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
+
+/// A name in a JUnit report (a suite, a test case, a class, a property) that may come from
+/// input: every character XML cannot hold, or a person could not see, shown as `\u{1b}`, one
+/// for one, so that two different names never become the same (quick-junit would drop them).
+pub(crate) fn junit_name(text: &str) -> String {
+    escape_controls(text).into_owned()
+}
+
+/// A failure's message (one line) as a person reads it.
+pub(crate) fn junit_message(text: &str) -> String {
+    escape_message(text).into_owned()
+}
+
+/// A failure's description (lines) as a person reads it.
+pub(crate) fn junit_text(text: &str) -> String {
+    escape_controls_keep_lines(text).into_owned()
+}
 
 fn non_success(
     kind: NonSuccessKind,

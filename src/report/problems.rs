@@ -8,8 +8,8 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::grading::ReportFormat;
 use crate::input::{InputError, InputErrors};
+use crate::report::class_junit::{junit_message, junit_name, junit_text};
 use crate::report::github::{command as workflow_command, escape_data};
-use crate::report::junit::{junit_message, junit_name, junit_text};
 use crate::report::markdown::escape_cell;
 
 /// Error annotations GitHub shows per step (and warnings, another 10); later ones are
