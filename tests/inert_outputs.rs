@@ -405,13 +405,7 @@ fn every_output_of_every_command_is_inert() {
         (vec!["validate", "cases.csv"], vec![], BTreeMap::new()),
         (vec!["reorder", "cases.csv"], vec![], BTreeMap::new()),
         (
-            vec![
-                "check",
-                "cases.csv",
-                "--golden",
-                "wrong-key.csv",
-                "--bless",
-            ],
+            vec!["check", "cases.csv", "--golden", "wrong-key.csv", "--bless"],
             vec!["wrong-key.csv.new"],
             csv_out(&["wrong-key.csv.new"]),
         ),
@@ -688,5 +682,52 @@ fn the_oracles_find_what_they_look_for() {
     assert_eq!(raw_unsafe("a\u{1b}b\u{200b}c\nd").len(), 2);
     assert_eq!(rendered_markdown("\\!\\[x\\](https\\://e)").len(), 0);
     assert_eq!(rendered_markdown("![x](https://e)").len(), 3);
-    assert_eq!(rendered_markdown("```mermaid\nA as www.evil\n```\n").len(), 0);
+    assert_eq!(
+        rendered_markdown("```mermaid\nA as www.evil\n```\n").len(),
+        0
+    );
+}
+
+/// CSV written to a terminal (a pseudo-terminal made by util-linux `script`, where the
+/// machine has it) shows every unsafe character as `\u{1b}`, the cells' text otherwise as
+/// it is; to a file the same command writes the exact values.
+#[test]
+fn csv_on_a_terminal_carries_no_raw_control() {
+    let Ok(script) = which("script") else {
+        eprintln!("skipped: no `script` to make a terminal with");
+        return;
+    };
+    let dir = workspace();
+    let path = dir.path();
+    let binary = env!("CARGO_BIN_EXE_leasejudge");
+    for args in [
+        "adjudicate cases.csv -f csv",
+        "adjudicate cases.csv -o m.csv --audit -",
+        "template cases.csv",
+    ] {
+        let run = Command::new(&script)
+            .current_dir(path)
+            .args(["-qec", &format!("{binary} {args}"), "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{args}: {run:?}");
+        // The terminal ends lines with CR LF.
+        let shown = String::from_utf8_lossy(&run.stdout).replace("\r\n", "\n");
+        assert!(
+            shown.contains("osc\\u{1b}]0;owned\\u{7}"),
+            "{args}: {shown}"
+        );
+        assert_eq!(raw_unsafe(&shown), Vec::<char>::new(), "{args}");
+    }
+    let to_file = leasejudge(path, &["adjudicate", "cases.csv", "-f", "csv"]);
+    assert!(String::from_utf8_lossy(&to_file.stdout).contains("osc\u{1b}]0;owned\u{7}"));
+}
+
+fn which(program: &str) -> Result<std::path::PathBuf, ()> {
+    let paths = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or(())
 }
