@@ -226,7 +226,8 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, args.visibility, &args.output)?;
     write_zip(&args.output, &prepared)?;
     let (image, has) = GRADESCOPE_IMAGE;
-    let mut out = io::stdout().lock();
+    // Names from the command line and the case files: no line of it is a workflow command.
+    let mut out = crate::output::InertWriter::new(io::stdout().lock(), crate::output::Syntax::Text);
     writeln!(
         out,
         "leasejudge: wrote {}: {SETUP}, {RUN}, {BINARY} ({}), {} ({} cases), {}",
@@ -255,7 +256,8 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.common, None, &args.output)?;
     let image = known_image(&args.image, prepared.glibc).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
-    let mut out = io::stdout().lock();
+    // Names from the command line and the case files: no line of it is a workflow command.
+    let mut out = crate::output::InertWriter::new(io::stdout().lock(), crate::output::Syntax::Text);
     writeln!(
         out,
         "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \

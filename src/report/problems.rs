@@ -110,13 +110,9 @@ pub fn github(command: &str, errors: &InputErrors) -> String {
     }
     text.push_str(&format!("{}\n", escape_data(&headline(command, errors))));
     for error in problems {
-        // A plain line, not a command: `::` at its start is escaped so it cannot become one.
-        let line = error.to_string();
-        let line = match line.strip_prefix("::") {
-            Some(rest) => format!(" ::{rest}"),
-            None => line,
-        };
-        text.push_str(&escape_data(&line));
+        // A plain line, not a command: its file name (first) is escaped as a person reads
+        // it, so that nothing can make it one (`escape_controls`).
+        text.push_str(&escape_data(&error.to_string()));
         text.push('\n');
     }
     text
