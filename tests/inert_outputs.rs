@@ -329,6 +329,9 @@ fn workspace() -> tempfile::TempDir {
     dir
 }
 
+/// A run: its arguments, the files it writes, and the kind of each output that is not text.
+type Run<'a> = (Vec<&'a str>, Vec<&'a str>, BTreeMap<&'a str, Kind>);
+
 #[test]
 fn every_output_of_every_command_is_inert() {
     let dir = workspace();
@@ -338,7 +341,7 @@ fn every_output_of_every_command_is_inert() {
         files.iter().map(|f| (*f, Kind::Csv)).collect()
     };
     let stdout_is = |kind: Kind| BTreeMap::from([("stdout", kind)]);
-    let runs: Vec<(Vec<&str>, Vec<&str>, BTreeMap<&str, Kind>)> = vec![
+    let runs: Vec<Run<'_>> = vec![
         (
             vec![
                 "adjudicate",
