@@ -734,3 +734,50 @@ fn which(program: &str) -> Result<std::path::PathBuf, ()> {
         .find(|candidate| candidate.is_file())
         .ok_or(())
 }
+
+/// A gradebook names submissions inertly, and `--baseline` still finds every one of them.
+#[test]
+fn a_gradebook_with_hostile_names_is_a_baseline_for_every_submission() {
+    let dir = workspace();
+    let path = dir.path();
+    let first = leasejudge(
+        path,
+        &[
+            "grade",
+            "subs",
+            "--golden",
+            "key.csv",
+            "--gradebook",
+            "gradebook.csv",
+        ],
+    );
+    assert!(
+        first.status.code().is_some_and(|code| code < 2),
+        "{first:?}"
+    );
+    let gradebook = fs::read(path.join("gradebook.csv")).unwrap();
+    assert_eq!(live_cells(&gradebook), Vec::<String>::new());
+    let again = leasejudge(
+        path,
+        &[
+            "grade",
+            "subs",
+            "--golden",
+            "key.csv",
+            "--baseline",
+            "gradebook.csv",
+            "-f",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let submissions = report["submissions"].as_array().unwrap();
+    assert_eq!(submissions.len(), 6);
+    for submission in submissions {
+        assert!(
+            submission["previous_score"].is_number(),
+            "{}",
+            submission["submission"]
+        );
+    }
+}

@@ -549,9 +549,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                         .context("grading through temporary files")?
                 }
             };
+            // A gradebook names a submission as a person reads it (`report_cell`).
             let previous = baseline
                 .as_ref()
-                .and_then(|b| b.get(&name))
+                .and_then(|b| b.get(&*escape_controls(&name)))
                 .map(|score| Previous { score: *score });
             Ok(Submission {
                 name,
