@@ -740,11 +740,14 @@ fn which(program: &str) -> Result<std::path::PathBuf, ()> {
 fn a_gradebook_with_hostile_names_is_a_baseline_for_every_submission() {
     let dir = workspace();
     let path = dir.path();
+    // A file named on the command line is named in the gradebook as it was given.
+    fs::copy(path.join("key.csv"), path.join("=HYPERLINK(1).csv")).unwrap();
     let first = leasejudge(
         path,
         &[
             "grade",
             "subs",
+            "=HYPERLINK(1).csv",
             "--golden",
             "key.csv",
             "--gradebook",
@@ -757,11 +760,13 @@ fn a_gradebook_with_hostile_names_is_a_baseline_for_every_submission() {
     );
     let gradebook = fs::read(path.join("gradebook.csv")).unwrap();
     assert_eq!(live_cells(&gradebook), Vec::<String>::new());
+    assert!(String::from_utf8_lossy(&gradebook).contains("\n'=HYPERLINK(1).csv,"));
     let again = leasejudge(
         path,
         &[
             "grade",
             "subs",
+            "=HYPERLINK(1).csv",
             "--golden",
             "key.csv",
             "--baseline",
@@ -772,7 +777,7 @@ fn a_gradebook_with_hostile_names_is_a_baseline_for_every_submission() {
     );
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     let submissions = report["submissions"].as_array().unwrap();
-    assert_eq!(submissions.len(), 6);
+    assert_eq!(submissions.len(), 7);
     for submission in submissions {
         assert!(
             submission["previous_score"].is_number(),
