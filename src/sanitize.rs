@@ -381,9 +381,21 @@ impl InertFilter {
         let mut at = 0;
         while at < buf.len() {
             let byte = buf[at];
-            // Bytes that neither the guard nor the escapes care about pass in runs.
-            if byte.is_ascii_alphanumeric() || matches!(byte, b'"' | b',' | b'.' | b'-' | b'_') {
+            // Bytes that neither the guard nor the escapes care about pass in runs: ASCII
+            // but whitespace, controls, `#`, `:` and `[`; a space only ends a line's start.
+            if is_ordinary_ascii(byte) {
+                let run = buf[at..]
+                    .iter()
+                    .position(|&b| !is_ordinary_ascii(b))
+                    .unwrap_or(buf.len() - at);
                 self.guard.ordinary();
+                at += run;
+                continue;
+            }
+            if byte == b' ' {
+                if !self.guard.line_start {
+                    self.guard.ordinary();
+                }
                 at += 1;
                 continue;
             }
@@ -420,6 +432,13 @@ impl InertFilter {
         }
         out.extend_from_slice(&buf[plain_from..]);
     }
+}
+
+/// Whether `byte` is ASCII that no rule of [`InertFilter`] looks at: not whitespace, not a
+/// control, not `#`, `:` or `[`.
+#[inline(always)]
+fn is_ordinary_ascii(byte: u8) -> bool {
+    byte.is_ascii_graphic() && !matches!(byte, b'#' | b':' | b'[')
 }
 
 /// A writer that makes what passes through it inert ([`InertFilter`]). Call
