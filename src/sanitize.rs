@@ -18,8 +18,9 @@
 //!   [`spreadsheet_cell`] writes such a value with a `'` before it, reversibly:
 //!   [`spreadsheet_value`] gives the value back, so a matrix or a template written by
 //!   leasejudge reads back unchanged.
-//! - **Markdown**: [`escape_markdown`] backslash-escapes every ASCII punctuation character, so
-//!   no input is a link, an image, emphasis, code, HTML, an entity or a table cell's end.
+//! - **Markdown**: [`escape_markdown`] backslash-escapes what CommonMark and GFM could render,
+//!   so no input is a link, an image, emphasis, code, HTML, an entity, an autolink or a table
+//!   cell's end.
 //!
 //! A case file's text cannot be carried inertly in CSV when it holds a workflow command in its
 //! middle; [`workflow_command_in`] finds it, and case files are refused with it (docs/safety.md).
