@@ -786,3 +786,64 @@ fn a_gradebook_with_hostile_names_is_a_baseline_for_every_submission() {
         );
     }
 }
+
+/// `check --bless` on a golden workbook writes every value as a text cell (no formula, no
+/// `'`), and the workbook reads back as the engine's matrix, hostile values included.
+#[test]
+fn a_blessed_workbook_holds_text_cells_that_read_back() {
+    let dir = workspace();
+    let path = dir.path();
+    let wrong = fs::read(path.join("wrong-key.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(wrong.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|row| {
+            row.unwrap()
+                .iter()
+                .map(|cell| leasejudge::output::spreadsheet_value(cell).to_owned())
+                .collect()
+        })
+        .collect();
+    let bytes = leasejudge::input::workbook::matrix_xlsx("key", &header, &rows).unwrap();
+    fs::write(path.join("key.xlsx"), bytes).unwrap();
+    let blessed = leasejudge(
+        path,
+        &["check", "cases.csv", "--golden", "key.xlsx", "--bless"],
+    );
+    assert_eq!(blessed.status.code(), Some(1), "{blessed:?}");
+    fs::rename(path.join("key.xlsx.new"), path.join("blessed.xlsx")).unwrap();
+    let checked = leasejudge(
+        path,
+        &[
+            "check",
+            "cases.csv",
+            "--golden",
+            "blessed.xlsx",
+            "--columns",
+            "all",
+        ],
+    );
+    assert_eq!(checked.status.code(), Some(0), "{checked:?}");
+    let file = fs::File::open(path.join("blessed.xlsx")).unwrap();
+    let mut archive = zip::ZipArchive::new(file).unwrap();
+    let mut part = |name: &str| {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name(name).unwrap(), &mut text).unwrap();
+        text
+    };
+    let sheet = part("xl/worksheets/sheet1.xml");
+    assert!(
+        !sheet.contains("<f>") && !sheet.contains("<f "),
+        "a formula cell"
+    );
+    let strings = part("xl/sharedStrings.xml");
+    assert!(strings.contains(">=HYPERLINK("), "{strings}");
+    assert!(!strings.contains(">'="), "{strings}");
+}

@@ -124,7 +124,7 @@ mod tests {
         );
         assert_eq!(
             escape_cell("![x](https://t.example/p.png) [Regrade](https://e.example) www.e.example"),
-            "\\!\\[x\\](https\\://t\\.example/p\\.png) \\[Regrade\\](https\\://e\\.example) www\\.e\\.example"
+            "\\!\\[x\\](https\\://t.example/p.png) \\[Regrade\\](https\\://e.example) www\\.e.example"
         );
     }
 }
