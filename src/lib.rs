@@ -57,6 +57,7 @@ pub mod output;
 pub mod random;
 pub mod reorder;
 pub mod report;
+pub mod sanitize;
 mod store;
 pub mod streaming;
 pub mod terminal;

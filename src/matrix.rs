@@ -4,6 +4,8 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 
+use crate::sanitize::spreadsheet_cell;
+
 use crate::lease::{
     AckState, Case, CaseReason, Decision, Judgement, Phase, Seconds, TerminalResult, Timestamp,
     Verdict,
@@ -170,7 +172,9 @@ impl MatrixRow {
     }
 
     /// Writes the row as one CSV record (no extra cells) to a csv writer: the same bytes as
-    /// writing [`cells`](MatrixRow::cells), without a string per cell.
+    /// writing [`cells`](MatrixRow::cells) (each as [`spreadsheet_cell`] writes it), without a
+    /// string per cell. Only the text from the case file can need a `'`: timestamps, numbers
+    /// and codes never start with a formula character.
     pub fn write_csv<W: Write>(&self, writer: &mut csv::Writer<W>) -> io::Result<()> {
         let mut scratch = Vec::with_capacity(64);
         let mut number = |writer: &mut csv::Writer<W>, value: Option<u64>| {
@@ -188,11 +192,11 @@ impl MatrixRow {
             }
             writer.write_field(&times)
         };
-        writer.write_field(&self.case_id)?;
-        writer.write_field(&self.job_id)?;
-        writer.write_field(&self.lease_id)?;
+        writer.write_field(&*spreadsheet_cell(&self.case_id))?;
+        writer.write_field(&*spreadsheet_cell(&self.job_id))?;
+        writer.write_field(&*spreadsheet_cell(&self.lease_id))?;
         number(writer, Some(self.generation))?;
-        writer.write_field(&self.holder_identity)?;
+        writer.write_field(&*spreadsheet_cell(&self.holder_identity))?;
         time(writer, Some(self.issued_at))?;
         number(writer, Some(self.lease_duration.get()))?;
         time(writer, Some(self.expires_at))?;
@@ -201,7 +205,9 @@ impl MatrixRow {
         number(writer, self.renew_sequence)?;
         time(writer, self.renew_time)?;
         number(writer, self.progress_sequence)?;
-        writer.write_field(self.progress_value.as_deref().unwrap_or(""))?;
+        writer.write_field(&*spreadsheet_cell(
+            self.progress_value.as_deref().unwrap_or(""),
+        ))?;
         time(writer, self.cancel_requested)?;
         time(writer, self.cancel_ack)?;
         writer.write_field(self.terminal_result.map_or("", |r| r.as_str()))?;
@@ -348,10 +354,11 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
     out.push(b'\n');
 }
 
-/// Appends a text cell as the csv writer would: quoted (with `"` doubled) only if it holds a
-/// `,`, `"`, CR or LF.
+/// Appends a text cell as the csv writer would write what [`spreadsheet_cell`] gives for it:
+/// quoted (with `"` doubled) only if it holds a `,`, `"`, CR or LF.
 #[inline(always)]
 fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+    let text = spreadsheet_cell(text);
     let bytes = text.as_bytes();
     if !bytes
         .iter()
@@ -406,10 +413,15 @@ impl<W: Write> CsvMatrixWriter<W> {
         Ok(CsvMatrixWriter { writer })
     }
 
-    /// Writes one row, with its extra cells.
+    /// Writes one row, with its extra cells, each as [`spreadsheet_cell`] writes it.
     pub fn write(&mut self, row: &MatrixRow, extra: &[String]) -> io::Result<()> {
         let cells = row.cells();
-        self.writer.write_record(cells.iter().chain(extra))?;
+        self.writer.write_record(
+            cells
+                .iter()
+                .chain(extra)
+                .map(|cell| spreadsheet_cell(cell).into_owned()),
+        )?;
         Ok(())
     }
 

@@ -19,13 +19,16 @@
 mod cleanup;
 mod dir;
 mod paths;
-mod sanitize;
 mod straight;
 
+pub use crate::sanitize::{
+    escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
+    quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
+    InertFilter, InertWriter, Syntax,
+};
 pub use cleanup::{install_signal_handlers, GuardedTemp};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
-pub use sanitize::{escape_controls, escape_controls_keep_lines, is_unsafe_char};
 
 use std::fs;
 use std::fs::File;
@@ -69,7 +72,29 @@ fn stdout_handle() -> io::Result<StdoutHandle> {
     Ok(io::stdout())
 }
 
+/// What an output holds: how it is kept inert where people open it (the rules of the
+/// `sanitize` module, listed in docs/safety.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// Bytes only programs read (a zip archive): written as they are.
+    Binary,
+    /// CSV: data, kept exact wherever it goes (its cells are written inert by
+    /// [`spreadsheet_cell`] or [`report_cell`]), except on a terminal, where every unsafe
+    /// character but the line feed is shown as `\u{1b}`.
+    Csv,
+    /// JSON: `##[` and every unsafe character written as JSON escapes (`\u005b`), which
+    /// read back the same.
+    Json,
+    /// XML or HTML: `##[`, a leading `::` and unsafe characters as character references.
+    Markup,
+    /// Text for people (tables, Markdown, summaries): no line can be a workflow command.
+    Text,
+    /// GitHub workflow commands: the writer's own `::` lines pass; `##[` never does.
+    WorkflowCommands,
+}
+
 /// An output being written: standard output, or a temporary file to rename on [`commit`].
+/// What is written passes through the filter of its [`Content`].
 ///
 /// Dropped without a commit, a file output leaves the target untouched and removes the
 /// temporary file.
@@ -77,6 +102,7 @@ fn stdout_handle() -> io::Result<StdoutHandle> {
 /// [`commit`]: Output::commit
 pub struct Output {
     inner: Inner,
+    filter: Option<InertFilter>,
 }
 
 /// Keeps a temporary file's path in the registry that signal handlers clean up, until it is
@@ -222,8 +248,28 @@ pub fn persist_all(finished: Vec<Finished>) -> Result<()> {
 }
 
 impl Output {
-    /// Opens `target`; `None` or `-` means standard output.
-    pub fn open(target: Option<&Path>) -> Result<Output> {
+    /// Opens `target` for `content`; `None` or `-` means standard output.
+    pub fn open(target: Option<&Path>, content: Content) -> Result<Output> {
+        let mut output = Output::open_raw(target)?;
+        output.set_content(content);
+        Ok(output)
+    }
+
+    /// Sets what the output holds, for a command that chooses its format by what the output
+    /// is (a table on a terminal): before anything is written.
+    pub fn set_content(&mut self, content: Content) {
+        let syntax = match content {
+            Content::Binary => None,
+            Content::Csv => self.is_terminal().then_some(Syntax::CsvOnTerminal),
+            Content::Json => Some(Syntax::Json),
+            Content::Markup => Some(Syntax::Markup),
+            Content::Text => Some(Syntax::Text),
+            Content::WorkflowCommands => Some(Syntax::WorkflowCommands),
+        };
+        self.filter = syntax.map(InertFilter::new);
+    }
+
+    fn open_raw(target: Option<&Path>) -> Result<Output> {
         match target {
             None => Output::stdout(),
             Some(path) if path == Path::new("-") => Output::stdout(),
@@ -246,6 +292,7 @@ impl Output {
                             out: BufWriter::with_capacity(1 << 16, Straight::new(file)),
                             target: path,
                         },
+                        filter: None,
                     });
                 }
                 let directory = match path.parent() {
@@ -287,6 +334,7 @@ impl Output {
                         mode,
                         registration,
                     },
+                    filter: None,
                 })
             }
         }
@@ -299,12 +347,17 @@ impl Output {
         let handle = stdout_handle().context("cannot write to standard output")?;
         Ok(Output {
             inner: Inner::Stdout(BufWriter::with_capacity(1 << 16, Straight::new(handle))),
+            filter: None,
         })
     }
 
-    /// Whether this output is standard output and standard output is a terminal.
+    /// Whether this output is a terminal: standard output on one, or a terminal named by path.
     pub fn is_terminal(&self) -> bool {
-        matches!(self.inner, Inner::Stdout(_)) && io::stdout().is_terminal()
+        match &self.inner {
+            Inner::Stdout(_) => io::stdout().is_terminal(),
+            Inner::Device { out, .. } => out.get_ref().get_ref().is_terminal(),
+            Inner::File { .. } => false,
+        }
     }
 
     /// Whether this output is standard output.
@@ -315,7 +368,15 @@ impl Output {
     /// Writes out everything buffered (and syncs a file) without renaming it into place yet;
     /// see [`commit_all`]. Standard output or a device whose reader closed the pipe is
     /// finished (what was dropped was not wanted); one that a write failed on is an error.
-    pub fn finish(self) -> Result<Finished> {
+    pub fn finish(mut self) -> Result<Finished> {
+        if let Some(mut filter) = self.filter.take() {
+            let ended = match &mut self.inner {
+                Inner::Stdout(out) => filter.end(out),
+                Inner::File { temp, .. } => filter.end(temp),
+                Inner::Device { out, .. } => filter.end(out),
+            };
+            ended.with_context(|| format!("cannot write {}", self.name()))?;
+        }
         match self.inner {
             Inner::Stdout(mut out) => {
                 out.flush()
@@ -357,6 +418,16 @@ impl Output {
                 Ok(Finished {
                     inner: FinishedInner::Written,
                 })
+            }
+        }
+    }
+
+    /// What the output is called in a message: its path, or standard output.
+    fn name(&self) -> String {
+        match &self.inner {
+            Inner::Stdout(_) => "to standard output".to_owned(),
+            Inner::File { target, .. } | Inner::Device { target, .. } => {
+                target.display().to_string()
             }
         }
     }
@@ -410,6 +481,10 @@ fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.filter.is_some() {
+            self.write_all(buf)?;
+            return Ok(buf.len());
+        }
         match &mut self.inner {
             Inner::Stdout(out) => out.write(buf),
             Inner::File { temp, .. } => temp.write(buf),
@@ -418,10 +493,13 @@ impl Write for Output {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match &mut self.inner {
-            Inner::Stdout(out) => out.write_all(buf),
-            Inner::File { temp, .. } => temp.write_all(buf),
-            Inner::Device { out, .. } => out.write_all(buf),
+        match (&mut self.inner, &mut self.filter) {
+            (Inner::Stdout(out), Some(filter)) => filter.write_through(out, buf),
+            (Inner::File { temp, .. }, Some(filter)) => filter.write_through(temp, buf),
+            (Inner::Device { out, .. }, Some(filter)) => filter.write_through(out, buf),
+            (Inner::Stdout(out), None) => out.write_all(buf),
+            (Inner::File { temp, .. }, None) => temp.write_all(buf),
+            (Inner::Device { out, .. }, None) => out.write_all(buf),
         }
     }
 
@@ -473,6 +551,10 @@ impl AppendFile for io::Sink {
 
 impl AppendFile for Output {
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
+        if self.filter.is_some() {
+            // Through the filter, in user space.
+            return io::copy(&mut file.take(len), self);
+        }
         // Flushed first, then the standard library's copy between file descriptors
         // (copy_file_range, sendfile or splice where the kernel has them).
         match &mut self.inner {
@@ -526,14 +608,21 @@ pub fn to_stderr(text: &str) {
     let mut line = String::with_capacity(text.len() + 1);
     line.push_str(text);
     line.push('\n');
-    let _ = io::stderr().lock().write_all(line.as_bytes());
+    // No line of it can be a workflow command in a CI log, whatever the message quotes.
+    let mut out = InertWriter::new(Vec::with_capacity(line.len()), Syntax::Text);
+    if out.write_all(line.as_bytes()).is_ok() {
+        if let Ok(line) = out.finish() {
+            let _ = io::stderr().lock().write_all(&line);
+        }
+    }
 }
 
 /// Standard error for the many lines of a run (`validate`'s errors and warnings): written
 /// until a write fails (a closed or full standard error), dropped from then on; the run and
 /// its exit status go on as they would have.
 pub struct StderrLines {
-    out: BufWriter<io::Stderr>,
+    /// No line of it can be a workflow command in a CI log, whatever the messages quote.
+    out: InertWriter<BufWriter<io::Stderr>>,
     failed: bool,
 }
 
@@ -541,7 +630,10 @@ impl StderrLines {
     /// Lines to standard error, buffered until [`StderrLines::flush`] or the drop.
     pub fn new() -> StderrLines {
         StderrLines {
-            out: BufWriter::with_capacity(1 << 16, io::stderr()),
+            out: InertWriter::new(
+                BufWriter::with_capacity(1 << 16, io::stderr()),
+                Syntax::Text,
+            ),
             failed: false,
         }
     }
@@ -591,13 +683,13 @@ impl std::fmt::Display for InputError {
         if let Some(column) = &self.column {
             write!(f, "{}: ", escape_controls(column))?;
         }
-        f.write_str(&escape_controls(&self.message))?;
+        f.write_str(&escape_message(&self.message))?;
         if let Some(value) = &self.value {
             if value.chars().count() > MAX_QUOTED_CHARS {
                 let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
-                write!(f, " ({:?}… {} bytes in all)", cut, self.value_bytes)?;
+                write!(f, " ({}… {} bytes in all)", quote(&cut), self.value_bytes)?;
             } else {
-                write!(f, " ({value:?})")?;
+                write!(f, " ({})", quote(value))?;
             }
         }
         Ok(())
@@ -639,18 +731,18 @@ mod tests {
         let a = dir.path().join("a.csv");
         let b = dir.path().join("b.csv");
         fs::write(&a, "old a").unwrap();
-        let mut first = Output::open(Some(&a)).unwrap();
+        let mut first = Output::open(Some(&a), Content::Binary).unwrap();
         first.write_all(b"new a").unwrap();
-        let mut full = Output::open(Some(Path::new("/dev/full"))).unwrap();
+        let mut full = Output::open(Some(Path::new("/dev/full")), Content::Binary).unwrap();
         full.write_all(b"held in the buffer until the commit")
             .unwrap();
         assert!(commit_all(vec![first, full]).is_err());
         assert_eq!(fs::read(&a).unwrap(), b"old a");
         assert_eq!(temp_files(dir.path()), 0);
 
-        let mut first = Output::open(Some(&a)).unwrap();
+        let mut first = Output::open(Some(&a), Content::Binary).unwrap();
         first.write_all(b"new a").unwrap();
-        let mut second = Output::open(Some(&b)).unwrap();
+        let mut second = Output::open(Some(&b), Content::Binary).unwrap();
         second.write_all(b"new b").unwrap();
         let registered = |dir: &Path| {
             cleanup::live()
@@ -676,9 +768,9 @@ mod tests {
         let report = dir.path().join("report.xml");
         let gradebook = dir.path().join("gradebook.csv");
         fs::write(&gradebook, "old").unwrap();
-        let mut out = Output::open(Some(&report)).unwrap();
+        let mut out = Output::open(Some(&report), Content::Binary).unwrap();
         out.write_all(b"<problems/>").unwrap();
-        let mut other = Output::open(Some(&gradebook)).unwrap();
+        let mut other = Output::open(Some(&gradebook), Content::Binary).unwrap();
         other.write_all(b"new").unwrap();
         commit_problem_report(out, vec![other]).unwrap();
         assert_eq!(fs::read(&report).unwrap(), b"<problems/>");

@@ -11,7 +11,7 @@ use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::matrix::CsvMatrixWriter;
 use crate::matrix::COLUMNS;
-use crate::output::{check_paths, commit_all, Named, Output};
+use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
@@ -130,7 +130,12 @@ fn render_spooled_table(
         .context("cannot read back the matrix")?
     {
         cells.clear();
-        cells.extend(record.iter().map(str::to_owned));
+        // The values, as the matrix's CSV carries them inert (`'=x` is `=x`).
+        cells.extend(
+            record
+                .iter()
+                .map(|cell| crate::output::spreadsheet_value(cell).to_owned()),
+        );
         let (matrix, extra) = cells.split_at(cells.len().min(COLUMNS.len()));
         table
             .write(matrix, extra)
@@ -183,7 +188,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
     let mut audit = match &args.audit {
         Some(path) => Some(AuditWriter::new(
-            Output::open(Some(path))?,
+            Output::open(Some(path), Content::Csv)?,
             audit_to_stdout,
         )?),
         None => None,
@@ -202,12 +207,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     };
 
-    let mut output = Output::open(args.output.as_deref())?;
+    let mut output = Output::open(args.output.as_deref(), Content::Binary)?;
     let format = match args.format {
         Some(format) => format,
         None if table_options => MatrixFormat::Table,
         None => default_format(&args.output, &output),
     };
+    output.set_content(match format {
+        MatrixFormat::Csv => Content::Csv,
+        MatrixFormat::Json => Content::Json,
+        MatrixFormat::Table => Content::Text,
+    });
     // --explain's sentences come after `reason`, in a column of their own.
     let extra: &[&str] = if args.explain { &[DETAIL_COLUMN] } else { &[] };
     let style = table_style(args, &output);

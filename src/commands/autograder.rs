@@ -34,7 +34,7 @@ use crate::input::{
     ReadOptions, Source,
 };
 use crate::lease::RowReason;
-use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
+use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
 use crate::streaming::{
     judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
@@ -234,8 +234,9 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
     write_zip(&args.output, &prepared)?;
     let (image, has) = GRADESCOPE_IMAGE;
     // What was written, for the instructor: said if standard output takes it (the run is
-    // done either way).
-    let mut out = Vec::new();
+    // done either way). Names from the command line and the case files: no line of it is
+    // a workflow command.
+    let mut out = crate::output::InertWriter::new(Vec::new(), crate::output::Syntax::Text);
     writeln!(
         out,
         "leasejudge: wrote {}: {SETUP}, {RUN}, {BINARY} ({}), {} ({} cases), {}",
@@ -258,7 +259,9 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
             glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
-    let _ = io::stdout().lock().write_all(&out);
+    if let Ok(out) = out.finish() {
+        let _ = io::stdout().lock().write_all(&out);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -271,8 +274,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
     let image = known_image(&args.image, prepared.c_library.glibc()).map_err(|e| usage(&e))?;
     let uuid = write_question(args, &prepared, existing)?;
     // What was written, for the instructor: said if standard output takes it (the run is
-    // done either way).
-    let mut out = Vec::new();
+    // done either way). Names from the command line and the case files: no line of it is
+    // a workflow command.
+    let mut out = crate::output::InertWriter::new(Vec::new(), crate::output::Syntax::Text);
     writeln!(
         out,
         "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \
@@ -308,7 +312,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
             glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
-    let _ = io::stdout().lock().write_all(&out);
+    if let Ok(out) = out.finish() {
+        let _ = io::stdout().lock().write_all(&out);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -799,7 +805,7 @@ impl io::Seek for ZipOutput {
 
 fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     let mut zip = zip::ZipWriter::new(ZipOutput {
-        out: Output::open(Some(path))?,
+        out: Output::open(Some(path), Content::Binary)?,
         failed: false,
         position: 0,
         end: 0,

@@ -20,7 +20,7 @@ use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, Unpair
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
-use crate::output::{check_paths, commit_all, Named, Output};
+use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::{render_report, report_output, write_problems};
 use crate::streaming::{
     Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
@@ -468,7 +468,14 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
             MatrixFileFormat::Json => Encoding::Json,
             MatrixFileFormat::Csv | MatrixFileFormat::Workbook => Encoding::Csv,
         };
-        let mut out = Output::open(Some(target))?;
+        let mut out = Output::open(
+            Some(target),
+            match format {
+                MatrixFileFormat::Csv => Content::Csv,
+                MatrixFileFormat::Json => Content::Json,
+                MatrixFileFormat::Workbook => Content::Binary,
+            },
+        )?;
         let cannot = || format!("cannot write {}", target.display());
         let matrix = crate::streaming::judge(
             &[source],
@@ -487,7 +494,8 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
                     record
                         .with_context(cannot)?
                         .iter()
-                        .map(str::to_owned)
+                        // A workbook's text cell is never a formula: the value as it is.
+                        .map(|cell| crate::output::spreadsheet_value(cell).to_owned())
                         .collect(),
                 );
             }
@@ -516,7 +524,7 @@ fn say_blessed(to_bless: &[&Pairing], checked: usize) {
         let _ = writeln!(
             err,
             "leasejudge: bless: wrote {} for review",
-            pairing.blessed.display()
+            crate::output::escape_controls(&pairing.blessed.to_string_lossy())
         );
     }
     if to_bless.is_empty() {

@@ -32,7 +32,7 @@ pub fn script(shell: Shell, mut command: clap::Command) -> Vec<u8> {
 /// Runs `completions` for the command line `command`.
 pub fn run(args: &Args, command: clap::Command) -> Result<ExitCode> {
     use std::io::Write;
-    let mut out = crate::output::Output::open(None)?;
+    let mut out = crate::output::Output::open(None, crate::output::Content::Text)?;
     out.write_all(&script(args.shell, command))
         .context("cannot write the completion script")?;
     out.commit()?;

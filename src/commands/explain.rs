@@ -114,7 +114,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     // Text and JSON have always opened their output before reading, pages after.
     let paged = matches!(format, Format::Html | Format::Mermaid);
     let mut output = match paged {
-        false => Some(Output::open(args.output.as_deref())?),
+        false => Some(Output::open(args.output.as_deref(), format.content())?),
         true => None,
     };
     let progress = crate::terminal::spinner("explain", &sources);
@@ -131,7 +131,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let explanation = explained?;
     let mut output = match output.take() {
         Some(output) => output,
-        None => Output::open(args.output.as_deref())?,
+        None => Output::open(args.output.as_deref(), format.content())?,
     };
     if explanation.shown < explanation.selected {
         crate::output::to_stderr(&format!(

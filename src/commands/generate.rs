@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Options, Style};
 use crate::input::Source;
 use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
-use crate::output::{check_paths, persist_all, Named, Output};
+use crate::output::{check_paths, persist_all, Content, Named, Output};
 use crate::streaming::{
     judge, Encoding, Sink, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
@@ -93,7 +93,7 @@ fn parse_rows(text: &str) -> Result<(u64, u64), String> {
 pub fn run(args: &Args) -> Result<ExitCode> {
     if args.list_scenarios {
         // Through an Output: a closed standard output is an error here too.
-        let mut out = Output::open(None)?;
+        let mut out = Output::open(None, Content::Text)?;
         for (scenario, weight) in default_mix() {
             writeln!(
                 out,
@@ -146,7 +146,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             bail!("--golden needs -o to name a regular file, not a device or pipe");
         }
     }
-    let mut output = Output::open(args.output.as_deref())?;
+    let mut output = Output::open(args.output.as_deref(), Content::Csv)?;
     let progress = crate::terminal::bytes_spinner("generate: case file");
     let written = match &progress {
         Some(bar) => write_style(args.style, &options, &mut bar.bar().wrap_write(&mut output)),
@@ -179,7 +179,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
             bad_rows_against_earlier_files: false,
         };
-        let mut out = Output::open(Some(golden))?;
+        let mut out = Output::open(Some(golden), Content::Csv)?;
         let judged = judge(
             &[source],
             &settings,

@@ -26,12 +26,12 @@ use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
-use crate::output::{check_paths, commit_all, Named, Output};
+use crate::output::{
+    check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
+};
 use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility};
 use crate::report::class_json::write_json;
-use crate::report::class_text::{
-    key_lines, score_line, visible_controls, write_github, write_markdown, write_table,
-};
+use crate::report::class_text::{key_lines, score_line, write_github, write_markdown, write_table};
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
 
 /// How `grade`'s report is written.
@@ -51,6 +51,20 @@ pub enum GradeFormat {
     Gradescope,
     /// PrairieLearn's external grading results (one submission).
     Prairielearn,
+}
+
+impl GradeFormat {
+    /// What a report in this format holds.
+    pub fn content(self) -> Content {
+        match self {
+            GradeFormat::Table | GradeFormat::Markdown => Content::Text,
+            GradeFormat::Json | GradeFormat::Gradescope | GradeFormat::Prairielearn => {
+                Content::Json
+            }
+            GradeFormat::Junit => Content::Markup,
+            GradeFormat::Github => Content::WorkflowCommands,
+        }
+    }
 }
 
 /// The weights given with `--weights`.
@@ -365,14 +379,10 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
         "leasejudge: the answer key {} cannot be used, so no results were written: the \
          platform reports this run as failed and records no score. Fix the key in the \
          autograder, then regrade. Its problems:",
-        visible_controls(&golden.to_string_lossy())
+        escape_controls(&golden.to_string_lossy())
     );
     for problem in problems {
-        let _ = writeln!(
-            out,
-            "leasejudge: {}",
-            visible_controls(&problem.to_string())
-        );
+        let _ = writeln!(out, "leasejudge: {}", escape_message(&problem.to_string()));
     }
     let _ = out.flush();
     ExitCode::from(2)
@@ -391,7 +401,7 @@ fn name_in_upload(submission: &mut Submission, found: &UploadedMatrix) {
 
 /// `text` written to a temporary file for `path`, to commit with the run's other outputs.
 fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
-    let mut out = Output::open(Some(path))?;
+    let mut out = Output::open(Some(path), Content::Csv)?;
     out.write_all(text.as_bytes())
         .with_context(|| format!("cannot write the {what}"))?;
     Ok(out)
@@ -539,9 +549,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                         .context("grading through temporary files")?
                 }
             };
+            // A gradebook names a submission as a person reads it (`report_cell`).
             let previous = baseline
                 .as_ref()
-                .and_then(|b| b.get(&name))
+                .and_then(|b| b.get(&*escape_controls(&name)))
                 .map(|score| Previous { score: *score });
             Ok(Submission {
                 name,
@@ -550,10 +561,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    // A gradebook names a submission as a person reads it (`report_cell`, one for one).
     let previous = |name: &str| {
         baseline
             .as_ref()
-            .and_then(|b| b.get(name))
+            .and_then(|b| b.get(&*escape_controls(name)))
             .map(|score| Previous { score: *score })
     };
     match upload {
@@ -599,7 +611,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             })?;
         }
     }
-    let mut out = Output::open(args.output.as_deref())?;
+    let mut out = Output::open(args.output.as_deref(), format.content())?;
     let color = crate::terminal::use_color(out.is_terminal());
     let text = match format {
         // Written as it is made, a page of a table at a time.
@@ -646,7 +658,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?);
     }
     if let Some(path) = &args.item_analysis {
-        let mut out = Output::open(Some(path))?;
+        let mut out = Output::open(Some(path), Content::Csv)?;
         let golden_ids = case_ids.iter().flat_map(|ids| ids.iter().map(|(_, id)| id));
         write_item_analysis(&report, golden_ids, &mut out)
             .context("cannot write the item analysis")?;
@@ -658,20 +670,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         // Trouble goes to standard error too, as with every command, whatever the report's
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
-        let mut err = std::io::stderr().lock();
+        let mut err =
+            crate::output::InertWriter::new(std::io::stderr().lock(), crate::output::Syntax::Text);
         for line in key_lines(&report) {
-            let _ = writeln!(err, "leasejudge: {line}");
+            let _ = writeln!(err, "leasejudge: {}", escape_message(&line));
         }
         let mut ungradable = 0;
         for submission in &report.submissions {
             if let Outcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
                 for problem in problems {
-                    let _ = writeln!(
-                        err,
-                        "leasejudge: {}",
-                        visible_controls(&problem.to_string())
-                    );
+                    let _ = writeln!(err, "leasejudge: {}", escape_message(&problem.to_string()));
                 }
             }
         }
@@ -690,9 +699,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let _ = writeln!(
             out,
             "leasejudge: {}: {}; the results are in {}",
-            visible_controls(&submission.name),
+            escape_controls(&submission.name),
             score_line(&report, submission),
-            visible_controls(
+            escape_controls(
                 &args
                     .output
                     .as_deref()

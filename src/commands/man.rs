@@ -50,7 +50,7 @@ pub fn page(mut command: clap::Command) -> std::io::Result<Vec<u8>> {
 pub fn run(_args: &Args, command: clap::Command) -> Result<ExitCode> {
     use std::io::Write;
     let roff = page(command).context("cannot render the manual page")?;
-    let mut out = crate::output::Output::open(None)?;
+    let mut out = crate::output::Output::open(None, crate::output::Content::Text)?;
     out.write_all(&roff)
         .context("cannot write the manual page")?;
     out.commit()?;

@@ -12,7 +12,7 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
-use crate::output::{check_paths, escape_controls, Named, Output};
+use crate::output::{check_paths, escape_controls, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
 use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, EVERY_CASE};
 
@@ -197,7 +197,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         violations,
         sensitive,
     } = totals;
-    let mut out = Output::open(args.output.as_deref())?;
+    let mut out = Output::open(args.output.as_deref(), Content::Text)?;
     found.write_to(&mut out)?;
     writeln!(
         out,

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::expand_inputs;
-use crate::output::{check_paths, Named, Output};
+use crate::output::{check_paths, Content, Named, Output};
 use crate::streaming::{
     judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
 };
@@ -58,10 +58,13 @@ impl CaseWriter for BlankRows {
     }
 }
 
-/// Appends the CSV row of `case_id` followed by `blanks` empty cells to `out`.
+/// Appends the CSV row of `case_id` followed by `blanks` empty cells to `out`: the case id
+/// as [`spreadsheet_cell`](crate::output::spreadsheet_cell) writes it, so the template a
+/// learner opens in a spreadsheet runs nothing, and grading reads the id back as it is.
 fn blank_row(case_id: &str, blanks: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(std::iter::once(case_id).chain(std::iter::repeat_n("", blanks)))?;
+    let case_id = crate::output::spreadsheet_cell(case_id);
+    writer.write_record(std::iter::once(&*case_id).chain(std::iter::repeat_n("", blanks)))?;
     writer.flush()
 }
 
@@ -110,7 +113,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the template"),
     };
     let header = header(&args.columns.0)?;
-    let mut out = Output::open(args.output.as_deref())?;
+    let mut out = Output::open(args.output.as_deref(), Content::Csv)?;
     out.write_all(&header)
         .and_then(|()| rows.write_to(&mut out))
         .context("cannot write the template")?;
@@ -125,9 +128,9 @@ mod tests {
     #[test]
     fn templates_have_only_case_ids() {
         let mut text = header(&[Column::DECISION, Column::REASON]).unwrap();
-        for case_id in ["a", "b,c"] {
+        for case_id in ["a", "b,c", "=1+1"] {
             blank_row(case_id, 2, &mut text).unwrap();
         }
-        assert_eq!(text, b"case_id,decision,reason\na,,\n\"b,c\",,\n");
+        assert_eq!(text, b"case_id,decision,reason\na,,\n\"b,c\",,\n'=1+1,,\n");
     }
 }

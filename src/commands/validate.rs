@@ -61,7 +61,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let report = report?;
     // Standard error is where the findings go; if it is closed or full they are lost, and
-    // the exit status still says whether there were errors.
+    // the exit status still says whether there were errors. No line of it can be a
+    // workflow command in a CI log, whatever the messages quote.
     let mut stderr = crate::output::StderrLines::new();
     for error in &report.errors {
         stderr.line(error);
@@ -93,7 +94,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if report.errors.is_empty() {
         stderr.flush();
         // Through Output, which knows a closed standard output: then this is an error.
-        let mut stdout = crate::output::Output::open(None)?;
+        let mut stdout = crate::output::Output::open(None, crate::output::Content::Text)?;
         writeln!(stdout, "{summary}")?;
         stdout.commit()?;
         Ok(ExitCode::SUCCESS)

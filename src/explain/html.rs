@@ -16,8 +16,11 @@ use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Ti
 use super::text::{claim_text, clock_text, state_text};
 use super::{CaseTrace, State};
 
-/// Escapes `& < > " '` for HTML text and attribute values.
+/// Escapes `& < > " '` for HTML text and attribute values, after showing what a reader could
+/// not see (controls, zero-width and bidirectional characters) as `\u{200b}`: a character
+/// reference would draw it invisibly again. Line breaks stay (for the caller to place).
 pub fn escape_html(text: &str) -> String {
+    let text = crate::output::escape_controls_keep_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -26,9 +29,6 @@ pub fn escape_html(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' => {
-                let _ = write!(out, "&#{};", u32::from(c));
-            }
             c => out.push(c),
         }
     }

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::lease::{ClockEffect, CompactString, Disposition, Message, RowReason};
+use crate::output::{escape_controls, escape_markdown};
 
 use super::{CaseTrace, TracedRow};
 
@@ -23,27 +24,12 @@ pub fn case(trace: &CaseTrace) -> String {
     out
 }
 
-/// Escapes text for Markdown: every character that could start emphasis, a link, HTML, an
-/// entity, code or a table cell gets a backslash, and line breaks become spaces.
-pub fn escape_markdown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\`*_[]<>#|!~&{}".contains(c) {
-            out.push('\\');
-            out.push(c);
-        } else if crate::output::is_unsafe_char(c) {
-            out.push_str(&crate::output::escape_controls(c.encode_utf8(&mut [0; 4])));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Escapes text for a Mermaid label with entity codes (`#59;`): only letters, digits, spaces
 /// and `_ . ( ) /` stay as they are, and `-` unless it could start an arrow. `colon_ok`
 /// keeps `:` (safe in message and note text, not in participant names).
 pub fn escape_mermaid(text: &str, colon_ok: bool) -> String {
+    // What cannot be seen is shown first (an entity code would draw it invisibly again).
+    let text = crate::output::escape_message(text);
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -97,7 +83,11 @@ impl Participants {
 
 fn render_case(out: &mut String, trace: &CaseTrace) {
     let participants = Participants::of(trace);
-    let _ = writeln!(out, "## Case {}\n", escape_markdown(&trace.case_id));
+    let _ = writeln!(
+        out,
+        "## Case {}\n",
+        escape_markdown(&escape_controls(&trace.case_id))
+    );
     let _ = writeln!(out, "{}\n", escape_markdown(&trace.sentence()));
     out.push_str("```mermaid\nsequenceDiagram\n");
     out.push_str("    participant C as coordinator\n");

@@ -34,6 +34,15 @@ pub enum Format {
 }
 
 impl Format {
+    /// What an output in this format holds.
+    pub fn content(self) -> crate::output::Content {
+        match self {
+            Format::Text | Format::Mermaid => crate::output::Content::Text,
+            Format::Json => crate::output::Content::Json,
+            Format::Html => crate::output::Content::Markup,
+        }
+    }
+
     /// What comes before the first case, given how many cases follow.
     pub fn start(self, cases: usize) -> String {
         match self {

@@ -319,7 +319,14 @@ impl CaseWriter for DetailedRows {
                 let mut writer = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(&mut *out);
-                writer.write_record(trace.matrix.cells().iter().chain([&sentence]))?;
+                writer.write_record(
+                    trace
+                        .matrix
+                        .cells()
+                        .iter()
+                        .chain([&sentence])
+                        .map(|cell| crate::output::spreadsheet_cell(cell).into_owned()),
+                )?;
                 writer.flush()?;
             }
             Encoding::Json => {

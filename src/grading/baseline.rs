@@ -14,8 +14,9 @@ use crate::input::{
     body_record, header_record, normalise_header, BodyRecord, InputError, InputErrors,
 };
 
-/// The scores of an old gradebook by submission name; `None` where the score cell is empty
-/// (an ungradable submission).
+/// The scores of an old gradebook by submission name (as the gradebook shows it:
+/// [`crate::sanitize::escape_controls`] of the name); `None` where the score cell is empty (an
+/// ungradable submission).
 pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::File::open(path)
@@ -113,7 +114,9 @@ pub fn parse_baseline(
                 }
             }
         };
-        let submission = cell(submission_at, "submission", &mut errors);
+        // As `grade --gradebook` wrote it: `'=x` is `=x` (`crate::sanitize::report_cell`).
+        let submission = cell(submission_at, "submission", &mut errors)
+            .map(|text| crate::sanitize::spreadsheet_value(&text).to_owned());
         let score = cell(score_at, "score", &mut errors).and_then(|text| {
             if text.is_empty() {
                 return Some(None);

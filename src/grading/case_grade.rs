@@ -66,12 +66,13 @@ pub struct UnknownCase {
     pub at: Spot,
 }
 
-/// A value as people read it: `(empty)` for an empty cell.
-pub fn shown(value: &str) -> &str {
+/// A value as people read it: `(empty)` for an empty cell, and what a person could not see
+/// or a log would run made visible ([`escape_controls`](crate::output::escape_controls)).
+pub fn shown(value: &str) -> std::borrow::Cow<'_, str> {
     if value.is_empty() {
-        "(empty)"
+        std::borrow::Cow::Borrowed("(empty)")
     } else {
-        value
+        crate::output::escape_controls(value)
     }
 }
 
@@ -100,7 +101,8 @@ impl CaseGrade {
                 mismatches.iter().map(Mismatch::describe).collect()
             }
             CaseOutcome::Missing => vec![format!(
-                "missing: the golden file has this case, {graded_file} does not (counted wrong)"
+                "missing: the golden file has this case, {} does not (counted wrong)",
+                crate::output::escape_controls(graded_file)
             )],
         }
     }
@@ -118,6 +120,9 @@ impl CaseGrade {
 impl UnknownCase {
     /// What is wrong, for people.
     pub fn problem(&self, golden: &str) -> String {
-        format!("not in the golden file {golden} (reported, not scored)")
+        format!(
+            "not in the golden file {} (reported, not scored)",
+            crate::output::escape_controls(golden)
+        )
     }
 }

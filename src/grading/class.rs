@@ -284,7 +284,10 @@ impl Hint {
             Some((last, [])) => format!("line {last} in "),
             Some((last, rest)) => format!("lines {} and {last} in ", rest.join(", ")),
         };
-        format!("look again at {lines}{}", self.file)
+        format!(
+            "look again at {lines}{}",
+            crate::output::escape_controls(&self.file)
+        )
     }
 
     /// The JSON report's `hint`: `{"file": "cases.csv", "lines": [21, 22]}`.
@@ -429,7 +432,8 @@ impl ClassReport {
             CaseStatus::Matched => return Vec::new(),
             CaseStatus::Mismatched => case.misses.iter().map(ColumnMiss::describe).collect(),
             CaseStatus::Missing => vec![format!(
-                "missing: the golden file has this case, {submission} does not (counted wrong)"
+                "missing: the golden file has this case, {} does not (counted wrong)",
+                crate::output::escape_controls(submission)
             )],
         };
         if let Some(Some(hint)) = self.hints.get(case.case as usize) {
@@ -479,6 +483,7 @@ pub fn typo_note(column: Column, value: &str) -> Option<String> {
     if value.is_empty() {
         return None;
     }
+    let value = &*crate::output::escape_controls(value);
     if column.kind() == ValueKind::Boolean {
         let known = ["true", "false", "yes", "no", "1", "0"];
         return (!known.iter().any(|k| k.eq_ignore_ascii_case(value)))

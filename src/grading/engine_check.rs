@@ -267,9 +267,13 @@ fn split_matrix(
         // The engine's matrix has every column, in column order.
         let cells: Vec<(Column, &str)> = columns
             .iter()
-            .map(|&column| (column, record.get(column.index()).unwrap_or_default()))
+            .map(|&column| {
+                let cell = record.get(column.index()).unwrap_or_default();
+                (column, crate::sanitize::spreadsheet_value(cell))
+            })
             .collect();
-        partitions.push(&record[0], u64::from_le_bytes(line), 0, &cells);
+        let case_id = crate::sanitize::spreadsheet_value(&record[0]);
+        partitions.push(case_id, u64::from_le_bytes(line), 0, &cells);
     }
     partitions.seal();
     Ok(partitions)

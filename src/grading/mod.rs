@@ -43,6 +43,19 @@ pub enum ReportFormat {
     Markdown,
 }
 
+impl ReportFormat {
+    /// What a report in this format holds.
+    pub fn content(self) -> crate::output::Content {
+        use crate::output::Content;
+        match self {
+            ReportFormat::Table | ReportFormat::Markdown => Content::Text,
+            ReportFormat::Json => Content::Json,
+            ReportFormat::Junit => Content::Markup,
+            ReportFormat::Github => Content::WorkflowCommands,
+        }
+    }
+}
+
 /// The options `check` and `grade` share.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {

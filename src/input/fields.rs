@@ -388,6 +388,17 @@ fn parse_typed(
         })
     });
 
+    // Text the matrix carries (spec section 5) that would be a GitHub Actions workflow
+    // command wherever the matrix is printed, and that no CSV quoting can make inert
+    // (docs/safety.md): refused here, for every command alike.
+    for field in TEXT_FIELDS {
+        if let Some(value) = text(field) {
+            if let Some(found) = crate::sanitize::workflow_command_in(value) {
+                errors.push(locate(Some(field), command_message(found), Some(value)));
+            }
+        }
+    }
+
     let mut require = |field: Field, why: &dyn Fn() -> String| -> Option<&str> {
         let value = text(field);
         if value.is_none() {
@@ -527,6 +538,28 @@ fn parse_typed(
             false
         }
     })
+}
+
+/// The fields whose text the evidence matrix carries as it is.
+const TEXT_FIELDS: [Field; 5] = [
+    Field::CaseId,
+    Field::JobId,
+    Field::LeaseId,
+    Field::Holder,
+    Field::ProgressValue,
+];
+
+/// Why text holding a workflow command (`found`: `##[` or `::`) is refused.
+fn command_message(found: &str) -> String {
+    let what = match found {
+        // Not written as they are: the message itself must not be a command.
+        "##[" => "`#`, `#`, `[` in a row",
+        _ => "a line starting with `::`",
+    };
+    format!(
+        "holds {what}, which a GitHub Actions log runs as a workflow command wherever the \
+         matrix is shown; case-file text may not hold one"
+    )
 }
 
 /// [`Event::parse`], with the usual lower-case spellings matched first (every row has an

@@ -33,6 +33,11 @@ impl<W: Write> Straight<W> {
         }
     }
 
+    /// What is written to.
+    pub(super) fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
     /// Whether writes still go through.
     pub(super) fn is_open(&self) -> bool {
         matches!(self.flow, Flow::Open)

@@ -1,8 +1,11 @@
 //! The row audit: one CSV line per replayed row — `case_id,file,line,event,disposition,reason`.
+//! A report people open in a spreadsheet or read in a log: the case id and the file name as
+//! [`report_cell`] writes them.
 
 use std::io::{self, Write};
 
 use crate::lease::{Event, Outcome};
+use crate::output::report_cell;
 
 /// The audit's columns.
 pub const AUDIT_COLUMNS: [&str; 6] = ["case_id", "file", "line", "event", "disposition", "reason"];
@@ -36,8 +39,8 @@ impl<W: Write> AuditWriter<W> {
         outcome: &Outcome,
     ) -> io::Result<()> {
         self.writer.write_record([
-            case_id,
-            file,
+            &*report_cell(case_id),
+            &*report_cell(file),
             &line.to_string(),
             event.as_str(),
             outcome.disposition.as_str(),

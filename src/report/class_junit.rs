@@ -12,6 +12,24 @@ use std::io::Write;
 use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 
 use super::class_text::{key_lines, score_line};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
+
+/// A name in a JUnit report (a suite, a test case, a class, a property) that may come from
+/// input: every character XML cannot hold, or a person could not see, shown as `\u{1b}`, one
+/// for one, so that two different names never become the same (quick-junit would drop them).
+pub(crate) fn junit_name(text: &str) -> String {
+    escape_controls(text).into_owned()
+}
+
+/// A failure's message (one line) as a person reads it.
+pub(crate) fn junit_message(text: &str) -> String {
+    escape_message(text).into_owned()
+}
+
+/// A failure's description (lines) as a person reads it.
+pub(crate) fn junit_text(text: &str) -> String {
+    escape_controls_keep_lines(text).into_owned()
+}
 
 fn non_success(
     kind: NonSuccessKind,
@@ -22,8 +40,8 @@ fn non_success(
     let mut status = TestCaseStatus::non_success(kind);
     status
         .set_type(ty)
-        .set_message(message)
-        .set_description(description);
+        .set_message(junit_message(&message))
+        .set_description(junit_text(&description));
     status
 }
 
@@ -34,8 +52,8 @@ const PAGE_CASES: usize = 1024;
 fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(TestCase)) {
     let name = submission.name.as_str();
     let mut add = |test_name: &str, status: TestCaseStatus| {
-        let mut test = TestCase::new(test_name, status);
-        test.set_classname(name);
+        let mut test = TestCase::new(junit_name(test_name), status);
+        test.set_classname(junit_name(name));
         add(test);
     };
     match &submission.outcome {
@@ -104,11 +122,11 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                 status
                     .set_type("warning")
                     .set_message(UnknownRow::WARNING)
-                    .set_description(format!(
+                    .set_description(junit_text(&format!(
                         "{name}:{}: {}\n",
                         unknown.line,
                         UnknownRow::WARNING
-                    ));
+                    )));
                 add(&unknown.case_id, status);
             }
         }
@@ -151,7 +169,7 @@ const SUITE_END: &str = "    </testsuite>";
 pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     let mut junit = Report::new("leasejudge grade");
     for submission in &report.submissions {
-        let mut suite = TestSuite::new(submission.name.as_str());
+        let mut suite = TestSuite::new(junit_name(&submission.name));
         suite.add_property(("score", score_line(report, submission).as_str()));
         count_cases(&mut suite, |add| each_case(report, submission, add));
         junit.add_test_suite(suite);
@@ -176,7 +194,7 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     if report.baseline {
         for (submission, change) in report.moved() {
             class.add_property((
-                format!("moved {}", submission.name).as_str(),
+                format!("moved {}", junit_name(&submission.name)).as_str(),
                 super::class_text::signed(change).as_str(),
             ));
         }

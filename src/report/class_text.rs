@@ -9,7 +9,7 @@ use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Widt
 
 use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
 use crate::grading::Spot;
-use crate::output::{escape_controls, escape_controls_keep_lines};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
 use super::github;
 
@@ -30,7 +30,7 @@ use super::markdown;
 
 /// Escapes Markdown table-cell text, control characters included.
 fn escape_cell(text: &str) -> String {
-    markdown::escape_cell(&visible_controls(text))
+    markdown::escape_cell(text)
 }
 
 /// The text with every control character (and bidi override) but the line break escaped
@@ -175,9 +175,9 @@ fn clean_cell(text: impl AsRef<str>) -> Cell {
     Cell::new(escape_controls(text.as_ref()))
 }
 
-/// A table cell of several lines, each of which may have come from input.
+/// A table cell of several lines, each made of the tool's words and values already escaped.
 fn clean_lines_cell(lines: &[String]) -> Cell {
-    let lines: Vec<_> = lines.iter().map(|line| escape_controls(line)).collect();
+    let lines: Vec<_> = lines.iter().map(|line| escape_message(line)).collect();
     Cell::new(lines.join("\n"))
 }
 
@@ -361,7 +361,7 @@ pub fn write_table(
             Outcome::KeyMalformed => writeln!(out, "  not graded: {}", report.key_message())?,
             Outcome::Ungradable(problems) => {
                 for problem in problems {
-                    writeln!(out, "  {}", escape_controls(&problem.to_string()))?;
+                    writeln!(out, "  {}", escape_message(&problem.to_string()))?;
                 }
             }
             Outcome::Graded(graded) => {
@@ -468,7 +468,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
     write!(out, "{header}\n{rule}\n")?;
     for submission in &report.submissions {
         let mut cells = summary_cells(report, submission);
-        cells[0] = escape_cell(&cells[0]);
+        cells[0] = escape_cell(&escape_controls(&cells[0]));
         writeln!(out, "| {} |", cells.join(" | "))?;
     }
     if let Some(moved) = moved_line(report) {
@@ -501,7 +501,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                                 line: case.line,
                             };
                             [
-                                case.case_id.to_string(),
+                                escape_controls(&case.case_id).into_owned(),
                                 at.to_string(),
                                 case.status.name().to_owned(),
                                 problems.join("\n"),
@@ -510,7 +510,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                     });
                     let unknown = graded.unknown.iter().map(|unknown| {
                         [
-                            unknown.case_id.clone(),
+                            escape_controls(&unknown.case_id).into_owned(),
                             format!("{}:{}", submission.name, unknown.line),
                             "warning".to_owned(),
                             UnknownRow::WARNING.to_owned(),
@@ -526,7 +526,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
         write!(
             out,
             "\n### {}: {}\n\n| case | where | result | details |\n|---|---|---|---|\n",
-            escape_cell(&submission.name),
+            escape_cell(&escape_controls(&submission.name)),
             escape_cell(&score_line(report, submission))
         )?;
         for row in rows() {

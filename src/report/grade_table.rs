@@ -8,7 +8,7 @@ use comfy_table::{Cell, Color};
 use super::class_text::{write_paged, PagedStyle};
 
 use crate::grading::{CaseOutcome, GradeReport};
-use crate::output::{escape_controls, escape_controls_keep_lines};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
 /// Writes the report, a page of its table at a time; statuses are coloured when `color`;
 /// matched cases are listed only when `verbose`. The table is as wide as its cells, or
@@ -53,7 +53,7 @@ pub fn write(
                     Cell::new(escape_controls(&unknown.case_id)),
                     Cell::new(escape_controls(&unknown.at.to_string())),
                     status("unknown", Color::Yellow),
-                    Cell::new(escape_controls(&unknown.problem(&file.golden))),
+                    Cell::new(escape_message(&unknown.problem(&file.golden))),
                 ]
             });
             cases.chain(unknown)

@@ -1,12 +1,14 @@
 //! `grade`'s instructor files as CSV: the gradebook (one line per submission) and the item
 //! analysis (one line per golden case: how many got each graded column right, and the most
-//! common wrong answer).
+//! common wrong answer). Text from input (a file name, a case id, a learner's answer) is
+//! written as [`report_cell`] writes it: inert in a spreadsheet and in a log.
 
 use std::io::Write;
 
 use anyhow::{Context, Result};
 
 use crate::grading::class::{item_analysis, ClassReport, Outcome};
+use crate::output::report_cell;
 
 use super::class_text::baseline_cells;
 
@@ -49,7 +51,7 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
     }
     let mut rows = vec![header];
     for submission in &report.submissions {
-        let mut row = vec![submission.name.clone()];
+        let mut row = vec![report_cell(&submission.name).into_owned()];
         match &submission.outcome {
             Outcome::Graded(graded) => {
                 let counts = graded.counts();
@@ -110,13 +112,15 @@ pub fn write_item_analysis(
     let mut row = Vec::new();
     item_analysis(report, golden_ids, &mut |item| {
         row.clear();
-        row.push(item.case_id);
+        row.push(report_cell(&item.case_id).into_owned());
         row.push(graded.clone());
         for (right, top) in item.columns {
             row.push(right.to_string());
             match top {
                 Some((answer, count)) => {
-                    row.push(answer);
+                    // A learner's answer: what a spreadsheet would run, or a log show as a
+                    // command, is made inert.
+                    row.push(report_cell(&answer).into_owned());
                     row.push(count.to_string());
                 }
                 None => {

@@ -8,15 +8,15 @@ use std::io::Write;
 use anyhow::Result;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::class_junit::{count_cases, write_spliced};
+use super::class_junit::{count_cases, junit_message, junit_name, junit_text, write_spliced};
 use crate::grading::{FileGrade, GradeReport};
 
 fn failure(kind: &str, message: String, description: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
     status
         .set_type(kind)
-        .set_message(message)
-        .set_description(description);
+        .set_message(junit_message(&message))
+        .set_description(junit_text(&description));
     status
 }
 
@@ -32,21 +32,21 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
                 format!("{}: {}\n", case.at, problems.join("\n")),
             ),
         };
-        let mut test = TestCase::new(case.case_id.as_str(), status);
-        test.set_classname(file.file.as_str());
+        let mut test = TestCase::new(junit_name(&case.case_id), status);
+        test.set_classname(junit_name(&file.file));
         add(test);
     }
     for unknown in &file.unknown {
         let problem = unknown.problem(&file.golden);
         let mut test = TestCase::new(
-            unknown.case_id.as_str(),
+            junit_name(&unknown.case_id),
             failure(
                 "unknown",
                 problem.clone(),
                 format!("{}: {problem}\n", unknown.at),
             ),
         );
-        test.set_classname(file.file.as_str());
+        test.set_classname(junit_name(&file.file));
         add(test);
     }
 }
@@ -56,13 +56,13 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
 pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
     let mut junit = Report::new(format!("leasejudge {}", report.command));
     for file in &report.files {
-        let mut suite = TestSuite::new(file.file.as_str());
-        suite.add_property(("golden", file.golden.as_str()));
+        let mut suite = TestSuite::new(junit_name(&file.file));
+        suite.add_property(("golden", junit_name(&file.golden).as_str()));
         count_cases(&mut suite, |add| each_case(file, add));
         junit.add_test_suite(suite);
     }
     for unpaired in &report.unpaired {
-        let mut suite = TestSuite::new(unpaired.file.as_str());
+        let mut suite = TestSuite::new(junit_name(&unpaired.file));
         let message = unpaired.problem.message().to_owned();
         let mut test = TestCase::new(
             "pairing",
@@ -72,7 +72,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
                 format!("{}: {message}\n", unpaired.file),
             ),
         );
-        test.set_classname(unpaired.file.as_str());
+        test.set_classname(junit_name(&unpaired.file));
         suite.add_test_case(test);
         junit.add_test_suite(suite);
     }

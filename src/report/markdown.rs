@@ -6,27 +6,14 @@ use std::io::{self, Write};
 
 use crate::grading::GradeReport;
 
-/// Escapes text for a Markdown table cell.
+/// Escapes text for a Markdown table cell: each line as
+/// [`escape_markdown`](crate::output::escape_markdown) escapes it, joined by `<br>`.
 pub fn escape_cell(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '|' => escaped.push_str("\\|"),
-            '\\' => escaped.push_str("\\\\"),
-            '`' => escaped.push_str("\\`"),
-            '*' => escaped.push_str("\\*"),
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '\r' => {}
-            '\n' => escaped.push_str("<br>"),
-            c if crate::output::is_unsafe_char(c) => {
-                escaped.push_str(&crate::output::escape_controls(c.encode_utf8(&mut [0; 4])))
-            }
-            c => escaped.push(c),
-        }
-    }
-    escaped
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(crate::output::escape_markdown)
+        .collect();
+    lines.join("<br>")
 }
 
 /// Renders the report as Markdown.
@@ -91,7 +78,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
                 row(
                     &mut out,
                     [
-                        &case.case_id,
+                        &crate::output::escape_controls(&case.case_id),
                         &case.at.to_string(),
                         case.status(),
                         &problems.join("\n"),
@@ -103,7 +90,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
             row(
                 &mut out,
                 [
-                    &unknown.case_id,
+                    &crate::output::escape_controls(&unknown.case_id),
                     &unknown.at.to_string(),
                     "unknown",
                     &unknown.problem(&file.golden),
@@ -114,7 +101,12 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
     for unpaired in &report.unpaired {
         row(
             &mut out,
-            ["", &unpaired.file, "unpaired", unpaired.problem.message()],
+            [
+                "",
+                &crate::output::escape_controls(&unpaired.file),
+                "unpaired",
+                unpaired.problem.message(),
+            ],
         )?;
     }
     out.flush()
@@ -128,7 +120,11 @@ mod tests {
     fn cells_cannot_break_the_table() {
         assert_eq!(
             escape_cell("a|b\nc<d>&*e*_f"),
-            "a\\|b<br>c&lt;d&gt;&amp;\\*e\\*_f"
+            "a\\|b<br>c\\<d\\>\\&\\*e\\*\\_f"
+        );
+        assert_eq!(
+            escape_cell("![x](https://t.example/p.png) [Regrade](https://e.example) www.e.example"),
+            "\\!\\[x\\](https\\://t.example/p.png) \\[Regrade\\](https\\://e.example) www\\.e.example"
         );
     }
 }

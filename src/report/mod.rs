@@ -39,12 +39,12 @@ pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
 /// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
 /// with the run's other outputs ([`crate::output::commit_all`]).
 pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> {
-    let mut out = Output::open(args.output.as_deref())?;
-    let color = crate::terminal::use_color(out.is_terminal());
-    let text = match args
+    let format = args
         .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()))
-    {
+        .unwrap_or_else(|| default_format(args.output.as_deref()));
+    let mut out = Output::open(args.output.as_deref(), format.content())?;
+    let color = crate::terminal::use_color(out.is_terminal());
+    let text = match format {
         ReportFormat::Table => {
             let width = crate::terminal::table_width(out.is_terminal());
             grade_table::write(report, color, args.verbose, Some(width), &mut out)
@@ -88,7 +88,7 @@ pub fn write_problems(
     let Some(text) = problems::render(format, command, errors)? else {
         return Ok(());
     };
-    let mut out = Output::open(args.output.as_deref())?;
+    let mut out = Output::open(args.output.as_deref(), format.content())?;
     std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
     out.commit()?;
     if format == ReportFormat::Github {

@@ -8,6 +8,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::grading::ReportFormat;
 use crate::input::{InputError, InputErrors};
+use crate::report::class_junit::{junit_message, junit_name, junit_text};
 use crate::report::github::{command as workflow_command, escape_data};
 use crate::report::markdown::escape_cell;
 
@@ -58,15 +59,15 @@ pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type("input")
-            .set_message(what(error))
-            .set_description(format!("{error}\n"));
+            .set_message(junit_message(&what(error)))
+            .set_description(junit_text(&format!("{error}\n")));
         let name = if error.line > 0 {
-            format!("{}:{}", error.file, error.line)
+            format!("{}:{}", junit_name(&error.file), error.line)
         } else {
-            error.file.clone()
+            junit_name(&error.file)
         };
         let mut test = TestCase::new(name, status);
-        test.set_classname(error.file.as_str());
+        test.set_classname(junit_name(&error.file));
         suite.add_test_case(test);
     }
     report.add_test_suite(suite);
@@ -109,13 +110,9 @@ pub fn github(command: &str, errors: &InputErrors) -> String {
     }
     text.push_str(&format!("{}\n", escape_data(&headline(command, errors))));
     for error in problems {
-        // A plain line, not a command: `::` at its start is escaped so it cannot become one.
-        let line = error.to_string();
-        let line = match line.strip_prefix("::") {
-            Some(rest) => format!(" ::{rest}"),
-            None => line,
-        };
-        text.push_str(&escape_data(&line));
+        // A plain line, not a command: its file name (first) is escaped as a person reads
+        // it, so that nothing can make it one (`escape_controls`).
+        text.push_str(&escape_data(&error.to_string()));
         text.push('\n');
     }
     text

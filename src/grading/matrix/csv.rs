@@ -9,6 +9,7 @@ use crate::input::{
     body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
     HeaderColumns, InputError,
 };
+use crate::sanitize::spreadsheet_value;
 
 /// Whether a header cell names a matrix column / `case_id`, for delimiter detection.
 fn names_matrix_column(cell: &str) -> bool {
@@ -115,7 +116,8 @@ pub(super) fn read(
         let check = |targets: &[Option<Column>], errors: &mut Vec<InputError>| {
             if strictness == Strictness::Golden {
                 let cells = record.iter().zip(targets).filter_map(|(cell, target)| {
-                    Some(((*target)?, std::str::from_utf8(cell).ok()?))
+                    let text = std::str::from_utf8(cell).ok()?;
+                    Some(((*target)?, spreadsheet_value(text)))
                 });
                 check_golden_cells(name, line, cells, errors);
             }
@@ -128,7 +130,7 @@ pub(super) fn read(
         let mut row_ok = true;
         for (cell, target) in record.iter().zip(&table.targets) {
             match std::str::from_utf8(cell) {
-                Ok(text) => cells.push(text.to_owned()),
+                Ok(text) => cells.push(spreadsheet_value(text).to_owned()),
                 Err(_) => {
                     let column = target.map_or("header", |c| c.name());
                     errors.push(

@@ -5,6 +5,7 @@ use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::input::workbook::for_each_row;
 use crate::input::InputError;
+use crate::sanitize::spreadsheet_value;
 
 /// Reads a workbook's sheet: the first row with a cell is the header; errors are located as
 /// `file.xlsx[Sheet1]:ROW`.
@@ -54,7 +55,8 @@ pub(super) fn read(
                     ),
                 ));
             } else {
-                table.add(line, cells.to_vec(), &mut row_errors);
+                let values = cells.iter().map(|cell| spreadsheet_value(cell).to_owned());
+                table.add(line, values.collect(), &mut row_errors);
             }
             if strictness == Strictness::Golden {
                 // A sheet's row ends at its last cell: the columns after it are empty cells.
@@ -63,7 +65,8 @@ pub(super) fn read(
                     .iter()
                     .enumerate()
                     .filter_map(|(index, target)| {
-                        Some(((*target)?, cells.get(index).map_or("", String::as_str)))
+                        let cell = cells.get(index).map_or("", String::as_str);
+                        Some(((*target)?, spreadsheet_value(cell)))
                     });
                 check_golden_cells(located, line, cells, &mut row_errors);
             }
