@@ -3,7 +3,6 @@
 //! credit, autograder result files, feedback levels and hints. Golden values and the golden
 //! file's name stay hidden unless `--reveal` (`--feedback full`).
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +13,7 @@ use crate::grading::class::{
     grade_submission, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous, Scoring,
     Submission,
 };
-use crate::grading::hint::hint;
+use crate::grading::hint::hints_by_case;
 use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::spool::Spool;
@@ -33,6 +32,7 @@ use crate::report::class_text::{
     key_lines, score_line, visible_controls, write_github, write_markdown, write_table,
 };
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
+use crate::streaming::StreamError;
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -282,11 +282,12 @@ fn read_golden(
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
 fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Option<Hint>>> {
-    let traces = crate::commands::explain::traces(cases, None, None, &[])?;
-    let mut by_id: HashMap<&str, Hint> = HashMap::new();
-    for trace in &traces {
-        by_id.insert(trace.case_id.as_str(), hint(trace));
-    }
+    let sources = ReadArgs::default().apply(crate::input::expand_inputs(cases)?);
+    let mut by_id = match hints_by_case(&sources) {
+        Ok(hints) => hints,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e).context("cannot keep the case files' hints"),
+    };
     Ok(case_ids
         .iter()
         .map(|(_, id)| by_id.remove(id.as_str()))

@@ -10,7 +10,7 @@ use super::case_grade::shown;
 use super::columns::{Column, ValueKind};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
-use super::matrix::{with_duplicates, MatrixEntry, SplitMatrix};
+use super::matrix::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
 use crate::input::InputError;
 use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
@@ -532,11 +532,11 @@ pub fn grade_submission(
     let mut runs = vec![marks.point()];
     let mut unknown = SpoolWriter::new();
     let mut unknown_runs = vec![unknown.point()];
-    let mut duplicates = Vec::new();
+    let mut duplicates = Duplicates::default();
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
         let found = submission.load(part)?;
-        duplicates.extend(found.duplicates.iter().cloned());
+        duplicates.add(&found);
         for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
             let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);

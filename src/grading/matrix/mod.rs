@@ -22,10 +22,10 @@ mod workbook;
 
 use std::path::Path;
 
-use rows::{duplicated, kept_cells, Split};
+use rows::{cap_problems, duplicated, kept_cells, Split};
 pub use rows::{
-    insert_errors, kept_error, with_duplicates, Duplicate, Loaded, LoadedPart, MatrixEntry,
-    MatrixFile, SplitMatrix,
+    insert_errors, kept_error, listed_problems, with_duplicates, Duplicate, Duplicates, Loaded,
+    LoadedPart, MatrixEntry, MatrixFile, SplitMatrix, MAX_LISTED_PROBLEMS,
 };
 
 use super::columns::Column;
@@ -129,7 +129,7 @@ impl<'a> MatrixRead<'a> {
     pub fn read(&self, input: MatrixInput<'_>, name: &str) -> Result<MatrixFile, InputErrors> {
         match self.read_partial(input, name, None)? {
             (file, errors) if errors.is_empty() => Ok(file),
-            (_, errors) => Err(InputErrors(errors)),
+            (file, errors) => Err(InputErrors(listed_problems(name, errors, file.unlisted))),
         }
     }
 
@@ -273,13 +273,15 @@ fn check_golden_cells<'c>(
     }
 }
 
-/// Adds a row, turning a missing or duplicated case id into an error.
+/// Adds a row, turning a missing or duplicated case id into an error. Every format's reader
+/// adds its rows here, so here the errors are kept to [`MAX_LISTED_PROBLEMS`] as they come.
 fn add_row(
     file: &mut MatrixFile,
     line: u64,
     cells: Vec<Option<String>>,
     errors: &mut Vec<InputError>,
 ) {
+    cap_problems(errors, &mut file.unlisted);
     let case_id = cells[Column::CASE_ID.index()]
         .as_deref()
         .unwrap_or_default()

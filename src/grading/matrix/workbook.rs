@@ -44,6 +44,7 @@ pub(super) fn read(
                 .iter()
                 .rposition(|cell| !cell.trim().is_empty())
                 .map_or(0, |last| last + 1);
+            super::cap_problems(&mut row_errors, &mut table.file.unlisted);
             if width > table.targets.len() {
                 row_errors.push(InputError::new(
                     located,
