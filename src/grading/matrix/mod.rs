@@ -30,6 +30,7 @@ pub use rows::{
 
 use super::columns::Column;
 use super::partitions::Splitter;
+use crate::input::content::{not_text, read_head, sniff, Content, Utf16Text, HEAD_BYTES};
 use crate::input::workbook::is_workbook_extension;
 use crate::input::{InputError, InputErrors, ReadOptions};
 
@@ -169,26 +170,53 @@ impl<'a> MatrixRead<'a> {
                     split,
                 );
             }
-            MatrixInput::Open(file, MatrixFileFormat::Workbook) => {
-                // Refused by its size before a byte is read; then read from the same handle.
-                crate::limits::check_document_size(&file).map_err(cannot)?;
-                let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
-                workbook::read(&bytes, name, self, &keep, split, &mut errors)
+            MatrixInput::Open(mut file, named) => {
+                // What the file is, by its first bytes rather than its name.
+                let mut head = [0u8; HEAD_BYTES];
+                let read = read_head(&mut file, &mut head).map_err(cannot)?;
+                match (sniff(&head[..read]), named) {
+                    (Content::NotText(what), _) => return Err(not_a_matrix(name, what)),
+                    (Content::Workbook, _) => {
+                        // Refused by its size before a byte is read; then read from the same
+                        // handle.
+                        crate::limits::check_document_size(&file).map_err(cannot)?;
+                        let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
+                        workbook::read(&bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        let text = Utf16Text::new(file, encoding);
+                        json::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), _) => {
+                        let text = Utf16Text::new(file, encoding);
+                        csv::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, MatrixFileFormat::Json) => {
+                        json::read(file, name, self, &keep, split, &mut errors)
+                    }
+                    // Text, whatever its name: a workbook's name on a CSV file is read as CSV.
+                    (Content::Text, _) => csv::read(file, name, self, &keep, split, &mut errors),
+                }
             }
-            MatrixInput::Open(file, MatrixFileFormat::Csv) => {
-                csv::read(file, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Open(file, MatrixFileFormat::Json) => {
-                json::read(file, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Workbook) => {
-                workbook::read(bytes, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Csv) => {
-                csv::read(bytes, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Json) => {
-                json::read(bytes, name, self, &keep, split, &mut errors)
+            MatrixInput::Bytes(bytes, named) => {
+                match (sniff(&bytes[..bytes.len().min(HEAD_BYTES)]), named) {
+                    (Content::NotText(what), _) => return Err(not_a_matrix(name, what)),
+                    (Content::Workbook, _) => {
+                        workbook::read(bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        let text = Utf16Text::new(bytes, encoding);
+                        json::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), _) => {
+                        let text = Utf16Text::new(bytes, encoding);
+                        csv::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, MatrixFileFormat::Json) => {
+                        json::read(bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, _) => csv::read(bytes, name, self, &keep, split, &mut errors),
+                }
             }
         };
         match file {
@@ -196,6 +224,11 @@ impl<'a> MatrixRead<'a> {
             None => Err(InputErrors(errors)),
         }
     }
+}
+
+/// The error of a file that is not a matrix at all (`what`: what it is).
+fn not_a_matrix(name: &str, what: &str) -> InputErrors {
+    InputErrors(vec![InputError::new(name, 0, not_text(what))])
 }
 
 /// A matrix as read, with the errors found in it (it may have some), or only errors when

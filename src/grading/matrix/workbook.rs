@@ -3,8 +3,90 @@
 
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
-use crate::input::workbook::for_each_row;
+use crate::grading::columns::Column;
+use crate::input::workbook::{first_rows, for_each_row};
 use crate::input::InputError;
+
+/// How much of a sheet's first row a message quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// Whether a sheet's first row is a matrix's header: a cell of it names `case_id`.
+fn is_matrix_header(cells: &[String]) -> bool {
+    cells
+        .iter()
+        .any(|cell| Column::from_header(cell) == Some(Column::CASE_ID))
+}
+
+/// What a sheet starts with, for a message: `empty`, or its first cells' text, shortened.
+fn starts_with(first: &Option<Vec<String>>) -> String {
+    let Some(cells) = first else {
+        return "is empty".to_owned();
+    };
+    let text = cells
+        .iter()
+        .filter(|cell| !cell.trim().is_empty())
+        .map(|cell| cell.trim())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut shown: String = text.chars().take(QUOTED_CHARS).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    format!("starts with {shown:?}")
+}
+
+/// The sheet of a learner's workbook that holds the matrix: the one sheet whose first row
+/// names `case_id` (`None` for the first sheet, when it is the only one and holds no matrix:
+/// reading it says what is wrong), or why there is not one.
+fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> {
+    let sheets = first_rows(bytes, name)?;
+    let matrices: Vec<&str> = sheets
+        .iter()
+        .filter(|(_, first)| first.as_deref().is_some_and(is_matrix_header))
+        .map(|(sheet, _)| sheet.as_str())
+        .collect();
+    const HEADER: &str = "a first row naming case_id and the graded columns (decision, reason)";
+    match matrices.as_slice() {
+        [one] => Ok(Some((*one).to_owned())),
+        [] if sheets.len() <= 1 => {
+            let Some((sheet, first)) = sheets.first() else {
+                return Ok(None);
+            };
+            Err(InputError::new(
+                &format!("{name}, sheet {sheet}"),
+                0,
+                format!(
+                    "not a matrix: the sheet {} and has no matrix header; the matrix needs {HEADER}",
+                    starts_with(first)
+                ),
+            ))
+        }
+        [] => {
+            let listed: Vec<String> = sheets
+                .iter()
+                .map(|(sheet, first)| format!("sheet {sheet} {}", starts_with(first)))
+                .collect();
+            Err(InputError::new(
+                name,
+                0,
+                format!(
+                    "no sheet holds a matrix ({}); put the matrix on one sheet, with {HEADER}",
+                    listed.join("; ")
+                ),
+            ))
+        }
+        several => Err(InputError::new(
+            name,
+            0,
+            format!(
+                "{} sheets hold a matrix header ({}): which one is the answer? Keep the matrix \
+                 on one sheet, or clear the header of the others",
+                several.len(),
+                several.join(", ")
+            ),
+        )),
+    }
+}
 
 /// Reads a workbook's sheet: the first row with a cell is the header; errors are located as
 /// `file.xlsx[Sheet1]:ROW`.
@@ -17,12 +99,25 @@ pub(super) fn read(
     errors: &mut Vec<InputError>,
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
+    // A learner's workbook is read from the sheet that holds the matrix; a golden file's
+    // from its first, as its author saved it.
+    let chosen = match (&how.options.sheet, strictness) {
+        (Some(sheet), _) => Some(sheet.clone()),
+        (None, Strictness::Submission) => match matrix_sheet(bytes, name) {
+            Ok(sheet) => sheet,
+            Err(error) => {
+                errors.push(error);
+                return None;
+            }
+        },
+        (None, Strictness::Golden) => None,
+    };
     let mut table: Option<Table> = None;
     let mut row_errors = Vec::new();
     let read = for_each_row(
         bytes,
         name,
-        how.options.sheet.as_deref(),
+        chosen.as_deref(),
         &mut |located, line, cells| {
             if cells.iter().all(|cell| cell.trim().is_empty()) {
                 return;
