@@ -550,29 +550,33 @@ fn an_empty_upload_or_one_without_a_matrix_is_ungradable() {
 }
 
 #[test]
-fn two_matrix_files_are_ungradable_and_a_note_beside_the_matrix_is_ignored() {
+fn two_matrices_are_ungradable_and_what_is_not_a_matrix_beside_one_is_ignored() {
     let two = [
         ("matrix.csv", Put::Copy("right.csv")),
-        ("notes.json", Put::Copy("notes.json")),
+        ("lab/copy.csv", Put::Copy("wrong.csv")),
     ];
     let results = graded(&gradescope(&two));
     assert!(results["output"]
         .as_str()
         .unwrap()
-        .starts_with("upload: holds 2 matrix files (matrix.csv, notes.json)"));
+        .starts_with("upload: holds 2 matrices (lab/copy.csv, matrix.csv): which one"));
     let results = graded(&prairielearn(&two));
     assert_eq!(results["gradable"], false);
     assert!(results["format_errors"][0]
         .as_str()
         .unwrap()
-        .contains("holds 2 matrix files"));
+        .contains("holds 2 matrices"));
 
-    let with_notes = [
-        ("matrix.csv", Put::Copy("right.csv")),
+    // A note, a JSON file that is no matrix, the lab's case file: not candidates.
+    for beside in [
         ("notes.txt", Put::Copy("notes.txt")),
-    ];
-    assert_eq!(graded(&gradescope(&with_notes))["score"], 4);
-    assert_eq!(graded(&prairielearn(&with_notes))["score"], 1.0);
+        ("notes.json", Put::Copy("notes.json")),
+        ("data/cases.csv", Put::Copy("cases.csv")),
+    ] {
+        let with = [("matrix.csv", Put::Copy("right.csv")), beside];
+        assert_eq!(graded(&gradescope(&with))["score"], 4);
+        assert_eq!(graded(&prairielearn(&with))["score"], 1.0);
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@ use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
     check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
 };
-use crate::grading::upload::{find_matrix, UploadedMatrix, UPLOAD};
+use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
@@ -221,6 +221,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
 /// file of its own (a link, one of `instructor`'s files) is refused before a byte is read.
 fn read_submission(
     path: &Path,
+    name: &str,
     read: &ReadArgs,
     columns: &[Column],
     splitter: &Splitter,
@@ -243,12 +244,11 @@ fn read_submission(
             splitter,
         )
     } else {
-        let name = path.to_string_lossy();
-        let file = open_submission(path, &name, instructor).map_err(|e| InputErrors(vec![e]))?;
+        let file = open_submission(path, name, instructor).map_err(|e| InputErrors(vec![e]))?;
         let format = MatrixFileFormat::for_path(path);
         MatrixRead::submission(columns, &options).read_split(
             MatrixInput::Open(file, format),
-            &name,
+            name,
             splitter,
         )
     }
@@ -377,17 +377,6 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     }
     let _ = out.flush();
     ExitCode::from(2)
-}
-
-/// A submission found in an upload is named by its place in it (what the learner uploaded),
-/// in its problems too.
-fn name_in_upload(submission: &mut Submission, found: &UploadedMatrix) {
-    let full = std::mem::replace(&mut submission.name, found.name.clone());
-    if let Outcome::Ungradable(problems) = &mut submission.outcome {
-        for problem in problems.iter_mut().filter(|p| p.file == full) {
-            problem.file = found.name.clone();
-        }
-    }
 }
 
 /// `text` written to a temporary file for `path`, to commit with the run's other outputs.
@@ -530,16 +519,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut submissions = paths
         .iter()
         .map(|path| -> Result<Submission> {
-            let name = path.to_string_lossy().into_owned();
-            // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &args.read, &columns, &splitter, &instructor)
-            {
-                Err(errors) => Outcome::Ungradable(errors.0),
-                Ok((submission, errors)) => {
-                    grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
-                        .context("grading through temporary files")?
-                }
+            // A submission found in an upload is named by its place in it (what the learner
+            // uploaded, a name that is not UTF-8 escaped), in its problems too: never by the
+            // platform's path.
+            let name = match &upload {
+                Some(Ok(found)) => found.name.clone(),
+                _ => path.to_string_lossy().into_owned(),
             };
+            // A submission's own problems are reported even when the golden file is unusable.
+            let outcome =
+                match read_submission(path, &name, &args.read, &columns, &splitter, &instructor) {
+                    Err(errors) => Outcome::Ungradable(errors.0),
+                    Ok((submission, errors)) => {
+                        grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
+                            .context("grading through temporary files")?
+                    }
+                };
             let previous = baseline
                 .as_ref()
                 .and_then(|b| b.get(&name))
@@ -558,10 +553,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .map(|score| Previous { score: *score })
     };
     match upload {
-        Some(Ok(found)) => {
-            name_in_upload(&mut submissions[0], &found);
-            submissions[0].previous = previous(&found.name);
-        }
+        Some(Ok(_)) => {}
         Some(Err(problems)) => submissions.push(Submission {
             name: UPLOAD.to_owned(),
             outcome: Outcome::Ungradable(problems),
