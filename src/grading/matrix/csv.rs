@@ -147,5 +147,9 @@ pub(super) fn read(
         }
         check(&table.targets, errors);
     }
+    table.file.read_as = Some(super::ReadAs::Csv {
+        delimiter,
+        utf16: false,
+    });
     Some(table.file)
 }

@@ -25,7 +25,7 @@ use std::path::Path;
 use rows::{cap_problems, duplicated, kept_cells, Split};
 pub use rows::{
     insert_errors, kept_error, listed_problems, with_duplicates, Duplicate, Duplicates, Loaded,
-    LoadedPart, MatrixEntry, MatrixFile, SplitMatrix, MAX_LISTED_PROBLEMS,
+    LoadedPart, MatrixEntry, MatrixFile, ReadAs, SplitMatrix, MAX_LISTED_PROBLEMS,
 };
 
 use super::columns::Column;
@@ -161,6 +161,8 @@ impl<'a> MatrixRead<'a> {
         };
         let keep = kept_columns(self.keep);
         let mut errors = Vec::new();
+        // What was read, for [`MatrixFile::read_as`].
+        let (mut utf16, mut json) = (false, false);
         let file = match input {
             MatrixInput::Path(path) => {
                 let file = open_matrix(path, name)?;
@@ -184,14 +186,17 @@ impl<'a> MatrixRead<'a> {
                         workbook::read(&bytes, name, self, &keep, split, &mut errors)
                     }
                     (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        (utf16, json) = (true, true);
                         let text = Utf16Text::new(file, encoding);
                         json::read(text, name, self, &keep, split, &mut errors)
                     }
                     (Content::Utf16(encoding), _) => {
+                        utf16 = true;
                         let text = Utf16Text::new(file, encoding);
                         csv::read(text, name, self, &keep, split, &mut errors)
                     }
                     (Content::Text, MatrixFileFormat::Json) => {
+                        json = true;
                         json::read(file, name, self, &keep, split, &mut errors)
                     }
                     // Text, whatever its name: a workbook's name on a CSV file is read as CSV.
@@ -205,14 +210,17 @@ impl<'a> MatrixRead<'a> {
                         workbook::read(bytes, name, self, &keep, split, &mut errors)
                     }
                     (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        (utf16, json) = (true, true);
                         let text = Utf16Text::new(bytes, encoding);
                         json::read(text, name, self, &keep, split, &mut errors)
                     }
                     (Content::Utf16(encoding), _) => {
+                        utf16 = true;
                         let text = Utf16Text::new(bytes, encoding);
                         csv::read(text, name, self, &keep, split, &mut errors)
                     }
                     (Content::Text, MatrixFileFormat::Json) => {
+                        json = true;
                         json::read(bytes, name, self, &keep, split, &mut errors)
                     }
                     (Content::Text, _) => csv::read(bytes, name, self, &keep, split, &mut errors),
@@ -220,7 +228,17 @@ impl<'a> MatrixRead<'a> {
             }
         };
         match file {
-            Some(file) => Ok((file, errors)),
+            Some(mut file) => {
+                file.read_as = match (file.read_as.take(), utf16) {
+                    (Some(ReadAs::Csv { delimiter, .. }), utf16) => {
+                        Some(ReadAs::Csv { delimiter, utf16 })
+                    }
+                    (Some(sheet @ ReadAs::Sheet(_)), _) => Some(sheet),
+                    (_, utf16) if json => Some(ReadAs::Json { utf16 }),
+                    (read_as, _) => read_as,
+                };
+                Ok((file, errors))
+            }
             None => Err(InputErrors(errors)),
         }
     }

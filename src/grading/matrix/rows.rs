@@ -144,6 +144,46 @@ pub struct MatrixFile {
     split: Option<Box<SplitSink>>,
     /// How many of the reader's problems were counted, not kept ([`cap_problems`]).
     pub(super) unlisted: u64,
+    /// How the file was read (its format, delimiter, encoding or sheet).
+    pub read_as: Option<ReadAs>,
+}
+
+/// How a matrix file was read: what a learner is told, so that a file read otherwise than
+/// they meant (another sheet, another delimiter) is seen at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadAs {
+    /// CSV text split at this delimiter; UTF-16 when `utf16`.
+    Csv {
+        /// The delimiter, detected or given.
+        delimiter: crate::input::Delimiter,
+        /// Whether the text was UTF-16.
+        utf16: bool,
+    },
+    /// A JSON array of case objects; UTF-16 when `utf16`.
+    Json {
+        /// Whether the text was UTF-16.
+        utf16: bool,
+    },
+    /// A workbook's sheet, by name.
+    Sheet(String),
+}
+
+impl std::fmt::Display for ReadAs {
+    /// `CSV, cells separated by ";"`, `a JSON matrix`, `the workbook's sheet "Matrix"`, with
+    /// `, UTF-16 text` when it was.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let utf16 = |utf16: bool| if utf16 { ", UTF-16 text" } else { "" };
+        match self {
+            ReadAs::Csv {
+                delimiter,
+                utf16: u,
+            } => {
+                write!(f, "CSV, cells separated by {delimiter}{}", utf16(*u))
+            }
+            ReadAs::Json { utf16: u } => write!(f, "a JSON matrix{}", utf16(*u)),
+            ReadAs::Sheet(sheet) => write!(f, "the workbook's sheet {sheet:?}"),
+        }
+    }
 }
 
 /// The rows of a matrix being read split, and what is checked of them as they come.
@@ -177,6 +217,7 @@ impl MatrixFile {
             hasher: foldhash::fast::RandomState::default(),
             split: None,
             unlisted: 0,
+            read_as: None,
         }
     }
 
@@ -403,6 +444,8 @@ pub struct SplitMatrix {
     missing_unlisted: u64,
     /// How many of its reader's problems were counted, not listed.
     unlisted: u64,
+    /// How it was read.
+    pub read_as: Option<ReadAs>,
     /// Its one partition, loaded once for all ([`SplitMatrix::hold`]).
     held: Option<LoadedPart>,
 }
@@ -687,6 +730,7 @@ impl MatrixFile {
             missing: sink.missing,
             missing_unlisted: sink.missing_unlisted,
             unlisted: self.unlisted,
+            read_as: self.read_as,
             held: None,
         })
     }

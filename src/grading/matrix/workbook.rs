@@ -113,6 +113,8 @@ pub(super) fn read(
         (None, Strictness::Golden) => None,
     };
     let mut table: Option<Table> = None;
+    // The sheet read, by name, from its rows' location (`file.xlsx[Sheet]`).
+    let mut sheet: Option<String> = None;
     let mut row_errors = Vec::new();
     let read = for_each_row(
         bytes,
@@ -121,6 +123,13 @@ pub(super) fn read(
         &mut |located, line, cells| {
             if cells.iter().all(|cell| cell.trim().is_empty()) {
                 return;
+            }
+            if sheet.is_none() {
+                sheet = located
+                    .strip_prefix(name)
+                    .and_then(|rest| rest.strip_prefix('['))
+                    .and_then(|rest| rest.strip_suffix(']'))
+                    .map(str::to_owned);
             }
             let Some(table) = &mut table else {
                 let header: Vec<Option<&str>> = cells.iter().map(|c| Some(c.as_str())).collect();
@@ -169,10 +178,16 @@ pub(super) fn read(
     if let Err(e) = read {
         errors.push(e);
         // With the rows read so far (see `json::read`).
-        return table.map(|table| table.file);
+        return table.map(|table| with_sheet(table.file, sheet));
     }
     if table.is_none() {
         errors.push(InputError::new(name, 0, "empty sheet: no header row"));
     }
-    table.map(|table| table.file)
+    table.map(|table| with_sheet(table.file, sheet))
+}
+
+/// The file, read from `sheet`.
+fn with_sheet(mut file: MatrixFile, sheet: Option<String>) -> MatrixFile {
+    file.read_as = sheet.map(super::ReadAs::Sheet);
+    file
 }
