@@ -721,12 +721,23 @@ fn hidden_results_show_a_learner_nothing_at_once() {
     assert_eq!(results["visibility"], "hidden");
     assert_eq!(
         results["output"],
-        "Your submission was received. Its results are not shown."
+        "Your submission was received. Its results are not shown. The test \"Check of the \
+         upload\", shown now, says how the file was read."
     );
     let tests = results["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 1, "a hidden test hides the total score");
-    assert_eq!(tests[0]["visibility"], "hidden");
-    assert!(tests[0]["output"]
+    assert_eq!(
+        tests.len(),
+        2,
+        "the check, and a hidden test that hides the total score"
+    );
+    assert_eq!(tests[0]["name"], "Check of the upload");
+    assert_eq!(tests[0]["visibility"], "visible");
+    assert!(
+        tests[0].get("score").is_none(),
+        "the check carries no points"
+    );
+    assert_eq!(tests[1]["visibility"], "hidden");
+    assert!(tests[1]["output"]
         .as_str()
         .unwrap()
         .starts_with("Score: 1/4"));
@@ -828,7 +839,8 @@ fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
     let tests = results["tests"].as_array().unwrap();
     let note = tests.last().unwrap();
     assert_eq!(note["name"], "Cases not listed");
-    let listed = tests.len() - 1;
+    // Less the check, first, and the note, last.
+    let listed = tests.len() - 2;
     let left = 20_000 - listed;
     assert!(note["output"]
         .as_str()
@@ -838,7 +850,11 @@ fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
         .as_str()
         .unwrap()
         .contains(&format!("Feedback on {left} of the cases is not listed")));
-    let points: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
+    assert_eq!(tests[0]["name"], "Check of the upload");
+    let points: u64 = tests[1..]
+        .iter()
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
     assert_eq!(points, score, "the tests' points add up to the score");
 }
 

@@ -16,6 +16,7 @@ use crate::grading::class::{
 use crate::grading::hint::hints_by_case;
 use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
+use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
     check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
@@ -516,6 +517,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (Some(case_ids), Feedback::Hint) => hints(&args.cases, case_ids)?,
         _ => Vec::new(),
     };
+    // The check of a platform's one submission, shown to its learner at once.
+    let mut check: Option<Precheck> = None;
+    let cases = golden.as_ref().map_or(0, |golden| golden.len());
     let mut submissions = paths
         .iter()
         .map(|path| -> Result<Submission> {
@@ -527,14 +531,27 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 _ => path.to_string_lossy().into_owned(),
             };
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome =
-                match read_submission(path, &name, &args.read, &columns, &splitter, &instructor) {
-                    Err(errors) => Outcome::Ungradable(errors.0),
-                    Ok((submission, errors)) => {
-                        grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
-                            .context("grading through temporary files")?
+            let read = read_submission(path, &name, &args.read, &columns, &splitter, &instructor);
+            let outcome = match read {
+                Err(errors) => {
+                    if is_platform(format) {
+                        check = Some(Precheck::unreadable(&name, cases, errors.0.clone()));
                     }
-                };
+                    Outcome::Ungradable(errors.0)
+                }
+                Ok((submission, errors)) => {
+                    // On a platform, the learner's check first: it looks at the key's case
+                    // ids, never its values.
+                    if let (true, Ok(golden)) = (is_platform(format), &golden) {
+                        check = Some(
+                            precheck(&name, golden, &submission, &errors, &columns)
+                                .context("checking through temporary files")?,
+                        );
+                    }
+                    grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
+                        .context("grading through temporary files")?
+                }
+            };
             let previous = baseline
                 .as_ref()
                 .and_then(|b| b.get(&name))
@@ -554,11 +571,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     match upload {
         Some(Ok(_)) => {}
-        Some(Err(problems)) => submissions.push(Submission {
-            name: UPLOAD.to_owned(),
-            outcome: Outcome::Ungradable(problems),
-            previous: previous(UPLOAD),
-        }),
+        Some(Err(problems)) => {
+            if is_platform(format) {
+                check = Some(Precheck::unreadable(UPLOAD, cases, problems.clone()));
+            }
+            submissions.push(Submission {
+                name: UPLOAD.to_owned(),
+                outcome: Outcome::Ungradable(problems),
+                previous: previous(UPLOAD),
+            });
+        }
         None => {}
     }
     let report = ClassReport {
@@ -579,6 +601,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         },
         submissions,
         baseline: baseline.is_some(),
+        precheck: check,
     };
     if args.autograder {
         // PrairieLearn does not create /grade/results.

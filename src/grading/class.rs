@@ -314,6 +314,9 @@ pub struct ClassReport {
     pub submissions: Vec<Submission>,
     /// Whether a `--baseline` gradebook was given.
     pub baseline: bool,
+    /// The check of an autograder's one submission, run before it is graded (the platform
+    /// formats show it at once, whatever else they hide).
+    pub precheck: Option<super::precheck::Precheck>,
 }
 
 /// The counts over a class.

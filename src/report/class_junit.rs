@@ -276,6 +276,7 @@ mod tests {
                 submission("right.csv", graded_csv(&golden, &golden)),
             ],
             baseline: false,
+            precheck: None,
         };
         let mut out = Vec::new();
         write(&report, &mut out).unwrap();
