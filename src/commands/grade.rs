@@ -362,22 +362,82 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
 /// standard output, which both platforms show only to instructors.
 fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "leasejudge: the answer key {} cannot be used, so no results were written: the \
-         platform reports this run as failed and records no score. Fix the key in the \
-         autograder, then regrade. Its problems:",
-        visible_controls(&golden.to_string_lossy())
+    let mut log = Log::within(LOG_LIMIT);
+    log.line(
+        &mut out,
+        &format!(
+            "the answer key {} cannot be used, so no results were written: the platform \
+             reports this run as failed and records no score. Fix the key in the autograder, \
+             then regrade. Its problems:",
+            golden.to_string_lossy()
+        ),
     );
     for problem in problems {
-        let _ = writeln!(
-            out,
-            "leasejudge: {}",
-            visible_controls(&problem.to_string())
-        );
+        log.line(&mut out, &problem.to_string());
     }
+    log.finish(&mut out);
     let _ = out.flush();
     ExitCode::from(2)
+}
+
+/// Removes the results an earlier run left at `path` (a container used again): a run that
+/// writes none (its key cannot be used) must leave none, or the platform would read the
+/// earlier learner's. Run once `path` is known to be no input.
+fn remove_earlier_results(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(|| {
+            format!(
+                "cannot remove the results of an earlier run, {}",
+                path.display()
+            )
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The most bytes an autograder run writes for its instructor: its standard output and error
+/// are the run's log (Gradescope's `results/stdout`, PrairieLearn's job log), and a large
+/// upload's every problem once made 129 MB of it. 1,000,000 bytes, like the results.
+const LOG_LIMIT: usize = 1_000_000;
+
+/// Lines written as `leasejudge: LINE` (controls made visible) while they fit in a budget;
+/// the lines past it are counted, and [`Log::finish`] says how many.
+struct Log {
+    left: usize,
+    left_out: u64,
+}
+
+impl Log {
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    fn within(limit: usize) -> Log {
+        // Room kept for the last line, which counts what was left out.
+        Log {
+            left: limit.saturating_sub(200),
+            left_out: 0,
+        }
+    }
+
+    fn line(&mut self, out: &mut dyn Write, line: &str) {
+        let line = format!("leasejudge: {}\n", visible_controls(line));
+        if self.left_out == 0 && line.len() <= self.left {
+            self.left -= line.len();
+            let _ = out.write_all(line.as_bytes());
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) {
+        if self.left_out > 0 {
+            let _ = writeln!(
+                out,
+                "leasejudge: … and {} more line{} not shown: this log is kept under 1 MB",
+                self.left_out,
+                if self.left_out == 1 { "" } else { "s" }
+            );
+            self.left_out = 0;
+        }
+    }
 }
 
 /// `text` written to a temporary file for `path`, to commit with the run's other outputs.
@@ -482,6 +542,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
+    if args.autograder {
+        remove_earlier_results(
+            args.output
+                .as_deref()
+                .expect("checked: --autograder has -o"),
+        )?;
+    }
     crate::limits::raise_open_files_limit();
     let baseline = match &args.baseline {
         Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
@@ -674,27 +741,30 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     commit_all(outputs)?;
     let code = report.exit_code();
+    // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
+    let mut log = Log::within(if args.autograder {
+        LOG_LIMIT
+    } else {
+        usize::MAX
+    });
     if code == 2 {
         // Trouble goes to standard error too, as with every command, whatever the report's
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
         let mut err = std::io::stderr().lock();
         for line in key_lines(&report) {
-            let _ = writeln!(err, "leasejudge: {line}");
+            log.line(&mut err, &line);
         }
         let mut ungradable = 0;
         for submission in &report.submissions {
             if let Outcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
                 for problem in problems {
-                    let _ = writeln!(
-                        err,
-                        "leasejudge: {}",
-                        visible_controls(&problem.to_string())
-                    );
+                    log.line(&mut err, &problem.to_string());
                 }
             }
         }
+        log.finish(&mut err);
         if ungradable > 0 {
             let _ = writeln!(
                 err,
