@@ -86,7 +86,7 @@ impl Platform {
 
 /// How the bundled `grade` grades: the options the instructor passed, and the bundle's names
 /// of the key and the case files.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GradeOptions {
     /// The key's name in the bundle (`golden.csv`).
     pub key: String,
@@ -104,6 +104,8 @@ pub struct GradeOptions {
     pub delimiter: Option<Delimiter>,
     /// The sheet of a workbook submission.
     pub sheet: Option<String>,
+    /// The assignment's points the score is scaled to (`None`: the raw points).
+    pub points: Option<f64>,
 }
 
 /// `text` as one shell word: as it is when it is plain, else in single quotes.
@@ -135,6 +137,10 @@ impl GradeOptions {
             words.push(names(
                 &mut weights.iter().map(|(c, w)| format!("{}={w}", c.name())),
             ));
+        }
+        if let Some(points) = self.points {
+            words.push("--points".to_owned());
+            words.push(crate::report::class_text::number(points));
         }
         if let Some(visibility) = self.visibility {
             words.push("--visibility".to_owned());
@@ -358,12 +364,14 @@ mod tests {
             visibility: Some(Visibility::AfterDueDate),
             delimiter: Delimiter::new(b';'),
             sheet: Some("Matrix".to_owned()),
+            points: Some(12.5),
         };
         let script = run_script(Platform::Gradescope, &options);
         assert!(
             script.contains(
-                "--columns decision,reason --feedback hint --weights decision=2 --visibility \
-             after_due_date --delimiter semicolon --sheet Matrix --cases 'lab 3.csv' 2>&1\n"
+                "--columns decision,reason --feedback hint --weights decision=2 --points 12.5 \
+             --visibility after_due_date --delimiter semicolon --sheet Matrix --cases 'lab 3.csv' \
+             2>&1\n"
             ),
             "{script}"
         );

@@ -23,7 +23,7 @@ use crate::autograder::{
 };
 use crate::commands::grade::Weights;
 use crate::grading::class::{
-    grade_submission, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
+    grade_submission, parse_points, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
 };
 use crate::grading::compare::shown;
 use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
@@ -33,6 +33,7 @@ use crate::input::{expand_inputs, InputError, InputErrors, ReadArgs, ReadOptions
 use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
+use crate::report::class_text::number;
 use crate::streaming::{
     judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
@@ -127,6 +128,12 @@ struct Common {
     #[arg(long, value_name = "COLUMN=WEIGHT,...", value_parser = parse_weights_arg)]
     weights: Option<Weights>,
 
+    /// The assignment's points (as `grade`): the score is scaled to them [default: the raw
+    /// points, one per case or the sum of the weights]. The build prints the total to set on
+    /// the platform.
+    #[arg(long, value_name = "N", value_parser = parse_points)]
+    points: Option<f64>,
+
     /// The columns to grade (as `grade`): names separated by commas, or `all`.
     #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded)]
     columns: GradedColumns,
@@ -209,6 +216,8 @@ struct Prepared {
     options: GradeOptions,
     /// How many cases the key has.
     key_cases: u64,
+    /// The points a submission can score on the platform: `--points`, or the raw total.
+    total_points: f64,
 }
 
 /// Runs `autograder`.
@@ -243,6 +252,12 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
         prepared
             .glibc
             .map_or_else(|| "any".to_owned(), |v| v.to_string())
+    )?;
+    writeln!(
+        out,
+        "leasejudge: a submission scores out of {points}: set the assignment's autograder points \
+         to {points} (--points N scales the score to another total)",
+        points = number(prepared.total_points)
     )?;
     Ok(ExitCode::SUCCESS)
 }
@@ -282,6 +297,12 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
                 .map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
+    writeln!(
+        out,
+        "leasejudge: the tests' points add up to {points}: give the question {points} points in \
+         the assessment (infoAssessment.json), so the points it shows are the ones awarded",
+        points = number(prepared.total_points)
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -403,8 +424,12 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
             visibility,
             delimiter: common.read.delimiter,
             sheet: common.read.sheet.clone(),
+            points: common.points,
         },
         key_cases,
+        total_points: common
+            .points
+            .unwrap_or((key_cases * scoring.case_max()) as f64),
     })
 }
 

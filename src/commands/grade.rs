@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::grading::class::{
-    grade_submission, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous, Scoring,
-    Submission,
+    grade_submission, parse_points, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous,
+    Scoring, Submission,
 };
 use crate::grading::hint::hints_by_case;
 use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
@@ -152,6 +152,13 @@ pub struct Args {
     /// and the most common wrong answer.
     #[arg(long, value_name = "FILE")]
     pub item_analysis: Option<PathBuf>,
+
+    /// The assignment's points: the platforms' scores (Gradescope's score and test points,
+    /// PrairieLearn's test points) scaled to them, as the assignment is set up on the
+    /// platform (only with -f gradescope or -f prairielearn) [default: the raw points, one
+    /// per case or the sum of the weights].
+    #[arg(long, value_name = "N", value_parser = parse_points)]
+    pub points: Option<f64>,
 
     /// Who sees the Gradescope results, and when: the tests and the top-level output (only
     /// with -f gradescope) [default: visible].
@@ -332,6 +339,12 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
         } else {
             "--visibility is used only with -f gradescope"
         }));
+    }
+    if args.points.is_some() && !is_platform(format) {
+        return Err(usage(
+            "--points scales a platform's score: it is used only with -f gradescope or -f \
+             prairielearn",
+        ));
     }
     if args.verbose && is_platform(format) {
         return Err(usage(
@@ -669,6 +682,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         submissions,
         baseline: baseline.is_some(),
         precheck: check,
+        points: args.points,
     };
     if args.autograder {
         // PrairieLearn does not create /grade/results.

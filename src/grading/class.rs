@@ -317,6 +317,19 @@ pub struct ClassReport {
     /// The check of an autograder's one submission, run before it is graded (the platform
     /// formats show it at once, whatever else they hide).
     pub precheck: Option<super::precheck::Precheck>,
+    /// The assignment's points (`--points`): the platforms' scores are scaled to them;
+    /// `None`, the raw points ([`ClassReport::max_score`]).
+    pub points: Option<f64>,
+}
+
+/// Parses `--points`: a number of points greater than 0 (a whole number or not).
+pub fn parse_points(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(points) if points.is_finite() && points > 0.0 && points <= 1e9 => Ok(points),
+        _ => Err(format!(
+            "{text:?} is not a number of points: a number greater than 0, like 10 or 2.5"
+        )),
+    }
 }
 
 /// The counts over a class.
@@ -350,6 +363,23 @@ impl ClassReport {
     /// The most a submission can score.
     pub fn max_score(&self) -> u64 {
         self.cases as u64 * self.scoring.case_max()
+    }
+
+    /// Raw points as the assignment's (`--points`): scaled, rounded to 4 decimals; as they
+    /// are without `--points`. A JSON number either way.
+    pub fn points_value(&self, raw: u64) -> serde_json::Value {
+        match self.points {
+            None => raw.into(),
+            Some(points) => {
+                let max = self.max_score();
+                let scaled = if max == 0 {
+                    0.0
+                } else {
+                    raw as f64 * points / max as f64
+                };
+                ((scaled * 1e4).round() / 1e4).into()
+            }
+        }
     }
 
     /// The most a submission can score, as text: `-` when the golden file is malformed.

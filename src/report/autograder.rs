@@ -422,8 +422,8 @@ fn gradescope_test(
     let problems = report.problems(case, &submission.name);
     json!({
         "name": escape_controls(&case.case_id),
-        "score": case.points,
-        "max_score": report.scoring.case_max(),
+        "score": report.points_value(case.points),
+        "max_score": report.points_value(report.scoring.case_max()),
         "status": if case.status == CaseStatus::Matched { "passed" } else { "failed" },
         "output": test_output(&problems),
         "visibility": visibility.name(),
@@ -486,7 +486,7 @@ fn write_gradescope_within(
             output
         };
         head_text(&[
-            ("score", score.into()),
+            ("score", report.points_value(score)),
             ("output", output.into()),
             ("output_format", "text".into()),
             ("test_output_format", "text".into()),
@@ -507,8 +507,8 @@ fn write_gradescope_within(
                 "visibility": visibility.name(),
             });
             if !lists {
-                test["score"] = score.into();
-                test["max_score"] = report.max_score().into();
+                test["score"] = report.points_value(score);
+                test["max_score"] = report.points_value(report.max_score());
             }
             test
         })
@@ -534,8 +534,8 @@ fn write_gradescope_within(
     let note = |plan: &Plan| {
         json!({
             "name": "Cases not listed",
-            "score": plan.left_points,
-            "max_score": plan.left_max,
+            "score": report.points_value(plan.left_points),
+            "max_score": report.points_value(plan.left_max),
             "status": if plan.left_points == plan.left_max { "passed" } else { "failed" },
             "output": plan.test_note(),
             "visibility": visibility.name(),
@@ -574,8 +574,8 @@ fn prairielearn_test(report: &ClassReport, submission: &Submission, case: &CaseM
     let problems = report.problems(case, &submission.name);
     json!({
         "name": escape_controls(&case.case_id),
-        "points": case.points,
-        "max_points": report.scoring.case_max(),
+        "points": report.points_value(case.points),
+        "max_points": report.points_value(report.scoring.case_max()),
         "message": test_output(&problems),
     })
 }
@@ -645,8 +645,8 @@ fn write_prairielearn_within(
     let note = |plan: &Plan| {
         json!({
             "name": "Cases not listed",
-            "points": plan.left_points,
-            "max_points": plan.left_max,
+            "points": report.points_value(plan.left_points),
+            "max_points": report.points_value(plan.left_max),
             "message": plan.test_note(),
         })
     };
@@ -701,6 +701,7 @@ mod tests {
             }],
             baseline: false,
             precheck: None,
+            points: None,
         }
     }
 

@@ -277,6 +277,7 @@ mod tests {
             ],
             baseline: false,
             precheck: None,
+            points: None,
         };
         let mut out = Vec::new();
         write(&report, &mut out).unwrap();
