@@ -989,6 +989,11 @@ fn a_key_that_disagrees_with_the_case_files_is_refused() {
     assert_eq!(built.status.code(), Some(2));
     let errors = text(&built.stderr);
     assert!(errors.contains("(1 problem below"), "{errors}");
+    // The sentence that says what the problems mean is not counted as one (issue 29).
+    assert!(
+        errors.ends_with("\n1 input error; nothing was written\n"),
+        "{errors}"
+    );
     assert!(
         errors.contains("cases.csv:18: case_id: case probe-4 is not in the key key.csv"),
         "{errors}"

@@ -609,7 +609,7 @@ fn disagreements(
     key_name: &str,
     sources: &[Source],
     graded: &crate::grading::class::Graded,
-) -> Result<InputErrors> {
+) -> Result<KeyDisagrees> {
     let mut places: HashMap<String, Place> = HashMap::new();
     for case in &graded.cases {
         if case.status != CaseStatus::Matched {
@@ -706,20 +706,36 @@ fn disagreements(
             .column("case_id"),
         );
     }
-    let mut all = vec![InputError::new(
-        key_name,
-        0,
-        format!(
-            "disagrees with the contract's verdicts on the case files ({} problem{} below; \
+    Ok(KeyDisagrees {
+        key: key_name.to_owned(),
+        problems: InputErrors(errors),
+    })
+}
+
+/// A key that disagrees with the contract's verdicts on the case files: what it means, then
+/// every problem, counted as they are (the sentence is no problem of its own).
+#[derive(Debug)]
+struct KeyDisagrees {
+    key: String,
+    problems: InputErrors,
+}
+
+impl std::fmt::Display for KeyDisagrees {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.problems.0.len();
+        writeln!(
+            f,
+            "{}: disagrees with the contract's verdicts on the case files ({n} problem{} below; \
              `leasejudge check CASEFILE --golden KEY` shows them too): the autograder would \
              grade learners against a wrong key",
-            errors.len(),
-            if errors.len() == 1 { "" } else { "s" }
-        ),
-    )];
-    all.extend(errors);
-    Ok(InputErrors(all))
+            crate::output::escape_controls(&self.key),
+            if n == 1 { "" } else { "s" }
+        )?;
+        write!(f, "{}", self.problems)
+    }
 }
+
+impl std::error::Error for KeyDisagrees {}
 
 /// A file's bytes as a zip entry's options: deflated, the given Unix mode, the zip format's
 /// earliest time (the same inputs give the same bytes), zip64 for a file over 4 GiB.

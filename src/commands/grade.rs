@@ -393,6 +393,27 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// What is wrong with an unusable key, for the one running `grade` (the report tells learners
+/// only that it cannot be used): the reason it cannot be read, or how many problems it has
+/// and how to see them, never its name or a value.
+fn key_trouble(problems: &[InputError]) -> String {
+    match problems {
+        [only] if only.line == 0 && only.message.starts_with("cannot read") => format!(
+            "the golden file given with --golden cannot be read ({}): check its path (the \
+             report names it only with --reveal)",
+            only.message
+                .strip_prefix("cannot read: ")
+                .unwrap_or(&only.message)
+        ),
+        _ => format!(
+            "the golden file given with --golden is malformed: {} problem{}; rerun with \
+             --reveal to see each one located (learners are told only that it is malformed)",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 /// Removes the results an earlier run left at `path` (a container used again): a run that
 /// writes none (its key cannot be used) must leave none, or the platform would read the
 /// earlier learner's. Run once `path` is known to be no input.
@@ -663,6 +684,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         None => {}
     }
+    // What the one running `grade` is told on standard error about an unusable key: what is
+    // wrong with it, and what to do; its name and values only with --reveal (a CI log may be
+    // a learner's).
+    let key_trouble = match &golden {
+        Err(problems) if !reveal => Some(key_trouble(problems)),
+        _ => None,
+    };
     let report = ClassReport {
         scoring,
         feedback,
@@ -766,8 +794,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
         let mut err = std::io::stderr().lock();
-        for line in key_lines(&report) {
-            log.line(&mut err, &line);
+        match &key_trouble {
+            Some(trouble) => log.line(&mut err, trouble),
+            None => {
+                for line in key_lines(&report) {
+                    log.line(&mut err, &line);
+                }
+            }
         }
         let mut ungradable = 0;
         for submission in &report.submissions {

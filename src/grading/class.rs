@@ -22,8 +22,8 @@ pub enum Feedback {
     None,
     /// Which cases and columns are wrong, without the expected values.
     Cases,
-    /// As `cases`, plus the case-file lines that decide each wrong case and the contract
-    /// section that governs it (needs `--cases`).
+    /// As `cases`, plus, for each wrong case, the case-file lines to read again: a file name
+    /// and line numbers, nothing else (needs `--cases`).
     Hint,
     /// Everything, expected values included (`--reveal`).
     Full,

@@ -173,6 +173,11 @@ impl<'a> MatrixRead<'a> {
                 );
             }
             MatrixInput::Open(mut file, named) => {
+                // A file named a workbook is read whole: refused by its size before a byte is
+                // read, whatever it holds.
+                if named == MatrixFileFormat::Workbook {
+                    crate::limits::check_document_size(&file).map_err(cannot)?;
+                }
                 // What the file is, by its first bytes rather than its name.
                 let mut head = [0u8; HEAD_BYTES];
                 let read = read_head(&mut file, &mut head).map_err(cannot)?;
