@@ -1161,20 +1161,73 @@ fn a_question_is_rebuilt_in_place_keeping_its_uuid_and_a_foreign_one_is_refused(
     assert_eq!(info()["externalGradingOptions"]["timeout"], 60);
     let run = fs::read_to_string(dir.path().join("lab-1/tests/run_autograder")).unwrap();
     assert!(run.contains("--feedback none"));
-    // A question with files leasejudge does not write would lose them.
+    // A question with files leasejudge did not write, anywhere inside, would lose them: the
+    // rebuild is refused, naming them (issue 28).
     fs::write(
         dir.path().join("lab-1/server.py"),
         "def grade(data): pass\n",
     )
     .unwrap();
+    fs::write(dir.path().join("lab-1/tests/notes.txt"), "fixtures\n").unwrap();
+    fs::create_dir_all(dir.path().join("lab-1/clientFilesQuestion/empty")).unwrap();
     let refused = build(&[]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
-        text(&refused.stderr).contains("is not a question leasejudge wrote (it holds server.py)"),
+        text(&refused.stderr).contains(
+            "holds files leasejudge did not write (clientFilesQuestion/empty/, server.py, \
+             tests/notes.txt): a rebuild replaces the question whole, so it would delete them"
+        ),
         "{}",
         text(&refused.stderr)
     );
     assert!(dir.path().join("lab-1/server.py").exists());
+    assert!(dir.path().join("lab-1/tests/notes.txt").exists());
+    // Without them it is rebuilt; the case files it no longer needs (no hints) are gone.
+    fs::remove_file(dir.path().join("lab-1/server.py")).unwrap();
+    fs::remove_file(dir.path().join("lab-1/tests/notes.txt")).unwrap();
+    fs::remove_dir_all(dir.path().join("lab-1/clientFilesQuestion")).unwrap();
+    assert!(build(&["--feedback", "hint"]).status.success());
+    assert!(dir.path().join("lab-1/tests/cases.csv").is_file());
+    assert!(build(&[]).status.success());
+    assert!(!dir.path().join("lab-1/tests/cases.csv").exists());
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    // A directory that is no question at all is refused whole.
+    fs::create_dir_all(dir.path().join("other")).unwrap();
+    fs::write(dir.path().join("other/server.py"), "").unwrap();
+    let mut all = vec![
+        "autograder",
+        "prairielearn",
+        "--golden",
+        "key.csv",
+        "--cases",
+        "cases.csv",
+        "-o",
+        "other",
+    ];
+    let refused = leasejudge(&all, dir.path());
+    assert!(
+        text(&refused.stderr).contains(
+            "other exists and is not a question leasejudge wrote (it \
+             holds server.py)"
+        ),
+        "{}",
+        text(&refused.stderr)
+    );
+    // A symbolic link to a question is written through: the link stays a link.
+    std::os::unix::fs::symlink(dir.path().join("lab-1"), dir.path().join("linked")).unwrap();
+    all[7] = "linked";
+    assert!(leasejudge(&all, dir.path()).status.success());
+    assert!(fs::symlink_metadata(dir.path().join("linked"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".leasejudge-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]
@@ -1196,9 +1249,11 @@ fn the_question_names_its_image_entrypoint_and_upload() {
         "<pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\">"
     ));
     assert!(html.contains("<pl-external-grader-results></pl-external-grader-results>"));
-    for file in ["run_autograder", "leasejudge", "golden.csv", "cases.csv"] {
+    for file in ["run_autograder", "leasejudge", "golden.csv"] {
         assert!(question.join("tests").join(file).is_file(), "tests/{file}");
     }
+    // The case files only when hints cite them.
+    assert!(!question.join("tests/cases.csv").exists());
     assert_eq!(mode(&question.join("tests/run_autograder")), 0o755);
     assert_eq!(mode(&question.join("tests/leasejudge")), 0o755);
 }
