@@ -287,6 +287,25 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
 /// `* 1024 * 1024` in PrairieLearn's `elements/pl-file-upload/pl-file-upload.js`).
 const UPLOAD_LIMIT: u64 = 5 * 1024 * 1024;
 
+/// The warning for a lab whose full matrix, `bytes` as CSV, is more than pl-file-upload
+/// takes: learners then hand in the graded `columns` only.
+fn upload_warning(bytes: u64, columns: &[crate::grading::Column]) -> Option<String> {
+    (bytes > UPLOAD_LIMIT).then(|| {
+        format!(
+            "the lab's full matrix, every column filled in, is {:.1} MB: more than the 5 MB \
+             pl-file-upload takes in one answer. Hand out a template of the graded columns only \
+             (`leasejudge template CASEFILE --columns {}`), and tell learners to hand in those \
+             columns only",
+            bytes as f64 / (1024.0 * 1024.0),
+            columns
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    })
+}
+
 /// Where a PrairieLearn question is written.
 struct QuestionPlace {
     /// Its directory (through a symbolic link, the directory the link names).
@@ -411,22 +430,8 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
          the assessment (infoAssessment.json), so the points it shows are the ones awarded",
         points = number(prepared.total_points)
     )?;
-    if prepared.matrix_bytes > UPLOAD_LIMIT {
-        writeln!(
-            io::stderr(),
-            "leasejudge: warning: the lab's full matrix, every column filled in, is {:.1} MB: \
-             more than the 5 MB pl-file-upload takes in one answer. Hand out a template of only \
-             the graded columns (`leasejudge template CASEFILE --columns {}`), and tell learners \
-             to hand in those columns only",
-            prepared.matrix_bytes as f64 / (1024.0 * 1024.0),
-            prepared
-                .options
-                .columns
-                .iter()
-                .map(|c| c.name())
-                .collect::<Vec<_>>()
-                .join(",")
-        )?;
+    if let Some(warning) = upload_warning(prepared.matrix_bytes, &prepared.options.columns) {
+        writeln!(io::stderr(), "leasejudge: warning: {warning}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1227,6 +1232,21 @@ fn write_question(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lab_whose_full_matrix_passes_the_upload_limit_is_warned_of() {
+        let columns = [
+            crate::grading::Column::DECISION,
+            crate::grading::Column::REASON,
+        ];
+        assert_eq!(upload_warning(5 * 1024 * 1024, &columns), None);
+        let warning = upload_warning(6 * 1024 * 1024, &columns).unwrap();
+        assert!(
+            warning.starts_with("the lab's full matrix, every column filled in, is 6.0 MB"),
+            "{warning}"
+        );
+        assert!(warning.contains("--columns decision,reason"), "{warning}");
+    }
 
     #[test]
     fn an_image_too_old_for_the_binary_is_refused_with_the_ones_that_fit() {

@@ -452,7 +452,8 @@ impl Log {
     }
 
     fn line(&mut self, out: &mut dyn Write, line: &str) {
-        let line = format!("leasejudge: {}\n", visible_controls(line));
+        // One line each: a line break in a name cannot forge another.
+        let line = format!("leasejudge: {}\n", crate::output::escape_controls(line));
         if self.left_out == 0 && line.len() <= self.left {
             self.left -= line.len();
             let _ = out.write_all(line.as_bytes());
@@ -827,7 +828,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let _ = writeln!(
             out,
             "leasejudge: {}: {}; the results are in {}",
-            visible_controls(&submission.name),
+            crate::output::escape_controls(&submission.name),
             score_line(&report, submission),
             visible_controls(
                 &args
@@ -840,4 +841,37 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     Ok(ExitCode::from(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_to_its_budget_and_counts_what_it_leaves_out() {
+        let mut log = Log::within(1_000);
+        let mut out = Vec::new();
+        for i in 0..100 {
+            log.line(&mut out, &format!("problem {i:03}: {}", "x".repeat(40)));
+        }
+        log.finish(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= 1_000, "{} bytes", text.len());
+        let listed = text.matches("leasejudge: problem ").count();
+        assert!(listed > 5, "{text}");
+        assert!(
+            text.ends_with(&format!(
+                "leasejudge: … and {} more lines not shown: this log is kept under 1 MB\n",
+                100 - listed
+            )),
+            "{text}"
+        );
+        // Control characters in a line are made visible, not written.
+        let mut out = Vec::new();
+        Log::within(LOG_LIMIT).line(&mut out, "a\u{1b}[31mb\nforged");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "leasejudge: a\\u{1b}[31mb\\u{a}forged\n"
+        );
+    }
 }
