@@ -270,13 +270,12 @@ fn look_at_workbook(path: &Path) -> Looks {
     let Some(file) = open_to_look(path) else {
         return Looks::Unknown;
     };
+    // Read in place (a zip archive is read by seeking), within a workbook's limits.
     if crate::limits::check_document_size(&file).is_err() {
         return Looks::Unknown;
     }
-    let Ok(bytes) = crate::limits::read_file_document(file) else {
-        return Looks::Unknown;
-    };
-    let Ok(sheets) = crate::input::workbook::first_rows(&bytes, "workbook") else {
+    let reader = std::io::BufReader::new(file);
+    let Ok(sheets) = crate::input::workbook::first_rows(reader, "workbook") else {
         return Looks::Unknown;
     };
     let looks: Vec<Looks> = sheets

@@ -4,7 +4,7 @@
 //! picture), which is refused with what it is rather than read as junk; and UTF-16 text read
 //! as the UTF-8 every reader expects, as it comes.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use encoding_rs::{Decoder, Encoding, UTF_16BE, UTF_16LE};
 
@@ -57,20 +57,19 @@ pub fn not_text(what: &str) -> String {
     )
 }
 
-/// Reads a file's first bytes into `head` (up to its length) without consuming them from
-/// `file`, which is read again from its start.
-pub fn read_head(file: &mut std::fs::File, head: &mut [u8]) -> io::Result<usize> {
-    use std::io::{Seek, SeekFrom};
+/// Reads a file's first bytes into `head` (up to its length) and goes back to its start;
+/// returns how many were read. A zip archive's reader and a matrix's sniffing both look first.
+pub fn read_head(reader: &mut (impl Read + Seek), head: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < head.len() {
-        match file.read(&mut head[filled..]) {
+        match reader.read(&mut head[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    file.seek(SeekFrom::Start(0))?;
+    reader.seek(SeekFrom::Start(0))?;
     Ok(filled)
 }
 

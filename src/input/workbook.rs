@@ -231,11 +231,10 @@ pub const MAX_SHEETS_LOOKED_AT: usize = 64;
 /// what picks the sheet that holds a matrix. Only as much of each sheet is read as its first
 /// row, within one workbook's limits.
 pub fn first_rows(
-    bytes: &[u8],
+    mut workbook: impl std::io::Read + std::io::Seek,
     file: &str,
 ) -> Result<Vec<(String, Option<Vec<String>>)>, InputError> {
     let mut head = [0u8; 39];
-    let mut workbook = std::io::Cursor::new(bytes);
     let read = archive::read_head(&mut workbook, &mut head)
         .map_err(|e| unreadable_workbook(file, e.to_string()))?;
     if looks_like_ods(&head[..read]) || file.to_ascii_lowercase().ends_with(".ods") {
