@@ -65,7 +65,7 @@ impl HandedIn {
     /// Its place as learners see it: folders joined with `/`, a byte that is not UTF-8
     /// escaped (`r\xe9ponse.csv`).
     pub fn name(&self) -> String {
-        let parts: Vec<String> = self.place.iter().map(|part| shown_name(part)).collect();
+        let parts: Vec<String> = self.place.iter().map(shown_name).collect();
         parts.join("/")
     }
 }
@@ -280,7 +280,7 @@ fn look_at_workbook(path: &Path) -> Looks {
     };
     let looks: Vec<Looks> = sheets
         .iter()
-        .filter_map(|(_, first)| first.as_ref())
+        .filter_map(|sheet| sheet.first_row.as_ref())
         .map(|cells| looks_of(cells.iter().map(String::as_str)))
         .collect();
     if looks.contains(&Looks::Matrix) {

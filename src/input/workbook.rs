@@ -223,6 +223,16 @@ pub fn for_each_row_in(
     }
 }
 
+/// A sheet's name and its first row with a cell (`None`: the sheet is empty, or is not a
+/// worksheet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SheetStart {
+    /// The sheet's name.
+    pub name: String,
+    /// Its first row with a cell, by column from column A.
+    pub first_row: Option<Vec<String>>,
+}
+
 /// The most sheets [`first_rows`] looks at: a workbook has a few, and a crafted one millions.
 pub const MAX_SHEETS_LOOKED_AT: usize = 64;
 
@@ -233,7 +243,7 @@ pub const MAX_SHEETS_LOOKED_AT: usize = 64;
 pub fn first_rows(
     mut workbook: impl std::io::Read + std::io::Seek,
     file: &str,
-) -> Result<Vec<(String, Option<Vec<String>>)>, InputError> {
+) -> Result<Vec<SheetStart>, InputError> {
     let mut head = [0u8; 39];
     let read = archive::read_head(&mut workbook, &mut head)
         .map_err(|e| unreadable_workbook(file, e.to_string()))?;

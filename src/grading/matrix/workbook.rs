@@ -4,7 +4,7 @@
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
-use crate::input::workbook::{first_rows, for_each_row};
+use crate::input::workbook::{first_rows, for_each_row, SheetStart};
 use crate::input::InputError;
 
 /// How much of a sheet's first row a message quotes.
@@ -42,14 +42,18 @@ fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> 
     let sheets = first_rows(std::io::Cursor::new(bytes), name)?;
     let matrices: Vec<&str> = sheets
         .iter()
-        .filter(|(_, first)| first.as_deref().is_some_and(is_matrix_header))
-        .map(|(sheet, _)| sheet.as_str())
+        .filter(|sheet| sheet.first_row.as_deref().is_some_and(is_matrix_header))
+        .map(|sheet| sheet.name.as_str())
         .collect();
     const HEADER: &str = "a first row naming case_id and the graded columns (decision, reason)";
     match matrices.as_slice() {
         [one] => Ok(Some((*one).to_owned())),
         [] if sheets.len() <= 1 => {
-            let Some((sheet, first)) = sheets.first() else {
+            let Some(SheetStart {
+                name: sheet,
+                first_row: first,
+            }) = sheets.first()
+            else {
                 return Ok(None);
             };
             Err(InputError::new(
@@ -64,7 +68,7 @@ fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> 
         [] => {
             let listed: Vec<String> = sheets
                 .iter()
-                .map(|(sheet, first)| format!("sheet {sheet} {}", starts_with(first)))
+                .map(|sheet| format!("sheet {} {}", sheet.name, starts_with(&sheet.first_row)))
                 .collect();
             Err(InputError::new(
                 name,

@@ -10,7 +10,8 @@ use calamine::Data;
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlReader};
 use super::{
-    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit, MAX_SHEETS_LOOKED_AT,
+    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
+    MAX_SHEETS_LOOKED_AT,
 };
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
@@ -117,7 +118,7 @@ pub fn for_each_row(
 pub fn first_rows(
     workbook: impl std::io::Read + std::io::Seek,
     file: &str,
-) -> Result<Vec<(String, Option<Vec<String>>)>, InputError> {
+) -> Result<Vec<SheetStart>, InputError> {
     let budget = Budget::default();
     let mut archive = Archive::open(workbook).map_err(|m| unreadable_workbook(file, m))?;
     let mut xml = open_content(&mut archive, file, &budget)?;
@@ -146,7 +147,10 @@ pub fn first_rows(
                         break;
                     }
                 }
-                rows.push((name.clone(), first));
+                rows.push(SheetStart {
+                    name: name.clone(),
+                    first_row: first,
+                });
             }
             Event::Eof => break,
             _ => {}

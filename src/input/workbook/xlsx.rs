@@ -11,7 +11,8 @@ use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType};
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlError, XmlReader};
 use super::{
-    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit, MAX_SHEETS_LOOKED_AT,
+    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
+    MAX_SHEETS_LOOKED_AT,
 };
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
@@ -95,7 +96,7 @@ fn worksheet_path(
 pub fn first_rows(
     workbook: impl std::io::Read + std::io::Seek,
     file: &str,
-) -> Result<Vec<(String, Option<Vec<String>>)>, InputError> {
+) -> Result<Vec<SheetStart>, InputError> {
     let cannot = |m| unreadable_workbook(file, m);
     // One budget for every sheet: what is inflated is counted across them.
     let budget = Budget::default();
@@ -127,7 +128,10 @@ pub fn first_rows(
                 })?;
             }
         }
-        rows.push((name.clone(), first));
+        rows.push(SheetStart {
+            name: name.clone(),
+            first_row: first,
+        });
     }
     Ok(rows)
 }
