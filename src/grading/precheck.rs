@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, Seek, Write};
 
-use super::class::typo_note;
+use super::columns::typo_note;
 use super::columns::Column;
 use super::matrix::{
     listed_problems, with_duplicates, MatrixFileFormat, MatrixInput, MatrixRead, ReadAs,
