@@ -1594,7 +1594,7 @@ fn files_as_people_save_them_are_read() {
         (
             "matrix.csv",
             b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
-            "matrix.csv: not a matrix: it is binary data",
+            "matrix.csv: not a matrix: it is a picture",
         ),
     ];
     for (name, bytes, message) in refused {

@@ -40,13 +40,26 @@ pub fn sniff(head: &[u8]) -> Content {
         )
     } else if head.starts_with(b"%PDF") {
         Content::NotText("a PDF document")
+    } else if [&b"\x89PNG"[..], b"\xff\xd8\xff", b"GIF8"]
+        .iter()
+        .any(|magic| head.starts_with(magic))
+    {
+        Content::NotText("a picture")
     } else if head.starts_with(b"PK") || head.starts_with(b"\x1f\x8b") {
         Content::NotText("a compressed archive, not a workbook")
-    } else if head.contains(&0) {
-        Content::NotText("binary data (a picture, a program or another file that is not text)")
+    } else if first_line(head).contains(&0) {
+        // No header line holds a NUL byte; what follows a good one is for the reader to
+        // locate, row by row.
+        Content::NotText("binary data (a program or another file that is not text)")
     } else {
         Content::Text
     }
+}
+
+/// The bytes before the first line break.
+fn first_line(head: &[u8]) -> &[u8] {
+    let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
+    &head[..end]
 }
 
 /// The message of a file that is not text: what it is, and what to hand in instead.
@@ -198,9 +211,14 @@ mod tests {
             matches!(sniff(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), Content::NotText(w) if w.contains(".xls"))
         );
         assert!(matches!(sniff(b"%PDF-1.7"), Content::NotText(w) if w.contains("PDF")));
-        assert!(matches!(
+        assert_eq!(
             sniff(b"\x89PNG\r\n\x1a\n\0\0"),
-            Content::NotText(_)
-        ));
+            Content::NotText("a picture")
+        );
+        assert!(
+            matches!(sniff(b"\x7fELF\x02\x01\x01\0\0"), Content::NotText(w) if w.starts_with("binary"))
+        );
+        // A good header, then a NUL: the reader locates it.
+        assert_eq!(sniff(b"case_id,decision\n\0\0"), Content::Text);
     }
 }
