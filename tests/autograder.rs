@@ -40,6 +40,24 @@ fn leasejudge(args: &[&str], cwd: &Path) -> Output {
         .unwrap()
 }
 
+/// Runs `command`, again when the file it executes is still open for writing in a process
+/// another test thread forked at that moment ("Text file busy": the scripts are copied, and
+/// the binary extracted, just before they run). Nothing else is retried.
+fn output_of(command: &mut Command) -> Output {
+    for _ in 0..100 {
+        match command.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Ok(output) if text(&output.stderr).contains("Text file busy") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            output => return output.unwrap(),
+        }
+    }
+    panic!("{command:?}: the file stayed busy");
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -113,11 +131,11 @@ fn gradescope_image(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, PathBuf)
     )
     .unwrap();
     set_mode(&image.join("run_autograder"), 0o755);
-    let setup = Command::new("bash")
-        .arg(image.join("source/setup.sh"))
-        .current_dir(&image)
-        .output()
-        .unwrap();
+    let setup = output_of(
+        Command::new("bash")
+            .arg(image.join("source/setup.sh"))
+            .current_dir(&image),
+    );
     assert!(setup.status.success(), "setup.sh: {}", text(&setup.stderr));
     assert!(text(&setup.stdout).starts_with("leasejudge "));
     (zip, image)
@@ -247,11 +265,11 @@ fn gradescope_run_after(image: &Path, files: &[(&str, Put)], before: &dyn Fn(&Pa
     put(root.path(), &root.path().join("submission"), &key, files);
     fs::create_dir_all(root.path().join("results")).unwrap();
     before(root.path());
-    let ran = Command::new(root.path().join("run_autograder"))
-        .current_dir(root.path())
-        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
-        .output()
-        .unwrap();
+    let ran = output_of(
+        Command::new(root.path().join("run_autograder"))
+            .current_dir(root.path())
+            .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path()),
+    );
     let output = text(&ran.stdout) + &text(&ran.stderr);
     fs::write(root.path().join("results/stdout"), &output).unwrap();
     let results = fs::read(root.path().join("results/results.json")).ok();
@@ -310,11 +328,11 @@ fn prairielearn_run_after(question: &Path, files: &[(&str, Put)], before: &dyn F
     let entrypoint = root.path().join(inside);
     // grader-host: `chmod +x` an entrypoint under /grade, then Docker runs it (no shell).
     set_mode(&entrypoint, mode(&entrypoint) | 0o111);
-    let ran = Command::new(&entrypoint)
-        .current_dir("/")
-        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
-        .output()
-        .unwrap();
+    let ran = output_of(
+        Command::new(&entrypoint)
+            .current_dir("/")
+            .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path()),
+    );
     let output = text(&ran.stdout) + &text(&ran.stderr);
     // `succeeded = !timedOut && ExitCode === 0`; then results.json, refused over 1 MiB.
     let results = ran
