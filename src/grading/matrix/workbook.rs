@@ -39,7 +39,11 @@ fn starts_with(first: &Option<Vec<String>>) -> String {
 /// names `case_id` (`None` for the first sheet, when it is the only one and holds no matrix:
 /// reading it says what is wrong), or why there is not one.
 fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> {
-    let sheets = first_rows(std::io::Cursor::new(bytes), name)?;
+    // A workbook that cannot be looked at is read from its first sheet: that reading says,
+    // located, what is wrong with it.
+    let Ok(sheets) = first_rows(std::io::Cursor::new(bytes), name) else {
+        return Ok(None);
+    };
     let matrices: Vec<&str> = sheets
         .iter()
         .filter(|sheet| sheet.first_row.as_deref().is_some_and(is_matrix_header))
