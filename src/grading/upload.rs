@@ -43,6 +43,10 @@ const MAX_DEPTH: usize = 32;
 /// How many file names a problem quotes.
 const QUOTED_NAMES: usize = 10;
 
+/// How many candidates are looked at: an upload of more is no learner's matrix and its
+/// notes, and is refused without opening them.
+const MAX_LOOKED_AT: usize = 100;
+
 /// How many bytes of a text file are read to find its first row.
 const HEADER_BYTES: usize = 64 << 10;
 
@@ -388,6 +392,14 @@ pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, Vec<In
             ))
         };
     }
+    if candidates.len() > MAX_LOOKED_AT {
+        let names: Vec<String> = candidates.iter().map(|file| file.name()).collect();
+        return problem(format!(
+            "holds {} files that could be the matrix ({}); {HAND_IN}",
+            names.len(),
+            listed(&names)
+        ));
+    }
     let looked: Vec<(&HandedIn, Looks)> = candidates
         .iter()
         .map(|file| {
@@ -601,6 +613,15 @@ mod tests {
         assert!(message(find_matrix(dir.path())).starts_with(
             "upload: holds 2 files that could be the matrix (a.csv, b.json), and none starts"
         ));
+        let names: Vec<String> = (0..=MAX_LOOKED_AT)
+            .map(|i| format!("n{i:03}.csv"))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let text = message(find_matrix(upload(&names).path()));
+        assert!(
+            text.starts_with("upload: holds 101 files that could be the matrix (n000.csv, "),
+            "{text}"
+        );
         let names: Vec<String> = (0..12).map(|i| format!("m{i:02}.csv")).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let text = message(find_matrix(upload(&names).path()));
