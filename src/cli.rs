@@ -33,6 +33,8 @@ enum Command {
     Check(commands::check::Args),
     /// Grade filled-in matrices against golden labels, hiding them unless --reveal.
     Grade(commands::grade::Args),
+    /// Check a filled-in matrix before handing it in, without the key, as the autograder will.
+    Precheck(commands::precheck::Args),
     /// Write an autograder ready to upload to Gradescope or PrairieLearn.
     Autograder(commands::autograder::Args),
     /// Write the blank matrix to hand out: the header and the case ids of case files.
@@ -95,6 +97,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Explain(args) => commands::explain::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::Grade(args) => commands::grade::run(args),
+        Command::Precheck(args) => commands::precheck::run(args),
         Command::Autograder(args) => commands::autograder::run(args),
         Command::Template(args) => commands::template::run(args),
         Command::Validate(args) => commands::validate::run(args),

@@ -40,6 +40,24 @@ fn leasejudge(args: &[&str], cwd: &Path) -> Output {
         .unwrap()
 }
 
+/// Runs `command`, again when the file it executes is still open for writing in a process
+/// another test thread forked at that moment ("Text file busy": the scripts are copied, and
+/// the binary extracted, just before they run). Nothing else is retried.
+fn output_of(command: &mut Command) -> Output {
+    for _ in 0..100 {
+        match command.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Ok(output) if text(&output.stderr).contains("Text file busy") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            output => return output.unwrap(),
+        }
+    }
+    panic!("{command:?}: the file stayed busy");
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -113,11 +131,11 @@ fn gradescope_image(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, PathBuf)
     )
     .unwrap();
     set_mode(&image.join("run_autograder"), 0o755);
-    let setup = Command::new("bash")
-        .arg(image.join("source/setup.sh"))
-        .current_dir(&image)
-        .output()
-        .unwrap();
+    let setup = output_of(
+        Command::new("bash")
+            .arg(image.join("source/setup.sh"))
+            .current_dir(&image),
+    );
     assert!(setup.status.success(), "setup.sh: {}", text(&setup.stderr));
     assert!(text(&setup.stdout).starts_with("leasejudge "));
     (zip, image)
@@ -185,6 +203,9 @@ enum Put {
     RelativeLinkToKey,
     /// A hard link to the key.
     HardLinkToKey,
+    /// A copy of a file of `tests/data/autograder` under a name of these bytes, in the folder
+    /// the entry names (not UTF-8: a Windows zip unpacked by Info-ZIP).
+    RawName(&'static [u8], &'static str),
 }
 
 /// One run of an autograder.
@@ -216,12 +237,23 @@ fn put(root: &Path, upload: &Path, key: &Path, files: &[(&str, Put)]) {
                 std::os::unix::fs::symlink(relative, &path).unwrap();
             }
             Put::HardLinkToKey => fs::hard_link(key, &path).unwrap(),
+            Put::RawName(name, from) => {
+                use std::os::unix::ffi::OsStrExt;
+                fs::create_dir_all(&path).unwrap();
+                let name = std::ffi::OsStr::from_bytes(name);
+                fs::copy(data(from), path.join(name)).unwrap();
+            }
         }
     }
 }
 
 /// Runs the Gradescope autograder of `image` on `files`, as Gradescope does.
 fn gradescope_run(image: &Path, files: &[(&str, Put)]) -> Run {
+    gradescope_run_after(image, files, &|_| {})
+}
+
+/// [`gradescope_run`], `before` done to the root (`/autograder`) just before the run.
+fn gradescope_run_after(image: &Path, files: &[(&str, Put)], before: &dyn Fn(&Path)) -> Run {
     let root = tempfile::tempdir().unwrap();
     copy_tree(&image.join("source"), &root.path().join("source"));
     fs::copy(
@@ -232,11 +264,12 @@ fn gradescope_run(image: &Path, files: &[(&str, Put)]) -> Run {
     let key = root.path().join("source/golden.csv");
     put(root.path(), &root.path().join("submission"), &key, files);
     fs::create_dir_all(root.path().join("results")).unwrap();
-    let ran = Command::new(root.path().join("run_autograder"))
-        .current_dir(root.path())
-        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
-        .output()
-        .unwrap();
+    before(root.path());
+    let ran = output_of(
+        Command::new(root.path().join("run_autograder"))
+            .current_dir(root.path())
+            .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path()),
+    );
     let output = text(&ran.stdout) + &text(&ran.stderr);
     fs::write(root.path().join("results/stdout"), &output).unwrap();
     let results = fs::read(root.path().join("results/results.json")).ok();
@@ -254,15 +287,40 @@ fn gradescope_run(image: &Path, files: &[(&str, Put)]) -> Run {
 
 /// Runs the PrairieLearn question `question` on `files`, as its grader host does.
 fn prairielearn_run(question: &Path, files: &[(&str, Put)]) -> Run {
+    prairielearn_run_after(question, files, &|_| {})
+}
+
+/// [`prairielearn_run`], `before` done to the root (`/grade`) just before the run. The files
+/// its `info.json` names in `externalGradingOptions.serverFilesCourse` are copied from the
+/// course's `serverFilesCourse/` to `/grade/serverFilesCourse/`, as `buildDirectory` in
+/// `apps/prairielearn/src/lib/externalGraderCommon.ts` copies them (the course is the
+/// directory that holds `questions/`).
+fn prairielearn_run_after(question: &Path, files: &[(&str, Put)], before: &dyn Fn(&Path)) -> Run {
     let root = tempfile::tempdir().unwrap();
     copy_tree(&question.join("tests"), &root.path().join("tests"));
+    fs::create_dir_all(root.path().join("serverFilesCourse")).unwrap();
+    let info: Value =
+        serde_json::from_slice(&fs::read(question.join("info.json")).unwrap()).unwrap();
+    if let Some(shared) = info["externalGradingOptions"]["serverFilesCourse"].as_array() {
+        let course = question
+            .ancestors()
+            .find(|dir| dir.file_name().is_some_and(|n| n == "questions"))
+            .and_then(Path::parent)
+            .expect("a question of a course");
+        for entry in shared {
+            let entry = entry.as_str().unwrap();
+            copy_tree(
+                &course.join("serverFilesCourse").join(entry),
+                &root.path().join("serverFilesCourse").join(entry),
+            );
+        }
+    }
     fs::create_dir_all(root.path().join("data")).unwrap();
     fs::write(root.path().join("data/data.json"), "{}").unwrap();
     let key = root.path().join("tests/golden.csv");
     put(root.path(), &root.path().join("student"), &key, files);
     assert!(!root.path().join("results").exists());
-    let info: Value =
-        serde_json::from_slice(&fs::read(question.join("info.json")).unwrap()).unwrap();
+    before(root.path());
     let entrypoint = info["externalGradingOptions"]["entrypoint"]
         .as_str()
         .unwrap();
@@ -270,11 +328,11 @@ fn prairielearn_run(question: &Path, files: &[(&str, Put)]) -> Run {
     let entrypoint = root.path().join(inside);
     // grader-host: `chmod +x` an entrypoint under /grade, then Docker runs it (no shell).
     set_mode(&entrypoint, mode(&entrypoint) | 0o111);
-    let ran = Command::new(&entrypoint)
-        .current_dir("/")
-        .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path())
-        .output()
-        .unwrap();
+    let ran = output_of(
+        Command::new(&entrypoint)
+            .current_dir("/")
+            .env("LEASEJUDGE_AUTOGRADER_ROOT", root.path()),
+    );
     let output = text(&ran.stdout) + &text(&ran.stderr);
     // `succeeded = !timedOut && ExitCode === 0`; then results.json, refused over 1 MiB.
     let results = ran
@@ -555,29 +613,33 @@ fn an_empty_upload_or_one_without_a_matrix_is_ungradable() {
 }
 
 #[test]
-fn two_matrix_files_are_ungradable_and_a_note_beside_the_matrix_is_ignored() {
+fn two_matrices_are_ungradable_and_what_is_not_a_matrix_beside_one_is_ignored() {
     let two = [
         ("matrix.csv", Put::Copy("right.csv")),
-        ("notes.json", Put::Copy("notes.json")),
+        ("lab/copy.csv", Put::Copy("wrong.csv")),
     ];
     let results = graded(&gradescope(&two));
     assert!(results["output"]
         .as_str()
         .unwrap()
-        .starts_with("upload: holds 2 matrix files (matrix.csv, notes.json)"));
+        .starts_with("upload: holds 2 matrices (lab/copy.csv, matrix.csv): which one"));
     let results = graded(&prairielearn(&two));
     assert_eq!(results["gradable"], false);
     assert!(results["format_errors"][0]
         .as_str()
         .unwrap()
-        .contains("holds 2 matrix files"));
+        .contains("holds 2 matrices"));
 
-    let with_notes = [
-        ("matrix.csv", Put::Copy("right.csv")),
+    // A note, a JSON file that is no matrix, the lab's case file: not candidates.
+    for beside in [
         ("notes.txt", Put::Copy("notes.txt")),
-    ];
-    assert_eq!(graded(&gradescope(&with_notes))["score"], 4);
-    assert_eq!(graded(&prairielearn(&with_notes))["score"], 1.0);
+        ("notes.json", Put::Copy("notes.json")),
+        ("data/cases.csv", Put::Copy("cases.csv")),
+    ] {
+        let with = [("matrix.csv", Put::Copy("right.csv")), beside];
+        assert_eq!(graded(&gradescope(&with))["score"], 4);
+        assert_eq!(graded(&prairielearn(&with))["score"], 1.0);
+    }
 }
 
 #[test]
@@ -722,12 +784,23 @@ fn hidden_results_show_a_learner_nothing_at_once() {
     assert_eq!(results["visibility"], "hidden");
     assert_eq!(
         results["output"],
-        "Your submission was received. Its results are not shown."
+        "Your submission was received. Its results are not shown. The test \"Check of the \
+         upload\", shown now, says how the file was read."
     );
     let tests = results["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 1, "a hidden test hides the total score");
-    assert_eq!(tests[0]["visibility"], "hidden");
-    assert!(tests[0]["output"]
+    assert_eq!(
+        tests.len(),
+        2,
+        "the check, and a hidden test that hides the total score"
+    );
+    assert_eq!(tests[0]["name"], "Check of the upload");
+    assert_eq!(tests[0]["visibility"], "visible");
+    assert!(
+        tests[0].get("score").is_none(),
+        "the check carries no points"
+    );
+    assert_eq!(tests[1]["visibility"], "hidden");
+    assert!(tests[1]["output"]
         .as_str()
         .unwrap()
         .starts_with("Score: 1/4"));
@@ -829,7 +902,8 @@ fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
     let tests = results["tests"].as_array().unwrap();
     let note = tests.last().unwrap();
     assert_eq!(note["name"], "Cases not listed");
-    let listed = tests.len() - 1;
+    // Less the check, first, and the note, last.
+    let listed = tests.len() - 2;
     let left = 20_000 - listed;
     assert!(note["output"]
         .as_str()
@@ -839,7 +913,11 @@ fn twenty_thousand_cases_keep_gradescope_results_under_1_mb_and_the_score() {
         .as_str()
         .unwrap()
         .contains(&format!("Feedback on {left} of the cases is not listed")));
-    let points: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
+    assert_eq!(tests[0]["name"], "Check of the upload");
+    let points: u64 = tests[1..]
+        .iter()
+        .map(|t| t["score"].as_u64().unwrap())
+        .sum();
     assert_eq!(points, score, "the tests' points add up to the score");
 }
 
@@ -974,6 +1052,11 @@ fn a_key_that_disagrees_with_the_case_files_is_refused() {
     assert_eq!(built.status.code(), Some(2));
     let errors = text(&built.stderr);
     assert!(errors.contains("(1 problem below"), "{errors}");
+    // The sentence that says what the problems mean is not counted as one (issue 29).
+    assert!(
+        errors.ends_with("\n1 input error; nothing was written\n"),
+        "{errors}"
+    );
     assert!(
         errors.contains("cases.csv:18: case_id: case probe-4 is not in the key key.csv"),
         "{errors}"
@@ -1141,20 +1224,73 @@ fn a_question_is_rebuilt_in_place_keeping_its_uuid_and_a_foreign_one_is_refused(
     assert_eq!(info()["externalGradingOptions"]["timeout"], 60);
     let run = fs::read_to_string(dir.path().join("lab-1/tests/run_autograder")).unwrap();
     assert!(run.contains("--feedback none"));
-    // A question with files leasejudge does not write would lose them.
+    // A question with files leasejudge did not write, anywhere inside, would lose them: the
+    // rebuild is refused, naming them (issue 28).
     fs::write(
         dir.path().join("lab-1/server.py"),
         "def grade(data): pass\n",
     )
     .unwrap();
+    fs::write(dir.path().join("lab-1/tests/notes.txt"), "fixtures\n").unwrap();
+    fs::create_dir_all(dir.path().join("lab-1/clientFilesQuestion/empty")).unwrap();
     let refused = build(&[]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
-        text(&refused.stderr).contains("is not a question leasejudge wrote (it holds server.py)"),
+        text(&refused.stderr).contains(
+            "holds files leasejudge did not write (clientFilesQuestion/empty/, server.py, \
+             tests/notes.txt): a rebuild replaces the question whole, so it would delete them"
+        ),
         "{}",
         text(&refused.stderr)
     );
     assert!(dir.path().join("lab-1/server.py").exists());
+    assert!(dir.path().join("lab-1/tests/notes.txt").exists());
+    // Without them it is rebuilt; the case files it no longer needs (no hints) are gone.
+    fs::remove_file(dir.path().join("lab-1/server.py")).unwrap();
+    fs::remove_file(dir.path().join("lab-1/tests/notes.txt")).unwrap();
+    fs::remove_dir_all(dir.path().join("lab-1/clientFilesQuestion")).unwrap();
+    assert!(build(&["--feedback", "hint"]).status.success());
+    assert!(dir.path().join("lab-1/tests/cases.csv").is_file());
+    assert!(build(&[]).status.success());
+    assert!(!dir.path().join("lab-1/tests/cases.csv").exists());
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    // A directory that is no question at all is refused whole.
+    fs::create_dir_all(dir.path().join("other")).unwrap();
+    fs::write(dir.path().join("other/server.py"), "").unwrap();
+    let mut all = vec![
+        "autograder",
+        "prairielearn",
+        "--golden",
+        "key.csv",
+        "--cases",
+        "cases.csv",
+        "-o",
+        "other",
+    ];
+    let refused = leasejudge(&all, dir.path());
+    assert!(
+        text(&refused.stderr).contains(
+            "other exists and is not a question leasejudge wrote (it \
+             holds server.py)"
+        ),
+        "{}",
+        text(&refused.stderr)
+    );
+    // A symbolic link to a question is written through: the link stays a link.
+    std::os::unix::fs::symlink(dir.path().join("lab-1"), dir.path().join("linked")).unwrap();
+    all[7] = "linked";
+    assert!(leasejudge(&all, dir.path()).status.success());
+    assert!(fs::symlink_metadata(dir.path().join("linked"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".leasejudge-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]
@@ -1176,9 +1312,11 @@ fn the_question_names_its_image_entrypoint_and_upload() {
         "<pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\">"
     ));
     assert!(html.contains("<pl-external-grader-results></pl-external-grader-results>"));
-    for file in ["run_autograder", "leasejudge", "golden.csv", "cases.csv"] {
+    for file in ["run_autograder", "leasejudge", "golden.csv"] {
         assert!(question.join("tests").join(file).is_file(), "tests/{file}");
     }
+    // The case files only when hints cite them.
+    assert!(!question.join("tests/cases.csv").exists());
     assert_eq!(mode(&question.join("tests/run_autograder")), 0o755);
     assert_eq!(mode(&question.join("tests/leasejudge")), 0o755);
 }
@@ -1209,4 +1347,511 @@ fn a_binary_of_another_program_or_version_is_refused() {
     let mut args = common.to_vec();
     args.push(env!("CARGO_BIN_EXE_leasejudge"));
     assert!(build(dir.path(), &args).status.success());
+}
+
+// Issue 29: every learner gets a score and a reason to act on, on both platforms.
+
+/// The Gradescope image of the shared bundle with its script asking for `visibility`: what
+/// `autograder gradescope --visibility VISIBILITY` writes differs from the bundle only there.
+fn image_with_visibility(visibility: &str) -> tempfile::TempDir {
+    let image = tempfile::tempdir().unwrap();
+    copy_tree(&bundles().image, image.path());
+    for script in ["run_autograder", "source/run_autograder"] {
+        let path = image.path().join(script);
+        let text = fs::read_to_string(&path).unwrap();
+        let text = text.replace(
+            " --feedback cases ",
+            &format!(" --feedback cases --visibility {visibility} "),
+        );
+        assert!(
+            text.contains(&format!("--visibility {visibility}")),
+            "{text}"
+        );
+        fs::write(&path, text).unwrap();
+    }
+    image
+}
+
+/// The check of the upload, the first test of Gradescope's results.
+fn check_test(results: &Value) -> &Value {
+    let check = &results["tests"][0];
+    assert_eq!(check["name"], "Check of the upload", "{results}");
+    assert_eq!(check["visibility"], "visible", "{results}");
+    assert!(check.get("score").is_none(), "the check carries no points");
+    check
+}
+
+/// `right.csv` without its reason column.
+fn without_reason() -> Vec<u8> {
+    fs::read_to_string(data("right.csv"))
+        .unwrap()
+        .lines()
+        .map(|line| line.rsplit_once(',').unwrap().0.to_owned() + "\n")
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn an_unusable_upload_is_explained_at_once_whatever_the_visibility() {
+    let uploads: [(&str, Vec<(&str, Put)>); 2] = [
+        (
+            "no column for the graded column reason",
+            vec![("matrix.csv", Put::Bytes(without_reason()))],
+        ),
+        (
+            "upload: holds 2 matrices (a.csv, b.csv)",
+            vec![
+                ("a.csv", Put::Copy("right.csv")),
+                ("b.csv", Put::Copy("wrong.csv")),
+            ],
+        ),
+    ];
+    for visibility in ["hidden", "after_due_date", "after_published"] {
+        let image = image_with_visibility(visibility);
+        for (problem, files) in &uploads {
+            let results = graded(&gradescope_run(image.path(), files));
+            let check = check_test(&results);
+            assert_eq!(check["status"], "failed");
+            let output = check["output"].as_str().unwrap();
+            assert!(output.contains(problem), "{visibility}: {output}");
+            assert!(output.contains("cannot be graded as it is"), "{output}");
+            // The score keeps the visibility asked for.
+            assert_eq!(results["visibility"], visibility);
+            let summary = &results["tests"][1];
+            assert_eq!(summary["visibility"], visibility);
+            assert_eq!(summary["score"], 0);
+            assert!(results["output"]
+                .as_str()
+                .unwrap()
+                .ends_with("It cannot be graded as it is: the test \"Check of the upload\", shown now, says why."));
+        }
+    }
+    for (problem, files) in &uploads {
+        let results = graded(&prairielearn(files));
+        assert_eq!(results["gradable"], false);
+        let errors = results["format_errors"].to_string();
+        assert!(errors.contains(problem), "{errors}");
+    }
+    // A gradable upload's check passes, and says how the file was read.
+    let image = image_with_visibility("after_due_date");
+    let results = graded(&gradescope_run(
+        image.path(),
+        &[("matrix.csv", Put::Copy("right.csv"))],
+    ));
+    let check = check_test(&results);
+    assert_eq!(check["status"], "passed");
+    assert_eq!(
+        check["output"],
+        "matrix.csv: read as CSV, cells separated by \",\": 4 rows, for the lab's 4 cases\n\
+         matrix.csv: ready: every case of the lab once, every graded cell a valid value"
+    );
+    assert!(results["tests"].as_array().unwrap()[1..]
+        .iter()
+        .all(|t| t["visibility"] == "after_due_date"));
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_graded_and_shown_escaped() {
+    let files = [("", Put::RawName(b"r\xe9ponse.csv", "wrong.csv"))];
+    let run = gradescope(&files);
+    let results = graded(&run);
+    assert_eq!(results["score"], 1);
+    assert!(
+        run.output.contains("leasejudge: r\\xe9ponse.csv: 1/4"),
+        "{}",
+        run.output
+    );
+    let check = check_test(&results)["output"].as_str().unwrap().to_owned();
+    assert!(check.starts_with("r\\xe9ponse.csv: read as CSV"), "{check}");
+    let results = graded(&prairielearn(&files));
+    assert_eq!(results["score"], 0.25);
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .contains("r\\xe9ponse.csv:3: decision: EXPIRD is not a decision code"));
+}
+
+#[test]
+fn a_github_starter_repository_or_a_case_file_beside_the_matrix_is_graded() {
+    let repository = [
+        ("data/cases.csv", Put::Copy("cases.csv")),
+        (
+            ".github/workflows/classroom.yml",
+            Put::Bytes(b"on: push\n".to_vec()),
+        ),
+        (
+            ".github/classroom/autograding.json",
+            Put::Copy("notes.json"),
+        ),
+        (".git/HEAD", Put::Bytes(b"ref: refs/heads/main\n".to_vec())),
+        (".git/lfs/objects/matrix.csv", Put::Copy("wrong.csv")),
+        ("README.md", Put::Bytes(b"# Lab 3\n".to_vec())),
+        ("matrix.csv", Put::Copy("right.csv")),
+    ];
+    assert_eq!(graded(&gradescope(&repository))["score"], 4);
+    assert_eq!(graded(&prairielearn(&repository))["score"], 1.0);
+    let beside = [
+        ("cases.csv", Put::Copy("cases.csv")),
+        ("answers.csv", Put::Copy("wrong.csv")),
+    ];
+    assert_eq!(graded(&gradescope(&beside))["score"], 1);
+    assert_eq!(graded(&prairielearn(&beside))["score"], 0.25);
+    // Only the case file: said so.
+    let results = graded(&gradescope(&[("cases.csv", Put::Copy("cases.csv"))]));
+    assert!(check_test(&results)["output"]
+        .as_str()
+        .unwrap()
+        .contains("cases.csv"));
+}
+
+/// Every string of a JSON document: what a learner may be shown.
+fn strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(fields) => fields.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `text` as UTF-16 with a byte-order mark, as Excel's "Unicode Text" saves it.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    let mut bytes = if little_endian {
+        vec![0xff, 0xfe]
+    } else {
+        vec![0xfe, 0xff]
+    };
+    for unit in text.encode_utf16() {
+        bytes.extend(if little_endian {
+            unit.to_le_bytes()
+        } else {
+            unit.to_be_bytes()
+        });
+    }
+    bytes
+}
+
+/// A workbook of `sheets` (name, rows of cells), as a spreadsheet saves it.
+fn workbook(sheets: &[(&str, &[&[&str]])]) -> Vec<u8> {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    for (name, rows) in sheets {
+        let sheet = book.add_worksheet();
+        sheet.set_name(*name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                sheet.write_string(r as u32, c as u16, *cell).unwrap();
+            }
+        }
+    }
+    book.save_to_buffer().unwrap()
+}
+
+/// The rows of `right.csv`.
+fn right_rows() -> Vec<Vec<String>> {
+    fs::read_to_string(data("right.csv"))
+        .unwrap()
+        .lines()
+        .map(|line| line.split(',').map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn files_as_people_save_them_are_read() {
+    let right = fs::read_to_string(data("right.csv")).unwrap();
+    let rows = right_rows();
+    let rows: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|row| row.iter().map(String::as_str).collect())
+        .collect();
+    let rows: Vec<&[&str]> = rows.iter().map(Vec::as_slice).collect();
+    let instructions: &[&[&str]] = &[&["Lab 3: fill in the Matrix sheet"], &["Due Friday"]];
+    let matrix_second = workbook(&[("Instructions", instructions), ("Matrix", &rows)]);
+    let shapes: Vec<(&str, Vec<(&str, Put)>)> = vec![
+        (
+            "UTF-16 (little-endian), commas",
+            vec![("matrix.csv", Put::Bytes(utf16(&right, true)))],
+        ),
+        (
+            "UTF-16, tabs, Excel's Unicode Text",
+            vec![(
+                "matrix.csv",
+                Put::Bytes(utf16(&right.replace(',', "\t").replace('\n', "\r\n"), true)),
+            )],
+        ),
+        (
+            "UTF-16 (big-endian)",
+            vec![("matrix.csv", Put::Bytes(utf16(&right, false)))],
+        ),
+        (
+            "a workbook renamed .csv",
+            vec![("matrix.csv", Put::Bytes(workbook(&[("Matrix", &rows)])))],
+        ),
+        (
+            "the matrix on the second sheet",
+            vec![("matrix.xlsx", Put::Bytes(matrix_second.clone()))],
+        ),
+    ];
+    for (shape, files) in &shapes {
+        assert_eq!(graded(&gradescope(files))["score"], 4, "{shape}");
+        assert_eq!(graded(&prairielearn(files))["score"], 1.0, "{shape}");
+    }
+    let results = graded(&gradescope(&[("matrix.xlsx", Put::Bytes(matrix_second))]));
+    assert!(check_test(&results)["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("matrix.xlsx: read as the workbook's sheet \"Matrix\": 4 rows"));
+    // Unreadable as they are: said without a server path or binary junk, with what to do.
+    let refused: [(&str, Vec<u8>, &str); 3] = [
+        (
+            "matrix.xlsx",
+            workbook(&[("Instructions", instructions)]),
+            "matrix.xlsx, sheet Instructions: not a matrix: the sheet starts with \"Lab 3: \
+             fill in the Matrix sheet\" and has no matrix header; the matrix needs a first row \
+             naming case_id and the graded columns (decision, reason)",
+        ),
+        (
+            "matrix.csv",
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\0\0\0\0binary".to_vec(),
+            "matrix.csv: not a matrix: it is an Excel 97-2003 workbook (.xls)",
+        ),
+        (
+            "matrix.csv",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
+            "matrix.csv: not a matrix: it is a picture",
+        ),
+    ];
+    for (name, bytes, message) in refused {
+        let files = [(name, Put::Bytes(bytes))];
+        for run in [gradescope(&files), prairielearn(&files)] {
+            let results = graded(&run);
+            let text = strings(&results).join("\n");
+            assert!(text.contains(message), "{message}: {text}");
+            for junk in ["\0", "/autograder", "/grade/", "\u{3}", "PK"] {
+                assert!(!text.contains(junk), "{junk:?} in {text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stale_result_is_removed_and_the_instructors_log_stays_small() {
+    // A container used again: an earlier learner's results, and a key broken since.
+    let image = tempfile::tempdir().unwrap();
+    copy_tree(&bundles().image, image.path());
+    fs::write(image.path().join("source/golden.csv"), "case_id\nprobe-1\n").unwrap();
+    let run = gradescope_run_after(
+        image.path(),
+        &[("matrix.csv", Put::Copy("right.csv"))],
+        &|root| fs::write(root.join("results/results.json"), "{\"score\": 4}").unwrap(),
+    );
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.results.is_none(),
+        "the earlier results are gone: {}",
+        run.output
+    );
+    // An upload of every kind of bad row, long ones: the log stays within 1 MB, and results
+    // are written.
+    let mut rows = b"case_id,decision,reason\n".to_vec();
+    for i in 0..4_000 {
+        rows.extend(format!("c{i},").as_bytes());
+        rows.extend(std::iter::repeat_n(0xff, 5_000));
+        rows.extend(b",x,extra\n");
+    }
+    let files = [("matrix.csv", Put::Bytes(rows))];
+    for run in [gradescope(&files), prairielearn(&files)] {
+        assert!(
+            run.output.len() <= 1_000_000,
+            "{} bytes of log",
+            run.output.len()
+        );
+        let results = graded(&run);
+        assert!(results
+            .to_string()
+            .contains("more problems of this file, not listed"));
+    }
+}
+
+#[test]
+fn points_scale_the_score_on_both_platforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = data("key.csv");
+    let cases = data("cases.csv");
+    let common = [
+        "--golden",
+        key.to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+        "--points",
+        "10",
+    ];
+    let mut args = vec!["autograder", "gradescope"];
+    args.extend(common);
+    args.extend(["-o", "points.zip"]);
+    let built = leasejudge(&args, dir.path());
+    assert!(
+        text(&built.stdout).contains("set the assignment's autograder points to 10"),
+        "{}",
+        text(&built.stdout)
+    );
+    let image = dir.path().join("image");
+    extract(&dir.path().join("points.zip"), &image.join("source"));
+    fs::copy(
+        image.join("source/run_autograder"),
+        image.join("run_autograder"),
+    )
+    .unwrap();
+    set_mode(&image.join("run_autograder"), 0o755);
+    let results = graded(&gradescope_run(
+        &image,
+        &[("m.csv", Put::Copy("wrong.csv"))],
+    ));
+    assert_eq!(results["score"], 2.5);
+    let tests = &results["tests"].as_array().unwrap()[1..];
+    let most: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert_eq!(most, 10.0);
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Score: 2.5/10 (25.0%)"));
+    let mut args = vec!["autograder", "prairielearn"];
+    args.extend(common);
+    args.extend(["-o", "points-q"]);
+    let built = leasejudge(&args, dir.path());
+    assert!(text(&built.stdout).contains("give the question 10 points in the assessment"));
+    let results = graded(&prairielearn_run(
+        &dir.path().join("points-q"),
+        &[("m.csv", Put::Copy("wrong.csv"))],
+    ));
+    assert_eq!(results["score"], 0.25);
+    let tests = results["tests"].as_array().unwrap();
+    let points: f64 = tests.iter().map(|t| t["points"].as_f64().unwrap()).sum();
+    let most: f64 = tests
+        .iter()
+        .map(|t| t["max_points"].as_f64().unwrap())
+        .sum();
+    assert_eq!((points, most), (2.5, 10.0));
+}
+
+#[test]
+fn a_course_shares_one_binary_among_its_questions() {
+    let course = tempfile::tempdir().unwrap();
+    fs::write(course.path().join("infoCourse.json"), "{}").unwrap();
+    let key = data("key.csv");
+    let cases = data("cases.csv");
+    let build = |qid: &str, extra: &[&str]| {
+        let mut args = vec![
+            "autograder",
+            "prairielearn",
+            "--golden",
+            key.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--course",
+            course.path().to_str().unwrap(),
+            "--qid",
+            qid,
+        ];
+        args.extend_from_slice(extra);
+        let built = leasejudge(&args, course.path());
+        assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+        text(&built.stdout)
+    };
+    let first = build("lab-3/matrix", &[]);
+    assert!(first.contains("leasejudge: wrote "), "{first}");
+    let second = build("lab-4", &["--feedback", "hint"]);
+    assert!(second.contains("leasejudge: kept "), "{second}");
+    let shared = course
+        .path()
+        .join("serverFilesCourse/leasejudge/leasejudge");
+    assert_eq!(mode(&shared), 0o755);
+    assert_eq!(
+        fs::read(&shared).unwrap(),
+        fs::read(env!("CARGO_BIN_EXE_leasejudge")).unwrap()
+    );
+    for (qid, tests) in [
+        ("lab-3/matrix", &["golden.csv", "run_autograder"][..]),
+        ("lab-4", &["cases.csv", "golden.csv", "run_autograder"][..]),
+    ] {
+        let question = course.path().join("questions").join(qid);
+        let mut held: Vec<String> = fs::read_dir(question.join("tests"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        held.sort();
+        assert_eq!(held, tests, "{qid}: only what it needs, no binary");
+        let info: Value =
+            serde_json::from_slice(&fs::read(question.join("info.json")).unwrap()).unwrap();
+        assert_eq!(
+            info["externalGradingOptions"]["serverFilesCourse"],
+            serde_json::json!(["leasejudge"])
+        );
+        let results = graded(&prairielearn_run(
+            &question,
+            &[("matrix.csv", Put::Copy("wrong.csv"))],
+        ));
+        assert_eq!(results["score"], 0.25, "{qid}");
+    }
+    // A hint cites the case file the second question carries.
+    let results = graded(&prairielearn_run(
+        &course.path().join("questions/lab-4"),
+        &[("matrix.csv", Put::Copy("wrong.csv"))],
+    ));
+    assert!(results.to_string().contains("in cases.csv"), "{results}");
+    // A file at the binary's place that leasejudge did not write is not replaced.
+    fs::remove_file(&shared).unwrap();
+    fs::write(&shared, "#!/bin/sh\n").unwrap();
+    let mut args = vec![
+        "autograder",
+        "prairielearn",
+        "--golden",
+        key.to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+        "--course",
+        course.path().to_str().unwrap(),
+        "--qid",
+        "lab-5",
+    ];
+    let refused = leasejudge(&args, course.path());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("is there and is not a leasejudge binary"));
+    assert!(!course.path().join("questions/lab-5").exists());
+    assert_eq!(fs::read(&shared).unwrap(), b"#!/bin/sh\n");
+    // A question id that leaves questions/ is refused.
+    args[9] = "../escape";
+    let refused = leasejudge(&args, course.path());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("is not a question's id"));
+}
+
+#[test]
+fn precheck_says_what_the_autograders_check_says() {
+    for upload in [
+        vec![("matrix.csv", Put::Copy("wrong.csv"))],
+        vec![("matrix.csv", Put::Bytes(without_reason()))],
+        vec![
+            ("data/cases.csv", Put::Copy("cases.csv")),
+            ("lab/answers.csv", Put::Copy("right.csv")),
+        ],
+    ] {
+        let results = graded(&gradescope(&upload));
+        let check = check_test(&results)["output"].as_str().unwrap().to_owned();
+        // The learner's own run, on the same folder, with the lab's case file.
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("upload");
+        put(dir.path(), &folder, &data("key.csv"), &upload);
+        let cases = data("cases.csv");
+        let run = leasejudge(
+            &["precheck", "upload", "--cases", cases.to_str().unwrap()],
+            dir.path(),
+        );
+        assert_eq!(text(&run.stdout).trim_end(), check);
+        let passed = check.ends_with("every graded cell a valid value");
+        assert_eq!(
+            run.status.code(),
+            Some(if passed { 0 } else { 2 }),
+            "{check}"
+        );
+    }
 }

@@ -364,8 +364,12 @@ fn ods_workbooks_made_by_odfpy_grade_at_full_marks() {
             .read(leasejudge::grading::MatrixInput::Path(&path), &ods)
             .unwrap();
         assert_eq!(leasejudge::grading::golden_errors(&matrix), []);
-        // The first sheet holds notes, not the matrix: read by default, and an error there.
-        let run = leasejudge(&["grade", &ods, "--golden", &golden]);
+        // The first sheet holds notes, not the matrix: without --sheet, the one sheet whose
+        // first row is a matrix header is read (issue 29).
+        let run = leasejudge(&["grade", &ods, "--golden", &golden, "--columns", "all"]);
+        assert_full_marks(&run, &format!("{ods} without --sheet"));
+        // Named, the notes are read, and are no matrix.
+        let run = leasejudge(&["grade", &ods, "--golden", &golden, "--sheet", "Notes"]);
         assert_eq!(run.status, 2, "{}", run.stdout);
         assert!(
             run.stderr

@@ -86,7 +86,7 @@ impl Platform {
 
 /// How the bundled `grade` grades: the options the instructor passed, and the bundle's names
 /// of the key and the case files.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GradeOptions {
     /// The key's name in the bundle (`golden.csv`).
     pub key: String,
@@ -104,6 +104,8 @@ pub struct GradeOptions {
     pub delimiter: Option<Delimiter>,
     /// The sheet of a workbook submission.
     pub sheet: Option<String>,
+    /// The assignment's points the score is scaled to (`None`: the raw points).
+    pub points: Option<f64>,
 }
 
 /// `text` as one shell word: as it is when it is plain, else in single quotes.
@@ -136,6 +138,10 @@ impl GradeOptions {
                 &mut weights.iter().map(|(c, w)| format!("{}={w}", c.name())),
             ));
         }
+        if let Some(points) = self.points {
+            words.push("--points".to_owned());
+            words.push(crate::report::class_text::number(points));
+        }
         if let Some(visibility) = self.visibility {
             words.push("--visibility".to_owned());
             words.push(visibility.name().to_owned());
@@ -162,9 +168,35 @@ impl GradeOptions {
     }
 }
 
+/// The folder of a PrairieLearn course's `serverFilesCourse/` that holds the binary its
+/// questions share, named in each question's `externalGradingOptions.serverFilesCourse`: the
+/// grader copies it to `/grade/serverFilesCourse/leasejudge/` for every job
+/// (`buildDirectory` in PrairieLearn's `apps/prairielearn/src/lib/externalGraderCommon.ts`).
+pub const COURSE_FOLDER: &str = "leasejudge";
+
+/// Where the script finds the binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryAt {
+    /// In the bundle, beside the script (a Gradescope zip, a PrairieLearn question of its own).
+    Bundle,
+    /// In the PrairieLearn course's shared folder, [`COURSE_FOLDER`] of `serverFilesCourse/`.
+    Course,
+}
+
+/// The line of a PrairieLearn question's script that lists the files leasejudge wrote in the
+/// question (its `tests/` files), as a JSON array: a rebuild replaces these and refuses a
+/// question that holds anything else.
+pub const WROTE: &str = "# leasejudge wrote: ";
+
 /// The script the platform runs for each submission. It takes its root from
 /// `LEASEJUDGE_AUTOGRADER_ROOT` (a local trial, the tests) and otherwise uses the platform's.
-pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
+/// A PrairieLearn question's lists the files written in the question (`wrote`, [`WROTE`]).
+pub fn run_script(
+    platform: Platform,
+    options: &GradeOptions,
+    binary_at: BinaryAt,
+    wrote: &[String],
+) -> String {
     let how = match platform {
         Platform::Gradescope => {
             "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
@@ -177,10 +209,21 @@ pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
              # /grade/student, and the results go to /grade/results/results.json."
         }
     };
+    let binary = match binary_at {
+        BinaryAt::Bundle => format!("./{BINARY}"),
+        BinaryAt::Course => format!("\"$root/serverFilesCourse/{COURSE_FOLDER}/{BINARY}\""),
+    };
     let make_executable = match platform {
         // Gradescope's setup.sh made it executable; a course repository may lose the bit.
-        Platform::Gradescope => "",
-        Platform::PrairieLearn => "[ -x ./leasejudge ] || chmod +x ./leasejudge\n",
+        Platform::Gradescope => String::new(),
+        Platform::PrairieLearn => format!("[ -x {binary} ] || chmod +x {binary}\n"),
+    };
+    let wrote = match platform {
+        Platform::Gradescope => String::new(),
+        Platform::PrairieLearn => format!(
+            "{WROTE}{}\n",
+            serde_json::to_string(wrote).expect("names print")
+        ),
     };
     format!(
         "#!/bin/sh\n\
@@ -189,10 +232,11 @@ pub fn run_script(platform: Platform, options: &GradeOptions) -> String {
          # `grade --autograder` writes the results and exits 0 however the submission did; a key\n\
          # that cannot be used writes none (the run fails; its problems are in this script's\n\
          # output, which only instructors see).\n\
+         {wrote}\
          root=$(cd \"${{LEASEJUDGE_AUTOGRADER_ROOT:-{root}}}\" && pwd) || exit 2\n\
          cd \"$root/{bundle}\" || exit 2\n\
          {make_executable}\
-         exec ./{BINARY} grade --autograder -f {format} --golden {key} \\\n    \
+         exec {binary} grade --autograder -f {format} --golden {key} \\\n    \
          --submission-dir \"$root/{upload}\" -o \"$root/results/results.json\" \\\n    \
          {options} 2>&1\n",
         format = platform.format(),
@@ -226,9 +270,17 @@ pub fn setup_script(c_library: CLibrary) -> String {
     )
 }
 
-/// The PrairieLearn question's `info.json`.
-pub fn info_json(uuid: &str, title: &str, topic: &str, image: &str, timeout: u32) -> String {
-    let info = serde_json::json!({
+/// The PrairieLearn question's `info.json`; `binary_at` [`BinaryAt::Course`] names the
+/// course's shared folder in `externalGradingOptions.serverFilesCourse`.
+pub fn info_json(
+    uuid: &str,
+    title: &str,
+    topic: &str,
+    image: &str,
+    timeout: u32,
+    binary_at: BinaryAt,
+) -> String {
+    let mut info = serde_json::json!({
         "uuid": uuid,
         "title": title,
         "topic": topic,
@@ -245,6 +297,9 @@ pub fn info_json(uuid: &str, title: &str, topic: &str, image: &str, timeout: u32
             "timeout": timeout,
         },
     });
+    if binary_at == BinaryAt::Course {
+        info["externalGradingOptions"]["serverFilesCourse"] = serde_json::json!([COURSE_FOLDER]);
+    }
     serde_json::to_string_pretty(&info).expect("JSON prints") + "\n"
 }
 
@@ -359,19 +414,31 @@ mod tests {
             visibility: Some(Visibility::AfterDueDate),
             delimiter: Delimiter::new(b';'),
             sheet: Some("Matrix".to_owned()),
+            points: Some(12.5),
         };
-        let script = run_script(Platform::Gradescope, &options);
+        let script = run_script(Platform::Gradescope, &options, BinaryAt::Bundle, &[]);
         assert!(
             script.contains(
-                "--columns decision,reason --feedback hint --weights decision=2 --visibility \
-             after_due_date --delimiter semicolon --sheet Matrix --cases 'lab 3.csv' 2>&1\n"
+                "--columns decision,reason --feedback hint --weights decision=2 --points 12.5 \
+             --visibility after_due_date --delimiter semicolon --sheet Matrix --cases 'lab 3.csv' \
+             2>&1\n"
             ),
             "{script}"
         );
         assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/autograder}"));
         assert!(script.contains("--submission-dir \"$root/submission\""));
-        let script = run_script(Platform::PrairieLearn, &options);
+        assert!(script.contains("exec ./leasejudge grade"));
+        let wrote = ["tests/golden.csv".to_owned(), "tests/lab 3.csv".to_owned()];
+        let script = run_script(Platform::PrairieLearn, &options, BinaryAt::Course, &wrote);
         assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/grade}"));
         assert!(script.contains("cd \"$root/tests\""));
+        assert!(
+            script.contains("\n# leasejudge wrote: [\"tests/golden.csv\",\"tests/lab 3.csv\"]\n")
+        );
+        assert!(script.contains(
+            "[ -x \"$root/serverFilesCourse/leasejudge/leasejudge\" ] || chmod +x \
+             \"$root/serverFilesCourse/leasejudge/leasejudge\"\n\
+             exec \"$root/serverFilesCourse/leasejudge/leasejudge\" grade"
+        ));
     }
 }

@@ -18,16 +18,17 @@ use zip::write::SimpleFileOptions;
 
 use crate::autograder::binary::{inspect, CLibrary, GlibcVersion};
 use crate::autograder::{
-    info_json, is_reserved, is_uuid, question_html, run_script, setup_script, GradeOptions,
-    Platform, QuestionHash, BINARY, KEY_STEM, RUN, SETUP,
+    info_json, is_reserved, is_uuid, question_html, run_script, setup_script, BinaryAt,
+    GradeOptions, Platform, QuestionHash, BINARY, COURSE_FOLDER, KEY_STEM, RUN, SETUP, WROTE,
 };
 use crate::commands::grade::Weights;
 use crate::grading::class::{
-    grade_submission, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
+    grade_submission, parse_points, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
 };
 use crate::grading::compare::shown;
 use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
+use crate::grading::upload::shown_name;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};
 use crate::input::{
     check_unchanged, expand_inputs, FileChanged, FileStamp, InputError, InputErrors, ReadArgs,
@@ -36,6 +37,7 @@ use crate::input::{
 use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
+use crate::report::class_text::number;
 use crate::streaming::{
     judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
 };
@@ -130,6 +132,12 @@ struct Common {
     #[arg(long, value_name = "COLUMN=WEIGHT,...", value_parser = parse_weights_arg)]
     weights: Option<Weights>,
 
+    /// The assignment's points (as `grade`): the score is scaled to them [default: the raw
+    /// points, one per case or the sum of the weights]. The build prints the total to set on
+    /// the platform.
+    #[arg(long, value_name = "N", value_parser = parse_points)]
+    points: Option<f64>,
+
     /// The columns to grade (as `grade`): names separated by commas, or `all`.
     #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded)]
     columns: GradedColumns,
@@ -164,10 +172,27 @@ struct PrairieLearnArgs {
     #[command(flatten)]
     common: Common,
 
-    /// The question directory to write (its name is the question's QID); one leasejudge
-    /// wrote before is replaced whole, keeping its uuid.
-    #[arg(long, short = 'o', value_name = "QUESTION_DIR")]
-    output: PathBuf,
+    /// A question of its own to write (its name is the question's QID), the binary in its
+    /// tests/; one leasejudge wrote before is replaced whole, keeping its uuid.
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "QUESTION_DIR",
+        required_unless_present = "course",
+        conflicts_with_all = ["course", "qid"]
+    )]
+    output: Option<PathBuf>,
+
+    /// The course to write the question into, as COURSE_DIR/questions/QID: the binary goes
+    /// once to COURSE_DIR/serverFilesCourse/leasejudge/, which every leasejudge question of
+    /// the course shares.
+    #[arg(long, value_name = "COURSE_DIR", requires = "qid")]
+    course: Option<PathBuf>,
+
+    /// The question's id in the course: its directory under questions/ (folders separated by
+    /// /).
+    #[arg(long, value_name = "QID", requires = "course")]
+    qid: Option<String>,
 
     /// The grading image: any, for the statically linked release binary; for a dynamically
     /// linked --binary, one with the GNU C library it needs.
@@ -216,6 +241,11 @@ struct Prepared {
     /// What the key and the case files were before they were checked: each is carried only
     /// as it was then.
     stamps: HashMap<PathBuf, Option<FileStamp>>,
+    /// The points a submission can score on the platform: `--points`, or the raw total.
+    total_points: f64,
+    /// The bytes of the lab's full matrix as CSV (every column): what a learner who fills
+    /// in every column hands in.
+    matrix_bytes: u64,
 }
 
 /// Runs `autograder`.
@@ -259,61 +289,180 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
             glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
+    writeln!(
+        out,
+        "leasejudge: a submission scores out of {points}: set the assignment's autograder points \
+         to {points} (--points N scales the score to another total)",
+        points = number(prepared.total_points)
+    )?;
     if let Ok(out) = out.finish() {
         let _ = io::stdout().lock().write_all(&out);
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// pl-file-upload's limit on an answer's files ("maxFileSizeMB = 5", compared with
+/// `* 1024 * 1024` in PrairieLearn's `elements/pl-file-upload/pl-file-upload.js`).
+const UPLOAD_LIMIT: u64 = 5 * 1024 * 1024;
+
+/// The warning for a lab whose full matrix, `bytes` as CSV, is more than pl-file-upload
+/// takes: learners then hand in the graded `columns` only.
+fn upload_warning(bytes: u64, columns: &[crate::grading::Column]) -> Option<String> {
+    (bytes > UPLOAD_LIMIT).then(|| {
+        format!(
+            "the lab's full matrix, every column filled in, is {:.1} MB: more than the 5 MB \
+             pl-file-upload takes in one answer. Hand out a template of the graded columns only \
+             (`leasejudge template CASEFILE --columns {}`), and tell learners to hand in those \
+             columns only",
+            bytes as f64 / (1024.0 * 1024.0),
+            columns
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    })
+}
+
+/// Where a PrairieLearn question is written.
+struct QuestionPlace {
+    /// Its directory (through a symbolic link, the directory the link names).
+    dir: PathBuf,
+    /// Its QID: what its uuid is derived from.
+    qid: String,
+    /// The course, when the binary is shared in its `serverFilesCourse/`.
+    course: Option<PathBuf>,
+}
+
+/// The question's place: `-o`, or `--course` and `--qid`.
+fn question_place(args: &PrairieLearnArgs) -> Result<QuestionPlace> {
+    let (dir, qid, course) = match (&args.output, &args.course, &args.qid) {
+        (Some(dir), None, None) => {
+            if dir.as_os_str() == "-" {
+                return Err(usage("-o - is not allowed: the question is a directory"));
+            }
+            let qid = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (dir.clone(), qid, None)
+        }
+        (None, Some(course), Some(qid)) => {
+            let parts: Vec<&str> = qid.split('/').collect();
+            if parts
+                .iter()
+                .any(|part| part.is_empty() || *part == "." || *part == ".." || part.contains('\\'))
+            {
+                return Err(usage(&format!(
+                    "--qid {qid:?} is not a question's id: folder names under questions/, \
+                     separated by /"
+                )));
+            }
+            if !course.is_dir() {
+                anyhow::bail!(
+                    "--course {}: there is no such directory (give the course's root, which \
+                     holds infoCourse.json)",
+                    course.display()
+                );
+            }
+            let dir = parts
+                .iter()
+                .fold(course.join("questions"), |dir, part| dir.join(part));
+            (dir, qid.clone(), Some(course.clone()))
+        }
+        _ => {
+            return Err(usage(
+                "give -o QUESTION_DIR, or --course COURSE_DIR and --qid QID",
+            ))
+        }
+    };
+    // Written through a symbolic link: the directory it names is replaced, the link kept.
+    let dir = if dir.is_symlink() {
+        std::fs::canonicalize(&dir).with_context(|| {
+            format!(
+                "cannot write {}: it is a symbolic link to nothing",
+                dir.display()
+            )
+        })?
+    } else {
+        dir
+    };
+    Ok(QuestionPlace { dir, qid, course })
+}
+
 fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
-    if args.output.as_os_str() == "-" {
-        return Err(usage("-o - is not allowed: the question is a directory"));
-    }
-    let existing = existing_question(&args.output)?;
-    let prepared = prepare(&args.common, None, &args.output)?;
+    let place = question_place(args)?;
+    let existing = existing_question(&place.dir)?;
+    let prepared = prepare(&args.common, None, &place.dir)?;
     let image = known_image(&args.image, prepared.c_library.glibc()).map_err(|e| usage(&e))?;
-    let uuid = write_question(args, &prepared, existing)?;
+    let binary_at = match place.course {
+        Some(_) => BinaryAt::Course,
+        None => BinaryAt::Bundle,
+    };
+    // The shared binary first: the question names it.
+    let shared = match &place.course {
+        Some(course) => Some(share_binary(course, &prepared.binary)?),
+        None => None,
+    };
+    if let Some(parent) = place.dir.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot write {}", place.dir.display()))?;
+    }
+    let (uuid, carried) = write_question(args, &place, &prepared, existing, binary_at)?;
     // What was written, for the instructor: said if standard output takes it (the run is
     // done either way). Names from the command line and the case files: no line of it is
     // a workflow command.
     let mut out = crate::output::InertWriter::new(Vec::new(), crate::output::Syntax::Text);
     writeln!(
         out,
-        "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with \
-         {RUN}, {BINARY} ({}), {} ({} cases), {}",
-        args.output.display(),
-        needs(prepared.c_library),
-        prepared.options.key,
-        prepared.key_cases,
-        case_names(&prepared)
+        "leasejudge: wrote question {} (uuid {uuid}): info.json, question.html, tests/ with {}",
+        place.dir.display(),
+        carried.join(", ")
     )?;
+    if let Some((binary, how)) = &shared {
+        writeln!(
+            out,
+            "leasejudge: {how} {} ({}), which the course's leasejudge questions share",
+            binary.display(),
+            needs(prepared.c_library)
+        )?;
+    }
+    let sync = match place.course {
+        Some(_) => "sync the course",
+        None => "copy the directory into the course's questions/ and sync",
+    };
     match (image, prepared.c_library) {
         (Some((name, system, _)), CLibrary::Static) => writeln!(
             out,
-            "leasejudge: graded on {name} ({system}); copy the directory into the course's \
-             questions/ and sync"
+            "leasejudge: graded on {name} ({system}); {sync}"
         )?,
         (None, CLibrary::Static) => writeln!(
             out,
-            "leasejudge: graded on {} (any image runs the statically linked binary); copy the \
-             directory into the course's questions/ and sync",
+            "leasejudge: graded on {} (any image runs the statically linked binary); {sync}",
             args.image
         )?,
         (Some((name, system, has)), CLibrary::Shared(_)) => writeln!(
             out,
-            "leasejudge: graded on {name} ({system}, glibc {has}); copy the directory into the \
-             course's questions/ and sync"
+            "leasejudge: graded on {name} ({system}, glibc {has}); {sync}"
         )?,
         (None, CLibrary::Shared(glibc)) => writeln!(
             out,
-            "leasejudge: graded on {}: make sure it has glibc {} or later; copy the directory \
-             into the course's questions/ and sync",
+            "leasejudge: graded on {}: make sure it has glibc {} or later; {sync}",
             args.image,
             glibc.map_or_else(|| "any".to_owned(), |v| v.to_string())
         )?,
     }
+    writeln!(
+        out,
+        "leasejudge: the tests' points add up to {points}: give the question {points} points in \
+         the assessment (infoAssessment.json), so the points it shows are the ones awarded",
+        points = number(prepared.total_points)
+    )?;
     if let Ok(out) = out.finish() {
         let _ = io::stdout().lock().write_all(&out);
+    }
+    if let Some(warning) = upload_warning(prepared.matrix_bytes, &prepared.options.columns) {
+        crate::output::to_stderr(&format!("leasejudge: warning: {warning}"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -427,7 +576,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         .chain(cases.iter().map(|(path, _)| path))
         .map(|path| (path.clone(), FileStamp::of_path(path).ok().flatten()))
         .collect();
-    let key_cases = check_key(&common.golden, &sources, &scoring)?;
+    let (key_cases, matrix_bytes) = check_key(&common.golden, &sources, &scoring)?;
     Ok(Prepared {
         stamps,
         key: common.golden.clone(),
@@ -443,8 +592,13 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
             visibility,
             delimiter: common.read.delimiter,
             sheet: common.read.sheet.clone(),
+            points: common.points,
         },
         key_cases,
+        total_points: common
+            .points
+            .unwrap_or((key_cases * scoring.case_max()) as f64),
+        matrix_bytes,
     })
 }
 
@@ -541,8 +695,9 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
 
 /// Reads the key as `grade` reads it and grades the engine's matrix of the case files against
 /// it (golden values shown: the instructor is building the autograder); returns how many
-/// cases it has, or every problem of the key and the case files, located.
-fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
+/// cases it has and the bytes of the engine's matrix, or every problem of the key and the
+/// case files, located.
+fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<(u64, u64)> {
     let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
     let largest = sources
         .iter()
@@ -603,7 +758,8 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<u64> {
         anyhow::bail!("the engine's matrix of the case files could not be read back");
     };
     if graded.score == golden.len() * scoring.case_max() && graded.unknown.is_empty() {
-        return Ok(golden.len());
+        let bytes = temp.as_file_mut().metadata().map_or(0, |m| m.len());
+        return Ok((golden.len(), bytes));
     }
     Err(disagreements(&golden, &key_name, sources, &graded)?.into())
 }
@@ -624,7 +780,7 @@ fn disagreements(
     key_name: &str,
     sources: &[Source],
     graded: &crate::grading::class::Graded,
-) -> Result<InputErrors> {
+) -> Result<KeyDisagrees> {
     let mut places: HashMap<String, Place> = HashMap::new();
     for case in &graded.cases {
         if case.status != CaseStatus::Matched {
@@ -721,20 +877,36 @@ fn disagreements(
             .column("case_id"),
         );
     }
-    let mut all = vec![InputError::new(
-        key_name,
-        0,
-        format!(
-            "disagrees with the contract's verdicts on the case files ({} problem{} below; \
+    Ok(KeyDisagrees {
+        key: key_name.to_owned(),
+        problems: InputErrors(errors),
+    })
+}
+
+/// A key that disagrees with the contract's verdicts on the case files: what it means, then
+/// every problem, counted as they are (the sentence is no problem of its own).
+#[derive(Debug)]
+struct KeyDisagrees {
+    key: String,
+    problems: InputErrors,
+}
+
+impl std::fmt::Display for KeyDisagrees {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.problems.0.len();
+        writeln!(
+            f,
+            "{}: disagrees with the contract's verdicts on the case files ({n} problem{} below; \
              `leasejudge check CASEFILE --golden KEY` shows them too): the autograder would \
              grade learners against a wrong key",
-            errors.len(),
-            if errors.len() == 1 { "" } else { "s" }
-        ),
-    )];
-    all.extend(errors);
-    Ok(InputErrors(all))
+            crate::output::escape_controls(&self.key),
+            if n == 1 { "" } else { "s" }
+        )?;
+        write!(f, "{}", self.problems)
+    }
 }
+
+impl std::error::Error for KeyDisagrees {}
 
 /// A file's bytes as a zip entry's options: deflated, the given Unix mode, the zip format's
 /// earliest time (the same inputs give the same bytes), zip64 for a file over 4 GiB.
@@ -819,7 +991,12 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     };
     let setup = setup_script(prepared.c_library);
     add(SETUP, 0o755, &mut setup.as_bytes(), setup.len() as u64)?;
-    let run = run_script(Platform::Gradescope, &prepared.options);
+    let run = run_script(
+        Platform::Gradescope,
+        &prepared.options,
+        BinaryAt::Bundle,
+        &[],
+    );
     add(RUN, 0o755, &mut run.as_bytes(), run.len() as u64)?;
     let mut carry = |source: &Path, name: &str, mode: u32| -> Result<()> {
         let mut file = carried(&prepared.stamps, source)?;
@@ -876,38 +1053,140 @@ impl Read for Carried {
     }
 }
 
-/// The uuid of the question leasejudge wrote at `dir` before, if there is one; a directory
-/// that holds anything leasejudge does not write is refused (it would be replaced whole).
-fn existing_question(dir: &Path) -> Result<Option<String>> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(None);
-    };
-    let mut foreign = Vec::new();
-    let mut count = 0;
-    for entry in entries.filter_map(Result::ok) {
-        count += 1;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        match (name.as_str(), is_dir) {
-            ("info.json" | "question.html", false) | ("tests", true) => {}
-            _ => foreign.push(name),
+/// How many names a refusal lists.
+const NAMES_LISTED: usize = 10;
+
+/// Every entry inside `dir`, by its path relative to it (`/`-separated): files, links and
+/// anything else, and folders that hold nothing; links are not followed.
+fn entries_inside(dir: &Path, prefix: &str, found: &mut Vec<String>) -> Result<()> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+    names.sort_by_key(|entry| entry.file_name());
+    for entry in names {
+        let name = format!("{prefix}{}", shown_name(&entry.file_name()));
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let before = found.len();
+            entries_inside(&entry.path(), &format!("{name}/"), found)?;
+            if found.len() == before {
+                found.push(format!("{name}/"));
+            }
+        } else {
+            found.push(name);
         }
     }
-    if count == 0 {
-        return Ok(None);
+    Ok(())
+}
+
+/// What leasejudge wrote in the question at `dir`, as its script lists it ([`WROTE`]), with
+/// the files every question has; for a question written before the script listed them, the
+/// files such a question held (the binary, the key and case files in `tests/`).
+fn written_by_leasejudge(dir: &Path, inside: &[String]) -> Option<Vec<String>> {
+    let script = std::fs::read_to_string(dir.join("tests").join(RUN)).ok()?;
+    let mut ours = vec![
+        "info.json".to_owned(),
+        "question.html".to_owned(),
+        format!("tests/{RUN}"),
+    ];
+    match script.lines().find_map(|line| line.strip_prefix(WROTE)) {
+        Some(listed) => ours.extend(serde_json::from_str::<Vec<String>>(listed).ok()?),
+        None if script.contains("leasejudge grade --autograder") => {
+            let carried = |name: &str| {
+                name.strip_prefix("tests/").is_some_and(|file| {
+                    !file.contains('/')
+                        && (file == BINARY
+                            || std::path::Path::new(file).extension().is_some_and(|e| {
+                                ["csv", "json", "ndjson", "jsonl", "xlsx", "xlsm", "ods"]
+                                    .iter()
+                                    .any(|x| e.eq_ignore_ascii_case(x))
+                            }))
+                })
+            };
+            ours.extend(inside.iter().filter(|name| carried(name)).cloned());
+        }
+        None => return None,
     }
-    let tests = dir.join("tests");
-    if !foreign.is_empty() || !tests.join(RUN).is_file() || !tests.join(BINARY).is_file() {
-        foreign.sort();
-        let what = if foreign.is_empty() {
-            String::new()
-        } else {
-            format!(" (it holds {})", foreign.join(", "))
-        };
+    Some(ours)
+}
+
+/// What a question directory holds that leasejudge did not write.
+enum Foreign {
+    /// Nothing at all.
+    Empty,
+    /// It is no question leasejudge wrote: everything in it.
+    NotAQuestion(Vec<String>),
+    /// A question leasejudge wrote: the files in it that leasejudge did not write.
+    Files(Vec<String>),
+}
+
+fn foreign_files(dir: &Path) -> Result<Foreign> {
+    let mut inside = Vec::new();
+    entries_inside(dir, "", &mut inside)?;
+    if inside.is_empty() {
+        return Ok(Foreign::Empty);
+    }
+    let Some(ours) = written_by_leasejudge(dir, &inside) else {
+        return Ok(Foreign::NotAQuestion(inside));
+    };
+    Ok(Foreign::Files(
+        inside
+            .into_iter()
+            .filter(|name| !ours.contains(name))
+            .collect(),
+    ))
+}
+
+/// Checks the question a rebuild took out of place: a file added to it while the new one was
+/// written (after [`existing_question`] looked) is no reason to lose it.
+fn nothing_added(question: &Path, replaced: &Path) -> Result<()> {
+    let added = match foreign_files(replaced)? {
+        Foreign::Empty => return Ok(()),
+        Foreign::Files(added) if added.is_empty() => return Ok(()),
+        Foreign::Files(added) | Foreign::NotAQuestion(added) => added,
+    };
+    anyhow::bail!(
+        "{} was changed while it was rebuilt ({} appeared): it is left as it was; run again \
+         (nothing was written)",
+        question.display(),
+        listed_names(&added)
+    )
+}
+
+/// The uuid of the question leasejudge wrote at `dir` before, if there is one. It is replaced
+/// whole, so one that holds anything leasejudge did not write, anywhere inside (an
+/// instructor's `tests/grader.py`, `clientFilesQuestion/`), is refused with those names.
+fn existing_question(dir: &Path) -> Result<Option<String>> {
+    match std::fs::symlink_metadata(dir) {
+        Err(_) => return Ok(None),
+        Ok(meta) if !meta.is_dir() => {
+            anyhow::bail!("cannot write {}: it is not a directory", dir.display())
+        }
+        Ok(_) => {}
+    }
+    let foreign = match foreign_files(dir)? {
+        Foreign::Empty => return Ok(None),
+        Foreign::NotAQuestion(inside) => anyhow::bail!(
+            "{} exists and is not a question leasejudge wrote (it holds {}): it would be \
+             replaced whole, so give a new directory or remove it (nothing was written)",
+            dir.display(),
+            listed_names(&inside)
+        ),
+        Foreign::Files(foreign) => foreign,
+    };
+    if !foreign.is_empty() {
         anyhow::bail!(
-            "{} exists and is not a question leasejudge wrote{what}: it would be replaced whole, \
-             so give a new directory or remove it (nothing was written)",
-            dir.display()
+            "{} holds {} leasejudge did not write ({}): a rebuild replaces the question whole, \
+             so it would delete {}; move {} out of the question, or write another one \
+             (nothing was written)",
+            dir.display(),
+            if foreign.len() == 1 {
+                "a file"
+            } else {
+                "files"
+            },
+            listed_names(&foreign),
+            if foreign.len() == 1 { "it" } else { "them" },
+            if foreign.len() == 1 { "it" } else { "them" },
         );
     }
     let uuid = std::fs::read(dir.join("info.json"))
@@ -916,6 +1195,85 @@ fn existing_question(dir: &Path) -> Result<Option<String>> {
         .and_then(|info| info["uuid"].as_str().map(str::to_owned))
         .filter(|uuid| is_uuid(uuid));
     Ok(uuid)
+}
+
+/// `a, b and 3 more`.
+fn listed_names(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(NAMES_LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_LISTED {
+        text.push_str(&format!(" and {} more", names.len() - NAMES_LISTED));
+    }
+    text
+}
+
+/// Puts the binary in the course's shared folder, `serverFilesCourse/leasejudge/leasejudge`
+/// (written atomically, executable), unless the same bytes are there already; returns where,
+/// and whether it was written, kept or replaced. A file there that is not an x86-64 Linux
+/// executable is refused: leasejudge did not write it.
+fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)> {
+    let folder = course.join("serverFilesCourse").join(COURSE_FOLDER);
+    let target = folder.join(BINARY);
+    let how = match std::fs::symlink_metadata(&target) {
+        Err(_) => "wrote",
+        Ok(meta) if meta.is_file() && same_bytes(&target, binary)? => {
+            return Ok((target, "kept"));
+        }
+        Ok(meta) if meta.is_file() && inspect(&target).is_ok() => "replaced",
+        Ok(_) => anyhow::bail!(
+            "{} is there and is not a leasejudge binary: the course's leasejudge questions run \
+             the binary at that place; move that file away (nothing was written)",
+            target.display()
+        ),
+    };
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot write {}", target.display()))?;
+    let mut out = Output::open(Some(&target), Content::Binary)?;
+    let mut file =
+        File::open(binary).with_context(|| format!("cannot read {}", binary.display()))?;
+    io::copy(&mut file, &mut out).with_context(|| format!("cannot write {}", target.display()))?;
+    let finished = out.finish()?;
+    if let Some(path) = finished.written_path() {
+        set_executable(path).with_context(|| format!("cannot write {}", target.display()))?;
+    }
+    finished.persist()?;
+    Ok((target, how))
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Whether two files hold the same bytes.
+fn same_bytes(a: &Path, b: &Path) -> Result<bool> {
+    let open =
+        |path: &Path| File::open(path).with_context(|| format!("cannot read {}", path.display()));
+    let (mut a, mut b) = (io::BufReader::new(open(a)?), io::BufReader::new(open(b)?));
+    if a.get_ref().metadata()?.len() != b.get_ref().metadata()?.len() {
+        return Ok(false);
+    }
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = a.read(&mut x)?;
+        if n == 0 {
+            return Ok(true);
+        }
+        b.read_exact(&mut y[..n])?;
+        if x[..n] != y[..n] {
+            return Ok(false);
+        }
+    }
 }
 
 /// Reads through, hashing what it reads.
@@ -932,32 +1290,41 @@ impl<R: Read> Read for Hashing<'_, R> {
     }
 }
 
-/// Writes the PrairieLearn question directory atomically; returns its uuid.
+/// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
+/// key, the case files only when hints cite them, and the binary unless the course shares
+/// it. Returns its uuid and what `tests/` holds.
 fn write_question(
     args: &PrairieLearnArgs,
+    place: &QuestionPlace,
     prepared: &Prepared,
     existing: Option<String>,
-) -> Result<String> {
-    let out = OutputDir::create(&args.output)?;
+    binary_at: BinaryAt,
+) -> Result<(String, Vec<String>)> {
+    let out = OutputDir::create(&place.dir)?;
     let mut hash = QuestionHash::default();
     // The question's name (its QID) first: one key in two questions gives two uuids.
     hash.update(b"leasejudge question\0");
-    let qid = args
-        .output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    hash.update(qid.as_bytes());
+    hash.update(place.qid.as_bytes());
     hash.update(b"\0");
-    let run = run_script(Platform::PrairieLearn, &prepared.options);
+    let mut carried_names = vec![prepared.options.key.clone()];
+    if prepared.options.feedback == Feedback::Hint {
+        carried_names.extend(prepared.cases.iter().map(|(_, name)| name.clone()));
+    }
+    if binary_at == BinaryAt::Bundle {
+        carried_names.push(BINARY.to_owned());
+    }
+    let wrote: Vec<String> = carried_names.iter().map(|name| format!("tests/{name}")).collect();
+    let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
     let open = |path: &Path| carried(&prepared.stamps, path);
-    out.write_file(
-        &format!("tests/{BINARY}"),
-        0o755,
-        &mut open(&prepared.binary)?,
-    )?;
+    if binary_at == BinaryAt::Bundle {
+        out.write_file(
+            &format!("tests/{BINARY}"),
+            0o755,
+            &mut open(&prepared.binary)?,
+        )?;
+    }
     let mut hashing = Hashing {
         inner: open(&prepared.key)?,
         hash: &mut hash,
@@ -967,19 +1334,36 @@ fn write_question(
         0o644,
         &mut hashing,
     )?;
-    for (case_file, name) in &prepared.cases {
-        out.write_file(&format!("tests/{name}"), 0o644, &mut open(case_file)?)?;
+    if prepared.options.feedback == Feedback::Hint {
+        for (case_file, name) in &prepared.cases {
+            out.write_file(&format!("tests/{name}"), 0o644, &mut open(case_file)?)?;
+        }
     }
     let uuid = args
         .uuid
         .clone()
         .or(existing)
         .unwrap_or_else(|| hash.uuid());
-    let info = info_json(&uuid, &args.title, &args.topic, &args.image, args.timeout);
+    let info = info_json(
+        &uuid,
+        &args.title,
+        &args.topic,
+        &args.image,
+        args.timeout,
+        binary_at,
+    );
     out.write_file("info.json", 0o644, &mut info.as_bytes())?;
     out.write_file("question.html", 0o644, &mut question_html().as_bytes())?;
-    out.commit()?;
-    Ok(uuid)
+    out.commit_checked(&|replaced| nothing_added(&place.dir, replaced))?;
+    let mut listed = vec![RUN.to_owned()];
+    listed.extend(carried_names.into_iter().map(|name| {
+        if name == prepared.options.key {
+            format!("{name} ({} cases)", prepared.key_cases)
+        } else {
+            name
+        }
+    }));
+    Ok((uuid, listed))
 }
 
 #[cfg(test)]
@@ -1021,6 +1405,21 @@ mod tests {
             refused.to_string().contains("renamed or replaced"),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn a_lab_whose_full_matrix_passes_the_upload_limit_is_warned_of() {
+        let columns = [
+            crate::grading::Column::DECISION,
+            crate::grading::Column::REASON,
+        ];
+        assert_eq!(upload_warning(5 * 1024 * 1024, &columns), None);
+        let warning = upload_warning(6 * 1024 * 1024, &columns).unwrap();
+        assert!(
+            warning.starts_with("the lab's full matrix, every column filled in, is 6.0 MB"),
+            "{warning}"
+        );
+        assert!(warning.contains("--columns decision,reason"), "{warning}");
     }
 
     #[test]

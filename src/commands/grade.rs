@@ -3,7 +3,6 @@
 //! credit, autograder result files, feedback levels and hints. Golden values and the golden
 //! file's name stay hidden unless `--reveal` (`--feedback full`).
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,17 +10,18 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::grading::class::{
-    grade_submission, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous, Scoring,
-    Submission,
+    grade_submission, parse_points, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous,
+    Scoring, Submission,
 };
-use crate::grading::hint::hint;
+use crate::grading::hint::hints_by_case;
 use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
+use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
     check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
 };
-use crate::grading::upload::{find_matrix, UploadedMatrix, UPLOAD};
+use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
@@ -33,6 +33,7 @@ use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility
 use crate::report::class_json::write_json;
 use crate::report::class_text::{key_lines, score_line, write_github, write_markdown, write_table};
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
+use crate::streaming::StreamError;
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -166,6 +167,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub item_analysis: Option<PathBuf>,
 
+    /// The assignment's points: the platforms' scores (Gradescope's score and test points,
+    /// PrairieLearn's test points) scaled to them, as the assignment is set up on the
+    /// platform (only with -f gradescope or -f prairielearn) [default: the raw points, one
+    /// per case or the sum of the weights].
+    #[arg(long, value_name = "N", value_parser = parse_points)]
+    pub points: Option<f64>,
+
     /// Who sees the Gradescope results, and when: the tests and the top-level output (only
     /// with -f gradescope) [default: visible].
     #[arg(long, value_enum)]
@@ -235,6 +243,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
 /// file of its own (a link, one of `instructor`'s files) is refused before a byte is read.
 fn read_submission(
     path: &Path,
+    name: &str,
     read: &ReadArgs,
     columns: &[Column],
     splitter: &Splitter,
@@ -257,12 +266,11 @@ fn read_submission(
             splitter,
         )
     } else {
-        let name = path.to_string_lossy();
-        let file = open_submission(path, &name, instructor).map_err(|e| InputErrors(vec![e]))?;
+        let file = open_submission(path, name, instructor).map_err(|e| InputErrors(vec![e]))?;
         let format = MatrixFileFormat::for_path(path);
         MatrixRead::submission(columns, &options).read_split(
             MatrixInput::Open(file, format),
-            &name,
+            name,
             splitter,
         )
     }
@@ -296,11 +304,12 @@ fn read_golden(
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
 fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Option<Hint>>> {
-    let traces = crate::commands::explain::traces(cases, None, None, &[])?;
-    let mut by_id: HashMap<&str, Hint> = HashMap::new();
-    for trace in &traces {
-        by_id.insert(trace.case_id.as_str(), hint(trace));
-    }
+    let sources = ReadArgs::default().apply(crate::input::expand_inputs(cases)?);
+    let mut by_id = match hints_by_case(&sources) {
+        Ok(hints) => hints,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e).context("cannot keep the case files' hints"),
+    };
     Ok(case_ids
         .iter()
         .map(|(_, id)| by_id.remove(id.as_str()))
@@ -345,6 +354,12 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
             "--visibility is used only with -f gradescope"
         }));
     }
+    if args.points.is_some() && !is_platform(format) {
+        return Err(usage(
+            "--points scales a platform's score: it is used only with -f gradescope or -f \
+             prairielearn",
+        ));
+    }
     if args.verbose && is_platform(format) {
         return Err(usage(
             "-v lists every case in the table; -f gradescope and -f prairielearn have a test per \
@@ -374,27 +389,103 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
 /// standard output, which both platforms show only to instructors.
 fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "leasejudge: the answer key {} cannot be used, so no results were written: the \
-         platform reports this run as failed and records no score. Fix the key in the \
-         autograder, then regrade. Its problems:",
-        escape_controls(&golden.to_string_lossy())
+    let mut log = Log::within(LOG_LIMIT);
+    log.line(
+        &mut out,
+        &format!(
+            "the answer key {} cannot be used, so no results were written: the platform \
+             reports this run as failed and records no score. Fix the key in the autograder, \
+             then regrade. Its problems:",
+            escape_controls(&golden.to_string_lossy())
+        ),
     );
     for problem in problems {
-        let _ = writeln!(out, "leasejudge: {}", escape_message(&problem.to_string()));
+        log.line(&mut out, &problem.to_string());
     }
+    log.finish(&mut out);
     let _ = out.flush();
     ExitCode::from(2)
 }
 
-/// A submission found in an upload is named by its place in it (what the learner uploaded),
-/// in its problems too.
-fn name_in_upload(submission: &mut Submission, found: &UploadedMatrix) {
-    let full = std::mem::replace(&mut submission.name, found.name.clone());
-    if let Outcome::Ungradable(problems) = &mut submission.outcome {
-        for problem in problems.iter_mut().filter(|p| p.file == full) {
-            problem.file = found.name.clone();
+/// What is wrong with an unusable key, for the one running `grade` (the report tells learners
+/// only that it cannot be used): the reason it cannot be read, or how many problems it has
+/// and how to see them, never its name or a value.
+fn key_trouble(problems: &[InputError]) -> String {
+    match problems {
+        [only] if only.line == 0 && only.message.starts_with("cannot read") => format!(
+            "the golden file given with --golden cannot be read ({}): check its path (the \
+             report names it only with --reveal)",
+            only.message
+                .strip_prefix("cannot read: ")
+                .unwrap_or(&only.message)
+        ),
+        _ => format!(
+            "the golden file given with --golden is malformed: {} problem{}; rerun with \
+             --reveal to see each one located (learners are told only that it is malformed)",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// Removes the results an earlier run left at `path` (a container used again): a run that
+/// writes none (its key cannot be used) must leave none, or the platform would read the
+/// earlier learner's. Run once `path` is known to be no input.
+fn remove_earlier_results(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(|| {
+            format!(
+                "cannot remove the results of an earlier run, {}",
+                path.display()
+            )
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The most bytes an autograder run writes for its instructor: its standard output and error
+/// are the run's log (Gradescope's `results/stdout`, PrairieLearn's job log), and a large
+/// upload's every problem once made 129 MB of it. 1,000,000 bytes, like the results.
+const LOG_LIMIT: usize = 1_000_000;
+
+/// Lines written as `leasejudge: LINE` (controls made visible) while they fit in a budget;
+/// the lines past it are counted, and [`Log::finish`] says how many.
+struct Log {
+    left: usize,
+    left_out: u64,
+}
+
+impl Log {
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    fn within(limit: usize) -> Log {
+        // Room kept for the last line, which counts what was left out.
+        Log {
+            left: limit.saturating_sub(200),
+            left_out: 0,
+        }
+    }
+
+    fn line(&mut self, out: &mut dyn Write, line: &str) {
+        // One line each: a line break in a name cannot forge another. Its parts from input
+        // are escaped where the line is made; what is still unsafe is shown here.
+        let line = format!("leasejudge: {}\n", escape_message(line));
+        if self.left_out == 0 && line.len() <= self.left {
+            self.left -= line.len();
+            let _ = out.write_all(line.as_bytes());
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) {
+        if self.left_out > 0 {
+            let _ = writeln!(
+                out,
+                "leasejudge: … and {} more line{} not shown: this log is kept under 1 MB",
+                self.left_out,
+                if self.left_out == 1 { "" } else { "s" }
+            );
+            self.left_out = 0;
         }
     }
 }
@@ -501,6 +592,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
+    if args.autograder {
+        remove_earlier_results(
+            args.output
+                .as_deref()
+                .expect("checked: --autograder has -o"),
+        )?;
+    }
     crate::limits::raise_open_files_limit();
     let baseline = match &args.baseline {
         Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
@@ -536,15 +634,37 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (Some(case_ids), Feedback::Hint) => hints(&args.cases, case_ids)?,
         _ => Vec::new(),
     };
+    // The check of a platform's one submission, shown to its learner at once.
+    let mut check: Option<Precheck> = None;
+    let cases = golden.as_ref().map_or(0, |golden| golden.len());
     let mut submissions = paths
         .iter()
         .map(|path| -> Result<Submission> {
-            let name = path.to_string_lossy().into_owned();
+            // A submission found in an upload is named by its place in it (what the learner
+            // uploaded, a name that is not UTF-8 escaped), in its problems too: never by the
+            // platform's path.
+            let name = match &upload {
+                Some(Ok(found)) => found.name.clone(),
+                _ => path.to_string_lossy().into_owned(),
+            };
             // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &args.read, &columns, &splitter, &instructor)
-            {
-                Err(errors) => Outcome::Ungradable(errors.0),
+            let read = read_submission(path, &name, &args.read, &columns, &splitter, &instructor);
+            let outcome = match read {
+                Err(errors) => {
+                    if is_platform(format) {
+                        check = Some(Precheck::unreadable(&name, cases, errors.0.clone()));
+                    }
+                    Outcome::Ungradable(errors.0)
+                }
                 Ok((submission, errors)) => {
+                    // On a platform, the learner's check first: it looks at the key's case
+                    // ids, never its values.
+                    if let (true, Ok(golden)) = (is_platform(format), &golden) {
+                        check = Some(
+                            precheck(&name, golden, &submission, &errors, &columns)
+                                .context("checking through temporary files")?,
+                        );
+                    }
                     grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
                         .context("grading through temporary files")?
                 }
@@ -569,17 +689,26 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .map(|score| Previous { score: *score })
     };
     match upload {
-        Some(Ok(found)) => {
-            name_in_upload(&mut submissions[0], &found);
-            submissions[0].previous = previous(&found.name);
+        Some(Ok(_)) => {}
+        Some(Err(problems)) => {
+            if is_platform(format) {
+                check = Some(Precheck::unreadable(UPLOAD, cases, problems.clone()));
+            }
+            submissions.push(Submission {
+                name: UPLOAD.to_owned(),
+                outcome: Outcome::Ungradable(problems),
+                previous: previous(UPLOAD),
+            });
         }
-        Some(Err(problems)) => submissions.push(Submission {
-            name: UPLOAD.to_owned(),
-            outcome: Outcome::Ungradable(problems),
-            previous: previous(UPLOAD),
-        }),
         None => {}
     }
+    // What the one running `grade` is told on standard error about an unusable key: what is
+    // wrong with it, and what to do; its name and values only with --reveal (a CI log may be
+    // a learner's).
+    let key_trouble = match &golden {
+        Err(problems) if !reveal => Some(key_trouble(problems)),
+        _ => None,
+    };
     let report = ClassReport {
         scoring,
         feedback,
@@ -598,6 +727,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         },
         submissions,
         baseline: baseline.is_some(),
+        precheck: check,
+        points: args.points,
     };
     if args.autograder {
         // PrairieLearn does not create /grade/results.
@@ -666,24 +797,35 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     commit_all(outputs)?;
     let code = report.exit_code();
+    // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
+    let mut log = Log::within(if args.autograder {
+        LOG_LIMIT
+    } else {
+        usize::MAX
+    });
     if code == 2 {
         // Trouble goes to standard error too, as with every command, whatever the report's
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
-        let mut err =
-            crate::output::InertWriter::new(std::io::stderr().lock(), crate::output::Syntax::Text);
-        for line in key_lines(&report) {
-            let _ = writeln!(err, "leasejudge: {}", escape_message(&line));
+        let mut err = std::io::stderr().lock();
+        match &key_trouble {
+            Some(trouble) => log.line(&mut err, trouble),
+            None => {
+                for line in key_lines(&report) {
+                    log.line(&mut err, &line);
+                }
+            }
         }
         let mut ungradable = 0;
         for submission in &report.submissions {
             if let Outcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
                 for problem in problems {
-                    let _ = writeln!(err, "leasejudge: {}", escape_message(&problem.to_string()));
+                    log.line(&mut err, &problem.to_string());
                 }
             }
         }
+        log.finish(&mut err);
         if ungradable > 0 {
             let _ = writeln!(
                 err,
@@ -712,4 +854,37 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     Ok(ExitCode::from(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_to_its_budget_and_counts_what_it_leaves_out() {
+        let mut log = Log::within(1_000);
+        let mut out = Vec::new();
+        for i in 0..100 {
+            log.line(&mut out, &format!("problem {i:03}: {}", "x".repeat(40)));
+        }
+        log.finish(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= 1_000, "{} bytes", text.len());
+        let listed = text.matches("leasejudge: problem ").count();
+        assert!(listed > 5, "{text}");
+        assert!(
+            text.ends_with(&format!(
+                "leasejudge: … and {} more lines not shown: this log is kept under 1 MB\n",
+                100 - listed
+            )),
+            "{text}"
+        );
+        // Control characters in a line are made visible, not written.
+        let mut out = Vec::new();
+        Log::within(LOG_LIMIT).line(&mut out, "a\u{1b}[31mb\nforged");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "leasejudge: a\\u{1b}[31mb\\u{a}forged\n"
+        );
+    }
 }

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod generate;
 pub mod grade;
 pub mod man;
+pub mod precheck;
 pub mod reorder;
 pub mod template;
 pub mod validate;

@@ -290,6 +290,48 @@ pub fn every_trace(
     Ok(traces)
 }
 
+/// Makes a record of each case's trace with `record` (a small thing: a trace is replayed when
+/// its case closes, handed over, and dropped).
+struct TraceRecords<F> {
+    run_as_of: Option<Timestamp>,
+    record: F,
+}
+
+impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
+    fn write_case(
+        &mut self,
+        _file_index: usize,
+        file: &str,
+        case_id: &str,
+        rows: &[KeptRow],
+        out: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
+            return Ok(false);
+        };
+        (self.record)(&trace, out);
+        Ok(!out.is_empty())
+    }
+}
+
+/// Judges `sources` and writes, for each case, the record `record` makes of its trace, in
+/// order of first appearance (a case that comes back is replayed whole again and its record
+/// takes the place of the first): what every trace says, in the memory of the engine's open
+/// cases rather than of every trace ([`every_trace`]). `record` must write something.
+pub fn trace_records(
+    sources: &[Source],
+    run_as_of: Option<Timestamp>,
+    record: impl FnMut(&CaseTrace, &mut Vec<u8>) + Send + 'static,
+) -> Result<Records, StreamError> {
+    let writer = TraceRecords { run_as_of, record };
+    judge(
+        sources,
+        &settings(None, run_as_of, false),
+        Sink::Cases(Box::new(writer)),
+        &mut |_, _, _| {},
+    )
+}
+
 /// Writes each case's matrix row with its sentence in a `detail` column after the matrix's
 /// (`adjudicate --explain`), as CSV rows or JSON objects (each after a comma).
 pub struct DetailedRows {

@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 
 use super::case_grade::shown;
-use super::columns::{Column, ValueKind};
+pub use super::columns::typo_note;
+use super::columns::{codes, Column};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
-use super::matrix::{with_duplicates, MatrixEntry, SplitMatrix};
+use super::matrix::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
 use crate::input::InputError;
-use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
 
 /// What a learner is shown about their submission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -22,8 +22,8 @@ pub enum Feedback {
     None,
     /// Which cases and columns are wrong, without the expected values.
     Cases,
-    /// As `cases`, plus the case-file lines that decide each wrong case and the contract
-    /// section that governs it (needs `--cases`).
+    /// As `cases`, plus, for each wrong case, the case-file lines to read again: a file name
+    /// and line numbers, nothing else (needs `--cases`).
     Hint,
     /// Everything, expected values included (`--reveal`).
     Full,
@@ -317,6 +317,22 @@ pub struct ClassReport {
     pub submissions: Vec<Submission>,
     /// Whether a `--baseline` gradebook was given.
     pub baseline: bool,
+    /// The check of an autograder's one submission, run before it is graded (the platform
+    /// formats show it at once, whatever else they hide).
+    pub precheck: Option<super::precheck::Precheck>,
+    /// The assignment's points (`--points`): the platforms' scores are scaled to them;
+    /// `None`, the raw points ([`ClassReport::max_score`]).
+    pub points: Option<f64>,
+}
+
+/// Parses `--points`: a number of points greater than 0 (a whole number or not).
+pub fn parse_points(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(points) if points.is_finite() && points > 0.0 && points <= 1e9 => Ok(points),
+        _ => Err(format!(
+            "{text:?} is not a number of points: a number greater than 0, like 10 or 2.5"
+        )),
+    }
 }
 
 /// The counts over a class.
@@ -350,6 +366,23 @@ impl ClassReport {
     /// The most a submission can score.
     pub fn max_score(&self) -> u64 {
         self.cases as u64 * self.scoring.case_max()
+    }
+
+    /// Raw points as the assignment's (`--points`): scaled, rounded to 4 decimals; as they
+    /// are without `--points`. A JSON number either way.
+    pub fn points_value(&self, raw: u64) -> serde_json::Value {
+        match self.points {
+            None => raw.into(),
+            Some(points) => {
+                let max = self.max_score();
+                let scaled = if max == 0 {
+                    0.0
+                } else {
+                    raw as f64 * points / max as f64
+                };
+                ((scaled * 1e4).round() / 1e4).into()
+            }
+        }
     }
 
     /// The most a submission can score, as text: `-` when the golden file is malformed.
@@ -464,50 +497,6 @@ impl ColumnMiss {
     }
 }
 
-/// The valid codes of a code column, if it has a fixed set.
-fn codes(column: Column) -> Option<Vec<&'static str>> {
-    match column.name() {
-        "decision" => Some(Decision::ALL.iter().map(|d| d.as_str()).collect()),
-        "reason" => Some(CaseReason::ALL.iter().map(|r| r.as_str()).collect()),
-        "ack_state" => Some(AckState::ALL.iter().map(|a| a.as_str()).collect()),
-        "terminal_result" => Some(TerminalResult::ALL.iter().map(|r| r.as_str()).collect()),
-        _ => None,
-    }
-}
-
-/// Why `value` cannot be right in `column` whatever the case, with the nearest valid code
-/// when one is close; `None` for an empty cell or a valid code. Depends on the value alone,
-/// so it says nothing about the golden value.
-pub fn typo_note(column: Column, value: &str) -> Option<String> {
-    let value = value.trim();
-    if value.is_empty() {
-        return None;
-    }
-    let value = &*crate::output::escape_controls(value);
-    if column.kind() == ValueKind::Boolean {
-        let known = ["true", "false", "yes", "no", "1", "0"];
-        return (!known.iter().any(|k| k.eq_ignore_ascii_case(value)))
-            .then(|| format!("{value} is not a boolean (true or false)"));
-    }
-    let codes = codes(column)?;
-    if codes.iter().any(|c| c.eq_ignore_ascii_case(value)) {
-        return None;
-    }
-    let lower = value.to_ascii_lowercase();
-    let nearest = codes
-        .iter()
-        .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), *c))
-        .min()
-        .filter(|(distance, _)| *distance <= 3.max(value.chars().count() / 3));
-    Some(match nearest {
-        Some((_, code)) => format!("{value} is not a {column} code; did you mean {code}?"),
-        None => format!(
-            "{value} is not a {column} code (the codes are {})",
-            codes.join(", ")
-        ),
-    })
-}
-
 /// Grades one submission against `golden` (`None`: the golden file is malformed), both read
 /// split by one splitter, a partition at a time; golden values are kept only when `reveal`.
 /// `errors` are the ones the submission's reader found; with its duplicated case ids (found
@@ -537,11 +526,11 @@ pub fn grade_submission(
     let mut runs = vec![marks.point()];
     let mut unknown = SpoolWriter::new();
     let mut unknown_runs = vec![unknown.point()];
-    let mut duplicates = Vec::new();
+    let mut duplicates = Duplicates::default();
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
         let found = submission.load(part)?;
-        duplicates.extend(found.duplicates.iter().cloned());
+        duplicates.add(&found);
         for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
             let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);

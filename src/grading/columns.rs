@@ -312,6 +312,50 @@ impl Comparable {
     }
 }
 
+/// The valid codes of a code column, if it has a fixed set.
+pub fn codes(column: Column) -> Option<Vec<&'static str>> {
+    match column.name() {
+        "decision" => Some(Decision::ALL.iter().map(|d| d.as_str()).collect()),
+        "reason" => Some(CaseReason::ALL.iter().map(|r| r.as_str()).collect()),
+        "ack_state" => Some(AckState::ALL.iter().map(|a| a.as_str()).collect()),
+        "terminal_result" => Some(TerminalResult::ALL.iter().map(|r| r.as_str()).collect()),
+        _ => None,
+    }
+}
+
+/// Why `value` cannot be right in `column` whatever the case, with the nearest valid code
+/// when one is close; `None` for an empty cell or a valid code. Depends on the value alone,
+/// so it says nothing about the golden value.
+pub fn typo_note(column: Column, value: &str) -> Option<String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let value = &*crate::sanitize::escape_controls(value);
+    if column.kind() == ValueKind::Boolean {
+        let known = ["true", "false", "yes", "no", "1", "0"];
+        return (!known.iter().any(|k| k.eq_ignore_ascii_case(value)))
+            .then(|| format!("{value} is not a boolean (true or false)"));
+    }
+    let codes = codes(column)?;
+    if codes.iter().any(|c| c.eq_ignore_ascii_case(value)) {
+        return None;
+    }
+    let lower = value.to_ascii_lowercase();
+    let nearest = codes
+        .iter()
+        .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), *c))
+        .min()
+        .filter(|(distance, _)| *distance <= 3.max(value.chars().count() / 3));
+    Some(match nearest {
+        Some((_, code)) => format!("{value} is not a {column} code; did you mean {code}?"),
+        None => format!(
+            "{value} is not a {column} code (the codes are {})",
+            codes.join(", ")
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,7 +29,7 @@ use crate::streaming::{Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix::{with_duplicates, Duplicate, SplitMatrix};
+use super::matrix::{with_duplicates, Duplicates, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// A temporary file the engine's matrix is appended to.
 struct MatrixSpill(BufWriter<TempWriter<File>>);
@@ -131,15 +131,15 @@ pub fn grade_judged(
     golden: &SplitMatrix,
     columns: &[Column],
     list_matched: bool,
-) -> io::Result<(FileGrade, Vec<Duplicate>)> {
+) -> io::Result<(FileGrade, Duplicates)> {
     let engine = split_matrix(judged, golden, columns)?;
     let mut cases = ListWriter::<CaseGrade>::new();
     let mut unknown = ListWriter::<UnknownCase>::new();
     let mut matched_unlisted = 0usize;
-    let mut duplicates = Vec::new();
+    let mut duplicates = Duplicates::default();
     for part in 0..golden.parts() {
         let loaded = golden.load(part)?;
-        duplicates.extend(loaded.duplicates.iter().cloned());
+        duplicates.add(&loaded);
         let expected_rows = &loaded.matrix;
         // Per golden case of the partition what became of it; the listed ones (differences,
         // and matched cases when `list_matched`) encoded as they come, in the engine's order.

@@ -13,6 +13,7 @@ pub mod hint;
 pub mod marks;
 pub mod matrix;
 pub mod partitions;
+pub mod precheck;
 pub mod spool;
 pub mod submission_file;
 pub mod upload;

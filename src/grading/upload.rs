@@ -1,18 +1,34 @@
-//! The one matrix file of a learner's upload (`grade --submission-dir`). An autograder puts
-//! what a learner handed in into a directory, files and folders as they were uploaded
-//! (Gradescope's `/autograder/submission`, PrairieLearn's `/grade/student`); exactly one of
-//! its files must be the matrix, told by its extension.
+//! The learner's matrix among the files they handed in: an autograder's upload directory
+//! (Gradescope's `/autograder/submission`, PrairieLearn's `/grade/student`, `grade
+//! --submission-dir`), or any list of a learner's files ([`find_learners_matrix`], for a
+//! download from a learning platform). Exactly one of them must be the matrix.
 //!
-//! The directory is walked without following links: a link is no file of the upload, and a
-//! link to a directory is never entered. What operating systems and spreadsheets leave
-//! beside a file is skipped: names starting with `.` (`.DS_Store`, macOS's `._matrix.csv`),
-//! Office's owner files (`~$matrix.xlsx`) and macOS's `__MACOSX` folder. Anything else that
-//! is not a matrix (`notes.txt`) is ignored. No matrix file, several, or one that is a link
-//! is a problem of the upload, reported like any other that makes a submission ungradable.
+//! A file is a candidate by its extension (`.csv`, `.json`, `.xlsx`, `.xlsm`, `.ods`, in any
+//! case), outside what systems, spreadsheets and tools leave beside a file: any name starting
+//! with `.` and everything in such a folder (`.git/`, `.github/`, `.DS_Store`, macOS's
+//! `._matrix.csv`), macOS's `__MACOSX/` and Office's owner files (`~$matrix.xlsx`). Then a
+//! candidate's first row says what it is: a matrix header names `case_id` (and, if it names
+//! an `event` column, a graded answer too), a case file's names `event` and no answer. The one
+//! matrix is the answer; a lab's case file handed in beside it (a GitHub starter repository's
+//! `data/cases.csv`) is not a candidate. With no matrix header anywhere, the one remaining
+//! candidate is graded (its reading says what is wrong with it); several matrices, or several
+//! files none of which is one, make the upload ungradable, with their names.
+//!
+//! Names are bytes: a file is opened by the name the file system gave it, and shown with any
+//! byte that is not UTF-8 escaped (`r\xe9ponse.csv`, from a Windows zip unpacked by Info-ZIP).
+//! The directory is walked without following links: a link is no file of the upload (one
+//! chosen as the matrix is refused), and a link to a directory is never entered. A file is
+//! looked at only if it is a regular file, opened without following a link and without
+//! waiting on a FIFO.
 
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::input::InputError;
+use crate::grading::columns::Column;
+use crate::input::content::{sniff, Content, Utf16Text};
+use crate::input::{normalise_header, Field, InputError};
 
 /// The extensions of the matrix files `grade` reads (compared without case).
 pub const MATRIX_EXTENSIONS: [&str; 5] = ["csv", "json", "xlsx", "xlsm", "ods"];
@@ -27,15 +43,64 @@ const MAX_DEPTH: usize = 32;
 /// How many file names a problem quotes.
 const QUOTED_NAMES: usize = 10;
 
+/// How many candidates are looked at: an upload of more is no learner's matrix and its
+/// notes, and is refused without opening them.
+const MAX_LOOKED_AT: usize = 100;
+
+/// How many bytes of a text file are read to find its first row.
+const HEADER_BYTES: usize = 64 << 10;
+
 /// What to hand in, said after every problem.
 const HAND_IN: &str = "hand in the matrix as one .csv, .json, .xlsx, .xlsm or .ods file";
 
-/// The matrix file found in an upload.
+/// A file a learner handed in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandedIn {
+    /// Where it is on this machine.
+    pub path: PathBuf,
+    /// Its place in what the learner handed in, folder by folder, as the file system names
+    /// them (`lab 1/matrix.csv`; bytes, not necessarily UTF-8).
+    pub place: PathBuf,
+    /// Whether it is a symbolic link (never opened; refused if it is the one matrix).
+    pub is_link: bool,
+}
+
+impl HandedIn {
+    /// Its place as learners see it: folders joined with `/`, a byte that is not UTF-8
+    /// escaped (`r\xe9ponse.csv`).
+    pub fn name(&self) -> String {
+        let parts: Vec<String> = self.place.iter().map(shown_name).collect();
+        parts.join("/")
+    }
+}
+
+/// A file name as text: as it is when it is UTF-8, else with each byte that is not shown as
+/// `\xNN`.
+pub fn shown_name(name: &OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut shown = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            shown.push_str(chunk.valid());
+            for byte in chunk.invalid() {
+                shown.push_str(&format!("\\x{byte:02x}"));
+            }
+        }
+        shown
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
+}
+
+/// The matrix file found among a learner's files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UploadedMatrix {
-    /// Its path (the directory joined with its place in the upload).
+    /// Where it is.
     pub path: PathBuf,
-    /// Its place in the upload (`matrix.csv`, `lab/matrix.csv`), the name learners see.
+    /// Its place in what was handed in, as learners see it ([`HandedIn::name`]).
     pub name: String,
 }
 
@@ -46,38 +111,43 @@ pub fn has_matrix_extension(name: &Path) -> bool {
         .is_some_and(|e| MATRIX_EXTENSIONS.iter().any(|m| m.eq_ignore_ascii_case(e)))
 }
 
-/// Whether an entry is what an operating system or a spreadsheet leaves beside a file.
-fn is_litter(name: &str) -> bool {
-    name.starts_with('.') || name.starts_with("~$") || name == "__MACOSX"
+/// Whether an entry is what an operating system, a spreadsheet or a tool leaves beside a
+/// file (a hidden file or folder, macOS's resource forks, Office's owner files).
+fn is_litter(name: &OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    bytes.starts_with(b".") || bytes.starts_with(b"~$") || name == "__MACOSX"
 }
 
-/// An upload's entries: the matrix candidates and the other files, by their place in it.
-#[derive(Default)]
-struct Found {
-    /// Files with a matrix extension, and whether each is a link.
-    candidates: Vec<(String, bool)>,
-    /// How many other files there are, and the first few names.
-    others: usize,
-    other_names: Vec<String>,
-    /// Folders that could not be read.
-    problems: Vec<InputError>,
+/// Every file of the upload `dir` but what is litter ([`is_litter`]: hidden folders are not
+/// entered), in name order (bytes), folders walked as they come; links are listed, never
+/// followed. `Err`: a folder that cannot be read, or one nested too deep.
+pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, Vec<InputError>> {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    walk(dir, &mut PathBuf::new(), 0, &mut files, &mut problems);
+    if problems.is_empty() {
+        Ok(files)
+    } else {
+        Err(problems)
+    }
 }
 
-/// Its place in the upload, with `/` between folders whatever the platform.
-fn place(parts: &[String]) -> String {
-    parts.join("/")
-}
-
-fn walk(dir: &Path, parts: &mut Vec<String>, found: &mut Found) {
+fn walk(
+    dir: &Path,
+    place: &mut PathBuf,
+    depth: usize,
+    files: &mut Vec<HandedIn>,
+    problems: &mut Vec<InputError>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
-            let what = if parts.is_empty() {
+            let what = if depth == 0 {
                 "the upload's folder".to_owned()
             } else {
-                format!("folder {}", place(parts))
+                format!("folder {}", shown_place(place))
             };
-            found.problems.push(InputError::new(
+            problems.push(InputError::new(
                 UPLOAD,
                 0,
                 format!("cannot read {what}: {e}"),
@@ -88,7 +158,7 @@ fn walk(dir: &Path, parts: &mut Vec<String>, found: &mut Found) {
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name: OsString = entry.file_name();
         if is_litter(&name) {
             continue;
         }
@@ -96,78 +166,320 @@ fn walk(dir: &Path, parts: &mut Vec<String>, found: &mut Found) {
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        parts.push(name);
+        place.push(&name);
         if kind.is_dir() {
-            if parts.len() <= MAX_DEPTH {
-                walk(&entry.path(), parts, found);
+            if depth < MAX_DEPTH {
+                walk(&entry.path(), place, depth + 1, files, problems);
             } else {
-                found.problems.push(InputError::new(
+                problems.push(InputError::new(
                     UPLOAD,
                     0,
                     format!(
                         "folder {} is nested more than {MAX_DEPTH} deep; {HAND_IN}",
-                        place(parts)
+                        shown_place(place)
                     ),
                 ));
             }
-        } else if has_matrix_extension(Path::new(parts.last().expect("just pushed"))) {
-            found.candidates.push((place(parts), kind.is_symlink()));
         } else {
-            found.others += 1;
-            if found.other_names.len() < QUOTED_NAMES {
-                found.other_names.push(place(parts));
-            }
+            files.push(HandedIn {
+                path: entry.path(),
+                place: place.clone(),
+                is_link: kind.is_symlink(),
+            });
         }
-        parts.pop();
+        place.pop();
     }
 }
 
+fn shown_place(place: &Path) -> String {
+    let parts: Vec<String> = place.iter().map(shown_name).collect();
+    parts.join("/")
+}
+
+/// What a candidate's first row says it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Looks {
+    /// A matrix: its header names `case_id`.
+    Matrix,
+    /// A case file: its header names `event` and no graded answer.
+    CaseFile,
+    /// Neither (or not looked at: a link, not a regular file, unreadable).
+    Unknown,
+}
+
+/// What a header's cells (a CSV header, a sheet's first row, a JSON object's keys) say.
+fn looks_of<'a>(cells: impl IntoIterator<Item = &'a str>) -> Looks {
+    let (mut case_id, mut answer, mut event) = (false, false, false);
+    for cell in cells {
+        match Column::from_header(cell) {
+            Some(Column::CASE_ID) => case_id = true,
+            Some(Column::DECISION | Column::REASON) => answer = true,
+            _ => {}
+        }
+        event |= Field::from_normalised(&normalise_header(cell)) == Some(Field::Event);
+    }
+    match (case_id, answer, event) {
+        (true, true, _) | (true, false, false) => Looks::Matrix,
+        (_, false, true) => Looks::CaseFile,
+        _ => Looks::Unknown,
+    }
+}
+
+/// Opens `path` to look at, if it is a regular file: not through a link, not waiting on a
+/// FIFO.
+fn open_to_look(path: &Path) -> Option<File> {
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+            .ok()?
+    };
+    #[cfg(not(unix))]
+    let file = File::open(path).ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// What the file at `path` looks like, by its first row.
+fn look(path: &Path) -> Looks {
+    let Some(file) = open_to_look(path) else {
+        return Looks::Unknown;
+    };
+    let mut head = Vec::with_capacity(HEADER_BYTES);
+    if file
+        .take(HEADER_BYTES as u64)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return Looks::Unknown;
+    }
+    match sniff(&head) {
+        Content::Workbook => look_at_workbook(path),
+        Content::NotText(_) => Looks::Unknown,
+        Content::Utf16(encoding) => {
+            let mut text = Vec::new();
+            // The head may end inside a character: only its whole lines are looked at.
+            let _ = Utf16Text::new(&head[..], encoding).read_to_end(&mut text);
+            look_at_text(&text)
+        }
+        Content::Text => look_at_text(&head),
+    }
+}
+
+/// A workbook looks like a matrix if a sheet's first row is a matrix header, like a case
+/// file if none is and one's is a case file's.
+fn look_at_workbook(path: &Path) -> Looks {
+    let Some(file) = open_to_look(path) else {
+        return Looks::Unknown;
+    };
+    // Read in place (a zip archive is read by seeking), within a workbook's limits.
+    if crate::limits::check_document_size(&file).is_err() {
+        return Looks::Unknown;
+    }
+    let reader = std::io::BufReader::new(file);
+    let Ok(sheets) = crate::input::workbook::first_rows(reader, "workbook") else {
+        return Looks::Unknown;
+    };
+    let looks: Vec<Looks> = sheets
+        .iter()
+        .filter_map(|sheet| sheet.first_row.as_ref())
+        .map(|cells| looks_of(cells.iter().map(String::as_str)))
+        .collect();
+    if looks.contains(&Looks::Matrix) {
+        Looks::Matrix
+    } else if looks.contains(&Looks::CaseFile) {
+        Looks::CaseFile
+    } else {
+        Looks::Unknown
+    }
+}
+
+/// Text looks like what its first non-blank line names: a JSON document by the keys in it
+/// (a case file's or a matrix's objects), CSV by its header's cells (split at the commas,
+/// semicolons or tabs, whichever makes more cells).
+fn look_at_text(text: &[u8]) -> Looks {
+    let text = String::from_utf8_lossy(text);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if text.starts_with('[') || text.starts_with('{') {
+        return looks_of(json_keys(text));
+    }
+    let Some(line) = text.lines().find(|line| !line.trim().is_empty()) else {
+        return Looks::Unknown;
+    };
+    let delimiter = [',', ';', '\t']
+        .into_iter()
+        .max_by_key(|d| line.matches(*d).count())
+        .expect("three delimiters");
+    looks_of(
+        line.split(delimiter)
+            .map(|cell| cell.trim().trim_matches('"')),
+    )
+}
+
+/// The strings of a JSON text that are followed by `:` (its objects' keys), in its first
+/// bytes.
+fn json_keys(text: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let mut end = None;
+        let mut escaped = false;
+        for (index, c) in after.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => {
+                    end = Some(index);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(end) = end else { break };
+        let string = &after[..end];
+        rest = &after[end + 1..];
+        if rest.trim_start().starts_with(':') {
+            keys.push(string);
+        }
+    }
+    keys
+}
+
 /// `a, b and 3 more`.
-fn listed(names: &[String], all: usize) -> String {
-    let mut text = names.join(", ");
-    if all > names.len() {
-        text.push_str(&format!(" and {} more", all - names.len()));
+fn listed(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(QUOTED_NAMES)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > QUOTED_NAMES {
+        text.push_str(&format!(" and {} more", names.len() - QUOTED_NAMES));
     }
     text
 }
 
-/// The one matrix file in the upload `dir`, or why there is not one (reported under
-/// [`UPLOAD`]).
-pub fn find_matrix(dir: &Path) -> Result<UploadedMatrix, Vec<InputError>> {
-    let mut found = Found::default();
-    walk(dir, &mut Vec::new(), &mut found);
-    if !found.problems.is_empty() {
-        return Err(found.problems);
-    }
+/// Finds the learner's matrix among the files they handed in (an upload's, from
+/// [`files_in_upload`], or a download's, in any order): the candidates are the files with a
+/// matrix file's extension outside hidden folders and litter; of them, the one whose first row
+/// is a matrix header, else the one left once the lab's case files are set aside. No such
+/// file, several matrices, several files none of which is a matrix, or a matrix that is a
+/// symbolic link is why there is none: a problem reported under [`UPLOAD`], in words a learner
+/// can act on, naming the files by their place in what they handed in.
+pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, Vec<InputError>> {
     let problem = |message: String| Err(vec![InputError::new(UPLOAD, 0, message)]);
-    match found.candidates.as_slice() {
-        [] if found.others == 0 => problem(format!("is empty; {HAND_IN}")),
-        [] => problem(format!(
-            "holds no matrix file (it holds {}); {HAND_IN}",
-            listed(&found.other_names, found.others)
-        )),
-        [(name, true)] => problem(format!(
-            "{name} is a symbolic link, not a file of the upload; hand in the file itself"
-        )),
-        [(name, false)] => Ok(UploadedMatrix {
-            path: name
-                .split('/')
-                .fold(dir.to_owned(), |path, part| path.join(part)),
-            name: name.clone(),
-        }),
-        many => {
-            let names: Vec<String> = many
-                .iter()
-                .take(QUOTED_NAMES)
-                .map(|(name, _)| name.clone())
-                .collect();
-            problem(format!(
-                "holds {} matrix files ({}); {HAND_IN}, and nothing else with those extensions",
-                many.len(),
-                listed(&names, many.len())
-            ))
+    let mut others = Vec::new();
+    let mut candidates = Vec::new();
+    for file in files {
+        if file.place.iter().any(is_litter) {
+            continue;
+        }
+        if has_matrix_extension(&file.place) {
+            candidates.push(file);
+        } else {
+            others.push(file.name());
         }
     }
+    if candidates.is_empty() {
+        return if others.is_empty() {
+            problem(format!("is empty; {HAND_IN}"))
+        } else {
+            problem(format!(
+                "holds no matrix file (it holds {}); {HAND_IN}",
+                listed(&others)
+            ))
+        };
+    }
+    if candidates.len() > MAX_LOOKED_AT {
+        let names: Vec<String> = candidates.iter().map(|file| file.name()).collect();
+        return problem(format!(
+            "holds {} files that could be the matrix ({}); {HAND_IN}",
+            names.len(),
+            listed(&names)
+        ));
+    }
+    let looked: Vec<(&HandedIn, Looks)> = candidates
+        .iter()
+        .map(|file| {
+            // A link is never opened, not even to look at.
+            let looks = if file.is_link {
+                Looks::Unknown
+            } else {
+                look(&file.path)
+            };
+            (*file, looks)
+        })
+        .collect();
+    let names = |looks: Looks| -> Vec<String> {
+        looked
+            .iter()
+            .filter(|(_, l)| *l == looks)
+            .map(|(file, _)| file.name())
+            .collect()
+    };
+    let matrices: Vec<&HandedIn> = looked
+        .iter()
+        .filter(|(_, l)| *l == Looks::Matrix)
+        .map(|(file, _)| *file)
+        .collect();
+    let chosen = match matrices.as_slice() {
+        [one] => *one,
+        [] => {
+            let rest: Vec<&HandedIn> = looked
+                .iter()
+                .filter(|(_, l)| *l != Looks::CaseFile)
+                .map(|(file, _)| *file)
+                .collect();
+            match rest.as_slice() {
+                [one] => *one,
+                [] => {
+                    return problem(format!(
+                        "holds the lab's case file{} {}, not a matrix: {HAND_IN}, filled in \
+                         (its first row naming case_id, decision and reason)",
+                        if looked.len() == 1 { "" } else { "s" },
+                        listed(&names(Looks::CaseFile))
+                    ))
+                }
+                several => {
+                    let names: Vec<String> = several.iter().map(|f| f.name()).collect();
+                    return problem(format!(
+                        "holds {} files that could be the matrix ({}), and none starts with a \
+                         matrix header (a first row naming case_id, decision and reason); \
+                         {HAND_IN}",
+                        several.len(),
+                        listed(&names)
+                    ));
+                }
+            }
+        }
+        several => {
+            let names: Vec<String> = several.iter().map(|f| f.name()).collect();
+            return problem(format!(
+                "holds {} matrices ({}): which one is the answer? {HAND_IN}, and no other \
+                 matrix beside it",
+                several.len(),
+                listed(&names)
+            ));
+        }
+    };
+    if chosen.is_link {
+        return problem(format!(
+            "{} is a symbolic link, not a file of the upload; hand in the file itself",
+            chosen.name()
+        ));
+    }
+    Ok(UploadedMatrix {
+        path: chosen.path.clone(),
+        name: chosen.name(),
+    })
+}
+
+/// The one matrix file in the upload `dir` ([`files_in_upload`], then
+/// [`find_learners_matrix`]), or why there is not one (reported under [`UPLOAD`]).
+pub fn find_matrix(dir: &Path) -> Result<UploadedMatrix, Vec<InputError>> {
+    find_learners_matrix(&files_in_upload(dir)?)
 }
 
 #[cfg(test)]
@@ -175,14 +487,22 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn upload(files: &[&str]) -> tempfile::TempDir {
+    const MATRIX: &str = "case_id,decision,reason\n";
+    const CASES: &str = "case_id,event,observed_at,job_id\n";
+
+    fn upload_of(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        for file in files {
+        for (file, text) in files {
             let path = dir.path().join(file);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, "case_id,decision,reason\n").unwrap();
+            fs::write(path, text).unwrap();
         }
         dir
+    }
+
+    fn upload(files: &[&str]) -> tempfile::TempDir {
+        let files: Vec<(&str, &str)> = files.iter().map(|f| (*f, MATRIX)).collect();
+        upload_of(&files)
     }
 
     fn message(result: Result<UploadedMatrix, Vec<InputError>>) -> String {
@@ -200,7 +520,7 @@ mod tests {
     }
 
     #[test]
-    fn what_systems_and_spreadsheets_leave_is_skipped() {
+    fn what_systems_spreadsheets_and_tools_leave_is_skipped() {
         let dir = upload(&[
             "matrix.xlsx",
             "~$matrix.xlsx",
@@ -208,8 +528,65 @@ mod tests {
             "__MACOSX/._matrix.xlsx",
             "._matrix.xlsx",
             ".hidden/other.csv",
+            ".git/objects/pack/data.csv",
+            ".github/classroom/autograding.json",
         ]);
         assert_eq!(find_matrix(dir.path()).unwrap().name, "matrix.xlsx");
+        // A download's list is held to the same rule.
+        let files = [
+            HandedIn {
+                path: dir.path().join(".github/classroom/autograding.json"),
+                place: PathBuf::from(".github/classroom/autograding.json"),
+                is_link: false,
+            },
+            HandedIn {
+                path: dir.path().join("matrix.xlsx"),
+                place: PathBuf::from("matrix.xlsx"),
+                is_link: false,
+            },
+        ];
+        assert_eq!(find_learners_matrix(&files).unwrap().name, "matrix.xlsx");
+    }
+
+    #[test]
+    fn a_case_file_beside_the_matrix_is_not_a_candidate() {
+        // A GitHub starter repository: the lab's case file, the workflow, the matrix.
+        let dir = upload_of(&[
+            ("data/cases.csv", CASES),
+            (".github/workflows/classroom.yml", "on: push\n"),
+            ("matrix.csv", MATRIX),
+            ("README.md", "# Lab 3\n"),
+        ]);
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "matrix.csv");
+        // By its headings, in any spelling, delimiter or encoding.
+        let dir = upload_of(&[
+            ("cases.csv", "\u{feff}Case ID;Event;Observed At\n"),
+            ("answers.csv", "Case ID;Decision;Reason\n"),
+        ]);
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "answers.csv");
+        let dir = upload_of(&[
+            ("cases.json", "[{\"case_id\": \"p\", \"event\": \"offer\"}]"),
+            ("m.json", "[{\"case_id\": \"p\", \"decision\": \"ACTIVE\"}]"),
+        ]);
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "m.json");
+        // A case file with the answers added to it is a matrix.
+        let dir = upload_of(&[
+            ("cases.csv", CASES),
+            ("worked.csv", "case_id,event,decision,reason\n"),
+        ]);
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "worked.csv");
+        // Only a case file: said so.
+        let dir = upload_of(&[("data/cases.csv", CASES), ("notes.csv", CASES)]);
+        assert_eq!(
+            message(find_matrix(dir.path())),
+            format!(
+                "upload: holds the lab's case files data/cases.csv, notes.csv, not a matrix: \
+                 {HAND_IN}, filled in (its first row naming case_id, decision and reason)"
+            )
+        );
+        // No matrix header anywhere: the one file left is graded, and says what is wrong.
+        let dir = upload_of(&[("cases.csv", CASES), ("answers.csv", "id,verdict\n")]);
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "answers.csv");
     }
 
     #[test]
@@ -224,23 +601,49 @@ mod tests {
             message(find_matrix(dir.path())),
             format!("upload: holds no matrix file (it holds answers.pdf, notes.txt); {HAND_IN}")
         );
-        let dir = upload(&["matrix.csv", "notes.json"]);
+        let dir = upload(&["matrix.csv", "lab/matrix.xlsx"]);
         assert_eq!(
             message(find_matrix(dir.path())),
             format!(
-                "upload: holds 2 matrix files (matrix.csv, notes.json); {HAND_IN}, and nothing \
-                 else with those extensions"
+                "upload: holds 2 matrices (lab/matrix.xlsx, matrix.csv): which one is the \
+                 answer? {HAND_IN}, and no other matrix beside it"
             )
+        );
+        let dir = upload_of(&[("a.csv", "x,y\n"), ("b.json", "{}")]);
+        assert!(message(find_matrix(dir.path())).starts_with(
+            "upload: holds 2 files that could be the matrix (a.csv, b.json), and none starts"
+        ));
+        let names: Vec<String> = (0..=MAX_LOOKED_AT)
+            .map(|i| format!("n{i:03}.csv"))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let text = message(find_matrix(upload(&names).path()));
+        assert!(
+            text.starts_with("upload: holds 101 files that could be the matrix (n000.csv, "),
+            "{text}"
         );
         let names: Vec<String> = (0..12).map(|i| format!("m{i:02}.csv")).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let text = message(find_matrix(upload(&names).path()));
-        assert!(text.contains("holds 12 matrix files (m00.csv, "), "{text}");
+        assert!(text.contains("holds 12 matrices (m00.csv, "), "{text}");
         assert!(text.contains("m09.csv and 2 more)"), "{text}");
         let missing = tempfile::tempdir().unwrap().path().join("gone");
         assert!(
             message(find_matrix(&missing)).starts_with("upload: cannot read the upload's folder: ")
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_found_and_shown_escaped() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = upload(&["notes.txt"]);
+        let name = OsStr::from_bytes(b"r\xe9ponse.csv");
+        fs::write(dir.path().join(name), MATRIX).unwrap();
+        let found = find_matrix(dir.path()).unwrap();
+        assert_eq!(found.name, "r\\xe9ponse.csv");
+        assert_eq!(found.path, dir.path().join(name));
+        assert_eq!(fs::read_to_string(&found.path).unwrap(), MATRIX);
     }
 
     #[cfg(unix)]
@@ -266,5 +669,10 @@ mod tests {
             message(find_matrix(dir.path())),
             format!("upload: holds no matrix file (it holds lab); {HAND_IN}")
         );
+        // A link beside a matrix is never opened to be looked at, and the matrix is found.
+        let dir = upload(&["matrix.csv"]);
+        std::os::unix::fs::symlink(outside.path().join("key.csv"), dir.path().join("key.csv"))
+            .unwrap();
+        assert_eq!(find_matrix(dir.path()).unwrap().name, "matrix.csv");
     }
 }

@@ -23,8 +23,9 @@ use super::{ReadObserver, RowSink};
 use crate::limits::MAX_RECORD_BYTES;
 
 /// What a sheet's rows are handed to: the sheet's located name, the row's number (from 1) and
-/// its cells from column A.
-type Visit<'a> = &'a mut dyn FnMut(&str, u64, &[String]);
+/// its cells from column A; it returns whether to go on (`false`: the sheet's other rows are
+/// not read).
+type Visit<'a> = &'a mut dyn FnMut(&str, u64, &[String]) -> bool;
 
 /// A problem while a part is read: of its XML, or one that says what it is.
 enum Located {
@@ -185,8 +186,9 @@ pub fn located_name(file: &str, sheet: &str) -> String {
 /// Hands `visit` every row of a workbook's sheet (the one named `sheet`, else the first) that
 /// has a cell: the sheet's located name, the row's number in the spreadsheet (from 1), and
 /// its cells as text by column from column A (trailing empty cells left off). `file` names the
-/// workbook in errors, and its extension picks the reader (`.ods`, else `.xlsx`; neither, as
-/// for standard input: whichever reads it). Rows handed on before an error stay handed on.
+/// workbook in errors. Its content picks the reader (an OpenDocument file starts with its
+/// mimetype; else a name ending `.ods`; else `.xlsx`), so a renamed workbook reads as what it
+/// is. Rows handed on before an error stay handed on.
 pub fn for_each_row(
     bytes: &[u8],
     file: &str,
@@ -204,20 +206,51 @@ pub fn for_each_row_in(
     sheet: Option<&str>,
     visit: &mut dyn FnMut(&str, u64, &[String]),
 ) -> Result<(), InputError> {
-    let lower = file.to_ascii_lowercase();
-    let by_name = lower.ends_with(".ods") || lower.ends_with(".xlsx") || lower.ends_with(".xlsm");
-    let ods = if by_name {
-        lower.ends_with(".ods")
-    } else {
-        let mut head = [0u8; 39];
-        let read = archive::read_head(&mut workbook, &mut head)
-            .map_err(|e| unreadable_workbook(file, e.to_string()))?;
-        looks_like_ods(&head[..read])
+    // By its content (an OpenDocument file's first member is its mimetype), so that a
+    // workbook renamed is read as what it is; else by its name.
+    let mut head = [0u8; 39];
+    let read = archive::read_head(&mut workbook, &mut head)
+        .map_err(|e| unreadable_workbook(file, e.to_string()))?;
+    let ods = looks_like_ods(&head[..read]) || file.to_ascii_lowercase().ends_with(".ods");
+    let visit = &mut |located: &str, line: u64, cells: &[String]| {
+        visit(located, line, cells);
+        true
     };
     if ods {
         ods::for_each_row(workbook, file, sheet, visit)
     } else {
         xlsx::for_each_row(workbook, file, sheet, visit)
+    }
+}
+
+/// A sheet's name and its first row with a cell (`None`: the sheet is empty, or is not a
+/// worksheet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SheetStart {
+    /// The sheet's name.
+    pub name: String,
+    /// Its first row with a cell, by column from column A.
+    pub first_row: Option<Vec<String>>,
+}
+
+/// The most sheets [`first_rows`] looks at: a workbook has a few, and a crafted one millions.
+pub const MAX_SHEETS_LOOKED_AT: usize = 64;
+
+/// The name of each sheet of a workbook (the first [`MAX_SHEETS_LOOKED_AT`], in the order it
+/// lists them) and its first row with a cell (`None`: the sheet is empty, or not a worksheet):
+/// what picks the sheet that holds a matrix. Only as much of each sheet is read as its first
+/// row, within one workbook's limits.
+pub fn first_rows(
+    mut workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+) -> Result<Vec<SheetStart>, InputError> {
+    let mut head = [0u8; 39];
+    let read = archive::read_head(&mut workbook, &mut head)
+        .map_err(|e| unreadable_workbook(file, e.to_string()))?;
+    if looks_like_ods(&head[..read]) || file.to_ascii_lowercase().ends_with(".ods") {
+        ods::first_rows(workbook, file)
+    } else {
+        xlsx::first_rows(workbook, file)
     }
 }
 

@@ -69,6 +69,10 @@ impl OutputDir {
     /// and the Unix permissions `mode` less the umask (an answer key is no more open than
     /// the umask lets new files be); returns how many bytes it has.
     pub fn write_file(&self, relative: &str, mode: u32, contents: &mut dyn Read) -> Result<u64> {
+        // Under the registry's lock: a signal's cleanup cannot remove the directory while a
+        // file is being made in it (which left it behind, not empty), and once it has, no
+        // file is made again.
+        let _live = cleanup::live();
         let path = relative
             .split('/')
             .fold(self.temp.path().to_owned(), |path, part| path.join(part));
@@ -84,6 +88,14 @@ impl OutputDir {
 
     /// Renames the directory into place; a target that exists is replaced whole.
     pub fn commit(self) -> Result<()> {
+        self.commit_checked(&|_| Ok(()))
+    }
+
+    /// [`OutputDir::commit`], the replaced directory checked by `replaced` once it is out of
+    /// place (swapped out in one step, so nothing can be added to it by its name any more):
+    /// if it fails (a file was added to the target while this one was written), the two are
+    /// swapped back and nothing is replaced.
+    pub fn commit_checked(self, replaced: &dyn Fn(&Path) -> Result<()>) -> Result<()> {
         let OutputDir {
             temp,
             target,
@@ -91,20 +103,45 @@ impl OutputDir {
         } = self;
         let mut live = cleanup::live();
         let written = temp.keep();
-        let result = install(&written, &target);
+        let result = install(&written, &target, replaced);
         if result.is_err() {
             let _ = fs::remove_dir_all(&written);
         }
         cleanup::forget(&mut live, &registration.0);
         // Its drop would take the registry's lock, which is held here.
         std::mem::forget(registration);
-        result.with_context(|| format!("cannot write {}", target.display()))
+        match result {
+            Ok(()) => Ok(()),
+            Err(Refused::Check(e)) => Err(e),
+            Err(Refused::Io(e)) => {
+                Err(e).with_context(|| format!("cannot write {}", target.display()))
+            }
+        }
+    }
+}
+
+/// Why a directory was not put in place.
+enum Refused {
+    /// The replaced directory's check failed: nothing was replaced.
+    Check(anyhow::Error),
+    /// A rename or removal failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for Refused {
+    fn from(e: io::Error) -> Refused {
+        Refused::Io(e)
     }
 }
 
 /// Puts the directory `written` at `target`: a rename, or for a target that is there and not
-/// empty, an exchange of the two, after which the old directory (now at `written`) is removed.
-fn install(written: &Path, target: &Path) -> io::Result<()> {
+/// empty, an exchange of the two, after which the old directory (now at `written`) is checked
+/// by `replaced` and removed, or, failing the check, swapped back.
+fn install(
+    written: &Path,
+    target: &Path,
+    replaced: &dyn Fn(&Path) -> Result<()>,
+) -> std::result::Result<(), Refused> {
     // A new question has a new directory's permissions (rwx less the umask, as it was made);
     // one that replaces a question keeps that one's.
     if let Some(mode) = directory_mode(target) {
@@ -112,11 +149,15 @@ fn install(written: &Path, target: &Path) -> io::Result<()> {
     }
     match fs::rename(written, target) {
         Ok(()) => return Ok(()),
-        Err(e) if !target.is_dir() => return Err(e),
+        Err(e) if !target.is_dir() => return Err(e.into()),
         Err(_) => {}
     }
     exchange(written, target)?;
-    fs::remove_dir_all(written)
+    if let Err(e) = replaced(written) {
+        exchange(written, target)?;
+        return Err(Refused::Check(e));
+    }
+    Ok(fs::remove_dir_all(written)?)
 }
 
 /// Swaps two directories in one step.
@@ -250,5 +291,32 @@ mod tests {
             leftovers(root.path())
         );
         assert!(cleanup::live().iter().all(|p| !p.starts_with(root.path())));
+    }
+
+    #[test]
+    fn a_replaced_directory_that_fails_its_check_is_put_back() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("question");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("added.txt"), "the instructor's").unwrap();
+        let out = OutputDir::create(&target).unwrap();
+        out.write_file("info.json", 0o644, &mut &b"new"[..])
+            .unwrap();
+        let refused = out
+            .commit_checked(&|replaced| {
+                assert!(
+                    replaced.join("added.txt").is_file(),
+                    "the old one is checked"
+                );
+                anyhow::bail!("added.txt appeared")
+            })
+            .unwrap_err();
+        assert_eq!(refused.to_string(), "added.txt appeared");
+        assert_eq!(
+            fs::read(target.join("added.txt")).unwrap(),
+            b"the instructor's"
+        );
+        assert!(!target.join("info.json").exists());
+        assert!(leftovers(root.path()).is_empty());
     }
 }

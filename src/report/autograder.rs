@@ -32,6 +32,22 @@ const TOP_TEXT_LIMIT: usize = 100_000;
 /// The most bytes of one test's text: a learner's cell can be long.
 const TEST_TEXT_LIMIT: usize = 4_000;
 
+/// The Gradescope test that shows the check of the upload, visible whatever the visibility:
+/// the "pre-submission check" Gradescope's specification keeps visible ("a test that checks
+/// whether the student's code compiled"), so a learner whose file cannot be graded is told at
+/// once, not at the due date.
+pub const CHECK_TEST: &str = "Check of the upload";
+
+/// The check's lines (how the file was read, its problems, the verdict), capped.
+fn check_lines(report: &ClassReport) -> Option<Vec<String>> {
+    let check = report.precheck.as_ref()?;
+    let mut lines = CappedLines::new();
+    for line in check.lines() {
+        lines.push(&line);
+    }
+    Some(lines.finish("lines of the check"))
+}
+
 /// Who sees Gradescope test results, and when (the autograder specification's values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Visibility {
@@ -406,8 +422,8 @@ fn gradescope_test(
     let problems = report.problems(case, &submission.name);
     json!({
         "name": escape_controls(&case.case_id),
-        "score": case.points,
-        "max_score": report.scoring.case_max(),
+        "score": report.points_value(case.points),
+        "max_score": report.points_value(report.scoring.case_max()),
         "status": if case.status == CaseStatus::Matched { "passed" } else { "failed" },
         "output": test_output(&problems),
         "visibility": visibility.name(),
@@ -451,14 +467,26 @@ fn write_gradescope_within(
         lines.join("\n")
     };
     let visible = visibility == Visibility::Visible;
+    let checked = report.precheck.as_ref();
     let head = |note: Option<String>| -> String {
         let output = if visible {
             summary(note)
         } else {
-            visibility.received().to_owned()
+            let mut output = visibility.received().to_owned();
+            match checked {
+                Some(check) if !check.gradable => output.push_str(&format!(
+                    " It cannot be graded as it is: the test \"{CHECK_TEST}\", shown now, \
+                     says why."
+                )),
+                Some(_) => output.push_str(&format!(
+                    " The test \"{CHECK_TEST}\", shown now, says how the file was read."
+                )),
+                None => {}
+            }
+            output
         };
         head_text(&[
-            ("score", score.into()),
+            ("score", report.points_value(score)),
             ("output", output.into()),
             ("output_format", "text".into()),
             ("test_output_format", "text".into()),
@@ -479,35 +507,53 @@ fn write_gradescope_within(
                 "visibility": visibility.name(),
             });
             if !lists {
-                test["score"] = score.into();
-                test["max_score"] = report.max_score().into();
+                test["score"] = report.points_value(score);
+                test["max_score"] = report.points_value(report.max_score());
             }
             test
         })
+    };
+    // The check, first and visible whatever the visibility; it carries no points.
+    let check_test = check_lines(report).map(|lines| {
+        let passed = checked.is_some_and(|check| check.passed());
+        json!({
+            "name": CHECK_TEST,
+            "status": if passed { "passed" } else { "failed" },
+            "output": lines.join("\n"),
+            "visibility": Visibility::Visible.name(),
+        })
+    });
+    let first_tests = |note: Option<String>| {
+        check_test
+            .iter()
+            .map(test_text)
+            .chain(summary_test(note).map(|t| test_text(&t)))
+            .collect::<Vec<String>>()
     };
     let test = |case: &CaseMark| gradescope_test(report, submission, visibility, case);
     let note = |plan: &Plan| {
         json!({
             "name": "Cases not listed",
-            "score": plan.left_points,
-            "max_score": plan.left_max,
+            "score": report.points_value(plan.left_points),
+            "max_score": report.points_value(plan.left_max),
             "status": if plan.left_points == plan.left_max { "passed" } else { "failed" },
             "output": plan.test_note(),
             "visibility": visibility.name(),
         })
     };
     let Outcome::Graded(graded) = &submission.outcome else {
-        let tests = summary_test(None).map(|t| test_text(&t));
-        return write_document(&head(None), tests, out);
+        return write_document(&head(None), first_tests(None), out);
     };
     if !lists {
-        let tests = summary_test(None).map(|t| test_text(&t));
-        return write_document(&head(None), tests, out);
+        return write_document(&head(None), first_tests(None), out);
     }
     // Bytes for everything but the cases' tests, with the widest notes.
     let widest = Plan::widest(report.cases, report.max_score());
     let fixed = head(widest.top_note()).len()
-        + summary_test(widest.top_note()).map_or(0, |t| element_bytes(&t))
+        + first_tests(widest.top_note())
+            .iter()
+            .map(|t| t.len() + 2)
+            .sum::<usize>()
         + element_bytes(&note(&widest))
         + TESTS_TAIL;
     let size = |case: &CaseMark| element_bytes(&test(case));
@@ -517,8 +563,7 @@ fn write_gradescope_within(
         &size,
         report.scoring.case_max(),
     );
-    let tests = summary_test(plan.top_note())
-        .map(|t| test_text(&t))
+    let tests = first_tests(plan.top_note())
         .into_iter()
         .chain(planned_tests(&graded.cases, plan, &test, &note));
     write_document(&head(plan.top_note()), tests, out)
@@ -529,8 +574,8 @@ fn prairielearn_test(report: &ClassReport, submission: &Submission, case: &CaseM
     let problems = report.problems(case, &submission.name);
     json!({
         "name": escape_controls(&case.case_id),
-        "points": case.points,
-        "max_points": report.scoring.case_max(),
+        "points": report.points_value(case.points),
+        "max_points": report.points_value(report.scoring.case_max()),
         "message": test_output(&problems),
     })
 }
@@ -576,7 +621,8 @@ fn write_prairielearn_within(
         graded.score as f64 / max as f64
     };
     let head = |note: Option<String>| -> String {
-        let mut output = warning_lines(submission);
+        let mut output = check_lines(report).unwrap_or_default();
+        output.extend(warning_lines(submission));
         output.extend(note);
         if !report.feedback.reveals() {
             output.push("Expected values are hidden.".to_owned());
@@ -599,8 +645,8 @@ fn write_prairielearn_within(
     let note = |plan: &Plan| {
         json!({
             "name": "Cases not listed",
-            "points": plan.left_points,
-            "max_points": plan.left_max,
+            "points": report.points_value(plan.left_points),
+            "max_points": report.points_value(plan.left_max),
             "message": plan.test_note(),
         })
     };
@@ -654,6 +700,8 @@ mod tests {
                 previous: None,
             }],
             baseline: false,
+            precheck: None,
+            points: None,
         }
     }
 

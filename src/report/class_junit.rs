@@ -294,6 +294,8 @@ mod tests {
                 submission("right.csv", graded_csv(&golden, &golden)),
             ],
             baseline: false,
+            precheck: None,
+            points: None,
         };
         let mut out = Vec::new();
         write(&report, &mut out).unwrap();

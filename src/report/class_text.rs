@@ -195,11 +195,20 @@ pub fn score_line(report: &ClassReport, submission: &Submission) -> String {
     let Some(score) = submission.score() else {
         return "ungradable".to_owned();
     };
-    let mut text = format!(
-        "{score}/{} ({})",
-        report.max_score(),
-        report.percent_text(score)
-    );
+    let mut text = match report.points {
+        // The assignment's points: what the platform shows.
+        Some(points) => format!(
+            "{}/{} ({})",
+            report.points_value(score),
+            number(points),
+            report.percent_text(score)
+        ),
+        None => format!(
+            "{score}/{} ({})",
+            report.max_score(),
+            report.percent_text(score)
+        ),
+    };
     if report.baseline {
         match submission.previous.map(|p| p.score) {
             None => text.push_str("; not in the baseline"),

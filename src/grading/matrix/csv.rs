@@ -122,6 +122,8 @@ pub(super) fn read(
                 check_golden_cells(name, line, cells, errors);
             }
         };
+        // A ragged row is never added: its errors are kept in bounds here.
+        super::cap_problems(errors, &mut table.file.unlisted);
         if ragged {
             check(&table.targets, errors);
             continue;
@@ -147,5 +149,9 @@ pub(super) fn read(
         }
         check(&table.targets, errors);
     }
+    table.file.read_as = Some(super::ReadAs::Csv {
+        delimiter,
+        utf16: false,
+    });
     Some(table.file)
 }

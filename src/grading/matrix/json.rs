@@ -113,6 +113,7 @@ fn add_json_case(
     strictness: Strictness,
     errors: &mut Vec<InputError>,
 ) {
+    super::cap_problems(errors, &mut file.unlisted);
     match serde_json::from_str::<CaseObject>(element) {
         Ok(object) => add_case_object(file, line, &object, strictness, errors),
         // serde_json's parser nests at most 128 deep (no matrix cell nests at all).

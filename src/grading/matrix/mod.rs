@@ -22,14 +22,15 @@ mod workbook;
 
 use std::path::Path;
 
-use rows::{duplicated, kept_cells, Split};
+use rows::{cap_problems, duplicated, kept_cells, Split};
 pub use rows::{
-    insert_errors, kept_error, with_duplicates, Duplicate, Loaded, LoadedPart, MatrixEntry,
-    MatrixFile, SplitMatrix,
+    insert_errors, kept_error, listed_problems, with_duplicates, Duplicate, Duplicates, Loaded,
+    LoadedPart, MatrixEntry, MatrixFile, ReadAs, SplitMatrix, MAX_LISTED_PROBLEMS,
 };
 
 use super::columns::Column;
 use super::partitions::Splitter;
+use crate::input::content::{not_text, read_head, sniff, Content, Utf16Text, HEAD_BYTES};
 use crate::input::workbook::is_workbook_extension;
 use crate::input::{InputError, InputErrors, ReadOptions};
 
@@ -129,7 +130,7 @@ impl<'a> MatrixRead<'a> {
     pub fn read(&self, input: MatrixInput<'_>, name: &str) -> Result<MatrixFile, InputErrors> {
         match self.read_partial(input, name, None)? {
             (file, errors) if errors.is_empty() => Ok(file),
-            (_, errors) => Err(InputErrors(errors)),
+            (file, errors) => Err(InputErrors(listed_problems(name, errors, file.unlisted))),
         }
     }
 
@@ -160,6 +161,8 @@ impl<'a> MatrixRead<'a> {
         };
         let keep = kept_columns(self.keep);
         let mut errors = Vec::new();
+        // What was read, for [`MatrixFile::read_as`].
+        let (mut utf16, mut json) = (false, false);
         let file = match input {
             MatrixInput::Path(path) => {
                 let file = open_matrix(path, name)?;
@@ -169,33 +172,86 @@ impl<'a> MatrixRead<'a> {
                     split,
                 );
             }
-            MatrixInput::Open(file, MatrixFileFormat::Workbook) => {
-                // Refused by its size before a byte is read; then read from the same handle.
-                crate::limits::check_document_size(&file).map_err(cannot)?;
-                let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
-                workbook::read(&bytes, name, self, &keep, split, &mut errors)
+            MatrixInput::Open(mut file, named) => {
+                // A file named a workbook is read whole: refused by its size before a byte is
+                // read, whatever it holds.
+                if named == MatrixFileFormat::Workbook {
+                    crate::limits::check_document_size(&file).map_err(cannot)?;
+                }
+                // What the file is, by its first bytes rather than its name.
+                let mut head = [0u8; HEAD_BYTES];
+                let read = read_head(&mut file, &mut head).map_err(cannot)?;
+                match (sniff(&head[..read]), named) {
+                    (Content::NotText(what), _) => return Err(not_a_matrix(name, what)),
+                    (Content::Workbook, _) => {
+                        // Refused by its size before a byte is read; then read from the same
+                        // handle.
+                        crate::limits::check_document_size(&file).map_err(cannot)?;
+                        let bytes = crate::limits::read_file_document(file).map_err(cannot)?;
+                        workbook::read(&bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        (utf16, json) = (true, true);
+                        let text = Utf16Text::new(file, encoding);
+                        json::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), _) => {
+                        utf16 = true;
+                        let text = Utf16Text::new(file, encoding);
+                        csv::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, MatrixFileFormat::Json) => {
+                        json = true;
+                        json::read(file, name, self, &keep, split, &mut errors)
+                    }
+                    // Text, whatever its name: a workbook's name on a CSV file is read as CSV.
+                    (Content::Text, _) => csv::read(file, name, self, &keep, split, &mut errors),
+                }
             }
-            MatrixInput::Open(file, MatrixFileFormat::Csv) => {
-                csv::read(file, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Open(file, MatrixFileFormat::Json) => {
-                json::read(file, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Workbook) => {
-                workbook::read(bytes, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Csv) => {
-                csv::read(bytes, name, self, &keep, split, &mut errors)
-            }
-            MatrixInput::Bytes(bytes, MatrixFileFormat::Json) => {
-                json::read(bytes, name, self, &keep, split, &mut errors)
+            MatrixInput::Bytes(bytes, named) => {
+                match (sniff(&bytes[..bytes.len().min(HEAD_BYTES)]), named) {
+                    (Content::NotText(what), _) => return Err(not_a_matrix(name, what)),
+                    (Content::Workbook, _) => {
+                        workbook::read(bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), MatrixFileFormat::Json) => {
+                        (utf16, json) = (true, true);
+                        let text = Utf16Text::new(bytes, encoding);
+                        json::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Utf16(encoding), _) => {
+                        utf16 = true;
+                        let text = Utf16Text::new(bytes, encoding);
+                        csv::read(text, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, MatrixFileFormat::Json) => {
+                        json = true;
+                        json::read(bytes, name, self, &keep, split, &mut errors)
+                    }
+                    (Content::Text, _) => csv::read(bytes, name, self, &keep, split, &mut errors),
+                }
             }
         };
         match file {
-            Some(file) => Ok((file, errors)),
+            Some(mut file) => {
+                file.read_as = match (file.read_as.take(), utf16) {
+                    (Some(ReadAs::Csv { delimiter, .. }), utf16) => {
+                        Some(ReadAs::Csv { delimiter, utf16 })
+                    }
+                    (Some(sheet @ ReadAs::Sheet(_)), _) => Some(sheet),
+                    (_, utf16) if json => Some(ReadAs::Json { utf16 }),
+                    (read_as, _) => read_as,
+                };
+                Ok((file, errors))
+            }
             None => Err(InputErrors(errors)),
         }
     }
+}
+
+/// The error of a file that is not a matrix at all (`what`: what it is).
+fn not_a_matrix(name: &str, what: &str) -> InputErrors {
+    InputErrors(vec![InputError::new(name, 0, not_text(what))])
 }
 
 /// A matrix as read, with the errors found in it (it may have some), or only errors when
@@ -273,13 +329,15 @@ fn check_golden_cells<'c>(
     }
 }
 
-/// Adds a row, turning a missing or duplicated case id into an error.
+/// Adds a row, turning a missing or duplicated case id into an error. Every format's reader
+/// adds its rows here, so here the errors are kept to [`MAX_LISTED_PROBLEMS`] as they come.
 fn add_row(
     file: &mut MatrixFile,
     line: u64,
     cells: Vec<Option<String>>,
     errors: &mut Vec<InputError>,
 ) {
+    cap_problems(errors, &mut file.unlisted);
     let case_id = cells[Column::CASE_ID.index()]
         .as_deref()
         .unwrap_or_default()

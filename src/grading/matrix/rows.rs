@@ -10,6 +10,44 @@ use crate::grading::spool::{Spool, SpoolWriter};
 use crate::input::{InputError, InputErrors};
 use crate::matrix::MatrixRow;
 
+/// The most problems of one matrix that are listed; past them, problems are counted, and the
+/// count is said in a last line ([`listed_problems`]). A learner's 60 MB paste of one row is
+/// 1.5 million duplicated case ids: listed whole they took a gigabyte, and no reader needs
+/// more than the first thousand to know what to fix.
+pub const MAX_LISTED_PROBLEMS: usize = 1_000;
+
+/// Keeps `errors` to [`MAX_LISTED_PROBLEMS`], counting those it drops in `unlisted`: called
+/// as rows are read, so that a file of bad rows holds a thousand errors, not one per row.
+pub(super) fn cap_problems(errors: &mut Vec<InputError>, unlisted: &mut u64) {
+    if errors.len() > MAX_LISTED_PROBLEMS {
+        *unlisted += (errors.len() - MAX_LISTED_PROBLEMS) as u64;
+        errors.truncate(MAX_LISTED_PROBLEMS);
+    }
+}
+
+/// `errors` kept to [`MAX_LISTED_PROBLEMS`], and after them, when some were not listed
+/// (`unlisted` more, and those past the cap), a last problem of the file `name` that says how
+/// many.
+pub fn listed_problems(
+    name: &str,
+    mut errors: Vec<InputError>,
+    mut unlisted: u64,
+) -> Vec<InputError> {
+    cap_problems(&mut errors, &mut unlisted);
+    if unlisted > 0 {
+        errors.push(InputError::new(
+            name,
+            0,
+            format!(
+                "… and {unlisted} more problem{} of this file, not listed: only the first \
+                 {MAX_LISTED_PROBLEMS} are",
+                if unlisted == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    errors
+}
+
 /// How a matrix being read is split: the splitter, and the graded columns (in the order a
 /// JSON row's missing keys are reported); `None` to hold it whole.
 pub(super) type Split<'a> = Option<(&'a Splitter, &'a [Column])>;
@@ -104,6 +142,48 @@ pub struct MatrixFile {
     hasher: foldhash::fast::RandomState,
     /// Where rows go instead when the matrix is read split ([`SplitMatrix`]).
     split: Option<Box<SplitSink>>,
+    /// How many of the reader's problems were counted, not kept ([`cap_problems`]).
+    pub(super) unlisted: u64,
+    /// How the file was read (its format, delimiter, encoding or sheet).
+    pub read_as: Option<ReadAs>,
+}
+
+/// How a matrix file was read: what a learner is told, so that a file read otherwise than
+/// they meant (another sheet, another delimiter) is seen at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadAs {
+    /// CSV text split at this delimiter; UTF-16 when `utf16`.
+    Csv {
+        /// The delimiter, detected or given.
+        delimiter: crate::input::Delimiter,
+        /// Whether the text was UTF-16.
+        utf16: bool,
+    },
+    /// A JSON array of case objects; UTF-16 when `utf16`.
+    Json {
+        /// Whether the text was UTF-16.
+        utf16: bool,
+    },
+    /// A workbook's sheet, by name.
+    Sheet(String),
+}
+
+impl std::fmt::Display for ReadAs {
+    /// `CSV, cells separated by ";"`, `a JSON matrix`, `the workbook's sheet "Matrix"`, with
+    /// `, UTF-16 text` when it was.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let utf16 = |utf16: bool| if utf16 { ", UTF-16 text" } else { "" };
+        match self {
+            ReadAs::Csv {
+                delimiter,
+                utf16: u,
+            } => {
+                write!(f, "CSV, cells separated by {delimiter}{}", utf16(*u))
+            }
+            ReadAs::Json { utf16: u } => write!(f, "a JSON matrix{}", utf16(*u)),
+            ReadAs::Sheet(sheet) => write!(f, "the workbook's sheet {sheet:?}"),
+        }
+    }
 }
 
 /// The rows of a matrix being read split, and what is checked of them as they come.
@@ -112,8 +192,10 @@ struct SplitSink {
     partitions: Partitions,
     /// The graded columns, in the order their absence is reported.
     graded: Vec<Column>,
-    /// Each JSON row's missing graded keys, as [`MatrixFile::missing_columns`] lists them.
+    /// Each JSON row's missing graded keys, as [`MatrixFile::missing_columns`] lists them
+    /// (the first [`MAX_LISTED_PROBLEMS`]; the rest counted).
     missing: Vec<InputError>,
+    missing_unlisted: u64,
 }
 
 impl MatrixFile {
@@ -134,6 +216,8 @@ impl MatrixFile {
             by_case_id: hashbrown::HashTable::new(),
             hasher: foldhash::fast::RandomState::default(),
             split: None,
+            unlisted: 0,
+            read_as: None,
         }
     }
 
@@ -152,6 +236,7 @@ impl MatrixFile {
                 partitions: Partitions::new(splitter),
                 graded: graded.to_vec(),
                 missing: Vec::new(),
+                missing_unlisted: 0,
             })
         });
         file
@@ -252,6 +337,10 @@ impl MatrixFile {
             if self.header_line.is_none() {
                 for &column in &sink.graded {
                     if column != Column::CASE_ID && !cells.iter().any(|(c, _)| *c == column) {
+                        if sink.missing.len() >= MAX_LISTED_PROBLEMS {
+                            sink.missing_unlisted += 1;
+                            continue;
+                        }
                         sink.missing.push(
                             InputError::new(&self.name, line, "the row has no such key")
                                 .column(column.name()),
@@ -349,8 +438,14 @@ pub struct SplitMatrix {
     header_columns: Vec<bool>,
     keep: Vec<bool>,
     partitions: Partitions,
-    /// Each JSON row's missing graded keys, in file order.
+    /// Each JSON row's missing graded keys, in file order (the first
+    /// [`MAX_LISTED_PROBLEMS`]), and how many more.
     missing: Vec<InputError>,
+    missing_unlisted: u64,
+    /// How many of its reader's problems were counted, not listed.
+    unlisted: u64,
+    /// How it was read.
+    pub read_as: Option<ReadAs>,
     /// Its one partition, loaded once for all ([`SplitMatrix::hold`]).
     held: Option<LoadedPart>,
 }
@@ -381,8 +476,44 @@ pub struct LoadedPart {
     pub matrix: MatrixFile,
     /// Per row of [`LoadedPart::matrix`], its index among the whole file's rows.
     pub indexes: Vec<u64>,
-    /// Its rows whose case id a row before them has (not in the matrix).
-    pub duplicates: Vec<Duplicate>,
+    /// Its rows whose case id a row before them has (not in the matrix): the first
+    /// [`MAX_LISTED_PROBLEMS`], and how many more.
+    pub duplicates: Duplicates,
+}
+
+/// Rows whose case id an earlier row has, found as partitions are loaded: the first
+/// [`MAX_LISTED_PROBLEMS`] listed, the rest counted (with, from [`SplitMatrix::duplicates`],
+/// the problems its reader counted and did not list).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Duplicates {
+    /// The rows listed, with their errors.
+    pub listed: Vec<Duplicate>,
+    /// How many more problems there are.
+    pub unlisted: u64,
+}
+
+impl Duplicates {
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.listed.is_empty() && self.unlisted == 0
+    }
+
+    /// Adds one, if there is room to list it.
+    fn push(&mut self, duplicate: Duplicate) {
+        if self.listed.len() < MAX_LISTED_PROBLEMS {
+            self.listed.push(duplicate);
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// Adds those of a loaded partition.
+    pub fn add(&mut self, part: &LoadedPart) {
+        for duplicate in &part.duplicates.listed {
+            self.push(duplicate.clone());
+        }
+        self.unlisted += part.duplicates.unlisted;
+    }
 }
 
 /// A row whose case id an earlier row has: an error found only when its partition is loaded.
@@ -425,14 +556,14 @@ impl SplitMatrix {
             Some(header_line) => {
                 missing_headers(&self.name, header_line, &self.header_columns, graded)
             }
-            None => self.missing.clone(),
+            None => listed_problems(&self.name, self.missing.clone(), self.missing_unlisted),
         }
     }
     /// Whether it lacks a graded column ([`SplitMatrix::missing_columns`] is not empty).
     pub fn lacks_columns(&self, graded: &[Column]) -> bool {
         match self.header_line {
             Some(_) => graded.iter().any(|c| !self.header_columns[c.index()]),
-            None => !self.missing.is_empty(),
+            None => !self.missing.is_empty() || self.missing_unlisted > 0,
         }
     }
 
@@ -441,7 +572,7 @@ impl SplitMatrix {
     pub fn into_missing_columns(self, graded: &[Column]) -> Vec<InputError> {
         match self.header_line {
             Some(_) => self.missing_columns(graded),
-            None => self.missing,
+            None => listed_problems(&self.name, self.missing, self.missing_unlisted),
         }
     }
 
@@ -479,7 +610,7 @@ impl SplitMatrix {
         let (rows, bytes) = self.partitions.size(part);
         matrix.reserve(rows, bytes);
         let mut indexes = Vec::with_capacity(rows);
-        let mut duplicates = Vec::new();
+        let mut duplicates = Duplicates::default();
         self.partitions.read(part, &mut |row: StoredRow<'_>| {
             match matrix.push(row.case_id, row.line, row.cells, 0) {
                 Ok(()) => indexes.push(row.index),
@@ -528,22 +659,38 @@ impl SplitMatrix {
         ids.finish()?.merge_runs(&runs)
     }
 
-    /// Every duplicated case id, found by loading each partition once.
-    pub fn duplicates(&self) -> std::io::Result<Vec<Duplicate>> {
-        let mut all = Vec::new();
+    /// Every duplicated case id, found by loading each partition once (the first
+    /// [`MAX_LISTED_PROBLEMS`]), counting with those not listed the problems its reader did
+    /// not list.
+    pub fn duplicates(&self) -> std::io::Result<Duplicates> {
+        let mut all = Duplicates {
+            listed: Vec::new(),
+            unlisted: self.unlisted,
+        };
         for part in 0..self.parts() {
-            all.extend(self.load(part)?.duplicates.iter().cloned());
+            all.add(&*self.load(part)?);
         }
         Ok(all)
     }
 }
 
 /// The reader's `errors` with the `duplicates` found later put where a matrix read whole
-/// lists them: in file order, each after the errors of the rows before it.
-pub fn with_duplicates(errors: Vec<InputError>, mut duplicates: Vec<Duplicate>) -> Vec<InputError> {
+/// lists them: in file order, each after the errors of the rows before it; kept to
+/// [`MAX_LISTED_PROBLEMS`], with a last problem that counts the rest.
+pub fn with_duplicates(errors: Vec<InputError>, duplicates: Duplicates) -> Vec<InputError> {
+    let Duplicates {
+        listed: mut duplicates,
+        unlisted,
+    } = duplicates;
+    // Of the file the errors are of (every error names it).
+    let name = errors
+        .first()
+        .or(duplicates.first().map(|d| &d.error))
+        .map(|e| e.file.clone())
+        .unwrap_or_default();
     duplicates.sort_by_key(|d| d.index);
     let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
-    insert_errors(errors, found)
+    listed_problems(&name, insert_errors(errors, found), unlisted)
 }
 
 /// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:
@@ -581,6 +728,9 @@ impl MatrixFile {
             keep: self.keep,
             partitions: sink.partitions,
             missing: sink.missing,
+            missing_unlisted: sink.missing_unlisted,
+            unlisted: self.unlisted,
+            read_as: self.read_as,
             held: None,
         })
     }

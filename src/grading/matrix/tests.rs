@@ -415,3 +415,46 @@ fn a_split_matrix_lists_what_a_whole_one_does() {
         }
     }
 }
+
+/// One row pasted over and over, and ragged rows: every format lists the first
+/// `MAX_LISTED_PROBLEMS` problems and counts the rest, whole or split alike.
+#[test]
+fn problems_past_the_cap_are_counted_not_listed() {
+    let rows = MAX_LISTED_PROBLEMS * 2 + 500;
+    let mut pasted = "case_id,decision,reason\n".to_owned();
+    let mut ragged = pasted.clone();
+    let mut json = "[".to_owned();
+    for i in 0..rows {
+        pasted.push_str("c1,ACTIVE,within_lease\n");
+        ragged.push_str(&format!("c{i},ACTIVE,within_lease,extra\n"));
+        json.push_str(if i == 0 { "" } else { "," });
+        json.push_str("{\"case_id\":\"c1\",\"decision\":\"ACTIVE\",\"reason\":\"within_lease\"}");
+    }
+    json.push(']');
+    let columns = [Column::DECISION, Column::REASON];
+    for (text, format, problems) in [
+        (&pasted, MatrixFileFormat::Csv, rows - 1),
+        (&ragged, MatrixFileFormat::Csv, rows),
+        (&json, MatrixFileFormat::Json, rows - 1),
+    ] {
+        let more = format!(
+            "… and {} more problems of this file, not listed: only the first {MAX_LISTED_PROBLEMS} are",
+            problems - MAX_LISTED_PROBLEMS
+        );
+        let whole = submission_keeping(text.as_bytes(), "m", format, &columns)
+            .unwrap_err()
+            .0;
+        assert_eq!(whole.len(), MAX_LISTED_PROBLEMS + 1, "{format:?}");
+        assert_eq!(whole.last().unwrap().message, more, "{format:?}");
+        for parts in [1, 3] {
+            let splitter = Splitter::with_parts(parts);
+            let (split, errors) = MatrixRead::submission(&columns, &ReadOptions::default())
+                .read_split(MatrixInput::Bytes(text.as_bytes(), format), "m", &splitter)
+                .unwrap();
+            let listed = with_duplicates(errors, split.duplicates().unwrap());
+            assert_eq!(listed.len(), MAX_LISTED_PROBLEMS + 1, "{format:?} {parts}");
+            assert_eq!(listed[..10], whole[..10], "{format:?} {parts}");
+            assert_eq!(listed.last().unwrap().message, more, "{format:?} {parts}");
+        }
+    }
+}

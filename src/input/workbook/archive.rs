@@ -160,21 +160,7 @@ impl<'b> Archive<'b> {
     }
 }
 
-/// Reads the first bytes of `reader` into `head` (as many as there are), and goes back to
-/// its start; returns how many were read.
-pub fn read_head(reader: &mut (impl Read + Seek), head: &mut [u8]) -> std::io::Result<usize> {
-    let mut read = 0;
-    while read < head.len() {
-        match reader.read(&mut head[read..]) {
-            Ok(0) => break,
-            Ok(n) => read += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    reader.seek(SeekFrom::Start(0))?;
-    Ok(read)
-}
+pub use crate::input::content::read_head;
 
 /// A part of an [`Archive`] as it is inflated.
 pub type Part<'a, 'b> = Inflated<'a, ZipFile<'a, Metered<'b>>>;

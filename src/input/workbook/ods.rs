@@ -9,7 +9,10 @@ use calamine::Data;
 
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlReader};
-use super::{located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit};
+use super::{
+    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
+    MAX_SHEETS_LOOKED_AT,
+};
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
@@ -17,22 +20,20 @@ const MIMETYPE: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
 const CONTENT: &str = "content.xml";
 const MANIFEST: &str = "META-INF/manifest.xml";
 
-/// Hands `visit` the rows of the sheet named `sheet` (else the first) of `workbook`.
-pub fn for_each_row(
-    workbook: impl std::io::Read + std::io::Seek,
+/// Opens `content.xml`, which holds the sheets, of the OpenDocument spreadsheet `archive`:
+/// refused if it is not one, or is encrypted.
+fn open_content<'a, 'b>(
+    archive: &'a mut Archive<'b>,
     file: &str,
-    sheet: Option<&str>,
-    visit: Visit<'_>,
-) -> Result<(), InputError> {
+    budget: &'a Budget,
+) -> Result<XmlReader<Part<'a, 'b>>, InputError> {
     let cannot = |m| unreadable_workbook(file, m);
-    let budget = Budget::default();
-    let mut archive = Archive::open(workbook).map_err(cannot)?;
     let Some(index) = archive.find("mimetype") else {
         return Err(cannot(
             "no mimetype part: not an OpenDocument file".to_owned(),
         ));
     };
-    let mimetype = read_head(&mut archive, index, "mimetype", &budget)?;
+    let mimetype = read_head(archive, index, "mimetype", budget)?;
     if mimetype != MIMETYPE {
         return Err(cannot(format!(
             "not an OpenDocument spreadsheet: its mimetype is {:?}",
@@ -40,9 +41,7 @@ pub fn for_each_row(
         )));
     }
     if let Some(index) = archive.find(MANIFEST) {
-        let mut xml = archive
-            .xml(index, MANIFEST, true, &budget)
-            .map_err(cannot)?;
+        let mut xml = archive.xml(index, MANIFEST, true, budget).map_err(cannot)?;
         loop {
             match xml.next() {
                 Ok(Event::Start(tag)) if tag.name() == b"manifest:encryption-data" => {
@@ -61,21 +60,43 @@ pub fn for_each_row(
     let Some(index) = archive.find(CONTENT) else {
         return Err(cannot(format!("no {CONTENT}, which holds the sheets")));
     };
-    let mut xml = archive
-        .xml(index, CONTENT, false, &budget)
-        .map_err(cannot)?;
-    let content_error = |e| cannot(format!("{CONTENT}: {e}"));
+    archive.xml(index, CONTENT, false, budget).map_err(cannot)
+}
+
+/// The name of the table element just started, if it has one.
+fn table_name(
+    tag: &super::xml::Tag<'_>,
+    file: &str,
+    name: &mut String,
+) -> Result<bool, InputError> {
+    let Some(raw) = tag.attr(b"table:name") else {
+        return Ok(false);
+    };
+    name.clear();
+    unescape_into(raw, name, false, MAX_RECORD_BYTES)
+        .map_err(|e| unreadable_workbook(file, format!("{CONTENT}: a sheet's name: {}", why(e))))?;
+    Ok(true)
+}
+
+/// Hands `visit` the rows of the sheet named `sheet` (else the first) of `workbook`.
+pub fn for_each_row(
+    workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+    sheet: Option<&str>,
+    visit: Visit<'_>,
+) -> Result<(), InputError> {
+    let budget = Budget::default();
+    let mut archive = Archive::open(workbook).map_err(|m| unreadable_workbook(file, m))?;
+    let mut xml = open_content(&mut archive, file, &budget)?;
+    let content_error = |e| unreadable_workbook(file, format!("{CONTENT}: {e}"));
     let mut choice = SheetChoice::new(sheet);
     let mut name = String::new();
     loop {
         match xml.next().map_err(content_error)? {
             Event::Start(tag) if tag.name() == b"table:table" => {
-                let Some(raw) = tag.attr(b"table:name") else {
+                if !table_name(&tag, file, &mut name)? {
                     continue;
-                };
-                name.clear();
-                unescape_into(raw, &mut name, false, MAX_RECORD_BYTES)
-                    .map_err(|e| cannot(format!("{CONTENT}: a sheet's name: {}", why(e))))?;
+                }
                 if choice.is_wanted(&name) {
                     let reader = Sheet {
                         located: &located_name(file, &name),
@@ -90,6 +111,52 @@ pub fn for_each_row(
         }
     }
     Err(choice.not_found(file))
+}
+
+/// Each sheet's name and first row with a cell (see [`super::first_rows`]), in one pass over
+/// `content.xml`.
+pub fn first_rows(
+    workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+) -> Result<Vec<SheetStart>, InputError> {
+    let budget = Budget::default();
+    let mut archive = Archive::open(workbook).map_err(|m| unreadable_workbook(file, m))?;
+    let mut xml = open_content(&mut archive, file, &budget)?;
+    let content_error = |e| unreadable_workbook(file, format!("{CONTENT}: {e}"));
+    let mut rows = Vec::new();
+    let mut name = String::new();
+    while rows.len() < MAX_SHEETS_LOOKED_AT {
+        match xml.next().map_err(content_error)? {
+            Event::Start(tag) if tag.name() == b"table:table" => {
+                if !table_name(&tag, file, &mut name)? {
+                    continue;
+                }
+                let table_at = xml.depth();
+                let mut first = None;
+                let reader = Sheet {
+                    located: &located_name(file, &name),
+                    budget: &budget,
+                };
+                reader.read(&mut xml, &mut |_, _, cells| {
+                    first = Some(cells.to_vec());
+                    false
+                })?;
+                // Past the rest of the table, if its first row ended the read.
+                while xml.depth() >= table_at {
+                    if let Event::Eof = xml.next().map_err(content_error)? {
+                        break;
+                    }
+                }
+                rows.push(SheetStart {
+                    name: name.clone(),
+                    first_row: first,
+                });
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    Ok(rows)
 }
 
 /// The first bytes of a part (its mimetype: 46 bytes).
@@ -201,7 +268,9 @@ impl Sheet<'_> {
                             self.budget
                                 .text(row.bytes())
                                 .map_err(|m| self.error(line, None, Located::Message(m)))?;
-                            visit(self.located, line + 1, row.cells());
+                            if !visit(self.located, line + 1, row.cells()) {
+                                return Ok(());
+                            }
                         }
                     }
                     at = at.saturating_add(count);

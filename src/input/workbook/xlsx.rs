@@ -10,7 +10,10 @@ use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType};
 
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlError, XmlReader};
-use super::{located_name, unreadable_workbook, Located, SheetChoice, SheetRow, Visit};
+use super::{
+    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
+    MAX_SHEETS_LOOKED_AT,
+};
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
@@ -26,34 +29,10 @@ pub fn for_each_row(
     let book =
         read_workbook(&mut archive, &budget, sheet).map_err(|m| unreadable_workbook(file, m))?;
     let (name, id) = book.sheet.map_err(|choice| choice.not_found(file))?;
-    let id = &id;
-    let target = read_relationship(&mut archive, id, &budget)
-        .map_err(|m| unreadable_workbook(file, m))?
-        .ok_or_else(|| {
-            unreadable_workbook(
-                file,
-                format!(
-                    "the sheet {name:?} has no relationship {:?}",
-                    String::from_utf8_lossy(id)
-                ),
-            )
-        })?;
-    let path = sheet_path(&target);
-    match path.split('/').nth(1) {
-        Some("worksheets") => {}
-        Some("chartsheets" | "dialogsheets") => {
-            return Err(unreadable_workbook(
-                file,
-                format!("the sheet {name:?} is a chart or dialog sheet, not a worksheet"),
-            ))
-        }
-        _ => {
-            return Err(unreadable_workbook(
-                file,
-                format!("the sheet {name:?} is at {path:?}, not a worksheet's place"),
-            ))
-        }
-    }
+    let path = match worksheet_path(&mut archive, &budget, file, &name, &id)? {
+        Ok(path) => path,
+        Err(not_a_worksheet) => return Err(unreadable_workbook(file, not_a_worksheet)),
+    };
     let formats = read_styles(&mut archive, &budget).map_err(|m| unreadable_workbook(file, m))?;
     let strings =
         read_shared_strings(&mut archive, &budget).map_err(|m| unreadable_workbook(file, m))?;
@@ -81,11 +60,89 @@ pub fn for_each_row(
     sheet.read(&mut xml, visit)
 }
 
+/// Where the sheet `name` (relationship `id`) is: its part's path, or why it is not a
+/// worksheet (a chart or dialog sheet, a part elsewhere); `Err` when the workbook does not say.
+fn worksheet_path(
+    archive: &mut Archive<'_>,
+    budget: &Budget,
+    file: &str,
+    name: &str,
+    id: &[u8],
+) -> Result<Result<String, String>, InputError> {
+    let target = read_relationship(archive, id, budget)
+        .map_err(|m| unreadable_workbook(file, m))?
+        .ok_or_else(|| {
+            unreadable_workbook(
+                file,
+                format!(
+                    "the sheet {name:?} has no relationship {:?}",
+                    String::from_utf8_lossy(id)
+                ),
+            )
+        })?;
+    let path = sheet_path(&target);
+    Ok(match path.split('/').nth(1) {
+        Some("worksheets") => Ok(path),
+        Some("chartsheets" | "dialogsheets") => Err(format!(
+            "the sheet {name:?} is a chart or dialog sheet, not a worksheet"
+        )),
+        _ => Err(format!(
+            "the sheet {name:?} is at {path:?}, not a worksheet's place"
+        )),
+    })
+}
+
+/// Each sheet's name and first row with a cell (see [`super::first_rows`]).
+pub fn first_rows(
+    workbook: impl std::io::Read + std::io::Seek,
+    file: &str,
+) -> Result<Vec<SheetStart>, InputError> {
+    let cannot = |m| unreadable_workbook(file, m);
+    // One budget for every sheet: what is inflated is counted across them.
+    let budget = Budget::default();
+    let mut archive = Archive::open(workbook).map_err(cannot)?;
+    let book = read_workbook(&mut archive, &budget, None).map_err(cannot)?;
+    let formats = read_styles(&mut archive, &budget).map_err(cannot)?;
+    let strings = read_shared_strings(&mut archive, &budget).map_err(cannot)?;
+    let context = Context {
+        strings: &strings,
+        formats: &formats,
+        is_1904: book.is_1904,
+    };
+    let mut rows = Vec::new();
+    for (name, id) in &book.all {
+        let mut first = None;
+        if let Ok(path) = worksheet_path(&mut archive, &budget, file, name, id)? {
+            if let Some(index) = archive.find(&path) {
+                let mut xml = archive.xml(index, &path, false, &budget).map_err(cannot)?;
+                let sheet = Sheet {
+                    file,
+                    path: &path,
+                    located: &located_name(file, name),
+                    context: &context,
+                    budget: &budget,
+                };
+                sheet.read(&mut xml, &mut |_, _, cells| {
+                    first = Some(cells.to_vec());
+                    false
+                })?;
+            }
+        }
+        rows.push(SheetStart {
+            name: name.clone(),
+            first_row: first,
+        });
+    }
+    Ok(rows)
+}
+
 /// What a workbook's list of sheets says: the sheet to read (its name and relationship id),
 /// or what was listed instead; and its date system.
 struct Book<'w> {
     sheet: Result<(String, Vec<u8>), SheetChoice<'w>>,
     is_1904: bool,
+    /// Every sheet's name and relationship id, the first [`MAX_SHEETS_LOOKED_AT`].
+    all: Vec<(String, Vec<u8>)>,
 }
 
 /// The part that names the sheets.
@@ -110,6 +167,7 @@ fn read_workbook<'w>(
     let mut book = Book {
         sheet: Err(SheetChoice::new(wanted)),
         is_1904: false,
+        all: Vec::new(),
     };
     let Some(index) = archive.find(WORKBOOK_PART) else {
         return Ok(book);
@@ -119,9 +177,10 @@ fn read_workbook<'w>(
     loop {
         match xml.next().map_err(fail)? {
             Event::Start(tag) if tag.local_name() == b"sheet" => {
-                let Err(choice) = &mut book.sheet else {
+                let listing = book.all.len() < MAX_SHEETS_LOOKED_AT;
+                if book.sheet.is_ok() && !listing {
                     continue;
-                };
+                }
                 let mut name = String::new();
                 let mut id = Vec::new();
                 for (key, value) in tag.attrs() {
@@ -133,8 +192,13 @@ fn read_workbook<'w>(
                         id = value.to_vec();
                     }
                 }
-                if choice.is_wanted(&name) {
-                    book.sheet = Ok((name, id));
+                if listing {
+                    book.all.push((name.clone(), id.clone()));
+                }
+                if let Err(choice) = &mut book.sheet {
+                    if choice.is_wanted(&name) {
+                        book.sheet = Ok((name, id));
+                    }
                 }
             }
             Event::Start(tag) if tag.name() == b"workbookPr" => {
@@ -737,7 +801,9 @@ impl Sheet<'_> {
                     }
                     if row_at != Some(at.0) {
                         if let Some(done) = row_at {
-                            visit(self.located, done + 1, row.cells());
+                            if !visit(self.located, done + 1, row.cells()) {
+                                return Ok(());
+                            }
                             row.clear();
                         }
                         row_at = Some(at.0);
