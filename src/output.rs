@@ -21,7 +21,7 @@ mod dir;
 mod paths;
 mod sanitize;
 
-pub use cleanup::{install_signal_handlers, GuardedTemp};
+pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 pub use sanitize::{escape_controls, escape_controls_keep_lines, is_unsafe_char};

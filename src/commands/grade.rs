@@ -21,18 +21,22 @@ use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
     check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
 };
-use crate::grading::upload::{find_matrix, UploadedMatrix, UPLOAD};
+use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
+use crate::lms::roster::{parse_points, scaled};
+use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
 use crate::output::{check_paths, commit_all, Named, Output};
 use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility};
 use crate::report::class_json::write_json;
 use crate::report::class_text::{
     key_lines, score_line, visible_controls, write_github, write_markdown, write_table,
 };
+use crate::report::github_classroom::write_github_classroom;
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
+use crate::report::learner_feedback::feedback_lines;
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -51,6 +55,8 @@ pub enum GradeFormat {
     Gradescope,
     /// PrairieLearn's external grading results (one submission).
     Prairielearn,
+    /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
+    GithubClassroom,
 }
 
 /// The weights given with `--weights`.
@@ -63,6 +69,12 @@ fn parse_weights_arg(text: &str) -> Result<Weights, String> {
 
 fn parse_graded(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
+}
+
+fn parse_points_arg(text: &str) -> Result<f64, String> {
+    parse_points(text)
+        .filter(|points| *points > 0.0 && *points <= 1e9)
+        .ok_or_else(|| format!("{text:?} is not a number of points (more than 0)"))
 }
 
 /// Grade filled-in matrices against golden labels.
@@ -88,8 +100,19 @@ its one matrix file (by extension, in folders too, links not followed) is the su
 none or several make it ungradable. --autograder runs as the platform's grading script: see \
 docs/grading.md.
 
+With --lms PLATFORM, the one SUBMISSION is the platform's bulk download of the class (the \
+folder or the zip: Canvas's Download Submissions, Moodle's Download all submissions, the \
+folder `gh classroom clone student-repos` makes), --roster its roster export, and \
+--gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
+the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
+the download must be a roster learner's (one that is not is an error, named); each \
+learner's matrix is found among their files as the autograders find it. A learner with no \
+gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
+grade already there stays) unless --missing zero. See docs/grading.md.
+
 Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
-submission, a malformed golden file, unreadable options files). With --autograder: 0 once the \
+submission, a learner of the roster without one, a malformed golden file, unreadable options \
+files). With --autograder: 0 once the \
 results are written; 2 when they are not (a golden file that cannot be used, a usage error).")]
 pub struct Args {
     /// Submissions: matrix files (CSV, or JSON or a workbook by extension), directories (every
@@ -170,6 +193,39 @@ pub struct Args {
     #[arg(long, short = 'v')]
     pub verbose: bool,
 
+    /// The platform the class was collected on: SUBMISSION is its bulk download of the
+    /// submissions (the folder or the zip), --roster its roster export, and --gradebook
+    /// writes the file its gradebook imports.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PLATFORM",
+        requires = "roster",
+        requires = "gradebook",
+        conflicts_with_all = ["submission_dir", "baseline"]
+    )]
+    pub lms: Option<Lms>,
+
+    /// The platform's roster: Canvas's gradebook export, Moodle's grading worksheet, GitHub
+    /// Classroom's roster CSV.
+    #[arg(long, value_name = "ROSTER", requires = "lms")]
+    pub roster: Option<PathBuf>,
+
+    /// The points the assignment is worth on the platform [default: the roster's (Canvas's
+    /// Points Possible, Moodle's Maximum Grade), for GitHub Classroom the lab's raw total].
+    #[arg(long, value_name = "POINTS", requires = "lms", value_parser = parse_points_arg)]
+    pub points: Option<f64>,
+
+    /// What a learner on the roster with no gradable submission gets: `skip` no grade (a
+    /// grade already in the gradebook stays), `zero` a 0 [default: skip].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub missing: Option<Missing>,
+
+    /// Which of a Canvas export's assignments is graded: its id (the number in parentheses
+    /// in its column's header) or its title [default: the export's only assignment].
+    #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
+    pub assignment: Option<String>,
+
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
     #[command(flatten)]
@@ -221,6 +277,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
 /// file of its own (a link, one of `instructor`'s files) is refused before a byte is read.
 fn read_submission(
     path: &Path,
+    name: &str,
     read: &ReadArgs,
     columns: &[Column],
     splitter: &Splitter,
@@ -243,12 +300,11 @@ fn read_submission(
             splitter,
         )
     } else {
-        let name = path.to_string_lossy();
-        let file = open_submission(path, &name, instructor).map_err(|e| InputErrors(vec![e]))?;
+        let file = open_submission(path, name, instructor).map_err(|e| InputErrors(vec![e]))?;
         let format = MatrixFileFormat::for_path(path);
         MatrixRead::submission(columns, &options).read_split(
             MatrixInput::Open(file, format),
-            &name,
+            name,
             splitter,
         )
     }
@@ -297,7 +353,7 @@ fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Optio
 /// a partition of any of them then holds a few megabytes. Standard input is read whole
 /// before it is split, so its size does not count, and nor does what a submission that is a
 /// symbolic link points to (it is never read).
-fn splitter(golden: &Path, submissions: &[PathBuf]) -> Splitter {
+fn splitter(golden: &Path, submissions: &[&Path]) -> Splitter {
     let largest = std::fs::metadata(golden)
         .into_iter()
         .chain(
@@ -320,6 +376,11 @@ fn is_platform(format: GradeFormat) -> bool {
     matches!(format, GradeFormat::Gradescope | GradeFormat::Prairielearn)
 }
 
+/// Whether `format` reports on one submission.
+fn is_one_submission(format: GradeFormat) -> bool {
+    is_platform(format) || format == GradeFormat::GithubClassroom
+}
+
 /// An option the format cannot honour is a usage error, not ignored in silence.
 fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
     if args.visibility.is_some() && format != GradeFormat::Gradescope {
@@ -331,10 +392,16 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
             "--visibility is used only with -f gradescope"
         }));
     }
-    if args.verbose && is_platform(format) {
+    if args.verbose && is_one_submission(format) {
         return Err(usage(
-            "-v lists every case in the table; -f gradescope and -f prairielearn have a test per \
-             case already",
+            "-v lists every case in the table; -f gradescope, -f prairielearn and -f \
+             github-classroom have a test per case already",
+        ));
+    }
+    if args.lms.is_some() && is_one_submission(format) {
+        return Err(usage(
+            "--lms grades a class: -f gradescope, -f prairielearn and -f github-classroom \
+             report on one submission",
         ));
     }
     if args.autograder {
@@ -378,17 +445,6 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// A submission found in an upload is named by its place in it (what the learner uploaded),
-/// in its problems too.
-fn name_in_upload(submission: &mut Submission, found: &UploadedMatrix) {
-    let full = std::mem::replace(&mut submission.name, found.name.clone());
-    if let Outcome::Ungradable(problems) = &mut submission.outcome {
-        for problem in problems.iter_mut().filter(|p| p.file == full) {
-            problem.file = found.name.clone();
-        }
-    }
-}
-
 /// `text` written to a temporary file for `path`, to commit with the run's other outputs.
 fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
     let mut out = Output::open(Some(path))?;
@@ -399,7 +455,7 @@ fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
 
 /// Before anything is read: no output may be an input or another output. A clash with the
 /// golden file is reported without its name unless `reveal`, since learners may see it.
-fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<()> {
+fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()> {
     let mut outputs = vec![match &args.output {
         Some(path) => Named::new("-o", path),
         None => Named::stdout("the report"),
@@ -420,6 +476,12 @@ fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<(
     if let Some(path) = &args.baseline {
         inputs.push(Named::new("--baseline", path));
     }
+    if let Some(path) = &args.roster {
+        inputs.push(Named::new("--roster", path));
+    }
+    if args.lms.is_some() {
+        inputs.extend(args.submissions.iter().map(|p| Named::new("the download", p)));
+    }
     inputs.extend(args.cases.iter().map(|path| Named::new("--cases", path)));
     check_paths(&inputs, &outputs)?;
     let golden = [Named::new("--golden", &args.golden)];
@@ -430,6 +492,167 @@ fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<(
         )),
         result => Ok(result?),
     }
+}
+
+/// A submission to grade: a file to read, or why there is none (an ungradable submission).
+enum Entry {
+    /// A file, named as reports name it.
+    Read {
+        /// Where it is.
+        path: PathBuf,
+        /// What reports call it.
+        name: String,
+    },
+    /// No file to read: the problems.
+    Refused {
+        /// What reports call it.
+        name: String,
+        /// Why there is no file.
+        problems: Vec<InputError>,
+    },
+}
+
+/// The roster and the download of `--lms`, read. The points the roster holds must agree
+/// with `--points`.
+fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result<Class> {
+    let [download] = args.submissions.as_slice() else {
+        return Err(usage(&format!(
+            "--lms takes one SUBMISSION, the {} download of the class (its folder or zip); {} \
+             given",
+            lms.title(),
+            args.submissions.len()
+        )));
+    };
+    if download.as_os_str() == "-" {
+        return Err(usage(
+            "--lms reads the download from its folder or zip, not standard input",
+        ));
+    }
+    let roster_path = args.roster.as_deref().expect("clap requires --roster");
+    if lms != Lms::Canvas && args.assignment.is_some() {
+        return Err(usage(
+            "--assignment picks a column of a Canvas gradebook export; a Moodle worksheet and a \
+             GitHub Classroom roster are of one assignment",
+        ));
+    }
+    let roster = Roster::read(lms, roster_path, args.assignment.as_deref())?;
+    if let (Some(held), Some(given)) = (roster.points(), args.points) {
+        if (held - given).abs() > 1e-9 {
+            return Err(usage(&format!(
+                "--points {} disagrees with the {} points {} holds for the assignment ({}): \
+                 leave --points out, or change the assignment's points on {} first",
+                crate::lms::roster::points_text(given),
+                crate::lms::roster::points_text(held),
+                roster_path.display(),
+                lms.title(),
+                lms.title()
+            )));
+        }
+    }
+    if roster.points().is_none() && args.points.is_none() && lms != Lms::GithubClassroom {
+        return Err(usage(&format!(
+            "{} does not say the assignment's points: give --points",
+            roster_path.display()
+        )));
+    }
+    Ok(read_class(lms, download, roster, instructor)?)
+}
+
+/// A class's learners as submissions, in the roster's order: a learner's matrix is named
+/// `{learner}/{its place in the upload}`; a learner without one is a refused entry named by
+/// the learner, saying why.
+fn class_entries(class: &Class) -> Vec<Entry> {
+    class
+        .roster
+        .learners()
+        .iter()
+        .zip(&class.uploads)
+        .map(|(learner, upload)| {
+            let label = &learner.label;
+            match upload {
+                Upload::Found(found) => Entry::Read {
+                    path: found.path.clone(),
+                    name: format!("{label}/{}", found.name),
+                },
+                Upload::Problems(problems) => Entry::Refused {
+                    name: label.clone(),
+                    problems: problems
+                        .iter()
+                        .cloned()
+                        .map(|mut problem| {
+                            problem.file = if problem.file == UPLOAD {
+                                label.clone()
+                            } else {
+                                format!("{label}/{}", problem.file)
+                            };
+                            problem
+                        })
+                        .collect(),
+                },
+                Upload::Missing => Entry::Refused {
+                    name: label.clone(),
+                    problems: vec![InputError::new(
+                        label,
+                        0,
+                        match &learner.note {
+                            Some(note) => format!("no submission in the download: {note}"),
+                            None => "no submission in the download".to_owned(),
+                        },
+                    )],
+                },
+            }
+        })
+        .collect()
+}
+
+/// The file the platform imports, and the line that says what was written.
+fn platform_gradebook(
+    args: &Args,
+    class: &Class,
+    report: &ClassReport,
+    path: &Path,
+) -> (String, String) {
+    let points = args
+        .points
+        .or(class.roster.points())
+        .unwrap_or(report.max_score() as f64);
+    let missing = args.missing.unwrap_or_default();
+    let grades: Vec<LearnerGrade> = report
+        .submissions
+        .iter()
+        .zip(&class.uploads)
+        .map(|(submission, upload)| LearnerGrade {
+            points: match &submission.outcome {
+                Outcome::Graded(graded) => {
+                    Some(scaled(graded.score, report.max_score(), points))
+                }
+                _ if missing == Missing::Zero => Some(0.0),
+                _ => None,
+            },
+            feedback: match upload {
+                Upload::Missing => vec!["No submission was found.".to_owned()],
+                _ => feedback_lines(report, submission),
+            },
+        })
+        .collect();
+    let given = grades.iter().filter(|g| g.points.is_some()).count();
+    let without = grades.len() - given;
+    let mut line = format!(
+        "wrote {}: {given} grade{} out of {} points",
+        visible_controls(&path.to_string_lossy()),
+        if given == 1 { "" } else { "s" },
+        crate::lms::roster::points_text(points)
+    );
+    if without > 0 {
+        line.push_str(&format!(
+            ", {without} learner{} with no gradable submission given no grade (--missing zero \
+             gives 0)",
+            if without == 1 { "" } else { "s" }
+        ));
+    }
+    line.push_str("; ");
+    line.push_str(&class.roster.describe());
+    (class.roster.render(&grades, points), line)
 }
 
 /// Runs `grade`.
@@ -477,17 +700,57 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     {
         return Err(usage("standard input (-) can be read only once"));
     }
-    // A learner's upload: its one matrix file, or why it has none (an ungradable submission).
-    let upload = args.submission_dir.as_deref().map(find_matrix);
-    let paths = match &upload {
-        None => expand(&args.submissions)?,
-        Some(Ok(found)) => vec![found.path.clone()],
-        Some(Err(_)) => Vec::new(),
+    // Every file read for the instructor, which no submission may be (nor a copy made of
+    // one from a download).
+    let mut instructor = InstructorFiles::new();
+    instructor.add_path(&args.golden);
+    for path in args.baseline.iter().chain(&args.roster) {
+        instructor.add_path(path);
+    }
+    // A case file that cannot be listed is reported when the hints read it.
+    for source in crate::input::expand_inputs(&args.cases).unwrap_or_default() {
+        if let Some(path) = &source.path {
+            instructor.add_path(path);
+        }
+    }
+    // A class from a platform's download: its learners, in the roster's order.
+    let class = match args.lms {
+        Some(lms) => Some(read_lms_class(args, lms, &instructor)?),
+        None => None,
     };
-    let count = paths.len() + usize::from(matches!(upload, Some(Err(_))));
-    if is_platform(format) && count != 1 {
+    let entries = match (&class, &args.submission_dir) {
+        (Some(class), _) => class_entries(class),
+        // A learner's upload: its one matrix file, or why it has none (ungradable).
+        (None, Some(dir)) => vec![match find_matrix(dir) {
+            Ok(found) => Entry::Read {
+                path: found.path,
+                name: found.name,
+            },
+            Err(problems) => Entry::Refused {
+                name: UPLOAD.to_owned(),
+                problems,
+            },
+        }],
+        (None, None) => expand(&args.submissions)?
+            .into_iter()
+            .map(|path| Entry::Read {
+                name: path.to_string_lossy().into_owned(),
+                path,
+            })
+            .collect(),
+    };
+    let paths: Vec<&Path> = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Read { path, .. } => Some(path.as_path()),
+            Entry::Refused { .. } => None,
+        })
+        .collect();
+    if is_one_submission(format) && entries.len() != 1 {
         return Err(usage(&format!(
-            "-f gradescope and -f prairielearn grade one submission; {count} given"
+            "-f gradescope, -f prairielearn and -f github-classroom grade one submission; {} \
+             given",
+            entries.len()
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
@@ -498,17 +761,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
-    // Every file read for the instructor, which no submission may be.
-    let mut instructor = InstructorFiles::new();
-    if let Some(path) = &args.baseline {
-        instructor.add_path(path);
-    }
-    // A case file that cannot be listed is reported when the hints read it.
-    for source in crate::input::expand_inputs(&args.cases).unwrap_or_default() {
-        if let Some(path) = &source.path {
-            instructor.add_path(path);
-        }
-    }
     let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
     if let (true, Err(problems)) = (args.autograder, &golden) {
         return Ok(refuse_unusable_key(&args.golden, problems));
@@ -526,17 +778,33 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (Some(case_ids), Feedback::Hint) => hints(&args.cases, case_ids)?,
         _ => Vec::new(),
     };
-    let mut submissions = paths
-        .iter()
-        .map(|path| -> Result<Submission> {
-            let name = path.to_string_lossy().into_owned();
-            // A submission's own problems are reported even when the golden file is unusable.
-            let outcome = match read_submission(path, &args.read, &columns, &splitter, &instructor)
-            {
-                Err(errors) => Outcome::Ungradable(errors.0),
-                Ok((submission, errors)) => {
-                    grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
-                        .context("grading through temporary files")?
+    let submissions = entries
+        .into_iter()
+        .map(|entry| -> Result<Submission> {
+            let (name, outcome) = match entry {
+                Entry::Refused { name, problems } => (name, Outcome::Ungradable(problems)),
+                // A submission's own problems are reported even when the golden file is
+                // unusable.
+                Entry::Read { path, name } => {
+                    let outcome = match read_submission(
+                        &path,
+                        &name,
+                        &args.read,
+                        &columns,
+                        &splitter,
+                        &instructor,
+                    ) {
+                        Err(errors) => Outcome::Ungradable(errors.0),
+                        Ok((submission, errors)) => grade_submission(
+                            golden.as_ref().ok(),
+                            submission,
+                            errors,
+                            &scoring,
+                            reveal,
+                        )
+                        .context("grading through temporary files")?,
+                    };
+                    (name, outcome)
                 }
             };
             let previous = baseline
@@ -550,24 +818,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let previous = |name: &str| {
-        baseline
-            .as_ref()
-            .and_then(|b| b.get(name))
-            .map(|score| Previous { score: *score })
-    };
-    match upload {
-        Some(Ok(found)) => {
-            name_in_upload(&mut submissions[0], &found);
-            submissions[0].previous = previous(&found.name);
-        }
-        Some(Err(problems)) => submissions.push(Submission {
-            name: UPLOAD.to_owned(),
-            outcome: Outcome::Ungradable(problems),
-            previous: previous(UPLOAD),
-        }),
-        None => {}
-    }
     let report = ClassReport {
         scoring,
         feedback,
@@ -641,13 +891,35 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             write_prairielearn(&report, &mut out).context("cannot write the report")?;
             String::new()
         }
+        GradeFormat::GithubClassroom => {
+            write_github_classroom(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
     };
     out.write_all(text.as_bytes())
         .context("cannot write the report")?;
     // The report, the gradebook and the item analysis commit together or not at all.
     let mut outputs = vec![out];
-    if let Some(path) = &args.gradebook {
-        outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?);
+    // With --lms, the platform's import; none when the golden file cannot be used (every
+    // learner would be ungradable, and with --missing zero given 0).
+    let mut imported = None;
+    match (&args.gradebook, &class) {
+        (Some(path), Some(class)) if report.key_problems.is_none() => {
+            let (text, line) = platform_gradebook(args, class, &report, path);
+            outputs.push(render_file(path, &text, "gradebook")?);
+            imported = Some(line);
+        }
+        (Some(path), Some(_)) => {
+            imported = Some(format!(
+                "the {} gradebook {} was not written: the golden file cannot be used",
+                args.lms.map_or("", Lms::title),
+                visible_controls(&path.to_string_lossy())
+            ));
+        }
+        (Some(path), None) => {
+            outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?)
+        }
+        (None, _) => {}
     }
     if let Some(path) = &args.item_analysis {
         let mut out = Output::open(Some(path))?;
@@ -657,6 +929,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(out);
     }
     commit_all(outputs)?;
+    if let Some(line) = imported {
+        let _ = writeln!(std::io::stderr().lock(), "leasejudge: {line}");
+    }
     let code = report.exit_code();
     if code == 2 {
         // Trouble goes to standard error too, as with every command, whatever the report's
