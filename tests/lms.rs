@@ -734,3 +734,168 @@ fn a_large_lab_fits_the_reporter_and_its_points_still_add_up() {
     assert_eq!(last["name"], "Cases not listed");
     assert!(tests[..tests.len() - 1].iter().all(|t| t["status"] == "fail"), "wrong cases first");
 }
+
+// ------------------------------------------------- the GitHub Classroom template
+
+/// The first `rows` cases of the example key: a practice key.
+fn practice_key(path: &Path, rows: usize) {
+    let key = fs::read_to_string(key()).unwrap();
+    let lines: Vec<&str> = key.lines().take(rows + 1).collect();
+    write(path, format!("{}\n", lines.join("\n")).as_bytes());
+}
+
+#[test]
+fn the_template_repository_runs_as_github_classroom_runs_it() {
+    use yaml_rust2::YamlLoader;
+    let scratch = tempfile::tempdir().unwrap();
+    let practice = scratch.path().join("practice.csv");
+    practice_key(&practice, 2);
+    let template = scratch.path().join("template");
+    let cases = root().join("examples/lab/cases.csv");
+    let made = leasejudge(&[
+        "autograder",
+        "github-classroom",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--practice-key",
+        practice.to_str().unwrap(),
+        "-o",
+        template.to_str().unwrap(),
+    ]);
+    assert_eq!(made.status.code(), Some(0), "{}", text(&made.stderr));
+    assert!(text(&made.stdout).contains("2 practice cases"));
+    assert_eq!(
+        fs::read_to_string(template.join("matrix.csv")).unwrap(),
+        "case_id,decision,reason\nprobe-1,,\nprobe-2,,\nprobe-3,,\nprobe-4,,\n"
+    );
+    assert_eq!(fs::read(template.join("cases.csv")).unwrap(), fs::read(&cases).unwrap());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(template.join(".github/leasejudge/leasejudge"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    // The workflow in the shape GitHub Classroom generates.
+    let text_of = |path: &str| fs::read_to_string(template.join(path)).unwrap();
+    let workflow = YamlLoader::load_from_str(&text_of(".github/workflows/classroom.yml"))
+        .unwrap()
+        .remove(0);
+    assert_eq!(workflow["name"].as_str(), Some("Autograding Tests"));
+    let on: Vec<&str> = workflow["on"].as_vec().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(on, ["push", "repository_dispatch"]);
+    assert_eq!(workflow["permissions"]["checks"].as_str(), Some("write"));
+    assert_eq!(workflow["permissions"]["actions"].as_str(), Some("read"));
+    assert_eq!(workflow["permissions"]["contents"].as_str(), Some("read"));
+    let job = &workflow["jobs"]["run-autograding-tests"];
+    assert_eq!(job["runs-on"].as_str(), Some("ubuntu-latest"));
+    assert_eq!(job["if"].as_str(), Some("github.actor != 'github-classroom[bot]'"));
+    let steps = job["steps"].as_vec().unwrap();
+    assert_eq!(steps[0]["uses"].as_str(), Some("actions/checkout@v4"));
+    let reporter = steps.last().unwrap();
+    assert_eq!(
+        reporter["uses"].as_str(),
+        Some("classroom-resources/autograding-grading-reporter@v1")
+    );
+    // Every runner the reporter is given is a step that writes `result`, read from the
+    // variable the reporter reads (`{ID in capitals}_RESULTS`).
+    let runners: Vec<&str> = reporter["with"]["runners"].as_str().unwrap().split(',').collect();
+    assert_eq!(runners, ["precheck", "practice"]);
+    for runner in &runners {
+        let step = steps.iter().find(|s| s["id"].as_str() == Some(runner)).unwrap();
+        assert!(step["run"].as_str().unwrap().contains("result=$(base64 -w0"));
+        let variable = format!("{}_RESULTS", runner.to_ascii_uppercase());
+        assert_eq!(
+            reporter["env"][variable.as_str()].as_str(),
+            Some(format!("${{{{steps.{runner}.outputs.result}}}}").as_str())
+        );
+    }
+    // A push, as the runner runs it: the checkout, the install step, then the practice step,
+    // each with `bash -e`, the workflow's env, and GitHub's files for paths and outputs.
+    let run_step = |checkout: &Path, name: &str, env: &[(&str, String)]| -> Output {
+        let step = steps.iter().find(|s| s["name"].as_str() == Some(name)).unwrap();
+        let script = step["run"].as_str().unwrap();
+        let mut command = Command::new("bash");
+        command.arg("-e").arg("-c").arg(script).current_dir(checkout);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    };
+    for (matrix, points) in [("ben.csv", "Points 0/2"), ("ada.csv", "Points 2/2")] {
+        let runner = tempfile::tempdir().unwrap();
+        let checkout = runner.path().join("repo");
+        copy_tree(&template, &checkout);
+        write(&checkout.join("matrix.csv"), &submission(matrix));
+        let temp = runner.path().join("temp");
+        fs::create_dir_all(&temp).unwrap();
+        let github_path = runner.path().join("path");
+        let github_output = runner.path().join("output");
+        fs::write(&github_path, "").unwrap();
+        fs::write(&github_output, "").unwrap();
+        let mut env = vec![
+            ("GITHUB_WORKSPACE", checkout.to_str().unwrap().to_owned()),
+            ("GITHUB_PATH", github_path.to_str().unwrap().to_owned()),
+            ("GITHUB_OUTPUT", github_output.to_str().unwrap().to_owned()),
+            ("RUNNER_TEMP", temp.to_str().unwrap().to_owned()),
+            ("MATRIX", workflow["env"]["MATRIX"].as_str().unwrap().to_owned()),
+        ];
+        let install = run_step(&checkout, "Install leasejudge", &env);
+        assert!(install.status.success(), "{}", text(&install.stderr));
+        let added = fs::read_to_string(&github_path).unwrap();
+        env.push((
+            "PATH",
+            format!("{}:{}", added.trim(), std::env::var("PATH").unwrap()),
+        ));
+        let practice = run_step(&checkout, "Practice cases", &env);
+        assert!(practice.status.success(), "{}", text(&practice.stderr));
+        let output = fs::read_to_string(&github_output).unwrap();
+        let encoded = output.strip_prefix("result=").unwrap().trim_end();
+        let decoded = base64_std::decode(encoded);
+        let (results, shown) = reporter_points(&decoded);
+        assert_eq!(shown.as_deref(), Some(points), "{results}");
+        assert_eq!(results["tests"].as_array().unwrap().len(), 2, "the practice cases only");
+    }
+    // Refused: a folder that is not empty, a practice key that disagrees with the contract.
+    let again = leasejudge(&[
+        "autograder",
+        "github-classroom",
+        "--cases",
+        cases.to_str().unwrap(),
+        "-o",
+        template.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again.stderr).contains("is not empty"));
+    let wrong = scratch.path().join("wrong.csv");
+    let key_text = fs::read_to_string(&practice).unwrap().replace("ACTIVE,stale_generation", "EXPIRED,stale_generation");
+    write(&wrong, key_text.as_bytes());
+    let refused = leasejudge(&[
+        "autograder",
+        "github-classroom",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--practice-key",
+        wrong.to_str().unwrap(),
+        "-o",
+        scratch.path().join("other").to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("wrong.csv:2: decision: case probe-1: the key has EXPIRED"), "{}", text(&refused.stderr));
+    assert!(!scratch.path().join("other").exists());
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
