@@ -322,6 +322,15 @@ fn canvas_downloads_folder_and_zip_grade_into_what_canvas_imports() {
     assert!(written.is_none());
     let (run, _) = grade_lms("canvas", &zip, &roster, &["--assignment", "4102", "--points", "10"]);
     assert!(text(&run.stderr).contains("--points 10 disagrees with the 20 points"));
+    // The download is an input: no output may go in it.
+    let inside = folder.join("import.csv");
+    let run = leasejudge(&[
+        "grade", "--golden", key().to_str().unwrap(), folder.to_str().unwrap(), "--lms", "canvas",
+        "--roster", roster.to_str().unwrap(), "--assignment", "4102", "--gradebook", inside.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run.stderr).contains("is inside the download"), "{}", text(&run.stderr));
+    assert!(!inside.exists());
 }
 
 #[test]

@@ -484,6 +484,32 @@ fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()>
     }
     inputs.extend(args.cases.iter().map(|path| Named::new("--cases", path)));
     check_paths(&inputs, &outputs)?;
+    // A download's folder is an input whole: an output in it would be an entry of no
+    // learner's in the next run.
+    if let (Some(_), [download]) = (args.lms, args.submissions.as_slice()) {
+        if let Some(folder) = std::fs::canonicalize(download).ok().filter(|p| p.is_dir()) {
+            let named = [
+                ("-o", &args.output),
+                ("--gradebook", &args.gradebook),
+                ("--item-analysis", &args.item_analysis),
+            ];
+            for (option, path) in named {
+                let Some(path) = path else { continue };
+                let parent = match path.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => parent,
+                    _ => Path::new("."),
+                };
+                if std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(&folder)) {
+                    return Err(usage(&format!(
+                        "{option} {} is inside the download {}, an input: write it elsewhere \
+                         (nothing was written)",
+                        path.display(),
+                        download.display()
+                    )));
+                }
+            }
+        }
+    }
     let golden = [Named::new("--golden", &args.golden)];
     match check_paths(&golden, &outputs) {
         Err(_) if !reveal => Err(anyhow::anyhow!(

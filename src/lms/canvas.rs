@@ -75,7 +75,7 @@ pub fn claim(entry: &Entry) -> Result<Claim, String> {
     };
     let rest = |from: usize| parts[from..].join("_");
     let place = match numbers.get(1) {
-        Some(&attachment) if attachment + 1 < parts.len() => rest(attachment + 1),
+        Some(&attachment) if !rest(attachment + 1).is_empty() => rest(attachment + 1),
         _ if matches!(rest(user + 1).as_str(), "text.html" | "link.html") => rest(user + 1),
         _ => return Err(not_canvas()),
     };
@@ -342,6 +342,7 @@ mod tests {
         Entry {
             name: name.into(),
             kind: Kind::File,
+            os_name: name.into(),
         }
     }
 
@@ -366,6 +367,7 @@ mod tests {
         let folder = Entry {
             name: "doe_1_2_x".into(),
             kind: Kind::Folder,
+            os_name: "doe_1_2_x".into(),
         };
         assert!(claim(&folder).is_err());
     }
@@ -407,6 +409,6 @@ mod tests {
         let grades = [grades[1].clone(), grades[0].clone()];
         assert!(roster
             .render(&grades, 10.0)
-            .ends_with("\"'=cmd|' /C calc'!A0\",42,s2,x,A,7.5\n"));
+            .ends_with("\n'=cmd|' /C calc'!A0,42,s2,x,A,7.5\n"));
     }
 }

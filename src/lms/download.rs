@@ -12,13 +12,16 @@
 //!
 //! Nothing is followed or trusted: links are never followed (a link in a learner's upload
 //! becomes a link the rule refuses, pointing nowhere); a zip entry whose name leaves the
-//! folder (`../`, `/etc`) is an error of the download; a file copied from a folder is opened
+//! folder (`../x`) is an error of the download, and one that stays inside is where its name,
+//! resolved, puts it (`zip`'s `enclosed_name`); a file copied from a folder is opened
 //! as `grade` opens a submission (not a link, not a hard link, none of the instructor's files);
 //! what is unpacked is counted as it inflates, against [`MAX_FILE_BYTES`] a file and
 //! [`MAX_DOWNLOAD_BYTES`] in all. What systems leave beside files (names starting with `.`,
 //! `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -56,10 +59,12 @@ pub enum Kind {
 /// A top-level entry of the download.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// Its name.
+    /// Its name (a name that is not UTF-8 with U+FFFD for what is not).
     pub name: String,
     /// What it is.
     pub kind: Kind,
+    /// Its name as the system has it, bytes and all (the zip's decoded name for a zip).
+    pub os_name: OsString,
 }
 
 /// Whose an entry is, as a platform's naming says.
@@ -96,6 +101,9 @@ enum Source {
     Zip {
         archive: RefCell<zip::ZipArchive<File>>,
         items: Vec<ZipItem>,
+        /// The items under each top-level name, in archive order: a learner's are found
+        /// without a pass over every learner's.
+        by_top: HashMap<String, Vec<usize>>,
         /// Bytes unpacked so far, against [`MAX_DOWNLOAD_BYTES`].
         unpacked: RefCell<u64>,
     },
@@ -216,12 +224,20 @@ impl Download {
                 _ => break,
             }
         }
+        let mut by_top: HashMap<String, Vec<usize>> = HashMap::new();
+        for (index, item) in items.iter().enumerate() {
+            by_top
+                .entry(item.components[0].clone())
+                .or_default()
+                .push(index);
+        }
         Ok(Download {
             name,
             root_name,
             source: Source::Zip {
                 archive: RefCell::new(archive),
                 items,
+                by_top,
                 unpacked: RefCell::new(0),
             },
         })
@@ -263,42 +279,43 @@ impl Download {
     /// folder of a folder download as it is, when it is the whole upload; otherwise the
     /// entries put together in a new folder `staged` (which must not exist). A file that
     /// cannot be put there (a link in a flat folder, one of the instructor's files, one that
-    /// inflates too far) is a problem of the learner's upload, named by its place in it.
+    /// inflates too far) is a problem of the learner's upload, named by its place in it; the
+    /// outer error is the run's (a full disk, a download past [`MAX_DOWNLOAD_BYTES`]).
     pub fn upload(
         &self,
         claimed: &[(Entry, String)],
         staged: &Path,
         instructor: &InstructorFiles,
-    ) -> Result<PathBuf, Vec<InputError>> {
+    ) -> io::Result<Result<PathBuf, Vec<InputError>>> {
         if let (Source::Folder(root), [(entry, place)]) = (&self.source, claimed) {
             if entry.kind == Kind::Folder && place.is_empty() {
-                return Ok(root.join(&entry.name));
+                return Ok(Ok(root.join(&entry.os_name)));
             }
         }
         let mut problems = Vec::new();
-        let made = |e: io::Error| vec![InputError::new(&self.name, 0, format!("cannot unpack: {e}"))];
-        fs::create_dir_all(staged).map_err(made)?;
+        fs::create_dir_all(staged)?;
         for (entry, place) in claimed {
             let target = join(staged, place);
             match &self.source {
                 Source::Folder(root) => {
                     copy_entry(
-                        &root.join(&entry.name),
+                        &root.join(&entry.os_name),
                         entry.kind,
                         &target,
                         place,
                         instructor,
                         0,
                         &mut problems,
-                    )
-                    .map_err(made)?;
+                    )?;
                 }
                 Source::Zip {
                     archive,
                     items,
+                    by_top,
                     unpacked,
                 } => {
-                    for item in items.iter().filter(|i| i.components[0] == entry.name) {
+                    let own = by_top.get(&entry.name).map_or(&[][..], Vec::as_slice);
+                    for item in own.iter().map(|&i| &items[i]) {
                         let rest = &item.components[1..];
                         if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
                             continue;
@@ -316,17 +333,16 @@ impl Download {
                             &shown,
                             &mut unpacked.borrow_mut(),
                             &mut problems,
-                        )
-                        .map_err(made)?;
+                        )?;
                     }
                 }
             }
         }
-        if problems.is_empty() {
+        Ok(if problems.is_empty() {
             Ok(staged.to_owned())
         } else {
             Err(problems)
-        }
+        })
     }
 }
 
@@ -355,9 +371,13 @@ fn folder_entries(root: &Path) -> io::Result<Vec<Entry>> {
         } else {
             Kind::File
         };
-        entries.push(Entry { name, kind });
+        entries.push(Entry {
+            name,
+            kind,
+            os_name: entry.file_name(),
+        });
     }
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    entries.sort_by(|a, b| a.os_name.cmp(&b.os_name));
     Ok(entries)
 }
 
@@ -385,6 +405,7 @@ fn zip_entries(items: &[ZipItem]) -> Vec<Entry> {
         .map(|(name, kind)| Entry {
             name: name.to_owned(),
             kind,
+            os_name: OsString::from(name),
         })
         .collect()
 }
@@ -431,7 +452,7 @@ fn copy_entry(
             if let Some(parent) = to.parent() {
                 fs::create_dir_all(parent)?;
             }
-            let copied = copy_limited(&mut file, to)?;
+            let copied = copy_limited(&mut file, to, MAX_FILE_BYTES)?;
             if copied > MAX_FILE_BYTES {
                 problems.push(too_large(shown));
             }
@@ -449,9 +470,9 @@ fn copy_entry(
                     format!("{shown}/{}", entry.name)
                 };
                 copy_entry(
-                    &from.join(&entry.name),
+                    &from.join(&entry.os_name),
                     entry.kind,
-                    &to.join(&entry.name),
+                    &to.join(&entry.os_name),
                     &shown,
                     instructor,
                     depth + 1,
@@ -463,11 +484,11 @@ fn copy_entry(
     }
 }
 
-/// Copies `reader` to a new file at `to`, at most [`MAX_FILE_BYTES`] and one byte more;
-/// returns how many bytes were copied (more than the limit: it was cut there).
-fn copy_limited(reader: &mut dyn Read, to: &Path) -> io::Result<u64> {
+/// Copies `reader` to a new file at `to`, at most `limit` bytes and one more; returns how
+/// many bytes were copied (more than `limit`: it was cut there).
+fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64> {
     let mut out = File::create(to)?;
-    let copied = io::copy(&mut reader.take(MAX_FILE_BYTES + 1), &mut out)?;
+    let copied = io::copy(&mut reader.take(limit + 1), &mut out)?;
     out.flush()?;
     Ok(copied)
 }
@@ -497,6 +518,12 @@ fn unzip_item(
         Kind::Folder => fs::create_dir_all(path),
         Kind::Link => dangling_link(path),
         Kind::File => {
+            if *unpacked > MAX_DOWNLOAD_BYTES {
+                return Err(io::Error::other(format!(
+                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
+                     most a download may"
+                )));
+            }
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent)?;
             }
@@ -515,7 +542,7 @@ fn unzip_item(
                     return Ok(());
                 }
             };
-            let copied = match copy_limited(&mut file, path) {
+            let copied = match copy_limited(&mut file, path, MAX_FILE_BYTES) {
                 Ok(copied) => copied,
                 // A damaged entry (a bad checksum, a truncated stream) is the learner's file
                 // that cannot be read, not the run's failure.
@@ -529,11 +556,6 @@ fn unzip_item(
             if copied > MAX_FILE_BYTES {
                 problems.push(too_large(shown));
             }
-            if *unpacked > MAX_DOWNLOAD_BYTES {
-                return Err(io::Error::other(format!(
-                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB)"
-                )));
-            }
             Ok(())
         }
     }
@@ -542,7 +564,6 @@ fn unzip_item(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write as _;
 
     fn zip_of(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {
         let file = tempfile::NamedTempFile::new().unwrap();
@@ -579,11 +600,13 @@ mod tests {
             [
                 Entry {
                     name: "a_1".into(),
-                    kind: Kind::Folder
+                    kind: Kind::Folder,
+                    os_name: "a_1".into(),
                 },
                 Entry {
                     name: "b_2.csv".into(),
-                    kind: Kind::File
+                    kind: Kind::File,
+                    os_name: "b_2.csv".into(),
                 }
             ]
         );
@@ -595,6 +618,7 @@ mod tests {
                 &staging.path().join("0"),
                 &instructor,
             )
+            .unwrap()
             .unwrap();
         assert_eq!(fs::read(a.join("matrix.csv")).unwrap(), b"case_id\n");
         assert!(a.join("sub/notes.txt").is_file());
@@ -605,8 +629,67 @@ mod tests {
                 &staging.path().join("1"),
                 &instructor,
             )
+            .unwrap()
             .unwrap();
         assert_eq!(fs::read(b.join("matrix.csv")).unwrap(), b"case_id\n");
+    }
+
+    #[test]
+    fn a_file_is_cut_past_its_limit_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10).unwrap();
+        assert_eq!(copied, 11, "one byte past the limit tells it was reached");
+        assert_eq!(fs::metadata(&path).unwrap().len(), 11);
+        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10).unwrap();
+        assert_eq!(copied, 10);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_zip_entry_that_is_a_link_becomes_one_that_points_nowhere() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut zip = zip::ZipWriter::new(file.reopen().unwrap());
+        zip.add_symlink("x_1_2_matrix.csv", "/etc/passwd", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.finish().unwrap();
+        let download = Download::open(file.path(), &|_| true).unwrap();
+        let entries = download.entries().unwrap();
+        assert_eq!(entries[0].kind, Kind::Link);
+        let staging = tempfile::tempdir().unwrap();
+        let upload = download
+            .upload(
+                &[(entries[0].clone(), "matrix.csv".into())],
+                &staging.path().join("0"),
+                &InstructorFiles::new(),
+            )
+            .unwrap()
+            .unwrap();
+        let link = fs::read_link(upload.join("matrix.csv")).unwrap();
+        assert_ne!(link, Path::new("/etc/passwd"));
+        assert!(fs::metadata(upload.join("matrix.csv")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_followed_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"r\xe9ponse_7_8_matrix.csv");
+        fs::write(root.path().join(name), "case_id\n").unwrap();
+        let download = Download::open(root.path(), &|_| true).unwrap();
+        let entries = download.entries().unwrap();
+        assert_eq!(entries[0].name, "r\u{fffd}ponse_7_8_matrix.csv");
+        let staging = tempfile::tempdir().unwrap();
+        let upload = download
+            .upload(
+                &[(entries[0].clone(), "matrix.csv".into())],
+                &staging.path().join("0"),
+                &InstructorFiles::new(),
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(upload.join("matrix.csv")).unwrap(), b"case_id\n");
     }
 
     #[test]
@@ -614,6 +697,12 @@ mod tests {
         let zip = zip_of(&[("../evil.csv", b"x")]);
         let errors = Download::open(zip.path(), &|_| true).err().unwrap();
         assert!(errors.0[0].message.contains("leads out of the download"));
+        // A `..` that stays inside is resolved (the zip crate's `enclosed_name`): the file is
+        // where its resolved name puts it, and whose that is decides.
+        let zip = zip_of(&[("a_1/../b_2/matrix.csv", b"x")]);
+        let download = Download::open(zip.path(), &|_| true).unwrap();
+        let names: Vec<String> = download.entries().unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["b_2"]);
     }
 
     #[cfg(unix)]
@@ -638,6 +727,7 @@ mod tests {
                 &staging.path().join("0"),
                 &instructor,
             )
+            .unwrap()
             .unwrap();
         assert_eq!(in_place, download_dir.join("x_1"));
         let linked = download
@@ -646,6 +736,7 @@ mod tests {
                 &staging.path().join("1"),
                 &instructor,
             )
+            .unwrap()
             .unwrap();
         let meta = fs::symlink_metadata(linked.join("matrix.csv")).unwrap();
         assert!(meta.file_type().is_symlink());
@@ -656,6 +747,7 @@ mod tests {
                 &staging.path().join("2"),
                 &instructor,
             )
+            .unwrap()
             .unwrap_err();
         assert!(problems[0].message.contains("cannot be graded"), "{problems:?}");
     }

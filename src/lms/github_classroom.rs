@@ -201,6 +201,7 @@ mod tests {
         Entry {
             name: name.into(),
             kind: Kind::Folder,
+            os_name: name.into(),
         }
     }
 

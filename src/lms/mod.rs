@@ -271,7 +271,14 @@ pub fn read_class(
             continue;
         }
         let staged = staging.path().join(n.to_string());
-        uploads.push(match opened.upload(claims, &staged, instructor) {
+        let made = opened.upload(claims, &staged, instructor).map_err(|e| {
+            InputErrors(vec![InputError::new(
+                opened.name(),
+                0,
+                format!("cannot unpack: {e}"),
+            )])
+        })?;
+        uploads.push(match made {
             Err(problems) => Upload::Problems(problems),
             Ok(dir) => match learners_matrix(&dir) {
                 Ok(found) => Upload::Found(UploadedMatrix {

@@ -272,6 +272,7 @@ mod tests {
             claim(&Entry {
                 name: name.into(),
                 kind,
+                os_name: name.into(),
             })
             .map(|c| (c.learner, c.place))
         };
