@@ -86,10 +86,16 @@ fn the_walkthrough_runs_as_written() {
     );
     let moodle = written("moodle-worksheet.csv");
     assert!(moodle.starts_with("Identifier,Full name,Email address,Status,Grade,Maximum Grade,"));
-    assert!(moodle.contains("\nParticipant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,10,10.00,"));
-    assert!(moodle.contains("\nParticipant 2002,Ben Okafor,ben@example.edu,Submitted for grading,2.5,10.00,"));
+    assert!(moodle.contains(
+        "\nParticipant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,10,10.00,"
+    ));
+    assert!(moodle.contains(
+        "\nParticipant 2002,Ben Okafor,ben@example.edu,Submitted for grading,2.5,10.00,"
+    ));
     assert!(moodle.contains("\"Score: 1/4 (25.0%)<br>probe-1: reason: within_lease is wrong<br>"));
-    assert!(moodle.contains("\nParticipant 2005,\"Siân O'Brien, Jr\",sian@example.edu,Submitted for grading,10,10.00,"));
+    assert!(moodle.contains(
+        "\nParticipant 2005,\"Siân O'Brien, Jr\",sian@example.edu,Submitted for grading,10,10.00,"
+    ));
     assert!(!moodle.contains("Participant 2006"));
     assert_eq!(
         written("grades.csv"),

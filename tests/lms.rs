@@ -42,18 +42,18 @@ fn write(path: &Path, bytes: &[u8]) {
 
 /// Zips every file under `dir` (names relative to it, `prefix/` before them).
 fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
-    fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>) {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                walk(&path, base, files);
+                walk(&path, files);
             } else {
                 files.push(path);
             }
         }
     }
     let mut files = Vec::new();
-    walk(dir, dir, &mut files);
+    walk(dir, &mut files);
     files.sort();
     let mut writer = zip::ZipWriter::new(fs::File::create(zip).unwrap());
     for file in files {
@@ -138,7 +138,11 @@ fn canvas_import(csv_text: &str) -> CanvasImport {
             0
         }
     };
-    let delimiter = if count(b';') > count(b',') { b';' } else { b',' };
+    let delimiter = if count(b';') > count(b',') {
+        b';'
+    } else {
+        b','
+    };
     let rows: Vec<Vec<String>> = records(csv_text, delimiter)
         .into_iter()
         .filter(|row| !row.iter().all(|c| c.trim().is_empty()))
@@ -154,7 +158,10 @@ fn canvas_import(csv_text: &str) -> CanvasImport {
     } else if header[2].contains("SIS User ID") && header[3].contains("SIS Login ID") {
         let integration = usize::from(header.get(4).is_some_and(|h| h.contains("Integration ID")));
         student_columns += 2 + integration;
-        if header.get(3 + integration + 1).is_some_and(|h| h.contains("Root Account")) {
+        if header
+            .get(3 + integration + 1)
+            .is_some_and(|h| h.contains("Root Account"))
+        {
             student_columns += 1;
         }
     }
@@ -236,7 +243,10 @@ Points Possible,,,,,(read only),10.00,20.00,(read only),(read only),(read only),
 fn canvas_download(dir: &Path) {
     let files: [(&str, Vec<u8>); 8] = [
         ("lovelaceada_1001_55001_matrix.csv", submission("ada.csv")),
-        ("okaforben_LATE_1002_55002_matrix.csv", submission("ben.csv")),
+        (
+            "okaforben_LATE_1002_55002_matrix.csv",
+            submission("ben.csv"),
+        ),
         ("yilmazcy_1003_55003_matrix.csv", submission("cy.csv")),
         ("doedee_1004_55004_matrix.json", submission("dee.json")),
         ("obriensiân_1005_55005_matrix-1.csv", submission("eve.csv")),
@@ -267,13 +277,28 @@ fn canvas_downloads_folder_and_zip_grade_into_what_canvas_imports() {
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
         // The learners without a gradable submission are listed.
-        assert!(stderr.contains("Nobody, Ned (1006): no submission in the download"), "{stderr}");
-        assert!(stderr.contains("Student, Test (1099): no submission"), "{stderr}");
+        assert!(
+            stderr.contains("Nobody, Ned (1006): no submission in the download"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("Student, Test (1099): no submission"),
+            "{stderr}"
+        );
         assert!(stderr.contains("Yilmaz, Cy (1003)/matrix.csv:4: case_id: duplicated case id"));
-        assert!(stderr.contains("holds 2 matrix files (a.csv, b.csv)"), "{stderr}");
+        assert!(
+            stderr.contains("holds 2 matrix files (a.csv, b.csv)"),
+            "{stderr}"
+        );
         let report = text(&run.stdout);
-        assert!(report.contains("Okafor, Ben (1002)/matrix.csv: 1/4 (25.0%)"), "{report}");
-        assert!(report.contains("O'Brien, Siân (1005)/matrix-1.csv: 4/4"), "{report}");
+        assert!(
+            report.contains("Okafor, Ben (1002)/matrix.csv: 1/4 (25.0%)"),
+            "{report}"
+        );
+        assert!(
+            report.contains("O'Brien, Siân (1005)/matrix-1.csv: 4/4"),
+            "{report}"
+        );
         let written = written.expect("the gradebook is written");
         let import = canvas_import(&written);
         assert_eq!(import.points["4102"], "20.00");
@@ -296,7 +321,14 @@ fn canvas_downloads_folder_and_zip_grade_into_what_canvas_imports() {
         "canvas",
         &zip,
         &roster,
-        &["--assignment", "Lab 2", "--missing", "zero", "--points", "20"],
+        &[
+            "--assignment",
+            "Lab 2",
+            "--missing",
+            "zero",
+            "--points",
+            "20",
+        ],
     );
     assert_eq!(run.status.code(), Some(2));
     let import = canvas_import(&written.unwrap());
@@ -320,16 +352,35 @@ fn canvas_downloads_folder_and_zip_grade_into_what_canvas_imports() {
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("Lab 1 (4101); Lab 2 (4102)"));
     assert!(written.is_none());
-    let (run, _) = grade_lms("canvas", &zip, &roster, &["--assignment", "4102", "--points", "10"]);
+    let (run, _) = grade_lms(
+        "canvas",
+        &zip,
+        &roster,
+        &["--assignment", "4102", "--points", "10"],
+    );
     assert!(text(&run.stderr).contains("--points 10 disagrees with the 20 points"));
     // The download is an input: no output may go in it.
     let inside = folder.join("import.csv");
     let run = leasejudge(&[
-        "grade", "--golden", key().to_str().unwrap(), folder.to_str().unwrap(), "--lms", "canvas",
-        "--roster", roster.to_str().unwrap(), "--assignment", "4102", "--gradebook", inside.to_str().unwrap(),
+        "grade",
+        "--golden",
+        key().to_str().unwrap(),
+        folder.to_str().unwrap(),
+        "--lms",
+        "canvas",
+        "--roster",
+        roster.to_str().unwrap(),
+        "--assignment",
+        "4102",
+        "--gradebook",
+        inside.to_str().unwrap(),
     ]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(text(&run.stderr).contains("is inside the download"), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("is inside the download"),
+        "{}",
+        text(&run.stderr)
+    );
     assert!(!inside.exists());
 }
 
@@ -340,7 +391,10 @@ fn a_download_entry_of_no_roster_learner_is_an_error_and_nothing_is_written() {
     write(&roster, CANVAS_EXPORT.as_bytes());
     let folder = scratch.path().join("submissions");
     canvas_download(&folder);
-    write(&folder.join("strangerx_4242_1_matrix.csv"), &submission("ada.csv"));
+    write(
+        &folder.join("strangerx_4242_1_matrix.csv"),
+        &submission("ada.csv"),
+    );
     write(&folder.join("readme.txt"), b"hello");
     write(&folder.join("anon_Xb3kq_99_matrix.csv"), b"x");
     let (run, written) = grade_lms("canvas", &folder, &roster, &["--assignment", "4102"]);
@@ -416,13 +470,34 @@ Participant 2007,Ada Lovelace,ada2@example.edu,Submitted for grading,,10.00,Yes,
 /// text beside it; two learners of one name; a matrix in a folder of the upload.
 fn moodle_in_folders(dir: &Path) {
     let files: [(&str, Vec<u8>); 7] = [
-        ("Ada Lovelace_2001_assignsubmission_file/matrix.csv", submission("ada.csv")),
-        ("Ben Okafor_2002_assignsubmission_file/lab/matrix.csv", submission("ben.csv")),
-        ("Ben Okafor_2002_assignsubmission_file/notes.txt", b"notes".to_vec()),
-        ("Cy Yilmaz_2003_assignsubmission_file/matrix.csv", submission("cy.csv")),
-        ("Siân O'Brien, Jr_2005_assignsubmission_file/matrix.csv", submission("eve.csv")),
-        ("Siân O'Brien, Jr_2005_assignsubmission_onlinetext/onlinetext.html", b"<p>hi</p>".to_vec()),
-        ("Ada Lovelace_2007_assignsubmission_file/matrix.json", submission("dee.json")),
+        (
+            "Ada Lovelace_2001_assignsubmission_file/matrix.csv",
+            submission("ada.csv"),
+        ),
+        (
+            "Ben Okafor_2002_assignsubmission_file/lab/matrix.csv",
+            submission("ben.csv"),
+        ),
+        (
+            "Ben Okafor_2002_assignsubmission_file/notes.txt",
+            b"notes".to_vec(),
+        ),
+        (
+            "Cy Yilmaz_2003_assignsubmission_file/matrix.csv",
+            submission("cy.csv"),
+        ),
+        (
+            "Siân O'Brien, Jr_2005_assignsubmission_file/matrix.csv",
+            submission("eve.csv"),
+        ),
+        (
+            "Siân O'Brien, Jr_2005_assignsubmission_onlinetext/onlinetext.html",
+            b"<p>hi</p>".to_vec(),
+        ),
+        (
+            "Ada Lovelace_2007_assignsubmission_file/matrix.json",
+            submission("dee.json"),
+        ),
     ];
     for (name, bytes) in files {
         write(&dir.join(name), &bytes);
@@ -432,12 +507,30 @@ fn moodle_in_folders(dir: &Path) {
 /// The same download without folders: `{prefix}_assignsubmission_file_{file}`.
 fn moodle_flat(dir: &Path) {
     let files: [(&str, Vec<u8>); 6] = [
-        ("Ada Lovelace_2001_assignsubmission_file_matrix.csv", submission("ada.csv")),
-        ("Ben Okafor_2002_assignsubmission_file_matrix.csv", submission("ben.csv")),
-        ("Cy Yilmaz_2003_assignsubmission_file_matrix.csv", submission("cy.csv")),
-        ("Siân O'Brien, Jr_2005_assignsubmission_file_matrix.csv", submission("eve.csv")),
-        ("Siân O'Brien, Jr_2005_assignsubmission_onlinetext_onlinetext.html", b"<p>hi</p>".to_vec()),
-        ("Ada Lovelace_2007_assignsubmission_file_matrix.json", submission("dee.json")),
+        (
+            "Ada Lovelace_2001_assignsubmission_file_matrix.csv",
+            submission("ada.csv"),
+        ),
+        (
+            "Ben Okafor_2002_assignsubmission_file_matrix.csv",
+            submission("ben.csv"),
+        ),
+        (
+            "Cy Yilmaz_2003_assignsubmission_file_matrix.csv",
+            submission("cy.csv"),
+        ),
+        (
+            "Siân O'Brien, Jr_2005_assignsubmission_file_matrix.csv",
+            submission("eve.csv"),
+        ),
+        (
+            "Siân O'Brien, Jr_2005_assignsubmission_onlinetext_onlinetext.html",
+            b"<p>hi</p>".to_vec(),
+        ),
+        (
+            "Ada Lovelace_2007_assignsubmission_file_matrix.json",
+            submission("dee.json"),
+        ),
     ];
     for (name, bytes) in files {
         write(&dir.join(name), &bytes);
@@ -461,7 +554,10 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
         let (run, written) = grade_lms("moodle", download, &roster, &[]);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("Ned Nobody (Participant 2006): no submission"), "{stderr}");
+        assert!(
+            stderr.contains("Ned Nobody (Participant 2006): no submission"),
+            "{stderr}"
+        );
         let import = moodle_import(&written.expect("written"), 10.0);
         assert_eq!(import["2001"].0, Some(10.0));
         assert_eq!(import["2002"].0, Some(2.5));
@@ -473,7 +569,9 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
         let ben = shown_in_moodle(import["2002"].1.as_deref().unwrap());
         assert_eq!(ben[0], "Score: 1/4 (25.0%)");
         assert!(ben.contains(&"probe-2: decision: EXPIRD is wrong — EXPIRD is not a decision code; did you mean EXPIRED?".to_owned()), "{ben:?}");
-        assert!(ben.iter().all(|l| !l.contains("EXPIRED,") && !l.contains("expected")));
+        assert!(ben
+            .iter()
+            .all(|l| !l.contains("EXPIRED,") && !l.contains("expected")));
     }
     // --missing zero, and the feedback at --feedback none: the score alone.
     let (_, written) = grade_lms(
@@ -507,7 +605,11 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
     assert!(written.contains("&lt;b&gt;x&lt;/b&gt;&amp;"), "{written}");
     let import = moodle_import(&written, 10.0);
     let ada = shown_in_moodle(import["2001"].1.as_deref().unwrap());
-    assert!(ada.iter().any(|l| l.contains("decision: <b>x</b>& is wrong")), "{ada:?}");
+    assert!(
+        ada.iter()
+            .any(|l| l.contains("decision: <b>x</b>& is wrong")),
+        "{ada:?}"
+    );
 }
 
 // ---------------------------------------------------------------- GitHub Classroom
@@ -522,7 +624,11 @@ const GITHUB_ROSTER: &str = "\"identifier\",\"github_username\",\"github_id\",\"
 /// `gh classroom clone student-repos`: `{slug}-submissions/{slug}-{username}/`, each a
 /// repository with its own files (the case file handed out, a README, .github, .git).
 fn github_download(dir: &Path) {
-    for (repo, matrix) in [("lab-5-ada-l", "ada.csv"), ("lab-5-BenOk", "ben.csv"), ("lab-5-sian-ob", "eve.csv")] {
+    for (repo, matrix) in [
+        ("lab-5-ada-l", "ada.csv"),
+        ("lab-5-BenOk", "ben.csv"),
+        ("lab-5-sian-ob", "eve.csv"),
+    ] {
         let repo = dir.join(repo);
         write(&repo.join("matrix.csv"), &submission(matrix));
         write(&repo.join("README.md"), b"# Lab 5\n");
@@ -544,11 +650,23 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
         let (run, written) = grade_lms("github-classroom", download, &roster, &["--points", "10"]);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("cy@example.edu: no submission in the download: no GitHub account is linked"), "{stderr}");
+        assert!(
+            stderr.contains(
+                "cy@example.edu: no submission in the download: no GitHub account is linked"
+            ),
+            "{stderr}"
+        );
         let rows = records(&written.unwrap(), b',');
         assert_eq!(
             rows[0],
-            ["identifier", "github_username", "github_id", "name", "points_awarded", "points_available"]
+            [
+                "identifier",
+                "github_username",
+                "github_id",
+                "name",
+                "points_awarded",
+                "points_available"
+            ]
         );
         let points: HashMap<&str, (&str, &str)> = rows[1..]
             .iter()
@@ -562,14 +680,23 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
         assert!(rows.iter().flatten().all(|cell| !cell.starts_with('@')));
     }
     // The raw total without --points; a repository of no roster learner is an error.
-    write(&folder.join("lab-5-mallory/matrix.csv"), &submission("ada.csv"));
+    write(
+        &folder.join("lab-5-mallory/matrix.csv"),
+        &submission("ada.csv"),
+    );
     let (run, written) = grade_lms("github-classroom", &folder, &roster, &[]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(text(&run.stderr).contains("lab-5-mallory"), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("lab-5-mallory"),
+        "{}",
+        text(&run.stderr)
+    );
     assert!(written.is_none());
     fs::remove_dir_all(folder.join("lab-5-mallory")).unwrap();
     let (_, written) = grade_lms("github-classroom", &folder, &roster, &[]);
-    assert!(written.unwrap().contains("ada@example.edu,ada-l,101,Ada Lovelace,4,4\n"));
+    assert!(written
+        .unwrap()
+        .contains("ada@example.edu,ada-l,101,Ada Lovelace,4,4\n"));
 }
 
 // ------------------------------------------------- the grading reporter's input
@@ -605,7 +732,8 @@ mod base64_std {
     pub fn encode(bytes: &[u8]) -> String {
         let mut out = String::new();
         for chunk in bytes.chunks(3) {
-            let n = chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+            let n =
+                chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
             for i in 0..4 {
                 if i <= chunk.len() {
                     out.push(TABLE[(n >> (18 - 6 * i)) as usize & 63] as char);
@@ -636,10 +764,24 @@ mod base64_std {
 
 /// Every field of every test, as the reporter and the graders' own results have them.
 fn check_test_fields(test: &serde_json::Value) {
-    let fields: Vec<&str> = test.as_object().unwrap().keys().map(String::as_str).collect();
+    let fields: Vec<&str> = test
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         fields,
-        ["name", "status", "score", "message", "test_code", "filename", "line_no", "duration"]
+        [
+            "name",
+            "status",
+            "score",
+            "message",
+            "test_code",
+            "filename",
+            "line_no",
+            "duration"
+        ]
     );
     assert!(test["name"].is_string());
     assert!(["pass", "fail", "error"].contains(&test["status"].as_str().unwrap()));
@@ -657,14 +799,26 @@ fn the_reporter_input_is_what_the_reporter_reads() {
     let run = |file: &str, extra: &[&str]| {
         let path = lab.join(file);
         let key = key();
-        let mut args = vec!["grade", "--golden", key.to_str().unwrap(), path.to_str().unwrap(), "-f", "github-classroom"];
+        let mut args = vec![
+            "grade",
+            "--golden",
+            key.to_str().unwrap(),
+            path.to_str().unwrap(),
+            "-f",
+            "github-classroom",
+        ];
         args.extend_from_slice(extra);
         leasejudge(&args)
     };
     let ben = run("ben.csv", &[]);
     assert_eq!(ben.status.code(), Some(1));
     let (results, points) = reporter_points(&ben.stdout);
-    let top: Vec<&str> = results.as_object().unwrap().keys().map(String::as_str).collect();
+    let top: Vec<&str> = results
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(top, ["version", "status", "max_score", "tests"]);
     assert_eq!(results["version"], 1);
     assert_eq!(results["status"], "fail");
@@ -682,7 +836,10 @@ fn the_reporter_input_is_what_the_reporter_reads() {
     assert!(!text(&ben.stdout).contains("expected"));
     let ada = run("ada.csv", &[]);
     let (results, points) = reporter_points(&ada.stdout);
-    assert_eq!((results["status"].as_str(), points.as_deref()), (Some("pass"), Some("Points 4/4")));
+    assert_eq!(
+        (results["status"].as_str(), points.as_deref()),
+        (Some("pass"), Some("Points 4/4"))
+    );
     // Weighted: the points are the case's.
     let weighted = run("ben.csv", &["--weights", "decision=2,reason=1"]);
     let (results, points) = reporter_points(&weighted.stdout);
@@ -702,16 +859,32 @@ fn the_reporter_input_is_what_the_reporter_reads() {
     assert_eq!(points.as_deref(), Some("Points 0/4"));
     check_test_fields(&results["tests"][0]);
     assert_eq!(results["tests"][0]["status"], "error");
-    assert!(results["tests"][0]["message"].as_str().unwrap().contains("duplicated case id"));
+    assert!(results["tests"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("duplicated case id"));
     // A learner's cell cannot forge a workflow command in the reporter's log.
     let scratch = tempfile::tempdir().unwrap();
     let forged = scratch.path().join("forged.csv");
-    write(&forged, b"case_id,decision,reason\nprobe-1,\"x\n::error::forged\",within_lease\n");
-    let out = leasejudge(&["grade", "--golden", key().to_str().unwrap(), forged.to_str().unwrap(), "-f", "github-classroom"]);
+    write(
+        &forged,
+        b"case_id,decision,reason\nprobe-1,\"x\n::error::forged\",within_lease\n",
+    );
+    let out = leasejudge(&[
+        "grade",
+        "--golden",
+        key().to_str().unwrap(),
+        forged.to_str().unwrap(),
+        "-f",
+        "github-classroom",
+    ]);
     let (results, _) = reporter_points(&out.stdout);
     for test in results["tests"].as_array().unwrap() {
         for line in test["message"].as_str().unwrap().lines() {
-            assert!(!line.trim_start().starts_with("::") && !line.contains("##["), "{line:?}");
+            assert!(
+                !line.trim_start().starts_with("::") && !line.contains("##["),
+                "{line:?}"
+            );
         }
     }
 }
@@ -733,7 +906,14 @@ fn a_large_lab_fits_the_reporter_and_its_points_still_add_up() {
     let answer_path = scratch.path().join("answer.csv");
     write(&key_path, key.as_bytes());
     write(&answer_path, answer.as_bytes());
-    let out = leasejudge(&["grade", "--golden", key_path.to_str().unwrap(), answer_path.to_str().unwrap(), "-f", "github-classroom"]);
+    let out = leasejudge(&[
+        "grade",
+        "--golden",
+        key_path.to_str().unwrap(),
+        answer_path.to_str().unwrap(),
+        "-f",
+        "github-classroom",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.len() <= 96_000, "{} bytes", out.stdout.len());
     let (results, points) = reporter_points(&out.stdout);
@@ -741,7 +921,12 @@ fn a_large_lab_fits_the_reporter_and_its_points_still_add_up() {
     let tests = results["tests"].as_array().unwrap();
     let last = tests.last().unwrap();
     assert_eq!(last["name"], "Cases not listed");
-    assert!(tests[..tests.len() - 1].iter().all(|t| t["status"] == "fail"), "wrong cases first");
+    assert!(
+        tests[..tests.len() - 1]
+            .iter()
+            .all(|t| t["status"] == "fail"),
+        "wrong cases first"
+    );
 }
 
 // ------------------------------------------------- the GitHub Classroom template
@@ -777,7 +962,10 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         fs::read_to_string(template.join("matrix.csv")).unwrap(),
         "case_id,decision,reason\nprobe-1,,\nprobe-2,,\nprobe-3,,\nprobe-4,,\n"
     );
-    assert_eq!(fs::read(template.join("cases.csv")).unwrap(), fs::read(&cases).unwrap());
+    assert_eq!(
+        fs::read(template.join("cases.csv")).unwrap(),
+        fs::read(&cases).unwrap()
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -793,14 +981,22 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         .unwrap()
         .remove(0);
     assert_eq!(workflow["name"].as_str(), Some("Autograding Tests"));
-    let on: Vec<&str> = workflow["on"].as_vec().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let on: Vec<&str> = workflow["on"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
     assert_eq!(on, ["push", "repository_dispatch"]);
     assert_eq!(workflow["permissions"]["checks"].as_str(), Some("write"));
     assert_eq!(workflow["permissions"]["actions"].as_str(), Some("read"));
     assert_eq!(workflow["permissions"]["contents"].as_str(), Some("read"));
     let job = &workflow["jobs"]["run-autograding-tests"];
     assert_eq!(job["runs-on"].as_str(), Some("ubuntu-latest"));
-    assert_eq!(job["if"].as_str(), Some("github.actor != 'github-classroom[bot]'"));
+    assert_eq!(
+        job["if"].as_str(),
+        Some("github.actor != 'github-classroom[bot]'")
+    );
     let steps = job["steps"].as_vec().unwrap();
     assert_eq!(steps[0]["uses"].as_str(), Some("actions/checkout@v4"));
     let reporter = steps.last().unwrap();
@@ -810,11 +1006,21 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
     );
     // Every runner the reporter is given is a step that writes `result`, read from the
     // variable the reporter reads (`{ID in capitals}_RESULTS`).
-    let runners: Vec<&str> = reporter["with"]["runners"].as_str().unwrap().split(',').collect();
+    let runners: Vec<&str> = reporter["with"]["runners"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .collect();
     assert_eq!(runners, ["precheck", "practice"]);
     for runner in &runners {
-        let step = steps.iter().find(|s| s["id"].as_str() == Some(runner)).unwrap();
-        assert!(step["run"].as_str().unwrap().contains("result=$(base64 -w0"));
+        let step = steps
+            .iter()
+            .find(|s| s["id"].as_str() == Some(runner))
+            .unwrap();
+        assert!(step["run"]
+            .as_str()
+            .unwrap()
+            .contains("result=$(base64 -w0"));
         let variable = format!("{}_RESULTS", runner.to_ascii_uppercase());
         assert_eq!(
             reporter["env"][variable.as_str()].as_str(),
@@ -824,10 +1030,17 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
     // A push, as the runner runs it: the checkout, the install step, then the practice step,
     // each with `bash -e`, the workflow's env, and GitHub's files for paths and outputs.
     let run_step = |checkout: &Path, name: &str, env: &[(&str, String)]| -> Output {
-        let step = steps.iter().find(|s| s["name"].as_str() == Some(name)).unwrap();
+        let step = steps
+            .iter()
+            .find(|s| s["name"].as_str() == Some(name))
+            .unwrap();
         let script = step["run"].as_str().unwrap();
         let mut command = Command::new("bash");
-        command.arg("-e").arg("-c").arg(script).current_dir(checkout);
+        command
+            .arg("-e")
+            .arg("-c")
+            .arg(script)
+            .current_dir(checkout);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -849,7 +1062,10 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
             ("GITHUB_PATH", github_path.to_str().unwrap().to_owned()),
             ("GITHUB_OUTPUT", github_output.to_str().unwrap().to_owned()),
             ("RUNNER_TEMP", temp.to_str().unwrap().to_owned()),
-            ("MATRIX", workflow["env"]["MATRIX"].as_str().unwrap().to_owned()),
+            (
+                "MATRIX",
+                workflow["env"]["MATRIX"].as_str().unwrap().to_owned(),
+            ),
         ];
         let install = run_step(&checkout, "Install leasejudge", &env);
         assert!(install.status.success(), "{}", text(&install.stderr));
@@ -865,7 +1081,11 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         let decoded = base64_std::decode(encoded);
         let (results, shown) = reporter_points(&decoded);
         assert_eq!(shown.as_deref(), Some(points), "{results}");
-        assert_eq!(results["tests"].as_array().unwrap().len(), 2, "the practice cases only");
+        assert_eq!(
+            results["tests"].as_array().unwrap().len(),
+            2,
+            "the practice cases only"
+        );
     }
     // Refused: a folder that is not empty, a practice key that disagrees with the contract.
     let again = leasejudge(&[
@@ -879,7 +1099,9 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
     assert_eq!(again.status.code(), Some(2));
     assert!(text(&again.stderr).contains("is not empty"));
     let wrong = scratch.path().join("wrong.csv");
-    let key_text = fs::read_to_string(&practice).unwrap().replace("ACTIVE,stale_generation", "EXPIRED,stale_generation");
+    let key_text = fs::read_to_string(&practice)
+        .unwrap()
+        .replace("ACTIVE,stale_generation", "EXPIRED,stale_generation");
     write(&wrong, key_text.as_bytes());
     let refused = leasejudge(&[
         "autograder",
@@ -892,7 +1114,11 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         scratch.path().join("other").to_str().unwrap(),
     ]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(text(&refused.stderr).contains("wrong.csv:2: decision: case probe-1: the key has EXPIRED"), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("wrong.csv:2: decision: case probe-1: the key has EXPIRED"),
+        "{}",
+        text(&refused.stderr)
+    );
     assert!(!scratch.path().join("other").exists());
 }
 

@@ -266,7 +266,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 /// Writes a GitHub Classroom template repository: the workflow, the binary (and the practice
 /// key) in `.github/leasejudge/`, the case files and the blank matrix at its root.
 fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
-    use crate::autograder::github_classroom::{is_plain_name, workflow, Workflow, DIR, MATRIX, WORKFLOW};
+    use crate::autograder::github_classroom::{
+        is_plain_name, workflow, Workflow, DIR, MATRIX, WORKFLOW,
+    };
     if args.output.as_os_str() == "-" {
         return Err(usage("-o - is not allowed: the template is a directory"));
     }
@@ -281,7 +283,12 @@ fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
     let columns = args.columns.0.clone();
     let weights = args.weights.as_ref().map(|w| w.0.clone());
     let scoring = Scoring::new(columns.clone(), weights.as_deref()).map_err(|e| usage(&e))?;
-    if args.cases.iter().chain(&args.practice_key).any(|c| c.as_os_str() == "-") {
+    if args
+        .cases
+        .iter()
+        .chain(&args.practice_key)
+        .any(|c| c.as_os_str() == "-")
+    {
         return Err(usage(
             "standard input (-) cannot be carried: give the case files' and the key's paths",
         ));
@@ -328,7 +335,11 @@ fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
                     .map(|e| e.to_string_lossy().to_ascii_lowercase())
                     .unwrap_or_default(),
             };
-            Some((key.clone(), format!("practice-key.{extension}"), cases_in_key))
+            Some((
+                key.clone(),
+                format!("practice-key.{extension}"),
+                cases_in_key,
+            ))
         }
         None => None,
     };
@@ -369,9 +380,11 @@ fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
         "leasejudge: wrote {}: {WORKFLOW}, {DIR}/{BINARY} ({}){}, {MATRIX} (blank), {}",
         args.output.display(),
         needs(glibc),
-        practice.as_ref().map_or_else(String::new, |(_, name, count)| format!(
-            ", {DIR}/{name} ({count} practice cases)"
-        )),
+        practice
+            .as_ref()
+            .map_or_else(String::new, |(_, name, count)| format!(
+                ", {DIR}/{name} ({count} practice cases)"
+            )),
         cases
             .iter()
             .map(|(_, name)| name.as_str())

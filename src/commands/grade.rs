@@ -480,7 +480,11 @@ fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()>
         inputs.push(Named::new("--roster", path));
     }
     if args.lms.is_some() {
-        inputs.extend(args.submissions.iter().map(|p| Named::new("the download", p)));
+        inputs.extend(
+            args.submissions
+                .iter()
+                .map(|p| Named::new("the download", p)),
+        );
     }
     inputs.extend(args.cases.iter().map(|path| Named::new("--cases", path)));
     check_paths(&inputs, &outputs)?;
@@ -649,9 +653,7 @@ fn platform_gradebook(
         .zip(&class.uploads)
         .map(|(submission, upload)| LearnerGrade {
             points: match &submission.outcome {
-                Outcome::Graded(graded) => {
-                    Some(scaled(graded.score, report.max_score(), points))
-                }
+                Outcome::Graded(graded) => Some(scaled(graded.score, report.max_score(), points)),
                 _ if missing == Missing::Zero => Some(0.0),
                 _ => None,
             },

@@ -316,7 +316,13 @@ impl Roster {
                 .iter()
                 .enumerate()
                 // The ID is what the importer finds the learner by: digits, as exported.
-                .map(|(i, cell)| if i == self.id_column() { cell.clone() } else { sheet_cell(cell) })
+                .map(|(i, cell)| {
+                    if i == self.id_column() {
+                        cell.clone()
+                    } else {
+                        sheet_cell(cell)
+                    }
+                })
                 .collect();
             row[self.section + 1] = points_text(value);
             rows.push(row);
@@ -361,7 +367,9 @@ mod tests {
             claim_of("smith_7_text.html"),
             Ok(("7".into(), "text.html".into()))
         );
-        assert!(claim_of("anon_Xb3kq_99_matrix.csv").unwrap_err().contains("anonymous"));
+        assert!(claim_of("anon_Xb3kq_99_matrix.csv")
+            .unwrap_err()
+            .contains("anonymous"));
         assert!(claim_of("notes.txt").is_err());
         assert!(claim_of("doe_12_34_").is_err());
         let folder = Entry {
@@ -382,7 +390,10 @@ mod tests {
     fn an_export_gives_learners_points_and_an_import() {
         let table = parse_table(EXPORT.as_bytes(), "gb.csv").unwrap();
         let err = read_roster(table.clone(), None).unwrap_err();
-        assert!(err.0[0].message.contains("Lab 1 (11); Lab 2 (22)"), "{err:?}");
+        assert!(
+            err.0[0].message.contains("Lab 1 (11); Lab 2 (22)"),
+            "{err:?}"
+        );
         let roster = read_roster(table.clone(), Some("Lab 1")).unwrap();
         assert_eq!(roster.points, Some(5.0));
         assert_eq!(roster.assignment(), "Lab 1 (11)");

@@ -140,7 +140,8 @@ impl Download {
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| stem(path));
             for _ in 0..MAX_WRAPPERS {
-                let entries = folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
+                let entries =
+                    folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
                 match entries.as_slice() {
                     [only] if only.kind == Kind::Folder && !recognised(only) => {
                         root = root.join(&only.name);
@@ -546,7 +547,10 @@ fn unzip_item(
                 Ok(copied) => copied,
                 // A damaged entry (a bad checksum, a truncated stream) is the learner's file
                 // that cannot be read, not the run's failure.
-                Err(e) if e.kind() == io::ErrorKind::InvalidData || e.kind() == io::ErrorKind::UnexpectedEof => {
+                Err(e)
+                    if e.kind() == io::ErrorKind::InvalidData
+                        || e.kind() == io::ErrorKind::UnexpectedEof =>
+                {
                     problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
                     return Ok(());
                 }
@@ -622,7 +626,10 @@ mod tests {
             .unwrap();
         assert_eq!(fs::read(a.join("matrix.csv")).unwrap(), b"case_id\n");
         assert!(a.join("sub/notes.txt").is_file());
-        assert!(!a.join(".git").exists(), "what the rule skips is not unpacked");
+        assert!(
+            !a.join(".git").exists(),
+            "what the rule skips is not unpacked"
+        );
         let b = download
             .upload(
                 &[(entries[1].clone(), "matrix.csv".into())],
@@ -650,8 +657,12 @@ mod tests {
     fn a_zip_entry_that_is_a_link_becomes_one_that_points_nowhere() {
         let file = tempfile::NamedTempFile::new().unwrap();
         let mut zip = zip::ZipWriter::new(file.reopen().unwrap());
-        zip.add_symlink("x_1_2_matrix.csv", "/etc/passwd", zip::write::SimpleFileOptions::default())
-            .unwrap();
+        zip.add_symlink(
+            "x_1_2_matrix.csv",
+            "/etc/passwd",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
         zip.finish().unwrap();
         let download = Download::open(file.path(), &|_| true).unwrap();
         let entries = download.entries().unwrap();
@@ -701,7 +712,12 @@ mod tests {
         // where its resolved name puts it, and whose that is decides.
         let zip = zip_of(&[("a_1/../b_2/matrix.csv", b"x")]);
         let download = Download::open(zip.path(), &|_| true).unwrap();
-        let names: Vec<String> = download.entries().unwrap().into_iter().map(|e| e.name).collect();
+        let names: Vec<String> = download
+            .entries()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
         assert_eq!(names, ["b_2"]);
     }
 
@@ -740,7 +756,10 @@ mod tests {
             .unwrap();
         let meta = fs::symlink_metadata(linked.join("matrix.csv")).unwrap();
         assert!(meta.file_type().is_symlink());
-        assert!(fs::metadata(linked.join("matrix.csv")).is_err(), "it points nowhere");
+        assert!(
+            fs::metadata(linked.join("matrix.csv")).is_err(),
+            "it points nowhere"
+        );
         let problems = download
             .upload(
                 &[(entries[2].clone(), "matrix.csv".into())],
@@ -749,6 +768,9 @@ mod tests {
             )
             .unwrap()
             .unwrap_err();
-        assert!(problems[0].message.contains("cannot be graded"), "{problems:?}");
+        assert!(
+            problems[0].message.contains("cannot be graded"),
+            "{problems:?}"
+        );
     }
 }

@@ -106,7 +106,12 @@ impl Roster {
 
     /// The assignment's slug: from the folder `root` (`{slug}-submissions`), or else the one
     /// prefix all of `entries` share before a roster username.
-    pub fn slug(&self, root: &str, entries: &[Entry], download: &str) -> Result<String, InputError> {
+    pub fn slug(
+        &self,
+        root: &str,
+        entries: &[Entry],
+        download: &str,
+    ) -> Result<String, InputError> {
         if let Some(slug) = root.strip_suffix(SUBMISSIONS).filter(|s| !s.is_empty()) {
             return Ok(slug.to_owned());
         }
@@ -215,9 +220,19 @@ mod tests {
     fn repositories_are_named_slug_dash_username() {
         let roster = read_roster(parse_table(ROSTER.as_bytes(), "r.csv").unwrap()).unwrap();
         assert_eq!(roster.learners[0].id, "octocat");
-        assert_eq!(roster.learners[3].note.as_deref(), Some("no GitHub account is linked to this roster entry"));
-        let entries = [folder("lab-5-octocat"), folder("lab-5-x-bob"), folder("lab-5-bob")];
-        assert_eq!(roster.slug("lab-5-submissions", &entries, "d").unwrap(), "lab-5");
+        assert_eq!(
+            roster.learners[3].note.as_deref(),
+            Some("no GitHub account is linked to this roster entry")
+        );
+        let entries = [
+            folder("lab-5-octocat"),
+            folder("lab-5-x-bob"),
+            folder("lab-5-bob"),
+        ];
+        assert_eq!(
+            roster.slug("lab-5-submissions", &entries, "d").unwrap(),
+            "lab-5"
+        );
         // Renamed: "lab-5-x" (x-bob's or bob's?) is settled by the others.
         assert_eq!(roster.slug("renamed", &entries, "d").unwrap(), "lab-5");
         assert!(roster.slug("renamed", &entries[1..2], "d").is_err());
@@ -229,10 +244,22 @@ mod tests {
         assert!(roster.recognises(&entries[0]));
         assert!(!roster.recognises(&folder("lab-5-submissions")));
         let grades = [
-            LearnerGrade { points: Some(3.0), feedback: vec![] },
-            LearnerGrade { points: None, feedback: vec![] },
-            LearnerGrade { points: Some(0.0), feedback: vec![] },
-            LearnerGrade { points: None, feedback: vec![] },
+            LearnerGrade {
+                points: Some(3.0),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: Some(0.0),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
         ];
         assert_eq!(
             roster.render(&grades, 4.0),

@@ -93,9 +93,7 @@ impl Roster {
         Ok(match lms {
             Lms::Canvas => Roster::Canvas(canvas::read_roster(table, assignment)?),
             Lms::Moodle => Roster::Moodle(moodle::read_roster(table)?),
-            Lms::GithubClassroom => {
-                Roster::GithubClassroom(github_classroom::read_roster(table)?)
-            }
+            Lms::GithubClassroom => Roster::GithubClassroom(github_classroom::read_roster(table)?),
         })
     }
 
@@ -224,8 +222,12 @@ pub fn read_class(
         };
         match claim {
             Err(why) => errors.push(
-                InputError::new(opened.name(), 0, format!("whose is this entry? it is {why}"))
-                    .value(entry.name.clone()),
+                InputError::new(
+                    opened.name(),
+                    0,
+                    format!("whose is this entry? it is {why}"),
+                )
+                .value(entry.name.clone()),
             ),
             Ok(claim) => match index.get(claim.learner.as_str()) {
                 None => errors.push(
@@ -241,7 +243,9 @@ pub fn read_class(
                     .value(entry.name.clone()),
                 ),
                 Some(&learner) => {
-                    let taken = claimed[learner].iter().any(|(_, place)| *place == claim.place);
+                    let taken = claimed[learner]
+                        .iter()
+                        .any(|(_, place)| *place == claim.place);
                     // Two files of one learner under one name (Canvas lets an upload repeat
                     // a name): each keeps the download's name.
                     let place = if taken {

@@ -187,7 +187,10 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
                 _ => {}
             }
         }
-        let label = match full_name.map(|at| cells[at].trim()).filter(|n| !n.is_empty()) {
+        let label = match full_name
+            .map(|at| cells[at].trim())
+            .filter(|n| !n.is_empty())
+        {
             Some(name) => format!("{name} ({PARTICIPANT}{number})"),
             None => format!("{PARTICIPANT}{number}"),
         };
@@ -289,11 +292,17 @@ mod tests {
             Ok(("104".into(), "onlinetext".into()))
         );
         assert_eq!(
-            claim_of("Jane Doe_104_assignsubmission_file_my matrix.csv", Kind::File),
+            claim_of(
+                "Jane Doe_104_assignsubmission_file_my matrix.csv",
+                Kind::File
+            ),
             Ok(("104".into(), "my matrix.csv".into()))
         );
         assert_eq!(
-            claim_of("Participant_9_assignsubmission_onlinetext_onlinetext.html", Kind::File),
+            claim_of(
+                "Participant_9_assignsubmission_onlinetext_onlinetext.html",
+                Kind::File
+            ),
             Ok(("9".into(), "onlinetext/onlinetext.html".into()))
         );
         assert!(claim_of("Group A_assignsubmission_file", Kind::Folder).is_err());

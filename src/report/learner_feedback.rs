@@ -20,8 +20,10 @@ struct Lines {
 impl Lines {
     fn push(&mut self, line: &str) {
         let line = escape_controls(line);
-        if self.left_out == 0 && self.bytes + line.len() + 1 <= FEEDBACK_LIMIT {
-            self.bytes += line.len() + 1;
+        // Each line with the line break after it.
+        let bytes = line.len() + 1;
+        if self.left_out == 0 && self.bytes + bytes <= FEEDBACK_LIMIT {
+            self.bytes += bytes;
             self.lines.push(line.into_owned());
         } else {
             self.left_out += 1;
