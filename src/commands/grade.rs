@@ -679,7 +679,8 @@ fn platform_gradebook(
         ));
     }
     line.push_str("; ");
-    line.push_str(&class.roster.describe());
+    // The assignment's name is the roster's text.
+    line.push_str(&visible_controls(&class.roster.describe()));
     (class.roster.render(&grades, points), line)
 }
 
