@@ -11,6 +11,7 @@
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - [`autograder`] is what a Gradescope or PrairieLearn autograder carries and runs.
+//! - [`lms`] reads a learning platform's download and roster and writes its gradebook import.
 //! - `store` keeps what outgrows memory in temporary files: spills, logs and sorted runs.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
@@ -52,6 +53,7 @@ pub mod grading;
 pub mod input;
 pub mod lease;
 pub mod limits;
+pub mod lms;
 pub mod matrix;
 pub mod output;
 pub mod random;

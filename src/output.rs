@@ -26,7 +26,7 @@ pub use crate::sanitize::{
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
     InertFilter, InertWriter, Syntax,
 };
-pub use cleanup::{install_signal_handlers, GuardedTemp};
+pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 

@@ -75,6 +75,41 @@ fn the_walkthrough_runs_as_written() {
         .as_str()
         .unwrap()
         .contains("duplicated case id"));
+    // The platforms' examples (issue 30), checked by hand against the key: Ada and Siân have
+    // every case right, Ben one of four, Ned handed in nothing and keeps his grade.
+    let written = |name: &str| std::fs::read_to_string(scratch.path().join(name)).unwrap();
+    assert_eq!(
+        written("canvas-import.csv"),
+        "Student,ID,SIS User ID,SIS Login ID,Section,Lab 2 (4102)\n    \
+         Points Possible,,,,,20.00\n\
+         \"Lovelace, Ada\",1001,ada,ada@example.edu,Section A,20\n\
+         \"Okafor, Ben\",1002,ben,ben@example.edu,Section A,5\n\
+         \"O'Brien, Siân\",1005,sian,sian@example.edu,Section B,20\n"
+    );
+    let moodle = written("moodle-worksheet.csv");
+    assert!(moodle.starts_with("Identifier,Full name,Email address,Status,Grade,Maximum Grade,"));
+    assert!(moodle.contains(
+        "\nParticipant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,10,10.00,"
+    ));
+    assert!(moodle.contains(
+        "\nParticipant 2002,Ben Okafor,ben@example.edu,Submitted for grading,2.5,10.00,"
+    ));
+    assert!(moodle.contains("\"Score: 1/4 (25.0%)<br>probe-1: reason: within_lease is wrong<br>"));
+    assert!(moodle.contains(
+        "\nParticipant 2005,\"Siân O'Brien, Jr\",sian@example.edu,Submitted for grading,10,10.00,"
+    ));
+    assert!(!moodle.contains("Participant 2006"));
+    assert_eq!(
+        written("grades.csv"),
+        "identifier,github_username,github_id,name,points_awarded,points_available\n\
+         ada@example.edu,ada-l,101,Ada Lovelace,10,10\n\
+         ben@example.edu,benok,102,Ben Okafor,2.5,10\n\
+         sian@example.edu,sian-ob,105,Siân O'Brien,10,10\n"
+    );
+    assert!(scratch
+        .path()
+        .join("template/.github/workflows/classroom.yml")
+        .is_file());
     let blank = std::fs::read_to_string(scratch.path().join("blank.csv")).unwrap();
     assert_eq!(
         blank,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FORMATS: [&str; 7] = [
+const FORMATS: [&str; 8] = [
     "table",
     "json",
     "junit",
@@ -12,6 +12,7 @@ const FORMATS: [&str; 7] = [
     "markdown",
     "gradescope",
     "prairielearn",
+    "github-classroom",
 ];
 
 fn data(path: &str) -> PathBuf {
@@ -313,7 +314,10 @@ fn control_characters_from_a_submission_are_escaped() {
         );
         if format == "junit" {
             roxmltree::Document::parse(&text).unwrap();
-        } else if matches!(format, "json" | "gradescope" | "prairielearn") {
+        } else if matches!(
+            format,
+            "json" | "gradescope" | "prairielearn" | "github-classroom"
+        ) {
             serde_json::from_str::<serde_json::Value>(&text).unwrap();
         } else {
             assert!(text.contains("\\u{1b}"), "{format}:\n{text}");

@@ -19,7 +19,7 @@ use leasejudge::lease::{
     AckState, CaseReason, Decision, Disposition, Event, RowReason, TerminalResult,
 };
 
-const FORMATS: [&str; 7] = [
+const FORMATS: [&str; 8] = [
     "table",
     "json",
     "junit",
@@ -27,6 +27,7 @@ const FORMATS: [&str; 7] = [
     "markdown",
     "gradescope",
     "prairielearn",
+    "github-classroom",
 ];
 
 /// The only words a hint says besides its file name and numbers.

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use leasejudge::matrix::COLUMNS;
 
-const FORMATS: [&str; 7] = [
+const FORMATS: [&str; 8] = [
     "table",
     "json",
     "junit",
@@ -18,6 +18,7 @@ const FORMATS: [&str; 7] = [
     "markdown",
     "gradescope",
     "prairielearn",
+    "github-classroom",
 ];
 
 /// Every marker starts with this (checked case-insensitively); nothing else in a run has it.
@@ -454,19 +455,23 @@ fn assert_no_leak_without_reveal(format: &str, extra: &[&str]) {
 mod no_golden_value_or_path_leaks_without_reveal {
     macro_rules! per_format {
         ($($format:ident, $without_feedback:ident;)*) => {
+            // A format's name is its test's with `-` for `_`.
             #[test]
             fn covers_every_format() {
-                assert_eq!(super::FORMATS, [$(stringify!($format)),*]);
+                assert_eq!(
+                    super::FORMATS.map(str::to_owned),
+                    [$(stringify!($format).replace('_', "-")),*]
+                );
             }
             $(
                 #[test]
                 fn $format() {
-                    super::assert_no_leak_without_reveal(stringify!($format), &[]);
+                    super::assert_no_leak_without_reveal(&stringify!($format).replace('_', "-"), &[]);
                 }
                 #[test]
                 fn $without_feedback() {
                     super::assert_no_leak_without_reveal(
-                        stringify!($format),
+                        &stringify!($format).replace('_', "-"),
                         &["--feedback", "none"],
                     );
                 }
@@ -482,6 +487,7 @@ mod no_golden_value_or_path_leaks_without_reveal {
         markdown, markdown_without_feedback;
         gradescope, gradescope_without_feedback;
         prairielearn, prairielearn_without_feedback;
+        github_classroom, github_classroom_without_feedback;
     }
 }
 

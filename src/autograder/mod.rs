@@ -4,9 +4,11 @@
 //! (`info.json`, `question.html`, and the same files in `tests/`, copied to `/grade/tests`).
 //! The scripts are a few lines: everything else is `leasejudge grade --autograder`, run from
 //! the bundle's directory so that the key and the case files are named as the bundle names
-//! them (a hint cites `cases.csv`, not a platform's path).
+//! them (a hint cites `cases.csv`, not a platform's path). A GitHub Classroom template
+//! repository is [`github_classroom`]'s.
 
 pub mod binary;
+pub mod github_classroom;
 
 use crate::grading::class::Feedback;
 use crate::grading::Column;
@@ -123,7 +125,7 @@ pub fn shell_word(text: &str) -> String {
 
 impl GradeOptions {
     /// `grade`'s options after the key, the upload and the results file, as shell words.
-    fn words(&self) -> Vec<String> {
+    pub fn words(&self) -> Vec<String> {
         let names =
             |columns: &mut dyn Iterator<Item = String>| columns.collect::<Vec<_>>().join(",");
         let mut words = vec![

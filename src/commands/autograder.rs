@@ -110,6 +110,9 @@ enum PlatformArgs {
     Gradescope(GradescopeArgs),
     /// A question directory for a PrairieLearn course (questions/<QID>).
     Prairielearn(PrairieLearnArgs),
+    /// A GitHub Classroom template repository: its workflow checks the matrix on every push
+    /// (and grades practice cases), for GitHub Classroom's reporter.
+    GithubClassroom(GithubClassroomArgs),
 }
 
 /// What both platforms' autograders are built from.
@@ -221,6 +224,46 @@ struct PrairieLearnArgs {
     topic: String,
 }
 
+/// What a GitHub Classroom template repository is made from.
+#[derive(Debug, clap::Args)]
+struct GithubClassroomArgs {
+    /// The lab's case files (or directories of them): put in the repository for learners,
+    /// and what the workflow's precheck checks the matrix against.
+    #[arg(long = "cases", value_name = "CASEFILE", num_args = 1.., required = true)]
+    cases: Vec<PathBuf>,
+
+    /// A key for practice cases (some of the lab's cases, or all), graded on every push. It
+    /// is in the learner's repository, so it is not secret: never give the real key.
+    #[arg(long, value_name = "KEY")]
+    practice_key: Option<PathBuf>,
+
+    /// What learners see of the practice cases (as `grade`): none, cases, hint or full
+    /// [default: cases].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    feedback: Option<Feedback>,
+
+    /// Partial credit for the practice cases (as `grade`), e.g. `decision=2,reason=1`.
+    #[arg(long, value_name = "COLUMN=WEIGHT,...", value_parser = parse_weights_arg)]
+    weights: Option<Weights>,
+
+    /// The columns learners fill in and that are graded (as `grade`).
+    #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded)]
+    columns: GradedColumns,
+
+    /// The leasejudge binary to carry [default: this one]: an x86-64 Linux executable of
+    /// this version (GitHub's Ubuntu runners are x86-64 Linux).
+    #[arg(long, value_name = "PATH")]
+    binary: Option<PathBuf>,
+
+    /// How learners' CSV files and workbooks are read (as `grade`).
+    #[command(flatten)]
+    read: ReadArgs,
+
+    /// The folder to write the template repository's files in: new, or empty.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    output: PathBuf,
+}
+
 fn usage(message: &str) -> anyhow::Error {
     anyhow::anyhow!("usage: {message}")
 }
@@ -253,7 +296,157 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     match &args.platform {
         PlatformArgs::Gradescope(args) => gradescope(args),
         PlatformArgs::Prairielearn(args) => prairielearn(args),
+        PlatformArgs::GithubClassroom(args) => github_classroom(args),
     }
+}
+
+/// Writes a GitHub Classroom template repository: the workflow, the binary (and the practice
+/// key) in `.github/leasejudge/`, the case files and the blank matrix at its root.
+fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
+    use crate::autograder::github_classroom::{
+        is_plain_name, workflow, Workflow, DIR, MATRIX, WORKFLOW,
+    };
+    if args.output.as_os_str() == "-" {
+        return Err(usage("-o - is not allowed: the template is a directory"));
+    }
+    if std::fs::read_dir(&args.output).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(usage(&format!(
+            "{} is not empty: give a new directory, then copy its files into the template \
+             repository (nothing was written)",
+            args.output.display()
+        )));
+    }
+    let feedback = args.feedback.unwrap_or(Feedback::Cases);
+    let columns = args.columns.0.clone();
+    let weights = args.weights.as_ref().map(|w| w.0.clone());
+    let scoring = Scoring::new(columns.clone(), weights.as_deref()).map_err(|e| usage(&e))?;
+    if args
+        .cases
+        .iter()
+        .chain(&args.practice_key)
+        .any(|c| c.as_os_str() == "-")
+    {
+        return Err(usage(
+            "standard input (-) cannot be carried: give the case files' and the key's paths",
+        ));
+    }
+    let (binary, c_library) = check_binary(args.binary.as_deref())?;
+    let sources = expand_inputs(&args.cases)?;
+    let mut cases = Vec::new();
+    for source in &sources {
+        let path = source.path.clone().expect("not standard input");
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !is_plain_name(&name) || name == MATRIX {
+            return Err(usage(&format!(
+                "the case file {} cannot be put in the repository under its name: the workflow \
+                 names it, so a name is letters, digits, `.`, `_` and `-` (not first), and not \
+                 {MATRIX}, the learners' matrix; rename it",
+                path.display()
+            )));
+        }
+        if cases.iter().any(|(_, earlier)| *earlier == name) {
+            return Err(usage(&format!(
+                "two case files are named {name}: they sit side by side in the repository; \
+                 rename one"
+            )));
+        }
+        cases.push((path, name));
+    }
+    let mut inputs = vec![Named::new("--binary", &binary)];
+    inputs.extend(cases.iter().map(|(path, _)| Named::new("--cases", path)));
+    if let Some(key) = &args.practice_key {
+        inputs.push(Named::new("--practice-key", key));
+    }
+    check_paths(&inputs, &[Named::new("-o", &args.output)])?;
+    let practice = match &args.practice_key {
+        Some(key) => {
+            let (cases_in_key, _) = check_key(key, &sources, &scoring, false)?;
+            let extension = match MatrixFileFormat::for_path(key) {
+                MatrixFileFormat::Csv => "csv".to_owned(),
+                MatrixFileFormat::Json => "json".to_owned(),
+                MatrixFileFormat::Workbook => key
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                    .unwrap_or_default(),
+            };
+            Some((
+                key.clone(),
+                format!("practice-key.{extension}"),
+                cases_in_key,
+            ))
+        }
+        None => None,
+    };
+    let mut blank = Vec::new();
+    crate::commands::template::write_blank_matrix(&sources, &columns, &mut blank)?;
+    let options = GradeOptions {
+        key: String::new(),
+        cases: cases.iter().map(|(_, name)| name.clone()).collect(),
+        feedback,
+        columns,
+        weights,
+        visibility: None,
+        delimiter: args.read.delimiter,
+        sheet: args.read.sheet.clone(),
+        points: None,
+    };
+    let text = workflow(&Workflow {
+        cases: options.cases.clone(),
+        practice_key: practice.as_ref().map(|(_, name, _)| name.clone()),
+        grade_options: options.words(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    });
+    let out = OutputDir::create(&args.output)?;
+    out.write_file(WORKFLOW, 0o644, &mut text.as_bytes())?;
+    let open =
+        |path: &Path| File::open(path).with_context(|| format!("cannot read {}", path.display()));
+    out.write_file(&format!("{DIR}/{BINARY}"), 0o755, &mut open(&binary)?)?;
+    if let Some((key, name, _)) = &practice {
+        out.write_file(&format!("{DIR}/{name}"), 0o644, &mut open(key)?)?;
+    }
+    for (path, name) in &cases {
+        out.write_file(name, 0o644, &mut open(path)?)?;
+    }
+    out.write_file(MATRIX, 0o644, &mut blank.as_slice())?;
+    out.commit()?;
+    // What was written, for the instructor: said if standard output takes it (the run is
+    // done either way). Names from the command line and the case files: no line of it is
+    // a workflow command.
+    let mut stdout = crate::output::InertWriter::new(Vec::new(), crate::output::Syntax::Text);
+    writeln!(
+        stdout,
+        "leasejudge: wrote {}: {WORKFLOW}, {DIR}/{BINARY} ({}){}, {MATRIX} (blank), {}",
+        args.output.display(),
+        needs(c_library),
+        practice
+            .as_ref()
+            .map_or_else(String::new, |(_, name, count)| format!(
+                ", {DIR}/{name} ({count} practice cases)"
+            )),
+        cases
+            .iter()
+            .map(|(_, name)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        stdout,
+        "leasejudge: push its files as the assignment's template repository, and add no \
+         autograding tests on the assignment's page (GitHub Classroom would commit its own \
+         {WORKFLOW} over this one){}",
+        if practice.is_some() {
+            "; the practice key is in every learner's repository: it is not secret"
+        } else {
+            ""
+        }
+    )?;
+    if let Ok(out) = stdout.finish() {
+        let _ = io::stdout().lock().write_all(&out);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
@@ -576,7 +769,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         .chain(cases.iter().map(|(path, _)| path))
         .map(|path| (path.clone(), FileStamp::of_path(path).ok().flatten()))
         .collect();
-    let (key_cases, matrix_bytes) = check_key(&common.golden, &sources, &scoring)?;
+    let (key_cases, matrix_bytes) = check_key(&common.golden, &sources, &scoring, true)?;
     Ok(Prepared {
         stamps,
         key: common.golden.clone(),
@@ -696,8 +889,14 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
 /// Reads the key as `grade` reads it and grades the engine's matrix of the case files against
 /// it (golden values shown: the instructor is building the autograder); returns how many
 /// cases it has and the bytes of the engine's matrix, or every problem of the key and the
-/// case files, located.
-fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<(u64, u64)> {
+/// case files, located. A key that need not grade `every_case` (a practice key) may lack
+/// some of the case files' cases.
+fn check_key(
+    key: &Path,
+    sources: &[Source],
+    scoring: &Scoring,
+    every_case: bool,
+) -> Result<(u64, u64)> {
     let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
     let largest = sources
         .iter()
@@ -757,11 +956,13 @@ fn check_key(key: &Path, sources: &[Source], scoring: &Scoring) -> Result<(u64, 
     let Outcome::Graded(graded) = outcome else {
         anyhow::bail!("the engine's matrix of the case files could not be read back");
     };
-    if graded.score == golden.len() * scoring.case_max() && graded.unknown.is_empty() {
+    if graded.score == golden.len() * scoring.case_max()
+        && (graded.unknown.is_empty() || !every_case)
+    {
         let bytes = temp.as_file_mut().metadata().map_or(0, |m| m.len());
         return Ok((golden.len(), bytes));
     }
-    Err(disagreements(&golden, &key_name, sources, &graded)?.into())
+    Err(disagreements(&golden, &key_name, sources, &graded, every_case)?.into())
 }
 
 /// Where a case the key and the case files disagree on is: its line in the key, and its
@@ -774,12 +975,13 @@ struct Place {
 
 /// Every case the key and the engine's verdicts on the case files disagree on, located in
 /// the key and in the case files (found again in a second pass: only these cases' places are
-/// kept).
+/// kept); a case of the case files the key lacks only when it must grade `every_case`.
 fn disagreements(
     golden: &SplitMatrix,
     key_name: &str,
     sources: &[Source],
     graded: &crate::grading::class::Graded,
+    every_case: bool,
 ) -> Result<KeyDisagrees> {
     let mut places: HashMap<String, Place> = HashMap::new();
     for case in &graded.cases {
@@ -787,7 +989,7 @@ fn disagreements(
             places.insert(case.case_id.to_string(), Place::default());
         }
     }
-    for unknown in &graded.unknown {
+    for unknown in graded.unknown.iter().filter(|_| every_case) {
         places.insert(unknown.case_id.clone(), Place::default());
     }
     for part in 0..golden.parts() {
@@ -861,7 +1063,7 @@ fn disagreements(
             }
         }
     }
-    for unknown in &graded.unknown {
+    for unknown in graded.unknown.iter().filter(|_| every_case) {
         let place = &places[&unknown.case_id];
         let (file, line) = place.case_file.clone().unwrap_or_default();
         errors.push(

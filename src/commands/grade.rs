@@ -26,13 +26,17 @@ use crate::grading::{
     default_format, parse_column_list, Column, GradedColumns, MatrixFileFormat, ReportFormat,
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
+use crate::lms::roster::scaled;
+use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
 use crate::output::{
     check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
 };
 use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility};
 use crate::report::class_json::write_json;
 use crate::report::class_text::{key_lines, score_line, write_github, write_markdown, write_table};
+use crate::report::github_classroom::write_github_classroom;
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
+use crate::report::learner_feedback::feedback_lines;
 use crate::streaming::StreamError;
 
 /// How `grade`'s report is written.
@@ -52,6 +56,8 @@ pub enum GradeFormat {
     Gradescope,
     /// PrairieLearn's external grading results (one submission).
     Prairielearn,
+    /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
+    GithubClassroom,
 }
 
 impl GradeFormat {
@@ -59,9 +65,10 @@ impl GradeFormat {
     pub fn content(self) -> Content {
         match self {
             GradeFormat::Table | GradeFormat::Markdown => Content::Text,
-            GradeFormat::Json | GradeFormat::Gradescope | GradeFormat::Prairielearn => {
-                Content::Json
-            }
+            GradeFormat::Json
+            | GradeFormat::Gradescope
+            | GradeFormat::Prairielearn
+            | GradeFormat::GithubClassroom => Content::Json,
             GradeFormat::Junit => Content::Markup,
             GradeFormat::Github => Content::WorkflowCommands,
         }
@@ -103,8 +110,19 @@ its one matrix file (by extension, in folders too, links not followed) is the su
 none or several make it ungradable. --autograder runs as the platform's grading script: see \
 docs/grading.md.
 
+With --lms PLATFORM, the one SUBMISSION is the platform's bulk download of the class (the \
+folder or the zip: Canvas's Download Submissions, Moodle's Download all submissions, the \
+folder `gh classroom clone student-repos` makes), --roster its roster export, and \
+--gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
+the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
+the download must be a roster learner's (one that is not is an error, named); each \
+learner's matrix is found among their files as the autograders find it. A learner with no \
+gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
+grade already there stays) unless --missing zero. See docs/grading.md.
+
 Exit status: 0 every submission has full marks; 1 a difference; 2 trouble (an ungradable \
-submission, a malformed golden file, unreadable options files). With --autograder: 0 once the \
+submission, a learner of the roster without one, a malformed golden file, unreadable options \
+files). With --autograder: 0 once the \
 results are written; 2 when they are not (a golden file that cannot be used, a usage error).")]
 pub struct Args {
     /// Submissions: matrix files (CSV, or JSON or a workbook by extension), directories (every
@@ -168,9 +186,10 @@ pub struct Args {
     pub item_analysis: Option<PathBuf>,
 
     /// The assignment's points: the platforms' scores (Gradescope's score and test points,
-    /// PrairieLearn's test points) scaled to them, as the assignment is set up on the
-    /// platform (only with -f gradescope or -f prairielearn) [default: the raw points, one
-    /// per case or the sum of the weights].
+    /// PrairieLearn's test points; with --lms, the grades written for the gradebook) scaled
+    /// to them, as the assignment is set up on the platform (only with -f gradescope, -f
+    /// prairielearn or --lms) [default: the raw points, one per case or the sum of the
+    /// weights; with --lms, the roster's (Canvas's Points Possible, Moodle's Maximum Grade)].
     #[arg(long, value_name = "N", value_parser = parse_points)]
     pub points: Option<f64>,
 
@@ -191,6 +210,34 @@ pub struct Args {
     /// In the table, list every case, not only those that differ.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+
+    /// The platform the class was collected on: SUBMISSION is its bulk download of the
+    /// submissions (the folder or the zip), --roster its roster export, and --gradebook
+    /// writes the file its gradebook imports.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PLATFORM",
+        requires = "roster",
+        requires = "gradebook",
+        conflicts_with_all = ["submission_dir", "baseline"]
+    )]
+    pub lms: Option<Lms>,
+
+    /// The platform's roster: Canvas's gradebook export, Moodle's grading worksheet, GitHub
+    /// Classroom's roster CSV.
+    #[arg(long, value_name = "ROSTER", requires = "lms")]
+    pub roster: Option<PathBuf>,
+
+    /// What a learner on the roster with no gradable submission gets: `skip` no grade (a
+    /// grade already in the gradebook stays), `zero` a 0 [default: skip].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub missing: Option<Missing>,
+
+    /// Which of a Canvas export's assignments is graded: its id (the number in parentheses
+    /// in its column's header) or its title [default: the export's only assignment].
+    #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
+    pub assignment: Option<String>,
 
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
@@ -320,7 +367,7 @@ fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Optio
 /// a partition of any of them then holds a few megabytes. Standard input is read whole
 /// before it is split, so its size does not count, and nor does what a submission that is a
 /// symbolic link points to (it is never read).
-fn splitter(golden: &Path, submissions: &[PathBuf]) -> Splitter {
+fn splitter(golden: &Path, submissions: &[&Path]) -> Splitter {
     let largest = std::fs::metadata(golden)
         .into_iter()
         .chain(
@@ -343,6 +390,11 @@ fn is_platform(format: GradeFormat) -> bool {
     matches!(format, GradeFormat::Gradescope | GradeFormat::Prairielearn)
 }
 
+/// Whether `format` reports on one submission.
+fn is_one_submission(format: GradeFormat) -> bool {
+    is_platform(format) || format == GradeFormat::GithubClassroom
+}
+
 /// An option the format cannot honour is a usage error, not ignored in silence.
 fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
     if args.visibility.is_some() && format != GradeFormat::Gradescope {
@@ -354,16 +406,22 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
             "--visibility is used only with -f gradescope"
         }));
     }
-    if args.points.is_some() && !is_platform(format) {
+    if args.points.is_some() && !is_platform(format) && args.lms.is_none() {
         return Err(usage(
-            "--points scales a platform's score: it is used only with -f gradescope or -f \
-             prairielearn",
+            "--points scales a platform's score: it is used only with -f gradescope, -f \
+             prairielearn or --lms",
         ));
     }
-    if args.verbose && is_platform(format) {
+    if args.verbose && is_one_submission(format) {
         return Err(usage(
-            "-v lists every case in the table; -f gradescope and -f prairielearn have a test per \
-             case already",
+            "-v lists every case in the table; -f gradescope, -f prairielearn and -f \
+             github-classroom have a test per case already",
+        ));
+    }
+    if args.lms.is_some() && is_one_submission(format) {
+        return Err(usage(
+            "--lms grades a class: -f gradescope, -f prairielearn and -f github-classroom \
+             report on one submission",
         ));
     }
     if args.autograder {
@@ -500,7 +558,7 @@ fn render_file(path: &Path, text: &str, what: &str) -> Result<Output> {
 
 /// Before anything is read: no output may be an input or another output. A clash with the
 /// golden file is reported without its name unless `reveal`, since learners may see it.
-fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<()> {
+fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()> {
     let mut outputs = vec![match &args.output {
         Some(path) => Named::new("-o", path),
         None => Named::stdout("the report"),
@@ -521,8 +579,44 @@ fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<(
     if let Some(path) = &args.baseline {
         inputs.push(Named::new("--baseline", path));
     }
+    if let Some(path) = &args.roster {
+        inputs.push(Named::new("--roster", path));
+    }
+    if args.lms.is_some() {
+        inputs.extend(
+            args.submissions
+                .iter()
+                .map(|p| Named::new("the download", p)),
+        );
+    }
     inputs.extend(args.cases.iter().map(|path| Named::new("--cases", path)));
     check_paths(&inputs, &outputs)?;
+    // A download's folder is an input whole: an output in it would be an entry of no
+    // learner's in the next run.
+    if let (Some(_), [download]) = (args.lms, args.submissions.as_slice()) {
+        if let Some(folder) = std::fs::canonicalize(download).ok().filter(|p| p.is_dir()) {
+            let named = [
+                ("-o", &args.output),
+                ("--gradebook", &args.gradebook),
+                ("--item-analysis", &args.item_analysis),
+            ];
+            for (option, path) in named {
+                let Some(path) = path else { continue };
+                let parent = match path.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => parent,
+                    _ => Path::new("."),
+                };
+                if std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(&folder)) {
+                    return Err(usage(&format!(
+                        "{option} {} is inside the download {}, an input: write it elsewhere \
+                         (nothing was written)",
+                        path.display(),
+                        download.display()
+                    )));
+                }
+            }
+        }
+    }
     let golden = [Named::new("--golden", &args.golden)];
     match check_paths(&golden, &outputs) {
         Err(_) if !reveal => Err(anyhow::anyhow!(
@@ -531,6 +625,166 @@ fn check_outputs(args: &Args, submissions: &[PathBuf], reveal: bool) -> Result<(
         )),
         result => Ok(result?),
     }
+}
+
+/// A submission to grade: a file to read, or why there is none (an ungradable submission).
+enum Entry {
+    /// A file, named as reports name it.
+    Read {
+        /// Where it is.
+        path: PathBuf,
+        /// What reports call it.
+        name: String,
+    },
+    /// No file to read: the problems.
+    Refused {
+        /// What reports call it.
+        name: String,
+        /// Why there is no file.
+        problems: Vec<InputError>,
+    },
+}
+
+/// The roster and the download of `--lms`, read. The points the roster holds must agree
+/// with `--points`.
+fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result<Class> {
+    let [download] = args.submissions.as_slice() else {
+        return Err(usage(&format!(
+            "--lms takes one SUBMISSION, the {} download of the class (its folder or zip); {} \
+             given",
+            lms.title(),
+            args.submissions.len()
+        )));
+    };
+    if download.as_os_str() == "-" {
+        return Err(usage(
+            "--lms reads the download from its folder or zip, not standard input",
+        ));
+    }
+    let roster_path = args.roster.as_deref().expect("clap requires --roster");
+    if lms != Lms::Canvas && args.assignment.is_some() {
+        return Err(usage(
+            "--assignment picks a column of a Canvas gradebook export; a Moodle worksheet and a \
+             GitHub Classroom roster are of one assignment",
+        ));
+    }
+    let roster = Roster::read(lms, roster_path, args.assignment.as_deref())?;
+    if let (Some(held), Some(given)) = (roster.points(), args.points) {
+        if (held - given).abs() > 1e-9 {
+            return Err(usage(&format!(
+                "--points {} disagrees with the {} points {} holds for the assignment ({}): \
+                 leave --points out, or change the assignment's points on {} first",
+                crate::lms::roster::points_text(given),
+                crate::lms::roster::points_text(held),
+                roster_path.display(),
+                lms.title(),
+                lms.title()
+            )));
+        }
+    }
+    if roster.points().is_none() && args.points.is_none() && lms != Lms::GithubClassroom {
+        return Err(usage(&format!(
+            "{} does not say the assignment's points: give --points",
+            roster_path.display()
+        )));
+    }
+    Ok(read_class(lms, download, roster, instructor)?)
+}
+
+/// A class's learners as submissions, in the roster's order: a learner's matrix is named
+/// `{learner}/{its place in the upload}`; a learner without one is a refused entry named by
+/// the learner, saying why.
+fn class_entries(class: &Class) -> Vec<Entry> {
+    class
+        .roster
+        .learners()
+        .iter()
+        .zip(&class.uploads)
+        .map(|(learner, upload)| {
+            let label = &learner.label;
+            match upload {
+                Upload::Found(found) => Entry::Read {
+                    path: found.path.clone(),
+                    name: format!("{label}/{}", found.name),
+                },
+                Upload::Problems(problems) => Entry::Refused {
+                    name: label.clone(),
+                    problems: problems
+                        .iter()
+                        .cloned()
+                        .map(|mut problem| {
+                            problem.file = if problem.file == UPLOAD {
+                                label.clone()
+                            } else {
+                                format!("{label}/{}", problem.file)
+                            };
+                            problem
+                        })
+                        .collect(),
+                },
+                Upload::Missing => Entry::Refused {
+                    name: label.clone(),
+                    problems: vec![InputError::new(
+                        label,
+                        0,
+                        match &learner.note {
+                            Some(note) => format!("no submission in the download: {note}"),
+                            None => "no submission in the download".to_owned(),
+                        },
+                    )],
+                },
+            }
+        })
+        .collect()
+}
+
+/// The file the platform imports, and the line that says what was written.
+fn platform_gradebook(
+    args: &Args,
+    class: &Class,
+    report: &ClassReport,
+    path: &Path,
+) -> (String, String) {
+    let points = args
+        .points
+        .or(class.roster.points())
+        .unwrap_or(report.max_score() as f64);
+    let missing = args.missing.unwrap_or_default();
+    let grades: Vec<LearnerGrade> = report
+        .submissions
+        .iter()
+        .zip(&class.uploads)
+        .map(|(submission, upload)| LearnerGrade {
+            points: match &submission.outcome {
+                Outcome::Graded(graded) => Some(scaled(graded.score, report.max_score(), points)),
+                _ if missing == Missing::Zero => Some(0.0),
+                _ => None,
+            },
+            feedback: match upload {
+                Upload::Missing => vec!["No submission was found.".to_owned()],
+                _ => feedback_lines(report, submission),
+            },
+        })
+        .collect();
+    let given = grades.iter().filter(|g| g.points.is_some()).count();
+    let without = grades.len() - given;
+    let mut line = format!(
+        "wrote {}: {given} grade{} out of {} points",
+        escape_controls(&path.to_string_lossy()),
+        if given == 1 { "" } else { "s" },
+        crate::lms::roster::points_text(points)
+    );
+    if without > 0 {
+        line.push_str(&format!(
+            ", {without} learner{} with no gradable submission given no grade (--missing zero \
+             gives 0)",
+            if without == 1 { "" } else { "s" }
+        ));
+    }
+    line.push_str("; ");
+    // The assignment's name is the roster's text.
+    line.push_str(&escape_controls(&class.roster.describe()));
+    (class.roster.render(&grades, points), line)
 }
 
 /// Runs `grade`.
@@ -578,17 +832,57 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     {
         return Err(usage("standard input (-) can be read only once"));
     }
-    // A learner's upload: its one matrix file, or why it has none (an ungradable submission).
-    let upload = args.submission_dir.as_deref().map(find_matrix);
-    let paths = match &upload {
-        None => expand(&args.submissions)?,
-        Some(Ok(found)) => vec![found.path.clone()],
-        Some(Err(_)) => Vec::new(),
+    // Every file read for the instructor, which no submission may be (nor a copy made of
+    // one from a download).
+    let mut instructor = InstructorFiles::new();
+    instructor.add_path(&args.golden);
+    for path in args.baseline.iter().chain(&args.roster) {
+        instructor.add_path(path);
+    }
+    // A case file that cannot be listed is reported when the hints read it.
+    for source in crate::input::expand_inputs(&args.cases).unwrap_or_default() {
+        if let Some(path) = &source.path {
+            instructor.add_path(path);
+        }
+    }
+    // A class from a platform's download: its learners, in the roster's order.
+    let class = match args.lms {
+        Some(lms) => Some(read_lms_class(args, lms, &instructor)?),
+        None => None,
     };
-    let count = paths.len() + usize::from(matches!(upload, Some(Err(_))));
-    if is_platform(format) && count != 1 {
+    let entries = match (&class, &args.submission_dir) {
+        (Some(class), _) => class_entries(class),
+        // A learner's upload: its one matrix file, or why it has none (ungradable).
+        (None, Some(dir)) => vec![match find_matrix(dir) {
+            Ok(found) => Entry::Read {
+                path: found.path,
+                name: found.name,
+            },
+            Err(problems) => Entry::Refused {
+                name: UPLOAD.to_owned(),
+                problems,
+            },
+        }],
+        (None, None) => expand(&args.submissions)?
+            .into_iter()
+            .map(|path| Entry::Read {
+                name: path.to_string_lossy().into_owned(),
+                path,
+            })
+            .collect(),
+    };
+    let paths: Vec<&Path> = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Read { path, .. } => Some(path.as_path()),
+            Entry::Refused { .. } => None,
+        })
+        .collect();
+    if is_one_submission(format) && entries.len() != 1 {
         return Err(usage(&format!(
-            "-f gradescope and -f prairielearn grade one submission; {count} given"
+            "-f gradescope, -f prairielearn and -f github-classroom grade one submission; {} \
+             given",
+            entries.len()
         )));
     }
     check_outputs(args, &paths, feedback.reveals())?;
@@ -606,17 +900,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
-    // Every file read for the instructor, which no submission may be.
-    let mut instructor = InstructorFiles::new();
-    if let Some(path) = &args.baseline {
-        instructor.add_path(path);
-    }
-    // A case file that cannot be listed is reported when the hints read it.
-    for source in crate::input::expand_inputs(&args.cases).unwrap_or_default() {
-        if let Some(path) = &source.path {
-            instructor.add_path(path);
-        }
-    }
     let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
     if let (true, Err(problems)) = (args.autograder, &golden) {
         return Ok(refuse_unusable_key(&args.golden, problems));
@@ -637,39 +920,53 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     // The check of a platform's one submission, shown to its learner at once.
     let mut check: Option<Precheck> = None;
     let cases = golden.as_ref().map_or(0, |golden| golden.len());
-    let mut submissions = paths
-        .iter()
-        .map(|path| -> Result<Submission> {
-            // A submission found in an upload is named by its place in it (what the learner
-            // uploaded, a name that is not UTF-8 escaped), in its problems too: never by the
-            // platform's path.
-            let name = match &upload {
-                Some(Ok(found)) => found.name.clone(),
-                _ => path.to_string_lossy().into_owned(),
-            };
-            // A submission's own problems are reported even when the golden file is unusable.
-            let read = read_submission(path, &name, &args.read, &columns, &splitter, &instructor);
-            let outcome = match read {
-                Err(errors) => {
+    let submissions = entries
+        .into_iter()
+        .map(|entry| -> Result<Submission> {
+            let (name, outcome) = match entry {
+                Entry::Refused { name, problems } => {
                     if is_platform(format) {
-                        check = Some(Precheck::unreadable(&name, cases, errors.0.clone()));
+                        check = Some(Precheck::unreadable(&name, cases, problems.clone()));
                     }
-                    Outcome::Ungradable(errors.0)
+                    (name, Outcome::Ungradable(problems))
                 }
-                Ok((submission, errors)) => {
-                    // On a platform, the learner's check first: it looks at the key's case
-                    // ids, never its values.
-                    if let (true, Ok(golden)) = (is_platform(format), &golden) {
-                        check = Some(
-                            precheck(&name, golden, &submission, &errors, &columns)
-                                .context("checking through temporary files")?,
-                        );
-                    }
-                    grade_submission(golden.as_ref().ok(), submission, errors, &scoring, reveal)
-                        .context("grading through temporary files")?
+                // A submission's own problems are reported even when the golden file is
+                // unusable. A submission found in an upload is named by its place in it (what
+                // the learner uploaded, a name that is not UTF-8 escaped), in its problems
+                // too: never by the platform's path.
+                Entry::Read { path, name } => {
+                    let read =
+                        read_submission(&path, &name, &args.read, &columns, &splitter, &instructor);
+                    let outcome = match read {
+                        Err(errors) => {
+                            if is_platform(format) {
+                                check = Some(Precheck::unreadable(&name, cases, errors.0.clone()));
+                            }
+                            Outcome::Ungradable(errors.0)
+                        }
+                        Ok((submission, errors)) => {
+                            // On a platform, the learner's check first: it looks at the key's
+                            // case ids, never its values.
+                            if let (true, Ok(golden)) = (is_platform(format), &golden) {
+                                check = Some(
+                                    precheck(&name, golden, &submission, &errors, &columns)
+                                        .context("checking through temporary files")?,
+                                );
+                            }
+                            grade_submission(
+                                golden.as_ref().ok(),
+                                submission,
+                                errors,
+                                &scoring,
+                                reveal,
+                            )
+                            .context("grading through temporary files")?
+                        }
+                    };
+                    (name, outcome)
                 }
             };
-            // A gradebook names a submission as a person reads it (`report_cell`).
+            // A gradebook names a submission as a person reads it (`report_cell`, one for one).
             let previous = baseline
                 .as_ref()
                 .and_then(|b| b.get(&*escape_controls(&name)))
@@ -681,27 +978,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    // A gradebook names a submission as a person reads it (`report_cell`, one for one).
-    let previous = |name: &str| {
-        baseline
-            .as_ref()
-            .and_then(|b| b.get(&*escape_controls(name)))
-            .map(|score| Previous { score: *score })
-    };
-    match upload {
-        Some(Ok(_)) => {}
-        Some(Err(problems)) => {
-            if is_platform(format) {
-                check = Some(Precheck::unreadable(UPLOAD, cases, problems.clone()));
-            }
-            submissions.push(Submission {
-                name: UPLOAD.to_owned(),
-                outcome: Outcome::Ungradable(problems),
-                previous: previous(UPLOAD),
-            });
-        }
-        None => {}
-    }
     // What the one running `grade` is told on standard error about an unusable key: what is
     // wrong with it, and what to do; its name and values only with --reveal (a CI log may be
     // a learner's).
@@ -780,13 +1056,35 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             write_prairielearn(&report, &mut out).context("cannot write the report")?;
             String::new()
         }
+        GradeFormat::GithubClassroom => {
+            write_github_classroom(&report, &mut out).context("cannot write the report")?;
+            String::new()
+        }
     };
     out.write_all(text.as_bytes())
         .context("cannot write the report")?;
     // The report, the gradebook and the item analysis commit together or not at all.
     let mut outputs = vec![out];
-    if let Some(path) = &args.gradebook {
-        outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?);
+    // With --lms, the platform's import; none when the golden file cannot be used (every
+    // learner would be ungradable, and with --missing zero given 0).
+    let mut imported = None;
+    match (&args.gradebook, &class) {
+        (Some(path), Some(class)) if report.key_problems.is_none() => {
+            let (text, line) = platform_gradebook(args, class, &report, path);
+            outputs.push(render_file(path, &text, "gradebook")?);
+            imported = Some(line);
+        }
+        (Some(path), Some(_)) => {
+            imported = Some(format!(
+                "the {} gradebook {} was not written: the golden file cannot be used",
+                args.lms.map_or("", Lms::title),
+                escape_controls(&path.to_string_lossy())
+            ));
+        }
+        (Some(path), None) => {
+            outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?)
+        }
+        (None, _) => {}
     }
     if let Some(path) = &args.item_analysis {
         let mut out = Output::open(Some(path), Content::Csv)?;
@@ -796,6 +1094,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(out);
     }
     commit_all(outputs)?;
+    if let Some(line) = imported {
+        crate::output::to_stderr(&format!("leasejudge: {line}"));
+    }
     let code = report.exit_code();
     // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
     let mut log = Log::within(if args.autograder {

@@ -2,7 +2,6 @@
 //! case of the case files, in matrix order, with only `case_id` filled in. Grading it
 //! untouched scores 0 (every graded cell is empty, and a golden decision or reason never is).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,8 +9,8 @@ use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
-use crate::input::expand_inputs;
-use crate::output::{check_paths, Content, Named, Output};
+use crate::input::{expand_inputs, Source};
+use crate::output::{check_paths, AppendFile, Content, Named, Output};
 use crate::streaming::{
     judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
 };
@@ -89,6 +88,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     // Before reading: a template written over its own case file would destroy it.
     check_paths(&source_names(&sources), &[output_name])?;
+    let mut out = Output::open(args.output.as_deref(), Content::Csv)?;
+    write_blank_matrix(&sources, &args.columns.0, &mut out)?;
+    out.commit()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the blank matrix of the case files `sources`: the header (`case_id`, then
+/// `columns`) and a row per case, in matrix order, with only its id; input errors are
+/// returned, every one listed.
+pub fn write_blank_matrix(
+    sources: &[Source],
+    columns: &[Column],
+    out: &mut impl AppendFile,
+) -> Result<()> {
     let settings = StreamSettings {
         input_format: None,
         run_as_of: None,
@@ -100,10 +113,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         bad_rows_against_earlier_files: true,
     };
     let rows = BlankRows {
-        blanks: args.columns.0.len(),
+        blanks: columns.len(),
     };
     let rows = match judge(
-        &sources,
+        sources,
         &settings,
         Sink::Cases(Box::new(rows)),
         &mut |_, _, _| {},
@@ -112,13 +125,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Input(errors)) => return Err(errors.into()),
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the template"),
     };
-    let header = header(&args.columns.0)?;
-    let mut out = Output::open(args.output.as_deref(), Content::Csv)?;
+    let header = header(columns)?;
     out.write_all(&header)
-        .and_then(|()| rows.write_to(&mut out))
+        .and_then(|()| rows.write_to(out))
         .context("cannot write the template")?;
-    out.commit()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 #[cfg(test)]

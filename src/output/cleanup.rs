@@ -86,6 +86,42 @@ impl Drop for GuardedTemp {
     }
 }
 
+/// A temporary directory that is not an output (the files of a class's download, unpacked
+/// to be graded): removed when dropped, and by SIGINT, SIGTERM and SIGHUP like an output's
+/// temporary file, so an interrupted run leaves nothing behind.
+pub struct GuardedTempDir {
+    /// Taken when dropped.
+    dir: Option<tempfile::TempDir>,
+}
+
+impl GuardedTempDir {
+    /// A new directory in the temporary directory, its name starting with `prefix`.
+    pub fn new(prefix: &str) -> std::io::Result<GuardedTempDir> {
+        // Created and registered under the lock: a signal cannot fall in between.
+        let mut live = live();
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        live.push(dir.path().to_owned());
+        Ok(GuardedTempDir { dir: Some(dir) })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().expect("taken only when dropped").path()
+    }
+}
+
+impl Drop for GuardedTempDir {
+    fn drop(&mut self) {
+        // Removed, then forgotten, under the lock: a signal either removes it or finds it gone.
+        let mut live = live();
+        if let Some(dir) = self.dir.take() {
+            let path = dir.path().to_owned();
+            let _ = dir.close();
+            forget(&mut live, &path);
+        }
+    }
+}
+
 /// Removes every registered temporary file and directory and exits with 128 + `signal`.
 fn remove_all_and_exit(signal: i32) -> ! {
     let live = live();

@@ -97,7 +97,7 @@ fn pretty(value: &Value, depth: usize) -> String {
 }
 
 /// The document up to the `tests` array: `{`, every entry of `head`, and the `tests` key.
-fn head_text(head: &[(&str, Value)]) -> String {
+pub(super) fn head_text(head: &[(&str, Value)]) -> String {
     let mut text = String::from("{\n");
     for (key, value) in head {
         text.push_str("  ");
@@ -111,17 +111,17 @@ fn head_text(head: &[(&str, Value)]) -> String {
 }
 
 /// One test as an element of the `tests` array.
-fn test_text(test: &Value) -> String {
+pub(super) fn test_text(test: &Value) -> String {
     format!("    {}", pretty(test, 2))
 }
 
 /// Bytes after the head besides the tests themselves and their separators (`[\n`, `\n  ]`,
 /// `\n}\n`).
-const TESTS_TAIL: usize = 2 + 4 + 3;
+pub(super) const TESTS_TAIL: usize = 2 + 4 + 3;
 
 /// Writes a document: `head`, then `tests` (each already made an array element), as
 /// serde_json's pretty printer writes the whole value, then a newline.
-fn write_document(
+pub(super) fn write_document(
     head: &str,
     tests: impl IntoIterator<Item = String>,
     out: &mut dyn Write,
@@ -184,7 +184,7 @@ impl CappedLines {
 
 /// A test's text, its control characters made visible (line breaks kept) and cut to
 /// [`TEST_TEXT_LIMIT`] bytes.
-fn test_output(lines: &[String]) -> String {
+pub(super) fn test_output(lines: &[String]) -> String {
     let text = lines.join("\n");
     let text = escape_controls_keep_lines(&text);
     if text.len() <= TEST_TEXT_LIMIT {
@@ -199,7 +199,7 @@ fn test_output(lines: &[String]) -> String {
 
 /// The submission's problems when ungradable, or the golden file's when it is malformed (as
 /// the report shows them: only its message unless revealed), capped.
-fn problem_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
+pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
     let mut lines = CappedLines::new();
     match &submission.outcome {
         Outcome::KeyMalformed => {
@@ -238,20 +238,20 @@ fn warning_lines(submission: &Submission) -> Vec<String> {
 /// otherwise the wrong cases first, in golden-file order, as many as fit, and only when all
 /// of them fit the right ones in the space left (a right case's test tells a learner least).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Plan {
+pub(super) struct Plan {
     /// How many of the wrong cases are listed (the first ones).
-    wrong_listed: usize,
+    pub(super) wrong_listed: usize,
     /// How many of the right cases are listed (the first ones).
-    right_listed: usize,
+    pub(super) right_listed: usize,
     /// Whether some case is not listed.
-    cut: bool,
+    pub(super) cut: bool,
     /// The wrong cases not listed.
-    wrong_left: usize,
+    pub(super) wrong_left: usize,
     /// The right cases not listed.
-    right_left: usize,
+    pub(super) right_left: usize,
     /// Points and most points of the cases not listed.
-    left_points: u64,
-    left_max: u64,
+    pub(super) left_points: u64,
+    pub(super) left_max: u64,
 }
 
 impl Plan {
@@ -290,7 +290,7 @@ impl Plan {
     }
 
     /// The largest plan's notes can be for `cases` cases: for reserving their bytes.
-    fn widest(cases: usize, max_points: u64) -> Plan {
+    pub(super) fn widest(cases: usize, max_points: u64) -> Plan {
         Plan {
             wrong_listed: 0,
             right_listed: 0,
@@ -305,7 +305,7 @@ impl Plan {
 
 /// Plans which tests of `cases` fit in `budget` bytes: `size` is a case's test as an array
 /// element (the separator before it included), `points` its points and most points.
-fn plan(
+pub(super) fn plan(
     cases: &crate::grading::marks::Marks,
     budget: usize,
     size: &dyn Fn(&CaseMark) -> usize,
@@ -376,7 +376,7 @@ fn plan(
 
 /// The tests of a graded submission's cases as the plan lists them, then (if some are not
 /// listed) `note` made from the plan.
-fn planned_tests<'a>(
+pub(super) fn planned_tests<'a>(
     cases: &'a crate::grading::marks::Marks,
     plan: Plan,
     test: &'a dyn Fn(&CaseMark) -> Value,
@@ -397,18 +397,18 @@ fn planned_tests<'a>(
 }
 
 /// The bytes a test takes as an array element, with the separator before it.
-fn element_bytes(test: &Value) -> usize {
+pub(super) fn element_bytes(test: &Value) -> usize {
     test_text(test).len() + 2
 }
 
 /// The one submission of an autograder run (the command refuses more).
-fn only(report: &ClassReport) -> &Submission {
+pub(super) fn only(report: &ClassReport) -> &Submission {
     &report.submissions[0]
 }
 
 /// Whether the submission's tests list its cases: it was graded and the feedback shows
 /// cases.
-fn lists_cases(report: &ClassReport, submission: &Submission) -> bool {
+pub(super) fn lists_cases(report: &ClassReport, submission: &Submission) -> bool {
     matches!(submission.outcome, Outcome::Graded(_)) && report.feedback.shows_cases()
 }
 

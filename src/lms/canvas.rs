@@ -1,0 +1,425 @@
+//! Canvas: the assignment's "Download Submissions" zip, the gradebook's "Export" CSV, and the
+//! CSV its gradebook "Import" takes back.
+//!
+//! - **Download** (`lib/content_zipper.rb` in instructure/canvas-lms, `get_filename` and
+//!   `add_upload_submission`): every uploaded file is one entry at the zip's root, named
+//!   `{name}[_LATE]_{user id}_{attachment id}_{file}`: the learner's sortable name lowercased
+//!   with everything but letters and digits removed (`doejane`, `obriensiân`), `LATE` for a
+//!   late submission, Canvas's user id, the file's attachment id and its display name (a file
+//!   uploaded again under the same name is displayed `matrix-1.csv`). Only the latest
+//!   submission's files are in it. Canvas reads these names back (for a zip of marked
+//!   files, `Assignment#infer_comment_context_from_filename`) by splitting at `_` and taking
+//!   the first two parts made of digits as the user id and the attachment id: so does this
+//!   module. A text entry is `{name}[_LATE]_{user id}_text.html`, a URL
+//!   `{name}[_LATE]_{user id}_link.html`. With anonymous grading the names carry
+//!   `anon_{anonymous id}` instead, which no gradebook export has: refused.
+//! - **Roster**: the gradebook export (`lib/gradebook_exporter.rb`): `Student` (or
+//!   `LastName`,`FirstName`), `ID` (the user id), the SIS and login columns, `Section`, the
+//!   custom columns, then an assignment per column, headed `{title} ({assignment id})`, and
+//!   the totals; a `Points Possible` row gives each assignment's points.
+//! - **Import** (`app/models/gradebook_importer.rb`): the header must start with `Student`
+//!   and `ID` (or `LastName`, `FirstName`, `ID`) and end its student columns with `Section`;
+//!   a learner is found by `ID`; a `Points Possible` row is read; a column is matched to its
+//!   assignment by the id in its header. A learner or an assignment column left out of the
+//!   file is not changed, but a blank cell is a change: it deletes the score there
+//!   (`no_change_to_value?` compares the new value with the score). So the file written has
+//!   the student columns through `Section`, this assignment's column, the `Points Possible`
+//!   row, and a row per learner given a grade: a learner with no grade is left out.
+
+use crate::input::{InputError, InputErrors};
+
+use super::download::{Claim, Entry, Kind};
+use super::roster::{parse_points, points_text, Learner, LearnerGrade};
+use super::table::{csv_text, sheet_cell, Table};
+
+/// The headers of the export's total columns, which are not assignments
+/// (`GradebookImporter::NON_ASSIGNMENT_COLUMN_HEADERS`, matched anywhere in a header as the
+/// importer matches them).
+const NOT_ASSIGNMENTS: [&str; 9] = [
+    "Current Score",
+    "Current Points",
+    "Current Grade",
+    "Final Score",
+    "Final Points",
+    "Final Grade",
+    "Override Score",
+    "Override Grade",
+    "Override Status",
+];
+
+/// Whose the download's entry `entry` is.
+pub fn claim(entry: &Entry) -> Result<Claim, String> {
+    if entry.kind == Kind::Folder {
+        return Err("a folder: Canvas's download holds files named after their learners".into());
+    }
+    let parts: Vec<&str> = entry.name.split('_').collect();
+    if parts.first() == Some(&"anon") || parts.get(..2) == Some(&["LATE", "anon"]) {
+        return Err(
+            "named for anonymous grading (anon_...): the gradebook export has no anonymous ids; \
+             download the submissions again once the assignment's anonymous grading is off"
+                .into(),
+        );
+    }
+    let numbers: Vec<usize> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, part)| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+        .map(|(i, _)| i)
+        .collect();
+    let not_canvas = || {
+        "not named as Canvas names a submission's files ({name}_{user id}_{attachment id}_{file})"
+            .to_owned()
+    };
+    let Some(&user) = numbers.first() else {
+        return Err(not_canvas());
+    };
+    let rest = |from: usize| parts[from..].join("_");
+    let place = match numbers.get(1) {
+        Some(&attachment) if !rest(attachment + 1).is_empty() => rest(attachment + 1),
+        _ if matches!(rest(user + 1).as_str(), "text.html" | "link.html") => rest(user + 1),
+        _ => return Err(not_canvas()),
+    };
+    Ok(Claim {
+        learner: parts[user].to_owned(),
+        place,
+    })
+}
+
+/// A Canvas gradebook export, read for one assignment.
+#[derive(Clone, Debug)]
+pub struct Roster {
+    table: Table,
+    /// The learners, in the export's order.
+    pub learners: Vec<Learner>,
+    /// The `Section` column: the last of the student columns.
+    section: usize,
+    /// This assignment's column.
+    assignment: usize,
+    /// The `Points Possible` row.
+    points_row: Option<usize>,
+    /// The points Canvas holds for the assignment.
+    pub points: Option<f64>,
+}
+
+/// An assignment column's title and id: `Lab 5 (1234)`.
+fn title_and_id(header: &str) -> Option<(&str, &str)> {
+    let inner = header.trim().strip_suffix(')')?;
+    let (title, id) = inner.rsplit_once(" (")?;
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some((title, id))
+}
+
+/// Whether a row is the export's `Muted` or `Manual Posting` row, which the importer skips.
+fn is_posting_row(cells: &[String]) -> bool {
+    cells.iter().all(|cell| {
+        let cell = cell.trim();
+        cell.is_empty()
+            || cell.eq_ignore_ascii_case("muted")
+            || cell.to_ascii_lowercase().starts_with("manual posting")
+    })
+}
+
+/// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
+/// whole header; without it, the export's only assignment).
+pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
+    let header = &table.header;
+    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
+    let (names, id_column) = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
+        (1, 1)
+    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
+        (2, 2)
+    } else {
+        return Err(InputErrors(vec![table.header_error(
+            "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
+             FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
+        )]));
+    };
+    let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
+    else {
+        return Err(InputErrors(vec![table.header_error(
+            "no Section column: Canvas's importer needs the student columns to end with it; \
+             export the gradebook again",
+        )]));
+    };
+    let assignments: Vec<(usize, &str, &str)> = (section + 1..header.len())
+        .filter(|&i| !NOT_ASSIGNMENTS.iter().any(|n| header[i].contains(n)))
+        .filter_map(|i| title_and_id(&header[i]).map(|(title, id)| (i, title, id)))
+        .collect();
+    let listed = || {
+        assignments
+            .iter()
+            .map(|(i, _, _)| header[*i].trim().to_owned())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let chosen: Vec<usize> = match assignment {
+        None => assignments.iter().map(|(i, _, _)| *i).collect(),
+        Some(wanted) => {
+            let wanted = wanted.trim();
+            let by_id: Vec<usize> = assignments
+                .iter()
+                .filter(|(_, _, id)| *id == wanted)
+                .map(|(i, _, _)| *i)
+                .collect();
+            if by_id.is_empty() {
+                assignments
+                    .iter()
+                    .filter(|(i, title, _)| *title == wanted || header[*i].trim() == wanted)
+                    .map(|(i, _, _)| *i)
+                    .collect()
+            } else {
+                by_id
+            }
+        }
+    };
+    let assignment_column = match (chosen.as_slice(), assignment) {
+        ([one], _) => *one,
+        ([], None) => {
+            return Err(InputErrors(vec![table.header_error(
+                "no assignment columns (headed TITLE (ID)): export the gradebook with the \
+                 assignment in it",
+            )]))
+        }
+        ([], Some(wanted)) => {
+            return Err(InputErrors(vec![table
+                .header_error(format!(
+                    "no assignment {wanted:?} (give --assignment its id or title); the export's \
+                     assignments: {}",
+                    listed()
+                ))
+                .value(wanted)]))
+        }
+        (_, None) => {
+            return Err(InputErrors(vec![table.header_error(format!(
+                "the export has {} assignments: name the one being graded with --assignment ID \
+                 (its id, the number in parentheses): {}",
+                chosen.len(),
+                listed()
+            ))]))
+        }
+        (_, Some(wanted)) => {
+            return Err(InputErrors(vec![table
+                .header_error(format!(
+                    "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
+                    chosen.len(),
+                    listed()
+                ))
+                .value(wanted)]))
+        }
+    };
+    let mut errors = Vec::new();
+    let mut learners: Vec<Learner> = Vec::new();
+    let mut points_row = None;
+    let mut points = None;
+    let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for (index, row) in table.rows.iter().enumerate() {
+        let cells = &row.cells;
+        if cells[0].contains("Points Possible") {
+            points_row = Some(index);
+            points = parse_points(&cells[assignment_column]);
+            continue;
+        }
+        if is_posting_row(cells) {
+            continue;
+        }
+        let id = cells[id_column].trim();
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            errors.push(
+                InputError::new(
+                    &table.name,
+                    row.line,
+                    "not a Canvas user id: the download names each file by its learner's id, so \
+                     every learner's row needs it; export the gradebook again",
+                )
+                .column(header[id_column].trim())
+                .value(id),
+            );
+            continue;
+        }
+        if let Some(first) = seen.insert(id.to_owned(), row.line) {
+            errors.push(
+                InputError::new(
+                    &table.name,
+                    row.line,
+                    format!("the learner {id} is listed twice (first on line {first})"),
+                )
+                .column(header[id_column].trim())
+                .value(id),
+            );
+            continue;
+        }
+        let name = if names == 2 {
+            format!("{} {}", cells[1].trim(), cells[0].trim())
+        } else {
+            cells[0].trim().to_owned()
+        };
+        learners.push(Learner {
+            id: id.to_owned(),
+            label: format!("{name} ({id})"),
+            row: index,
+            note: None,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(InputErrors(errors));
+    }
+    Ok(Roster {
+        table,
+        learners,
+        section,
+        assignment: assignment_column,
+        points_row,
+        points,
+    })
+}
+
+impl Roster {
+    /// The assignment's column header, `Lab 5 (1234)`.
+    pub fn assignment(&self) -> &str {
+        self.table.header[self.assignment].trim()
+    }
+
+    /// The CSV Canvas's gradebook import takes: the student columns through `Section` and this
+    /// assignment's column; the `Points Possible` row; a row per learner with a grade
+    /// (`grades` is parallel to the learners), the others left out so that their scores stay.
+    /// `points` is the assignment's points, written in the `Points Possible` row.
+    pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+        let take = |cells: &[String]| -> Vec<String> {
+            let mut row: Vec<String> = cells[..=self.section].to_vec();
+            row.push(cells[self.assignment].clone());
+            row
+        };
+        let mut rows = vec![take(&self.table.header)];
+        // The row as exported (the points are the roster's, `grade` checks): the importer
+        // sets the assignment's points from it.
+        let mut points_row = vec![String::new(); self.section + 2];
+        match self.points_row {
+            Some(index) => {
+                let cells = &self.table.rows[index].cells;
+                points_row[0] = cells[0].clone();
+                points_row[self.section + 1] = match parse_points(&cells[self.assignment]) {
+                    Some(_) => cells[self.assignment].clone(),
+                    None => points_text(points),
+                };
+            }
+            None => {
+                points_row[0] = "    Points Possible".to_owned();
+                points_row[self.section + 1] = points_text(points);
+            }
+        }
+        rows.push(points_row);
+        for (learner, grade) in self.learners.iter().zip(grades) {
+            let Some(value) = grade.points else {
+                continue;
+            };
+            let cells = &self.table.rows[learner.row].cells;
+            let mut row: Vec<String> = take(cells)
+                .iter()
+                .enumerate()
+                // The ID is what the importer finds the learner by: digits, as exported.
+                .map(|(i, cell)| {
+                    if i == self.id_column() {
+                        cell.clone()
+                    } else {
+                        sheet_cell(cell)
+                    }
+                })
+                .collect();
+            row[self.section + 1] = points_text(value);
+            rows.push(row);
+        }
+        csv_text(&rows)
+    }
+
+    fn id_column(&self) -> usize {
+        if self.table.header[0].contains("LastName") {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lms::table::parse_table;
+
+    fn entry(name: &str) -> Entry {
+        Entry {
+            name: name.into(),
+            kind: Kind::File,
+            os_name: name.into(),
+        }
+    }
+
+    #[test]
+    fn canvas_names_are_read_as_canvas_reads_them() {
+        let claim_of = |name: &str| claim(&entry(name)).map(|c| (c.learner, c.place));
+        assert_eq!(
+            claim_of("doejane_LATE_123456_7890123_matrix.csv"),
+            Ok(("123456".into(), "matrix.csv".into()))
+        );
+        assert_eq!(
+            claim_of("obriensiân_42_99_lab_2_matrix-1.csv"),
+            Ok(("42".into(), "lab_2_matrix-1.csv".into()))
+        );
+        assert_eq!(
+            claim_of("smith_7_text.html"),
+            Ok(("7".into(), "text.html".into()))
+        );
+        assert!(claim_of("anon_Xb3kq_99_matrix.csv")
+            .unwrap_err()
+            .contains("anonymous"));
+        assert!(claim_of("notes.txt").is_err());
+        assert!(claim_of("doe_12_34_").is_err());
+        let folder = Entry {
+            name: "doe_1_2_x".into(),
+            kind: Kind::Folder,
+            os_name: "doe_1_2_x".into(),
+        };
+        assert!(claim(&folder).is_err());
+    }
+
+    const EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Notes,Lab 1 (11),Lab 2 (22),Current Score,Final Score\n\
+        Manual Posting,,,,,,Manual Posting,,,\n    \
+        Points Possible,,,,,(read only),\"5,00\",10.00,(read only),(read only)\n\
+        \"Doe, Jane\",123456,s1,jdoe,A,hi,5.00,8.00,80,80\n\
+        \"=cmd|' /C calc'!A0\",42,s2,x,A,,,,,\n";
+
+    #[test]
+    fn an_export_gives_learners_points_and_an_import() {
+        let table = parse_table(EXPORT.as_bytes(), "gb.csv").unwrap();
+        let err = read_roster(table.clone(), None).unwrap_err();
+        assert!(
+            err.0[0].message.contains("Lab 1 (11); Lab 2 (22)"),
+            "{err:?}"
+        );
+        let roster = read_roster(table.clone(), Some("Lab 1")).unwrap();
+        assert_eq!(roster.points, Some(5.0));
+        assert_eq!(roster.assignment(), "Lab 1 (11)");
+        let roster = read_roster(table, Some("22")).unwrap();
+        assert_eq!(roster.points, Some(10.0));
+        assert_eq!(roster.learners.len(), 2);
+        assert_eq!(roster.learners[0].label, "Doe, Jane (123456)");
+        let grades = [
+            LearnerGrade {
+                points: Some(7.5),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
+        ];
+        assert_eq!(
+            roster.render(&grades, 10.0),
+            "Student,ID,SIS User ID,SIS Login ID,Section,Lab 2 (22)\n    \
+             Points Possible,,,,,10.00\n\
+             \"Doe, Jane\",123456,s1,jdoe,A,7.5\n"
+        );
+        let grades = [grades[1].clone(), grades[0].clone()];
+        assert!(roster
+            .render(&grades, 10.0)
+            .ends_with("\n'=cmd|' /C calc'!A0,42,s2,x,A,7.5\n"));
+    }
+}

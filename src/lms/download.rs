@@ -1,0 +1,776 @@
+//! A platform's bulk download of a class's submissions, as the instructor has it: the folder
+//! (the zip unpacked, or `gh classroom clone student-repos`'s folder) or the zip itself. Its
+//! top-level entries are named by the platform after the learner; each platform's module
+//! says whose an entry is ([`Claim`]), and this module gathers a learner's entries into one
+//! folder, the learner's upload, laid out as the learner handed it in, where the
+//! autograders' rule finds the matrix.
+//!
+//! A learner whose upload is one folder of a folder download (a Moodle "in folders"
+//! download, a cloned repository) is graded where it is. Otherwise the learner's files are
+//! put in a folder of a temporary directory (gone when the run ends, however it ends): from
+//! the zip, or copied from a flat folder (Canvas names every file after its learner).
+//!
+//! Nothing is followed or trusted: links are never followed (a link in a learner's upload
+//! becomes a link the rule refuses, pointing nowhere); a zip entry whose name leaves the
+//! folder (`../x`) is an error of the download, and one that stays inside is where its name,
+//! resolved, puts it (`zip`'s `enclosed_name`); a file copied from a folder is opened
+//! as `grade` opens a submission (not a link, not a hard link, none of the instructor's files);
+//! what is unpacked is counted as it inflates, against [`MAX_FILE_BYTES`] a file and
+//! [`MAX_DOWNLOAD_BYTES`] in all. What systems leave beside files (names starting with `.`,
+//! `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::grading::submission_file::{open_submission, InstructorFiles};
+use crate::input::{InputError, InputErrors};
+
+/// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The most a zip download may inflate to in all.
+pub const MAX_DOWNLOAD_BYTES: u64 = 16 << 30;
+
+/// The most entries a zip download may have.
+pub const MAX_ZIP_ENTRIES: usize = 500_000;
+
+/// How deep folders are copied or unpacked.
+const MAX_DEPTH: usize = 32;
+
+/// How many wrapping folders are looked through for the download's entries (a zip of the
+/// folder a download was unpacked into).
+const MAX_WRAPPERS: usize = 3;
+
+/// What an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Folder,
+    /// A symbolic link (never followed).
+    Link,
+}
+
+/// A top-level entry of the download.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name (a name that is not UTF-8 with U+FFFD for what is not).
+    pub name: String,
+    /// What it is.
+    pub kind: Kind,
+    /// Its name as the system has it, bytes and all (the zip's decoded name for a zip).
+    pub os_name: OsString,
+}
+
+/// Whose an entry is, as a platform's naming says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The learner's id on the platform (as the roster has it).
+    pub learner: String,
+    /// Where the entry goes in the learner's upload: a file's name as the learner gave it
+    /// (`matrix.csv` of Canvas's `doejane_123456_7890123_matrix.csv`), or for a folder the
+    /// folder its files go in (empty: the upload itself).
+    pub place: String,
+}
+
+/// Whether `name` is what an operating system or a spreadsheet leaves beside a file (the
+/// autograders' rule skips the same).
+pub fn is_litter(name: &str) -> bool {
+    name.starts_with('.') || name.starts_with("~$") || name == "__MACOSX"
+}
+
+/// One entry of a zip download.
+struct ZipItem {
+    /// Its index in the archive.
+    index: usize,
+    /// Its path's components below the download's root.
+    components: Vec<String>,
+    /// What it is.
+    kind: Kind,
+}
+
+enum Source {
+    /// A folder: the download's root in it.
+    Folder(PathBuf),
+    /// A zip: the archive and its entries below the download's root.
+    Zip {
+        archive: RefCell<zip::ZipArchive<File>>,
+        items: Vec<ZipItem>,
+        /// The items under each top-level name, in archive order: a learner's are found
+        /// without a pass over every learner's.
+        by_top: HashMap<String, Vec<usize>>,
+        /// Bytes unpacked so far, against [`MAX_DOWNLOAD_BYTES`].
+        unpacked: RefCell<u64>,
+    },
+}
+
+/// A download, opened.
+pub struct Download {
+    /// The path given, for messages.
+    name: String,
+    /// The name of the folder its entries are in (the zip's name without `.zip`, or the
+    /// innermost wrapping folder's).
+    root_name: String,
+    source: Source,
+}
+
+impl Download {
+    /// Opens the folder or zip at `path`. A root that holds nothing but one folder that
+    /// `recognised` does not take for a learner's entry is looked through (up to
+    /// [`MAX_WRAPPERS`] deep).
+    pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
+        let name = path.to_string_lossy().into_owned();
+        let error = |message: String| InputErrors(vec![InputError::new(&name, 0, message)]);
+        let meta = fs::metadata(path).map_err(|e| error(format!("cannot read: {e}")))?;
+        let stem = |p: &Path| {
+            p.file_stem()
+                .or_else(|| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        if meta.is_dir() {
+            let mut root = path.to_owned();
+            let mut root_name = fs::canonicalize(path)
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| stem(path));
+            for _ in 0..MAX_WRAPPERS {
+                let entries =
+                    folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
+                match entries.as_slice() {
+                    [only] if only.kind == Kind::Folder && !recognised(only) => {
+                        root = root.join(&only.name);
+                        root_name = only.name.clone();
+                    }
+                    _ => break,
+                }
+            }
+            return Ok(Download {
+                name,
+                root_name,
+                source: Source::Folder(root),
+            });
+        }
+        let file = File::open(path).map_err(|e| error(format!("cannot read: {e}")))?;
+        let archive = zip::ZipArchive::new(file).map_err(|e| {
+            error(format!(
+                "is neither a folder nor a zip the platform made ({e}); give the download as the \
+                 platform made it"
+            ))
+        })?;
+        if archive.len() > MAX_ZIP_ENTRIES {
+            return Err(error(format!(
+                "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
+                archive.len()
+            )));
+        }
+        let mut archive = archive;
+        let mut items = Vec::new();
+        let mut problems = Vec::new();
+        for index in 0..archive.len() {
+            let entry = archive
+                .by_index(index)
+                .map_err(|e| error(format!("cannot read entry {}: {e}", index + 1)))?;
+            let Some(enclosed) = entry.enclosed_name() else {
+                problems.push(
+                    InputError::new(
+                        &name,
+                        0,
+                        "an entry's name leads out of the download's folder: this is not a \
+                         download the platform made",
+                    )
+                    .value(entry.name()),
+                );
+                continue;
+            };
+            let components: Vec<String> = enclosed
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            if components.is_empty() {
+                continue;
+            }
+            let kind = if entry.is_dir() {
+                Kind::Folder
+            } else if entry.is_symlink() {
+                Kind::Link
+            } else {
+                Kind::File
+            };
+            items.push(ZipItem {
+                index,
+                components,
+                kind,
+            });
+        }
+        if !problems.is_empty() {
+            return Err(InputErrors(problems));
+        }
+        let mut root_name = stem(path);
+        for _ in 0..MAX_WRAPPERS {
+            let entries = zip_entries(&items);
+            match entries.as_slice() {
+                [only] if only.kind == Kind::Folder && !recognised(only) => {
+                    root_name = only.name.clone();
+                    items.retain(|item| item.components.len() > 1);
+                    for item in &mut items {
+                        item.components.remove(0);
+                    }
+                }
+                _ => break,
+            }
+        }
+        let mut by_top: HashMap<String, Vec<usize>> = HashMap::new();
+        for (index, item) in items.iter().enumerate() {
+            by_top
+                .entry(item.components[0].clone())
+                .or_default()
+                .push(index);
+        }
+        Ok(Download {
+            name,
+            root_name,
+            source: Source::Zip {
+                archive: RefCell::new(archive),
+                items,
+                by_top,
+                unpacked: RefCell::new(0),
+            },
+        })
+    }
+
+    /// The path given, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name of the folder the entries are in.
+    pub fn root_name(&self) -> &str {
+        &self.root_name
+    }
+
+    /// The path of a folder download's root (`None` for a zip).
+    pub fn folder(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Folder(root) => Some(root),
+            Source::Zip { .. } => None,
+        }
+    }
+
+    /// The top-level entries, litter skipped, in name order.
+    pub fn entries(&self) -> Result<Vec<Entry>, InputErrors> {
+        match &self.source {
+            Source::Folder(root) => folder_entries(root).map_err(|e| {
+                InputErrors(vec![InputError::new(
+                    &self.name,
+                    0,
+                    format!("cannot read: {e}"),
+                )])
+            }),
+            Source::Zip { items, .. } => Ok(zip_entries(items)),
+        }
+    }
+
+    /// The learner's upload made of `claimed` (top-level entries and where each goes): a
+    /// folder of a folder download as it is, when it is the whole upload; otherwise the
+    /// entries put together in a new folder `staged` (which must not exist). A file that
+    /// cannot be put there (a link in a flat folder, one of the instructor's files, one that
+    /// inflates too far) is a problem of the learner's upload, named by its place in it; the
+    /// outer error is the run's (a full disk, a download past [`MAX_DOWNLOAD_BYTES`]).
+    pub fn upload(
+        &self,
+        claimed: &[(Entry, String)],
+        staged: &Path,
+        instructor: &InstructorFiles,
+    ) -> io::Result<Result<PathBuf, Vec<InputError>>> {
+        if let (Source::Folder(root), [(entry, place)]) = (&self.source, claimed) {
+            if entry.kind == Kind::Folder && place.is_empty() {
+                return Ok(Ok(root.join(&entry.os_name)));
+            }
+        }
+        let mut problems = Vec::new();
+        fs::create_dir_all(staged)?;
+        for (entry, place) in claimed {
+            let target = join(staged, place);
+            match &self.source {
+                Source::Folder(root) => {
+                    copy_entry(
+                        &root.join(&entry.os_name),
+                        entry.kind,
+                        &target,
+                        place,
+                        instructor,
+                        0,
+                        &mut problems,
+                    )?;
+                }
+                Source::Zip {
+                    archive,
+                    items,
+                    by_top,
+                    unpacked,
+                } => {
+                    let own = by_top.get(&entry.name).map_or(&[][..], Vec::as_slice);
+                    for item in own.iter().map(|&i| &items[i]) {
+                        let rest = &item.components[1..];
+                        if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
+                            continue;
+                        }
+                        let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
+                        let shown = std::iter::once(place.as_str())
+                            .chain(rest.iter().map(String::as_str))
+                            .filter(|p| !p.is_empty())
+                            .collect::<Vec<_>>()
+                            .join("/");
+                        unzip_item(
+                            &mut archive.borrow_mut(),
+                            item,
+                            &path,
+                            &shown,
+                            &mut unpacked.borrow_mut(),
+                            &mut problems,
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(if problems.is_empty() {
+            Ok(staged.to_owned())
+        } else {
+            Err(problems)
+        })
+    }
+}
+
+/// `base` joined with a `/`-separated place.
+fn join(base: &Path, place: &str) -> PathBuf {
+    place
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .fold(base.to_owned(), |path, part| path.join(part))
+}
+
+/// A folder's entries, litter skipped, in name order; links are not followed.
+fn folder_entries(root: &Path) -> io::Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(root)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_litter(&name) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let kind = if kind.is_symlink() {
+            Kind::Link
+        } else if kind.is_dir() {
+            Kind::Folder
+        } else {
+            Kind::File
+        };
+        entries.push(Entry {
+            name,
+            kind,
+            os_name: entry.file_name(),
+        });
+    }
+    entries.sort_by(|a, b| a.os_name.cmp(&b.os_name));
+    Ok(entries)
+}
+
+/// The top-level entries of a zip's items, litter skipped, in name order: a name with
+/// entries below it is a folder (zips need not list folders).
+fn zip_entries(items: &[ZipItem]) -> Vec<Entry> {
+    let mut entries: std::collections::BTreeMap<&str, Kind> = std::collections::BTreeMap::new();
+    for item in items {
+        let name = item.components[0].as_str();
+        if is_litter(name) {
+            continue;
+        }
+        let kind = if item.components.len() > 1 {
+            Kind::Folder
+        } else {
+            item.kind
+        };
+        let slot = entries.entry(name).or_insert(kind);
+        if kind == Kind::Folder {
+            *slot = Kind::Folder;
+        }
+    }
+    entries
+        .into_iter()
+        .map(|(name, kind)| Entry {
+            name: name.to_owned(),
+            kind,
+            os_name: OsString::from(name),
+        })
+        .collect()
+}
+
+/// A link at `path` that points nowhere: the upload had a link there, and the rule refuses
+/// links without following them.
+fn dangling_link(path: &Path) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("a symbolic link in the download", path)
+    }
+    #[cfg(not(unix))]
+    {
+        // Without symbolic links, an empty file stands for it.
+        File::create(path).map(drop)
+    }
+}
+
+/// Copies `from` (a `kind` entry) to `to`; `shown` is its place in the upload. A file is
+/// opened as a submission is (a link, a hard link or an instructor's file is a problem); a
+/// link becomes one that points nowhere; a folder is copied whole but for its litter.
+fn copy_entry(
+    from: &Path,
+    kind: Kind,
+    to: &Path,
+    shown: &str,
+    instructor: &InstructorFiles,
+    depth: usize,
+    problems: &mut Vec<InputError>,
+) -> io::Result<()> {
+    match kind {
+        Kind::Link => dangling_link(to),
+        Kind::File => {
+            let mut file = match open_submission(from, shown, instructor) {
+                Ok(file) => file,
+                Err(problem) => {
+                    problems.push(problem);
+                    return Ok(());
+                }
+            };
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let copied = copy_limited(&mut file, to, MAX_FILE_BYTES)?;
+            if copied > MAX_FILE_BYTES {
+                problems.push(too_large(shown));
+            }
+            Ok(())
+        }
+        Kind::Folder => {
+            fs::create_dir_all(to)?;
+            if depth >= MAX_DEPTH {
+                return Ok(());
+            }
+            for entry in folder_entries(from)? {
+                let shown = if shown.is_empty() {
+                    entry.name.clone()
+                } else {
+                    format!("{shown}/{}", entry.name)
+                };
+                copy_entry(
+                    &from.join(&entry.os_name),
+                    entry.kind,
+                    &to.join(&entry.os_name),
+                    &shown,
+                    instructor,
+                    depth + 1,
+                    problems,
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Copies `reader` to a new file at `to`, at most `limit` bytes and one more; returns how
+/// many bytes were copied (more than `limit`: it was cut there).
+fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64> {
+    let mut out = File::create(to)?;
+    let copied = io::copy(&mut reader.take(limit + 1), &mut out)?;
+    out.flush()?;
+    Ok(copied)
+}
+
+fn too_large(shown: &str) -> InputError {
+    InputError::new(
+        shown,
+        0,
+        format!(
+            "cannot be graded: it is larger than {} bytes (1 GiB) unpacked",
+            MAX_FILE_BYTES
+        ),
+    )
+}
+
+/// Unpacks one zip item to `path` (`shown`: its place in the upload), counting what it
+/// inflates to against the limits.
+fn unzip_item(
+    archive: &mut zip::ZipArchive<File>,
+    item: &ZipItem,
+    path: &Path,
+    shown: &str,
+    unpacked: &mut u64,
+    problems: &mut Vec<InputError>,
+) -> io::Result<()> {
+    match item.kind {
+        Kind::Folder => fs::create_dir_all(path),
+        Kind::Link => dangling_link(path),
+        Kind::File => {
+            if *unpacked > MAX_DOWNLOAD_BYTES {
+                return Err(io::Error::other(format!(
+                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
+                     most a download may"
+                )));
+            }
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let mut file = match archive.by_index(item.index) {
+                Ok(file) if !file.encrypted() => file,
+                Ok(_) => {
+                    problems.push(InputError::new(
+                        shown,
+                        0,
+                        "cannot be graded: it is encrypted in the download",
+                    ));
+                    return Ok(());
+                }
+                Err(e) => {
+                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
+                    return Ok(());
+                }
+            };
+            let copied = match copy_limited(&mut file, path, MAX_FILE_BYTES) {
+                Ok(copied) => copied,
+                // A damaged entry (a bad checksum, a truncated stream) is the learner's file
+                // that cannot be read, not the run's failure.
+                Err(e)
+                    if e.kind() == io::ErrorKind::InvalidData
+                        || e.kind() == io::ErrorKind::UnexpectedEof =>
+                {
+                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            };
+            *unpacked += copied;
+            if copied > MAX_FILE_BYTES {
+                problems.push(too_large(shown));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut zip = zip::ZipWriter::new(file.reopen().unwrap());
+        for (name, bytes) in entries {
+            if name.ends_with('/') {
+                zip.add_directory(*name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+            } else {
+                zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                zip.write_all(bytes).unwrap();
+            }
+        }
+        zip.finish().unwrap();
+        file
+    }
+
+    #[test]
+    fn a_zip_is_looked_through_its_wrapping_folder_and_unpacked_by_learner() {
+        let zip = zip_of(&[
+            ("class/", b""),
+            ("class/a_1/matrix.csv", b"case_id\n"),
+            ("class/a_1/sub/notes.txt", b"x"),
+            ("class/a_1/.git/config", b"x"),
+            ("class/b_2.csv", b"case_id\n"),
+            ("class/__MACOSX/._b_2.csv", b"x"),
+        ]);
+        let download = Download::open(zip.path(), &|entry| entry.name != "class").unwrap();
+        assert_eq!(download.root_name(), "class");
+        let entries = download.entries().unwrap();
+        assert_eq!(
+            entries,
+            [
+                Entry {
+                    name: "a_1".into(),
+                    kind: Kind::Folder,
+                    os_name: "a_1".into(),
+                },
+                Entry {
+                    name: "b_2.csv".into(),
+                    kind: Kind::File,
+                    os_name: "b_2.csv".into(),
+                }
+            ]
+        );
+        let staging = tempfile::tempdir().unwrap();
+        let instructor = InstructorFiles::new();
+        let a = download
+            .upload(
+                &[(entries[0].clone(), String::new())],
+                &staging.path().join("0"),
+                &instructor,
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(a.join("matrix.csv")).unwrap(), b"case_id\n");
+        assert!(a.join("sub/notes.txt").is_file());
+        assert!(
+            !a.join(".git").exists(),
+            "what the rule skips is not unpacked"
+        );
+        let b = download
+            .upload(
+                &[(entries[1].clone(), "matrix.csv".into())],
+                &staging.path().join("1"),
+                &instructor,
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(b.join("matrix.csv")).unwrap(), b"case_id\n");
+    }
+
+    #[test]
+    fn a_file_is_cut_past_its_limit_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10).unwrap();
+        assert_eq!(copied, 11, "one byte past the limit tells it was reached");
+        assert_eq!(fs::metadata(&path).unwrap().len(), 11);
+        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10).unwrap();
+        assert_eq!(copied, 10);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_zip_entry_that_is_a_link_becomes_one_that_points_nowhere() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut zip = zip::ZipWriter::new(file.reopen().unwrap());
+        zip.add_symlink(
+            "x_1_2_matrix.csv",
+            "/etc/passwd",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        zip.finish().unwrap();
+        let download = Download::open(file.path(), &|_| true).unwrap();
+        let entries = download.entries().unwrap();
+        assert_eq!(entries[0].kind, Kind::Link);
+        let staging = tempfile::tempdir().unwrap();
+        let upload = download
+            .upload(
+                &[(entries[0].clone(), "matrix.csv".into())],
+                &staging.path().join("0"),
+                &InstructorFiles::new(),
+            )
+            .unwrap()
+            .unwrap();
+        let link = fs::read_link(upload.join("matrix.csv")).unwrap();
+        assert_ne!(link, Path::new("/etc/passwd"));
+        assert!(fs::metadata(upload.join("matrix.csv")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_followed_as_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"r\xe9ponse_7_8_matrix.csv");
+        fs::write(root.path().join(name), "case_id\n").unwrap();
+        let download = Download::open(root.path(), &|_| true).unwrap();
+        let entries = download.entries().unwrap();
+        assert_eq!(entries[0].name, "r\u{fffd}ponse_7_8_matrix.csv");
+        let staging = tempfile::tempdir().unwrap();
+        let upload = download
+            .upload(
+                &[(entries[0].clone(), "matrix.csv".into())],
+                &staging.path().join("0"),
+                &InstructorFiles::new(),
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(upload.join("matrix.csv")).unwrap(), b"case_id\n");
+    }
+
+    #[test]
+    fn names_that_leave_the_folder_are_refused() {
+        let zip = zip_of(&[("../evil.csv", b"x")]);
+        let errors = Download::open(zip.path(), &|_| true).err().unwrap();
+        assert!(errors.0[0].message.contains("leads out of the download"));
+        // A `..` that stays inside is resolved (the zip crate's `enclosed_name`): the file is
+        // where its resolved name puts it, and whose that is decides.
+        let zip = zip_of(&[("a_1/../b_2/matrix.csv", b"x")]);
+        let download = Download::open(zip.path(), &|_| true).unwrap();
+        let names: Vec<String> = download
+            .entries()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["b_2"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_is_graded_in_place_or_copied_and_links_are_never_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let key = root.path().join("key.csv");
+        fs::write(&key, "case_id\n").unwrap();
+        let download_dir = root.path().join("download");
+        fs::create_dir_all(download_dir.join("x_1")).unwrap();
+        fs::write(download_dir.join("x_1/matrix.csv"), "case_id\n").unwrap();
+        std::os::unix::fs::symlink(&key, download_dir.join("y_2_matrix.csv")).unwrap();
+        fs::hard_link(&key, download_dir.join("z_3_matrix.csv")).unwrap();
+        let download = Download::open(&download_dir, &|_| true).unwrap();
+        let entries = download.entries().unwrap();
+        let mut instructor = InstructorFiles::new();
+        instructor.add_path(&key);
+        let staging = tempfile::tempdir().unwrap();
+        let in_place = download
+            .upload(
+                &[(entries[0].clone(), String::new())],
+                &staging.path().join("0"),
+                &instructor,
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(in_place, download_dir.join("x_1"));
+        let linked = download
+            .upload(
+                &[(entries[1].clone(), "matrix.csv".into())],
+                &staging.path().join("1"),
+                &instructor,
+            )
+            .unwrap()
+            .unwrap();
+        let meta = fs::symlink_metadata(linked.join("matrix.csv")).unwrap();
+        assert!(meta.file_type().is_symlink());
+        assert!(
+            fs::metadata(linked.join("matrix.csv")).is_err(),
+            "it points nowhere"
+        );
+        let problems = download
+            .upload(
+                &[(entries[2].clone(), "matrix.csv".into())],
+                &staging.path().join("2"),
+                &instructor,
+            )
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            problems[0].message.contains("cannot be graded"),
+            "{problems:?}"
+        );
+    }
+}

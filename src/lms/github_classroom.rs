@@ -1,0 +1,273 @@
+//! GitHub Classroom: the student repositories `gh classroom clone student-repos` clones, the
+//! classroom's roster CSV, and the grades file written back (GitHub Classroom imports no
+//! grades).
+//!
+//! - **Download** (`cmd/gh-classroom/clone/student-repos/student-repos.go` in
+//!   github/gh-classroom): a folder `{assignment slug}-submissions` holding a clone of every
+//!   accepted assignment's repository under the repository's name, which GitHub Classroom
+//!   makes `{assignment slug}-{GitHub username}`. The slug is read from the folder's name, or
+//!   (a folder renamed, a zip of it) found as the one prefix every repository shares before
+//!   a username of the roster. Group assignments' repositories are named after the group:
+//!   they match no username and are refused.
+//! - **Roster**: the classroom's roster download: `identifier`, `github_username`,
+//!   `github_id`, `name`; `github_username` is empty for a learner who has not linked an
+//!   account.
+//! - **Grades**: the roster with `points_awarded` and `points_available` added, the columns
+//!   `gh classroom assignment-grades` writes (`cmd/gh-classroom/assignment-grades/
+//!   assignment_grades.go`); a learner with no grade has an empty `points_awarded`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::input::{InputError, InputErrors};
+
+use super::download::{Claim, Entry, Kind};
+use super::roster::{points_text, Learner, LearnerGrade};
+use super::table::{csv_text, sheet_cell, Table};
+
+/// The suffix of the folder `gh classroom clone student-repos` clones into.
+const SUBMISSIONS: &str = "-submissions";
+
+/// A GitHub Classroom roster.
+#[derive(Clone, Debug)]
+pub struct Roster {
+    table: Table,
+    /// The learners, in the roster's order; a learner's id is the username in lower case.
+    pub learners: Vec<Learner>,
+}
+
+/// Reads a classroom roster.
+pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
+    let Some(username) = table.column("github_username") else {
+        return Err(InputErrors(vec![table.header_error(
+            "no github_username column: not a GitHub Classroom roster (download it from the \
+             classroom's Students tab)",
+        )]));
+    };
+    let identifier = table.column("identifier");
+    let mut errors = Vec::new();
+    let mut learners = Vec::new();
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    for (index, row) in table.rows.iter().enumerate() {
+        let name = row.cells[username].trim();
+        let who = identifier
+            .map(|at| row.cells[at].trim())
+            .filter(|who| !who.is_empty());
+        if name.is_empty() {
+            let label = who.unwrap_or("(no identifier)").to_owned();
+            learners.push(Learner {
+                id: String::new(),
+                label,
+                row: index,
+                note: Some("no GitHub account is linked to this roster entry".into()),
+            });
+            continue;
+        }
+        let id = name.to_ascii_lowercase();
+        if let Some(first) = seen.insert(id.clone(), row.line) {
+            errors.push(
+                InputError::new(
+                    &table.name,
+                    row.line,
+                    format!("the GitHub user {name} is listed twice (first on line {first})"),
+                )
+                .column("github_username")
+                .value(name),
+            );
+            continue;
+        }
+        learners.push(Learner {
+            id,
+            label: name.to_owned(),
+            row: index,
+            note: None,
+        });
+    }
+    if errors.is_empty() {
+        Ok(Roster { table, learners })
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+impl Roster {
+    /// The usernames on the roster, in lower case.
+    fn usernames(&self) -> BTreeSet<&str> {
+        self.learners
+            .iter()
+            .map(|l| l.id.as_str())
+            .filter(|id| !id.is_empty())
+            .collect()
+    }
+
+    /// Whether `entry` is named as a repository of a roster learner.
+    pub fn recognises(&self, entry: &Entry) -> bool {
+        entry.kind == Kind::Folder && !slugs(&entry.name, &self.usernames()).is_empty()
+    }
+
+    /// The assignment's slug: from the folder `root` (`{slug}-submissions`), or else the one
+    /// prefix all of `entries` share before a roster username.
+    pub fn slug(
+        &self,
+        root: &str,
+        entries: &[Entry],
+        download: &str,
+    ) -> Result<String, InputError> {
+        if let Some(slug) = root.strip_suffix(SUBMISSIONS).filter(|s| !s.is_empty()) {
+            return Ok(slug.to_owned());
+        }
+        let usernames = self.usernames();
+        let mut common: Option<BTreeSet<String>> = None;
+        for entry in entries.iter().filter(|e| e.kind == Kind::Folder) {
+            let these = slugs(&entry.name, &usernames);
+            if these.is_empty() {
+                continue;
+            }
+            common = Some(match common {
+                None => these,
+                Some(common) => common.intersection(&these).cloned().collect(),
+            });
+        }
+        match common.map(|c| c.into_iter().collect::<Vec<_>>()).as_deref() {
+            Some([slug]) => Ok(slug.clone()),
+            _ => Err(InputError::new(
+                download,
+                0,
+                "cannot tell the assignment's repositories from their names: give the folder \
+                 `gh classroom clone student-repos` made (SLUG-submissions), under its name",
+            )),
+        }
+    }
+
+    /// The grades file: the roster with `points_awarded` and `points_available` (replaced if
+    /// it has them, added if not); a learner with no grade has `points_awarded` empty.
+    pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+        let mut header = self.table.header.clone();
+        let mut at = |name: &str| match self.table.column(name) {
+            Some(i) => i,
+            None => {
+                header.push(name.to_owned());
+                header.len() - 1
+            }
+        };
+        let awarded = at("points_awarded");
+        let available = at("points_available");
+        let mut rows = vec![header.iter().map(|h| sheet_cell(h)).collect::<Vec<_>>()];
+        for (learner, grade) in self.learners.iter().zip(grades) {
+            let mut row: Vec<String> = self.table.rows[learner.row]
+                .cells
+                .iter()
+                .map(|cell| sheet_cell(cell))
+                .collect();
+            row.resize(header.len(), String::new());
+            row[awarded] = grade.points.map(points_text).unwrap_or_default();
+            row[available] = points_text(points);
+            rows.push(row);
+        }
+        csv_text(&rows)
+    }
+}
+
+/// The slugs `name` could have: each prefix before a `-` after which a roster username ends
+/// the name (compared without case).
+fn slugs(name: &str, usernames: &BTreeSet<&str>) -> BTreeSet<String> {
+    name.char_indices()
+        .filter(|(_, c)| *c == '-')
+        .filter(|(i, _)| *i > 0 && usernames.contains(name[i + 1..].to_ascii_lowercase().as_str()))
+        .map(|(i, _)| name[..i].to_owned())
+        .collect()
+}
+
+/// Whose the repository `entry` is, for the assignment `slug`.
+pub fn claim(entry: &Entry, slug: &str) -> Result<Claim, String> {
+    if entry.kind != Kind::Folder {
+        return Err("not a repository's folder".into());
+    }
+    match entry
+        .name
+        .strip_prefix(slug)
+        .and_then(|rest| rest.strip_prefix('-'))
+    {
+        Some(user) if !user.is_empty() => Ok(Claim {
+            learner: user.to_ascii_lowercase(),
+            place: String::new(),
+        }),
+        _ => Err(format!(
+            "not named as a repository of the assignment {slug} ({slug}-USERNAME)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lms::table::parse_table;
+
+    fn folder(name: &str) -> Entry {
+        Entry {
+            name: name.into(),
+            kind: Kind::Folder,
+            os_name: name.into(),
+        }
+    }
+
+    const ROSTER: &str = "identifier,github_username,github_id,name\n\
+        jane@example.com,OctoCat,1,Jane\n\
+        x,x-bob,2,X\n\
+        y,bob,3,Y\n\
+        zed@example.com,,,Zed\n";
+
+    #[test]
+    fn repositories_are_named_slug_dash_username() {
+        let roster = read_roster(parse_table(ROSTER.as_bytes(), "r.csv").unwrap()).unwrap();
+        assert_eq!(roster.learners[0].id, "octocat");
+        assert_eq!(
+            roster.learners[3].note.as_deref(),
+            Some("no GitHub account is linked to this roster entry")
+        );
+        let entries = [
+            folder("lab-5-octocat"),
+            folder("lab-5-x-bob"),
+            folder("lab-5-bob"),
+        ];
+        assert_eq!(
+            roster.slug("lab-5-submissions", &entries, "d").unwrap(),
+            "lab-5"
+        );
+        // Renamed: "lab-5-x" (x-bob's or bob's?) is settled by the others.
+        assert_eq!(roster.slug("renamed", &entries, "d").unwrap(), "lab-5");
+        assert!(roster.slug("renamed", &entries[1..2], "d").is_err());
+        assert_eq!(
+            claim(&entries[1], "lab-5").map(|c| c.learner),
+            Ok("x-bob".to_owned())
+        );
+        assert!(claim(&folder("lab-6-bob"), "lab-5").is_err());
+        assert!(roster.recognises(&entries[0]));
+        assert!(!roster.recognises(&folder("lab-5-submissions")));
+        let grades = [
+            LearnerGrade {
+                points: Some(3.0),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: Some(0.0),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
+        ];
+        assert_eq!(
+            roster.render(&grades, 4.0),
+            "identifier,github_username,github_id,name,points_awarded,points_available\n\
+             jane@example.com,OctoCat,1,Jane,3,4\n\
+             x,x-bob,2,X,,4\n\
+             y,bob,3,Y,0,4\n\
+             zed@example.com,,,Zed,,4\n"
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! Moodle: the assignment's "Download all submissions" zip (with or without "Download
+//! submissions in folders"), the offline grading worksheet ("Download grading worksheet"),
+//! and the worksheet its "Upload grading worksheet" takes back.
+//!
+//! - **Download** (`mod/assign/classes/downloader.php` in moodle/moodle, `get_student_prefix`
+//!   and `load_submissionplugin_filelist`; `download_submissions` in `mod/assign/locallib.php`
+//!   before 4.1): each learner's prefix is `{full name}_{participant id}`, the full name with
+//!   `_` made a space and cleaned as a file name (spaces, commas, apostrophes and letters of
+//!   any script stay), the participant id the number the worksheet's `Identifier` carries
+//!   (`get_uniqueid_for_user`; `Participant` stands for the name with blind marking). In
+//!   folders, a learner's files are in `{prefix}_assignsubmission_file/` (`..._file_/` before
+//!   4.1), as uploaded, and online text in `{prefix}_assignsubmission_onlinetext/`; without
+//!   folders, each file is `{prefix}_assignsubmission_file_{file name}`. Only the latest
+//!   attempt is in it. Group submissions are named after the group: refused.
+//! - **Roster**: the grading worksheet (`mod/assign/gradingtable.php` downloading): columns
+//!   `Identifier` (`Participant 104`), `Full name`, the identity fields, `Status`, `Grade`,
+//!   `Maximum Grade` (`Scale` for a scale), `Grade can be changed`, `Last modified
+//!   (submission)`, `Last modified (grade)`, and a column per feedback text (`Feedback
+//!   comments`). These are Moodle's English strings (`mod/assign/lang/en/assign.php`): the
+//!   importer finds its columns by the strings of the language it runs in.
+//! - **Import** (`mod/assign/feedback/offline/importgradeslib.php` and `locallib.php`,
+//!   `process_import_grades`): the columns are found by `Identifier`, `Grade` and `Last
+//!   modified (grade)`; a learner is found by the number after `Participant `; a row is
+//!   skipped when its grade is blank, the same as the grade there, above the maximum or
+//!   changed in Moodle since the worksheet was downloaded (unless "ignore modified"); a
+//!   feedback cell replaces the feedback whenever it differs, a blank one clearing it, and is
+//!   stored as HTML (`set_editor_text` with `FORMAT_HTML`). A learner left out of the file is
+//!   not changed. So the worksheet written keeps every column and a row per learner given a
+//!   grade, with `Grade` and `Feedback comments` filled in (the feedback as plain text made
+//!   safe for HTML: `&`, `<`, `>` as entities, a `<br>` between lines); a learner with no
+//!   grade is left out.
+
+use std::collections::HashMap;
+
+use crate::input::{InputError, InputErrors};
+
+use super::download::{Claim, Entry, Kind};
+use super::roster::{parse_points, points_text, Learner, LearnerGrade};
+use super::table::{csv_text, sheet_cell, Table};
+
+/// What follows a learner's prefix in the download: the submission plugin's name.
+const PLUGIN: &str = "_assignsubmission_";
+
+/// What the worksheet's `Identifier` cells start with (`hiddenuser`: `Participant `).
+const PARTICIPANT: &str = "Participant ";
+
+/// Whose the download's entry `entry` is.
+pub fn claim(entry: &Entry) -> Result<Claim, String> {
+    let not_moodle = || {
+        "not named as Moodle names a submission ({full name}_{participant id}_assignsubmission_...)"
+            .to_owned()
+    };
+    let Some(at) = entry.name.find(PLUGIN) else {
+        return Err(not_moodle());
+    };
+    let prefix = &entry.name[..at];
+    let Some((_, id)) = prefix.rsplit_once('_') else {
+        return Err(not_moodle());
+    };
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(not_moodle());
+    }
+    let rest = &entry.name[at + PLUGIN.len()..];
+    let place = match entry.kind {
+        Kind::Folder => {
+            let plugin = rest.trim_end_matches('_');
+            if plugin == "file" {
+                String::new()
+            } else {
+                plugin.to_owned()
+            }
+        }
+        Kind::File | Kind::Link => match rest.split_once('_') {
+            Some(("file", name)) if !name.is_empty() => name.to_owned(),
+            Some((plugin, name)) if !name.is_empty() => format!("{plugin}/{name}"),
+            _ => return Err(not_moodle()),
+        },
+    };
+    Ok(Claim {
+        learner: id.to_owned(),
+        place,
+    })
+}
+
+/// A Moodle grading worksheet.
+#[derive(Clone, Debug)]
+pub struct Roster {
+    table: Table,
+    /// The learners, in the worksheet's order.
+    pub learners: Vec<Learner>,
+    identifier: usize,
+    grade: usize,
+    modified: usize,
+    feedback: Option<usize>,
+    /// The assignment's maximum grade.
+    pub points: Option<f64>,
+}
+
+/// Reads a grading worksheet.
+pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
+    let mut errors = Vec::new();
+    let mut column = |name: &str| {
+        let found = table.column(name);
+        if found.is_none() {
+            errors.push(table.header_error(format!(
+                "no {name} column: not a Moodle grading worksheet (download it with Moodle's \
+                 language set to English, from the assignment's View all submissions, Download \
+                 grading worksheet, with offline grading worksheets enabled in its feedback \
+                 types)"
+            )));
+        }
+        found
+    };
+    let identifier = column("Identifier");
+    let grade = column("Grade");
+    let modified = column("Last modified (grade)");
+    let (Some(identifier), Some(grade), Some(modified)) = (identifier, grade, modified) else {
+        return Err(InputErrors(errors));
+    };
+    if table.column("Scale").is_some() {
+        return Err(InputErrors(vec![table.header_error(
+            "the assignment is graded on a scale: leasejudge writes points; set the assignment's \
+             grade type to Point",
+        )]));
+    }
+    if table.column("Group").is_some() {
+        return Err(InputErrors(vec![table.header_error(
+            "students submit in groups: the download is named by group, not by learner, so it \
+             cannot be matched to the worksheet's learners",
+        )]));
+    }
+    let maximum = table.column("Maximum Grade");
+    let full_name = table.column("Full name");
+    let feedback = table.column("Feedback comments");
+    let mut learners = Vec::new();
+    let mut points: Option<(f64, u64)> = None;
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    for (index, row) in table.rows.iter().enumerate() {
+        let cells = &row.cells;
+        let id = cells[identifier].trim();
+        let Some(number) = id
+            .strip_prefix(PARTICIPANT.trim_end())
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            errors.push(
+                InputError::new(
+                    &table.name,
+                    row.line,
+                    "not a participant's identifier (Participant NUMBER): download the worksheet \
+                     again, with Moodle's language set to English",
+                )
+                .column(table.header[identifier].trim())
+                .value(id),
+            );
+            continue;
+        };
+        if let Some(first) = seen.insert(number.to_owned(), row.line) {
+            errors.push(
+                InputError::new(
+                    &table.name,
+                    row.line,
+                    format!("{id} is listed twice (first on line {first})"),
+                )
+                .column(table.header[identifier].trim())
+                .value(id),
+            );
+            continue;
+        }
+        if let Some(at) = maximum {
+            match (parse_points(&cells[at]), points) {
+                (None, _) => errors.push(
+                    InputError::new(&table.name, row.line, "not a number of points")
+                        .column(table.header[at].trim())
+                        .value(cells[at].trim()),
+                ),
+                (Some(max), None) => points = Some((max, row.line)),
+                (Some(max), Some((first, line))) if max != first => errors.push(
+                    InputError::new(
+                        &table.name,
+                        row.line,
+                        format!("differs from the maximum grade on line {line}, {first}"),
+                    )
+                    .column(table.header[at].trim())
+                    .value(cells[at].trim()),
+                ),
+                _ => {}
+            }
+        }
+        let label = match full_name
+            .map(|at| cells[at].trim())
+            .filter(|n| !n.is_empty())
+        {
+            Some(name) => format!("{name} ({PARTICIPANT}{number})"),
+            None => format!("{PARTICIPANT}{number}"),
+        };
+        learners.push(Learner {
+            id: number.to_owned(),
+            label,
+            row: index,
+            note: None,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(InputErrors(errors));
+    }
+    Ok(Roster {
+        table,
+        learners,
+        identifier,
+        grade,
+        modified,
+        feedback,
+        points: points.map(|(max, _)| max),
+    })
+}
+
+/// Plain text as Moodle's HTML feedback field shows it: `&`, `<` and `>` as entities, and a
+/// `<br>` between lines.
+pub fn feedback_html(lines: &[String]) -> String {
+    let escape = |line: &String| {
+        line.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    lines.iter().map(escape).collect::<Vec<_>>().join("<br>")
+}
+
+impl Roster {
+    /// Whether the worksheet has a `Feedback comments` column to fill in.
+    pub fn has_feedback(&self) -> bool {
+        self.feedback.is_some()
+    }
+
+    /// The worksheet Moodle's upload takes: every column, and a row per learner with a grade
+    /// (`grades` is parallel to the learners), its `Grade` and `Feedback comments` filled in;
+    /// the others are left out so that their grades and feedback stay.
+    pub fn render(&self, grades: &[LearnerGrade]) -> String {
+        let mut rows = vec![self.table.header.clone()];
+        for (learner, grade) in self.learners.iter().zip(grades) {
+            let Some(value) = grade.points else {
+                continue;
+            };
+            let cells = &self.table.rows[learner.row].cells;
+            let mut row: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| {
+                    // What the importer reads, as Moodle wrote it.
+                    if i == self.identifier || i == self.modified {
+                        cell.clone()
+                    } else {
+                        sheet_cell(cell)
+                    }
+                })
+                .collect();
+            row[self.grade] = points_text(value);
+            if let Some(at) = self.feedback {
+                row[at] = sheet_cell(&feedback_html(&grade.feedback));
+            }
+            rows.push(row);
+        }
+        csv_text(&rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lms::table::parse_table;
+
+    #[test]
+    fn moodle_names_are_read_in_folders_and_without() {
+        let claim_of = |name: &str, kind: Kind| {
+            claim(&Entry {
+                name: name.into(),
+                kind,
+                os_name: name.into(),
+            })
+            .map(|c| (c.learner, c.place))
+        };
+        assert_eq!(
+            claim_of("Jane Doe_104_assignsubmission_file", Kind::Folder),
+            Ok(("104".into(), String::new()))
+        );
+        assert_eq!(
+            claim_of("Siân O'Brien, Jr_7_assignsubmission_file_", Kind::Folder),
+            Ok(("7".into(), String::new()))
+        );
+        assert_eq!(
+            claim_of("Jane Doe_104_assignsubmission_onlinetext", Kind::Folder),
+            Ok(("104".into(), "onlinetext".into()))
+        );
+        assert_eq!(
+            claim_of(
+                "Jane Doe_104_assignsubmission_file_my matrix.csv",
+                Kind::File
+            ),
+            Ok(("104".into(), "my matrix.csv".into()))
+        );
+        assert_eq!(
+            claim_of(
+                "Participant_9_assignsubmission_onlinetext_onlinetext.html",
+                Kind::File
+            ),
+            Ok(("9".into(), "onlinetext/onlinetext.html".into()))
+        );
+        assert!(claim_of("Group A_assignsubmission_file", Kind::Folder).is_err());
+        assert!(claim_of("matrix.csv", Kind::File).is_err());
+    }
+
+    #[test]
+    fn a_worksheet_gives_learners_points_and_an_upload() {
+        let text = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Last modified (grade),Feedback comments\n\
+            Participant 104,Jane Doe,jane@example.com,Submitted for grading,,20.00,Yes,\"Monday, 1 January 2024, 10:00 AM\",-,\n\
+            Participant 7,@Sneaky,s@example.com,No submission,12.00,20.00,Yes,-,\"Tuesday, 2 January 2024, 9:00 AM\",Good\n";
+        let roster = read_roster(parse_table(text.as_bytes(), "ws.csv").unwrap()).unwrap();
+        assert_eq!(roster.points, Some(20.0));
+        assert_eq!(roster.learners[0].label, "Jane Doe (Participant 104)");
+        let grades = [
+            LearnerGrade {
+                points: Some(15.0),
+                feedback: vec!["Score: 3/4".into(), "a <b> & c".into()],
+            },
+            LearnerGrade {
+                points: None,
+                feedback: vec![],
+            },
+        ];
+        assert_eq!(
+            roster.render(&grades),
+            "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Last modified (grade),Feedback comments\n\
+             Participant 104,Jane Doe,jane@example.com,Submitted for grading,15,20.00,Yes,\"Monday, 1 January 2024, 10:00 AM\",-,Score: 3/4<br>a &lt;b&gt; &amp; c\n"
+        );
+        let swapped = [grades[1].clone(), grades[0].clone()];
+        assert!(roster.render(&swapped).contains(",'@Sneaky,"));
+        let bad = "Identifier,Grade,Last modified (grade),Maximum Grade\nTeilnehmer/in 4,,-,10\n";
+        let errors = read_roster(parse_table(bad.as_bytes(), "ws.csv").unwrap()).unwrap_err();
+        assert!(errors.0[0].message.contains("Participant NUMBER"));
+        let scale = "Identifier,Grade,Scale,Last modified (grade)\nParticipant 1,,,-\n";
+        assert!(read_roster(parse_table(scale.as_bytes(), "ws.csv").unwrap()).is_err());
+    }
+}

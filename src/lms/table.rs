@@ -1,0 +1,192 @@
+//! A platform's CSV export read whole as a table of text (a Canvas gradebook export, a Moodle
+//! grading worksheet, a GitHub Classroom roster), and the cells written back: the importers
+//! read these files, so they are read as strictly as a gradebook (every row as wide as the
+//! header, UTF-8, every problem located) and written with the cells a spreadsheet cannot run.
+
+use std::path::Path;
+
+use crate::input::records::Records;
+use crate::input::{body_record, header_record, BodyRecord, InputError, InputErrors};
+
+/// One row of a table: its line in the file and its cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The line the row starts on.
+    pub line: u64,
+    /// Its cells, as many as the header has.
+    pub cells: Vec<String>,
+}
+
+/// A CSV file read whole: its header and rows, and the delimiter it was written with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// The file as named on the command line, for errors.
+    pub name: String,
+    /// The header row's cells.
+    pub header: Vec<String>,
+    /// The line the header is on.
+    pub header_line: u64,
+    /// The rows after the header, blank ones left out.
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// The index of the header cell equal to `name` (ASCII case ignored, spaces around
+    /// trimmed), if exactly one is.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        let mut found = self
+            .header
+            .iter()
+            .enumerate()
+            .filter(|(_, cell)| cell.trim().eq_ignore_ascii_case(name));
+        let first = found.next()?.0;
+        found.next().is_none().then_some(first)
+    }
+
+    /// An error at the header, about `column`.
+    pub fn header_error(&self, message: impl Into<String>) -> InputError {
+        InputError::new(&self.name, self.header_line, message).column("header")
+    }
+}
+
+/// Reads `path` as a table. Canvas exports with a semicolon when the instructor's locale
+/// asks for one, so the delimiter is the one of `,` and `;` that splits the header into more
+/// cells, as Canvas's own importer decides (`GradebookImporter#identify_delimiter`); a BOM is
+/// dropped.
+pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
+    let name = path.to_string_lossy().into_owned();
+    let bytes = crate::limits::read_document_file(path)
+        .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
+    parse_table(&bytes, &name)
+}
+
+/// Parses a table's bytes (named `name` in errors).
+pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
+    let mut records = Records::new(bytes, true);
+    let cells_with = |line: &[u8], delimiter: u8| {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .delimiter(delimiter)
+            .from_reader(line);
+        reader
+            .records()
+            .next()
+            .and_then(Result::ok)
+            .map_or(0, |record| record.len())
+    };
+    let delimiter = match records.peek_line() {
+        Ok(Some(line)) if cells_with(line, b';') > cells_with(line, b',') => b';',
+        _ => b',',
+    };
+    records.set_delimiter(delimiter);
+    let mut errors = Vec::new();
+    let text = |bytes: &[u8], line: u64, errors: &mut Vec<InputError>| -> String {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => {
+                errors.push(
+                    InputError::new(name, line, "not valid UTF-8: save the file as UTF-8")
+                        .value(String::from_utf8_lossy(bytes)),
+                );
+                String::from_utf8_lossy(bytes).into_owned()
+            }
+        }
+    };
+    let (header_line, header) = match header_record(&mut records, name, &mut errors) {
+        Ok(Some(record)) => {
+            let line = record.line;
+            let cells: Vec<Vec<u8>> = record.iter().map(<[u8]>::to_vec).collect();
+            let header = cells
+                .iter()
+                .map(|cell| text(cell, line, &mut errors))
+                .collect::<Vec<_>>();
+            (line, header)
+        }
+        Ok(None) => return Err(InputErrors(errors)),
+        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
+    };
+    let mut rows = Vec::new();
+    loop {
+        let record = match body_record(&mut records, name, header.len(), &mut errors) {
+            Ok(BodyRecord::Row(record)) => record,
+            Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
+            Ok(BodyRecord::End) => break,
+            Err(failure) => {
+                errors.push(failure.at(name, records.line()));
+                break;
+            }
+        };
+        let line = record.line;
+        let cells: Vec<Vec<u8>> = record.iter().map(<[u8]>::to_vec).collect();
+        let cells = cells
+            .iter()
+            .map(|cell| text(cell, line, &mut errors))
+            .collect();
+        rows.push(Row { line, cells });
+    }
+    if errors.is_empty() {
+        Ok(Table {
+            name: name.to_owned(),
+            header,
+            header_line,
+            rows,
+        })
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// A cell that came from a name, a file or a learner, as written to a file a spreadsheet
+/// may open: the project's rule for report cells ([`crate::sanitize::report_cell`]: shown as
+/// a person reads it, and never live as a formula). Every cell an LMS gradebook writes from
+/// input goes through here.
+pub fn sheet_cell(text: &str) -> String {
+    crate::sanitize::report_cell(text).into_owned()
+}
+
+/// Writes `rows` as CSV (comma-separated, `\n` line ends, quoted where needed). The cells are
+/// written as given: the callers pass what came from input through [`sheet_cell`], and
+/// leave the cells the importer reads as the platform wrote them.
+pub fn csv_text(rows: &[Vec<String>]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer
+            .write_record(row)
+            .expect("writing CSV to memory cannot fail");
+    }
+    let bytes = writer
+        .into_inner()
+        .expect("writing CSV to memory cannot fail");
+    String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_read_strictly_with_their_delimiter() {
+        let table = parse_table(b"\xEF\xBB\xBFa;b;c\r\n1;\"x;y\";3\n\n4;5;6\n", "t.csv").unwrap();
+        assert_eq!(table.header, ["a", "b", "c"]);
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.rows[0].cells, ["1", "x;y", "3"]);
+        assert_eq!(table.rows[1].line, 4);
+        let errors = parse_table(b"a,b\n1,2,3\n\xff,2\n", "t.csv").unwrap_err();
+        let messages: Vec<String> = errors.0.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].starts_with("t.csv:2: the row has 3 cells"));
+        assert!(messages[1].starts_with("t.csv:3: not valid UTF-8"));
+        assert_eq!(table.column("B"), Some(1));
+    }
+
+    #[test]
+    fn cells_from_input_cannot_be_formulas() {
+        assert_eq!(sheet_cell("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(sheet_cell("@SUM(1)"), "'@SUM(1)");
+        assert_eq!(sheet_cell("+1"), "'+1");
+        assert_eq!(sheet_cell("-1"), "'-1");
+        assert_eq!(sheet_cell("-"), "-");
+        assert_eq!(sheet_cell("\t=1"), "\\u{9}=1");
+        assert_eq!(sheet_cell("O'Brien, Siân"), "O'Brien, Siân");
+    }
+}

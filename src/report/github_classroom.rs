@@ -1,0 +1,152 @@
+//! `grade -f github-classroom`: one submission's results as the input of GitHub Classroom's
+//! grading reporter (classroom-resources/autograding-grading-reporter), the JSON its graders
+//! (classroom-resources/autograding-command-grader, `generateResult`) hand it:
+//! `{"version": 1, "status", "max_score", "tests": [{"name", "status", "score", "message",
+//! "test_code", "filename", "line_no", "duration"}]}`, statuses `pass`, `fail` or `error`.
+//!
+//! How the reporter reads it (`src/main.js`, `src/notify-classroom.js`,
+//! `src/console-results.js`): a workflow step's output, base64, in the environment variable
+//! `{STEP ID}_RESULTS`; "Points X/Y" (the annotation GitHub Classroom records) is the sum of
+//! every test's `score` over the sum of `max_score`, for runners whose `max_score` is not 0;
+//! a runner whose `status` is `fail` or `error` fails the reporter's step. The log shows each
+//! test's name (and ` - line N` unless `line_no` is 0), an error test's `message`, and
+//! `test_code` when it is not empty.
+//!
+//! So: a test per golden case, scoring its points (whole numbers, so the sum is exact) out of
+//! the lab's; an ungradable submission is one `error` test saying why; with `--feedback
+//! none` one test carries the score. The document is at most [`REPORTER_LIMIT`] bytes, cut
+//! as the autograder results are (the wrong cases first, one last test for the cases not
+//! listed, carrying their points). No time is written (`duration` is 0): the same input
+//! gives the same bytes. The names and messages reach a CI log: every line is made inert
+//! there ([`log_text`]).
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Outcome};
+
+use super::autograder::{
+    element_bytes, head_text, lists_cases, only, plan, planned_tests, problem_lines, test_output,
+    test_text, write_document, Plan, TESTS_TAIL,
+};
+use super::class_text::score_line;
+
+/// The most bytes the document has. The reporter is handed it through an environment
+/// variable, base64 (4 bytes for 3), and Linux refuses to start a program with one
+/// environment string over 128 KiB (`MAX_ARG_STRLEN`, execve(2)): 96,000 bytes make 128,000,
+/// under it with the variable's name. (A step's outputs may hold 1 MB, GitHub's limit.)
+pub const REPORTER_LIMIT: usize = 96_000;
+
+/// `text` made inert in a GitHub Actions log, line by line (the reporter prints names and
+/// messages as they are): the project's rule for messages of several lines
+/// ([`crate::sanitize::escape_controls_keep_lines`]: controls shown, no line a workflow
+/// command).
+pub fn log_text(text: &str) -> String {
+    crate::sanitize::escape_controls_keep_lines(text).into_owned()
+}
+
+/// One test as the reporter reads it.
+fn test(name: &str, passed: Option<bool>, score: u64, message: &str) -> Value {
+    json!({
+        "name": log_text(name),
+        "status": match passed {
+            Some(true) => "pass",
+            Some(false) => "fail",
+            None => "error",
+        },
+        "score": score,
+        "message": log_text(message),
+        "test_code": "",
+        "filename": "",
+        "line_no": 0,
+        "duration": 0,
+    })
+}
+
+/// Writes the reporter's input for the report's one submission.
+pub fn write_github_classroom(report: &ClassReport, out: &mut dyn Write) -> std::io::Result<()> {
+    write_within(report, REPORTER_LIMIT, out)
+}
+
+fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let submission = only(report);
+    let max = report.max_score();
+    let head = |status: &str| {
+        head_text(&[
+            ("version", 1.into()),
+            ("status", status.into()),
+            ("max_score", max.into()),
+        ])
+    };
+    let Outcome::Graded(graded) = &submission.outcome else {
+        let lines = problem_lines(report, submission);
+        let name = if report.key_problems.is_some() {
+            "answer key".to_owned()
+        } else {
+            submission.name.clone()
+        };
+        let message = test_output(&lines);
+        let tests = [test_text(&test(&name, None, 0, &message))];
+        return write_document(&head("error"), tests, out);
+    };
+    let status = if graded.score == max { "pass" } else { "fail" };
+    if !lists_cases(report, submission) {
+        let line = format!("Score: {}", score_line(report, submission));
+        let tests = [test_text(&test(
+            "Score",
+            Some(graded.score == max),
+            graded.score,
+            &line,
+        ))];
+        return write_document(&head(status), tests, out);
+    }
+    let case_test = |case: &CaseMark| {
+        let problems = report.problems(case, &submission.name);
+        test(
+            &case.case_id,
+            Some(case.status == CaseStatus::Matched),
+            case.points,
+            &test_output(&problems),
+        )
+    };
+    let note = |plan: &Plan| {
+        test(
+            "Cases not listed",
+            Some(plan.left_points == plan.left_max),
+            plan.left_points,
+            &format!(
+                "{} cases are not listed here ({} wrong, {} right): the reporter's input is \
+                 limited to {} bytes. Their points are counted in this test.",
+                plan.wrong_left + plan.right_left,
+                plan.wrong_left,
+                plan.right_left,
+                REPORTER_LIMIT
+            ),
+        )
+    };
+    let widest = Plan::widest(report.cases, max);
+    let fixed = head(status).len() + element_bytes(&note(&widest)) + TESTS_TAIL;
+    let size = |case: &CaseMark| element_bytes(&case_test(case));
+    let plan = plan(
+        &graded.cases,
+        limit.saturating_sub(fixed),
+        &size,
+        report.scoring.case_max(),
+    );
+    let tests = planned_tests(&graded.cases, plan, &case_test, &note);
+    write_document(&head(status), tests, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_cannot_become_a_workflow_command_in_the_log() {
+        assert_eq!(log_text("::error::x"), "\\u{3a}:error::x");
+        assert_eq!(log_text("a\n  ::add-mask::s"), "a\n  \\u{3a}:add-mask::s");
+        assert_eq!(log_text("x ##[error]y"), "x #\\u{23}[error]y");
+        assert_eq!(log_text("a:: b\u{1b}"), "a:: b\\u{1b}");
+    }
+}

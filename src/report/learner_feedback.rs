@@ -1,0 +1,83 @@
+//! What one learner is told about their submission in a platform's gradebook (Moodle's
+//! feedback comments, `grade --lms`): plain text lines at the run's `--feedback` level, their
+//! control characters made visible, at most [`FEEDBACK_LIMIT`] bytes.
+
+use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
+use crate::output::escape_controls;
+
+use super::class_text::score_line;
+
+/// The most bytes of one learner's feedback: a gradebook cell, not a report.
+pub const FEEDBACK_LIMIT: usize = 60_000;
+
+/// Lines kept to [`FEEDBACK_LIMIT`] bytes, the rest counted in a last line.
+struct Lines {
+    lines: Vec<String>,
+    bytes: usize,
+    left_out: usize,
+}
+
+impl Lines {
+    fn push(&mut self, line: &str) {
+        let line = escape_controls(line);
+        // Each line with the line break after it.
+        let bytes = line.len() + 1;
+        if self.left_out == 0 && self.bytes + bytes <= FEEDBACK_LIMIT {
+            self.bytes += bytes;
+            self.lines.push(line.into_owned());
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.left_out > 0 {
+            self.lines
+                .push(format!("… and {} more lines (not listed)", self.left_out));
+        }
+        self.lines
+    }
+}
+
+/// The feedback on `submission`: its score, then (as the feedback level shows them) a line
+/// per wrong case with what is wrong in it and the hint, and a warning per row the golden
+/// file lacks; or why it could not be graded.
+pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
+    let mut lines = Lines {
+        lines: Vec::new(),
+        bytes: 0,
+        left_out: 0,
+    };
+    match &submission.outcome {
+        Outcome::KeyMalformed => lines.push(report.key_message()),
+        Outcome::Ungradable(problems) => {
+            lines.push("Your submission could not be graded:");
+            for problem in problems {
+                lines.push(&problem.to_string());
+            }
+        }
+        Outcome::Graded(graded) => {
+            lines.push(&format!("Score: {}", score_line(report, submission)));
+            for case in graded
+                .cases
+                .iter()
+                .filter(|c| c.status != CaseStatus::Matched)
+            {
+                let problems = report.problems(&case, &submission.name);
+                if !problems.is_empty() {
+                    lines.push(&format!("{}: {}", case.case_id, problems.join("; ")));
+                }
+            }
+            for unknown in &graded.unknown {
+                lines.push(&format!(
+                    "warning: {}:{}: {}: {}",
+                    submission.name,
+                    unknown.line,
+                    unknown.case_id,
+                    UnknownRow::WARNING
+                ));
+            }
+        }
+    }
+    lines.finish()
+}
