@@ -287,7 +287,7 @@ fn canvas_downloads_folder_and_zip_grade_into_what_canvas_imports() {
         );
         assert!(stderr.contains("Yilmaz, Cy (1003)/matrix.csv:4: case_id: duplicated case id"));
         assert!(
-            stderr.contains("holds 2 matrix files (a.csv, b.csv)"),
+            stderr.contains("holds 2 matrices (a.csv, b.csv)"),
             "{stderr}"
         );
         let report = text(&run.stdout);
@@ -1052,11 +1052,19 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         }
         command.output().unwrap()
     };
-    for (matrix, points) in [("ben.csv", "Points 0/2"), ("ada.csv", "Points 2/2")] {
+    // Ada's matrix is ready; Ben's has a mistyped code and a row the lab lacks (the check
+    // fails and says so; the file is still graded); one without its reason column cannot be
+    // graded, and the check says why.
+    let pushes = [
+        (submission("ben.csv"), "fail", Some("Points 0/2")),
+        (submission("ada.csv"), "pass", Some("Points 2/2")),
+        (b"case_id,decision\nprobe-1,ACTIVE\n".to_vec(), "fail", None),
+    ];
+    for (matrix, checked, points) in pushes {
         let runner = tempfile::tempdir().unwrap();
         let checkout = runner.path().join("repo");
         copy_tree(&template, &checkout);
-        write(&checkout.join("matrix.csv"), &submission(matrix));
+        write(&checkout.join("matrix.csv"), &matrix);
         let temp = runner.path().join("temp");
         fs::create_dir_all(&temp).unwrap();
         let github_path = runner.path().join("path");
@@ -1080,6 +1088,38 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
             "PATH",
             format!("{}:{}", added.trim(), std::env::var("PATH").unwrap()),
         ));
+        // The check: a step of its own (GitHub gives each step its own output file), one
+        // test worth no points, so "Points X/Y" counts the practice cases alone.
+        let precheck = run_step(&checkout, "Precheck", &env);
+        assert!(precheck.status.success(), "{}", text(&precheck.stderr));
+        let output = fs::read_to_string(&github_output).unwrap();
+        let encoded = output.strip_prefix("result=").unwrap().trim_end();
+        let (results, shown) = reporter_points(&base64_std::decode(encoded));
+        assert_eq!(shown, None, "the check scores no points: {results}");
+        assert_eq!(results["version"], 1);
+        assert_eq!(results["status"], checked, "{results}");
+        assert_eq!(results["max_score"], 0);
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 1);
+        check_test_fields(&tests[0]);
+        assert_eq!(tests[0]["name"], "Check of the matrix");
+        assert_eq!(tests[0]["status"], checked);
+        assert_eq!(tests[0]["score"], 0);
+        let message = tests[0]["message"].as_str().unwrap();
+        assert!(message.starts_with("matrix.csv: read as CSV"), "{message}");
+        if points.is_none() {
+            assert!(message.contains("reason"), "{message}");
+            assert!(
+                message.ends_with("fix the problem above and check again"),
+                "{message}"
+            );
+        } else if checked == "fail" {
+            assert!(message.contains("did you mean EXPIRED?"), "{message}");
+        }
+        // The log shows the check as the learner reads it too.
+        assert!(text(&precheck.stdout).contains("matrix.csv: read as CSV"));
+        let Some(points) = points else { continue };
+        fs::write(&github_output, "").unwrap();
         let practice = run_step(&checkout, "Practice cases", &env);
         assert!(practice.status.success(), "{}", text(&practice.stderr));
         let output = fs::read_to_string(&github_output).unwrap();

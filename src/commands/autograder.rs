@@ -625,10 +625,9 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         None => "copy the directory into the course's questions/ and sync",
     };
     match (image, prepared.c_library) {
-        (Some((name, system, _)), CLibrary::Static) => writeln!(
-            out,
-            "leasejudge: graded on {name} ({system}); {sync}"
-        )?,
+        (Some((name, system, _)), CLibrary::Static) => {
+            writeln!(out, "leasejudge: graded on {name} ({system}); {sync}")?
+        }
         (None, CLibrary::Static) => writeln!(
             out,
             "leasejudge: graded on {} (any image runs the statically linked binary); {sync}",
@@ -1515,7 +1514,10 @@ fn write_question(
     if binary_at == BinaryAt::Bundle {
         carried_names.push(BINARY.to_owned());
     }
-    let wrote: Vec<String> = carried_names.iter().map(|name| format!("tests/{name}")).collect();
+    let wrote: Vec<String> = carried_names
+        .iter()
+        .map(|name| format!("tests/{name}"))
+        .collect();
     let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;

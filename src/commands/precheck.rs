@@ -16,8 +16,21 @@ use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::grading::upload::find_matrix;
 use crate::grading::{parse_column_list, GradedColumns};
 use crate::input::{expand_inputs, InputErrors, ReadArgs};
-use crate::report::class_text::visible_controls;
+use crate::output::{escape_message, Content, Output};
+use crate::report::github_classroom::write_precheck;
 use crate::streaming::StreamError;
+
+/// How `precheck` says what it found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PrecheckFormat {
+    /// Lines for the learner: how the file was read, every problem located, the verdict.
+    #[default]
+    Text,
+    /// The input of GitHub Classroom's grading reporter, as JSON: one test worth no points
+    /// that passes when the matrix is ready (the workflow `autograder github-classroom`
+    /// writes runs it on every push).
+    GithubClassroom,
+}
 
 fn parse_graded(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -52,6 +65,10 @@ pub struct Args {
     /// How the matrix is read, as the grader reads it.
     #[command(flatten)]
     read: ReadArgs,
+
+    /// What is printed.
+    #[arg(long, short = 'f', value_enum, default_value_t)]
+    format: PrecheckFormat,
 }
 
 /// Runs `precheck`.
@@ -106,11 +123,23 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }
         }
     };
-    let mut out = std::io::stdout().lock();
-    for line in check.lines() {
-        writeln!(out, "{}", visible_controls(&line))?;
-    }
+    // Through Output: a closed pipe does not change the verdict.
+    let mut out = match args.format {
+        PrecheckFormat::Text => {
+            let mut out = Output::open(None, Content::Text)?;
+            for line in check.lines() {
+                writeln!(out, "{}", escape_message(&line))?;
+            }
+            out
+        }
+        PrecheckFormat::GithubClassroom => {
+            let mut out = Output::open(None, Content::Json)?;
+            write_precheck(&check, &mut out)?;
+            out
+        }
+    };
     out.flush()?;
+    out.commit()?;
     Ok(if check.passed() {
         ExitCode::SUCCESS
     } else {

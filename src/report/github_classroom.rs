@@ -25,6 +25,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Outcome};
+use crate::grading::precheck::Precheck;
 
 use super::autograder::{
     element_bytes, head_text, lists_cases, only, plan, planned_tests, problem_lines, test_output,
@@ -62,6 +63,55 @@ fn test(name: &str, passed: Option<bool>, score: u64, message: &str) -> Value {
         "line_no": 0,
         "duration": 0,
     })
+}
+
+/// The name of `precheck`'s one test.
+pub const PRECHECK_TEST: &str = "Check of the matrix";
+
+/// Writes the reporter's input for `precheck -f github-classroom`: one test,
+/// [`PRECHECK_TEST`], worth no points (`max_score` 0, so "Points X/Y" counts the practice
+/// cases alone), passing when the matrix is ready to hand in and failing otherwise (which
+/// fails the reporter's step: the learner sees a red check); its message is the check's
+/// lines, as many as fit in [`REPORTER_LIMIT`], then how many more there are, then the
+/// verdict.
+pub fn write_precheck(check: &Precheck, out: &mut dyn Write) -> std::io::Result<()> {
+    let passed = check.passed();
+    let head = head_text(&[
+        ("version", 1.into()),
+        ("status", if passed { "pass" } else { "fail" }.into()),
+        ("max_score", 0.into()),
+    ]);
+    let mut lines = check.lines();
+    let verdict = lines.pop().expect("a check's last line is its verdict");
+    // What a line costs in the document: made inert, then escaped as a JSON string, and the
+    // `\n` that joins it. Room is kept for the line that counts what is left out.
+    let cost = |line: &str| {
+        serde_json::to_string(&log_text(line)).map_or(line.len(), |json| json.len()) + 2
+    };
+    let skeleton = element_bytes(&test(PRECHECK_TEST, Some(passed), 0, ""));
+    let mut room = REPORTER_LIMIT
+        .saturating_sub(head.len() + skeleton + TESTS_TAIL + 400)
+        .saturating_sub(cost(&verdict));
+    let mut kept = Vec::new();
+    let mut left_out = 0usize;
+    for line in lines {
+        let bytes = cost(&line);
+        if left_out == 0 && bytes <= room {
+            room -= bytes;
+            kept.push(line);
+        } else {
+            left_out += 1;
+        }
+    }
+    if left_out > 0 {
+        kept.push(format!(
+            "… and {left_out} more line{}: run leasejudge precheck on the matrix to see every one",
+            if left_out == 1 { "" } else { "s" }
+        ));
+    }
+    kept.push(verdict);
+    let test = test(PRECHECK_TEST, Some(passed), 0, &kept.join("\n"));
+    write_document(&head, [test_text(&test)], out)
 }
 
 /// Writes the reporter's input for the report's one submission.
@@ -144,9 +194,74 @@ mod tests {
 
     #[test]
     fn text_cannot_become_a_workflow_command_in_the_log() {
-        assert_eq!(log_text("::error::x"), "\\u{3a}:error::x");
-        assert_eq!(log_text("a\n  ::add-mask::s"), "a\n  \\u{3a}:add-mask::s");
-        assert_eq!(log_text("x ##[error]y"), "x #\\u{23}[error]y");
-        assert_eq!(log_text("a:: b\u{1b}"), "a:: b\\u{1b}");
+        for text in [
+            "::error::x",
+            "a\n  ::add-mask::s",
+            "x ##[error]y",
+            "a:: b\u{1b}",
+        ] {
+            let shown = log_text(text);
+            for line in shown.lines() {
+                assert!(!line.trim_start().starts_with("::"), "{shown:?}");
+                assert!(!line.contains("##["), "{shown:?}");
+                assert!(!line.contains('\u{1b}'), "{shown:?}");
+            }
+        }
+        // Text that is no command is left as it is.
+        assert_eq!(log_text("a:: b"), "a:: b");
+    }
+
+    #[test]
+    fn a_check_with_many_problems_fits_the_reporter_and_says_how_many_are_left_out() {
+        let problem = |line: u64| crate::input::InputError {
+            file: "matrix.csv".into(),
+            line,
+            column: Some("decision".into()),
+            message: format!("{} is not a decision code", "X".repeat(300)),
+            value: None,
+            value_bytes: 0,
+        };
+        let check = Precheck {
+            name: "matrix.csv".into(),
+            read_as: None,
+            rows: 1_000,
+            cases: 1_000,
+            gradable: true,
+            problems: (2..1_002).map(problem).collect(),
+        };
+        let mut out = Vec::new();
+        write_precheck(&check, &mut out).unwrap();
+        assert!(out.len() <= REPORTER_LIMIT, "{} bytes", out.len());
+        let document: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(document["status"], "fail");
+        assert_eq!(document["max_score"], 0);
+        let message = document["tests"][0]["message"].as_str().unwrap();
+        let lines: Vec<&str> = message.lines().collect();
+        assert!(
+            lines[0].starts_with("matrix.csv: could not be read"),
+            "{}",
+            lines[0]
+        );
+        let shown = lines.len() - 3;
+        assert!(shown > 100, "{shown} problems shown");
+        assert_eq!(
+            lines[lines.len() - 2],
+            format!(
+                "… and {} more lines: run leasejudge precheck on the matrix to see every one",
+                1_000 - shown
+            )
+        );
+        assert_eq!(lines[lines.len() - 1], check.verdict_line());
+        // A check that passes is one passing test, worth nothing.
+        let ready = Precheck {
+            problems: Vec::new(),
+            ..check
+        };
+        let mut out = Vec::new();
+        write_precheck(&ready, &mut out).unwrap();
+        let document: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(document["status"], "pass");
+        assert_eq!(document["tests"][0]["status"], "pass");
+        assert_eq!(document["tests"][0]["score"], 0);
     }
 }
