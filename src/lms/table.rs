@@ -183,8 +183,10 @@ mod tests {
     fn cells_from_input_cannot_be_formulas() {
         assert_eq!(sheet_cell("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
         assert_eq!(sheet_cell("@SUM(1)"), "'@SUM(1)");
-        assert_eq!(sheet_cell("+1"), "'+1");
-        assert_eq!(sheet_cell("-1"), "'-1");
+        assert_eq!(sheet_cell("+1+1"), "'+1+1");
+        assert_eq!(sheet_cell("-1+A1"), "'-1+A1");
+        // A plain signed number is a number to a spreadsheet, not a formula (sanitize's rule).
+        assert_eq!(sheet_cell("-1"), "-1");
         assert_eq!(sheet_cell("-"), "-");
         assert_eq!(sheet_cell("\t=1"), "\\u{9}=1");
         assert_eq!(sheet_cell("O'Brien, Siân"), "O'Brien, Siân");
