@@ -490,7 +490,11 @@ fn interrupt_large_run(args: &[&str]) {
         span = span.min(started.elapsed().as_millis().max(10) as u64);
         assert!(status.success(), "{args:?}");
         let files = files_by_name(out_dir.path());
-        assert_eq!(*finished.get_or_insert_with(|| files.clone()), files, "{args:?}");
+        assert_eq!(
+            *finished.get_or_insert_with(|| files.clone()),
+            files,
+            "{args:?}"
+        );
     }
     let finished = finished.unwrap();
     assert_ne!(finished, old);
