@@ -520,7 +520,7 @@ fn quoted_live(text: &str) -> bool {
 }
 
 /// `text` for a CSV cell: a value a spreadsheet or a CI runner would take as live
-/// ([`live_at_start`]: a leading `= + - @`, tab, CR, NUL or `::`) gets a `'` before it, as
+/// (`live_at_start`: a leading `= + - @`, tab, CR, NUL or `::`) gets a `'` before it, as
 /// OWASP advises, and so does a value that already looks like one (`'=x` is written `''=x`).
 /// [`spreadsheet_value`] undoes it exactly. Borrowed when nothing changes.
 ///

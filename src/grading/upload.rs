@@ -118,7 +118,7 @@ fn is_litter(name: &OsStr) -> bool {
     bytes.starts_with(b".") || bytes.starts_with(b"~$") || name == "__MACOSX"
 }
 
-/// Every file of the upload `dir` but what is litter ([`is_litter`]: hidden folders are not
+/// Every file of the upload `dir` but what is litter (`is_litter`: hidden folders are not
 /// entered), in name order (bytes), folders walked as they come; links are listed, never
 /// followed. `Err`: a folder that cannot be read, or one nested too deep.
 pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, Vec<InputError>> {

@@ -122,7 +122,7 @@ pub struct Download {
 impl Download {
     /// Opens the folder or zip at `path`. A root that holds nothing but one folder that
     /// `recognised` does not take for a learner's entry is looked through (up to
-    /// [`MAX_WRAPPERS`] deep).
+    /// `MAX_WRAPPERS` deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
         let error = |message: String| InputErrors(vec![InputError::new(&name, 0, message)]);
