@@ -7,9 +7,9 @@
 //! lines at the cut, a case coming back across the cut, an unterminated quote, and errors in
 //! both halves.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
 use matrix_bytes::matrix_bytes;
-mod reference;
+use crate::reference;
 use reference::judge_sources;
 
 use std::path::Path;

@@ -4,9 +4,9 @@
 //! reappear after being closed. Also: `generate` is reproducible and its golden is the
 //! engine's matrix, and NDJSON on standard input is audited line by line as it arrives.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
 use matrix_bytes::matrix_bytes;
-mod reference;
+use crate::reference;
 use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};

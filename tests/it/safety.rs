@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const CASES: &str = include_str!("../cases/acks.csv");
-const GOLDEN: &str = include_str!("../golden/acks.csv");
+const CASES: &str = include_str!("../../cases/acks.csv");
+const GOLDEN: &str = include_str!("../../golden/acks.csv");
 
 fn leasejudge(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_leasejudge"))
@@ -924,7 +924,7 @@ fn every_error_of_a_row_is_listed() {
 #[test]
 fn grade_escapes_file_names_and_cells() {
     let dir = workspace();
-    let key = include_str!("../examples/lab/key.csv");
+    let key = include_str!("../../examples/lab/key.csv");
     let name = "evil\u{1b}[31m\nname\u{202e}.csv";
     let mut submission = key.to_owned();
     submission.push_str("\"probe-2\nX\",,,,,,,,,,,,,,,,,,,,,,\n");

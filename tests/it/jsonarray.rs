@@ -5,9 +5,9 @@
 //! the line; and every run matches the straightforward reader (`judge_sources`), lines and
 //! errors included.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
 use matrix_bytes::matrix_bytes;
-mod reference;
+use crate::reference;
 use reference::judge_sources;
 
 use std::io::Write;
