@@ -947,7 +947,10 @@ fn a_large_lab_keeps_prairielearn_results_under_1_mb_and_the_score() {
     let run = prairielearn_run(&question, &files);
     let results = graded(&run);
     assert!(run.bytes <= 1_000_000, "{} bytes", run.bytes);
-    assert_eq!(results["score"].as_f64().unwrap(), score as f64 / LARGE_LAB_CASES as f64);
+    assert_eq!(
+        results["score"].as_f64().unwrap(),
+        score as f64 / LARGE_LAB_CASES as f64
+    );
     let tests = results["tests"].as_array().unwrap();
     let points: u64 = tests.iter().map(|t| t["points"].as_u64().unwrap()).sum();
     let most: u64 = tests

@@ -6,8 +6,8 @@
 //! errors included.
 
 use crate::matrix_bytes;
-use matrix_bytes::matrix_bytes;
 use crate::reference;
+use matrix_bytes::matrix_bytes;
 use reference::judge_sources;
 
 use std::io::Write;

@@ -8,8 +8,8 @@
 //! both halves.
 
 use crate::matrix_bytes;
-use matrix_bytes::matrix_bytes;
 use crate::reference;
+use matrix_bytes::matrix_bytes;
 use reference::judge_sources;
 
 use std::path::Path;

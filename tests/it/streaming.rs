@@ -5,8 +5,8 @@
 //! engine's matrix, and NDJSON on standard input is audited line by line as it arrives.
 
 use crate::matrix_bytes;
-use matrix_bytes::matrix_bytes;
 use crate::reference;
+use matrix_bytes::matrix_bytes;
 use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};
