@@ -457,13 +457,8 @@ pub fn validate_streaming(
 
     let settings = crate::streaming::StreamSettings {
         input_format,
-        run_as_of: None,
         open_cases,
-        jobs: 1,
-        progress: None,
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
-        bad_rows_against_earlier_files: false,
+        ..crate::streaming::StreamSettings::in_file_order()
     };
     let judged = crate::streaming::judge(
         sources,
