@@ -1,5 +1,5 @@
 //! The body shared by the libFuzzer target and the plain mutation harness
-//! (`tests/fuzz_harness.rs`): one input's bytes through every reader and the engine.
+//! (`tests/it/fuzz_harness.rs`): one input's bytes through every reader and the engine.
 //!
 //! The first byte picks the input format and whether to judge at a later `as_of`; the rest is
 //! the file. Nothing here may panic, whatever the bytes.

@@ -16,7 +16,6 @@ use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
     judge, Encoding, Records, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-    DEFAULT_SPLIT_MIN_BYTES,
 };
 
 /// How the matrix is written.
@@ -255,9 +254,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .min(crate::limits::MAX_JOBS),
         progress: progress.as_ref().map(crate::terminal::Progress::bar),
         rows_observed: args.audit.is_some(),
-        split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
         // As --explain always listed them (it kept every case in memory).
         bad_rows_against_earlier_files: args.explain,
+        ..StreamSettings::default()
     };
     let judged = judge(&sources, &settings, sink, &mut on_row);
     if let Some(progress) = progress {

@@ -38,9 +38,7 @@ use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::autograder::Visibility;
 use crate::report::class_text::number;
-use crate::streaming::{
-    judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
-};
+use crate::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
 /// system each is built on, and its GNU C library.
@@ -868,9 +866,6 @@ impl AppendFile for EngineMatrix<'_> {}
 
 fn settings(rows_observed: bool) -> StreamSettings<'static> {
     StreamSettings {
-        input_format: None,
-        run_as_of: None,
-        open_cases: DEFAULT_OPEN_CASES,
         jobs: if rows_observed {
             1
         } else {
@@ -878,10 +873,8 @@ fn settings(rows_observed: bool) -> StreamSettings<'static> {
                 .map_or(1, |n| n.get())
                 .min(crate::limits::MAX_JOBS)
         },
-        progress: None,
         rows_observed,
-        split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::default()
     }
 }
 

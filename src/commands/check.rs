@@ -22,9 +22,7 @@ use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
 use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::{render_report, report_output, write_problems};
-use crate::streaming::{
-    Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
-};
+use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -455,14 +453,8 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
             options: args.read.options(),
         };
         let settings = StreamSettings {
-            input_format: None,
             run_as_of: args.as_of,
-            open_cases: DEFAULT_OPEN_CASES,
-            jobs: 1,
-            progress: None,
-            rows_observed: false,
-            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
-            bad_rows_against_earlier_files: false,
+            ..StreamSettings::default()
         };
         let encoding = match format {
             MatrixFileFormat::Json => Encoding::Json,

@@ -10,9 +10,7 @@ use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Op
 use crate::input::Source;
 use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
 use crate::output::{check_paths, persist_all, Content, Named, Output};
-use crate::streaming::{
-    judge, Encoding, Sink, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
-};
+use crate::streaming::{judge, Encoding, Sink, StreamSettings};
 
 /// Write a seeded random case file (CSV) whose cases reach every decision and reason.
 #[derive(Debug, clap::Args)]
@@ -171,13 +169,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
         let settings = StreamSettings {
             input_format: Some(crate::input::InputFormat::Csv),
-            run_as_of: None,
-            open_cases: DEFAULT_OPEN_CASES,
-            jobs: 1,
             progress: progress.as_ref().map(crate::terminal::Progress::bar),
-            rows_observed: false,
-            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
-            bad_rows_against_earlier_files: false,
+            ..StreamSettings::default()
         };
         let mut out = Output::open(Some(golden), Content::Csv)?;
         let judged = judge(

@@ -159,13 +159,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let settings = StreamSettings {
         input_format: args.input_format,
-        run_as_of: None,
         open_cases: EVERY_CASE,
-        jobs: 1,
-        progress: None,
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
         bad_rows_against_earlier_files: true,
+        ..StreamSettings::in_file_order()
     };
     let found = judge(
         &sources,

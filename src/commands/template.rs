@@ -11,9 +11,7 @@ use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::{expand_inputs, Source};
 use crate::output::{check_paths, AppendFile, Content, Named, Output};
-use crate::streaming::{
-    judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-};
+use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings};
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -103,14 +101,8 @@ pub fn write_blank_matrix(
     out: &mut impl AppendFile,
 ) -> Result<()> {
     let settings = StreamSettings {
-        input_format: None,
-        run_as_of: None,
-        open_cases: DEFAULT_OPEN_CASES,
-        jobs: 1,
-        progress: None,
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
         bad_rows_against_earlier_files: true,
+        ..StreamSettings::in_file_order()
     };
     let rows = BlankRows {
         blanks: columns.len(),

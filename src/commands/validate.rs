@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
-use crate::validation::validate_streaming;
+use crate::validation::{validate_streaming, OPEN_CASES};
 
 /// Check case files: every input error, and warnings about what a case author likely did
 /// not mean.
@@ -55,7 +55,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     let sources = args.read.apply(expand_inputs(&args.inputs)?);
     let progress = crate::terminal::spinner("validate", &sources);
-    let report = validate_streaming(&sources, args.input_format, args.max_warnings, args.lint);
+    let report = validate_streaming(
+        &sources,
+        args.input_format,
+        args.max_warnings,
+        args.lint,
+        OPEN_CASES,
+    );
     if let Some(progress) = progress {
         progress.finish_and_clear();
     }

@@ -173,7 +173,7 @@ impl<'a> CaseJson<'a> {
                     .iter()
                     .enumerate()
                     .map(|(i, r)| PrecedenceJson {
-                        reason: r.reason,
+                        reason: r.reason.as_str(),
                         condition: r.condition,
                         chosen: i == rule.chosen,
                     })

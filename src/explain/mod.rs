@@ -14,8 +14,8 @@ pub mod stream;
 pub mod text;
 
 use crate::lease::{
-    Case, CaseFault, ConflictKind, Decision, Disposition, Lease, Outcome, Row, RowReason,
-    Timestamp, Verdict,
+    Case, CaseFault, CaseReason, ConflictKind, Disposition, Lease, Outcome, ReasonPrecedence, Row,
+    RowReason, Timestamp, Verdict,
 };
 use crate::matrix::MatrixRow;
 
@@ -237,8 +237,8 @@ impl CaseTrace {
 /// One entry of a reason-precedence list (spec section 5, reason table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReasonRule {
-    /// The reason code.
-    pub reason: &'static str,
+    /// The reason.
+    pub reason: CaseReason,
     /// When it applies.
     pub condition: &'static str,
 }
@@ -251,71 +251,35 @@ pub struct Rule {
     pub table_row: u8,
     /// That row's condition.
     pub condition: &'static str,
-    /// The reason codes for the decision, in precedence order.
+    /// The reasons for the decision, in precedence order.
     pub precedence: Vec<ReasonRule>,
     /// The index in `precedence` of the reason chosen.
     pub chosen: usize,
 }
 
 impl Rule {
-    /// The rule behind `verdict`.
+    /// The rule behind `verdict`, from the contract's table ([`crate::lease::Decision::reason_precedence`]).
     pub fn of(verdict: &Verdict) -> Rule {
         let decision = verdict.decision;
-        let table_row = decision.table_row();
-        let condition = match table_row {
-            1 => "ownership_conflict is set",
-            2 => "phase = TERMINAL(r)",
-            3 => "a cancel was requested and no result accepted",
-            4 => "phase = EXPIRED",
-            5 => "phase = ACK_TIMEOUT",
-            6 => "phase = ACTIVE",
-            _ => "phase = OFFERED",
+        let precedence: Vec<ReasonRule> = match decision.reason_precedence() {
+            ReasonPrecedence::FirstConflict => vec![ReasonRule {
+                reason: verdict.reason,
+                condition: "the reason of the first CONFLICT row",
+            }],
+            ReasonPrecedence::FirstThatApplies(list) => list
+                .iter()
+                .map(|&(reason, condition)| ReasonRule { reason, condition })
+                .collect(),
         };
-        let entry = |reason, condition| ReasonRule { reason, condition };
-        let precedence = match decision {
-            Decision::OwnershipConflict => vec![entry(
-                verdict.reason.as_str(),
-                "the reason of the first CONFLICT row",
-            )],
-            Decision::Success | Decision::Failed | Decision::Cancelled => {
-                vec![entry("result_accepted", "a result was accepted")]
-            }
-            Decision::ReconciliationRequired => vec![
-                entry(
-                    "cancel_acknowledged_no_result",
-                    "the cancel was acknowledged",
-                ),
-                entry("cancel_unacknowledged", "otherwise"),
-            ],
-            Decision::Expired => vec![
-                entry(
-                    "result_after_expiry",
-                    "a result of the current generation was rejected for expiry",
-                ),
-                entry(
-                    "renew_after_expiry",
-                    "a renew of the current generation was rejected for expiry",
-                ),
-                entry("expired_without_result", "otherwise"),
-            ],
-            Decision::AckTimeout => vec![
-                entry("ack_after_deadline", "ack_state = LATE"),
-                entry("ack_missing", "otherwise"),
-            ],
-            Decision::Active => vec![
-                entry("stale_generation", "the stale set is not empty"),
-                entry("late_progress", "the late set is not empty"),
-                entry("within_lease", "otherwise"),
-            ],
-            Decision::PendingAck => vec![entry("awaiting_ack", "always")],
-        };
+        // The engine gives a decision only a reason of its row (`decide` checks it against
+        // [`CaseReason::decision_row`]; the lease module's tests, the table against itself).
         let chosen = precedence
             .iter()
-            .position(|r| r.reason == verdict.reason.as_str())
+            .position(|r| r.reason == verdict.reason)
             .expect("the verdict's reason is in its decision's precedence list");
         Rule {
-            table_row,
-            condition,
+            table_row: decision.table_row(),
+            condition: decision.table_condition(),
             precedence,
             chosen,
         }
@@ -340,9 +304,9 @@ impl Rule {
             .enumerate()
             .map(|(i, r)| {
                 if i == self.chosen {
-                    format!("[{} ({})]", r.reason, r.condition)
+                    format!("[{} ({})]", r.reason.as_str(), r.condition)
                 } else {
-                    format!("{} ({})", r.reason, r.condition)
+                    format!("{} ({})", r.reason.as_str(), r.condition)
                 }
             })
             .collect();

@@ -3,9 +3,7 @@
 //! Deterministic: built only from the trace. It starts with `DECISION (reason):` and then
 //! cites rows by line, so a reviewer can check each claim against the case file.
 
-use crate::lease::{
-    CaseReason, ClockEffect, ConflictKind, Decision, Disposition, Message, RowReason,
-};
+use crate::lease::{CaseReason, ClockEffect, ConflictKind, Disposition, Message, RowReason};
 
 use super::{CaseTrace, TracedRow};
 
@@ -14,14 +12,24 @@ use super::{CaseTrace, TracedRow};
 /// rejected as stale.`
 pub fn sentence(trace: &CaseTrace) -> String {
     let verdict = &trace.verdict;
-    let body = match verdict.decision {
-        Decision::OwnershipConflict => conflict(trace),
-        Decision::Success | Decision::Failed | Decision::Cancelled => terminal(trace),
-        Decision::ReconciliationRequired => reconciliation(trace),
-        Decision::Expired => expired(trace),
-        Decision::AckTimeout => ack_timeout(trace),
-        Decision::Active => active(trace),
-        Decision::PendingAck => pending(trace),
+    // By the reason, every one named: a new reason has no sentence until it is given one
+    // here (each reason belongs to one row of the decision table, `CaseReason::decision_row`).
+    let body = match verdict.reason {
+        CaseReason::HolderConflict
+        | CaseReason::OverlappingGenerations
+        | CaseReason::GenerationReused => conflict(trace),
+        CaseReason::ResultAccepted => terminal(trace),
+        CaseReason::CancelAcknowledgedNoResult | CaseReason::CancelUnacknowledged => {
+            reconciliation(trace)
+        }
+        CaseReason::ResultAfterExpiry => expired(trace, Some(RowReason::ResultAfterExpiry)),
+        CaseReason::RenewAfterExpiry => expired(trace, Some(RowReason::RenewAfterExpiry)),
+        CaseReason::ExpiredWithoutResult => expired(trace, None),
+        CaseReason::AckAfterDeadline | CaseReason::AckMissing => ack_timeout(trace),
+        CaseReason::StaleGeneration => active_with_stale(trace),
+        CaseReason::LateProgress => active_with_late_progress(trace),
+        CaseReason::WithinLease => active_within_lease(trace),
+        CaseReason::AwaitingAck => pending(trace),
     };
     format!("{} ({}): {body}.", verdict.decision, verdict.reason)
 }
@@ -252,7 +260,9 @@ fn reconciliation(trace: &CaseTrace) -> String {
     text
 }
 
-fn expired(trace: &CaseTrace) -> String {
+/// `rejected_for`: the reason of the rejected row that chose the case's reason (`None`:
+/// nothing after expiry).
+fn expired(trace: &CaseTrace, rejected_for: Option<RowReason>) -> String {
     let lease = &trace.verdict.lease;
     let renewal = current_rows(trace, |r| {
         with_reason(r, Disposition::Accepted, RowReason::Renewed)
@@ -277,9 +287,9 @@ fn expired(trace: &CaseTrace) -> String {
         })
         .next()
     };
-    match trace.verdict.reason {
-        CaseReason::ResultAfterExpiry => {
-            if let Some(row) = rejected(RowReason::ResultAfterExpiry) {
+    match rejected_for {
+        Some(reason) => {
+            if let Some(row) = rejected(reason) {
                 text.push_str(&format!(
                     "; line {}, {}, arrived after expiry and was rejected",
                     line(row),
@@ -287,16 +297,7 @@ fn expired(trace: &CaseTrace) -> String {
                 ));
             }
         }
-        CaseReason::RenewAfterExpiry => {
-            if let Some(row) = rejected(RowReason::RenewAfterExpiry) {
-                text.push_str(&format!(
-                    "; line {}, {}, arrived after expiry and was rejected",
-                    line(row),
-                    describe(row)
-                ));
-            }
-        }
-        _ => text.push_str("; no result was accepted before expiry"),
+        None => text.push_str("; no result was accepted before expiry"),
     }
     text
 }
@@ -336,87 +337,91 @@ fn ack_timeout(trace: &CaseTrace) -> String {
     text
 }
 
-fn active(trace: &CaseTrace) -> String {
+/// `ACTIVE (stale_generation)`.
+fn active_with_stale(trace: &CaseTrace) -> String {
     let offer = &trace.rows[trace.current_since()];
     let identity = trace.verdict.lease.identity();
-    match trace.verdict.reason {
-        CaseReason::StaleGeneration => {
-            let stale: Vec<&TracedRow> = trace
-                .rows
-                .iter()
-                .filter(|r| r.outcome.reason == RowReason::StaleGeneration)
-                .collect();
-            let mut text = current_since(identity, offer);
-            if let Some(first) = stale.first() {
-                text.push_str(&format!(
-                    "; line {}, {}, was rejected as stale",
-                    line(first),
-                    describe(first)
-                ));
-                text.push_str(&more(&stale));
-            }
-            text
-        }
-        CaseReason::LateProgress => {
-            let late: Vec<&TracedRow> = trace
-                .rows
-                .iter()
-                .filter(|r| {
-                    r.outcome.disposition == Disposition::Recorded
-                        && matches!(
-                            r.outcome.reason,
-                            RowReason::ProgressOutOfOrder
-                                | RowReason::ProgressAfterExpiry
-                                | RowReason::ProgressAfterResult
-                                | RowReason::ProgressAfterCancel
-                        )
-                })
-                .collect();
-            let mut text = current_since(identity, offer);
-            if let Some(first) = late.first() {
-                let why = match first.outcome.reason {
-                    RowReason::ProgressOutOfOrder => format!(
-                        "arrived after progress {}",
-                        or_none(first.after.lease.progress.as_ref().map(|p| p.progress_seq))
-                    ),
-                    RowReason::ProgressAfterExpiry => "arrived after its lease expired".to_owned(),
-                    RowReason::ProgressAfterResult => "arrived after the result".to_owned(),
-                    _ => "arrived after a cancel request".to_owned(),
-                };
-                text.push_str(&format!(
-                    "; line {}, {}, {why} and was recorded as late",
-                    line(first),
-                    describe(first)
-                ));
-                text.push_str(&more(&late));
-            }
-            text
-        }
-        _ => {
-            let ack = current_rows(trace, |r| {
-                with_reason(r, Disposition::Accepted, RowReason::Acked)
-            })
-            .next();
-            let renewal = current_rows(trace, |r| {
-                with_reason(r, Disposition::Accepted, RowReason::Renewed)
-            })
-            .last();
-            let mut text = format!(
-                "generation {} ({}) has been active since line {} (ack)",
-                identity.generation,
-                identity.holder,
-                ack.map_or(0, line)
-            );
-            if let Some(renewal) = renewal {
-                text.push_str(&format!(", was last renewed on line {}", line(renewal)));
-            }
-            text.push_str(&format!(
-                " and holds the lease until {}; no stale or late evidence was seen",
-                trace.verdict.lease.expires_at
-            ));
-            text
-        }
+    let stale: Vec<&TracedRow> = trace
+        .rows
+        .iter()
+        .filter(|r| r.outcome.reason == RowReason::StaleGeneration)
+        .collect();
+    let mut text = current_since(identity, offer);
+    if let Some(first) = stale.first() {
+        text.push_str(&format!(
+            "; line {}, {}, was rejected as stale",
+            line(first),
+            describe(first)
+        ));
+        text.push_str(&more(&stale));
     }
+    text
+}
+
+/// `ACTIVE (late_progress)`.
+fn active_with_late_progress(trace: &CaseTrace) -> String {
+    let offer = &trace.rows[trace.current_since()];
+    let identity = trace.verdict.lease.identity();
+    let late: Vec<&TracedRow> = trace
+        .rows
+        .iter()
+        .filter(|r| {
+            r.outcome.disposition == Disposition::Recorded
+                && matches!(
+                    r.outcome.reason,
+                    RowReason::ProgressOutOfOrder
+                        | RowReason::ProgressAfterExpiry
+                        | RowReason::ProgressAfterResult
+                        | RowReason::ProgressAfterCancel
+                )
+        })
+        .collect();
+    let mut text = current_since(identity, offer);
+    if let Some(first) = late.first() {
+        let why = match first.outcome.reason {
+            RowReason::ProgressOutOfOrder => format!(
+                "arrived after progress {}",
+                or_none(first.after.lease.progress.as_ref().map(|p| p.progress_seq))
+            ),
+            RowReason::ProgressAfterExpiry => "arrived after its lease expired".to_owned(),
+            RowReason::ProgressAfterResult => "arrived after the result".to_owned(),
+            _ => "arrived after a cancel request".to_owned(),
+        };
+        text.push_str(&format!(
+            "; line {}, {}, {why} and was recorded as late",
+            line(first),
+            describe(first)
+        ));
+        text.push_str(&more(&late));
+    }
+    text
+}
+
+/// `ACTIVE (within_lease)`.
+fn active_within_lease(trace: &CaseTrace) -> String {
+    let identity = trace.verdict.lease.identity();
+    let ack = current_rows(trace, |r| {
+        with_reason(r, Disposition::Accepted, RowReason::Acked)
+    })
+    .next();
+    let renewal = current_rows(trace, |r| {
+        with_reason(r, Disposition::Accepted, RowReason::Renewed)
+    })
+    .last();
+    let mut text = format!(
+        "generation {} ({}) has been active since line {} (ack)",
+        identity.generation,
+        identity.holder,
+        ack.map_or(0, line)
+    );
+    if let Some(renewal) = renewal {
+        text.push_str(&format!(", was last renewed on line {}", line(renewal)));
+    }
+    text.push_str(&format!(
+        " and holds the lease until {}; no stale or late evidence was seen",
+        trace.verdict.lease.expires_at
+    ));
+    text
 }
 
 fn or_none(value: Option<u64>) -> String {

@@ -229,11 +229,8 @@ fn settings(
         input_format,
         run_as_of,
         open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
-        jobs: 1,
-        progress: None,
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
         bad_rows_against_earlier_files: every_case,
+        ..StreamSettings::in_file_order()
     }
 }
 

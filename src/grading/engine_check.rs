@@ -24,7 +24,7 @@ use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
 use crate::store::TempWriter;
-use crate::streaming::{Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
+use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
@@ -78,15 +78,9 @@ pub fn judge(
         BufWriter::with_capacity(1 << 16, TempWriter(crate::store::scratch_file()?));
     let mut lines_failed: Option<io::Error> = None;
     let settings = StreamSettings {
-        input_format: None,
         run_as_of,
-        open_cases: DEFAULT_OPEN_CASES,
-        jobs: 1,
-        progress: None,
         // `on_row` must see the rows in file order, for the first lines.
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::in_file_order()
     };
     crate::streaming::judge(
         std::slice::from_ref(source),

@@ -22,9 +22,7 @@ use super::matrix::{
 use super::partitions::Splitter;
 use crate::input::{InputError, InputErrors, ReadOptions, Source};
 use crate::output::AppendFile;
-use crate::streaming::{
-    judge, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES, DEFAULT_SPLIT_MIN_BYTES,
-};
+use crate::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 /// What the check found: a value every format renders.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,16 +189,7 @@ impl AppendFile for Spill {}
 /// only its case ids kept (a learner's check never sees a verdict). Bad case files give their
 /// located errors.
 pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix, StreamError> {
-    let settings = StreamSettings {
-        input_format: None,
-        run_as_of: None,
-        open_cases: DEFAULT_OPEN_CASES,
-        jobs: 1,
-        progress: None,
-        rows_observed: false,
-        split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
-        bad_rows_against_earlier_files: false,
-    };
+    let settings = StreamSettings::default();
     let records = judge(
         sources,
         &settings,

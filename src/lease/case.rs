@@ -647,6 +647,8 @@ impl Case {
         let as_of = run_as_of.map_or(self.last_observed_at, |t| t.max(self.last_observed_at));
         let (phase, ack_state, clock) = self.lease.clock_at(as_of);
         let (decision, reason) = self.decide(phase, ack_state);
+        // The reason table's rows: `explain` finds the reason in its decision's list.
+        debug_assert_eq!(reason.decision_row(), decision.table_row(), "{reason:?}");
         Judgement {
             as_of,
             phase,

@@ -17,8 +17,8 @@ pub use case::{
 pub use compact_str::CompactString;
 pub use row::{GivenTerms, Identity, Message, Offer, OfferTerms, Row, TermsError};
 pub use types::{
-    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
-    TerminalResult,
+    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, ReasonPrecedence,
+    RowReason, TerminalResult,
 };
 pub use values::{Seconds, Timestamp, ValueError};
 

@@ -1008,3 +1008,40 @@ fn restart_in_a_used_case_is_start() {
     no_job.job_id = None;
     assert_eq!(used.restart(&no_job), Err(CaseFault::MissingJobId));
 }
+
+/// The reason table agrees with itself: every decision's listed reasons are of its row, every
+/// reason is listed by each decision of its row (the conflict reasons by the first-conflict
+/// rule), and no reason is listed twice.
+#[test]
+fn the_reason_table_lists_each_reason_under_its_decisions_once() {
+    use crate::lease::ReasonPrecedence;
+    for &decision in Decision::ALL {
+        match decision.reason_precedence() {
+            ReasonPrecedence::FirstConflict => {
+                assert_eq!(decision.table_row(), 1, "{decision:?}");
+            }
+            ReasonPrecedence::FirstThatApplies(list) => {
+                for (i, &(reason, _)) in list.iter().enumerate() {
+                    assert_eq!(reason.decision_row(), decision.table_row(), "{reason:?}");
+                    assert!(!list[..i].iter().any(|&(r, _)| r == reason), "{reason:?}");
+                }
+            }
+        }
+    }
+    for &reason in CaseReason::ALL {
+        let listed = Decision::ALL
+            .iter()
+            .filter(|d| d.table_row() == reason.decision_row())
+            .all(|d| match d.reason_precedence() {
+                ReasonPrecedence::FirstConflict => [
+                    ConflictKind::HolderConflict,
+                    ConflictKind::OverlappingGenerations,
+                    ConflictKind::GenerationReused,
+                ]
+                .iter()
+                .any(|k| k.case_reason() == reason),
+                ReasonPrecedence::FirstThatApplies(list) => list.iter().any(|&(r, _)| r == reason),
+            });
+        assert!(listed, "{reason:?}");
+    }
+}

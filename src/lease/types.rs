@@ -265,6 +265,88 @@ impl Decision {
             Decision::PendingAck => 7,
         }
     }
+
+    /// The condition of this decision's row of the decision table.
+    pub fn table_condition(self) -> &'static str {
+        match self {
+            Decision::OwnershipConflict => "ownership_conflict is set",
+            Decision::Success | Decision::Failed | Decision::Cancelled => "phase = TERMINAL(r)",
+            Decision::ReconciliationRequired => "a cancel was requested and no result accepted",
+            Decision::Expired => "phase = EXPIRED",
+            Decision::AckTimeout => "phase = ACK_TIMEOUT",
+            Decision::Active => "phase = ACTIVE",
+            Decision::PendingAck => "phase = OFFERED",
+        }
+    }
+
+    /// How this decision's reason is chosen (the reason table): the contract's one statement
+    /// of it, which `explain` shows and [`CaseReason::decision_row`] must agree with.
+    pub fn reason_precedence(self) -> ReasonPrecedence {
+        use CaseReason as R;
+        match self {
+            Decision::OwnershipConflict => ReasonPrecedence::FirstConflict,
+            Decision::Success | Decision::Failed | Decision::Cancelled => {
+                ReasonPrecedence::FirstThatApplies(&[(R::ResultAccepted, "a result was accepted")])
+            }
+            Decision::ReconciliationRequired => ReasonPrecedence::FirstThatApplies(&[
+                (R::CancelAcknowledgedNoResult, "the cancel was acknowledged"),
+                (R::CancelUnacknowledged, "otherwise"),
+            ]),
+            Decision::Expired => ReasonPrecedence::FirstThatApplies(&[
+                (
+                    R::ResultAfterExpiry,
+                    "a result of the current generation was rejected for expiry",
+                ),
+                (
+                    R::RenewAfterExpiry,
+                    "a renew of the current generation was rejected for expiry",
+                ),
+                (R::ExpiredWithoutResult, "otherwise"),
+            ]),
+            Decision::AckTimeout => ReasonPrecedence::FirstThatApplies(&[
+                (R::AckAfterDeadline, "ack_state = LATE"),
+                (R::AckMissing, "otherwise"),
+            ]),
+            Decision::Active => ReasonPrecedence::FirstThatApplies(&[
+                (R::StaleGeneration, "the stale set is not empty"),
+                (R::LateProgress, "the late set is not empty"),
+                (R::WithinLease, "otherwise"),
+            ]),
+            Decision::PendingAck => {
+                ReasonPrecedence::FirstThatApplies(&[(R::AwaitingAck, "always")])
+            }
+        }
+    }
+}
+
+/// How a decision's reason is chosen (spec section 5, reason table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReasonPrecedence {
+    /// The reason of the first CONFLICT row: one of the conflict reasons
+    /// ([`ConflictKind::case_reason`]).
+    FirstConflict,
+    /// The first of these reasons whose condition applies, in this order.
+    FirstThatApplies(&'static [(CaseReason, &'static str)]),
+}
+
+impl CaseReason {
+    /// The row of the decision table whose decisions carry this reason: every reason is
+    /// listed here, so a new one does not build until it has its place in the contract.
+    pub fn decision_row(self) -> u8 {
+        match self {
+            CaseReason::HolderConflict
+            | CaseReason::OverlappingGenerations
+            | CaseReason::GenerationReused => 1,
+            CaseReason::ResultAccepted => 2,
+            CaseReason::CancelAcknowledgedNoResult | CaseReason::CancelUnacknowledged => 3,
+            CaseReason::ResultAfterExpiry
+            | CaseReason::RenewAfterExpiry
+            | CaseReason::ExpiredWithoutResult => 4,
+            CaseReason::AckAfterDeadline | CaseReason::AckMissing => 5,
+            CaseReason::StaleGeneration | CaseReason::LateProgress | CaseReason::WithinLease => 6,
+            CaseReason::AwaitingAck => 7,
+        }
+    }
 }
 
 code_enum! {

@@ -118,6 +118,37 @@ pub struct StreamSettings<'a> {
     pub bad_rows_against_earlier_files: bool,
 }
 
+impl Default for StreamSettings<'_> {
+    /// The engine's defaults: the format each file's name and bytes say, no `--as-of`, a
+    /// window of [`DEFAULT_OPEN_CASES`], one thread, no audit, large lone files split (when
+    /// more threads are given), no progress, each bad row's own errors only.
+    fn default() -> Self {
+        StreamSettings {
+            input_format: None,
+            run_as_of: None,
+            open_cases: DEFAULT_OPEN_CASES,
+            jobs: 1,
+            rows_observed: false,
+            split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
+            progress: None,
+            bad_rows_against_earlier_files: false,
+        }
+    }
+}
+
+impl StreamSettings<'_> {
+    /// One thread reading every file from start to end, `on_row` seeing every row in file
+    /// order (for an audit, or the first lines of each case); otherwise the defaults.
+    pub fn in_file_order() -> Self {
+        StreamSettings {
+            jobs: 1,
+            rows_observed: true,
+            split_min_bytes: u64::MAX,
+            ..StreamSettings::default()
+        }
+    }
+}
+
 /// A Bloom filter sized for `sources` ([`SeenIds::for_input_bytes`]) when every input is a
 /// file, else of the largest size. Its size only matters for speed and memory: more cases than
 /// expected grow it.

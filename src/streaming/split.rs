@@ -632,14 +632,10 @@ mod tests {
             options: Default::default(),
         };
         let settings = StreamSettings {
-            input_format: None,
-            run_as_of: None,
             jobs: 2,
-            progress: None,
-            rows_observed: false,
             split_min_bytes: 1,
-            bad_rows_against_earlier_files: false,
             open_cases,
+            ..StreamSettings::default()
         };
         let mut run = StreamRun::new(
             None,

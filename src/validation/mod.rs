@@ -437,12 +437,14 @@ impl crate::output::AppendFile for Records {}
 /// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
 /// closes (a case that comes back is rebuilt from its own lines and its warnings written
 /// again in place of the first); a second, lighter pass reads every file for the reader's
-/// warnings and counts. The report is [`validate`]'s, to the byte.
+/// warnings and counts. The report is [`validate`]'s, to the byte, whatever `open_cases` (the
+/// command gives [`OPEN_CASES`]; tests give a small window, to go past it with few cases).
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
     lint: bool,
+    open_cases: usize,
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
@@ -455,13 +457,8 @@ pub fn validate_streaming(
 
     let settings = crate::streaming::StreamSettings {
         input_format,
-        run_as_of: None,
-        open_cases: OPEN_CASES,
-        jobs: 1,
-        progress: None,
-        rows_observed: true,
-        split_min_bytes: u64::MAX,
-        bad_rows_against_earlier_files: false,
+        open_cases,
+        ..crate::streaming::StreamSettings::in_file_order()
     };
     let judged = crate::streaming::judge(
         sources,

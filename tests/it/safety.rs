@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const CASES: &str = include_str!("../cases/acks.csv");
-const GOLDEN: &str = include_str!("../golden/acks.csv");
+const CASES: &str = include_str!("../../cases/acks.csv");
+const GOLDEN: &str = include_str!("../../golden/acks.csv");
 
 fn leasejudge(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_leasejudge"))
@@ -370,36 +370,37 @@ fn leftovers(dir: &Path) -> Vec<String> {
 // Each interrupted command is its own test. Every run checks the output directory and the
 // private `TMPDIR` both (the engine's temporary files, spills, logs, the copy of standard
 // input, are anonymous: unlinked at creation, so no signal, not even SIGKILL, can leave them
-// there).
+// there). The signal is sent at a known point, not after a delay: once every output's
+// temporary file is there, and, for `adjudicate`, while half its input has been read and the
+// rest has not come (it reads standard input, held open), so the run cannot end first.
 
 #[test]
 fn an_interrupted_adjudicate_with_an_audit_leaves_nothing_and_keeps_the_old_outputs() {
-    interrupt_large_run(&[
-        "adjudicate",
-        "big.csv",
-        "-o",
-        "out.csv",
-        "--audit",
-        "audit.csv",
-    ]);
+    interrupt_large_run(
+        &["adjudicate", "-", "-o", "out.csv", "--audit", "audit.csv"],
+        2,
+    );
 }
 
 #[test]
 fn an_interrupted_adjudicate_to_json_leaves_nothing_and_keeps_the_old_output() {
-    interrupt_large_run(&["adjudicate", "big.csv", "-f", "json", "-o", "out.csv"]);
+    interrupt_large_run(&["adjudicate", "-", "-f", "json", "-o", "out.csv"], 1);
 }
 
 #[test]
 fn an_interrupted_generate_with_a_golden_file_leaves_nothing_and_keeps_the_old_outputs() {
-    interrupt_large_run(&[
-        "generate",
-        "--cases",
-        "15000",
-        "-o",
-        "out.csv",
-        "--golden",
-        "audit.csv",
-    ]);
+    interrupt_large_run(
+        &[
+            "generate",
+            "--cases",
+            "15000",
+            "-o",
+            "out.csv",
+            "--golden",
+            "audit.csv",
+        ],
+        2,
+    );
 }
 
 /// The files directly in `dir`, by name, with their bytes.
@@ -416,16 +417,23 @@ fn files_by_name(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// Runs `args` in a fresh directory holding old outputs, with a private `TMPDIR`; sends
-/// `signal` after `delay` (if any). Returns the directories and the exit status.
-fn run_in_fresh_dir(
+/// Runs `args` in a fresh directory holding old outputs, with a private `TMPDIR`, giving it
+/// the first half of `input` (whole lines) on standard input, held open, if there is an
+/// input. Sends `signal` once `outputs` temporary files are in the directory. Returns the
+/// directories and the exit status.
+fn interrupt_in_fresh_dir(
     args: &[&str],
-    interrupt: Option<(i32, std::time::Duration)>,
+    input: Option<&[u8]>,
+    outputs: usize,
+    signal: i32,
 ) -> (
     tempfile::TempDir,
     tempfile::TempDir,
     std::process::ExitStatus,
 ) {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+
     let out_dir = tempfile::tempdir().unwrap();
     let private_tmp = tempfile::tempdir().unwrap();
     fs::write(out_dir.path().join("out.csv"), "the old output\n").unwrap();
@@ -434,30 +442,51 @@ fn run_in_fresh_dir(
         .current_dir(out_dir.path())
         .env("TMPDIR", private_tmp.path())
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    if let Some((signal, delay)) = interrupt {
-        std::thread::sleep(delay);
+    // Kept open until the run has been signalled and has ended.
+    let mut stdin = child.stdin.take();
+    if let (Some(input), Some(stdin)) = (input, stdin.as_mut()) {
+        let half = input.len() / 2;
+        let cut = half + input[half..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        stdin.write_all(&input[..cut]).unwrap();
+        stdin.flush().unwrap();
+    }
+    // Not a delay: a bound on a wait that otherwise ends as soon as the outputs are open.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut ended = None;
+    while ended.is_none() && leftovers(out_dir.path()).len() < outputs {
+        assert!(
+            Instant::now() < deadline,
+            "{args:?}: its outputs were never opened"
+        );
+        ended = child.try_wait().unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let status = ended.unwrap_or_else(|| {
         // SAFETY: kill(2) on the child's pid, which has not been waited for yet.
         unsafe { libc::kill(child.id() as i32, signal) };
-    }
-    let status = child.wait().unwrap();
+        child.wait().unwrap()
+    });
+    drop(stdin);
     (out_dir, private_tmp, status)
 }
 
-/// Interrupts `args` (run where `big.csv` is a generated file of 10,000 cases) at seeded
-/// random moments with each signal, twice, and checks what is left in the output directory
-/// and in `TMPDIR`.
-fn interrupt_large_run(args: &[&str]) {
-    use leasejudge::random::SplitMix64;
+/// Interrupts `args` (which read `-`, standard input, a generated file of 10,000 cases, or
+/// read nothing) with each signal once it has its `outputs` temporary files open, and checks
+/// what is left in the output directory and in `TMPDIR`.
+fn interrupt_large_run(args: &[&str], outputs: usize) {
     use std::os::unix::process::ExitStatusExt;
-    use std::time::{Duration, Instant};
 
-    let dir = workspace();
-    if args.contains(&"big.csv") {
+    let input = args.contains(&"-").then(|| {
+        let dir = workspace();
         let made = leasejudge(
             dir.path(),
             &[
@@ -465,67 +494,43 @@ fn interrupt_large_run(args: &[&str]) {
             ],
         );
         assert!(made.status.success());
-    }
-    let big = dir.path().join("big.csv").to_str().unwrap().to_owned();
-    let args: Vec<&str> = args
-        .iter()
-        .map(|&arg| if arg == "big.csv" { big.as_str() } else { arg })
-        .collect();
+        fs::read(dir.path().join("big.csv")).unwrap()
+    });
     let old = BTreeMap::from([
         ("audit.csv".to_owned(), b"the old audit\n".to_vec()),
         ("out.csv".to_owned(), b"the old output\n".to_vec()),
     ]);
-    let mut rng = SplitMix64::new(13);
-    let mut interrupted = 0;
-    let mut tried = 0;
-    // Whole runs first: what a finished run leaves, and how long one takes here. The signals
-    // are sent within the first 60% of the fastest of three: a busy machine makes a run
-    // slower, never faster, so a signal sent that early finds it still running (a first run
-    // alone, slowed by a cold cache, once made the span too long and the test flaky).
-    let mut span = u64::MAX;
-    let mut finished = None;
-    for _ in 0..3 {
-        let started = Instant::now();
-        let (out_dir, _, status) = run_in_fresh_dir(&args, None);
-        span = span.min(started.elapsed().as_millis().max(10) as u64);
-        assert!(status.success(), "{args:?}");
-        let files = files_by_name(out_dir.path());
-        assert_eq!(
-            *finished.get_or_insert_with(|| files.clone()),
-            files,
-            "{args:?}"
-        );
-    }
-    let finished = finished.unwrap();
-    assert_ne!(finished, old);
-    for _round in 0..2 {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            tried += 1;
-            let delay = rng.range(0, span * 6 / 10);
-            let interrupt = Some((signal, Duration::from_millis(delay)));
-            let (out_dir, private_tmp, status) = run_in_fresh_dir(&args, interrupt);
-            let what = format!("{args:?} signal {signal} after {delay} of {span} ms: {status:?}");
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // A run with no input (generate) could still finish between the check and the
+        // signal: it must then have written every output whole, and is tried again.
+        let mut finished = 0;
+        loop {
+            let (out_dir, private_tmp, status) =
+                interrupt_in_fresh_dir(args, input.as_deref(), outputs, signal);
+            let what = format!("{args:?} signal {signal}: {status:?}");
             assert_eq!(leftovers(out_dir.path()), Vec::<String>::new(), "{what}");
             let tmp: Vec<_> = fs::read_dir(private_tmp.path()).unwrap().collect();
             assert!(tmp.is_empty(), "{what}: left in TMPDIR: {tmp:?}");
             if status.success() {
-                // Finished before the signal: every output new and whole.
-                assert_eq!(files_by_name(out_dir.path()), finished, "{what}");
-            } else {
-                interrupted += 1;
+                assert!(input.is_none(), "{what}: finished without its whole input");
+                let written = files_by_name(out_dir.path());
                 assert!(
-                    status.code() == Some(128 + signal) || status.signal() == Some(signal),
+                    written.values().all(|bytes| bytes.ends_with(b"\n")),
                     "{what}"
                 );
-                assert_eq!(files_by_name(out_dir.path()), old, "{what}");
+                assert_ne!(written, old, "{what}");
+                finished += 1;
+                assert!(finished < 10, "{what}: finished {finished} times");
+                continue;
             }
+            assert!(
+                status.code() == Some(128 + signal) || status.signal() == Some(signal),
+                "{what}"
+            );
+            assert_eq!(files_by_name(out_dir.path()), old, "{what}");
+            break;
         }
     }
-    // Most runs must really be interrupted, or the test proves nothing.
-    assert!(
-        interrupted * 2 >= tried,
-        "{args:?}: only {interrupted} of {tried} runs were interrupted"
-    );
 }
 
 #[test]
@@ -936,7 +941,7 @@ fn every_error_of_a_row_is_listed() {
 #[test]
 fn grade_escapes_file_names_and_cells() {
     let dir = workspace();
-    let key = include_str!("../examples/lab/key.csv");
+    let key = include_str!("../../examples/lab/key.csv");
     let name = "evil\u{1b}[31m\nname\u{202e}.csv";
     let mut submission = key.to_owned();
     submission.push_str("\"probe-2\nX\",,,,,,,,,,,,,,,,,,,,,,\n");

@@ -19,7 +19,7 @@ use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
 use leasejudge::report::{github, grade_table, markdown};
 use leasejudge::streaming::StreamError;
 
-mod reference;
+use crate::reference;
 use reference::judge_sources;
 
 fn options(seed: u64, cases: u64) -> Options {

@@ -2,7 +2,7 @@
 //!
 //! Case counts are kept moderate (they run in CI); `PROPTEST_CASES` raises them locally.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! (`adjudicate`, `validate`, `explain`, `check`), a submission (`grade`), a key (`grade
 //! --golden`, shown located only with `--reveal`) and a golden file of `check`. Each run ends
 //! with exit 2 and the limit's located error. (Workbook limits, in every role:
-//! tests/workbook_bombs.rs.)
+//! tests/it/workbook_bombs.rs.)
 
 use std::io::Write;
 use std::path::Path;

@@ -7,9 +7,9 @@
 //! lines at the cut, a case coming back across the cut, an unterminated quote, and errors in
 //! both halves.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
+use crate::reference;
 use matrix_bytes::matrix_bytes;
-mod reference;
 use reference::judge_sources;
 
 use std::path::Path;
@@ -34,14 +34,10 @@ fn reference(source: &Source, encoding: Encoding) -> Result<Vec<u8>, String> {
 /// The file read as two halves, however small it is.
 fn split(source: &Source, encoding: Encoding, open_cases: usize) -> Result<Vec<u8>, String> {
     let settings = StreamSettings {
-        input_format: None,
-        run_as_of: None,
         open_cases,
         jobs: 2,
-        progress: None,
-        rows_observed: false,
         split_min_bytes: 1,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::default()
     };
     let mut out = Vec::new();
     judge(

@@ -765,15 +765,11 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
             },
         };
         let settings = StreamSettings {
-            input_format: None,
-            run_as_of: None,
             open_cases: 4096,
             jobs: 2,
-            progress: None,
-            rows_observed: false,
             // Every file is cut in two, each half read on its own thread.
             split_min_bytes: 1,
-            bad_rows_against_earlier_files: false,
+            ..StreamSettings::default()
         };
         let mut out = Vec::new();
         judge(

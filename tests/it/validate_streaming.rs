@@ -9,7 +9,7 @@ use std::path::Path;
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
-use leasejudge::validation::{validate, validate_streaming, Report, OPEN_CASES};
+use leasejudge::validation::{validate, validate_streaming, Report};
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {
@@ -46,17 +46,21 @@ fn shown(report: &Report) -> Vec<String> {
     lines
 }
 
+/// The window of open cases the streamed runs keep: small, so that a few hundred cases go
+/// past it (the command's is `leasejudge::validation::OPEN_CASES`; the report must not depend on it).
+const WINDOW: usize = 16;
+
 /// The `--max-warnings` limits each file is validated with, besides none.
 const LIMITS: [usize; 4] = [0, 1, 7, 150];
 
 /// The streamed report of `sources` is the whole-file one, without a limit on the warnings
 /// listed and with each of `limits` (the first N of the same list, and the same counts).
 fn same_with(sources: &[Source], limits: &[usize]) -> Report {
-    let streamed = validate_streaming(sources, None, None, true).unwrap();
+    let streamed = validate_streaming(sources, None, None, true, WINDOW).unwrap();
     let whole = shown(&validate(sources, None, None, true));
     assert_eq!(shown(&streamed), whole);
     for &limit in limits {
-        let listed = validate_streaming(sources, None, Some(limit), true).unwrap();
+        let listed = validate_streaming(sources, None, Some(limit), true, WINDOW).unwrap();
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
         let errors = streamed.errors.len();
@@ -76,7 +80,12 @@ fn same(sources: &[Source]) -> Report {
 
 /// More cases than the window holds (it lets the oldest go): generated plainly, or messily.
 fn past_the_window(dir: &Path, messy: bool) -> Source {
-    let cases = OPEN_CASES as u64 + 500;
+    past_a_window_of(dir, messy, WINDOW)
+}
+
+/// More cases than a window of `window` holds.
+fn past_a_window_of(dir: &Path, messy: bool, window: usize) -> Source {
+    let cases = window as u64 + 500;
     let mut bytes = Vec::new();
     if messy {
         write_messy_cases(&options(6, cases), &mut bytes, &mut |_| {}).unwrap();
@@ -87,27 +96,29 @@ fn past_the_window(dir: &Path, messy: bool) -> Source {
     }
 }
 
-/// The plain file past the window with `rows` appended, as `name`.
-fn plain_and(dir: &Path, name: &str, rows: &[u8]) -> Source {
-    let plain = past_the_window(dir, false);
+/// The plain file past a window of `window` with `rows` appended, as `name`.
+fn plain_and(dir: &Path, name: &str, rows: &[u8], window: usize) -> Source {
+    let plain = past_a_window_of(dir, false, window);
     let mut bytes = std::fs::read(plain.path.as_ref().unwrap()).unwrap();
     bytes.extend_from_slice(rows);
     source(dir, name, &bytes)
 }
 
-/// The first case again after every other: the engine let it go and rebuilds it.
-fn first_case_back(dir: &Path) -> Source {
+/// The first case again after every other: the engine, with a window of `window`, let it go
+/// and rebuilds it.
+fn first_case_back(dir: &Path, window: usize) -> Source {
     plain_and(
         dir,
         "back.csv",
         b"case-00000001,observe,2027-01-01T00:00:00Z,,,,,,,,,,,\n",
+        window,
     )
 }
 
 /// Every case again after the window let them go (more than are kept open at once), every
 /// fifth twice, with warnings that change (a pending case acknowledged late) or appear.
 fn many_cases_back(dir: &Path) -> Source {
-    let cases = OPEN_CASES as u64 + 500;
+    let cases = WINDOW as u64 + 500;
     let mut rows = Vec::new();
     for round in 0..2u64 {
         for case in (0..cases).step_by(if round == 0 { 1 } else { 5 }) {
@@ -119,7 +130,7 @@ fn many_cases_back(dir: &Path) -> Source {
             .unwrap();
         }
     }
-    plain_and(dir, "many.csv", &rows)
+    plain_and(dir, "many.csv", &rows, WINDOW)
 }
 
 #[test]
@@ -136,7 +147,7 @@ fn plain_and_messy_files_past_the_window_report_as_the_whole_files_do() {
 #[test]
 fn a_case_back_after_every_other_reports_as_the_whole_file() {
     let dir = tempfile::tempdir().unwrap();
-    same(&[first_case_back(dir.path())]);
+    same(&[first_case_back(dir.path(), WINDOW)]);
 }
 
 #[test]
@@ -155,7 +166,8 @@ fn many_cases_back_some_twice_list_the_first_warnings_as_the_whole_file() {
 fn standard_input_read_again_reports_as_the_file_does() {
     // Read twice (the first case comes back), so kept in a file first.
     let dir = tempfile::tempdir().unwrap();
-    let back = first_case_back(dir.path());
+    // The command's own window, past which the case went.
+    let back = first_case_back(dir.path(), leasejudge::validation::OPEN_CASES);
     let run = |args: &[&str], stdin: std::process::Stdio| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
             .args(args)

@@ -13,8 +13,8 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-const CASES: &str = include_str!("../cases/acks.csv");
-const GOLDEN: &str = include_str!("../golden/acks.csv");
+const CASES: &str = include_str!("../../cases/acks.csv");
+const GOLDEN: &str = include_str!("../../golden/acks.csv");
 
 /// The golden matrix with every `ACTIVE,within_lease` decision wrong: a submission (or a
 /// golden file) that differs.
@@ -484,7 +484,7 @@ fn a_temporary_directory_that_fails_is_named_with_tmpdir() {
     fs::create_dir(&tmp).unwrap();
     let table = ["adjudicate", "-", "-f", "table", "--open-cases", "1"];
     // A missing TMPDIR, or one that is not a directory, is no failure: the scratch files fall
-    // back to anonymous files in memory (tests/cli.rs, a_run_needs_no_temporary_directory). A
+    // back to anonymous files in memory (tests/it/cli.rs, a_run_needs_no_temporary_directory). A
     // full one is.
     let out = limited(
         dir.path(),

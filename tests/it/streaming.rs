@@ -4,9 +4,9 @@
 //! reappear after being closed. Also: `generate` is reproducible and its golden is the
 //! engine's matrix, and NDJSON on standard input is audited line by line as it arrives.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
+use crate::reference;
 use matrix_bytes::matrix_bytes;
-mod reference;
 use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};
@@ -77,14 +77,12 @@ fn streamed_at(
     as_of: Option<Timestamp>,
 ) -> Result<(Vec<u8>, Audit), String> {
     let settings = StreamSettings {
-        input_format: None,
         run_as_of: as_of,
         open_cases,
         jobs,
-        progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::default()
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();
@@ -115,14 +113,10 @@ fn streamed_split(
     open_cases: usize,
 ) -> Result<Vec<u8>, String> {
     let settings = StreamSettings {
-        input_format: None,
-        run_as_of: None,
         open_cases,
         jobs: 2,
-        progress: None,
-        rows_observed: false,
         split_min_bytes: 1,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::default()
     };
     let mut out = Vec::new();
     judge(
@@ -865,14 +859,9 @@ fn a_bad_row_of_an_earlier_files_case_is_checked_against_it_when_asked() {
     assert_eq!(expected.lines().count(), 5, "{expected}");
     for checked in [true, false] {
         let settings = StreamSettings {
-            input_format: None,
-            run_as_of: None,
             open_cases: 4096,
-            jobs: 1,
-            progress: None,
-            rows_observed: true,
-            split_min_bytes: u64::MAX,
             bad_rows_against_earlier_files: checked,
+            ..StreamSettings::in_file_order()
         };
         let errors = match judge(
             &sources,

@@ -8,7 +8,7 @@
 //!   this content (at the same relative path);
 //! - `expected-absent` (optional): paths, one a line, that must not exist afterwards.
 //!
-//! `UPDATE_EXPECTED=1 cargo test --test grading` rewrites the expected files from the actual
+//! `UPDATE_EXPECTED=1 cargo test --test it grading::` rewrites the expected files from the actual
 //! run (review the diff before committing).
 
 use std::fs;

@@ -1,7 +1,5 @@
 //! Building typed rows for the property tests and the interleaving explorer.
 
-#![allow(dead_code)] // each test crate uses its own part
-
 use leasejudge::lease::{
     GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds, TerminalResult, Timestamp,
 };

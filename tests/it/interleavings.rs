@@ -9,9 +9,9 @@
 //! - decisions are a function of the rows: replaying the path from scratch gives the same
 //!   case, outcomes and verdicts.
 //!
-//! The number of states explored is printed (`cargo test --test interleavings -- --nocapture`).
+//! The number of states explored is printed (`cargo test --test it interleavings:: -- --nocapture`).
 
-mod common;
+use crate::common;
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;

@@ -5,7 +5,7 @@
 //! Snapshots: each `NAME.cmd` holds the command line (arguments separated by spaces, run
 //! from the crate root) and optionally a second line `filter: html-structure`; `NAME.expected`
 //! holds `exit status N`, the (filtered) standard output, and standard error after
-//! `--- stderr` if there is any. `LEASEJUDGE_BLESS=1 cargo test --test explain` rewrites the
+//! `--- stderr` if there is any. `LEASEJUDGE_BLESS=1 cargo test --test it explain::` rewrites the
 //! expected files for review.
 
 use std::fs;
@@ -16,7 +16,7 @@ use leasejudge::commands::explain::traces;
 use leasejudge::input::{expand_inputs, is_case_file};
 use leasejudge::matrix::MatrixRow;
 
-mod reference;
+use crate::reference;
 use reference::judge_sources;
 
 fn root() -> PathBuf {

@@ -393,8 +393,8 @@ fn code_spans(markdown: &str) -> Vec<String> {
 }
 
 /// A word of a code span that names a file of this repository: it starts with one of the
-/// repository's folders (a `tests/` path only under `tests/data/` or as a test runner's `.rs`:
-/// a PrairieLearn question has a `tests/` of its own) and is not a pattern or a placeholder
+/// repository's folders (a `tests/` path only under `tests/data/` or as a test module's `.rs`
+/// in `tests/it/`: a PrairieLearn question has a `tests/` of its own) and is not a pattern or a placeholder
 /// (`cases/<stem>.csv`, `golden/*.new`, `cases/x.csv`).
 fn names_a_repository_file(word: &str) -> bool {
     const FOLDERS: [&str; 12] = [
@@ -412,7 +412,7 @@ fn names_a_repository_file(word: &str) -> bool {
         "tests/data/",
     ];
     let runner =
-        word.starts_with("tests/") && word.ends_with(".rs") && word.matches('/').count() == 1;
+        word.starts_with("tests/it/") && word.ends_with(".rs") && word.matches('/').count() == 2;
     let placeholder = word.contains(['<', '>', '*', '{', '…', '$'])
         || word
             .rsplit('/')

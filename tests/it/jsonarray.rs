@@ -5,9 +5,9 @@
 //! the line; and every run matches the straightforward reader (`judge_sources`), lines and
 //! errors included.
 
-mod matrix_bytes;
+use crate::matrix_bytes;
+use crate::reference;
 use matrix_bytes::matrix_bytes;
-mod reference;
 use reference::judge_sources;
 
 use std::io::Write;
@@ -42,14 +42,11 @@ fn reference(source: &Source) -> Run {
 
 fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
     let settings = StreamSettings {
-        input_format: None,
-        run_as_of: None,
         open_cases,
         jobs,
-        progress: None,
         rows_observed: true,
         split_min_bytes: u64::MAX,
-        bad_rows_against_earlier_files: false,
+        ..StreamSettings::default()
     };
     let mut audit = Vec::new();
     let mut out = Vec::new();

@@ -2,10 +2,10 @@
 //! as the cargo-fuzz target), deterministically seeded so a failure reproduces.
 //!
 //! CI runs a moderate number of iterations; `FUZZ_ITERATIONS=1000000 cargo test --release
-//! --test fuzz_harness` runs it for longer, and `FUZZ_SEED` picks another stream. Inputs that
+//! --test it fuzz_harness::` runs it for longer, and `FUZZ_SEED` picks another stream. Inputs that
 //! once crashed are kept in `tests/data/fuzz-regressions/` and replayed first.
 
-#[path = "../fuzz/exercise.rs"]
+#[path = "../../fuzz/exercise.rs"]
 mod exercise;
 
 use std::fs;

@@ -1,0 +1,42 @@
+//! The integration tests, one binary: each module is the runner of one area (linked once, run
+//! in one pool of test threads; `cargo test --test it NAME::` runs one module).
+
+mod architecture;
+mod autograder;
+mod check_streaming;
+mod ci_reports;
+mod cli;
+mod commands;
+mod common;
+mod csv_records;
+mod docs;
+mod ecosystem;
+mod explain;
+mod explain_streaming;
+mod fuzz_harness;
+mod generate_messy;
+mod golden;
+mod grading;
+mod grading_doc;
+mod grading_formats;
+mod hint_leak;
+mod inert_outputs;
+mod interleavings;
+mod jsonarray;
+mod label_leak;
+mod limits;
+mod lms;
+mod machine;
+mod malformed;
+mod matrix_bytes;
+mod precheck;
+mod progress;
+mod properties;
+mod reference;
+mod safety;
+mod split_cut;
+mod spreadsheets;
+mod streaming;
+mod submission_links;
+mod validate_streaming;
+mod workbook_bombs;
