@@ -95,7 +95,7 @@ impl Adjudication {
     /// `run_as_of` if later; fails with every error if there was any.
     pub fn finish(mut self, run_as_of: Option<Timestamp>) -> Result<Vec<Judged>, InputErrors> {
         if !self.errors.is_empty() {
-            return Err(InputErrors(std::mem::take(&mut self.errors)));
+            return Err(InputErrors::from(std::mem::take(&mut self.errors)));
         }
         Ok(self
             .entries

@@ -696,19 +696,51 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// Every input error of a run, one per line, then the count.
+/// Every input error of a run listed, one per line, then how many were not (if any), then the
+/// count of all.
 impl std::fmt::Display for InputErrors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for error in &self.0 {
+        for error in self {
             writeln!(f, "{error}")?;
         }
-        let n = self.0.len();
+        if let Some(line) = unlisted_line(self) {
+            writeln!(f, "{line}")?;
+        }
+        let n = self.total();
         write!(
             f,
-            "{n} input error{}; nothing was written",
+            "{} input error{}; nothing was written",
+            thousands(n),
             if n == 1 { "" } else { "s" }
         )
     }
+}
+
+/// `… and 998,900 more input errors, not listed (only the first 1,000 are)`, when errors were
+/// counted past [`crate::input::MAX_LISTED_ERRORS`].
+pub fn unlisted_line(errors: &InputErrors) -> Option<String> {
+    let more = errors.unlisted();
+    (more > 0).then(|| {
+        format!(
+            "… and {} more input error{}, not listed (only the first {} are)",
+            thousands(more),
+            if more == 1 { "" } else { "s" },
+            thousands(errors.listed().len() as u64)
+        )
+    })
+}
+
+/// `n` with its thousands grouped by commas (`998,900`), as a count is read.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 #[cfg(test)]

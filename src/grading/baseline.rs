@@ -21,7 +21,7 @@ pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputE
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::File::open(path)
         .and_then(crate::limits::read_document)
-        .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
+        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
     parse_baseline(&bytes, &name)
 }
 
@@ -44,8 +44,8 @@ pub fn parse_baseline(
                 .map(|cell| String::from_utf8_lossy(cell).into_owned())
                 .collect::<Vec<_>>(),
         ),
-        Ok(None) => return Err(InputErrors(errors)),
-        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
+        Ok(None) => return Err(InputErrors::from(errors)),
+        Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     // Where each of `COLUMNS` is in the header.
     let mut at: [Option<usize>; 2] = [None; 2];
@@ -84,7 +84,7 @@ pub fn parse_baseline(
         }
     }
     let [Some(submission_at), Some(score_at)] = at else {
-        return Err(InputErrors(errors));
+        return Err(InputErrors::from(errors));
     };
     let mut scores = HashMap::new();
     // The line each submission is on, for a second listing's message.
@@ -161,7 +161,7 @@ pub fn parse_baseline(
     if errors.is_empty() {
         Ok(scores)
     } else {
-        Err(InputErrors(errors))
+        Err(InputErrors::from(errors))
     }
 }
 

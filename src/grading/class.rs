@@ -13,7 +13,7 @@ pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
-use crate::input::InputError;
+use crate::input::{InputError, InputErrors};
 
 /// What a learner is shown about their submission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -217,7 +217,7 @@ pub enum Outcome {
     /// It was graded.
     Graded(Graded),
     /// It could not be read or lacks a graded column: its own problems, located.
-    Ungradable(Vec<InputError>),
+    Ungradable(InputErrors),
     /// It was not graded because the golden file is malformed (details for the instructor).
     KeyMalformed,
 }
@@ -310,7 +310,7 @@ pub struct ClassReport {
     /// Per golden case, the hint (with `--feedback hint`).
     pub hints: Vec<Option<Hint>>,
     /// Set when the golden file is malformed; it lists the problems only when revealed.
-    pub key_problems: Option<Vec<InputError>>,
+    pub key_problems: Option<InputErrors>,
     /// Whether the golden file could not be read at all (so it is not "malformed").
     pub key_unreadable: bool,
     /// Every submission, in command-line order (directories in name order).

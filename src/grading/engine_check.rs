@@ -297,7 +297,7 @@ pub fn judge_and_compare(
     if duplicates.is_empty() {
         Ok(Some(grade))
     } else {
-        Err(StreamError::Input(InputErrors(with_duplicates(
+        Err(StreamError::Input(InputErrors::from(with_duplicates(
             Vec::new(),
             duplicates,
         ))))

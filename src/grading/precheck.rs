@@ -42,12 +42,12 @@ pub struct Precheck {
     pub gradable: bool,
     /// Every problem, located, in the file's order and then the lab's cases it lacks (the
     /// first [`MAX_LISTED_PROBLEMS`], then a count).
-    pub problems: Vec<InputError>,
+    pub problems: InputErrors,
 }
 
 impl Precheck {
     /// A file that could not be read at all, with its problems.
-    pub fn unreadable(name: &str, cases: u64, problems: Vec<InputError>) -> Precheck {
+    pub fn unreadable(name: &str, cases: u64, problems: InputErrors) -> Precheck {
         Precheck {
             name: name.to_owned(),
             read_as: None,
@@ -81,7 +81,7 @@ impl Precheck {
 
     /// The verdict: ready to hand in, points at stake, or not gradable as it is.
     pub fn verdict_line(&self) -> String {
-        let count = self.problems.len() as u64;
+        let count = self.problems.total();
         if self.passed() {
             format!(
                 "{}: ready: every case of the lab once, every graded cell a valid value",
@@ -108,6 +108,7 @@ impl Precheck {
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.read_line()];
         lines.extend(self.problems.iter().map(InputError::to_string));
+        lines.extend(crate::output::unlisted_line(&self.problems));
         lines.push(self.verdict_line());
         lines
     }
@@ -162,14 +163,14 @@ impl Found {
         }
     }
 
-    fn into_problems(self, name: &str) -> Vec<InputError> {
+    fn into_problems(self) -> InputErrors {
         let problems = self
             .kept
             .into_sorted_vec()
             .into_iter()
             .map(|(_, _, Keyed(error))| error)
             .collect();
-        listed_problems(name, problems, self.unlisted)
+        listed_problems(problems, self.unlisted)
     }
 }
 
@@ -222,7 +223,7 @@ pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix,
     if errors.is_empty() {
         Ok(lab)
     } else {
-        Err(StreamError::Input(InputErrors(errors)))
+        Err(StreamError::Input(InputErrors::from(errors)))
     }
 }
 
@@ -242,7 +243,7 @@ pub fn precheck(
         rows: submission.len(),
         cases: lab.len(),
         gradable: true,
-        problems: Vec::new(),
+        problems: InputErrors::new(),
     };
     // What stops the grading, listed as grading lists it.
     let duplicates = submission.duplicates()?;
@@ -317,7 +318,7 @@ pub fn precheck(
             }
         }
     }
-    check.problems = found.into_problems(name);
+    check.problems = found.into_problems();
     Ok(check)
 }
 

@@ -23,7 +23,7 @@ pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{InputError, InputErrors};
+pub use error::{InputError, InputErrors, MAX_LISTED_ERRORS};
 pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
@@ -270,7 +270,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     if errors.is_empty() {
         Ok(sources)
     } else {
-        Err(InputErrors(errors))
+        Err(InputErrors::from(errors))
     }
 }
 

@@ -125,7 +125,7 @@ impl Download {
     /// [`MAX_WRAPPERS`] deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
-        let error = |message: String| InputErrors(vec![InputError::new(&name, 0, message)]);
+        let error = |message: String| InputErrors::one(InputError::new(&name, 0, message));
         let meta = fs::metadata(path).map_err(|e| error(format!("cannot read: {e}")))?;
         let stem = |p: &Path| {
             p.file_stem()
@@ -209,7 +209,7 @@ impl Download {
             });
         }
         if !problems.is_empty() {
-            return Err(InputErrors(problems));
+            return Err(InputErrors::from(problems));
         }
         let mut root_name = stem(path);
         for _ in 0..MAX_WRAPPERS {
@@ -266,7 +266,7 @@ impl Download {
     pub fn entries(&self) -> Result<Vec<Entry>, InputErrors> {
         match &self.source {
             Source::Folder(root) => folder_entries(root).map_err(|e| {
-                InputErrors(vec![InputError::new(
+                InputErrors::from(vec![InputError::new(
                     &self.name,
                     0,
                     format!("cannot read: {e}"),

@@ -186,7 +186,7 @@ pub fn read_class(
         Roster::GithubClassroom(roster) => Some(
             roster
                 .slug(opened.root_name(), &entries, opened.name())
-                .map_err(|e| InputErrors(vec![e]))?,
+                .map_err(InputErrors::one)?,
         ),
         _ => None,
     };
@@ -250,10 +250,10 @@ pub fn read_class(
         }
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors));
+        return Err(InputErrors::from(errors));
     }
     let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
-        InputErrors(vec![InputError::new(
+        InputErrors::from(vec![InputError::new(
             opened.name(),
             0,
             format!("cannot make a temporary directory to unpack it in: {e}"),
@@ -267,7 +267,7 @@ pub fn read_class(
         }
         let staged = staging.path().join(n.to_string());
         let made = opened.upload(claims, &staged, instructor).map_err(|e| {
-            InputErrors(vec![InputError::new(
+            InputErrors::from(vec![InputError::new(
                 opened.name(),
                 0,
                 format!("cannot unpack: {e}"),

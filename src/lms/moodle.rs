@@ -115,16 +115,16 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     let grade = column("Grade");
     let modified = column("Last modified (grade)");
     let (Some(identifier), Some(grade), Some(modified)) = (identifier, grade, modified) else {
-        return Err(InputErrors(errors));
+        return Err(InputErrors::from(errors));
     };
     if table.column("Scale").is_some() {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "the assignment is graded on a scale: leasejudge writes points; set the assignment's \
              grade type to Point",
         )]));
     }
     if table.column("Group").is_some() {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "students submit in groups: the download is named by group, not by learner, so it \
              cannot be matched to the worksheet's learners",
         )]));
@@ -202,7 +202,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         });
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors));
+        return Err(InputErrors::from(errors));
     }
     Ok(Roster {
         table,

@@ -56,7 +56,7 @@ impl Table {
 pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let bytes = crate::limits::read_document_file(path)
-        .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
+        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
     parse_table(&bytes, &name)
 }
 
@@ -102,8 +102,8 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
                 .collect::<Vec<_>>();
             (line, header)
         }
-        Ok(None) => return Err(InputErrors(errors)),
-        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
+        Ok(None) => return Err(InputErrors::from(errors)),
+        Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     let mut rows = Vec::new();
     loop {
@@ -132,7 +132,7 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
             rows,
         })
     } else {
-        Err(InputErrors(errors))
+        Err(InputErrors::from(errors))
     }
 }
 

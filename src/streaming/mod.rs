@@ -207,7 +207,7 @@ pub fn judge(
     };
     match attempt {
         Attempt::Done(spills) => Ok(Records { spills, layout }),
-        Attempt::Failed(errors) => Err(StreamError::Input(InputErrors(errors))),
+        Attempt::Failed(errors) => Err(StreamError::Input(InputErrors::from(errors))),
     }
 }
 
@@ -256,7 +256,7 @@ pub enum StreamError {
 impl From<io::Error> for StreamError {
     fn from(e: io::Error) -> StreamError {
         match crate::input::FileChanged::of(&e) {
-            Some(changed) => StreamError::Input(InputErrors(vec![changed.input_error()])),
+            Some(changed) => StreamError::Input(InputErrors::one(changed.input_error())),
             None => StreamError::Io(e),
         }
     }

@@ -44,6 +44,6 @@ pub fn judge_sources(
     if all_errors.is_empty() {
         adjudication.finish(run_as_of)
     } else {
-        Err(InputErrors(all_errors))
+        Err(InputErrors::from(all_errors))
     }
 }

@@ -130,7 +130,7 @@ impl<'a> MatrixRead<'a> {
     pub fn read(&self, input: MatrixInput<'_>, name: &str) -> Result<MatrixFile, InputErrors> {
         match self.read_partial(input, name, None)? {
             (file, errors) if errors.is_empty() => Ok(file),
-            (file, errors) => Err(InputErrors(listed_problems(name, errors, file.unlisted))),
+            (file, errors) => Err(listed_problems(errors, file.unlisted)),
         }
     }
 
@@ -157,7 +157,7 @@ impl<'a> MatrixRead<'a> {
     /// read past them.
     fn read_partial(&self, input: MatrixInput<'_>, name: &str, split: Split<'_>) -> Partial {
         let cannot = |e: std::io::Error| {
-            InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+            InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")))
         };
         let keep = kept_columns(self.keep);
         let mut errors = Vec::new();
@@ -244,14 +244,14 @@ impl<'a> MatrixRead<'a> {
                 };
                 Ok((file, errors))
             }
-            None => Err(InputErrors(errors)),
+            None => Err(InputErrors::from(errors)),
         }
     }
 }
 
 /// The error of a file that is not a matrix at all (`what`: what it is).
 fn not_a_matrix(name: &str, what: &str) -> InputErrors {
-    InputErrors(vec![InputError::new(name, 0, not_text(what))])
+    InputErrors::one(InputError::new(name, 0, not_text(what)))
 }
 
 /// A matrix as read, with the errors found in it (it may have some), or only errors when
@@ -284,7 +284,7 @@ pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
 /// be read", not "malformed".
 pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
     let cannot = |e: std::io::Error| {
-        InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+        InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")))
     };
     let file = std::fs::File::open(path).map_err(cannot)?;
     if file.metadata().map_err(cannot)?.is_dir() {
