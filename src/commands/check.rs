@@ -149,7 +149,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
             orphan_golden: Vec::new(),
         });
     }
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let case_files = if cases.is_dir() {
         let files = list(cases, is_case_file).map_err(InputErrors::one)?;
         if files.is_empty() {
@@ -346,7 +346,7 @@ fn check(args: &Args) -> Result<ExitCode> {
                 if duplicates.is_empty() {
                     graded_files.push((pairing, Some(grade)));
                 } else {
-                    errors.append(with_duplicates(Vec::new(), duplicates));
+                    errors.append(with_duplicates(InputErrors::new(), duplicates));
                 }
             }
             (Ok(_), Some(golden)) => errors.append(golden_problems(golden, columns)),
@@ -425,7 +425,7 @@ fn check(args: &Args) -> Result<ExitCode> {
 /// Every problem of a golden file read split, as a golden file read whole lists them: the
 /// reader's errors with its duplicated case ids, or else the graded columns it lacks.
 fn golden_problems(
-    golden: Result<(SplitMatrix, Vec<InputError>), InputErrors>,
+    golden: Result<(SplitMatrix, InputErrors), InputErrors>,
     columns: &[crate::grading::Column],
 ) -> InputErrors {
     let (golden, read_errors) = match golden {

@@ -266,7 +266,7 @@ fn is_matrix_file(path: &Path) -> bool {
 /// name ends with `/`, which asks for the directory it points to.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     let mut files = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     for path in paths {
         if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
             files.extend(crate::input::files_in_directory(
@@ -295,7 +295,7 @@ fn read_submission(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &InstructorFiles,
-) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+) -> Result<(SplitMatrix, InputErrors), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
         check_standard_input(instructor).map_err(InputErrors::one)?;

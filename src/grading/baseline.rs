@@ -35,7 +35,7 @@ pub fn parse_baseline(
     name: &str,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let mut records = Records::new(bytes, true);
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let (header_line, header) = match header_record(&mut records, name, &mut errors) {
         Ok(Some(record)) => (
             record.line,
@@ -100,7 +100,7 @@ pub fn parse_baseline(
             }
         };
         let line = record.line;
-        let cell = |index: usize, column: &str, errors: &mut Vec<InputError>| {
+        let cell = |index: usize, column: &str, errors: &mut InputErrors| {
             let bytes = record.iter().nth(index).unwrap_or_default();
             match std::str::from_utf8(bytes) {
                 Ok(text) => Some(text.trim().to_owned()),
@@ -172,7 +172,6 @@ mod tests {
     fn messages(text: &str) -> Vec<String> {
         parse_baseline(text.as_bytes(), "old.csv")
             .unwrap_err()
-            .0
             .iter()
             .map(|e| e.to_string())
             .collect()

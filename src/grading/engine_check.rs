@@ -297,9 +297,9 @@ pub fn judge_and_compare(
     if duplicates.is_empty() {
         Ok(Some(grade))
     } else {
-        Err(StreamError::Input(InputErrors::from(with_duplicates(
-            Vec::new(),
+        Err(StreamError::Input(with_duplicates(
+            InputErrors::new(),
             duplicates,
-        ))))
+        )))
     }
 }

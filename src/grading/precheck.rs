@@ -234,7 +234,7 @@ pub fn precheck(
     name: &str,
     lab: &SplitMatrix,
     submission: &SplitMatrix,
-    errors: &[InputError],
+    errors: &InputErrors,
     columns: &[Column],
 ) -> std::io::Result<Precheck> {
     let mut check = Precheck {
@@ -249,7 +249,7 @@ pub fn precheck(
     let duplicates = submission.duplicates()?;
     if !errors.is_empty() || !duplicates.is_empty() {
         check.gradable = false;
-        check.problems = with_duplicates(errors.to_vec(), duplicates);
+        check.problems = with_duplicates(errors.clone(), duplicates);
         return Ok(check);
     }
     if submission.lacks_columns(columns) {
@@ -400,7 +400,7 @@ mod tests {
         let lacking = check("case_id,decision\nprobe-1,ACTIVE\n", 1);
         assert!(!lacking.gradable);
         assert_eq!(
-            lacking.problems[0].to_string(),
+            lacking.problems.listed()[0].to_string(),
             "m.csv:1: header: no column for the graded column reason"
         );
         let again = check(
@@ -408,7 +408,7 @@ mod tests {
             2,
         );
         assert!(!again.gradable);
-        assert!(again.problems[0]
+        assert!(again.problems.listed()[0]
             .to_string()
             .contains("duplicated case id: it is already on line 2"));
         assert!(again.verdict_line().contains("cannot be graded as it is"));

@@ -206,7 +206,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
                 .value(wanted)]))
         }
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut learners: Vec<Learner> = Vec::new();
     let mut points_row = None;
     let mut points = None;
@@ -391,7 +391,7 @@ mod tests {
         let table = parse_table(EXPORT.as_bytes(), "gb.csv").unwrap();
         let err = read_roster(table.clone(), None).unwrap_err();
         assert!(
-            err.0[0].message.contains("Lab 1 (11); Lab 2 (22)"),
+            err.listed()[0].message.contains("Lab 1 (11); Lab 2 (22)"),
             "{err:?}"
         );
         let roster = read_roster(table.clone(), Some("Lab 1")).unwrap();

@@ -44,7 +44,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         )]));
     };
     let identifier = table.column("identifier");
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut learners = Vec::new();
     let mut seen: HashMap<String, u64> = HashMap::new();
     for (index, row) in table.rows.iter().enumerate() {

@@ -147,7 +147,7 @@ pub enum Upload {
     /// The matrix, found in the learner's upload.
     Found(UploadedMatrix),
     /// The upload, with no gradable matrix: why (named `upload`, or by a file's place).
-    Problems(Vec<InputError>),
+    Problems(InputErrors),
     /// The download has nothing of the learner's.
     Missing,
 }
@@ -198,7 +198,7 @@ pub fn read_class(
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
     let mut claimed: Vec<Vec<(Entry, String)>> = vec![Vec::new(); roster.learners().len()];
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let whose = |learner: &str| match lms {
         Lms::Canvas => format!("the Canvas user {learner}"),
         Lms::Moodle => format!("Participant {learner}"),

@@ -98,7 +98,7 @@ pub struct Roster {
 
 /// Reads a grading worksheet.
 pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut column = |name: &str| {
         let found = table.column(name);
         if found.is_none() {
@@ -336,7 +336,7 @@ mod tests {
         assert!(roster.render(&swapped).contains(",'@Sneaky,"));
         let bad = "Identifier,Grade,Last modified (grade),Maximum Grade\nTeilnehmer/in 4,,-,10\n";
         let errors = read_roster(parse_table(bad.as_bytes(), "ws.csv").unwrap()).unwrap_err();
-        assert!(errors.0[0].message.contains("Participant NUMBER"));
+        assert!(errors.listed()[0].message.contains("Participant NUMBER"));
         let scale = "Identifier,Grade,Scale,Last modified (grade)\nParticipant 1,,,-\n";
         assert!(read_roster(parse_table(scale.as_bytes(), "ws.csv").unwrap()).is_err());
     }

@@ -79,8 +79,8 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
         _ => b',',
     };
     records.set_delimiter(delimiter);
-    let mut errors = Vec::new();
-    let text = |bytes: &[u8], line: u64, errors: &mut Vec<InputError>| -> String {
+    let mut errors = InputErrors::new();
+    let text = |bytes: &[u8], line: u64, errors: &mut InputErrors| -> String {
         match std::str::from_utf8(bytes) {
             Ok(text) => text.to_owned(),
             Err(_) => {
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(table.rows[0].cells, ["1", "x;y", "3"]);
         assert_eq!(table.rows[1].line, 4);
         let errors = parse_table(b"a,b\n1,2,3\n\xff,2\n", "t.csv").unwrap_err();
-        let messages: Vec<String> = errors.0.iter().map(ToString::to_string).collect();
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(messages[0].starts_with("t.csv:2: the row has 3 cells"));
         assert!(messages[1].starts_with("t.csv:3: not valid UTF-8"));

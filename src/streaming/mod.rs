@@ -207,7 +207,7 @@ pub fn judge(
     };
     match attempt {
         Attempt::Done(spills) => Ok(Records { spills, layout }),
-        Attempt::Failed(errors) => Err(StreamError::Input(InputErrors::from(errors))),
+        Attempt::Failed(errors) => Err(StreamError::Input(errors)),
     }
 }
 
@@ -278,7 +278,7 @@ enum Attempt {
     /// Every case's record, in spills in order.
     Done(Vec<SpillFile>),
     /// Every input error.
-    Failed(Vec<InputError>),
+    Failed(InputErrors),
 }
 
 #[cfg(test)]
@@ -318,7 +318,7 @@ mod tests {
             ),
         );
         let mut rows = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         crate::input::read_source(
             source,
             None,

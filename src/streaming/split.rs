@@ -161,7 +161,7 @@ pub(super) fn stream_split(
     let (head, tail) = std::thread::scope(|scope| {
         let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
-            .spawn_scoped(scope, || -> io::Result<(StreamRun, Vec<InputError>)> {
+            .spawn_scoped(scope, || -> io::Result<(StreamRun, InputErrors)> {
                 let mut tail = StreamRun::new(
                     settings.run_as_of,
                     settings.open_cases,
@@ -303,10 +303,11 @@ pub(super) fn stream_split(
             &done,
             &mut |_, _| true,
         )?;
-        errors.extend(more.into_iter().map(|mut error| {
-            shift(&mut error, line_base);
-            error
-        }));
+        let mut more = more;
+        for error in more.listed_mut() {
+            shift(error, line_base);
+        }
+        errors.append(more);
     }
     run.end_file(errors)?;
     Ok(Split::Done(spill))
@@ -356,8 +357,8 @@ struct Stitch<'a> {
 fn stitch(
     run: &mut StreamRun,
     tail: StreamRun,
-    tail_errors: Vec<InputError>,
-    errors: &mut Vec<InputError>,
+    tail_errors: InputErrors,
+    errors: &mut InputErrors,
     at: &Stitch<'_>,
 ) -> io::Result<Stitched> {
     let StreamRun {
@@ -530,17 +531,23 @@ fn stitch(
     }
 
     // Step 4, and the faults of the cases the tail judged alone.
-    for (mut fault, seq) in faults.into_iter().zip(fault_cases) {
+    // Faults past the cap were counted, not kept: they are counted here too (those of a case
+    // judged again among them are then counted twice, past the thousandth error only).
+    run.faults.count_unlisted(faults.unlisted());
+    for (mut fault, seq) in faults.into_listed().into_iter().zip(fault_cases) {
         if !rejudged_seqs.contains(&seq) {
             shift(&mut fault, at.line_base);
             run.faults.push(fault);
-            run.fault_cases.push(u64::MAX);
+            if run.fault_cases.len() < run.faults.listed().len() {
+                run.fault_cases.push(u64::MAX);
+            }
         }
     }
-    errors.extend(tail_errors.into_iter().map(|mut error| {
-        shift(&mut error, at.line_base);
-        error
-    }));
+    let mut tail_errors = tail_errors;
+    for error in tail_errors.listed_mut() {
+        shift(error, at.line_base);
+    }
+    errors.append(tail_errors);
     Ok(Stitched::Done(spill))
 }
 
@@ -563,7 +570,7 @@ fn feed_csv(
     cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
-) -> io::Result<(CsvRead, Vec<InputError>)> {
+) -> io::Result<(CsvRead, InputErrors)> {
     feed_csv_shifted(run, reader, file_index, source, header, 0, cut, stop, keep)
 }
 
@@ -580,7 +587,7 @@ fn feed_csv_shifted(
     cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
-) -> io::Result<(CsvRead, Vec<InputError>)> {
+) -> io::Result<(CsvRead, InputErrors)> {
     let mut io_error = None;
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
         let line = line + line_base;
@@ -598,7 +605,7 @@ fn feed_csv_shifted(
         hash: 0,
         replay: &mut replay,
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let how = CaseRead {
         after_header: header,
         cut,

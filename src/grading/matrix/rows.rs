@@ -16,15 +16,6 @@ use crate::matrix::MatrixRow;
 /// more than the first thousand to know what to fix. The run's cap on every error list.
 pub const MAX_LISTED_PROBLEMS: usize = crate::input::MAX_LISTED_ERRORS;
 
-/// Keeps `errors` to [`MAX_LISTED_PROBLEMS`], counting those it drops in `unlisted`: called
-/// as rows are read, so that a file of bad rows holds a thousand errors, not one per row.
-pub(super) fn cap_problems(errors: &mut Vec<InputError>, unlisted: &mut u64) {
-    if errors.len() > MAX_LISTED_PROBLEMS {
-        *unlisted += (errors.len() - MAX_LISTED_PROBLEMS) as u64;
-        errors.truncate(MAX_LISTED_PROBLEMS);
-    }
-}
-
 /// `errors` kept to [`MAX_LISTED_PROBLEMS`], counting with them the `unlisted` more that were
 /// not kept (displayed as a last line that says how many).
 pub fn listed_problems(errors: Vec<InputError>, unlisted: u64) -> InputErrors {
@@ -127,7 +118,8 @@ pub struct MatrixFile {
     hasher: foldhash::fast::RandomState,
     /// Where rows go instead when the matrix is read split ([`SplitMatrix`]).
     split: Option<Box<SplitSink>>,
-    /// How many of the reader's problems were counted, not kept ([`cap_problems`]).
+    /// How many of the reader's problems were counted, not kept (none: [`InputErrors`] counts
+    /// its own).
     pub(super) unlisted: u64,
     /// How the file was read (its format, delimiter, encoding or sheet).
     pub read_as: Option<ReadAs>,
@@ -625,7 +617,7 @@ impl SplitMatrix {
     /// The matrix, if neither its reader (`errors`) nor one load of each partition (its
     /// duplicated case ids) found an error: a golden file is known sound before anything is
     /// graded against it. A matrix of one partition keeps it loaded ([`SplitMatrix::hold`]).
-    pub fn checked(mut self, errors: Vec<InputError>) -> Result<SplitMatrix, InputErrors> {
+    pub fn checked(mut self, errors: InputErrors) -> Result<SplitMatrix, InputErrors> {
         let duplicates = self
             .hold()
             .and_then(|()| self.duplicates())
@@ -670,14 +662,15 @@ impl SplitMatrix {
 /// The reader's `errors` with the `duplicates` found later put where a matrix read whole
 /// lists them: in file order, each after the errors of the rows before it; kept to
 /// [`MAX_LISTED_PROBLEMS`], with a last problem that counts the rest.
-pub fn with_duplicates(errors: Vec<InputError>, duplicates: Duplicates) -> InputErrors {
+pub fn with_duplicates(errors: InputErrors, duplicates: Duplicates) -> InputErrors {
     let Duplicates {
         listed: mut duplicates,
         unlisted,
     } = duplicates;
     duplicates.sort_by_key(|d| d.index);
     let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
-    listed_problems(insert_errors(errors, found), unlisted)
+    let not_kept = errors.unlisted();
+    listed_problems(insert_errors(errors.into_listed(), found), unlisted + not_kept)
 }
 
 /// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:
