@@ -26,6 +26,7 @@ pub use crate::sanitize::{
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
     InertFilter, InertWriter, Syntax,
 };
+pub use crate::input::thousands;
 pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};
@@ -719,28 +720,7 @@ impl std::fmt::Display for InputErrors {
 /// `… and 998,900 more input errors, not listed (only the first 1,000 are)`, when errors were
 /// counted past [`crate::input::MAX_LISTED_ERRORS`].
 pub fn unlisted_line(errors: &InputErrors) -> Option<String> {
-    let more = errors.unlisted();
-    (more > 0).then(|| {
-        format!(
-            "… and {} more input error{}, not listed (only the first {} are)",
-            thousands(more),
-            if more == 1 { "" } else { "s" },
-            thousands(errors.listed().len() as u64)
-        )
-    })
-}
-
-/// `n` with its thousands grouped by commas (`998,900`), as a count is read.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    grouped
+    errors.unlisted_message()
 }
 
 #[cfg(test)]

@@ -107,8 +107,7 @@ impl Precheck {
     /// Every line, as a learner reads them: how it was read, the problems, the verdict.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.read_line()];
-        lines.extend(self.problems.iter().map(InputError::to_string));
-        lines.extend(crate::output::unlisted_line(&self.problems));
+        lines.extend(self.problems.shown().iter().map(InputError::to_string));
         lines.push(self.verdict_line());
         lines
     }

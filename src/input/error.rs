@@ -182,6 +182,46 @@ impl InputErrors {
     }
 }
 
+impl InputErrors {
+    /// `… and 998,900 more input errors, not listed (only the first 1,000 are)`, when some were
+    /// counted but not kept (numbers only: nothing in it comes from input).
+    pub fn unlisted_message(&self) -> Option<String> {
+        let more = self.unlisted;
+        (more > 0).then(|| {
+            format!(
+                "… and {} more input error{}, not listed (only the first {} are)",
+                thousands(more),
+                if more == 1 { "" } else { "s" },
+                thousands(self.listed.len() as u64)
+            )
+        })
+    }
+
+    /// The errors kept, then (if some were not) one more, of the file of the last kept, that
+    /// says how many were not: for reports that list problems one by one.
+    pub fn shown(&self) -> Vec<InputError> {
+        let mut shown = self.listed.clone();
+        if let Some(message) = self.unlisted_message() {
+            let file = self.listed.last().map_or("", |e| e.file.as_str());
+            shown.push(InputError::new(file, 0, message));
+        }
+        shown
+    }
+}
+
+/// `n` with its thousands grouped by commas (`998,900`), as a count is read.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 impl Default for InputErrors {
     fn default() -> InputErrors {
         InputErrors::new()

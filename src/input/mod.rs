@@ -23,7 +23,7 @@ pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{InputError, InputErrors, MAX_LISTED_ERRORS};
+pub use error::{thousands, InputError, InputErrors, MAX_LISTED_ERRORS};
 pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
