@@ -7,7 +7,8 @@ number of cases, each made once in DIR (an existing file is kept).
 
 Shapes:
     bad     N malformed rows (a generation that is no number), each of its own case
-    badkey  a matrix (a key) of N rows, each with a decision that is no decision
+    badkey  a matrix of N rows, each with a cell more than its header: malformed as a key and as
+            a submission
     one     one case of N rows: an offer, an ack, then progress
     wide    2 rows of a case with N distinct extra columns
     line    one case whose `note` column holds N bytes on one line
@@ -45,7 +46,7 @@ def bad(n):
 
 
 def badkey(n):
-    return (f"c{i},NOT_A_DECISION,within_lease\n" for i in range(n))
+    return (f"c{i},ACTIVE,within_lease,extra\n" for i in range(n))
 
 
 def one(n):

@@ -39,16 +39,17 @@ pub fn event_uses(event: Event, field: Field) -> bool {
 struct FileObserver<'a> {
     file_index: usize,
     file: &'a str,
-    ignored_seen: Vec<String>,
+    /// The ignored column names already warned of: a set, as a file may have 100,000 of them
+    /// (a list searched for each took 46 s).
+    ignored_seen: std::collections::HashSet<String>,
     warnings: &'a mut Warnings,
 }
 
 impl ReadObserver for FileObserver<'_> {
     fn ignored_column(&mut self, line: u64, name: &str) {
-        if self.ignored_seen.iter().any(|seen| seen == name) {
+        if !self.ignored_seen.insert(name.to_owned()) {
             return;
         }
-        self.ignored_seen.push(name.to_owned());
         let normalised = crate::input::normalise_header(name);
         if is_annotation(&normalised) {
             return;
@@ -214,7 +215,7 @@ fn read_file(
     let mut observer = FileObserver {
         file_index,
         file: &source.name,
-        ignored_seen: Vec::new(),
+        ignored_seen: std::collections::HashSet::new(),
         warnings,
     };
     read_source(
