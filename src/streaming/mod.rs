@@ -196,6 +196,7 @@ pub fn judge(
                 false,
             )?;
             run.spill = Spill::for_records()?;
+            run.keeping_rows = cases.needs_rows();
             run.cases = Some(cases);
             if settings.bad_rows_against_earlier_files {
                 run.earlier_files = Some(Vec::new());

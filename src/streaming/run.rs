@@ -115,6 +115,9 @@ pub(super) struct StreamRun {
     /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
     /// but for the newest case's).
     pub(super) kept_rows: usize,
+    /// Whether the open cases keep their rows: there is a case writer, and it looks at them
+    /// ([`CaseWriter::needs_rows`]).
+    pub(super) keeping_rows: bool,
 }
 
 impl StreamRun {
@@ -176,6 +179,7 @@ impl StreamRun {
             came_back_count: 0,
             cases: None,
             kept_rows: 0,
+            keeping_rows: false,
         }
     }
 
@@ -256,7 +260,7 @@ impl StreamRun {
                 self.remember_recent(hash, seq, place);
             }
             let outcome = self.step_open(at, row, seq, place);
-            if self.cases.is_some() && keep_row(&mut self.open[place].rows, at, row, &outcome) {
+            if self.keeping_rows && keep_row(&mut self.open[place].rows, at, row, &outcome) {
                 self.kept_row()?;
             }
             return Ok(outcome);
@@ -289,7 +293,7 @@ impl StreamRun {
                 self.foreign_bad_row(at, row, case_id)?;
                 return Ok(None);
             }
-            let (row_number, keeping) = (self.row_number(), self.cases.is_some());
+            let (row_number, keeping) = (self.row_number(), self.keeping_rows);
             if let Some(pinned) = self.pinned.get_mut(case_id) {
                 return Ok(step_pinned(
                     pinned,
@@ -315,7 +319,7 @@ impl StreamRun {
         if self.faults.len() > before {
             note_fault_case(&mut self.fault_cases, &self.faults, seq);
         }
-        if self.cases.is_some() && keep_row(&mut open.rows, at, row, &outcome) {
+        if self.keeping_rows && keep_row(&mut open.rows, at, row, &outcome) {
             self.kept_row()?;
         }
         Ok(outcome)
@@ -469,7 +473,7 @@ impl StreamRun {
             pinned,
             at,
             (row_number, row),
-            self.cases.is_some(),
+            self.keeping_rows,
             &mut self.faults,
             &mut self.fault_cases,
         ))
@@ -794,7 +798,7 @@ impl StreamRun {
         case_id: &str,
         closed: &Closed,
     ) -> io::Result<(Slot, Vec<KeptRow>)> {
-        let keeping = self.cases.is_some();
+        let keeping = self.keeping_rows;
         let current = self.current.as_mut().ok_or_else(|| {
             io::Error::other(format!(
                 "case {case_id} continues after it was closed, and the input cannot be read again"

@@ -370,6 +370,11 @@ impl crate::streaming::CaseWriter for CaseWarnings {
         }
         Ok(true)
     }
+
+    /// Only the case-level notes look at the rows.
+    fn needs_rows(&self) -> bool {
+        self.lint
+    }
 }
 
 /// Reads back the records [`CaseWarnings`] wrote, in order, into `warnings`; returns how
