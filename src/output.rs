@@ -21,12 +21,12 @@ mod dir;
 mod paths;
 mod straight;
 
+pub use crate::input::thousands;
 pub use crate::sanitize::{
     escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
     InertFilter, InertWriter, Syntax,
 };
-pub use crate::input::thousands;
 pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};

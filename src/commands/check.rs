@@ -13,7 +13,8 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::clashes::CasePlaces;
 use crate::grading::engine_check::{grade_judged, judge};
 use crate::grading::matrix::{
-    insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead, SplitMatrix,
+    insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
+    SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};

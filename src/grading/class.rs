@@ -550,7 +550,10 @@ pub fn grade_submission(
         unknown_runs.push(unknown.point());
     }
     if !duplicates.is_empty() {
-        return Ok(Outcome::Ungradable(with_duplicates(InputErrors::new(), duplicates)));
+        return Ok(Outcome::Ungradable(with_duplicates(
+            InputErrors::new(),
+            duplicates,
+        )));
     }
     Ok(Outcome::Graded(Graded {
         cases: marks.finish()?.merge_runs(&runs)?,

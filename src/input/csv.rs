@@ -523,13 +523,7 @@ mod tests {
     struct Cells(Vec<OwnedRow>);
 
     impl RowSink for Cells {
-        fn row(
-            &mut self,
-            line: u64,
-            cells: &RawCells<'_>,
-            _: &mut InputErrors,
-            _: &Locate<'_>,
-        ) {
+        fn row(&mut self, line: u64, cells: &RawCells<'_>, _: &mut InputErrors, _: &Locate<'_>) {
             let cells = cells.iter().map(|cell| cell.map(str::to_owned)).collect();
             self.0.push((line, cells));
         }

@@ -300,7 +300,11 @@ mod tests {
 
     #[test]
     fn a_vector_past_the_cap_is_capped() {
-        let errors = InputErrors::from((0..MAX_LISTED_ERRORS as u64 + 5).map(error).collect::<Vec<_>>());
+        let errors = InputErrors::from(
+            (0..MAX_LISTED_ERRORS as u64 + 5)
+                .map(error)
+                .collect::<Vec<_>>(),
+        );
         assert_eq!(errors.listed().len(), MAX_LISTED_ERRORS);
         assert_eq!(errors.unlisted(), 5);
     }

@@ -270,11 +270,7 @@ impl BadRow {
 
 /// Parses one row's cells. Every problem of the row is pushed to `errors` (each made by
 /// `locate`); if there was any, the result is `Err` with the row's case id, if it has one.
-pub fn parse_row(
-    cells: &RawCells<'_>,
-    errors: &mut InputErrors,
-    locate: &Locate<'_>,
-) -> RowResult {
+pub fn parse_row(cells: &RawCells<'_>, errors: &mut InputErrors, locate: &Locate<'_>) -> RowResult {
     let mut row = Err(BadRow::default());
     parse_row_into(cells, errors, locate, &mut row);
     row

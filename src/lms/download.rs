@@ -707,7 +707,9 @@ mod tests {
     fn names_that_leave_the_folder_are_refused() {
         let zip = zip_of(&[("../evil.csv", b"x")]);
         let errors = Download::open(zip.path(), &|_| true).err().unwrap();
-        assert!(errors.listed()[0].message.contains("leads out of the download"));
+        assert!(errors.listed()[0]
+            .message
+            .contains("leads out of the download"));
         // A `..` that stays inside is resolved (the zip crate's `enclosed_name`): the file is
         // where its resolved name puts it, and whose that is decides.
         let zip = zip_of(&[("a_1/../b_2/matrix.csv", b"x")]);

@@ -489,18 +489,20 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
         let rows = || -> Box<dyn Iterator<Item = [String; 4]> + '_> {
             match &submission.outcome {
                 Outcome::KeyMalformed => Box::new(std::iter::empty()),
-                Outcome::Ungradable(problems) => Box::new(problems.shown().into_iter().map(|problem| {
-                    let at = Spot {
-                        file: problem.file.clone(),
-                        line: (problem.line > 0).then_some(problem.line),
-                    };
-                    [
-                        String::new(),
-                        at.to_string(),
-                        "ungradable".to_owned(),
-                        problem.to_string(),
-                    ]
-                })),
+                Outcome::Ungradable(problems) => {
+                    Box::new(problems.shown().into_iter().map(|problem| {
+                        let at = Spot {
+                            file: problem.file.clone(),
+                            line: (problem.line > 0).then_some(problem.line),
+                        };
+                        [
+                            String::new(),
+                            at.to_string(),
+                            "ungradable".to_owned(),
+                            problem.to_string(),
+                        ]
+                    }))
+                }
                 Outcome::Graded(graded) => {
                     let cases = graded.cases.iter().filter_map(|case| {
                         let problems = report.problems(&case, &submission.name);

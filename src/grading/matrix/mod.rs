@@ -286,9 +286,8 @@ pub fn golden_errors(file: &MatrixFile) -> InputErrors {
 /// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
 /// be read", not "malformed".
 pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
-    let cannot = |e: std::io::Error| {
-        InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")))
-    };
+    let cannot =
+        |e: std::io::Error| InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")));
     let file = std::fs::File::open(path).map_err(cannot)?;
     if file.metadata().map_err(cannot)?.is_dir() {
         return Err(cannot(std::io::ErrorKind::IsADirectory.into()));
@@ -334,12 +333,7 @@ fn check_golden_cells<'c>(
 
 /// Adds a row, turning a missing or duplicated case id into an error (`errors` keeps the first
 /// [`MAX_LISTED_PROBLEMS`] of them, and counts the rest).
-fn add_row(
-    file: &mut MatrixFile,
-    line: u64,
-    cells: Vec<Option<String>>,
-    errors: &mut InputErrors,
-) {
+fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors: &mut InputErrors) {
     let case_id = cells[Column::CASE_ID.index()]
         .as_deref()
         .unwrap_or_default()

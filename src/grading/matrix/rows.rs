@@ -670,7 +670,10 @@ pub fn with_duplicates(errors: InputErrors, duplicates: Duplicates) -> InputErro
     duplicates.sort_by_key(|d| d.index);
     let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
     let not_kept = errors.unlisted();
-    listed_problems(insert_errors(errors.into_listed(), found), unlisted + not_kept)
+    listed_problems(
+        insert_errors(errors.into_listed(), found),
+        unlisted + not_kept,
+    )
 }
 
 /// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:

@@ -74,11 +74,7 @@ fn csv(text: &str) -> Result<MatrixFile, InputErrors> {
 }
 
 fn messages(result: Result<MatrixFile, InputErrors>) -> Vec<String> {
-    result
-        .unwrap_err()
-        .iter()
-        .map(|e| e.to_string())
-        .collect()
+    result.unwrap_err().iter().map(|e| e.to_string()).collect()
 }
 
 #[test]
@@ -445,8 +441,16 @@ fn problems_past_the_cap_are_counted_not_listed() {
                 .read_split(MatrixInput::Bytes(text.as_bytes(), format), "m", &splitter)
                 .unwrap();
             let listed = with_duplicates(errors, split.duplicates().unwrap());
-            assert_eq!(listed.listed().len(), MAX_LISTED_PROBLEMS, "{format:?} {parts}");
-            assert_eq!(listed.listed()[..10], whole.listed()[..10], "{format:?} {parts}");
+            assert_eq!(
+                listed.listed().len(),
+                MAX_LISTED_PROBLEMS,
+                "{format:?} {parts}"
+            );
+            assert_eq!(
+                listed.listed()[..10],
+                whole.listed()[..10],
+                "{format:?} {parts}"
+            );
             assert_eq!(listed.unlisted(), more, "{format:?} {parts}");
         }
     }
