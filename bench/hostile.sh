@@ -101,9 +101,9 @@ for n in $ONE; do
 done
 line="$DIR/line-$LINE_BYTES.csv" shape="one line of $LINE_BYTES bytes"
 for jobs in 1 2 4; do
-    row "$shape" "adjudicate --jobs $jobs" 96 0 -- "$LJ" adjudicate "$line" --format csv --jobs "$jobs"
+    row "$shape" "adjudicate --jobs $jobs" 96 2 -- "$LJ" adjudicate "$line" --format csv --jobs "$jobs"
 done
-row "$shape" "validate" 96 0 -- "$LJ" validate "$line"
+row "$shape" "validate" 96 2 -- "$LJ" validate "$line"
 wide="$DIR/wide-$WIDE.csv" shape="2 rows, $WIDE columns"
 row "$shape" "validate" 96 0 -- "$LJ" validate "$wide"
 row "$shape" "adjudicate" 96 0 -- "$LJ" adjudicate "$wide" --format csv

@@ -333,11 +333,30 @@ fn plan(
         return None;
     }
     let header = CsvHeader::read(opened.reader(0).ok()?, name, delimiter)?;
-    let mut reader = io::BufReader::with_capacity(1 << 16, opened.reader(size / 2).ok()?);
-    let mut skipped = Vec::new();
-    let read = io::BufRead::read_until(&mut reader, b'\n', &mut skipped).ok()?;
-    let cut = size / 2 + read as u64;
-    (skipped.last() == Some(&b'\n') && cut > header.end() && cut < size).then_some((header, cut))
+    // The line end is looked for within the longest record a reader takes: a longer line is
+    // an error of the file, read whole by one run, and is never held here (a 600 MB line
+    // read to its end took 841 MB).
+    let middle = io::Read::take(
+        opened.reader(size / 2).ok()?,
+        crate::limits::MAX_RECORD_BYTES as u64 + 1,
+    );
+    let mut reader = io::BufReader::with_capacity(1 << 16, middle);
+    let mut read = 0u64;
+    loop {
+        let buffer = io::BufRead::fill_buf(&mut reader).ok()?;
+        if buffer.is_empty() {
+            return None;
+        }
+        if let Some(end) = memchr::memchr(b'\n', buffer) {
+            read += end as u64 + 1;
+            break;
+        }
+        let len = buffer.len();
+        read += len as u64;
+        io::BufRead::consume(&mut reader, len);
+    }
+    let cut = size / 2 + read;
+    (cut > header.end() && cut < size).then_some((header, cut))
 }
 
 /// What the stitch needs to know about the file.
@@ -693,6 +712,27 @@ mod tests {
 
     const HEADER: &str =
         "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,note\n";
+
+    #[test]
+    fn a_line_longer_than_a_record_across_the_middle_is_not_split() {
+        // The middle falls inside a line longer than any record may be: the file is read
+        // whole (and the reader reports the line), its line never held to find a cut.
+        let long = "n".repeat(crate::limits::MAX_RECORD_BYTES * 3);
+        let file = format!(
+            "{HEADER}{}c7,ack,2026-01-01T10:00:01Z,,L,1,w,,{long}\n{}",
+            rows(0, 1, "x"),
+            rows(8, 9, "x")
+        );
+        assert_eq!(outcome(&file), "whole");
+        // Just within a record, it is cut after it.
+        let long = "n".repeat(crate::limits::MAX_RECORD_BYTES / 2);
+        let file = format!(
+            "{HEADER}{}c7,ack,2026-01-01T10:00:01Z,,L,1,w,,{long}\n{}",
+            rows(0, 1, "x"),
+            rows(8, 9, "x")
+        );
+        assert_eq!(outcome(&file), "split");
+    }
 
     #[test]
     fn quoted_files_are_split_unless_a_record_spans_the_cut() {
