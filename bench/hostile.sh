@@ -9,6 +9,7 @@
 #   bench/hostile.sh                           # 1M and 10M bad rows, cases of 1M and 5M rows...
 #   SMALL=1 bench/hostile.sh                   # only the smaller of each size: quicker
 #   LJ=/path/to/leasejudge bench/hostile.sh    # another binary (a baseline, say)
+#   ONLY='grade' bench/hostile.sh              # only the rows whose "shape command" matches
 #
 # Every run is held to LIMIT_MIB of address space (ulimit -v; default 4096), so that a binary
 # whose memory grows with the input aborts rather than takes the machine: such a run shows its
@@ -64,6 +65,9 @@ run_once() {
 row() { # shape command budget_mib want_exit -- command...
     local shape=$1 what=$2 budget=$3 want=$4 wall rss status
     shift 5
+    if [ -n "${ONLY:-}" ] && ! grep -Eq -- "$ONLY" <<<"$shape $what"; then
+        return
+    fi
     read -r wall rss status <<<"$(run_once "$@")"
     local mib ok
     mib=$(echo "$rss / 1024" | bc -l)
