@@ -916,7 +916,7 @@ fn check_key(
             if missing.is_empty() {
                 Ok(golden)
             } else {
-                Err(InputErrors::from(missing))
+                Err(missing)
             }
         });
     let mut temp = GuardedTemp::new()?;

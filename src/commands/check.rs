@@ -222,7 +222,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
             orphan_golden,
         })
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 

@@ -282,7 +282,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     if errors.is_empty() {
         Ok(files)
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 
@@ -862,7 +862,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             },
             Err(problems) => Entry::Refused {
                 name: UPLOAD.to_owned(),
-                problems: problems.into(),
+                problems,
             },
         }],
         (None, None) => expand(&args.submissions)?

@@ -101,9 +101,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot keep the lab's cases"),
     };
     let check = match found {
-        Err(problems) => {
-            Precheck::unreadable(crate::grading::upload::UPLOAD, lab.len(), problems.into())
-        }
+        Err(problems) => Precheck::unreadable(crate::grading::upload::UPLOAD, lab.len(), problems),
         Ok((path, name)) => {
             let options = args.read.options();
             // Opened as the grader opens it: a link is refused, not followed.

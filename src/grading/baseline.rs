@@ -44,7 +44,7 @@ pub fn parse_baseline(
                 .map(|cell| String::from_utf8_lossy(cell).into_owned())
                 .collect::<Vec<_>>(),
         ),
-        Ok(None) => return Err(InputErrors::from(errors)),
+        Ok(None) => return Err(errors),
         Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     // Where each of `COLUMNS` is in the header.
@@ -84,7 +84,7 @@ pub fn parse_baseline(
         }
     }
     let [Some(submission_at), Some(score_at)] = at else {
-        return Err(InputErrors::from(errors));
+        return Err(errors);
     };
     let mut scores = HashMap::new();
     // The line each submission is on, for a second listing's message.
@@ -161,7 +161,7 @@ pub fn parse_baseline(
     if errors.is_empty() {
         Ok(scores)
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 

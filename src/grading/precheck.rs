@@ -222,7 +222,7 @@ pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix,
     if errors.is_empty() {
         Ok(lab)
     } else {
-        Err(StreamError::Input(InputErrors::from(errors)))
+        Err(StreamError::Input(errors))
     }
 }
 

@@ -270,7 +270,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     if errors.is_empty() {
         Ok(sources)
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 

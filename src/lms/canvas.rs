@@ -260,7 +260,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         });
     }
     if !errors.is_empty() {
-        return Err(InputErrors::from(errors));
+        return Err(errors);
     }
     Ok(Roster {
         table,

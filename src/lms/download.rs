@@ -209,7 +209,7 @@ impl Download {
             });
         }
         if !problems.is_empty() {
-            return Err(InputErrors::from(problems));
+            return Err(problems);
         }
         let mut root_name = stem(path);
         for _ in 0..MAX_WRAPPERS {

@@ -85,7 +85,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     if errors.is_empty() {
         Ok(Roster { table, learners })
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 

@@ -250,7 +250,7 @@ pub fn read_class(
         }
     }
     if !errors.is_empty() {
-        return Err(InputErrors::from(errors));
+        return Err(errors);
     }
     let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
         InputErrors::from(vec![InputError::new(

@@ -115,7 +115,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     let grade = column("Grade");
     let modified = column("Last modified (grade)");
     let (Some(identifier), Some(grade), Some(modified)) = (identifier, grade, modified) else {
-        return Err(InputErrors::from(errors));
+        return Err(errors);
     };
     if table.column("Scale").is_some() {
         return Err(InputErrors::from(vec![table.header_error(
@@ -202,7 +202,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         });
     }
     if !errors.is_empty() {
-        return Err(InputErrors::from(errors));
+        return Err(errors);
     }
     Ok(Roster {
         table,

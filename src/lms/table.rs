@@ -102,7 +102,7 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
                 .collect::<Vec<_>>();
             (line, header)
         }
-        Ok(None) => return Err(InputErrors::from(errors)),
+        Ok(None) => return Err(errors),
         Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     let mut rows = Vec::new();
@@ -132,7 +132,7 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
             rows,
         })
     } else {
-        Err(InputErrors::from(errors))
+        Err(errors)
     }
 }
 
