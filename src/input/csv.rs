@@ -385,7 +385,7 @@ pub fn read(
             Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
             Ok(BodyRecord::End) => break,
             Err(failure) => {
-                errors.push(failure.at(file, failure.started_at));
+                errors.push_final(failure.at(file, failure.started_at));
                 break;
             }
         };

@@ -113,6 +113,17 @@ impl InputErrors {
         }
     }
 
+    /// Adds `error`, the one that ended the reading of a file (a limit passed, a read that
+    /// failed): always kept, in the place of the last one kept if the list is full, since it
+    /// says why the rest of the file was not read.
+    pub fn push_final(&mut self, error: InputError) {
+        if self.listed.len() >= self.cap && self.cap > 0 {
+            self.listed.pop();
+            self.unlisted += 1;
+        }
+        self.push(error);
+    }
+
     /// How many errors there were, kept or not: it grows by one with every [`push`](Self::push),
     /// so that a caller can tell whether a step found any.
     pub fn len(&self) -> usize {
@@ -284,6 +295,16 @@ mod tests {
         assert_eq!(lines, [1, 2, 3]);
         assert_eq!(errors.unlisted(), 7);
         assert_eq!(errors.total(), 10);
+    }
+
+    #[test]
+    fn the_error_that_ended_a_read_is_kept_past_the_cap() {
+        let mut errors = InputErrors::with_cap(3);
+        errors.extend([1, 2, 3, 4].map(error));
+        errors.push_final(InputError::new("f.csv", 9, "cannot read: a limit"));
+        let lines: Vec<u64> = errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 2, 9]);
+        assert_eq!(errors.total(), 5);
     }
 
     #[test]

@@ -215,7 +215,7 @@ fn read_stream(
         .deserialize_any(Top(&mut reading))
         .and_then(|()| parser.end());
     if let Err(e) = read {
-        reading.errors.push(stream_error(file, &e, &tracker));
+        reading.errors.push_final(stream_error(file, &e, &tracker));
     }
 }
 

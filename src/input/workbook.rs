@@ -372,7 +372,7 @@ pub fn read_cases(
     });
     errors.append(row_errors);
     match result {
-        Err(e) => errors.push(e),
+        Err(e) => errors.push_final(e),
         Ok(()) if header.is_none() => {
             errors.push(InputError::new(file, 0, "empty sheet: no header row"));
         }

@@ -106,7 +106,7 @@ pub(super) fn read(
             Ok(BodyRecord::Skipped) => continue,
             Ok(BodyRecord::End) => break,
             Err(failure) => {
-                errors.push(failure.at(name, records.line()));
+                errors.push_final(failure.at(name, records.line()));
                 break;
             }
         };

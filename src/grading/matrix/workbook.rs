@@ -186,7 +186,7 @@ pub(super) fn read(
     );
     errors.append(row_errors);
     if let Err(e) = read {
-        errors.push(e);
+        errors.push_final(e);
         // With the rows read so far (see `json::read`).
         return table.map(|table| with_sheet(table.file, sheet));
     }
