@@ -19,7 +19,7 @@ fn generated_cases() -> (Vec<u8>, Vec<Vec<ParsedRow>>) {
     let mut file = Vec::new();
     write_cases(&options, &mut file).expect("writing to memory");
     let mut cases: Vec<Vec<ParsedRow>> = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = leasejudge::input::InputErrors::new();
     let read_options = ReadOptions::default();
     let how = CaseRead::new("bench.csv", InputFormat::Csv, &read_options);
     read(
@@ -67,7 +67,7 @@ fn bench_core(c: &mut Criterion) {
     group.bench_function("CSV to typed rows", |b| {
         b.iter(|| {
             let mut count = 0u64;
-            let mut errors = Vec::new();
+            let mut errors = leasejudge::input::InputErrors::new();
             read(
                 &file[..],
                 &how,

@@ -23,7 +23,7 @@ pub fn exercise(data: &[u8]) {
         .then(|| Timestamp::parse("2026-06-01T00:00:00Z").expect("a valid timestamp"));
 
     let mut run = Adjudication::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut rows_by_case: Vec<(String, Vec<leasejudge::lease::Row>)> = Vec::new();
     let options = ReadOptions::default();
     let mut feed = |line, row: leasejudge::input::RowResult| {
@@ -47,10 +47,10 @@ pub fn exercise(data: &[u8]) {
     };
     let how = CaseRead::new("fuzz", format, &options);
     read(file, &how, &mut errors, &mut feed, &mut NoObserver);
-    errors.extend(run.take_errors());
+    errors.append(run.take_errors());
     if !errors.is_empty() {
         // Error text must render (and quote huge values briefly) without panicking.
-        let text = InputErrors(errors).to_string();
+        let text = errors.to_string();
         assert!(text.ends_with("nothing was written"));
         return;
     }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::input::{InputError, InputErrors, ParsedRow, RowResult};
+use crate::input::{InputErrors, ParsedRow, RowResult};
 use crate::lease::{Case, Outcome, Timestamp, Verdict};
 use crate::streaming::rules::{clash_error, start_case, step_case, Slot};
 pub use crate::streaming::Location;
@@ -38,7 +38,7 @@ pub struct Judged {
 pub struct Adjudication {
     index: HashMap<String, usize>,
     entries: Vec<Entry>,
-    errors: Vec<InputError>,
+    errors: InputErrors,
     clashes: Vec<(usize, usize)>,
 }
 
@@ -87,7 +87,7 @@ impl Adjudication {
     }
 
     /// Errors found so far by this run's own checks (not the readers').
-    pub fn take_errors(&mut self) -> Vec<InputError> {
+    pub fn take_errors(&mut self) -> InputErrors {
         std::mem::take(&mut self.errors)
     }
 
@@ -95,7 +95,7 @@ impl Adjudication {
     /// `run_as_of` if later; fails with every error if there was any.
     pub fn finish(mut self, run_as_of: Option<Timestamp>) -> Result<Vec<Judged>, InputErrors> {
         if !self.errors.is_empty() {
-            return Err(InputErrors(std::mem::take(&mut self.errors)));
+            return Err(std::mem::take(&mut self.errors));
         }
         Ok(self
             .entries

@@ -26,7 +26,7 @@
 //!             c1,offer,2026-01-01T10:00:00Z,job-1,L-1,1,worker-a,30\n\
 //!             c1,ack,2026-01-01T10:00:05Z,,L-1,1,worker-a,\n";
 //! let mut run = Adjudication::new();
-//! let mut errors = Vec::new();
+//! let mut errors = leasejudge::input::InputErrors::new();
 //! let options = ReadOptions::default();
 //! let how = CaseRead::new("example.csv", InputFormat::Csv, &options);
 //! let mut feed = |line, row| {

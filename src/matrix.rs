@@ -470,7 +470,7 @@ impl<W: Write> JsonMatrixWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{read, CaseRead, InputFormat, NoObserver, ReadOptions};
+    use crate::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 
     /// The streaming pass's direct CSV encoding is byte for byte the csv writer's, quoting
     /// included.
@@ -485,7 +485,7 @@ mod tests {
                     \"c,1\",progress,2026-01-01T00:00:04Z,,L 1,0,\"w\nx\",,1,,,\n\
                     c2,offer,2026-01-01T00:00:00Z,j2,L2,2,w,1m,,,,\n\
                     c2,progress,2026-01-01T00:00:30Z,,L2,1,w,,1,,,\n";
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         let mut rows: Vec<crate::input::ParsedRow> = Vec::new();
         read(
             file.as_bytes(),

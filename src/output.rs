@@ -21,6 +21,7 @@ mod dir;
 mod paths;
 mod straight;
 
+pub use crate::input::thousands;
 pub use crate::sanitize::{
     escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
@@ -696,19 +697,30 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// Every input error of a run, one per line, then the count.
+/// Every input error of a run listed, one per line, then how many were not (if any), then the
+/// count of all.
 impl std::fmt::Display for InputErrors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for error in &self.0 {
+        for error in self {
             writeln!(f, "{error}")?;
         }
-        let n = self.0.len();
+        if let Some(line) = unlisted_line(self) {
+            writeln!(f, "{line}")?;
+        }
+        let n = self.total();
         write!(
             f,
-            "{n} input error{}; nothing was written",
+            "{} input error{}; nothing was written",
+            thousands(n),
             if n == 1 { "" } else { "s" }
         )
     }
+}
+
+/// `… and 998,900 more input errors, not listed (only the first 1,000 are)`, when errors were
+/// counted past [`crate::input::MAX_LISTED_ERRORS`].
+pub fn unlisted_line(errors: &InputErrors) -> Option<String> {
+    errors.unlisted_message()
 }
 
 #[cfg(test)]

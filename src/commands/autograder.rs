@@ -904,7 +904,6 @@ fn check_key(
     let golden = MatrixRead::golden(columns)
         .read_split(MatrixInput::Path(key), &key_name, &splitter)
         .and_then(|(golden, errors)| golden.checked(errors))
-        .map_err(|e| e.0)
         .and_then(|golden| {
             let missing = golden.missing_columns(columns);
             if missing.is_empty() {
@@ -922,17 +921,17 @@ fn check_key(
     )
     .and_then(|matrix| Ok(matrix.write_to(&mut EngineMatrix(temp.as_file_mut()))?));
     let mut problems = match &golden {
-        Ok(_) => Vec::new(),
+        Ok(_) => InputErrors::new(),
         Err(problems) => problems.clone(),
     };
     match judged {
         Ok(()) => {}
-        Err(StreamError::Input(errors)) => problems.extend(errors.0),
+        Err(StreamError::Input(errors)) => problems.append(errors),
         Err(StreamError::Io(e)) => return Err(e).context("cannot keep the engine's matrix"),
     }
     let golden = match golden {
         Ok(golden) if problems.is_empty() => golden,
-        _ => return Err(InputErrors(problems).into()),
+        _ => return Err(problems.into()),
     };
     temp.as_file_mut()
         .flush()
@@ -1014,7 +1013,7 @@ fn disagreements(
         Some((file, line)) => format!(" ({file} line {line})"),
         None => String::new(),
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     for case in &graded.cases {
         if case.status == CaseStatus::Matched {
             continue;
@@ -1073,7 +1072,7 @@ fn disagreements(
     }
     Ok(KeyDisagrees {
         key: key_name.to_owned(),
-        problems: InputErrors(errors),
+        problems: errors,
     })
 }
 
@@ -1087,13 +1086,14 @@ struct KeyDisagrees {
 
 impl std::fmt::Display for KeyDisagrees {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.problems.0.len();
+        let n = self.problems.total();
         writeln!(
             f,
-            "{}: disagrees with the contract's verdicts on the case files ({n} problem{} below; \
+            "{}: disagrees with the contract's verdicts on the case files ({} problem{} below; \
              `leasejudge check CASEFILE --golden KEY` shows them too): the autograder would \
              grade learners against a wrong key",
             crate::output::escape_controls(&self.key),
+            crate::output::thousands(n),
             if n == 1 { "" } else { "s" }
         )?;
         write!(f, "{}", self.problems)
@@ -1230,7 +1230,7 @@ fn carried(stamps: &HashMap<PathBuf, Option<FileStamp>>, path: &Path) -> Result<
                 file: carried.name.clone(),
                 how,
             };
-            return Err(InputErrors(vec![changed.input_error()]).into());
+            return Err(InputErrors::one(changed.input_error()).into());
         }
     }
     Ok(carried)

@@ -13,7 +13,8 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::clashes::CasePlaces;
 use crate::grading::engine_check::{grade_judged, judge};
 use crate::grading::matrix::{
-    insert_errors, kept_error, with_duplicates, MatrixInput, MatrixRead, SplitMatrix,
+    insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
+    SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
 use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, UnpairedFile};
@@ -129,7 +130,7 @@ fn stem(path: &Path) -> String {
 pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
     if !golden.is_dir() {
         if cases.is_dir() {
-            return Err(InputErrors(vec![InputError::new(
+            return Err(InputErrors::from(vec![InputError::new(
                 &name(golden),
                 0,
                 format!(
@@ -147,9 +148,9 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
             orphan_golden: Vec::new(),
         });
     }
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let case_files = if cases.is_dir() {
-        let files = list(cases, is_case_file).map_err(|e| InputErrors(vec![e]))?;
+        let files = list(cases, is_case_file).map_err(InputErrors::one)?;
         if files.is_empty() {
             errors.push(InputError::new(
                 &name(cases),
@@ -162,7 +163,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
         vec![cases.to_owned()]
     };
     let mut golden_by_stem: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
-    for file in list(golden, is_golden_file).map_err(|e| InputErrors(vec![e]))? {
+    for file in list(golden, is_golden_file).map_err(InputErrors::one)? {
         golden_by_stem.entry(stem(&file)).or_default().push(file);
     }
     let mut claimed: BTreeMap<String, PathBuf> = BTreeMap::new();
@@ -219,7 +220,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
             orphan_golden,
         })
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 
@@ -247,7 +248,7 @@ fn check(args: &Args) -> Result<ExitCode> {
         anyhow::bail!("--bless judges the case file again, so it cannot read standard input (-)");
     }
     if args.cases.as_os_str() == "-" && args.golden.is_dir() {
-        return Err(InputErrors(vec![InputError::new(
+        return Err(InputErrors::from(vec![InputError::new(
             &name(&args.golden),
             0,
             "standard input (-) has no name to pair by, so --golden must be a file",
@@ -290,7 +291,7 @@ fn check(args: &Args) -> Result<ExitCode> {
         );
     }
     check_paths(&inputs, &outputs)?;
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     // Each case file is judged on its own, by the streaming engine, and graded against its
     // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
     let mut graded_files = Vec::new();
@@ -344,13 +345,15 @@ fn check(args: &Args) -> Result<ExitCode> {
                 if duplicates.is_empty() {
                     graded_files.push((pairing, Some(grade)));
                 } else {
-                    errors.extend(with_duplicates(Vec::new(), duplicates));
+                    errors.append(with_duplicates(InputErrors::new(), duplicates));
                 }
             }
-            (Ok(_), Some(golden)) => errors.extend(golden_problems(golden, columns)),
+            (Ok(_), Some(golden)) => errors.append(golden_problems(golden, columns)),
             (Err(StreamError::Input(judged)), golden) => {
-                errors.extend(judged.0);
-                errors.extend(golden.into_iter().flat_map(|g| golden_problems(g, columns)));
+                errors.append(judged);
+                if let Some(golden) = golden {
+                    errors.append(golden_problems(golden, columns));
+                }
             }
             (Err(StreamError::Io(e)), _) => return Err(e.into()),
         }
@@ -363,10 +366,11 @@ fn check(args: &Args) -> Result<ExitCode> {
         let clashes = places
             .clashes(&names)
             .context("cannot keep the case ids in temporary files")?;
-        errors = insert_errors(errors, clashes);
+        let unlisted = errors.unlisted();
+        errors = listed_problems(insert_errors(errors.into_listed(), clashes), unlisted);
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors).into());
+        return Err(errors.into());
     }
 
     let mut report = GradeReport {
@@ -420,16 +424,16 @@ fn check(args: &Args) -> Result<ExitCode> {
 /// Every problem of a golden file read split, as a golden file read whole lists them: the
 /// reader's errors with its duplicated case ids, or else the graded columns it lacks.
 fn golden_problems(
-    golden: Result<(SplitMatrix, Vec<InputError>), InputErrors>,
+    golden: Result<(SplitMatrix, InputErrors), InputErrors>,
     columns: &[crate::grading::Column],
-) -> Vec<InputError> {
+) -> InputErrors {
     let (golden, read_errors) = match golden {
         Ok(read) => read,
-        Err(errors) => return errors.0,
+        Err(errors) => return errors,
     };
     let errors = match golden.duplicates() {
         Ok(duplicates) => with_duplicates(read_errors, duplicates),
-        Err(e) => return kept_error(&golden.name, e).0,
+        Err(e) => return kept_error(&golden.name, e),
     };
     if errors.is_empty() {
         golden.missing_columns(columns)

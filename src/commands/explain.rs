@@ -91,7 +91,7 @@ pub fn traces(
         })
         .collect();
     if !unknown.is_empty() {
-        return Err(InputErrors(unknown).into());
+        return Err(InputErrors::from(unknown).into());
     }
     Ok(traces
         .into_iter()

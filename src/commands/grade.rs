@@ -266,7 +266,7 @@ fn is_matrix_file(path: &Path) -> bool {
 /// name ends with `/`, which asks for the directory it points to.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     let mut files = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     for path in paths {
         if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
             files.extend(crate::input::files_in_directory(
@@ -282,7 +282,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputErrors> {
     if errors.is_empty() {
         Ok(files)
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 
@@ -295,12 +295,12 @@ fn read_submission(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &InstructorFiles,
-) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+) -> Result<(SplitMatrix, InputErrors), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
-        check_standard_input(instructor).map_err(|e| InputErrors(vec![e]))?;
+        check_standard_input(instructor).map_err(InputErrors::one)?;
         let bytes = crate::limits::read_document(std::io::stdin().lock())
-            .map_err(|e| InputErrors(vec![InputError::new("-", 0, format!("cannot read: {e}"))]))?;
+            .map_err(|e| InputErrors::one(InputError::new("-", 0, format!("cannot read: {e}"))))?;
         // Standard input has no extension: a workbook is told by its bytes (a zip archive).
         let format = if bytes.starts_with(b"PK\x03\x04") {
             MatrixFileFormat::Workbook
@@ -313,7 +313,7 @@ fn read_submission(
             splitter,
         )
     } else {
-        let file = open_submission(path, name, instructor).map_err(|e| InputErrors(vec![e]))?;
+        let file = open_submission(path, name, instructor).map_err(InputErrors::one)?;
         let format = MatrixFileFormat::for_path(path);
         MatrixRead::submission(columns, &options).read_split(
             MatrixInput::Open(file, format),
@@ -331,16 +331,15 @@ fn read_golden(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &mut InstructorFiles,
-) -> Result<SplitMatrix, Vec<InputError>> {
+) -> Result<SplitMatrix, InputErrors> {
     let name = path.to_string_lossy();
-    let file = open_matrix(path, &name).map_err(|e| e.0)?;
+    let file = open_matrix(path, &name)?;
     instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
     let format = MatrixFileFormat::for_path(path);
     let golden = MatrixRead::golden(columns)
         .read_split(MatrixInput::Open(file, format), &name, splitter)
-        .and_then(|(golden, errors)| golden.checked(errors))
-        .map_err(|e| e.0)?;
+        .and_then(|(golden, errors)| golden.checked(errors))?;
     let missing = golden.missing_columns(columns);
     if missing.is_empty() {
         Ok(golden)
@@ -445,7 +444,7 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
 /// PrairieLearn: the job did not succeed, so the submission is not gradable and costs no
 /// attempt) instead of recording a score for every learner. Its problems go in full to
 /// standard output, which both platforms show only to instructors.
-fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
+fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let mut log = Log::within(LOG_LIMIT);
     log.line(
@@ -460,6 +459,9 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
     for problem in problems {
         log.line(&mut out, &problem.to_string());
     }
+    if let Some(line) = crate::output::unlisted_line(problems) {
+        log.line(&mut out, &line);
+    }
     log.finish(&mut out);
     let _ = out.flush();
     ExitCode::from(2)
@@ -468,8 +470,8 @@ fn refuse_unusable_key(golden: &Path, problems: &[InputError]) -> ExitCode {
 /// What is wrong with an unusable key, for the one running `grade` (the report tells learners
 /// only that it cannot be used): the reason it cannot be read, or how many problems it has
 /// and how to see them, never its name or a value.
-fn key_trouble(problems: &[InputError]) -> String {
-    match problems {
+fn key_trouble(problems: &InputErrors) -> String {
+    match problems.listed() {
         [only] if only.line == 0 && only.message.starts_with("cannot read") => format!(
             "the golden file given with --golden cannot be read ({}): check its path (the \
              report names it only with --reveal)",
@@ -480,8 +482,8 @@ fn key_trouble(problems: &[InputError]) -> String {
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" }
+            crate::output::thousands(problems.total()),
+            if problems.total() == 1 { "" } else { "s" }
         ),
     }
 }
@@ -641,7 +643,7 @@ enum Entry {
         /// What reports call it.
         name: String,
         /// Why there is no file.
-        problems: Vec<InputError>,
+        problems: InputErrors,
     },
 }
 
@@ -724,14 +726,14 @@ fn class_entries(class: &Class) -> Vec<Entry> {
                 },
                 Upload::Missing => Entry::Refused {
                     name: label.clone(),
-                    problems: vec![InputError::new(
+                    problems: InputErrors::one(InputError::new(
                         label,
                         0,
                         match &learner.note {
                             Some(note) => format!("no submission in the download: {note}"),
                             None => "no submission in the download".to_owned(),
                         },
-                    )],
+                    )),
                 },
             }
         })
@@ -940,9 +942,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     let outcome = match read {
                         Err(errors) => {
                             if is_platform(format) {
-                                check = Some(Precheck::unreadable(&name, cases, errors.0.clone()));
+                                check = Some(Precheck::unreadable(&name, cases, errors.clone()));
                             }
-                            Outcome::Ungradable(errors.0)
+                            Outcome::Ungradable(errors)
                         }
                         Ok((submission, errors)) => {
                             // On a platform, the learner's check first: it looks at the key's
@@ -995,11 +997,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         },
         hints,
         // Unreadable, not malformed: its one problem is about the whole file.
-        key_unreadable: matches!(&golden, Err(problems) if matches!(problems.as_slice(),
+        key_unreadable: matches!(&golden, Err(problems) if matches!(problems.listed(),
             [only] if only.line == 0 && only.message.starts_with("cannot read"))),
         key_problems: match golden {
             Ok(_) => None,
-            Err(problems) => Some(if reveal { problems } else { Vec::new() }),
+            Err(problems) => Some(if reveal { problems } else { InputErrors::new() }),
         },
         submissions,
         baseline: baseline.is_some(),

@@ -106,7 +106,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             let options = args.read.options();
             // Opened as the grader opens it: a link is refused, not followed.
             let read = open_submission(&path, &name, &InstructorFiles::new())
-                .map_err(|e| InputErrors(vec![e]))
+                .map_err(InputErrors::one)
                 .and_then(|file| {
                     MatrixRead::submission(&columns, &options).read_split(
                         MatrixInput::Open(file, MatrixFileFormat::for_path(&path)),
@@ -115,7 +115,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     )
                 });
             match read {
-                Err(errors) => Precheck::unreadable(&name, lab.len(), errors.0),
+                Err(errors) => Precheck::unreadable(&name, lab.len(), errors),
                 Ok((submission, errors)) => {
                     precheck(&name, &lab, &submission, &errors, &columns)
                         .context("cannot read the matrix back from its temporary files")?

@@ -53,6 +53,10 @@ impl CaseWriter for BlankRows {
         blank_row(case_id, self.blanks, out)?;
         Ok(true)
     }
+
+    fn needs_rows(&self) -> bool {
+        false
+    }
 }
 
 /// Appends the CSV row of `case_id` followed by `blanks` empty cells to `out`: the case id

@@ -73,6 +73,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for error in &report.errors {
         stderr.line(error);
     }
+    if let Some(line) = crate::output::unlisted_line(&report.errors) {
+        stderr.line(line);
+    }
     let shown = report.warnings.listed_count();
     for warning in report.warnings.listed()? {
         stderr.line(format_args!("warning: {}", warning?));

@@ -202,7 +202,7 @@ pub fn explain_streaming(
         })
         .collect();
     if !unknown.is_empty() {
-        return Err(InputErrors(unknown).into());
+        return Err(InputErrors::from(unknown).into());
     }
     let shown = records.count() as usize;
     let selected = match paged {

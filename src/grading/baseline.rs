@@ -21,7 +21,7 @@ pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputE
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::File::open(path)
         .and_then(crate::limits::read_document)
-        .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
+        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
     parse_baseline(&bytes, &name)
 }
 
@@ -35,7 +35,7 @@ pub fn parse_baseline(
     name: &str,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let mut records = Records::new(bytes, true);
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let (header_line, header) = match header_record(&mut records, name, &mut errors) {
         Ok(Some(record)) => (
             record.line,
@@ -44,8 +44,8 @@ pub fn parse_baseline(
                 .map(|cell| String::from_utf8_lossy(cell).into_owned())
                 .collect::<Vec<_>>(),
         ),
-        Ok(None) => return Err(InputErrors(errors)),
-        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
+        Ok(None) => return Err(errors),
+        Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     // Where each of `COLUMNS` is in the header.
     let mut at: [Option<usize>; 2] = [None; 2];
@@ -84,7 +84,7 @@ pub fn parse_baseline(
         }
     }
     let [Some(submission_at), Some(score_at)] = at else {
-        return Err(InputErrors(errors));
+        return Err(errors);
     };
     let mut scores = HashMap::new();
     // The line each submission is on, for a second listing's message.
@@ -100,7 +100,7 @@ pub fn parse_baseline(
             }
         };
         let line = record.line;
-        let cell = |index: usize, column: &str, errors: &mut Vec<InputError>| {
+        let cell = |index: usize, column: &str, errors: &mut InputErrors| {
             let bytes = record.iter().nth(index).unwrap_or_default();
             match std::str::from_utf8(bytes) {
                 Ok(text) => Some(text.trim().to_owned()),
@@ -161,7 +161,7 @@ pub fn parse_baseline(
     if errors.is_empty() {
         Ok(scores)
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 
@@ -172,7 +172,6 @@ mod tests {
     fn messages(text: &str) -> Vec<String> {
         parse_baseline(text.as_bytes(), "old.csv")
             .unwrap_err()
-            .0
             .iter()
             .map(|e| e.to_string())
             .collect()

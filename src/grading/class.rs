@@ -13,7 +13,7 @@ pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
-use crate::input::InputError;
+use crate::input::InputErrors;
 
 /// What a learner is shown about their submission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -217,7 +217,7 @@ pub enum Outcome {
     /// It was graded.
     Graded(Graded),
     /// It could not be read or lacks a graded column: its own problems, located.
-    Ungradable(Vec<InputError>),
+    Ungradable(InputErrors),
     /// It was not graded because the golden file is malformed (details for the instructor).
     KeyMalformed,
 }
@@ -310,7 +310,7 @@ pub struct ClassReport {
     /// Per golden case, the hint (with `--feedback hint`).
     pub hints: Vec<Option<Hint>>,
     /// Set when the golden file is malformed; it lists the problems only when revealed.
-    pub key_problems: Option<Vec<InputError>>,
+    pub key_problems: Option<InputErrors>,
     /// Whether the golden file could not be read at all (so it is not "malformed").
     pub key_unreadable: bool,
     /// Every submission, in command-line order (directories in name order).
@@ -505,7 +505,7 @@ impl ColumnMiss {
 pub fn grade_submission(
     golden: Option<&SplitMatrix>,
     submission: SplitMatrix,
-    errors: Vec<InputError>,
+    errors: InputErrors,
     scoring: &Scoring,
     reveal: bool,
 ) -> std::io::Result<Outcome> {
@@ -550,7 +550,10 @@ pub fn grade_submission(
         unknown_runs.push(unknown.point());
     }
     if !duplicates.is_empty() {
-        return Ok(Outcome::Ungradable(with_duplicates(Vec::new(), duplicates)));
+        return Ok(Outcome::Ungradable(with_duplicates(
+            InputErrors::new(),
+            duplicates,
+        )));
     }
     Ok(Outcome::Graded(Graded {
         cases: marks.finish()?.merge_runs(&runs)?,
@@ -850,7 +853,7 @@ mod tests {
             // The errors are the ones (and in the order) a matrix read whole lists.
             if let Outcome::Ungradable(errors) = &whole {
                 let read = keeping(submission.as_bytes(), MatrixFileFormat::Csv, &columns);
-                assert_eq!(&read.unwrap_err().0, errors);
+                assert_eq!(&read.unwrap_err(), errors);
                 assert!(errors.len() > 200);
             }
         }

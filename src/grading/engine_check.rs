@@ -291,9 +291,9 @@ pub fn judge_and_compare(
     if duplicates.is_empty() {
         Ok(Some(grade))
     } else {
-        Err(StreamError::Input(InputErrors(with_duplicates(
-            Vec::new(),
+        Err(StreamError::Input(with_duplicates(
+            InputErrors::new(),
             duplicates,
-        ))))
+        )))
     }
 }

@@ -40,12 +40,12 @@ pub struct Precheck {
     pub gradable: bool,
     /// Every problem, located, in the file's order and then the lab's cases it lacks (the
     /// first [`MAX_LISTED_PROBLEMS`], then a count).
-    pub problems: Vec<InputError>,
+    pub problems: InputErrors,
 }
 
 impl Precheck {
     /// A file that could not be read at all, with its problems.
-    pub fn unreadable(name: &str, cases: u64, problems: Vec<InputError>) -> Precheck {
+    pub fn unreadable(name: &str, cases: u64, problems: InputErrors) -> Precheck {
         Precheck {
             name: name.to_owned(),
             read_as: None,
@@ -79,7 +79,7 @@ impl Precheck {
 
     /// The verdict: ready to hand in, points at stake, or not gradable as it is.
     pub fn verdict_line(&self) -> String {
-        let count = self.problems.len() as u64;
+        let count = self.problems.total();
         if self.passed() {
             format!(
                 "{}: ready: every case of the lab once, every graded cell a valid value",
@@ -105,7 +105,7 @@ impl Precheck {
     /// Every line, as a learner reads them: how it was read, the problems, the verdict.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.read_line()];
-        lines.extend(self.problems.iter().map(InputError::to_string));
+        lines.extend(self.problems.shown().iter().map(InputError::to_string));
         lines.push(self.verdict_line());
         lines
     }
@@ -160,14 +160,14 @@ impl Found {
         }
     }
 
-    fn into_problems(self, name: &str) -> Vec<InputError> {
+    fn into_problems(self) -> InputErrors {
         let problems = self
             .kept
             .into_sorted_vec()
             .into_iter()
             .map(|(_, _, Keyed(error))| error)
             .collect();
-        listed_problems(name, problems, self.unlisted)
+        listed_problems(problems, self.unlisted)
     }
 }
 
@@ -211,7 +211,7 @@ pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix,
     if errors.is_empty() {
         Ok(lab)
     } else {
-        Err(StreamError::Input(InputErrors(errors)))
+        Err(StreamError::Input(errors))
     }
 }
 
@@ -222,7 +222,7 @@ pub fn precheck(
     name: &str,
     lab: &SplitMatrix,
     submission: &SplitMatrix,
-    errors: &[InputError],
+    errors: &InputErrors,
     columns: &[Column],
 ) -> std::io::Result<Precheck> {
     let mut check = Precheck {
@@ -231,13 +231,13 @@ pub fn precheck(
         rows: submission.len(),
         cases: lab.len(),
         gradable: true,
-        problems: Vec::new(),
+        problems: InputErrors::new(),
     };
     // What stops the grading, listed as grading lists it.
     let duplicates = submission.duplicates()?;
     if !errors.is_empty() || !duplicates.is_empty() {
         check.gradable = false;
-        check.problems = with_duplicates(errors.to_vec(), duplicates);
+        check.problems = with_duplicates(errors.clone(), duplicates);
         return Ok(check);
     }
     if submission.lacks_columns(columns) {
@@ -306,7 +306,7 @@ pub fn precheck(
             }
         }
     }
-    check.problems = found.into_problems(name);
+    check.problems = found.into_problems();
     Ok(check)
 }
 
@@ -388,7 +388,7 @@ mod tests {
         let lacking = check("case_id,decision\nprobe-1,ACTIVE\n", 1);
         assert!(!lacking.gradable);
         assert_eq!(
-            lacking.problems[0].to_string(),
+            lacking.problems.listed()[0].to_string(),
             "m.csv:1: header: no column for the graded column reason"
         );
         let again = check(
@@ -396,7 +396,7 @@ mod tests {
             2,
         );
         assert!(!again.gradable);
-        assert!(again.problems[0]
+        assert!(again.problems.listed()[0]
             .to_string()
             .contains("duplicated case id: it is already on line 2"));
         assert!(again.verdict_line().contains("cannot be graded as it is"));

@@ -134,7 +134,7 @@ impl<T: Record> Spool<T> {
             count += 1;
         }
         Spool {
-            store: Spilled::Memory(buf.into()),
+            store: Spilled::in_memory(buf),
             count,
             record: PhantomData,
         }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use crate::grading::columns::Column;
 use crate::input::content::{sniff, Content, Utf16Text};
-use crate::input::{normalise_header, Field, InputError};
+use crate::input::{normalise_header, Field, InputError, InputErrors};
 
 /// The extensions of the matrix files `grade` reads (compared without case).
 pub const MATRIX_EXTENSIONS: [&str; 5] = ["csv", "json", "xlsx", "xlsm", "ods"];
@@ -121,9 +121,9 @@ fn is_litter(name: &OsStr) -> bool {
 /// Every file of the upload `dir` but what is litter (`is_litter`: hidden folders are not
 /// entered), in name order (bytes), folders walked as they come; links are listed, never
 /// followed. `Err`: a folder that cannot be read, or one nested too deep.
-pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, Vec<InputError>> {
+pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, InputErrors> {
     let mut files = Vec::new();
-    let mut problems = Vec::new();
+    let mut problems = InputErrors::new();
     walk(dir, &mut PathBuf::new(), 0, &mut files, &mut problems);
     if problems.is_empty() {
         Ok(files)
@@ -137,7 +137,7 @@ fn walk(
     place: &mut PathBuf,
     depth: usize,
     files: &mut Vec<HandedIn>,
-    problems: &mut Vec<InputError>,
+    problems: &mut InputErrors,
 ) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -368,8 +368,8 @@ fn listed(names: &[String]) -> String {
 /// file, several matrices, several files none of which is a matrix, or a matrix that is a
 /// symbolic link is why there is none: a problem reported under [`UPLOAD`], in words a learner
 /// can act on, naming the files by their place in what they handed in.
-pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, Vec<InputError>> {
-    let problem = |message: String| Err(vec![InputError::new(UPLOAD, 0, message)]);
+pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, InputErrors> {
+    let problem = |message: String| Err(InputErrors::one(InputError::new(UPLOAD, 0, message)));
     let mut others = Vec::new();
     let mut candidates = Vec::new();
     for file in files {
@@ -478,7 +478,7 @@ pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, Vec<In
 
 /// The one matrix file in the upload `dir` ([`files_in_upload`], then
 /// [`find_learners_matrix`]), or why there is not one (reported under [`UPLOAD`]).
-pub fn find_matrix(dir: &Path) -> Result<UploadedMatrix, Vec<InputError>> {
+pub fn find_matrix(dir: &Path) -> Result<UploadedMatrix, InputErrors> {
     find_learners_matrix(&files_in_upload(dir)?)
 }
 
@@ -505,10 +505,10 @@ mod tests {
         upload_of(&files)
     }
 
-    fn message(result: Result<UploadedMatrix, Vec<InputError>>) -> String {
+    fn message(result: Result<UploadedMatrix, InputErrors>) -> String {
         let errors = result.unwrap_err();
         assert_eq!(errors.len(), 1);
-        errors[0].to_string()
+        errors.listed()[0].to_string()
     }
 
     #[test]

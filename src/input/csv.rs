@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::delimiter::{detect, Delimiter, HeaderColumns};
-use super::error::InputError;
+use super::error::{InputError, InputErrors};
 use super::fields::{
     cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
     OUTPUT_ONLY_COLUMNS,
@@ -29,7 +29,7 @@ impl CsvHeader {
     /// it has none or any problem (which a whole read of the file reports).
     pub fn read(reader: impl Read, file: &str, delimiter: Option<Delimiter>) -> Option<CsvHeader> {
         let mut records = Records::new(reader, true);
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         let header = read_header_record(
             &mut records,
             file,
@@ -89,7 +89,7 @@ fn read_header_record<R: Read>(
     records: &mut Records<R>,
     file: &str,
     delimiter: Option<Delimiter>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     observer: &mut dyn super::ReadObserver,
 ) -> Option<CsvHeader> {
     let delimiter = match delimiter {
@@ -178,7 +178,7 @@ pub(super) fn map_header(
     header_names: &[String],
     header_line: u64,
     file: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     observer: &mut dyn super::ReadObserver,
 ) -> Option<Vec<Option<Field>>> {
     let mut header_ok = true;
@@ -255,7 +255,7 @@ impl ReadFailure {
 pub(crate) fn header_record<'r, R: Read>(
     records: &'r mut Records<R>,
     file: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Result<Option<Record<'r>>, ReadFailure> {
     let started_at = records.line();
     match records.next_record() {
@@ -294,7 +294,7 @@ pub(crate) fn body_record<'r, R: Read>(
     records: &'r mut Records<R>,
     file: &str,
     width: usize,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Result<BodyRecord<'r>, ReadFailure> {
     let started_at = records.line();
     let record = match records.next_record() {
@@ -330,7 +330,7 @@ pub(crate) fn body_record<'r, R: Read>(
 pub fn read(
     reader: impl Read,
     how: &CaseRead<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn RowSink,
     observer: &mut dyn super::ReadObserver,
 ) -> CsvRead {
@@ -385,7 +385,7 @@ pub fn read(
             Ok(BodyRecord::Ragged(_) | BodyRecord::Skipped) => continue,
             Ok(BodyRecord::End) => break,
             Err(failure) => {
-                errors.push(failure.at(file, failure.started_at));
+                errors.push_final(failure.at(file, failure.started_at));
                 break;
             }
         };
@@ -523,20 +523,14 @@ mod tests {
     struct Cells(Vec<OwnedRow>);
 
     impl RowSink for Cells {
-        fn row(
-            &mut self,
-            line: u64,
-            cells: &RawCells<'_>,
-            _: &mut Vec<InputError>,
-            _: &Locate<'_>,
-        ) {
+        fn row(&mut self, line: u64, cells: &RawCells<'_>, _: &mut InputErrors, _: &Locate<'_>) {
             let cells = cells.iter().map(|cell| cell.map(str::to_owned)).collect();
             self.0.push((line, cells));
         }
     }
 
     fn read_cells(bytes: &[u8]) -> (Vec<OwnedRow>, Vec<String>) {
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         let mut cells = Cells::default();
         let options = ReadOptions::default();
         let how = CaseRead::new("f.csv", InputFormat::Csv, &options);

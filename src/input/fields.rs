@@ -7,7 +7,7 @@ use crate::lease::{
     TerminalResult, TermsError, Timestamp, ValueError,
 };
 
-use super::error::InputError;
+use super::error::{InputError, InputErrors};
 
 /// A recognised case-file field (spec section 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -270,11 +270,7 @@ impl BadRow {
 
 /// Parses one row's cells. Every problem of the row is pushed to `errors` (each made by
 /// `locate`); if there was any, the result is `Err` with the row's case id, if it has one.
-pub fn parse_row(
-    cells: &RawCells<'_>,
-    errors: &mut Vec<InputError>,
-    locate: &Locate<'_>,
-) -> RowResult {
+pub fn parse_row(cells: &RawCells<'_>, errors: &mut InputErrors, locate: &Locate<'_>) -> RowResult {
     let mut row = Err(BadRow::default());
     parse_row_into(cells, errors, locate, &mut row);
     row
@@ -288,7 +284,7 @@ pub fn parse_row(
 /// whatever the caller worked out from the case id (its hash) still holds.
 pub fn parse_row_into(
     cells: &RawCells<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     locate: &Locate<'_>,
     slot: &mut RowResult,
 ) -> bool {
@@ -310,7 +306,7 @@ pub fn parse_row_into(
 /// (and `slot` untouched) if the row has errors.
 fn parse_typed(
     cells: &RawCells<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     locate: &Locate<'_>,
     slot: &mut RowResult,
 ) -> Option<bool> {
@@ -322,7 +318,7 @@ fn parse_typed(
     // calls find no cell, or return at once.
     #[inline(always)]
     fn checked<T>(
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
         field: Field,
         value: Option<&str>,
@@ -651,7 +647,7 @@ mod tests {
         for (field, value) in pairs {
             cells[*field as usize] = cell_text(*field, value);
         }
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         let locate = |field: Option<Field>, message: String, value: Option<&str>| {
             super::located("f.csv", 7, field, message, value)
         };

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::error::InputError;
+use super::error::{InputError, InputErrors};
 use super::fields::{
     cell_text, located, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells,
     RowResult, FIELD_COUNT,
@@ -131,7 +131,7 @@ struct Reading<'a> {
     tracker: &'a Tracker,
     /// Whether the top array's first element is a stand-in, not read.
     skip_first: bool,
-    errors: &'a mut Vec<InputError>,
+    errors: &'a mut InputErrors,
     sink: &'a mut dyn FnMut(u64, RowResult),
     observer: &'a mut dyn super::ReadObserver,
 }
@@ -142,7 +142,7 @@ struct Reading<'a> {
 pub fn read_document(
     reader: impl std::io::Read,
     file: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
@@ -171,7 +171,7 @@ pub fn read_rows_from(
     file: &str,
     sink: &mut dyn FnMut(u64, RowResult),
 ) -> bool {
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut object = |line: u64, text: &str| match serde_json::from_str::<RowObject>(text) {
         Ok(object) => {
             read_row(
@@ -197,7 +197,7 @@ fn read_stream(
     reader: impl std::io::Read,
     skip_first: bool,
     file: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
@@ -215,7 +215,7 @@ fn read_stream(
         .deserialize_any(Top(&mut reading))
         .and_then(|()| parser.end());
     if let Err(e) = read {
-        reading.errors.push(stream_error(file, &e, &tracker));
+        reading.errors.push_final(stream_error(file, &e, &tracker));
     }
 }
 
@@ -475,7 +475,7 @@ fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
 pub fn read_lines(
     mut reader: impl BufRead,
     file: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
@@ -524,7 +524,7 @@ fn read_object(
     case_id: Option<&str>,
     file: &str,
     line: u64,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
@@ -552,7 +552,7 @@ fn read_row(
     case_id: Option<&str>,
     file: &str,
     line: u64,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn super::ReadObserver,
 ) {
@@ -640,23 +640,16 @@ fn read_row(
     };
     observer.cells(line, &cells);
     let reported_before = errors.len() != before;
-    let mark = errors.len();
-    let row = parse_row(&cells, errors, &locate);
-    if !reported.is_empty() {
-        // "missing, required on offer" for a value reported above as of the wrong type.
-        let mut index = mark;
-        while index < errors.len() {
-            let about_reported = errors[index]
-                .column
-                .as_deref()
-                .is_some_and(|column| reported.iter().any(|f| f.name() == column));
-            if about_reported {
-                errors.remove(index);
-            } else {
-                index += 1;
-            }
-        }
-    }
+    // The row's own errors, a few at most (one per field), then filed.
+    let mut row_errors = InputErrors::new();
+    let row = parse_row(&cells, &mut row_errors, &locate);
+    // "missing, required on offer" for a value reported above as of the wrong type.
+    errors.extend(row_errors.into_listed().into_iter().filter(|error| {
+        !error
+            .column
+            .as_deref()
+            .is_some_and(|column| reported.iter().any(|f| f.name() == column))
+    }));
     let row = match row {
         // Its problems were reported above: it is not replayed, only checked against its case.
         Ok(parsed) if reported_before => Err(BadRow {
@@ -684,7 +677,7 @@ mod tests {
     type Read = (Vec<(u64, RowResult)>, Vec<String>);
 
     fn streamed(bytes: &[u8]) -> Read {
-        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        let (mut rows, mut errors) = (Vec::new(), InputErrors::new());
         read_document(
             bytes,
             "t.json",
@@ -696,7 +689,7 @@ mod tests {
     }
 
     fn whole(bytes: &[u8]) -> Read {
-        let (mut rows, mut errors) = (Vec::new(), Vec::new());
+        let (mut rows, mut errors) = (Vec::new(), InputErrors::new());
         let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         match std::str::from_utf8(body) {
             Ok(text) => read_whole(
@@ -834,7 +827,7 @@ mod tests {
     fn read_whole(
         text: &str,
         file: &str,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         sink: &mut dyn FnMut(u64, RowResult),
         observer: &mut dyn crate::input::ReadObserver,
     ) {

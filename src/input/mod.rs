@@ -23,7 +23,7 @@ pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{InputError, InputErrors};
+pub use error::{thousands, InputError, InputErrors, MAX_LISTED_ERRORS};
 pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
@@ -214,7 +214,7 @@ pub fn files_in_directory(
     directory: &Path,
     wanted: &dyn Fn(&Path) -> bool,
     what: &str,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Vec<PathBuf> {
     let name = directory.to_string_lossy();
     let entries = match std::fs::read_dir(directory) {
@@ -247,7 +247,7 @@ pub fn files_in_directory(
 /// directly in it in name order, anything else a file.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     let mut sources = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     for input in inputs {
         let name = input.to_string_lossy().into_owned();
         if name == "-" {
@@ -270,7 +270,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Source>, InputErrors> {
     if errors.is_empty() {
         Ok(sources)
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 
@@ -296,7 +296,7 @@ pub trait RowSink {
         &mut self,
         line: u64,
         cells: &RawCells<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
     );
 }
@@ -309,7 +309,7 @@ impl RowSink for Parsing<'_> {
         &mut self,
         line: u64,
         cells: &RawCells<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
     ) {
         (self.0)(line, parse_row(cells, errors, locate));
@@ -367,7 +367,7 @@ impl<'a> CaseRead<'a> {
 pub fn read(
     reader: impl Read,
     how: &CaseRead<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
 ) {
@@ -411,7 +411,7 @@ pub fn read(
 pub fn read_cells(
     reader: impl Read,
     how: &CaseRead<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn RowSink,
 ) -> CsvRead {
     debug_assert_eq!(how.format, InputFormat::Csv);
@@ -423,7 +423,7 @@ pub fn read_cells(
 pub fn read_source(
     source: &Source,
     format_override: Option<InputFormat>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn FnMut(u64, RowResult),
     observer: &mut dyn ReadObserver,
 ) {

@@ -17,7 +17,7 @@ mod xml;
 use calamine::{Data, ExcelDateTime};
 
 use super::csv::map_header;
-use super::error::InputError;
+use super::error::{InputError, InputErrors};
 use super::fields::{cell_text, located, RawCells, FIELD_COUNT};
 use super::{ReadObserver, RowSink};
 use crate::limits::MAX_RECORD_BYTES;
@@ -318,13 +318,13 @@ pub fn read_cases(
     workbook: impl std::io::Read + std::io::Seek,
     file: &str,
     sheet: Option<&str>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
     sink: &mut dyn RowSink,
     observer: &mut dyn ReadObserver,
 ) {
     // `None` before the header; then its columns, or `None` inside if it was bad.
     let mut header: Option<Option<Vec<Option<super::Field>>>> = None;
-    let mut row_errors = Vec::new();
+    let mut row_errors = InputErrors::new();
     let result = for_each_row_in(workbook, file, sheet, &mut |located_file, line, cells| {
         if cells.iter().all(|cell| cell.trim().is_empty()) {
             return;
@@ -370,9 +370,9 @@ pub fn read_cases(
         observer.cells(line, &raw);
         sink.row(line, &raw, &mut row_errors, &locate);
     });
-    errors.append(&mut row_errors);
+    errors.append(row_errors);
     match result {
-        Err(e) => errors.push(e),
+        Err(e) => errors.push_final(e),
         Ok(()) if header.is_none() => {
             errors.push(InputError::new(file, 0, "empty sheet: no header row"));
         }

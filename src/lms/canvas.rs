@@ -128,14 +128,14 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
     } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
         (2, 2)
     } else {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
              FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
         )]));
     };
     let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
     else {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "no Section column: Canvas's importer needs the student columns to end with it; \
              export the gradebook again",
         )]));
@@ -174,13 +174,13 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
     let assignment_column = match (chosen.as_slice(), assignment) {
         ([one], _) => *one,
         ([], None) => {
-            return Err(InputErrors(vec![table.header_error(
+            return Err(InputErrors::from(vec![table.header_error(
                 "no assignment columns (headed TITLE (ID)): export the gradebook with the \
                  assignment in it",
             )]))
         }
         ([], Some(wanted)) => {
-            return Err(InputErrors(vec![table
+            return Err(InputErrors::from(vec![table
                 .header_error(format!(
                     "no assignment {wanted:?} (give --assignment its id or title); the export's \
                      assignments: {}",
@@ -189,7 +189,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
                 .value(wanted)]))
         }
         (_, None) => {
-            return Err(InputErrors(vec![table.header_error(format!(
+            return Err(InputErrors::from(vec![table.header_error(format!(
                 "the export has {} assignments: name the one being graded with --assignment ID \
                  (its id, the number in parentheses): {}",
                 chosen.len(),
@@ -197,7 +197,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
             ))]))
         }
         (_, Some(wanted)) => {
-            return Err(InputErrors(vec![table
+            return Err(InputErrors::from(vec![table
                 .header_error(format!(
                     "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
                     chosen.len(),
@@ -206,7 +206,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
                 .value(wanted)]))
         }
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut learners: Vec<Learner> = Vec::new();
     let mut points_row = None;
     let mut points = None;
@@ -260,7 +260,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         });
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors));
+        return Err(errors);
     }
     Ok(Roster {
         table,
@@ -391,7 +391,7 @@ mod tests {
         let table = parse_table(EXPORT.as_bytes(), "gb.csv").unwrap();
         let err = read_roster(table.clone(), None).unwrap_err();
         assert!(
-            err.0[0].message.contains("Lab 1 (11); Lab 2 (22)"),
+            err.listed()[0].message.contains("Lab 1 (11); Lab 2 (22)"),
             "{err:?}"
         );
         let roster = read_roster(table.clone(), Some("Lab 1")).unwrap();

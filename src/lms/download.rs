@@ -125,7 +125,7 @@ impl Download {
     /// `MAX_WRAPPERS` deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
-        let error = |message: String| InputErrors(vec![InputError::new(&name, 0, message)]);
+        let error = |message: String| InputErrors::one(InputError::new(&name, 0, message));
         let meta = fs::metadata(path).map_err(|e| error(format!("cannot read: {e}")))?;
         let stem = |p: &Path| {
             p.file_stem()
@@ -171,7 +171,7 @@ impl Download {
         }
         let mut archive = archive;
         let mut items = Vec::new();
-        let mut problems = Vec::new();
+        let mut problems = InputErrors::new();
         for index in 0..archive.len() {
             let entry = archive
                 .by_index(index)
@@ -209,7 +209,7 @@ impl Download {
             });
         }
         if !problems.is_empty() {
-            return Err(InputErrors(problems));
+            return Err(problems);
         }
         let mut root_name = stem(path);
         for _ in 0..MAX_WRAPPERS {
@@ -266,7 +266,7 @@ impl Download {
     pub fn entries(&self) -> Result<Vec<Entry>, InputErrors> {
         match &self.source {
             Source::Folder(root) => folder_entries(root).map_err(|e| {
-                InputErrors(vec![InputError::new(
+                InputErrors::from(vec![InputError::new(
                     &self.name,
                     0,
                     format!("cannot read: {e}"),
@@ -287,13 +287,13 @@ impl Download {
         claimed: &[(Entry, String)],
         staged: &Path,
         instructor: &InstructorFiles,
-    ) -> io::Result<Result<PathBuf, Vec<InputError>>> {
+    ) -> io::Result<Result<PathBuf, InputErrors>> {
         if let (Source::Folder(root), [(entry, place)]) = (&self.source, claimed) {
             if entry.kind == Kind::Folder && place.is_empty() {
                 return Ok(Ok(root.join(&entry.os_name)));
             }
         }
-        let mut problems = Vec::new();
+        let mut problems = InputErrors::new();
         fs::create_dir_all(staged)?;
         for (entry, place) in claimed {
             let target = join(staged, place);
@@ -438,7 +438,7 @@ fn copy_entry(
     shown: &str,
     instructor: &InstructorFiles,
     depth: usize,
-    problems: &mut Vec<InputError>,
+    problems: &mut InputErrors,
 ) -> io::Result<()> {
     match kind {
         Kind::Link => dangling_link(to),
@@ -513,7 +513,7 @@ fn unzip_item(
     path: &Path,
     shown: &str,
     unpacked: &mut u64,
-    problems: &mut Vec<InputError>,
+    problems: &mut InputErrors,
 ) -> io::Result<()> {
     match item.kind {
         Kind::Folder => fs::create_dir_all(path),
@@ -707,7 +707,9 @@ mod tests {
     fn names_that_leave_the_folder_are_refused() {
         let zip = zip_of(&[("../evil.csv", b"x")]);
         let errors = Download::open(zip.path(), &|_| true).err().unwrap();
-        assert!(errors.0[0].message.contains("leads out of the download"));
+        assert!(errors.listed()[0]
+            .message
+            .contains("leads out of the download"));
         // A `..` that stays inside is resolved (the zip crate's `enclosed_name`): the file is
         // where its resolved name puts it, and whose that is decides.
         let zip = zip_of(&[("a_1/../b_2/matrix.csv", b"x")]);
@@ -769,7 +771,7 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(
-            problems[0].message.contains("cannot be graded"),
+            problems.listed()[0].message.contains("cannot be graded"),
             "{problems:?}"
         );
     }

@@ -38,13 +38,13 @@ pub struct Roster {
 /// Reads a classroom roster.
 pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     let Some(username) = table.column("github_username") else {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "no github_username column: not a GitHub Classroom roster (download it from the \
              classroom's Students tab)",
         )]));
     };
     let identifier = table.column("identifier");
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut learners = Vec::new();
     let mut seen: HashMap<String, u64> = HashMap::new();
     for (index, row) in table.rows.iter().enumerate() {
@@ -85,7 +85,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     if errors.is_empty() {
         Ok(Roster { table, learners })
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 

@@ -147,7 +147,7 @@ pub enum Upload {
     /// The matrix, found in the learner's upload.
     Found(UploadedMatrix),
     /// The upload, with no gradable matrix: why (named `upload`, or by a file's place).
-    Problems(Vec<InputError>),
+    Problems(InputErrors),
     /// The download has nothing of the learner's.
     Missing,
 }
@@ -186,7 +186,7 @@ pub fn read_class(
         Roster::GithubClassroom(roster) => Some(
             roster
                 .slug(opened.root_name(), &entries, opened.name())
-                .map_err(|e| InputErrors(vec![e]))?,
+                .map_err(InputErrors::one)?,
         ),
         _ => None,
     };
@@ -198,7 +198,7 @@ pub fn read_class(
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
     let mut claimed: Vec<Vec<(Entry, String)>> = vec![Vec::new(); roster.learners().len()];
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let whose = |learner: &str| match lms {
         Lms::Canvas => format!("the Canvas user {learner}"),
         Lms::Moodle => format!("Participant {learner}"),
@@ -250,10 +250,10 @@ pub fn read_class(
         }
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors));
+        return Err(errors);
     }
     let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
-        InputErrors(vec![InputError::new(
+        InputErrors::from(vec![InputError::new(
             opened.name(),
             0,
             format!("cannot make a temporary directory to unpack it in: {e}"),
@@ -267,7 +267,7 @@ pub fn read_class(
         }
         let staged = staging.path().join(n.to_string());
         let made = opened.upload(claims, &staged, instructor).map_err(|e| {
-            InputErrors(vec![InputError::new(
+            InputErrors::from(vec![InputError::new(
                 opened.name(),
                 0,
                 format!("cannot unpack: {e}"),

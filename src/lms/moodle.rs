@@ -98,7 +98,7 @@ pub struct Roster {
 
 /// Reads a grading worksheet.
 pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut column = |name: &str| {
         let found = table.column(name);
         if found.is_none() {
@@ -115,16 +115,16 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
     let grade = column("Grade");
     let modified = column("Last modified (grade)");
     let (Some(identifier), Some(grade), Some(modified)) = (identifier, grade, modified) else {
-        return Err(InputErrors(errors));
+        return Err(errors);
     };
     if table.column("Scale").is_some() {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "the assignment is graded on a scale: leasejudge writes points; set the assignment's \
              grade type to Point",
         )]));
     }
     if table.column("Group").is_some() {
-        return Err(InputErrors(vec![table.header_error(
+        return Err(InputErrors::from(vec![table.header_error(
             "students submit in groups: the download is named by group, not by learner, so it \
              cannot be matched to the worksheet's learners",
         )]));
@@ -202,7 +202,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         });
     }
     if !errors.is_empty() {
-        return Err(InputErrors(errors));
+        return Err(errors);
     }
     Ok(Roster {
         table,
@@ -336,7 +336,7 @@ mod tests {
         assert!(roster.render(&swapped).contains(",'@Sneaky,"));
         let bad = "Identifier,Grade,Last modified (grade),Maximum Grade\nTeilnehmer/in 4,,-,10\n";
         let errors = read_roster(parse_table(bad.as_bytes(), "ws.csv").unwrap()).unwrap_err();
-        assert!(errors.0[0].message.contains("Participant NUMBER"));
+        assert!(errors.listed()[0].message.contains("Participant NUMBER"));
         let scale = "Identifier,Grade,Scale,Last modified (grade)\nParticipant 1,,,-\n";
         assert!(read_roster(parse_table(scale.as_bytes(), "ws.csv").unwrap()).is_err());
     }

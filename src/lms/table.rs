@@ -56,7 +56,7 @@ impl Table {
 pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let bytes = crate::limits::read_document_file(path)
-        .map_err(|e| InputErrors(vec![InputError::new(&name, 0, format!("cannot read: {e}"))]))?;
+        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
     parse_table(&bytes, &name)
 }
 
@@ -79,8 +79,8 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
         _ => b',',
     };
     records.set_delimiter(delimiter);
-    let mut errors = Vec::new();
-    let text = |bytes: &[u8], line: u64, errors: &mut Vec<InputError>| -> String {
+    let mut errors = InputErrors::new();
+    let text = |bytes: &[u8], line: u64, errors: &mut InputErrors| -> String {
         match std::str::from_utf8(bytes) {
             Ok(text) => text.to_owned(),
             Err(_) => {
@@ -102,8 +102,8 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
                 .collect::<Vec<_>>();
             (line, header)
         }
-        Ok(None) => return Err(InputErrors(errors)),
-        Err(failure) => return Err(InputErrors(vec![failure.at(name, records.line())])),
+        Ok(None) => return Err(errors),
+        Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     let mut rows = Vec::new();
     loop {
@@ -132,7 +132,7 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
             rows,
         })
     } else {
-        Err(InputErrors(errors))
+        Err(errors)
     }
 }
 
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(table.rows[0].cells, ["1", "x;y", "3"]);
         assert_eq!(table.rows[1].line, 4);
         let errors = parse_table(b"a,b\n1,2,3\n\xff,2\n", "t.csv").unwrap_err();
-        let messages: Vec<String> = errors.0.iter().map(ToString::to_string).collect();
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(messages[0].starts_with("t.csv:2: the row has 3 cells"));
         assert!(messages[1].starts_with("t.csv:3: not valid UTF-8"));

@@ -208,7 +208,7 @@ pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Ve
             }
         }
         Outcome::Ungradable(problems) => {
-            for problem in problems {
+            for problem in problems.shown() {
                 lines.push(&problem.to_string());
             }
         }

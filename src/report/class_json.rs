@@ -120,7 +120,7 @@ fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String,
             object.insert("errors".into(), json!([{"message": report.key_message()}]));
         }
         Outcome::Ungradable(problems) => {
-            let errors: Vec<Value> = problems.iter().map(error_json).collect();
+            let errors: Vec<Value> = problems.shown().iter().map(error_json).collect();
             object.insert("errors".into(), errors.into());
         }
         Outcome::Graded(graded) => {
@@ -218,7 +218,7 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
     }
     if let Some(problems) = &report.key_problems {
         let mut key = vec![json!({"message": report.key_message()})];
-        key.extend(problems.iter().map(error_json));
+        key.extend(problems.shown().iter().map(error_json));
         document.insert("golden_errors".into(), key.into());
     }
     document.insert("cases".into(), report.cases.into());

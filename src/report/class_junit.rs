@@ -70,7 +70,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
             );
         }
         Outcome::Ungradable(problems) => {
-            for (i, problem) in problems.iter().enumerate() {
+            for (i, problem) in problems.shown().iter().enumerate() {
                 add(
                     &format!("problem {}", i + 1),
                     non_success(

@@ -309,7 +309,7 @@ pub fn key_lines(report: &ClassReport) -> Vec<String> {
     match &report.key_problems {
         None => Vec::new(),
         Some(problems) => std::iter::once(report.key_message().to_owned())
-            .chain(problems.iter().map(|p| p.to_string()))
+            .chain(problems.shown().iter().map(|p| p.to_string()))
             .collect(),
     }
 }
@@ -369,7 +369,7 @@ pub fn write_table(
         match &submission.outcome {
             Outcome::KeyMalformed => writeln!(out, "  not graded: {}", report.key_message())?,
             Outcome::Ungradable(problems) => {
-                for problem in problems {
+                for problem in problems.shown() {
                     writeln!(out, "  {}", escape_message(&problem.to_string()))?;
                 }
             }
@@ -489,18 +489,20 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
         let rows = || -> Box<dyn Iterator<Item = [String; 4]> + '_> {
             match &submission.outcome {
                 Outcome::KeyMalformed => Box::new(std::iter::empty()),
-                Outcome::Ungradable(problems) => Box::new(problems.iter().map(|problem| {
-                    let at = Spot {
-                        file: problem.file.clone(),
-                        line: (problem.line > 0).then_some(problem.line),
-                    };
-                    [
-                        String::new(),
-                        at.to_string(),
-                        "ungradable".to_owned(),
-                        problem.to_string(),
-                    ]
-                })),
+                Outcome::Ungradable(problems) => {
+                    Box::new(problems.shown().into_iter().map(|problem| {
+                        let at = Spot {
+                            file: problem.file.clone(),
+                            line: (problem.line > 0).then_some(problem.line),
+                        };
+                        [
+                            String::new(),
+                            at.to_string(),
+                            "ungradable".to_owned(),
+                            problem.to_string(),
+                        ]
+                    }))
+                }
                 Outcome::Graded(graded) => {
                     let cases = graded.cases.iter().filter_map(|case| {
                         let problems = report.problems(&case, &submission.name);
@@ -559,7 +561,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
         match &submission.outcome {
             Outcome::KeyMalformed => {}
             Outcome::Ungradable(problems) => {
-                for problem in problems {
+                for problem in problems.shown() {
                     let at = Spot {
                         file: problem.file.clone(),
                         line: (problem.line > 0).then_some(problem.line),

@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(lines[lines.len() - 1], check.verdict_line());
         // A check that passes is one passing test, worth nothing.
         let ready = Precheck {
-            problems: Vec::new(),
+            problems: crate::input::InputErrors::new(),
             ..check
         };
         let mut out = Vec::new();

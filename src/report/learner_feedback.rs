@@ -52,7 +52,7 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<Stri
         Outcome::KeyMalformed => lines.push(report.key_message()),
         Outcome::Ungradable(problems) => {
             lines.push("Your submission could not be graded:");
-            for problem in problems {
+            for problem in problems.shown() {
                 lines.push(&problem.to_string());
             }
         }

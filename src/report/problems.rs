@@ -8,6 +8,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::grading::ReportFormat;
 use crate::input::{InputError, InputErrors};
+use crate::output::{thousands, unlisted_line};
 use crate::report::class_junit::{junit_message, junit_name, junit_text};
 use crate::report::github::{command as workflow_command, escape_data};
 use crate::report::markdown::escape_cell;
@@ -44,9 +45,10 @@ fn what(error: &InputError) -> String {
 }
 
 fn headline(command: &str, errors: &InputErrors) -> String {
-    let n = errors.0.len();
+    let n = errors.total();
     format!(
-        "leasejudge {command}: {n} input error{}; nothing was graded",
+        "leasejudge {command}: {} input error{}; nothing was graded",
+        thousands(n),
         if n == 1 { "" } else { "s" }
     )
 }
@@ -55,7 +57,7 @@ fn headline(command: &str, errors: &InputErrors) -> String {
 pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
     let mut report = Report::new(format!("leasejudge {command}"));
     let mut suite = TestSuite::new("input");
-    for error in &errors.0 {
+    for error in errors {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type("input")
@@ -69,6 +71,16 @@ pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
         let mut test = TestCase::new(name, status);
         test.set_classname(junit_name(&error.file));
         suite.add_test_case(test);
+    }
+    if let Some(line) = unlisted_line(errors) {
+        // One more testcase stands for the errors not listed, so that a reader of the
+        // report alone knows there were more.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_type("input")
+            .set_message(junit_message(&line))
+            .set_description(junit_text(&format!("{line}\n")));
+        suite.add_test_case(TestCase::new("unlisted", status));
     }
     report.add_test_suite(suite);
     let mut text = report
@@ -84,7 +96,7 @@ pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
 /// [`ANNOTATIONS_PER_STEP`] (the last saying how many more there are), then every problem as
 /// a plain log line, so that none is lost.
 pub fn github(command: &str, errors: &InputErrors) -> String {
-    let problems = &errors.0;
+    let problems = errors.listed();
     let title = format!("leasejudge {command}: bad input");
     let mut text = String::new();
     let shown = if problems.len() > ANNOTATIONS_PER_STEP {
@@ -104,7 +116,7 @@ pub fn github(command: &str, errors: &InputErrors) -> String {
         let message = format!(
             "{} more input errors (GitHub shows {ANNOTATIONS_PER_STEP} annotations per step): \
              every one is in the step summary and in this log",
-            problems.len() - shown
+            thousands(errors.total() - shown as u64)
         );
         text.push_str(&workflow_command("error", None, &title, &message));
     }
@@ -113,6 +125,10 @@ pub fn github(command: &str, errors: &InputErrors) -> String {
         // A plain line, not a command: its file name (first) is escaped as a person reads
         // it, so that nothing can make it one (`escape_controls`).
         text.push_str(&escape_data(&error.to_string()));
+        text.push('\n');
+    }
+    if let Some(line) = unlisted_line(errors) {
+        text.push_str(&escape_data(&line));
         text.push('\n');
     }
     text
@@ -125,7 +141,7 @@ pub fn markdown(command: &str, errors: &InputErrors) -> String {
          | file | line | problem |\n|---|---:|---|\n",
         escape_cell(&headline(command, errors))
     );
-    for error in &errors.0 {
+    for error in errors {
         let line = if error.line > 0 {
             error.line.to_string()
         } else {
@@ -137,6 +153,9 @@ pub fn markdown(command: &str, errors: &InputErrors) -> String {
             escape_cell(&what(error))
         ));
     }
+    if let Some(line) = unlisted_line(errors) {
+        text.push_str(&format!("\n{}\n", escape_cell(&line)));
+    }
     text
 }
 
@@ -144,7 +163,6 @@ pub fn markdown(command: &str, errors: &InputErrors) -> String {
 /// message, value}]}`.
 pub fn json(command: &str, errors: &InputErrors) -> String {
     let list: Vec<serde_json::Value> = errors
-        .0
         .iter()
         .map(|e| {
             serde_json::json!({
@@ -156,11 +174,15 @@ pub fn json(command: &str, errors: &InputErrors) -> String {
             })
         })
         .collect();
-    let document = serde_json::json!({
+    let mut document = serde_json::json!({
         "command": command,
         "status": "input_errors",
         "errors": list,
     });
+    if errors.unlisted() > 0 {
+        // Only past the cap, so that a short report is as it always was.
+        document["unlisted_errors"] = errors.unlisted().into();
+    }
     let mut text = serde_json::to_string_pretty(&document).expect("JSON values serialise");
     text.push('\n');
     text

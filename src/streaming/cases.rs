@@ -31,6 +31,13 @@ pub trait CaseWriter {
         out: &mut Vec<u8>,
     ) -> std::io::Result<bool>;
 
+    /// Whether [`write_case`](Self::write_case) looks at the rows: a writer that does not
+    /// (the template writes a case's id alone) is handed none, so that a case of millions of
+    /// rows is never held.
+    fn needs_rows(&self) -> bool {
+        true
+    }
+
     /// How many bytes every record starts with to separate it from the record before (a
     /// comma, a blank line): the first record is written without them.
     fn separator_len(&self) -> u64 {

@@ -227,6 +227,7 @@ pub fn judge(
                 false,
             )?;
             run.spill = Spill::for_records()?;
+            run.keeping_rows = cases.needs_rows();
             run.cases = Some(cases);
             if settings.bad_rows_against_earlier_files {
                 run.earlier_files = Some(Vec::new());
@@ -238,7 +239,7 @@ pub fn judge(
     };
     match attempt {
         Attempt::Done(spills) => Ok(Records { spills, layout }),
-        Attempt::Failed(errors) => Err(StreamError::Input(InputErrors(errors))),
+        Attempt::Failed(errors) => Err(StreamError::Input(errors)),
     }
 }
 
@@ -287,7 +288,7 @@ pub enum StreamError {
 impl From<io::Error> for StreamError {
     fn from(e: io::Error) -> StreamError {
         match crate::input::FileChanged::of(&e) {
-            Some(changed) => StreamError::Input(InputErrors(vec![changed.input_error()])),
+            Some(changed) => StreamError::Input(InputErrors::one(changed.input_error())),
             None => StreamError::Io(e),
         }
     }
@@ -309,7 +310,7 @@ enum Attempt {
     /// Every case's record, in spills in order.
     Done(Vec<SpillFile>),
     /// Every input error.
-    Failed(Vec<InputError>),
+    Failed(InputErrors),
 }
 
 #[cfg(test)]
@@ -349,7 +350,7 @@ mod tests {
             ),
         );
         let mut rows = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         crate::input::read_source(
             source,
             None,

@@ -151,7 +151,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::input::{RowResult, Source};
+    use crate::input::{InputErrors, RowResult, Source};
     use crate::streaming::ids::SeenIds;
     use crate::streaming::run::StreamRun;
     use crate::streaming::spill::{assemble, Encoding};
@@ -184,7 +184,7 @@ mod tests {
         crate::input::read(
             text.as_bytes(),
             &how,
-            &mut Vec::new(),
+            &mut crate::input::InputErrors::new(),
             &mut |line, row| rows.push((line, row)),
             &mut crate::input::NoObserver,
         );
@@ -226,7 +226,7 @@ mod tests {
             };
             run.feed_hashed(at, &row, row_hash(&row))?;
         }
-        run.end_file(Vec::new())?;
+        run.end_file(InputErrors::new())?;
         assert!(run.errors.is_empty());
         assert_eq!(run.came_back_count, 1, "c0 came back");
         let mut out = Vec::new();

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::input::{
-    json_object_starts, parse_row_into, read, read_cells, BadRow, CaseRead, CsvHeader, InputError,
+    json_object_starts, parse_row_into, read, read_cells, BadRow, CaseRead, CsvHeader, InputErrors,
     InputFormat, Locate, NoObserver, RawCells, ReadOptions, RowResult, RowSink,
 };
 use crate::lease::values::same_text;
@@ -265,7 +265,7 @@ pub(super) fn read_case_again(
             });
         }
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let reader = match (current.format, offset) {
         (InputFormat::Json, 1..) => {
             if crate::input::read_json_rows_from(reader, &current.name, &mut |line, row| {
@@ -354,7 +354,7 @@ impl<F: FnMut(u64, &RowResult)> RowSink for LinesFrom<'_, F> {
         &mut self,
         line: u64,
         cells: &RawCells<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
     ) {
         if line > self.last {

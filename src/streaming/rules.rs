@@ -2,7 +2,7 @@
 //! offer, `observed_at` never decreases, `job_id` never changes, a case id belongs to one file)
 //! and the located input error each broken rule gives.
 
-use crate::input::{BadRow, InputError, ParsedRow, RowResult};
+use crate::input::{BadRow, InputError, InputErrors, ParsedRow, RowResult};
 use crate::lease::{Case, CaseFault, Outcome, Row, Timestamp};
 
 /// Where a row came from.
@@ -35,7 +35,7 @@ pub(crate) fn start_case(
     slot: &mut Slot,
     at: Location<'_>,
     row: &RowResult,
-    faults: &mut Vec<InputError>,
+    faults: &mut InputErrors,
 ) -> Option<Outcome> {
     let Ok(ParsedRow { row, .. }) = row else {
         // The reader reported the row's errors; its later rows must not be blamed for not
@@ -69,7 +69,7 @@ pub(crate) fn step_case(
     slot: &mut Slot,
     at: Location<'_>,
     row: &RowResult,
-    faults: &mut Vec<InputError>,
+    faults: &mut InputErrors,
 ) -> Option<Outcome> {
     let Slot::Live(case) = slot else {
         return None;

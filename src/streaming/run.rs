@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::input::InputFormat;
-use crate::input::{BadRow, InputError, ReadOptions, RowResult};
+use crate::input::{BadRow, InputErrors, ReadOptions, RowResult};
 use crate::lease::values::same_text;
 use crate::lease::{Message, Outcome, Timestamp};
 
@@ -80,15 +80,15 @@ pub(super) struct StreamRun {
     pub(super) recent: [(u64, u64, usize); RECENT_SLOTS],
     pub(super) spill: Spill,
     /// Errors of the current file from this run's own checks (the readers report theirs).
-    pub(super) faults: Vec<InputError>,
+    pub(super) faults: InputErrors,
     /// Every input error so far, in file and line order.
-    pub(super) errors: Vec<InputError>,
+    pub(super) errors: InputErrors,
     /// Set by a tail run ([`split`]) that met a case coming back: it cannot judge it, and
     /// the file is read on from the cut by the first run instead.
     pub(super) gave_up: bool,
     /// Every closed case.
     pub(super) ids: IdLog,
-    /// For each of `faults`, the sequence number of its case.
+    /// For each of `faults` kept, the sequence number of its case.
     pub(super) fault_cases: Vec<u64>,
     /// Set for the second half of a split file ([`split`]): every closed case is spilled,
     /// faults or not, and logged here.
@@ -115,6 +115,9 @@ pub(super) struct StreamRun {
     /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
     /// but for the newest case's).
     pub(super) kept_rows: usize,
+    /// Whether the open cases keep their rows: there is a case writer, and it looks at them
+    /// ([`CaseWriter::needs_rows`]).
+    pub(super) keeping_rows: bool,
 }
 
 impl StreamRun {
@@ -161,8 +164,8 @@ impl StreamRun {
             next: 0,
             recent: [(0, u64::MAX, 0); RECENT_SLOTS],
             spill,
-            faults: Vec::new(),
-            errors: Vec::new(),
+            faults: InputErrors::new(),
+            errors: InputErrors::new(),
             gave_up: false,
             ids,
             fault_cases: Vec::new(),
@@ -176,6 +179,7 @@ impl StreamRun {
             came_back_count: 0,
             cases: None,
             kept_rows: 0,
+            keeping_rows: false,
         }
     }
 
@@ -256,7 +260,7 @@ impl StreamRun {
                 self.remember_recent(hash, seq, place);
             }
             let outcome = self.step_open(at, row, seq, place);
-            if self.cases.is_some() && keep_row(&mut self.open[place].rows, at, row, &outcome) {
+            if self.keeping_rows && keep_row(&mut self.open[place].rows, at, row, &outcome) {
                 self.kept_row()?;
             }
             return Ok(outcome);
@@ -289,7 +293,7 @@ impl StreamRun {
                 self.foreign_bad_row(at, row, case_id)?;
                 return Ok(None);
             }
-            let (row_number, keeping) = (self.row_number(), self.cases.is_some());
+            let (row_number, keeping) = (self.row_number(), self.keeping_rows);
             if let Some(pinned) = self.pinned.get_mut(case_id) {
                 return Ok(step_pinned(
                     pinned,
@@ -313,9 +317,9 @@ impl StreamRun {
         let before = self.faults.len();
         let outcome = start_case(&mut open.slot, at, row, &mut self.faults);
         if self.faults.len() > before {
-            self.fault_cases.push(seq);
+            note_fault_case(&mut self.fault_cases, &self.faults, seq);
         }
-        if self.cases.is_some() && keep_row(&mut open.rows, at, row, &outcome) {
+        if self.keeping_rows && keep_row(&mut open.rows, at, row, &outcome) {
             self.kept_row()?;
         }
         Ok(outcome)
@@ -360,7 +364,7 @@ impl StreamRun {
         let before = self.faults.len();
         let outcome = step_case(&mut open.slot, at, row, &mut self.faults);
         if self.faults.len() > before {
-            self.fault_cases.push(seq);
+            note_fault_case(&mut self.fault_cases, &self.faults, seq);
         }
         outcome
     }
@@ -469,7 +473,7 @@ impl StreamRun {
             pinned,
             at,
             (row_number, row),
-            self.cases.is_some(),
+            self.keeping_rows,
             &mut self.faults,
             &mut self.fault_cases,
         ))
@@ -524,7 +528,7 @@ impl StreamRun {
         // A row that could not be typed steps nothing: it is only checked.
         step_case(earlier, at, row, &mut self.faults);
         if self.faults.len() > before {
-            self.fault_cases.push(u64::MAX);
+            note_fault_case(&mut self.fault_cases, &self.faults, u64::MAX);
         }
         Ok(())
     }
@@ -538,7 +542,7 @@ impl StreamRun {
             .map_or("", String::as_str);
         self.faults
             .push(clash_error(at, case_id, file, closed.first_line));
-        self.fault_cases.push(u64::MAX);
+        note_fault_case(&mut self.fault_cases, &self.faults, u64::MAX);
     }
 
     /// Asks for the memory of open case `seq` (if it is open) to be brought into the cache:
@@ -667,18 +671,18 @@ impl StreamRun {
 
     /// Ends one file: closes every open case and files the file's errors in line order
     /// (`reader_errors` first at equal lines).
-    pub(super) fn end_file(&mut self, mut reader_errors: Vec<InputError>) -> io::Result<()> {
+    pub(super) fn end_file(&mut self, mut reader_errors: InputErrors) -> io::Result<()> {
         // A file changed in place while it was read gave rows of two files: that is its one
         // error (the others may be the change's).
         if let Some(current) = &self.current {
             current.reread.check()?;
         }
-        reader_errors.append(&mut self.faults);
+        // Each list is in line order, and capped: merged, the first of both are kept.
+        reader_errors.merge_by_line(std::mem::take(&mut self.faults));
         self.fault_cases.clear();
-        reader_errors.sort_by_key(|e| e.line);
         // Filed before the cases close: with errors nothing is written, and a case writer
         // (which may be costly: `reorder`) is not asked for records that would be dropped.
-        self.errors.extend(reader_errors);
+        self.errors.append(reader_errors);
         self.close_all()?;
         for (case_id, pinned) in std::mem::take(&mut self.pinned) {
             self.close_pinned(&case_id, pinned)?;
@@ -698,6 +702,14 @@ impl StreamRun {
     }
 }
 
+/// Notes the case `seq` of the fault just found, while the fault is one of those kept: the
+/// list pairs with the faults kept, so it is bounded as they are.
+fn note_fault_case(fault_cases: &mut Vec<u64>, faults: &InputErrors, seq: u64) {
+    if fault_cases.len() < faults.listed().len() {
+        fault_cases.push(seq);
+    }
+}
+
 /// Replays a row of a case that came back, the row `row_number` of its file (keeping it for a
 /// [`CaseWriter`] if `keeping`); its faults go to `faults` (with no case number: a split
 /// file's second half never keeps one).
@@ -706,7 +718,7 @@ fn step_pinned(
     at: Location<'_>,
     (row_number, row): (u64, &RowResult),
     keeping: bool,
-    faults: &mut Vec<InputError>,
+    faults: &mut InputErrors,
     fault_cases: &mut Vec<u64>,
 ) -> Option<Outcome> {
     pinned.closed.last_line = at.line;
@@ -714,7 +726,7 @@ fn step_pinned(
     let before = faults.len();
     let outcome = step_case(&mut pinned.slot, at, row, faults);
     if faults.len() > before {
-        fault_cases.push(u64::MAX);
+        note_fault_case(fault_cases, faults, u64::MAX);
     }
     if keeping {
         keep_row(&mut pinned.rows, at, row, &outcome);
@@ -786,7 +798,7 @@ impl StreamRun {
         case_id: &str,
         closed: &Closed,
     ) -> io::Result<(Slot, Vec<KeptRow>)> {
-        let keeping = self.cases.is_some();
+        let keeping = self.keeping_rows;
         let current = self.current.as_mut().ok_or_else(|| {
             io::Error::other(format!(
                 "case {case_id} continues after it was closed, and the input cannot be read again"

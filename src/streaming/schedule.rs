@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::input::{
-    parse_row_into, read, read_cells, BadRow, CaseRead, InputError, InputFormat, Locate,
+    parse_row_into, read, read_cells, BadRow, CaseRead, InputErrors, InputFormat, Locate,
     NoObserver, ParsedRow, RawCells, RowResult, RowSink, Source,
 };
 use crate::lease::Outcome;
@@ -102,7 +102,7 @@ impl RowSink for BatchFiller {
         &mut self,
         line: u64,
         cells: &RawCells<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
     ) {
         let index = self.next_slot(line);
@@ -128,7 +128,7 @@ impl<F: FnMut(u64, &RowResult, u64)> RowSink for InPlace<'_, F> {
         &mut self,
         line: u64,
         cells: &RawCells<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
         locate: &Locate<'_>,
     ) {
         // Rows of a case usually come together: its id is hashed once.
@@ -181,7 +181,7 @@ pub(super) fn stream_source(
         }
     };
     let errors = match (opened, pipelined) {
-        (Some(Err(e)), _) => vec![e],
+        (Some(Err(e)), _) => InputErrors::one(e),
         (Some(Ok(opened)), true) => {
             let watched = Watched {
                 inner: opened.sequential()?,
@@ -200,7 +200,7 @@ pub(super) fn stream_source(
                 let parser = std::thread::Builder::new()
                     .name("leasejudge-parse".into())
                     .spawn_scoped(scope, move || {
-                        let mut errors = Vec::new();
+                        let mut errors = InputErrors::new();
                         let mut filler = BatchFiller {
                             batch: Vec::with_capacity(BATCH_ROWS),
                             filled: 0,
@@ -247,7 +247,7 @@ pub(super) fn stream_source(
                     spool: spool.map(|file| &**file),
                     stop,
                 };
-                let mut errors = Vec::new();
+                let mut errors = InputErrors::new();
                 let how = CaseRead::new(&source.name, format, &source.options);
                 if format == InputFormat::Csv {
                     let mut sink = InPlace {
@@ -367,7 +367,7 @@ pub(super) fn stream_in_order(
 
 /// What a file's pass leaves for the merge.
 struct FileResult {
-    errors: Vec<InputError>,
+    errors: InputErrors,
     spill: SpillFile,
     /// The worker that read it, and where its closed cases are in that worker's log.
     worker: usize,
@@ -462,7 +462,7 @@ pub(super) fn stream_parallel(
     let seen = filter_for(sources);
     let mut earlier: Vec<(usize, u64, u64)> = Vec::new();
     let mut spills = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     for result in results {
         let file = result
             .into_inner()
@@ -495,7 +495,7 @@ pub(super) fn stream_parallel(
             // An input error: one pass over the files in order reports it exactly.
             return stream_sequential(sources, settings, encoding, &mut |_, _, _| {});
         }
-        errors.extend(file.errors);
+        errors.append(file.errors);
         spills.push(file.spill);
         earlier.push((file.worker, from, to));
     }

@@ -161,7 +161,7 @@ pub(super) fn stream_split(
     let (head, tail) = std::thread::scope(|scope| {
         let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
-            .spawn_scoped(scope, || -> io::Result<(StreamRun, Vec<InputError>)> {
+            .spawn_scoped(scope, || -> io::Result<(StreamRun, InputErrors)> {
                 let mut tail = StreamRun::new(
                     settings.run_as_of,
                     settings.open_cases,
@@ -303,10 +303,11 @@ pub(super) fn stream_split(
             &done,
             &mut |_, _| true,
         )?;
-        errors.extend(more.into_iter().map(|mut error| {
-            shift(&mut error, line_base);
-            error
-        }));
+        let mut more = more;
+        for error in more.listed_mut() {
+            shift(error, line_base);
+        }
+        errors.append(more);
     }
     run.end_file(errors)?;
     Ok(Split::Done(spill))
@@ -332,11 +333,30 @@ fn plan(
         return None;
     }
     let header = CsvHeader::read(opened.reader(0).ok()?, name, delimiter)?;
-    let mut reader = io::BufReader::with_capacity(1 << 16, opened.reader(size / 2).ok()?);
-    let mut skipped = Vec::new();
-    let read = io::BufRead::read_until(&mut reader, b'\n', &mut skipped).ok()?;
-    let cut = size / 2 + read as u64;
-    (skipped.last() == Some(&b'\n') && cut > header.end() && cut < size).then_some((header, cut))
+    // The line end is looked for within the longest record a reader takes: a longer line is
+    // an error of the file, read whole by one run, and is never held here (a 600 MB line
+    // read to its end took 841 MB).
+    let middle = io::Read::take(
+        opened.reader(size / 2).ok()?,
+        crate::limits::MAX_RECORD_BYTES as u64 + 1,
+    );
+    let mut reader = io::BufReader::with_capacity(1 << 16, middle);
+    let mut read = 0u64;
+    loop {
+        let buffer = io::BufRead::fill_buf(&mut reader).ok()?;
+        if buffer.is_empty() {
+            return None;
+        }
+        if let Some(end) = memchr::memchr(b'\n', buffer) {
+            read += end as u64 + 1;
+            break;
+        }
+        let len = buffer.len();
+        read += len as u64;
+        io::BufRead::consume(&mut reader, len);
+    }
+    let cut = size / 2 + read;
+    (cut > header.end() && cut < size).then_some((header, cut))
 }
 
 /// What the stitch needs to know about the file.
@@ -356,8 +376,8 @@ struct Stitch<'a> {
 fn stitch(
     run: &mut StreamRun,
     tail: StreamRun,
-    tail_errors: Vec<InputError>,
-    errors: &mut Vec<InputError>,
+    tail_errors: InputErrors,
+    errors: &mut InputErrors,
     at: &Stitch<'_>,
 ) -> io::Result<Stitched> {
     let StreamRun {
@@ -530,17 +550,23 @@ fn stitch(
     }
 
     // Step 4, and the faults of the cases the tail judged alone.
-    for (mut fault, seq) in faults.into_iter().zip(fault_cases) {
+    // Faults past the cap were counted, not kept: they are counted here too (those of a case
+    // judged again among them are then counted twice, past the thousandth error only).
+    run.faults.count_unlisted(faults.unlisted());
+    for (mut fault, seq) in faults.into_listed().into_iter().zip(fault_cases) {
         if !rejudged_seqs.contains(&seq) {
             shift(&mut fault, at.line_base);
             run.faults.push(fault);
-            run.fault_cases.push(u64::MAX);
+            if run.fault_cases.len() < run.faults.listed().len() {
+                run.fault_cases.push(u64::MAX);
+            }
         }
     }
-    errors.extend(tail_errors.into_iter().map(|mut error| {
-        shift(&mut error, at.line_base);
-        error
-    }));
+    let mut tail_errors = tail_errors;
+    for error in tail_errors.listed_mut() {
+        shift(error, at.line_base);
+    }
+    errors.append(tail_errors);
     Ok(Stitched::Done(spill))
 }
 
@@ -563,7 +589,7 @@ fn feed_csv(
     cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
-) -> io::Result<(CsvRead, Vec<InputError>)> {
+) -> io::Result<(CsvRead, InputErrors)> {
     feed_csv_shifted(run, reader, file_index, source, header, 0, cut, stop, keep)
 }
 
@@ -580,7 +606,7 @@ fn feed_csv_shifted(
     cut: Option<u64>,
     stop: &AtomicBool,
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
-) -> io::Result<(CsvRead, Vec<InputError>)> {
+) -> io::Result<(CsvRead, InputErrors)> {
     let mut io_error = None;
     let mut replay = |line: u64, row: &RowResult, hash: u64| {
         let line = line + line_base;
@@ -598,7 +624,7 @@ fn feed_csv_shifted(
         hash: 0,
         replay: &mut replay,
     };
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let how = CaseRead {
         after_header: header,
         cut,
@@ -682,6 +708,27 @@ mod tests {
 
     const HEADER: &str =
         "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,note\n";
+
+    #[test]
+    fn a_line_longer_than_a_record_across_the_middle_is_not_split() {
+        // The middle falls inside a line longer than any record may be: the file is read
+        // whole (and the reader reports the line), its line never held to find a cut.
+        let long = "n".repeat(crate::limits::MAX_RECORD_BYTES * 3);
+        let file = format!(
+            "{HEADER}{}c7,ack,2026-01-01T10:00:01Z,,L,1,w,,{long}\n{}",
+            rows(0, 1, "x"),
+            rows(8, 9, "x")
+        );
+        assert_eq!(outcome(&file), "whole");
+        // Just within a record, it is cut after it.
+        let long = "n".repeat(crate::limits::MAX_RECORD_BYTES / 2);
+        let file = format!(
+            "{HEADER}{}c7,ack,2026-01-01T10:00:01Z,,L,1,w,,{long}\n{}",
+            rows(0, 1, "x"),
+            rows(8, 9, "x")
+        );
+        assert_eq!(outcome(&file), "split");
+    }
 
     #[test]
     fn quoted_files_are_split_unless_a_record_spans_the_cut() {

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use crate::adjudication::{Adjudication, Location};
 use crate::input::{
-    read_source, Field, InputError, InputFormat, ParsedRow, RawCells, ReadObserver,
+    read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
     OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
@@ -39,16 +39,17 @@ pub fn event_uses(event: Event, field: Field) -> bool {
 struct FileObserver<'a> {
     file_index: usize,
     file: &'a str,
-    ignored_seen: Vec<String>,
+    /// The ignored column names already warned of: a set, as a file may have 100,000 of them
+    /// (a list searched for each took 46 s).
+    ignored_seen: std::collections::HashSet<String>,
     warnings: &'a mut Warnings,
 }
 
 impl ReadObserver for FileObserver<'_> {
     fn ignored_column(&mut self, line: u64, name: &str) {
-        if self.ignored_seen.iter().any(|seen| seen == name) {
+        if !self.ignored_seen.insert(name.to_owned()) {
             return;
         }
-        self.ignored_seen.push(name.to_owned());
         let normalised = crate::input::normalise_header(name);
         if is_annotation(&normalised) {
             return;
@@ -208,13 +209,13 @@ fn read_file(
     input_format: Option<InputFormat>,
     warnings: &mut Warnings,
     on_row: &mut dyn FnMut(u64, crate::input::RowResult),
-) -> (Vec<InputError>, usize) {
-    let mut errors = Vec::new();
+) -> (InputErrors, usize) {
+    let mut errors = InputErrors::new();
     let mut rows = 0usize;
     let mut observer = FileObserver {
         file_index,
         file: &source.name,
-        ignored_seen: Vec::new(),
+        ignored_seen: std::collections::HashSet::new(),
         warnings,
     };
     read_source(
@@ -242,8 +243,9 @@ fn read_file(
 /// Everything `validate` found.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Input errors, in file and line order.
-    pub errors: Vec<InputError>,
+    /// Input errors, in file and line order (the first [`crate::input::MAX_LISTED_ERRORS`]
+    /// kept, all counted).
+    pub errors: InputErrors,
     /// Warnings: all counted, the first `--max-warnings` listed in file and line order.
     pub warnings: Warnings,
     /// Cases read.
@@ -263,7 +265,7 @@ pub fn validate(
     lint: bool,
 ) -> Report {
     let mut adjudication = Adjudication::new();
-    let mut errors = Vec::new();
+    let mut errors = InputErrors::new();
     let mut warnings = Warnings::new(max_warnings.unwrap_or(usize::MAX));
     let mut case_rows: Vec<(String, CaseRows)> = Vec::new();
     let mut case_index: HashMap<String, usize> = HashMap::new();
@@ -303,9 +305,8 @@ pub fn validate(
             },
         );
         row_count += rows;
-        file_errors.extend(adjudication.take_errors());
-        file_errors.sort_by_key(|e| e.line);
-        errors.extend(file_errors);
+        file_errors.merge_by_line(adjudication.take_errors());
+        errors.append(file_errors);
     }
     let cases = case_rows.len();
     if errors.is_empty() && lint {
@@ -368,6 +369,11 @@ impl crate::streaming::CaseWriter for CaseWarnings {
             put(out, warning.at.message.as_bytes());
         }
         Ok(true)
+    }
+
+    /// Only the case-level notes look at the rows.
+    fn needs_rows(&self) -> bool {
+        self.lint
     }
 }
 
@@ -467,8 +473,8 @@ pub fn validate_streaming(
         &mut |_, _, _| {},
     );
     let (errors, records) = match judged {
-        Ok(records) => (Vec::new(), Some(records)),
-        Err(crate::streaming::StreamError::Input(errors)) => (errors.0, None),
+        Ok(records) => (InputErrors::new(), Some(records)),
+        Err(crate::streaming::StreamError::Input(errors)) => (errors, None),
         Err(crate::streaming::StreamError::Io(e)) => return Err(e),
     };
 
@@ -511,7 +517,7 @@ pub fn validate_streaming(
     if !changed.is_empty() {
         // Its errors, warnings and counts would be of two files.
         return Ok(Report {
-            errors: changed,
+            errors: changed.into(),
             ..Report::default()
         });
     }

@@ -1676,7 +1676,7 @@ fn a_stale_result_is_removed_and_the_instructors_log_stays_small() {
         let results = graded(&run);
         assert!(results
             .to_string()
-            .contains("more problems of this file, not listed"));
+            .contains("more input errors, not listed"));
     }
 }
 

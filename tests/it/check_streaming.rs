@@ -234,7 +234,6 @@ fn duplicates_found_by_the_join_are_the_golden_files_errors() {
     let splitter = Splitter::with_parts(5);
     let expected: Vec<String> = golden_split(&golden_path, &columns, &splitter)
         .unwrap_err()
-        .0
         .iter()
         .map(|e| e.to_string())
         .collect();
@@ -245,7 +244,7 @@ fn duplicates_found_by_the_join_are_the_golden_files_errors() {
     assert!(read_errors.is_empty());
     match judge_and_compare(&source, None, Some(&split), &columns, true) {
         Err(StreamError::Input(errors)) => {
-            let got: Vec<String> = errors.0.iter().map(|e| e.to_string()).collect();
+            let got: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             assert_eq!(got, expected);
         }
         other => panic!("{:?}", other.map(|_| ())),

@@ -16,9 +16,9 @@ pub fn judge_sources(
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> Result<Vec<Judged>, InputErrors> {
     let mut adjudication = Adjudication::new();
-    let mut all_errors = Vec::new();
+    let mut all_errors = InputErrors::new();
     for (file_index, source) in sources.iter().enumerate() {
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         read_source(
             source,
             input_format,
@@ -37,13 +37,12 @@ pub fn judge_sources(
             },
             &mut leasejudge::input::NoObserver,
         );
-        errors.extend(adjudication.take_errors());
-        errors.sort_by_key(|e| e.line);
-        all_errors.extend(errors);
+        errors.merge_by_line(adjudication.take_errors());
+        all_errors.append(errors);
     }
     if all_errors.is_empty() {
         adjudication.finish(run_as_of)
     } else {
-        Err(InputErrors(all_errors))
+        Err(all_errors)
     }
 }

@@ -7,7 +7,7 @@ use crate::grading::columns::Column;
 use crate::input::records::Records;
 use crate::input::{
     body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
-    HeaderColumns, InputError,
+    HeaderColumns, InputError, InputErrors,
 };
 use crate::sanitize::spreadsheet_value;
 
@@ -27,7 +27,7 @@ pub(super) fn read(
     how: &MatrixRead<'_>,
     keep: &[bool],
     split: Split<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
     let mut records = Records::new(reader, true);
@@ -106,14 +106,14 @@ pub(super) fn read(
             Ok(BodyRecord::Skipped) => continue,
             Ok(BodyRecord::End) => break,
             Err(failure) => {
-                errors.push(failure.at(name, records.line()));
+                errors.push_final(failure.at(name, records.line()));
                 break;
             }
         };
         let line = record.line;
         // A golden row's values are checked even where its structure is wrong, so that every
         // problem is listed in one run; a cell past the header's end has no column to check.
-        let check = |targets: &[Option<Column>], errors: &mut Vec<InputError>| {
+        let check = |targets: &[Option<Column>], errors: &mut InputErrors| {
             if strictness == Strictness::Golden {
                 let cells = record.iter().zip(targets).filter_map(|(cell, target)| {
                     let text = std::str::from_utf8(cell).ok()?;
@@ -122,8 +122,6 @@ pub(super) fn read(
                 check_golden_cells(name, line, cells, errors);
             }
         };
-        // A ragged row is never added: its errors are kept in bounds here.
-        super::cap_problems(errors, &mut table.file.unlisted);
         if ragged {
             check(&table.targets, errors);
             continue;

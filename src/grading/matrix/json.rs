@@ -9,7 +9,7 @@ use super::{
     add_row, check_golden_cells, MatrixFile, MatrixRead, Strictness, UNKNOWN_GOLDEN_COLUMN,
 };
 use crate::grading::columns::Column;
-use crate::input::{InputError, JsonObject};
+use crate::input::{InputError, InputErrors, JsonObject};
 
 /// Reads a JSON matrix as it comes, a case at a time (a 400k-case matrix is never held as
 /// text): each case object is located by the line it opens on.
@@ -19,7 +19,7 @@ pub(super) fn read(
     how: &MatrixRead<'_>,
     keep: &[bool],
     split: Split<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
     use crate::input::json_array::{Element, Failure, Limit, TrackedReader, Tracker};
@@ -31,7 +31,7 @@ pub(super) fn read(
         /// Whether the first element is the scan's stand-in, not a case.
         skip_first: bool,
         strictness: Strictness,
-        errors: &'r mut Vec<InputError>,
+        errors: &'r mut InputErrors,
     }
     impl<'de> Visitor<'de> for Cases<'_> {
         type Value = ();
@@ -111,9 +111,8 @@ fn add_json_case(
     line: u64,
     element: &str,
     strictness: Strictness,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) {
-    super::cap_problems(errors, &mut file.unlisted);
     match serde_json::from_str::<CaseObject>(element) {
         Ok(object) => add_case_object(file, line, &object, strictness, errors),
         // serde_json's parser nests at most 128 deep (no matrix cell nests at all).
@@ -138,7 +137,7 @@ fn add_case_object(
     line: u64,
     object: &CaseObject,
     strictness: Strictness,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) {
     let name = &file.name.clone();
     let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
@@ -195,7 +194,7 @@ fn add_case_object(
         }
     }
     // Listed after the row's structural errors, as in CSV files.
-    let mut value_errors = Vec::new();
+    let mut value_errors = InputErrors::new();
     if strictness == Strictness::Golden {
         let given = cells
             .iter()
@@ -209,7 +208,7 @@ fn add_case_object(
     if row_ok {
         add_row(file, line, cells, errors);
     }
-    errors.append(&mut value_errors);
+    errors.append(value_errors);
 }
 
 /// A case object: its keys in order, duplicates kept, each value parsed.

@@ -22,7 +22,7 @@ mod workbook;
 
 use std::path::Path;
 
-use rows::{cap_problems, duplicated, kept_cells, Split};
+use rows::{duplicated, kept_cells, Split};
 pub use rows::{
     insert_errors, kept_error, listed_problems, with_duplicates, Duplicate, Duplicates, Loaded,
     LoadedPart, MatrixEntry, MatrixFile, ReadAs, SplitMatrix, MAX_LISTED_PROBLEMS,
@@ -130,7 +130,10 @@ impl<'a> MatrixRead<'a> {
     pub fn read(&self, input: MatrixInput<'_>, name: &str) -> Result<MatrixFile, InputErrors> {
         match self.read_partial(input, name, None)? {
             (file, errors) if errors.is_empty() => Ok(file),
-            (file, errors) => Err(InputErrors(listed_problems(name, errors, file.unlisted))),
+            (file, mut errors) => {
+                errors.count_unlisted(file.unlisted);
+                Err(errors)
+            }
         }
     }
 
@@ -144,7 +147,7 @@ impl<'a> MatrixRead<'a> {
         input: MatrixInput<'_>,
         name: &str,
         splitter: &Splitter,
-    ) -> Result<(SplitMatrix, Vec<InputError>), InputErrors> {
+    ) -> Result<(SplitMatrix, InputErrors), InputErrors> {
         let (file, errors) = self.read_partial(input, name, Some((splitter, self.keep)))?;
         let mut file = file.into_split().expect("read split");
         if self.strictness == Strictness::Golden {
@@ -157,10 +160,10 @@ impl<'a> MatrixRead<'a> {
     /// read past them.
     fn read_partial(&self, input: MatrixInput<'_>, name: &str, split: Split<'_>) -> Partial {
         let cannot = |e: std::io::Error| {
-            InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
+            InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")))
         };
         let keep = kept_columns(self.keep);
-        let mut errors = Vec::new();
+        let mut errors = InputErrors::new();
         // What was read, for [`MatrixFile::read_as`].
         let (mut utf16, mut json) = (false, false);
         let file = match input {
@@ -244,24 +247,24 @@ impl<'a> MatrixRead<'a> {
                 };
                 Ok((file, errors))
             }
-            None => Err(InputErrors(errors)),
+            None => Err(errors),
         }
     }
 }
 
 /// The error of a file that is not a matrix at all (`what`: what it is).
 fn not_a_matrix(name: &str, what: &str) -> InputErrors {
-    InputErrors(vec![InputError::new(name, 0, not_text(what))])
+    InputErrors::one(InputError::new(name, 0, not_text(what)))
 }
 
 /// A matrix as read, with the errors found in it (it may have some), or only errors when
 /// nothing could be read past them.
-type Partial = Result<(MatrixFile, Vec<InputError>), InputErrors>;
+type Partial = Result<(MatrixFile, InputErrors), InputErrors>;
 
 /// Every kept value of a matrix that is not in canonical form, located: what a golden read
 /// ([`Strictness::Golden`]) checks, for a matrix read otherwise.
-pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
-    let mut errors = Vec::new();
+pub fn golden_errors(file: &MatrixFile) -> InputErrors {
+    let mut errors = InputErrors::new();
     for row in file.rows() {
         for column in Column::all() {
             let Some(cell) = row.cell(column) else {
@@ -283,9 +286,8 @@ pub fn golden_errors(file: &MatrixFile) -> Vec<InputError> {
 /// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
 /// be read", not "malformed".
 pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
-    let cannot = |e: std::io::Error| {
-        InputErrors(vec![InputError::new(name, 0, format!("cannot read: {e}"))])
-    };
+    let cannot =
+        |e: std::io::Error| InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")));
     let file = std::fs::File::open(path).map_err(cannot)?;
     if file.metadata().map_err(cannot)?.is_dir() {
         return Err(cannot(std::io::ErrorKind::IsADirectory.into()));
@@ -316,7 +318,7 @@ fn check_golden_cells<'c>(
     name: &str,
     line: u64,
     cells: impl IntoIterator<Item = (Column, &'c str)>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) {
     for (column, cell) in cells {
         if let Err(message) = column.check_canonical(cell) {
@@ -329,15 +331,9 @@ fn check_golden_cells<'c>(
     }
 }
 
-/// Adds a row, turning a missing or duplicated case id into an error. Every format's reader
-/// adds its rows here, so here the errors are kept to [`MAX_LISTED_PROBLEMS`] as they come.
-fn add_row(
-    file: &mut MatrixFile,
-    line: u64,
-    cells: Vec<Option<String>>,
-    errors: &mut Vec<InputError>,
-) {
-    cap_problems(errors, &mut file.unlisted);
+/// Adds a row, turning a missing or duplicated case id into an error (`errors` keeps the first
+/// [`MAX_LISTED_PROBLEMS`] of them, and counts the rest).
+fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors: &mut InputErrors) {
     let case_id = cells[Column::CASE_ID.index()]
         .as_deref()
         .unwrap_or_default()
@@ -373,7 +369,7 @@ impl Table {
         keep: &[bool],
         strictness: Strictness,
         split: Split<'_>,
-        errors: &mut Vec<InputError>,
+        errors: &mut InputErrors,
     ) -> Table {
         let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
         let mut header_columns = vec![false; Column::COUNT];
@@ -424,7 +420,7 @@ impl Table {
     }
 
     /// Adds the row at `line`: its cells by header position (missing ones empty).
-    fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut Vec<InputError>) {
+    fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut InputErrors) {
         if !self.file.header_columns[Column::CASE_ID.index()] {
             // Reported once, at the header.
             return;

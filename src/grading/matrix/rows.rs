@@ -13,39 +13,15 @@ use crate::matrix::MatrixRow;
 /// The most problems of one matrix that are listed; past them, problems are counted, and the
 /// count is said in a last line ([`listed_problems`]). A learner's 60 MB paste of one row is
 /// 1.5 million duplicated case ids: listed whole they took a gigabyte, and no reader needs
-/// more than the first thousand to know what to fix.
-pub const MAX_LISTED_PROBLEMS: usize = 1_000;
+/// more than the first thousand to know what to fix. The run's cap on every error list.
+pub const MAX_LISTED_PROBLEMS: usize = crate::input::MAX_LISTED_ERRORS;
 
-/// Keeps `errors` to [`MAX_LISTED_PROBLEMS`], counting those it drops in `unlisted`: called
-/// as rows are read, so that a file of bad rows holds a thousand errors, not one per row.
-pub(super) fn cap_problems(errors: &mut Vec<InputError>, unlisted: &mut u64) {
-    if errors.len() > MAX_LISTED_PROBLEMS {
-        *unlisted += (errors.len() - MAX_LISTED_PROBLEMS) as u64;
-        errors.truncate(MAX_LISTED_PROBLEMS);
-    }
-}
-
-/// `errors` kept to [`MAX_LISTED_PROBLEMS`], and after them, when some were not listed
-/// (`unlisted` more, and those past the cap), a last problem of the file `name` that says how
-/// many.
-pub fn listed_problems(
-    name: &str,
-    mut errors: Vec<InputError>,
-    mut unlisted: u64,
-) -> Vec<InputError> {
-    cap_problems(&mut errors, &mut unlisted);
-    if unlisted > 0 {
-        errors.push(InputError::new(
-            name,
-            0,
-            format!(
-                "… and {unlisted} more problem{} of this file, not listed: only the first \
-                 {MAX_LISTED_PROBLEMS} are",
-                if unlisted == 1 { "" } else { "s" }
-            ),
-        ));
-    }
-    errors
+/// `errors` kept to [`MAX_LISTED_PROBLEMS`], counting with them the `unlisted` more that were
+/// not kept (displayed as a last line that says how many).
+pub fn listed_problems(errors: Vec<InputError>, unlisted: u64) -> InputErrors {
+    let mut listed = InputErrors::from(errors);
+    listed.count_unlisted(unlisted);
+    listed
 }
 
 /// How a matrix being read is split: the splitter, and the graded columns (in the order a
@@ -142,7 +118,8 @@ pub struct MatrixFile {
     hasher: foldhash::fast::RandomState,
     /// Where rows go instead when the matrix is read split ([`SplitMatrix`]).
     split: Option<Box<SplitSink>>,
-    /// How many of the reader's problems were counted, not kept ([`cap_problems`]).
+    /// How many of the reader's problems were counted, not kept (none: [`InputErrors`] counts
+    /// its own).
     pub(super) unlisted: u64,
     /// How the file was read (its format, delimiter, encoding or sheet).
     pub read_as: Option<ReadAs>,
@@ -386,10 +363,15 @@ impl MatrixFile {
 
     /// Every graded column the file lacks, located: at the CSV header, or at each JSON row
     /// without the key.
-    pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
-        let mut errors = Vec::new();
+    pub fn missing_columns(&self, graded: &[Column]) -> InputErrors {
+        let mut errors = InputErrors::new();
         if let Some(header_line) = self.header_line {
-            errors = missing_headers(&self.name, header_line, &self.header_columns, graded);
+            errors.extend(missing_headers(
+                &self.name,
+                header_line,
+                &self.header_columns,
+                graded,
+            ));
         } else {
             for row in self.rows() {
                 for &column in graded {
@@ -551,12 +533,15 @@ impl SplitMatrix {
     /// Every graded column the file lacks, as [`MatrixFile::missing_columns`] lists them
     /// (`graded` must be the columns it was read for). A JSON row whose case id is
     /// duplicated is listed too, so ask only of a matrix read without errors.
-    pub fn missing_columns(&self, graded: &[Column]) -> Vec<InputError> {
+    pub fn missing_columns(&self, graded: &[Column]) -> InputErrors {
         match self.header_line {
-            Some(header_line) => {
-                missing_headers(&self.name, header_line, &self.header_columns, graded)
-            }
-            None => listed_problems(&self.name, self.missing.clone(), self.missing_unlisted),
+            Some(header_line) => InputErrors::from(missing_headers(
+                &self.name,
+                header_line,
+                &self.header_columns,
+                graded,
+            )),
+            None => listed_problems(self.missing.clone(), self.missing_unlisted),
         }
     }
     /// Whether it lacks a graded column ([`SplitMatrix::missing_columns`] is not empty).
@@ -569,10 +554,10 @@ impl SplitMatrix {
 
     /// [`SplitMatrix::missing_columns`], the matrix given up for them (a JSON matrix's list
     /// can be long: not copied).
-    pub fn into_missing_columns(self, graded: &[Column]) -> Vec<InputError> {
+    pub fn into_missing_columns(self, graded: &[Column]) -> InputErrors {
         match self.header_line {
             Some(_) => self.missing_columns(graded),
-            None => listed_problems(&self.name, self.missing, self.missing_unlisted),
+            None => listed_problems(self.missing, self.missing_unlisted),
         }
     }
 
@@ -632,7 +617,7 @@ impl SplitMatrix {
     /// The matrix, if neither its reader (`errors`) nor one load of each partition (its
     /// duplicated case ids) found an error: a golden file is known sound before anything is
     /// graded against it. A matrix of one partition keeps it loaded ([`SplitMatrix::hold`]).
-    pub fn checked(mut self, errors: Vec<InputError>) -> Result<SplitMatrix, InputErrors> {
+    pub fn checked(mut self, errors: InputErrors) -> Result<SplitMatrix, InputErrors> {
         let duplicates = self
             .hold()
             .and_then(|()| self.duplicates())
@@ -641,7 +626,7 @@ impl SplitMatrix {
         if errors.is_empty() {
             Ok(self)
         } else {
-            Err(InputErrors(errors))
+            Err(errors)
         }
     }
 
@@ -677,20 +662,18 @@ impl SplitMatrix {
 /// The reader's `errors` with the `duplicates` found later put where a matrix read whole
 /// lists them: in file order, each after the errors of the rows before it; kept to
 /// [`MAX_LISTED_PROBLEMS`], with a last problem that counts the rest.
-pub fn with_duplicates(errors: Vec<InputError>, duplicates: Duplicates) -> Vec<InputError> {
+pub fn with_duplicates(errors: InputErrors, duplicates: Duplicates) -> InputErrors {
     let Duplicates {
         listed: mut duplicates,
         unlisted,
     } = duplicates;
-    // Of the file the errors are of (every error names it).
-    let name = errors
-        .first()
-        .or(duplicates.first().map(|d| &d.error))
-        .map(|e| e.file.clone())
-        .unwrap_or_default();
     duplicates.sort_by_key(|d| d.index);
     let found = duplicates.into_iter().map(|d| (d.errors_before, d.error));
-    listed_problems(&name, insert_errors(errors, found), unlisted)
+    let not_kept = errors.unlisted();
+    listed_problems(
+        insert_errors(errors.into_listed(), found),
+        unlisted + not_kept,
+    )
 }
 
 /// `errors` with each of the `found` errors put after the first `n` of them, `n` its number:
@@ -738,7 +721,7 @@ impl MatrixFile {
 
 /// The error of a split matrix whose temporary files failed.
 pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
-    InputErrors(vec![InputError::new(
+    InputErrors::from(vec![InputError::new(
         name,
         0,
         format!("cannot keep the file in temporary files: {e}"),

@@ -5,7 +5,7 @@ use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
 use crate::input::workbook::{first_rows, for_each_row, SheetStart};
-use crate::input::InputError;
+use crate::input::{InputError, InputErrors};
 use crate::sanitize::spreadsheet_value;
 
 /// How much of a sheet's first row a message quotes.
@@ -105,7 +105,7 @@ pub(super) fn read(
     how: &MatrixRead<'_>,
     keep: &[bool],
     split: Split<'_>,
-    errors: &mut Vec<InputError>,
+    errors: &mut InputErrors,
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
     // A learner's workbook is read from the sheet that holds the matrix; a golden file's
@@ -124,7 +124,7 @@ pub(super) fn read(
     let mut table: Option<Table> = None;
     // The sheet read, by name, from its rows' location (`file.xlsx[Sheet]`).
     let mut sheet: Option<String> = None;
-    let mut row_errors = Vec::new();
+    let mut row_errors = InputErrors::new();
     let read = for_each_row(
         bytes,
         name,
@@ -157,7 +157,6 @@ pub(super) fn read(
                 .iter()
                 .rposition(|cell| !cell.trim().is_empty())
                 .map_or(0, |last| last + 1);
-            super::cap_problems(&mut row_errors, &mut table.file.unlisted);
             if width > table.targets.len() {
                 row_errors.push(InputError::new(
                     located,
@@ -185,9 +184,9 @@ pub(super) fn read(
             }
         },
     );
-    errors.append(&mut row_errors);
+    errors.append(row_errors);
     if let Err(e) = read {
-        errors.push(e);
+        errors.push_final(e);
         // With the rows read so far (see `json::read`).
         return table.map(|table| with_sheet(table.file, sheet));
     }
