@@ -11,6 +11,7 @@ mod common;
 mod csv_records;
 mod docs;
 mod ecosystem;
+mod error_cap;
 mod explain;
 mod explain_streaming;
 mod fuzz_harness;
