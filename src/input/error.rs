@@ -64,7 +64,7 @@ impl std::error::Error for InputError {}
 /// The most input errors a run lists in full; past them, errors are only counted. A file of a
 /// million malformed rows held one error each (2 GB, and 446 MB of standard error), and no
 /// reader needs more than the first thousand to see what to fix; a thousand errors, each
-/// quoting at most [`MAX_KEPT_VALUE_BYTES`], are at most a few MiB.
+/// quoting at most `MAX_KEPT_VALUE_BYTES`, are at most a few MiB.
 pub const MAX_LISTED_ERRORS: usize = 1_000;
 
 /// Every input error of a run, as it is collected: the first [`MAX_LISTED_ERRORS`] in full
