@@ -44,10 +44,16 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir/root"
 cp "$LJ" "$dir/root/leasejudge"
-if [ "$(id -u)" -eq 0 ]; then
+# A container may forbid both (no CAP_SYS_CHROOT, no user namespaces): then the checks above
+# are all this machine can prove, and the script says so rather than failing CI for the
+# machine's policy. SKIP_IF_NO_CHROOT=0 makes that an error instead.
+if [ "$(id -u)" -eq 0 ] && chroot "$dir/root" /leasejudge --version >/dev/null 2>&1; then
     in_root() { chroot "$dir/root" /leasejudge "$@"; }
-elif unshare -r true 2>/dev/null; then
+elif unshare -r chroot "$dir/root" /leasejudge --version >/dev/null 2>&1; then
     in_root() { unshare -r chroot "$dir/root" /leasejudge "$@"; }
+elif [ "${SKIP_IF_NO_CHROOT:-1}" = 1 ]; then
+    echo "chroot-check: this machine allows neither chroot nor user namespaces (unshare -r): the run in an empty root is skipped; the binary is statically linked (checked above)" >&2
+    exit 0
 else
     echo "chroot-check: needs root (chroot) or user namespaces (unshare -r)" >&2
     exit 2
