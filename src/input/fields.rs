@@ -258,16 +258,6 @@ pub struct BadRow {
     pub observed_at: Option<Timestamp>,
 }
 
-impl BadRow {
-    /// A bad row of the case `case_id` that says nothing else.
-    pub fn of_case(case_id: Option<CompactString>) -> BadRow {
-        BadRow {
-            case_id,
-            ..BadRow::default()
-        }
-    }
-}
-
 /// Parses one row's cells. Every problem of the row is pushed to `errors` (each made by
 /// `locate`); if there was any, the result is `Err` with the row's case id, if it has one.
 pub fn parse_row(cells: &RawCells<'_>, errors: &mut InputErrors, locate: &Locate<'_>) -> RowResult {

@@ -25,11 +25,6 @@ use anyhow::{Context, Result};
 use crate::grading::{default_format, GradeReport, ReportArgs, ReportFormat};
 use crate::output::Output;
 
-/// Renders `report` in `format` to `output` (or standard output) and commits it.
-pub fn write_report(report: &GradeReport, args: &ReportArgs) -> Result<()> {
-    render_report(report, args)?.commit()
-}
-
 /// The name of the report's output, for [`check_paths`](crate::output::check_paths).
 pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
     match &args.output {
