@@ -250,9 +250,7 @@ impl Extend<InputError> for InputErrors {
 impl From<Vec<InputError>> for InputErrors {
     /// `errors`, the first [`MAX_LISTED_ERRORS`] kept and the rest counted.
     fn from(errors: Vec<InputError>) -> InputErrors {
-        let mut capped = InputErrors::new();
-        capped.extend(errors);
-        capped
+        errors.into_iter().collect()
     }
 }
 

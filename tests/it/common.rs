@@ -1,4 +1,8 @@
-//! Building typed rows for the property tests and the interleaving explorer.
+//! What the integration tests share: typed rows for the property tests and the interleaving
+//! explorer, and running the binary in a directory.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 use leasejudge::lease::{
     GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds, TerminalResult, Timestamp,
@@ -85,4 +89,14 @@ pub fn ack(seconds: u64, identity: Identity) -> Row {
 /// A result.
 pub fn result(seconds: u64, identity: Identity, result: TerminalResult) -> Row {
     row(seconds, Message::Result { identity, result })
+}
+
+/// Runs the binary with `args` in `dir`, with nothing on standard input, and waits for it.
+pub fn leasejudge_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
 }

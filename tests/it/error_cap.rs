@@ -4,8 +4,7 @@
 //! its cap: the cap and a few more malformed rows (memory is measured by bench/hostile.sh,
 //! never here).
 
-use std::path::Path;
-use std::process::Command;
+use crate::common::leasejudge_in;
 
 use leasejudge::input::MAX_LISTED_ERRORS;
 
@@ -33,14 +32,6 @@ fn ragged_matrix(n: usize) -> String {
         text.push_str(&format!("c{i},ACTIVE,within_lease,extra\n"));
     }
     text
-}
-
-fn leasejudge(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("the binary runs")
 }
 
 /// Whether `line` is an error at a line of a file: `NAME.csv:LINE: ...`.
@@ -76,7 +67,7 @@ fn every_command_lists_the_first_errors_and_counts_the_rest() {
         format!("{HEADER}c0,offer,2026-01-01T00:00:00Z,j,L,1,w,30\n"),
     )
     .unwrap();
-    let key = leasejudge(
+    let key = leasejudge_in(
         dir.path(),
         &[
             "adjudicate",
@@ -162,7 +153,7 @@ fn every_command_lists_the_first_errors_and_counts_the_rest() {
         },
     ];
     for case in cases {
-        let run = leasejudge(dir.path(), case.args);
+        let run = leasejudge_in(dir.path(), case.args);
         let what = case.args.join(" ");
         assert_eq!(run.status.code(), Some(2), "{what}: {run:?}");
         let text = String::from_utf8_lossy(if case.on_stdout {
@@ -198,7 +189,7 @@ fn a_ci_report_of_bad_input_counts_the_errors_it_does_not_list() {
         "case_id,decision,reason\nc0,ACTIVE,within_lease\n",
     )
     .unwrap();
-    let run = leasejudge(
+    let run = leasejudge_in(
         dir.path(),
         &["check", "bad.csv", "--golden", "key.csv", "-o", "r.json"],
     );

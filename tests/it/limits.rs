@@ -4,17 +4,10 @@
 //! with exit 2 and the limit's located error. (Workbook limits, in every role:
 //! tests/it/workbook_bombs.rs.)
 
+use crate::common::leasejudge_in;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-fn leasejudge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn text(out: &Output) -> String {
     format!(
@@ -41,7 +34,7 @@ fn workspace() -> tempfile::TempDir {
         format!("{CASE_HEADER}\n{CASE_ROW}\n"),
     )
     .unwrap();
-    let made = leasejudge(
+    let made = leasejudge_in(
         path,
         &["adjudicate", "cases.csv", "-f", "csv", "-o", "key.csv"],
     );
@@ -106,7 +99,7 @@ fn roles<'a>(case_file: &'a str, matrix: &'a str) -> Vec<(Vec<&'a str>, bool)> {
 fn assert_every_role(case_file: &str, matrix: &str, case_error: &str, matrix_error: &str) {
     let dir = workspace();
     for (args, located) in roles(case_file, matrix) {
-        let out = leasejudge(dir.path(), &args);
+        let out = leasejudge_in(dir.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
         let matrix_role = args.contains(&matrix) && !args.contains(&case_file);
         let want = if matrix_role {

@@ -1,22 +1,14 @@
 //! Output safety (issue 13, docs/safety.md): no output may be an input or another output,
 //! a failed run replaces nothing, an interrupted run leaves nothing behind.
 
+use crate::common::leasejudge_in;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 const CASES: &str = include_str!("../../cases/acks.csv");
 const GOLDEN: &str = include_str!("../../golden/acks.csv");
-
-fn leasejudge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
 
 /// Every file under `dir` (not following symlinks) with its bytes, or where it links to.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -70,7 +62,7 @@ fn aliases(dir: &Path, file: &str) -> Vec<(&'static str, String)> {
 
 fn assert_refused(dir: &Path, args: &[&str], what: &str) {
     let before = snapshot(dir);
-    let run = leasejudge(dir, args);
+    let run = leasejudge_in(dir, args);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{what}: {args:?}\n{stderr}");
     assert!(
@@ -223,7 +215,7 @@ fn standard_input_and_output_are_compared_by_what_they_are_open_on() {
 #[test]
 fn devices_may_take_several_outputs() {
     let dir = workspace();
-    let run = leasejudge(
+    let run = leasejudge_in(
         dir.path(),
         &[
             "adjudicate",
@@ -280,7 +272,7 @@ fn a_failed_output_commits_no_other() {
             "/dev/full",
         ],
     ] {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         assert_eq!(snapshot(dir.path()), before, "{args:?}");
     }
@@ -487,7 +479,7 @@ fn interrupt_large_run(args: &[&str], outputs: usize) {
 
     let input = args.contains(&"-").then(|| {
         let dir = workspace();
-        let made = leasejudge(
+        let made = leasejudge_in(
             dir.path(),
             &[
                 "generate", "--cases", "10000", "--seed", "7", "-o", "big.csv",
@@ -578,7 +570,7 @@ fn absurd_options_are_usage_errors() {
         &["generate", "--interleave", "18446744073709551615"],
     ];
     for args in runs {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
@@ -596,7 +588,7 @@ fn absurd_options_are_usage_errors() {
         ][..],
         &["generate", "--rows-per-case", "1..125000", "--cases", "1"],
     ] {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         assert_eq!(run.status.code(), Some(0), "{args:?}");
     }
 }
@@ -698,7 +690,7 @@ fn endless_records_are_located_input_errors() {
         ),
     ];
     for (args, expected) in runs {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
@@ -728,7 +720,7 @@ fn json_numbers_are_kept_as_written() {
         )
         .unwrap();
         for file in ["p.ndjson", "p.json"] {
-            let run = leasejudge(dir.path(), &["adjudicate", file, "-f", "csv"]);
+            let run = leasejudge_in(dir.path(), &["adjudicate", file, "-f", "csv"]);
             assert!(run.status.success(), "{file} {value}");
             let matrix = String::from_utf8(run.stdout).unwrap();
             let row = matrix.lines().nth(1).unwrap();
@@ -768,7 +760,7 @@ fn text_from_input_reaches_terminals_escaped() {
     }
     assert!(cases.contains(evil));
     fs::write(dir.path().join("evil.csv"), &cases).unwrap();
-    let matrix = leasejudge(dir.path(), &["adjudicate", "evil.csv", "-f", "csv"]);
+    let matrix = leasejudge_in(dir.path(), &["adjudicate", "evil.csv", "-f", "csv"]);
     assert!(matrix.status.success());
     // A golden file that disagrees on the evil case, so every report names it.
     let golden = String::from_utf8(matrix.stdout.clone()).unwrap().replacen(
@@ -824,7 +816,7 @@ fn text_from_input_reaches_terminals_escaped() {
         ],
     ];
     for args in line_formats {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         assert!(run.status.code().unwrap() < 2, "{args:?}: {run:?}");
         assert_eq!(
             raw_controls(&run.stdout),
@@ -843,12 +835,12 @@ fn text_from_input_reaches_terminals_escaped() {
         );
     }
     // Formats with their own escaping keep the text exactly.
-    let json = leasejudge(dir.path(), &["adjudicate", "evil.csv", "-f", "json"]);
+    let json = leasejudge_in(dir.path(), &["adjudicate", "evil.csv", "-f", "json"]);
     let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(parsed[0]["case_id"], evil);
     let mut csv = csv::Reader::from_reader(&matrix.stdout[..]);
     assert_eq!(&csv.records().next().unwrap().unwrap()[0], evil);
-    let junit = leasejudge(
+    let junit = leasejudge_in(
         dir.path(),
         &[
             "check",
@@ -861,7 +853,7 @@ fn text_from_input_reaches_terminals_escaped() {
     );
     roxmltree::Document::parse(std::str::from_utf8(&junit.stdout).unwrap()).unwrap();
     // HTML escapes controls as character references; a bidi override is ordinary text there.
-    let html = leasejudge(dir.path(), &["explain", "evil.csv", "-f", "html"]);
+    let html = leasejudge_in(dir.path(), &["explain", "evil.csv", "-f", "html"]);
     let html = String::from_utf8(html.stdout).unwrap();
     assert!(!html.chars().any(|c| c.is_control() && c != '\n'), "{html}");
 }
@@ -883,7 +875,7 @@ fn error_messages_escape_what_they_quote() {
         &["adjudicate", "."],
         &["adjudicate", "no-such\u{1b}[1m.csv"],
     ] {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         assert_eq!(
             raw_controls(&run.stderr),
@@ -919,7 +911,7 @@ fn every_error_of_a_row_is_listed() {
             &["adjudicate", file, "-f", "table"],
             &["explain", file],
         ] {
-            let run = leasejudge(root, args);
+            let run = leasejudge_in(root, args);
             assert_eq!(run.status.code(), Some(2), "{args:?}");
             let stderr = String::from_utf8(run.stderr).unwrap();
             assert_eq!(
@@ -928,7 +920,7 @@ fn every_error_of_a_row_is_listed() {
                 "{args:?}"
             );
         }
-        let run = leasejudge(root, &["validate", file]);
+        let run = leasejudge_in(root, &["validate", file]);
         assert_eq!(run.status.code(), Some(2));
         assert!(String::from_utf8(run.stderr)
             .unwrap()
@@ -948,7 +940,7 @@ fn grade_escapes_file_names_and_cells() {
     fs::write(dir.path().join(name), submission).unwrap();
     fs::write(dir.path().join("key.csv"), key).unwrap();
     for format in ["table", "markdown", "github", "json", "junit"] {
-        let run = leasejudge(
+        let run = leasejudge_in(
             dir.path(),
             &["grade", name, "--golden", "key.csv", "-f", format],
         );
@@ -993,7 +985,7 @@ fn unreadable_directory_entries_are_reported() {
     fs::create_dir(dir.path().join("subs")).unwrap();
     fs::write(dir.path().join("subs/a.csv"), GOLDEN).unwrap();
     std::os::unix::fs::symlink("/nonexistent", dir.path().join("subs/broken.csv")).unwrap();
-    let run = leasejudge(
+    let run = leasejudge_in(
         dir.path(),
         &[
             "grade",
@@ -1014,7 +1006,7 @@ fn unreadable_directory_entries_are_reported() {
     fs::write(dir.path().join("cases/a.csv"), CASES).unwrap();
     std::os::unix::fs::symlink("/nonexistent", dir.path().join("cases/broken.csv")).unwrap();
     for command in ["validate", "adjudicate", "explain", "template"] {
-        let run = leasejudge(dir.path(), &[command, "cases"]);
+        let run = leasejudge_in(dir.path(), &[command, "cases"]);
         let stderr = String::from_utf8_lossy(&run.stderr);
         let stdout = String::from_utf8_lossy(&run.stdout);
         assert_eq!(run.status.code(), Some(2), "{command}: {run:?}");
@@ -1038,7 +1030,7 @@ fn table_options_are_not_ignored() {
         ] {
             let mut args = vec!["adjudicate", "in.csv", "-f", format];
             args.extend(option);
-            let run = leasejudge(dir.path(), &args);
+            let run = leasejudge_in(dir.path(), &args);
             let stderr = String::from_utf8_lossy(&run.stderr);
             assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
             assert!(
@@ -1049,7 +1041,7 @@ fn table_options_are_not_ignored() {
         }
     }
     // Without -f (standard output is not a terminal here) --columns means the table.
-    let run = leasejudge(
+    let run = leasejudge_in(
         dir.path(),
         &["adjudicate", "in.csv", "--columns", "case_id,decision"],
     );
@@ -1057,7 +1049,7 @@ fn table_options_are_not_ignored() {
     let stdout = String::from_utf8(run.stdout).unwrap();
     let header: Vec<&str> = stdout.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(header, ["case_id", "┆", "decision"], "{stdout}");
-    let run = leasejudge(dir.path(), &["adjudicate", "in.csv", "--columns", "nope"]);
+    let run = leasejudge_in(dir.path(), &["adjudicate", "in.csv", "--columns", "nope"]);
     assert_eq!(run.status.code(), Some(2), "{run:?}");
 }
 
@@ -1123,7 +1115,7 @@ fn files_too_large_to_read_whole_are_refused_by_size() {
         ),
     ];
     for (args, expected) in runs {
-        let run = leasejudge(dir.path(), args);
+        let run = leasejudge_in(dir.path(), args);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
