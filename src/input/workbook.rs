@@ -5,16 +5,15 @@
 //! read here within limits that hold by construction (`docs/safety.md` lists them): only the
 //! parts a sheet needs are inflated (`archive`), every byte inflated is counted as it comes,
 //! the XML reader holds one tag or text at a time (`xml`), and a sheet streams a row at a
-//! time (`xlsx`, `ods`), its cells given the values calamine 0.35 would give them (its
-//! `Data` and date types are used for that). What it costs is the workbook's bytes as stored,
+//! time (`xlsx`, `ods`), its cells given the values and text calamine 0.35 would give them
+//! ([`Cell`]; the tests read every workbook through calamine too and compare). What it costs
+//! is the workbook's bytes as stored,
 //! the parts kept in memory (an `.xlsx` file's shared strings and styles) and one row.
 
 mod archive;
 mod ods;
 mod xlsx;
 mod xml;
-
-use calamine::{Data, ExcelDateTime};
 
 use super::csv::map_header;
 use super::error::{InputError, InputErrors};
@@ -88,10 +87,52 @@ impl SheetRow {
     }
 }
 
+/// A cell's value as a sheet stores it, before it is text ([`cell_as_text`]): the kinds of
+/// value calamine 0.35's `Data` tells apart for the cells these readers meet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// No value.
+    Empty,
+    /// Text, kept as written.
+    String(String),
+    /// A number without a date or time format.
+    Float(f64),
+    /// A boolean (`.xlsx` `t="b"`, ODS `office:boolean-value`).
+    Bool(bool),
+    /// An `.xlsx` number whose format is a date, a time or a duration: a serial day count.
+    Serial(Serial),
+    /// An ODS date or date-time (`office:date-value`), as written.
+    DateTimeIso(String),
+    /// An ODS duration (`office:time-value`) or an `.xlsx` ISO date cell, as written.
+    DurationIso(String),
+    /// A formula's error, by the code a spreadsheet shows (`#N/A`).
+    Error(&'static str),
+}
+
+/// An `.xlsx` serial date-time: days (and their fraction) since the workbook's epoch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Serial {
+    /// The number stored.
+    pub days: f64,
+    /// Whether its format is a duration (`[h]:mm:ss`) rather than a point in time.
+    pub is_duration: bool,
+    /// Whether the workbook counts from 1904-01-01 (`date1904`) rather than 1900.
+    pub is_1904: bool,
+}
+
+/// The error codes a cell may hold, as `.xlsx` writes them (calamine's `CellErrorType`).
+pub(crate) fn error_code(code: &str) -> Option<&'static str> {
+    [
+        "#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!",
+    ]
+    .into_iter()
+    .find(|known| *known == code)
+}
+
 /// [`cell_as_text`], keeping a string cell's text rather than copying it.
-fn cell_into_text(cell: Data) -> String {
+fn cell_into_text(cell: Cell) -> String {
     match cell {
-        Data::String(text) | Data::DurationIso(text) => text,
+        Cell::String(text) | Cell::DurationIso(text) => text,
         other => cell_as_text(&other),
     }
 }
@@ -107,18 +148,16 @@ pub fn is_workbook_extension(extension: &str) -> bool {
 /// errors as their code (`#N/A`). A boolean cell, which has no case of its own (a spreadsheet
 /// shows `TRUE`), reads as the contract writes booleans, `true`/`false`, so that a typed
 /// golden workbook is in canonical form.
-pub fn cell_as_text(cell: &Data) -> String {
+pub fn cell_as_text(cell: &Cell) -> String {
     match cell {
-        Data::Empty => String::new(),
-        Data::String(text) => text.clone(),
-        Data::Int(n) => n.to_string(),
-        Data::Float(x) => float_text(*x),
-        Data::Bool(true) => "true".to_owned(),
-        Data::Bool(false) => "false".to_owned(),
-        Data::DateTime(datetime) => datetime_text(datetime),
-        Data::DateTimeIso(text) => iso_datetime_text(text),
-        Data::DurationIso(text) => text.clone(),
-        Data::Error(error) => error.to_string(),
+        Cell::Empty => String::new(),
+        Cell::String(text) | Cell::DurationIso(text) => text.clone(),
+        Cell::Float(x) => float_text(*x),
+        Cell::Bool(true) => "true".to_owned(),
+        Cell::Bool(false) => "false".to_owned(),
+        Cell::Serial(serial) => serial_text(serial),
+        Cell::DateTimeIso(text) => iso_datetime_text(text),
+        Cell::Error(code) => (*code).to_owned(),
     }
 }
 
@@ -131,16 +170,16 @@ fn float_text(x: f64) -> String {
     }
 }
 
-fn datetime_text(datetime: &ExcelDateTime) -> String {
-    if datetime.is_duration() {
-        let seconds = datetime.as_f64() * 86_400.0;
+fn serial_text(serial: &Serial) -> String {
+    if serial.is_duration {
+        let seconds = serial.days * 86_400.0;
         return if seconds.fract().abs() < 1e-6 {
             format!("PT{}S", seconds.round() as i64)
         } else {
             format!("PT{}S", float_text(seconds))
         };
     }
-    let (year, month, day, hour, minute, second, milli) = datetime.to_ymd_hms_milli();
+    let (year, month, day, hour, minute, second, milli) = serial_parts(serial.days, serial.is_1904);
     let mut text = format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}");
     if milli != 0 {
         let fraction = format!("{milli:03}");
@@ -149,6 +188,59 @@ fn datetime_text(datetime: &ExcelDateTime) -> String {
     }
     text.push('Z');
     text
+}
+
+/// A serial date-time's year, month, day, hour, minute, second and millisecond, as calamine
+/// 0.35 computes them (`ExcelDateTime::to_ymd_hms_milli`), quirks kept so that a workbook
+/// reads the same as it did through calamine: the 1900 epoch's fictitious 1900-02-29 (serial
+/// 60), a negative serial read as day 0, the time truncated to the second with the
+/// milliseconds rounded (which can give `24:00:00` at a day's very end).
+fn serial_parts(serial: f64, is_1904: bool) -> (i64, u32, u32, u64, u64, u64, u64) {
+    let whole_days = serial.floor() as u64; // `as` saturates: a negative serial is day 0
+    let (year, month, day) = if !is_1904 && whole_days <= 365 {
+        first_year_of_1900_epoch(whole_days)
+    } else {
+        use chrono::{Datelike, NaiveDate};
+        // Excel counts 1900-02-29, which never was: from March 1900 a serial is one day more
+        // than the days since 1899-12-31.
+        let (epoch_year, epoch_month, epoch_day) = if is_1904 {
+            (1904, 1, 1)
+        } else {
+            (1899, 12, 30)
+        };
+        let date = NaiveDate::from_ymd_opt(epoch_year, epoch_month, epoch_day)
+            .and_then(|epoch| epoch.checked_add_days(chrono::Days::new(whole_days)))
+            .unwrap_or(NaiveDate::MAX); // past year 262,143: not a date any contract accepts
+        (i64::from(date.year()), date.month(), date.day())
+    };
+    let time = serial.fract();
+    let mut milli = ((time * 86_400.0).fract() * 1000.0).round() as u64;
+    let mut seconds_of_day = (time * 86_400.0) as u64;
+    if milli == 1000 {
+        seconds_of_day += 1;
+        milli = 0;
+    }
+    let hour = seconds_of_day / 3600;
+    let minute = (seconds_of_day - hour * 3600) / 60;
+    let second = (seconds_of_day - hour * 3600 - minute * 60) % 60;
+    (year, month, day, hour, minute, second, milli)
+}
+
+/// A day of the 1900 epoch's first year (serials 0 to 365), counted as Excel counts it:
+/// February has 29 days; day 0 is 1899-12-31.
+fn first_year_of_1900_epoch(day_of_year: u64) -> (i64, u32, u32) {
+    const MONTHS: [u64; 12] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if day_of_year == 0 {
+        return (1899, 12, 31);
+    }
+    let mut day = day_of_year;
+    for (month, length) in (1u32..).zip(MONTHS) {
+        if day <= length {
+            return (1900, month, day as u32);
+        }
+        day -= length;
+    }
+    unreachable!("a day of the year is at most 366")
 }
 
 /// An ODS date-time (`2026-01-01T10:00:55`, or a date alone), which has no offset: read as
@@ -420,42 +512,76 @@ pub fn matrix_xlsx(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use calamine::ExcelDateTimeType;
+
+    fn serial(days: f64, is_duration: bool) -> Cell {
+        Cell::Serial(Serial {
+            days,
+            is_duration,
+            is_1904: false,
+        })
+    }
 
     #[test]
     fn cells_read_as_a_spreadsheet_exports_them() {
-        assert_eq!(cell_as_text(&Data::Float(8.0)), "8");
-        assert_eq!(cell_as_text(&Data::Float(-3.0)), "-3");
-        assert_eq!(cell_as_text(&Data::Float(0.25)), "0.25");
-        assert_eq!(cell_as_text(&Data::Int(7)), "7");
-        assert_eq!(cell_as_text(&Data::Bool(true)), "true");
-        assert_eq!(cell_as_text(&Data::Empty), "");
+        assert_eq!(cell_as_text(&Cell::Float(8.0)), "8");
+        assert_eq!(cell_as_text(&Cell::Float(-3.0)), "-3");
+        assert_eq!(cell_as_text(&Cell::Float(0.25)), "0.25");
+        assert_eq!(cell_as_text(&Cell::Bool(true)), "true");
+        assert_eq!(cell_as_text(&Cell::Empty), "");
+        assert_eq!(cell_as_text(&Cell::Error("#N/A")), "#N/A");
         // 2026-01-01 10:00:55 is day 46023 and 36055 seconds.
-        let serial = 46023.0 + 36055.0 / 86400.0;
-        let datetime = ExcelDateTime::new(serial, ExcelDateTimeType::DateTime, false);
+        let at = 46023.0 + 36055.0 / 86400.0;
+        assert_eq!(cell_as_text(&serial(at, false)), "2026-01-01T10:00:55Z");
+        let half = 46023.0 + 0.25 / 86400.0;
         assert_eq!(
-            cell_as_text(&Data::DateTime(datetime)),
-            "2026-01-01T10:00:55Z"
-        );
-        let half = ExcelDateTime::new(46023.0 + 0.25 / 86400.0, ExcelDateTimeType::DateTime, false);
-        assert_eq!(
-            cell_as_text(&Data::DateTime(half)),
+            cell_as_text(&serial(half, false)),
             "2026-01-01T00:00:00.25Z"
         );
-        let duration = ExcelDateTime::new(30.0 / 86400.0, ExcelDateTimeType::TimeDelta, false);
-        assert_eq!(cell_as_text(&Data::DateTime(duration)), "PT30S");
+        assert_eq!(cell_as_text(&serial(30.0 / 86400.0, true)), "PT30S");
         assert_eq!(
-            cell_as_text(&Data::DateTimeIso("2026-01-01T10:00:55".into())),
+            cell_as_text(&Cell::DateTimeIso("2026-01-01T10:00:55".into())),
             "2026-01-01T10:00:55Z"
         );
         assert_eq!(
-            cell_as_text(&Data::DateTimeIso("2026-01-01".into())),
+            cell_as_text(&Cell::DateTimeIso("2026-01-01".into())),
             "2026-01-01T00:00:00Z"
         );
         assert_eq!(
-            cell_as_text(&Data::DateTimeIso("2026-01-01T10:00:55+02:00".into())),
+            cell_as_text(&Cell::DateTimeIso("2026-01-01T10:00:55+02:00".into())),
             "2026-01-01T10:00:55+02:00"
         );
+    }
+
+    /// Serial date-times give calamine's components: every day of both epochs' first years
+    /// (1900's fictitious February 29th, day 0, negative serials), days across eight
+    /// thousand years, and times that round up to the next second or day.
+    #[test]
+    fn serial_dates_are_calamines() {
+        use calamine::{ExcelDateTime, ExcelDateTimeType};
+        let fractions = [
+            0.0,
+            0.25,
+            0.5 / 86400.0,
+            0.999_999_999,
+            1.0 - 0.0004 / 86400.0,
+        ];
+        let days = (0..=800)
+            .chain((800..=2_958_465).step_by(997))
+            .chain([2_958_465]);
+        for day in days {
+            for fraction in fractions {
+                for is_1904 in [false, true] {
+                    let value = day as f64 + fraction;
+                    let theirs = ExcelDateTime::new(value, ExcelDateTimeType::DateTime, is_1904)
+                        .to_ymd_hms_milli();
+                    let (y, mo, d, h, mi, s, ms) = serial_parts(value, is_1904);
+                    let ours = (
+                        y as u16, mo as u8, d as u8, h as u8, mi as u8, s as u8, ms as u16,
+                    );
+                    assert_eq!(ours, theirs, "serial {value} (1904: {is_1904})");
+                }
+            }
+        }
     }
 }
 
@@ -464,9 +590,41 @@ mod tests {
 mod same_as_calamine {
     use std::io::{Cursor, Write};
 
-    use calamine::{Ods, Reader, Xlsx};
+    use calamine::{Data, Ods, Reader, Xlsx};
 
     use super::*;
+
+    /// A calamine cell as text, through calamine's own date arithmetic (what this module did
+    /// before it had its own cell type).
+    fn calamine_text(cell: &Data) -> String {
+        match cell {
+            Data::Empty => String::new(),
+            Data::String(text) | Data::DurationIso(text) => text.clone(),
+            Data::Int(n) => n.to_string(),
+            Data::Float(x) => float_text(*x),
+            Data::Bool(b) => b.to_string(),
+            Data::DateTimeIso(text) => iso_datetime_text(text),
+            Data::Error(error) => error.to_string(),
+            Data::DateTime(datetime) if datetime.is_duration() => {
+                cell_as_text(&Cell::Serial(Serial {
+                    days: datetime.as_f64(),
+                    is_duration: true,
+                    is_1904: false,
+                }))
+            }
+            Data::DateTime(datetime) => {
+                let (year, month, day, hour, minute, second, milli) = datetime.to_ymd_hms_milli();
+                let mut text =
+                    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}");
+                if milli != 0 {
+                    let fraction = format!("{milli:03}");
+                    text.push('.');
+                    text.push_str(fraction.trim_end_matches('0'));
+                }
+                text + "Z"
+            }
+        }
+    }
 
     /// The rows calamine 0.35 reads (what this module did with it before reading workbooks
     /// itself): `(sheet, row, cells)`, or its error.
@@ -491,7 +649,7 @@ mod same_as_calamine {
             let (first_row, first_column) = range.start().unwrap_or((0, 0));
             for (index, row) in range.rows().enumerate() {
                 let mut cells = vec![String::new(); first_column as usize];
-                cells.extend(row.iter().map(cell_as_text));
+                cells.extend(row.iter().map(calamine_text));
                 while cells.last().is_some_and(String::is_empty) {
                     cells.pop();
                 }
@@ -510,7 +668,7 @@ mod same_as_calamine {
         let mut row: Option<u32> = None;
         let mut cells: Vec<String> = Vec::new();
         while let Some(cell) = reader.next_cell().map_err(|e| e.to_string())? {
-            let text = cell_as_text(&Data::from(cell.get_value().clone()));
+            let text = calamine_text(&Data::from(cell.get_value().clone()));
             if text.is_empty() {
                 continue;
             }

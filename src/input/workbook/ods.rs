@@ -5,12 +5,10 @@
 //! text ([`MAX_WORKBOOK_TEXT_BYTES`](crate::limits::MAX_WORKBOOK_TEXT_BYTES)); empty ones
 //! cost nothing however often they repeat.
 
-use calamine::Data;
-
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlReader};
 use super::{
-    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
+    located_name, unreadable_workbook, Cell, Located, SheetChoice, SheetRow, SheetStart, Visit,
     MAX_SHEETS_LOOKED_AT,
 };
 use crate::input::error::InputError;
@@ -323,7 +321,7 @@ impl Sheet<'_> {
                     let value = if in_content {
                         text.clear();
                         read_cell_text(xml, &mut text).map_err(fail)?;
-                        Data::String(std::mem::take(&mut text))
+                        Cell::String(std::mem::take(&mut text))
                     } else {
                         xml.skip_element()
                             .map_err(|e| self.error(at, Some(here), Located::Xml(e)))?;
@@ -370,7 +368,7 @@ impl Sheet<'_> {
 
 /// A cell's value from its attributes (calamine's `get_datatype`), and whether it is in its
 /// content instead (a string cell without `office:string-value`).
-fn cell_value(tag: &super::xml::Tag<'_>) -> Result<(Data, bool), Located> {
+fn cell_value(tag: &super::xml::Tag<'_>) -> Result<(Cell, bool), Located> {
     let mut is_string = false;
     let mut value = None;
     for (key, raw) in tag.attrs() {
@@ -389,19 +387,19 @@ fn cell_value(tag: &super::xml::Tag<'_>) -> Result<(Data, bool), Located> {
                 let number = text.parse::<f64>().map_err(|_| {
                     Located::Message(format!("office:value is {text:?}, not a number"))
                 })?;
-                value = Some(Data::Float(number));
+                value = Some(Cell::Float(number));
             }
-            b"office:string-value" => value = Some(Data::String(decoded()?)),
-            b"office:date-value" => value = Some(Data::DateTimeIso(decoded()?)),
-            b"office:time-value" => value = Some(Data::DurationIso(decoded()?)),
-            b"office:boolean-value" => value = Some(Data::Bool(raw == b"TRUE" || raw == b"true")),
+            b"office:string-value" => value = Some(Cell::String(decoded()?)),
+            b"office:date-value" => value = Some(Cell::DateTimeIso(decoded()?)),
+            b"office:time-value" => value = Some(Cell::DurationIso(decoded()?)),
+            b"office:boolean-value" => value = Some(Cell::Bool(raw == b"TRUE" || raw == b"true")),
             b"office:value-type" => is_string = raw == b"string",
             _ => {}
         }
     }
     Ok(match value {
         Some(value) => (value, false),
-        None => (Data::Empty, is_string),
+        None => (Cell::Empty, is_string),
     })
 }
 

@@ -6,13 +6,11 @@
 //! [`MAX_WORKBOOK_HELD_BYTES`](crate::limits::MAX_WORKBOOK_HELD_BYTES) together) and the
 //! sheet, which streams.
 
-use calamine::{CellErrorType, Data, ExcelDateTime, ExcelDateTimeType};
-
 use super::archive::{Archive, Budget, Part};
 use super::xml::{unescape_into, Event, XmlError, XmlReader};
 use super::{
-    located_name, unreadable_workbook, Located, SheetChoice, SheetRow, SheetStart, Visit,
-    MAX_SHEETS_LOOKED_AT,
+    located_name, unreadable_workbook, Cell, Located, Serial, SheetChoice, SheetRow, SheetStart,
+    Visit, MAX_SHEETS_LOOKED_AT,
 };
 use crate::input::error::InputError;
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
@@ -582,9 +580,9 @@ fn read_cell(
     style: Option<usize>,
     context: &Context<'_>,
     text: &mut String,
-) -> Result<Data, Located> {
+) -> Result<Cell, Located> {
     let open = xml.depth();
-    let mut value = Data::Empty;
+    let mut value = Cell::Empty;
     loop {
         match xml.next().map_err(Located::Xml)? {
             Event::Start(tag) => {
@@ -593,14 +591,14 @@ fn read_cell(
                 text.clear();
                 if inline {
                     read_rich_text(xml, text)?;
-                    value = Data::String(text.clone());
+                    value = Cell::String(text.clone());
                 } else if v && *kind != CellType::Inline {
                     read_text(xml, text)?;
                     value = read_value(context, text, style, kind)?;
                 } else {
                     xml.skip_element().map_err(Located::Xml)?;
                     if v || formula {
-                        value = Data::Empty;
+                        value = Cell::Empty;
                     }
                 }
             }
@@ -616,31 +614,30 @@ fn read_value(
     v: &str,
     style: Option<usize>,
     kind: &CellType,
-) -> Result<Data, Located> {
+) -> Result<Cell, Located> {
     let message = |m: String| Located::Message(m);
     Ok(match kind {
         CellType::Shared => {
             if v.is_empty() {
-                return Ok(Data::Empty);
+                return Ok(Cell::Empty);
             }
             let index = v.parse::<usize>().unwrap_or(0);
-            Data::String(context.strings.get(index).ok_or_else(|| {
+            Cell::String(context.strings.get(index).ok_or_else(|| {
                 message(format!(
                     "shared string {index} is not among the workbook's {}",
                     context.strings.len
                 ))
             })?)
         }
-        CellType::Bool => Data::Bool(v != "0"),
-        CellType::Date => Data::DateTimeIso(v.to_owned()),
-        CellType::Error => Data::Error(
-            v.parse::<CellErrorType>()
-                .map_err(|_| message(format!("not a cell error code: {v:?}")))?,
+        CellType::Bool => Cell::Bool(v != "0"),
+        CellType::Date => Cell::DateTimeIso(v.to_owned()),
+        CellType::Error => Cell::Error(
+            super::error_code(v).ok_or_else(|| message(format!("not a cell error code: {v:?}")))?,
         ),
-        CellType::Text => Data::String(v.to_owned()),
+        CellType::Text => Cell::String(v.to_owned()),
         CellType::Number | CellType::Untyped => {
             if v.is_empty() {
-                return Ok(Data::Empty);
+                return Ok(Cell::Empty);
             }
             match v.parse::<f64>() {
                 Ok(number) => {
@@ -648,18 +645,22 @@ fn read_value(
                         Some(index) => context.formats.get(index).copied(),
                         None => Some(CellFormat::Other),
                     };
-                    let kind = match format {
-                        Some(CellFormat::DateTime) => ExcelDateTimeType::DateTime,
-                        Some(CellFormat::TimeDelta) => ExcelDateTimeType::TimeDelta,
-                        _ => return Ok(Data::Float(number)),
+                    let is_duration = match format {
+                        Some(CellFormat::DateTime) => false,
+                        Some(CellFormat::TimeDelta) => true,
+                        _ => return Ok(Cell::Float(number)),
                     };
-                    Data::DateTime(ExcelDateTime::new(number, kind, context.is_1904))
+                    Cell::Serial(Serial {
+                        days: number,
+                        is_duration,
+                        is_1904: context.is_1904,
+                    })
                 }
-                Err(_) if *kind == CellType::Untyped => Data::String(v.to_owned()),
+                Err(_) if *kind == CellType::Untyped => Cell::String(v.to_owned()),
                 Err(_) => return Err(message(format!("not a number: {v:?}"))),
             }
         }
-        CellType::Inline => Data::Empty,
+        CellType::Inline => Cell::Empty,
         CellType::Unknown(t) => return Err(message(format!("an unknown cell type t={t:?}"))),
     })
 }
