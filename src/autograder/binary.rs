@@ -3,23 +3,17 @@
 //! them; a dynamically linked one needs a GNU C library at least as new as the newest version
 //! it asks for (`GLIBC_2.34`). Both are read from the file's ELF headers: the identification,
 //! the machine, the program headers (a program interpreter, `ld-linux`, or none), and the
-//! version needs (`.gnu.version_r`, what `objdump -T` lists as `GLIBC_x.y`).
+//! version needs (`.gnu.version_r`, what `objdump -T` lists as `GLIBC_x.y`), through the
+//! `object` crate's ELF reader, which reads what it is asked for and no more of the file.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::Path;
 
-/// `EM_X86_64`.
-const X86_64: u16 = 0x3e;
-/// `SHT_GNU_verneed`: the versions a file needs of the libraries it links.
-const VERSION_NEEDS: u32 = 0x6fff_fffe;
-/// `PT_INTERP`: the program interpreter (the dynamic loader) a dynamically linked executable
-/// names; a statically linked one has none.
-const INTERPRETER: u32 = 3;
-/// More program headers than any real executable has: a header claiming more is not believed.
-const MAX_PROGRAM_HEADERS: usize = 1 << 12;
-/// More sections than any real executable has: a header claiming more is not believed.
-const MAX_SECTIONS: usize = 1 << 16;
+use object::elf::{self, FileHeader64};
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
+use object::{LittleEndian, ReadCache, SectionIndex};
+
 /// The most bytes read of one section (version needs and their names are a few kilobytes).
 const MAX_SECTION_BYTES: u64 = 16 << 20;
 
@@ -89,36 +83,6 @@ impl From<io::Error> for BinaryError {
     }
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([bytes[at], bytes[at + 1]])
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
-}
-
-/// `len` bytes of `file` at `offset`, or `None` when the file is shorter.
-fn read_range(file: &mut File, offset: u64, len: u64) -> io::Result<Option<Vec<u8>>> {
-    if len > MAX_SECTION_BYTES {
-        return Ok(None);
-    }
-    file.seek(SeekFrom::Start(offset))?;
-    let mut bytes = Vec::new();
-    file.take(len).read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 == len).then_some(bytes))
-}
-
-/// The NUL-terminated string at `at` in the string table `table`.
-fn string_at(table: &[u8], at: usize) -> Option<&str> {
-    let rest = table.get(at..)?;
-    let end = rest.iter().position(|&b| b == 0)?;
-    std::str::from_utf8(&rest[..end]).ok()
-}
-
 /// `GLIBC_2.34` as a version.
 fn glibc_version(name: &str) -> Option<GlibcVersion> {
     let (major, minor) = name.strip_prefix("GLIBC_")?.split_once('.')?;
@@ -159,25 +123,29 @@ pub fn inspect(path: &Path) -> Result<LinuxBinary, BinaryError> {
             header[7]
         )));
     }
-    let machine = u16_at(&header, 18);
-    if machine != X86_64 {
+    let data = ReadCache::new(file);
+    let not_elf =
+        |e: object::Error| BinaryError::NotX86_64Linux(format!("a malformed ELF file: {e}"));
+    let elf_header = FileHeader64::<LittleEndian>::parse(&data).map_err(not_elf)?;
+    let machine = elf_header.e_machine(LittleEndian);
+    if machine != elf::EM_X86_64 {
         let name = match machine {
-            0xb7 => "aarch64".to_owned(),
-            0x28 => "arm".to_owned(),
-            0xf3 => "riscv".to_owned(),
+            elf::EM_AARCH64 => "aarch64".to_owned(),
+            elf::EM_ARM => "arm".to_owned(),
+            elf::EM_RISCV => "riscv".to_owned(),
             other => format!("machine {other:#x}"),
         };
         return Err(BinaryError::NotX86_64Linux(format!(
             "an ELF file for {name}"
         )));
     }
-    if !matches!(u16_at(&header, 16), 2 | 3) {
+    if !matches!(elf_header.e_type(LittleEndian), elf::ET_EXEC | elf::ET_DYN) {
         return Err(BinaryError::NotX86_64Linux(
             "an ELF file that is not an executable".to_owned(),
         ));
     }
-    let c_library = if has_interpreter(&mut file, &header)? {
-        CLibrary::Shared(needed_glibc(&mut file, &header)?)
+    let c_library = if has_interpreter(elf_header, &data) {
+        CLibrary::Shared(needed_glibc(elf_header, &data))
     } else {
         CLibrary::Static
     };
@@ -187,78 +155,49 @@ pub fn inspect(path: &Path) -> Result<LinuxBinary, BinaryError> {
 /// Whether the file's program headers name a program interpreter (a dynamically linked
 /// executable). A table that cannot be read counts as one: the safe side, since an
 /// interpreter that is missing on a system stops the binary there.
-fn has_interpreter(file: &mut File, header: &[u8]) -> io::Result<bool> {
-    let headers_at = u64_at(header, 0x20);
-    let entry = usize::from(u16_at(header, 0x36));
-    let count = usize::from(u16_at(header, 0x38));
-    if headers_at == 0 || entry < 56 || count == 0 || count > MAX_PROGRAM_HEADERS {
-        return Ok(true);
+fn has_interpreter(elf_header: &FileHeader64<LittleEndian>, data: &ReadCache<File>) -> bool {
+    match elf_header.program_headers(LittleEndian, data) {
+        Ok(headers) if !headers.is_empty() => headers
+            .iter()
+            .any(|header| header.p_type(LittleEndian) == elf::PT_INTERP),
+        _ => true,
     }
-    let Some(table) = read_range(file, headers_at, (entry * count) as u64)? else {
-        return Ok(true);
-    };
-    Ok(table
-        .chunks_exact(entry)
-        .any(|program_header| u32_at(program_header, 0) == INTERPRETER))
 }
 
-/// The newest `GLIBC_x.y` among the file's version needs of `libc.so.6`.
-fn needed_glibc(file: &mut File, header: &[u8]) -> io::Result<Option<GlibcVersion>> {
-    let sections_at = u64_at(header, 0x28);
-    let entry = usize::from(u16_at(header, 0x3a));
-    let count = usize::from(u16_at(header, 0x3c));
-    if sections_at == 0 || entry < 64 || count == 0 || count > MAX_SECTIONS {
-        return Ok(None);
-    }
-    let Some(table) = read_range(file, sections_at, (entry * count) as u64)? else {
-        return Ok(None);
-    };
-    let section = |index: usize| table.get(index * entry..index * entry + 64);
+/// The newest `GLIBC_x.y` among the file's version needs of `libc.so.6` (`None`: it names
+/// none, or they cannot be read).
+fn needed_glibc(
+    elf_header: &FileHeader64<LittleEndian>,
+    data: &ReadCache<File>,
+) -> Option<GlibcVersion> {
+    let sections = elf_header.sections(LittleEndian, data).ok()?;
     let mut newest = None;
-    for index in 0..count {
-        let Some(needs) = section(index) else { break };
-        if u32_at(needs, 4) != VERSION_NEEDS {
+    for section in sections.iter() {
+        if section.sh_type(LittleEndian) != elf::SHT_GNU_VERNEED {
             continue;
         }
-        let Some(strings) = section(u32_at(needs, 40) as usize) else {
-            continue;
-        };
-        let (Some(needs_bytes), Some(strings)) = (
-            read_range(file, u64_at(needs, 24), u64_at(needs, 32))?,
-            read_range(file, u64_at(strings, 24), u64_at(strings, 32))?,
-        ) else {
-            continue;
-        };
-        // Verneed entries (16 bytes: version, count, file, aux, next), each with its Vernaux
-        // entries (16 bytes: hash, flags, other, name, next), linked by byte offsets.
-        let mut at = 0usize;
-        for _ in 0..u32_at(needs, 44) {
-            let Some(need) = needs_bytes.get(at..at + 16) else {
-                break;
-            };
-            let library = string_at(&strings, u32_at(need, 4) as usize);
-            let mut aux_at = at + u32_at(need, 8) as usize;
-            for _ in 0..u16_at(need, 2) {
-                let Some(aux) = needs_bytes.get(aux_at..aux_at + 16) else {
-                    break;
-                };
-                if library == Some("libc.so.6") {
-                    let version =
-                        string_at(&strings, u32_at(aux, 8) as usize).and_then(glibc_version);
-                    newest = newest.max(version);
+        // The reader reads a section whole: a size no real table has is not believed.
+        let link = SectionIndex(section.sh_link(LittleEndian) as usize);
+        let string_bytes = sections.section(link).ok()?.sh_size(LittleEndian);
+        if section.sh_size(LittleEndian).max(string_bytes) > MAX_SECTION_BYTES {
+            return None;
+        }
+        let (mut needs, _) = section.gnu_verneed(LittleEndian, data).ok()??;
+        let strings = sections.strings(LittleEndian, data, link).ok()?;
+        while let Ok(Some((need, mut versions))) = needs.next() {
+            let library = need.file(LittleEndian, strings).ok();
+            while let Ok(Some(version)) = versions.next() {
+                if library == Some(&b"libc.so.6"[..]) {
+                    let name = version.name(LittleEndian, strings).ok();
+                    let parsed = name
+                        .and_then(|name| std::str::from_utf8(name).ok())
+                        .and_then(glibc_version);
+                    newest = newest.max(parsed);
                 }
-                match u32_at(aux, 12) {
-                    0 => break,
-                    next => aux_at += next as usize,
-                }
-            }
-            match u32_at(need, 12) {
-                0 => break,
-                next => at += next as usize,
             }
         }
     }
-    Ok(newest)
+    newest
 }
 
 #[cfg(test)]
@@ -299,6 +238,7 @@ mod tests {
         header[..4].copy_from_slice(b"\x7fELF");
         header[4] = 2;
         header[5] = 1;
+        header[6] = 1; // EV_CURRENT
         header[16] = 2;
         header[18] = 0xb7;
         let path = dir.path().join("arm");
@@ -307,6 +247,28 @@ mod tests {
             inspect(&path).unwrap_err().to_string(),
             "it is not an x86-64 Linux executable (an ELF file for aarch64)"
         );
+    }
+
+    /// A damaged executable (cut short, or a header field overwritten) is read without a
+    /// panic: an answer or an error, and a cut-off table never makes it static.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+    #[test]
+    fn a_damaged_executable_is_an_answer_or_an_error() {
+        let bytes = std::fs::read("/bin/sh").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("damaged");
+        for cut in [64, 100, 1000, 4096, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            if let Ok(binary) = inspect(&path) {
+                assert_ne!(binary.c_library, CLibrary::Static, "cut at {cut}");
+            }
+        }
+        for at in 16..64 {
+            let mut damaged = bytes.clone();
+            damaged[at] = 0xff;
+            std::fs::write(&path, &damaged).unwrap();
+            let _ = inspect(&path);
+        }
     }
 
     /// The test binary is built like leasejudge: statically linked (`.cargo/config.toml`
