@@ -3,8 +3,8 @@
 # output, standard error or written files differ. For a refactoring that must change nothing for
 # users: `scripts/compare-binaries.sh OLD_BINARY NEW_BINARY [WORK_DIR]`.
 #
-# The runs: every scenario of tests/data/grading (its `args`, in a copy of its directory), every
-# `.args` of tests/data/cli and `.cmd` of tests/data/explain, every command and format on every
+# The runs: every snapshot of the test suite (each `.cmd` of tests/data/cli, tests/data/explain and
+# the scenario directories of tests/data/grading, in a copy of its directory), every command and format on every
 # case-like file under cases/ and tests/data, and every command on a generated corpus (plain and
 # messy, interleaved, long cases, a returning case, several open-case limits and job counts), with
 # golden files and filled-in submissions for check, grade and the autograders. A bundle's copy of
@@ -82,44 +82,12 @@ run_in() {
 # run ARGS...: as run_in, in an empty directory (inputs named by absolute path).
 run() { run_in "" "$@"; }
 
-# run_at DIR ARGS...: both binaries with ARGS in DIR itself (for commands that write no files and
-# name their inputs relative to DIR, such as the explain snapshots run from the repository root:
-# copying the root would copy its target/ too).
-run_at() {
-    local at=$1
-    shift
-    compared=$((compared + 1))
-    local n=$compared side bin what=""
-    for side in old new; do
-        bin=$OLD
-        [[ $side == new ]] && bin=$NEW
-        (cd "$at" && "$bin" "$@" >"$WORK/run/$side/$n.stdout" 2>"$WORK/run/$side/$n.stderr" </dev/null
-            echo $? >"$WORK/run/$side/$n.status")
-    done
-    for part in status stdout stderr; do
-        cmp -s "$WORK/run/old/$n.$part" "$WORK/run/new/$n.$part" || what="$what $part"
-    done
-    if [[ -n $what ]]; then
-        differed=$((differed + 1))
-        echo "DIFFERS ($what ) #$n in $at: leasejudge $*"
-    else
-        rm -f "$WORK"/run/{old,new}/"$n".{status,stdout,stderr}
-    fi
-}
 mkdir -p "$WORK/run/old" "$WORK/run/new"
 
-# The data-driven scenarios of the test suite, as their runners run them.
-for scenario in "$ROOT"/tests/data/grading/*/; do
-    read -ra args <"$scenario/args"
-    run_in "$scenario" "${args[@]}"
-done
-for argsfile in "$ROOT"/tests/data/cli/*.args; do
-    read -ra args <"$argsfile"
-    run_in "$ROOT/tests/data/cli" "${args[@]}"
-done
-for cmdfile in "$ROOT"/tests/data/explain/*.cmd; do
+# The snapshots of the test suite, as their runner runs them (tests/it/snapshot.rs).
+for cmdfile in "$ROOT"/tests/data/grading/*/run.cmd "$ROOT"/tests/data/{cli,explain}/*.cmd; do
     read -ra args <"$cmdfile"
-    run_at "$ROOT" "${args[@]}"
+    run_in "$(dirname "$cmdfile")" "${args[@]}"
 done
 
 # Every command on every case-like file of the repository (good ones and broken ones alike).

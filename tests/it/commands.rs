@@ -1,9 +1,6 @@
-//! `validate`, `reorder` and `adjudicate` runs as data: each `tests/data/cli/NAME.args` (the arguments, one line, paths
-//! relative to that directory) runs the binary there, and its standard output, standard error
-//! and exit status must equal `NAME.stdout`, `NAME.stderr` and `NAME.status`.
-//!
-//! Run with `LEASEJUDGE_BLESS=1` to (re)write the expected files after a deliberate change, then review
-//! the diff.
+//! `validate`, `reorder` and `adjudicate` runs as data: each `tests/data/cli/NAME.cmd` is a
+//! snapshot ([`crate::snapshot`]: the command line, run in a copy of that directory, and
+//! `NAME.expected`, its exit status and output); and `reorder`'s seed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,58 +10,10 @@ fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cli")
 }
 
-fn expect(failures: &mut Vec<String>, path: &Path, actual: &str) {
-    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
-        fs::write(path, actual).unwrap();
-    }
-    let expected = fs::read_to_string(path).unwrap_or_else(|_| {
-        panic!(
-            "no {} (run with LEASEJUDGE_BLESS=1, then review)",
-            path.display()
-        )
-    });
-    if expected != actual {
-        failures.push(format!(
-            "{} differs\n--- expected\n{expected}--- actual\n{actual}",
-            path.display()
-        ));
-    }
-}
-
+/// Every recorded run (`tests/data/cli/NAME.cmd`, the snapshot layout of [`crate::snapshot`]).
 #[test]
 fn every_recorded_run_gives_its_recorded_output() {
-    let mut names: Vec<String> = fs::read_dir(data_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".args").map(str::to_owned)
-        })
-        .collect();
-    names.sort();
-    assert!(names.len() >= 10, "only {} recorded runs", names.len());
-    let mut failures = Vec::new();
-    for name in &names {
-        let dir = data_dir();
-        let args = fs::read_to_string(dir.join(format!("{name}.args"))).unwrap();
-        let run = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-            .current_dir(&dir)
-            .args(args.split_whitespace())
-            .output()
-            .unwrap();
-        let status = format!("{}\n", run.status.code().unwrap_or(-1));
-        expect(&mut failures, &dir.join(format!("{name}.status")), &status);
-        expect(
-            &mut failures,
-            &dir.join(format!("{name}.stdout")),
-            &String::from_utf8_lossy(&run.stdout),
-        );
-        expect(
-            &mut failures,
-            &dir.join(format!("{name}.stderr")),
-            &String::from_utf8_lossy(&run.stderr),
-        );
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    crate::snapshot::run_all(&data_dir(), 10, &[]);
 }
 
 /// `reorder` is reproducible: the same seed prints the same bytes, another seed may differ.

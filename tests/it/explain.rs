@@ -2,14 +2,11 @@
 //! (checked against adjudication for every case file in `cases/`), and snapshots of the
 //! text trace, sentences, Mermaid, JSON and HTML structure under `tests/data/explain/`.
 //!
-//! Snapshots: each `NAME.cmd` holds the command line (arguments separated by spaces, run
-//! from the crate root) and optionally a second line `filter: html-structure`; `NAME.expected`
-//! holds `exit status N`, the (filtered) standard output, and standard error after
-//! `--- stderr` if there is any. `LEASEJUDGE_BLESS=1 cargo test --test it explain::` rewrites the
-//! expected files for review.
+//! Snapshots: each `NAME.cmd` there is one ([`crate::snapshot`]), some with the filter
+//! `html-structure` (a page's elements and text, not its styles).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use leasejudge::commands::explain::traces;
@@ -256,74 +253,11 @@ fn html_structure(page: &str) -> String {
     out
 }
 
-fn run_snapshot(cmd_file: &Path) -> Result<(), String> {
-    let spec = fs::read_to_string(cmd_file).unwrap();
-    let mut lines = spec.lines();
-    let args: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
-    let filter = lines
-        .find_map(|l| l.strip_prefix("filter: "))
-        .map(str::trim);
-    let out = leasejudge(&args);
-    let stdout = String::from_utf8(out.stdout).expect("output is UTF-8");
-    let stdout = match filter {
-        Some("html-structure") => html_structure(&stdout),
-        Some(other) => panic!("{}: unknown filter {other}", cmd_file.display()),
-        None => stdout,
-    };
-    let mut actual = format!("exit status {}\n{stdout}", out.status.code().unwrap_or(-1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !stderr.is_empty() {
-        actual.push_str("--- stderr\n");
-        actual.push_str(&stderr);
-    }
-    let expected_file = cmd_file.with_extension("expected");
-    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
-        fs::write(&expected_file, &actual).unwrap();
-        return Ok(());
-    }
-    let expected = fs::read_to_string(&expected_file)
-        .map_err(|e| format!("{}: {e}", expected_file.display()))?;
-    if actual == expected {
-        Ok(())
-    } else {
-        let first_difference = actual
-            .lines()
-            .zip(expected.lines())
-            .position(|(a, e)| a != e)
-            .unwrap_or(actual.lines().count().min(expected.lines().count()));
-        Err(format!(
-            "{}: output differs from {} at line {}:\n  actual:   {:?}\n  expected: {:?}",
-            cmd_file.display(),
-            expected_file.display(),
-            first_difference + 1,
-            actual.lines().nth(first_difference),
-            expected.lines().nth(first_difference)
-        ))
-    }
-}
-
 /// Every snapshot under `tests/data/explain/`.
 #[test]
 fn explain_snapshots() {
     let dir = root().join("tests/data/explain");
-    let mut cmd_files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cmd"))
-        .collect();
-    cmd_files.sort();
-    assert!(cmd_files.len() >= 5, "the snapshots are present");
-    let failures: Vec<String> = cmd_files
-        .iter()
-        .filter_map(|f| run_snapshot(f).err())
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} snapshots differ (LEASEJUDGE_BLESS=1 rewrites them for review):\n{}",
-        failures.len(),
-        cmd_files.len(),
-        failures.join("\n")
-    );
+    crate::snapshot::run_all(&dir, 5, &[("html-structure", html_structure)]);
 }
 
 /// The labels of one SVG text line: (x start, x end, text), by the page's own width estimate

@@ -48,7 +48,7 @@ fn compare(golden: &Path, actual: &str, failures: &mut Vec<String>) {
     if expected == actual {
         return;
     }
-    if std::env::var_os("LEASEJUDGE_BLESS").is_some() {
+    if crate::snapshot::blessing() {
         fs::write(golden.with_extension("csv.new"), actual).unwrap();
     }
     let mut report = format!("{} differs:\n", golden.display());

@@ -35,6 +35,7 @@ mod progress;
 mod properties;
 mod reference;
 mod safety;
+mod snapshot;
 mod split_cut;
 mod spreadsheets;
 mod streaming;

@@ -1,1 +1,1 @@
-explain tests/data/explain/probes.csv --case probe-3,probe-2
+explain probes.csv --case probe-3,probe-2

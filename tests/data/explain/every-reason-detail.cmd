@@ -1,1 +1,1 @@
-adjudicate tests/data/explain/every-reason.ndjson --explain -f csv
+adjudicate every-reason.ndjson --explain -f csv

@@ -1,1 +1,1 @@
-explain tests/data/explain/every-reason.ndjson -f mermaid
+explain every-reason.ndjson -f mermaid

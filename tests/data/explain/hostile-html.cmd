@@ -1,2 +1,2 @@
-explain tests/data/explain/hostile.csv -f html
+explain hostile.csv -f html
 filter: html-structure

@@ -1,1 +1,1 @@
-explain tests/data/explain/hostile.csv -f mermaid
+explain hostile.csv -f mermaid

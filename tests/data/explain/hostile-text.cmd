@@ -1,1 +1,1 @@
-explain tests/data/explain/hostile.csv
+explain hostile.csv

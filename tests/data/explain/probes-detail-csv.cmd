@@ -1,1 +1,1 @@
-adjudicate tests/data/explain/probes.csv --explain -f csv
+adjudicate probes.csv --explain -f csv

@@ -1,1 +1,1 @@
-adjudicate tests/data/explain/probes.csv --explain -f json
+adjudicate probes.csv --explain -f json

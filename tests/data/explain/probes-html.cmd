@@ -1,2 +1,2 @@
-explain tests/data/explain/probes.csv --format html
+explain probes.csv --format html
 filter: html-structure

@@ -1,1 +1,1 @@
-explain tests/data/explain/probes.csv --format json
+explain probes.csv --format json

@@ -1,1 +1,1 @@
-explain tests/data/explain/probes.csv --format mermaid
+explain probes.csv --format mermaid

@@ -1,1 +1,1 @@
-explain tests/data/explain/probes.csv
+explain probes.csv

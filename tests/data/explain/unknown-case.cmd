@@ -1,1 +1,1 @@
-explain tests/data/explain/probes.csv --case probe-9,probe-1 --case other
+explain probes.csv --case probe-9,probe-1 --case other
