@@ -10,8 +10,8 @@ use compact_str::CompactString;
 
 use super::row::{Identity, Message, Offer, Row};
 use super::types::{
-    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, RowReason,
-    TerminalResult,
+    AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, ReasonPrecedence,
+    RowReason, TerminalResult,
 };
 use super::values::{same_text, Timestamp, ValueError};
 
@@ -659,60 +659,60 @@ impl Case {
         }
     }
 
-    /// The decision table and reason precedence of spec section 5, for the current lease
-    /// with `phase` and `ack_state` after the final clock step.
+    /// The decision table of spec section 5 for the current lease with `phase` and `ack_state`
+    /// after the final clock step, and the decision's reason: the first of its reason table's
+    /// list ([`Decision::reason_precedence`], the one statement of the order) that applies.
     fn decide(&self, phase: Phase, ack_state: AckState) -> (Decision, CaseReason) {
+        let decision = if self.conflict.is_some() {
+            Decision::OwnershipConflict
+        } else {
+            match phase {
+                Phase::Terminal(TerminalResult::Success) => Decision::Success,
+                Phase::Terminal(TerminalResult::Failed) => Decision::Failed,
+                Phase::Terminal(TerminalResult::Cancelled) => Decision::Cancelled,
+                _ if self.lease.cancel_requested.is_some() => Decision::ReconciliationRequired,
+                Phase::Expired => Decision::Expired,
+                Phase::AckTimeout => Decision::AckTimeout,
+                Phase::Active => Decision::Active,
+                Phase::Offered => Decision::PendingAck,
+            }
+        };
+        let reason = match decision.reason_precedence() {
+            ReasonPrecedence::FirstConflict => self
+                .conflict
+                .expect("a conflict decides OWNERSHIP_CONFLICT")
+                .case_reason(),
+            ReasonPrecedence::FirstThatApplies(reasons) => reasons
+                .iter()
+                .map(|&(reason, _)| reason)
+                .find(|&reason| self.reason_applies(reason, ack_state))
+                .expect("each list ends with a reason that always applies"),
+        };
+        (decision, reason)
+    }
+
+    /// Whether the condition of `reason`'s row in the reason table holds (a reason listed as
+    /// "otherwise" or "always" always does). Only asked of the reasons of the decision made.
+    fn reason_applies(&self, reason: CaseReason, ack_state: AckState) -> bool {
         let lease = &self.lease;
-        if let Some(kind) = self.conflict {
-            return (Decision::OwnershipConflict, kind.case_reason());
-        }
-        if let Phase::Terminal(result) = phase {
-            let decision = match result {
-                TerminalResult::Success => Decision::Success,
-                TerminalResult::Failed => Decision::Failed,
-                TerminalResult::Cancelled => Decision::Cancelled,
-            };
-            return (decision, CaseReason::ResultAccepted);
-        }
-        if lease.cancel_requested.is_some() {
-            let reason = if lease.cancel_ack.is_some() {
-                CaseReason::CancelAcknowledgedNoResult
-            } else {
-                CaseReason::CancelUnacknowledged
-            };
-            return (Decision::ReconciliationRequired, reason);
-        }
-        match phase {
-            Phase::Expired => {
-                let reason = if lease.result_rejected_for_expiry {
-                    CaseReason::ResultAfterExpiry
-                } else if lease.renew_rejected_for_expiry {
-                    CaseReason::RenewAfterExpiry
-                } else {
-                    CaseReason::ExpiredWithoutResult
-                };
-                (Decision::Expired, reason)
+        match reason {
+            CaseReason::CancelAcknowledgedNoResult => lease.cancel_ack.is_some(),
+            CaseReason::ResultAfterExpiry => lease.result_rejected_for_expiry,
+            CaseReason::RenewAfterExpiry => lease.renew_rejected_for_expiry,
+            CaseReason::AckAfterDeadline => ack_state == AckState::Late,
+            CaseReason::StaleGeneration => !self.stale_generations.is_empty(),
+            CaseReason::LateProgress => !self.late_progress.is_empty(),
+            CaseReason::ResultAccepted
+            | CaseReason::CancelUnacknowledged
+            | CaseReason::ExpiredWithoutResult
+            | CaseReason::AckMissing
+            | CaseReason::WithinLease
+            | CaseReason::AwaitingAck => true,
+            CaseReason::HolderConflict
+            | CaseReason::OverlappingGenerations
+            | CaseReason::GenerationReused => {
+                unreachable!("a conflict's reason is its kind's, not a condition")
             }
-            Phase::AckTimeout => {
-                let reason = if ack_state == AckState::Late {
-                    CaseReason::AckAfterDeadline
-                } else {
-                    CaseReason::AckMissing
-                };
-                (Decision::AckTimeout, reason)
-            }
-            Phase::Active => {
-                let reason = if !self.stale_generations.is_empty() {
-                    CaseReason::StaleGeneration
-                } else if !self.late_progress.is_empty() {
-                    CaseReason::LateProgress
-                } else {
-                    CaseReason::WithinLease
-                };
-                (Decision::Active, reason)
-            }
-            Phase::Offered => (Decision::PendingAck, CaseReason::AwaitingAck),
-            Phase::Terminal(_) => unreachable!("handled above"),
         }
     }
 }
