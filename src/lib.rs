@@ -44,7 +44,7 @@
 #![warn(missing_docs)]
 
 pub mod adjudication;
-pub mod autograder;
+pub(crate) mod autograder;
 pub mod cli;
 pub mod commands;
 pub mod explain;
@@ -52,8 +52,8 @@ pub mod generate;
 pub mod grading;
 pub mod input;
 pub mod lease;
-pub mod limits;
-pub mod lms;
+pub(crate) mod limits;
+pub(crate) mod lms;
 pub mod matrix;
 pub mod output;
 pub mod random;
@@ -62,5 +62,5 @@ pub mod report;
 pub mod sanitize;
 mod store;
 pub mod streaming;
-pub mod terminal;
+pub(crate) mod terminal;
 pub mod validation;

@@ -254,14 +254,6 @@ impl Download {
         &self.root_name
     }
 
-    /// The path of a folder download's root (`None` for a zip).
-    pub fn folder(&self) -> Option<&Path> {
-        match &self.source {
-            Source::Folder(root) => Some(root),
-            Source::Zip { .. } => None,
-        }
-    }
-
     /// The top-level entries, litter skipped, in name order.
     pub fn entries(&self) -> Result<Vec<Entry>, InputErrors> {
         match &self.source {

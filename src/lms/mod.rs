@@ -13,7 +13,7 @@ pub mod roster;
 pub mod table;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::grading::submission_file::InstructorFiles;
 use crate::grading::upload::{find_matrix, UploadedMatrix};
@@ -161,8 +161,6 @@ pub struct Class {
     /// Where uploads put together from the download are (removed when the class is
     /// dropped).
     _staging: GuardedTempDir,
-    /// The zip the class was read from (an input no output may be).
-    pub zip: Option<PathBuf>,
 }
 
 /// Reads a class: the roster, then the download (a folder or a zip), whose every entry must
@@ -284,11 +282,9 @@ pub fn read_class(
             },
         });
     }
-    let zip = opened.folder().is_none().then(|| download.to_owned());
     Ok(Class {
         roster,
         uploads,
         _staging: staging,
-        zip,
     })
 }
