@@ -142,7 +142,7 @@ const OFFSETS: [(i64, &str); 6] = [
 ];
 
 /// How one file is written.
-struct Layout {
+struct FileLayout {
     /// Columns in file order.
     columns: Vec<Column>,
     /// The header line (without its ending).
@@ -151,8 +151,8 @@ struct Layout {
     newline: &'static [u8],
 }
 
-impl Layout {
-    fn draw(rng: &mut SplitMix64) -> Layout {
+impl FileLayout {
+    fn draw(rng: &mut SplitMix64) -> FileLayout {
         let mut columns = Column::ALL.to_vec();
         // `case_id` stays first, as people write it; the rest are shuffled.
         for i in (2..columns.len()).rev() {
@@ -168,7 +168,7 @@ impl Layout {
             header.extend_from_slice(spellings[rng.below(spellings.len())].as_bytes());
         }
         let newline: &'static [u8] = if rng.chance(50) { b"\r\n" } else { b"\n" };
-        Layout {
+        FileLayout {
             columns,
             header,
             newline,
@@ -187,7 +187,7 @@ pub fn write_messy_cases(
     let mut rng = SplitMix64::new(options.seed);
     // Choices of spelling have their own stream, so that a story does not depend on them.
     let mut style = SplitMix64::new(options.seed ^ 0x6D65_7373_795F_7374);
-    let layout = Layout::draw(&mut style);
+    let layout = FileLayout::draw(&mut style);
     let prefix = format!("c{}-", options.seed);
     let total_weight: u64 = options.mix.iter().map(|(_, w)| w).sum();
     assert!(total_weight > 0, "the mix has a positive weight");
@@ -275,7 +275,7 @@ pub fn write_messy_cases(
 
 fn format_messy_row(
     line: &mut Vec<u8>,
-    layout: &Layout,
+    layout: &FileLayout,
     style: &mut SplitMix64,
     prefix: &str,
     index: u64,

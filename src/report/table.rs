@@ -348,7 +348,7 @@ fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, Strin
 }
 
 /// How the table is laid out, fixed by the first page.
-enum Layout {
+enum TableLayout {
     /// Columns of these content widths, with a space after each column's content or not.
     Columns(Vec<usize>, usize),
     /// One record per case, a line per column: the columns cannot fit side by side.
@@ -361,7 +361,7 @@ pub struct TableWriter<W: Write> {
     shown: Vec<Shown>,
     style: TableStyle,
     page: Vec<Vec<String>>,
-    layout: Option<Layout>,
+    layout: Option<TableLayout>,
 }
 
 impl<W: Write> TableWriter<W> {
@@ -407,7 +407,7 @@ impl<W: Write> TableWriter<W> {
 
     /// The layout, from the first page; `whole` when that page is the whole table (a later
     /// page cannot hold a longer code, so codes need only the width of those shown).
-    fn decide_layout(&self, whole: bool) -> Layout {
+    fn decide_layout(&self, whole: bool) -> TableLayout {
         let natural: Vec<usize> = self
             .shown
             .iter()
@@ -430,7 +430,7 @@ impl<W: Write> TableWriter<W> {
             })
             .collect();
         let Some(width) = self.style.width else {
-            return Layout::Columns(natural, 1);
+            return TableLayout::Columns(natural, 1);
         };
         let width = usize::from(width);
         let n = self.shown.len();
@@ -521,10 +521,10 @@ impl<W: Write> TableWriter<W> {
                         widths[widest] -= 1;
                     }
                 }
-                return Layout::Columns(widths, right);
+                return TableLayout::Columns(widths, right);
             }
         }
-        Layout::Vertical
+        TableLayout::Vertical
     }
 
     /// Writes the page; `last`: no row comes after it.
@@ -535,8 +535,8 @@ impl<W: Write> TableWriter<W> {
         }
         let page = std::mem::take(&mut self.page);
         match self.layout.as_ref().expect("decided above") {
-            Layout::Vertical => self.write_records(&page, first),
-            Layout::Columns(widths, right) => {
+            TableLayout::Vertical => self.write_records(&page, first),
+            TableLayout::Columns(widths, right) => {
                 let (widths, right) = (widths.clone(), *right);
                 self.write_columns(&page, &widths, right, first)
             }
