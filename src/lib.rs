@@ -10,8 +10,8 @@
 //! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
-//! - [`autograder`] is what a Gradescope or PrairieLearn autograder carries and runs.
-//! - [`lms`] reads a learning platform's download and roster and writes its gradebook import.
+//! - `bundle` is what a Gradescope or PrairieLearn autograder (a bundle) carries and runs.
+//! - `lms` reads a learning platform's download and roster and writes its gradebook import.
 //! - `store` keeps what outgrows memory in temporary files: spills, logs and sorted runs.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
@@ -44,7 +44,7 @@
 #![warn(missing_docs)]
 
 pub mod adjudication;
-pub(crate) mod autograder;
+pub(crate) mod bundle;
 pub mod cli;
 pub mod commands;
 pub mod explain;
@@ -52,7 +52,7 @@ pub mod generate;
 pub mod grading;
 pub mod input;
 pub mod lease;
-pub(crate) mod limits;
+pub mod limits;
 pub(crate) mod lms;
 pub mod matrix;
 pub mod output;

@@ -1,7 +1,7 @@
 //! `leasejudge autograder`: an autograder ready to upload, built from the answer key and the
 //! lab's case files: a Gradescope zip (`autograder gradescope`) or a PrairieLearn question
 //! directory (`autograder prairielearn`), holding the key, the case files, this binary and the
-//! scripts the platform runs ([`crate::autograder`]). Before anything is written, the options
+//! scripts the platform runs (`bundle`). Before anything is written, the options
 //! are checked, the key is read as `grade` reads it, and the case files are adjudicated and
 //! their matrix graded against the key: a key that is malformed, or that disagrees with the
 //! contract's verdicts on the case files, is refused with every problem located, for the
@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use zip::write::SimpleFileOptions;
 
-use crate::autograder::binary::{inspect, CLibrary, GlibcVersion};
-use crate::autograder::{
+use crate::bundle::binary::{inspect, CLibrary, GlibcVersion};
+use crate::bundle::{
     info_json, is_reserved, is_uuid, question_html, run_script, setup_script, BinaryAt,
     GradeOptions, Platform, QuestionHash, BINARY, COURSE_FOLDER, KEY_STEM, RUN, SETUP, WROTE,
 };
@@ -36,8 +36,8 @@ use crate::input::{
 };
 use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
-use crate::report::autograder::Visibility;
 use crate::report::class_text::number;
+use crate::report::platform_results::Visibility;
 use crate::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
@@ -301,7 +301,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 /// Writes a GitHub Classroom template repository: the workflow, the binary (and the practice
 /// key) in `.github/leasejudge/`, the case files and the blank matrix at its root.
 fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
-    use crate::autograder::github_classroom::{
+    use crate::bundle::github_classroom::{
         is_plain_name, workflow, Workflow, DIR, MATRIX, WORKFLOW,
     };
     if args.output.as_os_str() == "-" {

@@ -31,12 +31,12 @@ use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
 use crate::output::{
     check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
 };
-use crate::report::autograder::{write_gradescope, write_prairielearn, Visibility};
 use crate::report::class_json::write_json;
 use crate::report::class_text::{key_lines, score_line, write_github, write_markdown, write_table};
 use crate::report::github_classroom::write_github_classroom;
 use crate::report::gradebook::{render_gradebook, write_item_analysis};
 use crate::report::learner_feedback::feedback_lines;
+use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
 use crate::streaming::StreamError;
 
 /// How `grade`'s report is written.

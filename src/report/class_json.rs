@@ -1,6 +1,6 @@
 //! `grade`'s class report as leasejudge's own JSON document: every submission, per-case and
 //! per-column breakdown, class summary (the autograder result files are
-//! [`super::autograder`]'s). Keys are in a fixed order, so the same run gives the same bytes;
+//! [`super::platform_results`]'s). Keys are in a fixed order, so the same run gives the same bytes;
 //! a hidden golden value has no key at all.
 
 use std::io::Write as _;

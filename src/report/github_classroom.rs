@@ -27,11 +27,11 @@ use serde_json::{json, Value};
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, SubmissionOutcome};
 use crate::grading::precheck::Precheck;
 
-use super::autograder::{
+use super::class_text::score_line;
+use super::platform_results::{
     element_bytes, head_text, lists_cases, only, plan, planned_tests, problem_lines, test_output,
     test_text, write_document, Plan, TESTS_TAIL,
 };
-use super::class_text::score_line;
 
 /// The most bytes the document has. The reporter is handed it through an environment
 /// variable, base64 (4 bytes for 3), and Linux refuses to start a program with one

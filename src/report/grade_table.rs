@@ -12,7 +12,7 @@ use crate::output::{escape_controls, escape_controls_keep_lines, escape_message}
 
 /// Writes the report, a page of its table at a time; statuses are coloured when `color`;
 /// matched cases are listed only when `verbose`. The table is as wide as its cells, or
-/// narrowed to `width` ([`crate::terminal::table_width`]; `None`: no limit).
+/// narrowed to `width` (`terminal::table_width`; `None`: no limit).
 pub fn write(
     report: &GradeReport,
     color: bool,

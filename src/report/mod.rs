@@ -5,7 +5,6 @@
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
 pub mod audit;
-pub mod autograder;
 pub mod class_json;
 pub mod class_junit;
 pub mod class_text;
@@ -17,6 +16,7 @@ pub mod gradebook;
 pub mod junit;
 pub mod learner_feedback;
 pub mod markdown;
+pub mod platform_results;
 pub mod problems;
 pub mod table;
 

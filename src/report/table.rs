@@ -73,8 +73,8 @@ pub struct TableStyle {
 }
 
 impl TableStyle {
-    /// The style for `out`: coloured by [`crate::terminal::use_color`], as wide as
-    /// [`crate::terminal::table_width`] allows.
+    /// The style for `out`: coloured by `terminal::use_color`, as wide as
+    /// `terminal::table_width` allows.
     pub fn for_output(columns: TableColumns, out: &crate::output::Output) -> TableStyle {
         TableStyle {
             columns,

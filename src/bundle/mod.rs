@@ -13,7 +13,7 @@ pub mod github_classroom;
 use crate::grading::class::Feedback;
 use crate::grading::Column;
 use crate::input::Delimiter;
-use crate::report::autograder::Visibility;
+use crate::report::platform_results::Visibility;
 
 use binary::CLibrary;
 
