@@ -26,7 +26,7 @@ use crate::grading::class::{
     grade_submission, parse_points, parse_weights, CaseStatus, Feedback, Scoring, SubmissionOutcome,
 };
 use crate::grading::compare::shown;
-use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
+use crate::grading::matrix_reader::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::upload::shown_name;
 use crate::grading::{parse_column_list, GradedColumns, MatrixFileFormat};

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::clashes::CasePlaces;
 use crate::grading::engine_check::{grade_judged, judge};
-use crate::grading::matrix::{
+use crate::grading::matrix_reader::{
     insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
     SplitMatrix,
 };

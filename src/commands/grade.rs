@@ -14,7 +14,7 @@ use crate::grading::class::{
     Submission, SubmissionOutcome,
 };
 use crate::grading::hint::hints_by_case;
-use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
+use crate::grading::matrix_reader::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::spool::Spool;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::grading::matrix::{MatrixFileFormat, MatrixInput, MatrixRead};
+use crate::grading::matrix_reader::{MatrixFileFormat, MatrixInput, MatrixRead};
 use crate::grading::partitions::Splitter;
 use crate::grading::precheck::{lab_cases, precheck, Precheck};
 use crate::grading::submission_file::{open_submission, InstructorFiles};

@@ -11,7 +11,7 @@ pub use super::columns::typo_note;
 use super::columns::{codes, Column};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
-use super::matrix::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
+use super::matrix_reader::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
 use super::spool::SpoolWriter;
 use crate::input::InputErrors;
 

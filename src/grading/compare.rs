@@ -4,7 +4,7 @@
 pub use super::case_grade::{shown, CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
 use super::case_list::{CaseList, UnknownList};
 use super::columns::Column;
-use super::matrix::{MatrixEntry, MatrixFile};
+use super::matrix_reader::{MatrixEntry, MatrixFile};
 
 /// The grade of one matrix against one golden file.
 #[derive(Clone, Debug, PartialEq, Eq)]

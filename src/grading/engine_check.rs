@@ -29,7 +29,7 @@ use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix::{with_duplicates, Duplicates, SplitMatrix};
+use super::matrix_reader::{with_duplicates, Duplicates, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// A temporary file the engine's matrix is appended to.
 struct MatrixSpill(BufWriter<TempWriter<File>>);

@@ -11,7 +11,7 @@ pub mod compare;
 pub mod engine_check;
 pub mod hint;
 pub mod marks;
-pub mod matrix;
+pub mod matrix_reader;
 pub mod partitions;
 pub mod precheck;
 pub mod spool;
@@ -25,7 +25,7 @@ pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
 };
-pub use matrix::{
+pub use matrix_reader::{
     golden_errors, MatrixEntry, MatrixFile, MatrixFileFormat, MatrixInput, MatrixRead, Strictness,
 };
 

@@ -15,7 +15,7 @@ use std::io::{self, Seek, Write};
 
 use super::columns::typo_note;
 use super::columns::Column;
-use super::matrix::{
+use super::matrix_reader::{
     listed_problems, with_duplicates, MatrixFileFormat, MatrixInput, MatrixRead, ReadAs,
     SplitMatrix, MAX_LISTED_PROBLEMS,
 };
@@ -313,7 +313,7 @@ pub fn precheck(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::matrix::{MatrixFileFormat, MatrixInput, MatrixRead};
+    use crate::grading::matrix_reader::{MatrixFileFormat, MatrixInput, MatrixRead};
     use crate::grading::partitions::Splitter;
     use crate::input::ReadOptions;
 

@@ -6,7 +6,7 @@
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::grading::engine_check::judge_and_compare;
-use leasejudge::grading::matrix::SplitMatrix;
+use leasejudge::grading::matrix_reader::SplitMatrix;
 use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
     compare, parse_column_list, Column, FileGrade, GradeReport, MatrixFile, MatrixFileFormat,
