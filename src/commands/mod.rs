@@ -1,14 +1,14 @@
 //! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
 
-pub mod adjudicate;
-pub mod autograder;
-pub mod check;
-pub mod completions;
+pub(crate) mod adjudicate;
+pub(crate) mod autograder;
+pub(crate) mod check;
+pub(crate) mod completions;
 pub mod explain;
-pub mod generate;
-pub mod grade;
-pub mod man;
-pub mod precheck;
-pub mod reorder;
-pub mod template;
-pub mod validate;
+pub(crate) mod generate;
+pub(crate) mod grade;
+pub(crate) mod man;
+pub(crate) mod precheck;
+pub(crate) mod reorder;
+pub(crate) mod template;
+pub(crate) mod validate;

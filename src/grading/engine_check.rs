@@ -11,8 +11,8 @@
 //! and joined with the engine's rows of the same partition (a hash join, as out-of-core
 //! databases run one). Each partition yields its listed cases in
 //! golden order and its unknown cases in matrix order, as sorted runs of a
-//! [`CaseList`](super::case_list::CaseList) and an
-//! [`UnknownList`](super::case_list::UnknownList) that merge them back as a report reads
+//! `CaseList` and an
+//! `UnknownList` that merge them back as a report reads
 //! them: the same [`FileGrade`] that [`compare`](super::compare()) gives for the whole
 //! matrix, field for field when matched cases are listed (with them only counted, the same
 //! report renders the same).

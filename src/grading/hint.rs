@@ -1,7 +1,7 @@
 //! Hints for `grade --feedback hint`: for a case, the case-file lines that decide its correct
 //! verdict (the lines `explain` cites, from the same replay), and nothing else — no contract
 //! section, no rule's name, no word of a decision or reason code, no quote of the rows (issue
-//! 22). A hint is only a file name and line numbers ([`Hint`]), so its text carries no more
+//! 22). A hint is only a file name and line numbers (`Hint`), so its text carries no more
 //! than which lines to read again.
 
 use std::collections::HashMap;

@@ -1,22 +1,22 @@
 //! Grading (spec section 8): reading matrices leniently, comparing them with golden files,
 //! and the options and report formats `check` and `grade` share.
 
-pub mod baseline;
-pub mod case_grade;
-pub mod case_list;
-pub mod clashes;
-pub mod class;
-pub mod columns;
-pub mod compare;
+pub(crate) mod baseline;
+pub(crate) mod case_grade;
+pub(crate) mod case_list;
+pub(crate) mod clashes;
+pub(crate) mod class;
+pub(crate) mod columns;
+pub(crate) mod compare;
 pub mod engine_check;
 pub mod hint;
-pub mod marks;
+pub(crate) mod marks;
 pub mod matrix_reader;
 pub mod partitions;
-pub mod precheck;
-pub mod spool;
-pub mod submission_file;
-pub mod upload;
+pub(crate) mod precheck;
+pub(crate) mod spool;
+pub(crate) mod submission_file;
+pub(crate) mod upload;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! directories or standard input, into typed rows with their locations; every problem becomes
 //! a located [`InputError`].
 
-pub mod content;
+pub(crate) mod content;
 mod csv;
 mod delimiter;
 mod error;

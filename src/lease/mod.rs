@@ -7,7 +7,7 @@
 mod case;
 mod row;
 mod types;
-pub mod values;
+pub(crate) mod values;
 
 pub use case::{
     Case, CaseFault, ClockEffect, Judgement, Lease, Outcome, Progress, Renewal, Verdict,

@@ -457,7 +457,7 @@ fn fast_utc(
         .then_some(unix)
 }
 
-/// A lease duration in whole seconds, from 1 to [`MAX_DURATION_SECONDS`].
+/// A lease duration in whole seconds, from 1 to `MAX_DURATION_SECONDS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seconds(u64);
 

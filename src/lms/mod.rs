@@ -35,15 +35,6 @@ pub enum Lms {
 }
 
 impl Lms {
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Lms::Canvas => "canvas",
-            Lms::Moodle => "moodle",
-            Lms::GithubClassroom => "github-classroom",
-        }
-    }
-
     /// How people call it.
     pub fn title(self) -> &'static str {
         match self {

@@ -4,21 +4,21 @@
 //!
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
-pub mod audit;
-pub mod class_json;
-pub mod class_junit;
-pub mod class_text;
+pub(crate) mod audit;
+pub(crate) mod class_json;
+pub(crate) mod class_junit;
+pub(crate) mod class_text;
 pub mod github;
-pub mod github_classroom;
-pub mod grade_json;
+pub(crate) mod github_classroom;
+pub(crate) mod grade_json;
 pub mod grade_table;
-pub mod gradebook;
-pub mod junit;
-pub mod learner_feedback;
+pub(crate) mod gradebook;
+pub(crate) mod junit;
+pub(crate) mod learner_feedback;
 pub mod markdown;
-pub mod platform_results;
-pub mod problems;
-pub mod table;
+pub(crate) mod platform_results;
+pub(crate) mod problems;
+pub(crate) mod table;
 
 use anyhow::{Context, Result};
 
@@ -73,7 +73,7 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
 /// Writes the report of input errors that kept `command` from grading, in the format and to
 /// the file `args` name (nothing for a table: standard error lists them). For GitHub, every
 /// problem also goes to the step summary (`$GITHUB_STEP_SUMMARY`) when it is set, since the
-/// step shows only [`problems::ANNOTATIONS_PER_STEP`] annotations.
+/// step shows only `problems::ANNOTATIONS_PER_STEP` annotations.
 pub fn write_problems(
     errors: &crate::input::InputErrors,
     args: &ReportArgs,
