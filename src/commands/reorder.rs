@@ -14,7 +14,9 @@ use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
 use crate::output::{check_paths, escape_controls, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
-use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, EVERY_CASE};
+use crate::streaming::{
+    judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings, EVERY_CASE,
+};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
 /// section 7) and report invariant violations and order-sensitive cases.
@@ -83,9 +85,10 @@ impl CaseWriter for Explorer {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        kept: &[KeptRow],
-        out: &mut Vec<u8>,
+        kept: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> std::io::Result<bool> {
+        let kept = kept.to_vec()?;
         let lines: Vec<u64> = kept.iter().map(|kept| kept.line).collect();
         let rows: Vec<Row> = kept.iter().map(|kept| kept.row.clone()).collect();
         let findings = explore_case(

@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::io;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -17,14 +18,16 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::input::{InputError, InputErrors, InputFormat, Source};
-use crate::lease::Timestamp;
+use crate::lease::{Case, CaseFault, Timestamp};
+use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings,
-    DEFAULT_OPEN_CASES, EVERY_CASE,
+    judge, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Records, Sink, StreamError,
+    StreamSettings, DEFAULT_OPEN_CASES, EVERY_CASE,
 };
 
-use super::{CaseTrace, Format, SourcedRow};
+use super::sentence::sentence_of;
+use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows};
 
 /// How many cases may be open (rows kept, not yet written) before the oldest is written,
 /// for the formats written a case at a time: the engine's.
@@ -46,15 +49,106 @@ fn trace_of(
         })
         .collect();
     CaseTrace::replay(case_id, rows, run_as_of).map_err(|refused| {
-        // The engine has already refused such input; this is a safety net.
         let (row, fault) = *refused;
-        io::Error::other(format!(
-            "{}:{}: {}: {fault}",
-            row.file,
-            row.line,
-            fault.column()
-        ))
+        refused_row(&row.file, row.line, &fault)
     })
+}
+
+/// A row the core refused on a replay (the engine has already refused such input; this is a
+/// safety net).
+fn refused_row(file: &str, line: u64, fault: &CaseFault) -> io::Error {
+    io::Error::other(format!("{file}:{line}: {}: {fault}", fault.column()))
+}
+
+/// [`trace_of`] kept rows, read back first if they were written out.
+fn trace_of_kept(
+    file: &str,
+    case_id: &str,
+    rows: &KeptRows,
+    run_as_of: Option<Timestamp>,
+) -> io::Result<Option<CaseTrace>> {
+    match rows.as_slice() {
+        Some(rows) => trace_of(file, case_id, rows, run_as_of),
+        None => trace_of(file, case_id, &rows.to_vec()?, run_as_of),
+    }
+}
+
+/// A case's kept rows, written out to a temporary file, replayed again into traced rows at
+/// each pass: the rows of a case too long to hold, seen one at a time.
+struct Replayed<'a> {
+    file: &'a str,
+    rows: &'a KeptRows,
+}
+
+impl TracedRows for Replayed<'_> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn visit(&self, visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>) -> io::Result<()> {
+        let mut case: Option<Case> = None;
+        let mut index = 0;
+        self.rows.visit(&mut |kept| {
+            let fault = |fault: CaseFault| refused_row(self.file, kept.line, &fault);
+            let outcome = match &mut case {
+                None => {
+                    let (started, outcome) = Case::start(&kept.row).map_err(fault)?;
+                    case = Some(started);
+                    outcome
+                }
+                Some(case) => case.step(&kept.row).map_err(fault)?,
+            };
+            let traced = TracedRow {
+                after: State::of(case.as_ref().expect("started above")),
+                source: SourcedRow {
+                    file: self.file.to_owned(),
+                    line: kept.line,
+                    row: kept.row.clone(),
+                },
+                outcome,
+            };
+            let flow = visit(index, &traced);
+            index += 1;
+            Ok(flow)
+        })
+    }
+}
+
+/// What a case's trace says besides its rows, from one replay of its kept rows (none: it
+/// has none).
+fn summary_of(
+    file: &str,
+    case_id: &str,
+    rows: &KeptRows,
+    run_as_of: Option<Timestamp>,
+) -> io::Result<Option<Summary>> {
+    let mut case: Option<Case> = None;
+    let mut last_observed_at = None;
+    rows.visit(&mut |kept| {
+        let fault = |fault: CaseFault| refused_row(file, kept.line, &fault);
+        match &mut case {
+            None => case = Some(Case::start(&kept.row).map_err(fault)?.0),
+            Some(case) => {
+                case.step(&kept.row).map_err(fault)?;
+            }
+        }
+        last_observed_at = Some(kept.row.observed_at);
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let (Some(case), Some(last_observed_at)) = (case, last_observed_at) else {
+        return Ok(None);
+    };
+    let verdict = case.verdict(run_as_of);
+    Ok(Some(Summary {
+        case_id: case_id.to_owned(),
+        job_id: case.job_id().to_owned(),
+        file: file.to_owned(),
+        rows: rows.len(),
+        matrix: MatrixRow::new(case_id, &case, &verdict),
+        last: State::of(&case),
+        last_observed_at,
+        verdict,
+    }))
 }
 
 fn selected(wanted: &[String], id: &str) -> bool {
@@ -86,8 +180,8 @@ impl CaseWriter for Traces {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
         if !selected(&self.wanted, case_id) {
             return Ok(false);
@@ -102,7 +196,22 @@ impl CaseWriter for Traces {
                 index
             }
         };
-        match trace_of(file, case_id, rows, self.run_as_of)? {
+        if rows.is_spilled() && matches!(self.format, Format::Text | Format::Json) {
+            // Too long to hold: written as it is replayed, a row at a time.
+            let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
+                return Ok(false);
+            };
+            let replayed = Replayed { file, rows };
+            let sentence = sentence_of(&summary.verdict, &replayed)?;
+            match self.format {
+                Format::Text => {
+                    super::text::write_case(out, index, &summary, &replayed, &sentence)?
+                }
+                _ => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+            }
+            return Ok(true);
+        }
+        match trace_of_kept(file, case_id, rows, self.run_as_of)? {
             Some(trace) => {
                 out.extend_from_slice(self.format.case(index, &trace).as_bytes());
                 Ok(true)
@@ -157,12 +266,16 @@ impl Explanation {
 /// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
 /// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
 /// only the first `limit` cases (0: every case), with a note saying how many were left out.
+/// A case keeps at most `case_rows_in_memory` rows in memory
+/// ([`DEFAULT_CASE_ROWS_IN_MEMORY`](crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY)); a longer one is written as it is replayed from a
+/// temporary file, to the same bytes.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     (format, limit): (Format, usize),
     wanted: &[String],
+    case_rows_in_memory: usize,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     let selected = Arc::new(AtomicUsize::new(0));
@@ -175,7 +288,10 @@ pub fn explain_streaming(
             limit: (wanted.is_empty() && limit > 0).then_some(limit),
         }),
     };
-    let settings = settings(input_format, run_as_of, paged);
+    let settings = StreamSettings {
+        case_rows_in_memory,
+        ..settings(input_format, run_as_of, paged)
+    };
     let mut found: HashSet<&str> = HashSet::new();
     let records = judge(
         sources,
@@ -246,10 +362,10 @@ impl CaseWriter for Kept {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        _out: &mut Vec<u8>,
+        rows: &KeptRows,
+        _out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        if let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? {
+        if let Some(trace) = trace_of_kept(file, case_id, rows, self.run_as_of)? {
             self.traces
                 .lock()
                 .map_err(|_| io::Error::other("a trace was kept by a thread that panicked"))?
@@ -300,13 +416,15 @@ impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
+        let Some(trace) = trace_of_kept(file, case_id, rows, self.run_as_of)? else {
             return Ok(false);
         };
-        (self.record)(&trace, out);
+        let mut record = Vec::new();
+        (self.record)(&trace, &mut record);
+        out.extend_from_slice(&record);
         Ok(!out.is_empty())
     }
 }
@@ -346,21 +464,33 @@ impl CaseWriter for DetailedRows {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
-            return Ok(false);
+        let (matrix, sentence) = match rows.as_slice() {
+            Some(rows) => {
+                let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
+                    return Ok(false);
+                };
+                let sentence = trace.sentence();
+                (trace.matrix, sentence)
+            }
+            // Too long to hold: replayed a pass at a time.
+            None => {
+                let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
+                    return Ok(false);
+                };
+                let sentence = sentence_of(&summary.verdict, &Replayed { file, rows })?;
+                (summary.matrix, sentence)
+            }
         };
-        let sentence = trace.sentence();
         match self.encoding {
             Encoding::Csv => {
                 let mut writer = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(&mut *out);
                 writer.write_record(
-                    trace
-                        .matrix
+                    matrix
                         .cells()
                         .iter()
                         .chain([&sentence])
@@ -369,7 +499,7 @@ impl CaseWriter for DetailedRows {
                 writer.flush()?;
             }
             Encoding::Json => {
-                let mut object = trace.matrix.to_json();
+                let mut object = matrix.to_json();
                 object.insert(self.column.to_owned(), Value::String(sentence));
                 out.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut *out, &object)?;
