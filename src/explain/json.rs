@@ -220,32 +220,28 @@ impl<'a> VerdictJson<'a> {
         matrix: &MatrixRow,
     ) -> VerdictJson<'a> {
         let rule = Rule::of(verdict);
-        {
-            {
-                VerdictJson {
-                    as_of: verdict.as_of.to_string(),
-                    clock: clock_name(verdict.clock),
-                    state: StateJson::of(&verdict.lease, last),
-                    decision: verdict.decision.as_str(),
-                    reason: verdict.reason.as_str(),
-                    decision_rule: DecisionRuleJson {
-                        table_row: rule.table_row,
-                        condition: rule.condition,
-                    },
-                    reason_precedence: rule
-                        .precedence
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| PrecedenceJson {
-                            reason: r.reason.as_str(),
-                            condition: r.condition,
-                            chosen: i == rule.chosen,
-                        })
-                        .collect(),
-                    sentence,
-                    matrix: matrix.to_json(),
-                }
-            }
+        VerdictJson {
+            as_of: verdict.as_of.to_string(),
+            clock: clock_name(verdict.clock),
+            state: StateJson::of(&verdict.lease, last),
+            decision: verdict.decision.as_str(),
+            reason: verdict.reason.as_str(),
+            decision_rule: DecisionRuleJson {
+                table_row: rule.table_row,
+                condition: rule.condition,
+            },
+            reason_precedence: rule
+                .precedence
+                .iter()
+                .enumerate()
+                .map(|(i, r)| PrecedenceJson {
+                    reason: r.reason.as_str(),
+                    condition: r.condition,
+                    chosen: i == rule.chosen,
+                })
+                .collect(),
+            sentence,
+            matrix: matrix.to_json(),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! temporary files until the whole input is known to be good, so bad input anywhere still
 //! leaves no output.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -163,15 +163,69 @@ struct Traces {
     wanted: Vec<String>,
     /// How the cases are numbered: `None` writes each as a case after the first (text and
     /// JSON, whose first record's leading separator is left out when the records are
-    /// copied); otherwise the number of cases selected so far (HTML, Mermaid), of which at
-    /// most `limit` are written.
+    /// copied); otherwise by first appearance (HTML, Mermaid).
     numbered: Option<Numbered>,
 }
 
-/// The numbering of the cases of a page: the cases selected so far, and how many are shown.
-struct Numbered {
-    selected: Arc<AtomicUsize>,
-    limit: Option<usize>,
+/// How the cases of a page are numbered, in order of first appearance.
+enum Numbered {
+    /// Every case is shown, numbered as it is written (the cases selected so far): every
+    /// case of a file stays open to its end ([`EVERY_CASE`]), so each is written once, in
+    /// order.
+    AsWritten(Arc<AtomicUsize>),
+    /// Only the first `--limit` cases, or those `--case` asks for, are shown: numbered as
+    /// their first rows are read ([`FirstSeen`]), so that a case that comes back after the
+    /// engine's window let it go keeps its number, and the window bounds the cases kept.
+    FirstSeen(Arc<Mutex<FirstSeen>>),
+}
+
+/// The cases a page shows, numbered in order of first appearance as their first rows are
+/// read (at most `room` of them: memory is that of the page's cases), and how many cases
+/// were selected in all (each counted once, however many times it was written).
+struct FirstSeen {
+    /// Each shown case's number and whether it was counted among the selected.
+    numbers: HashMap<String, (usize, bool)>,
+    room: usize,
+    selected: usize,
+}
+
+impl FirstSeen {
+    /// Notes a row of case `case_id`: a case selected and not yet numbered is given the next
+    /// number while there is room.
+    fn saw(&mut self, wanted: &[String], case_id: &str) {
+        if self.numbers.len() < self.room
+            && !self.numbers.contains_key(case_id)
+            && selected(wanted, case_id)
+        {
+            let number = self.numbers.len();
+            self.numbers.insert(case_id.to_owned(), (number, false));
+        }
+    }
+
+    /// The number of selected case `case_id` as it is written, if it is shown, counting it
+    /// among the selected the first time. A case not shown is written once: the engine asks
+    /// again only for a case whose record was written.
+    fn number(&mut self, case_id: &str) -> Option<usize> {
+        match self.numbers.get_mut(case_id) {
+            Some((number, counted)) => {
+                let number = *number;
+                if !*counted {
+                    *counted = true;
+                    self.selected += 1;
+                }
+                Some(number)
+            }
+            None => {
+                self.selected += 1;
+                None
+            }
+        }
+    }
+}
+
+/// What a lock of a page's numbering gives when another thread panicked holding it.
+fn poisoned<T>(_: T) -> io::Error {
+    io::Error::other("the page's numbering was held by a thread that panicked")
 }
 
 impl CaseWriter for Traces {
@@ -188,15 +242,15 @@ impl CaseWriter for Traces {
         }
         let index = match &self.numbered {
             None => 1,
-            Some(numbered) => {
-                let index = numbered.selected.fetch_add(1, Ordering::Relaxed);
-                if numbered.limit.is_some_and(|limit| index >= limit) {
-                    return Ok(false);
+            Some(Numbered::AsWritten(selected)) => selected.fetch_add(1, Ordering::Relaxed),
+            Some(Numbered::FirstSeen(first_seen)) => {
+                match first_seen.lock().map_err(poisoned)?.number(case_id) {
+                    Some(index) => index,
+                    None => return Ok(false),
                 }
-                index
             }
         };
-        if rows.is_spilled() && matches!(self.format, Format::Text | Format::Json) {
+        if rows.is_spilled() {
             // Too long to hold: written as it is replayed, a row at a time.
             let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
                 return Ok(false);
@@ -207,7 +261,11 @@ impl CaseWriter for Traces {
                 Format::Text => {
                     super::text::write_case(out, index, &summary, &replayed, &sentence)?
                 }
-                _ => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+                Format::Mermaid => super::mermaid::write_case(out, &summary, &replayed, &sentence)?,
+                Format::Html => {
+                    super::html::write_case(out, index, &summary, &replayed, &sentence)?
+                }
+                Format::Json => super::json::write_case(out, index, &summary, &replayed, sentence)?,
             }
             return Ok(true);
         }
@@ -278,21 +336,41 @@ pub fn explain_streaming(
     case_rows_in_memory: usize,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
+    // A page of some cases numbers them as they are first read; a page of every case, as
+    // they are written, each case open to the end of its file.
+    let room = match (wanted.is_empty(), limit) {
+        (true, 0) => None,
+        (true, limit) => Some(limit),
+        (false, _) => Some(wanted.len()),
+    };
     let selected = Arc::new(AtomicUsize::new(0));
+    let first_seen = room.filter(|_| paged).map(|room| {
+        Arc::new(Mutex::new(FirstSeen {
+            numbers: HashMap::new(),
+            room,
+            selected: 0,
+        }))
+    });
     let traces = Traces {
         format,
         run_as_of,
         wanted: wanted.to_vec(),
-        numbered: paged.then(|| Numbered {
-            selected: Arc::clone(&selected),
-            limit: (wanted.is_empty() && limit > 0).then_some(limit),
+        numbered: paged.then(|| match &first_seen {
+            Some(first_seen) => Numbered::FirstSeen(Arc::clone(first_seen)),
+            None => Numbered::AsWritten(Arc::clone(&selected)),
         }),
     };
     let settings = StreamSettings {
         case_rows_in_memory,
+        open_cases: if paged && first_seen.is_none() {
+            EVERY_CASE
+        } else {
+            OPEN_CASES
+        },
         ..settings(input_format, run_as_of, paged)
     };
     let mut found: HashSet<&str> = HashSet::new();
+    let mut numbering_failed = false;
     let records = judge(
         sources,
         &settings,
@@ -301,8 +379,17 @@ pub fn explain_streaming(
             if let Some(w) = wanted.iter().find(|w| **w == *parsed.case_id) {
                 found.insert(w.as_str());
             }
+            if let Some(first_seen) = &first_seen {
+                match first_seen.lock() {
+                    Ok(mut first_seen) => first_seen.saw(wanted, &parsed.case_id),
+                    Err(_) => numbering_failed = true,
+                }
+            }
         },
     );
+    if numbering_failed {
+        return Err(poisoned(()).into());
+    }
     let records = match records {
         Ok(records) => records,
         Err(StreamError::Input(errors)) => return Err(errors.into()),
@@ -321,9 +408,10 @@ pub fn explain_streaming(
         return Err(InputErrors::from(unknown).into());
     }
     let shown = records.count() as usize;
-    let selected = match paged {
-        true => selected.load(Ordering::Relaxed),
-        false => shown,
+    let selected = match (paged, &first_seen) {
+        (true, Some(first_seen)) => first_seen.lock().map_err(poisoned)?.selected,
+        (true, None) => selected.load(Ordering::Relaxed),
+        (false, _) => shown,
     };
     Ok(Explanation {
         format,

@@ -13,6 +13,7 @@ mod docs;
 mod ecosystem;
 mod error_cap;
 mod explain;
+mod explain_spilled;
 mod explain_streaming;
 mod fuzz_harness;
 mod generate_messy;
