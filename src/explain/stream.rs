@@ -2,9 +2,12 @@
 //! case's trace is made from its rows when the engine closes it, through a [`CaseWriter`], in
 //! order of first appearance. Text, JSON and the matrix with its sentences are written a case
 //! at a time in bounded memory: a case that comes back after it was closed is rebuilt from
-//! its own lines by the engine and its record written again in place of the first. HTML and
-//! Mermaid number their cases and stop at `--limit`, so every case of a file stays open to its
-//! end ([`EVERY_CASE`]) and each is written once, in order. The records stay in the engine's
+//! its own lines by the engine and its record written again in place of the first. A page
+//! of the first `--limit` cases (or of the `--case` ids) numbers them as their first rows are
+//! read, so a case that comes back keeps its number; only an HTML page of every case keeps
+//! every case of a file open to its end ([`EVERY_CASE`]), to number each as it is written. A
+//! case of more rows than it keeps in memory is written as its rows are replayed from the
+//! engine's temporary file, a row at a time ([`TracedRows`]). The records stay in the engine's
 //! temporary files until the whole input is known to be good, so bad input anywhere still
 //! leaves no output.
 
@@ -163,7 +166,8 @@ struct Traces {
     wanted: Vec<String>,
     /// How the cases are numbered: `None` writes each as a case after the first (text and
     /// JSON, whose first record's leading separator is left out when the records are
-    /// copied); otherwise by first appearance (HTML, Mermaid).
+    /// copied, and a Mermaid document of every case, which numbers none); otherwise by first
+    /// appearance (HTML, and Mermaid with `--limit` or `--case`).
     numbered: Option<Numbered>,
 }
 
@@ -351,22 +355,22 @@ pub fn explain_streaming(
             selected: 0,
         }))
     });
+    // Only an HTML page of every case numbers its cases as they are written (a Mermaid
+    // document numbers none).
+    let every_case = format == Format::Html && first_seen.is_none();
     let traces = Traces {
         format,
         run_as_of,
         wanted: wanted.to_vec(),
-        numbered: paged.then(|| match &first_seen {
-            Some(first_seen) => Numbered::FirstSeen(Arc::clone(first_seen)),
-            None => Numbered::AsWritten(Arc::clone(&selected)),
-        }),
+        numbered: match (&first_seen, every_case) {
+            (Some(first_seen), _) => Some(Numbered::FirstSeen(Arc::clone(first_seen))),
+            (None, true) => Some(Numbered::AsWritten(Arc::clone(&selected))),
+            (None, false) => None,
+        },
     };
     let settings = StreamSettings {
         case_rows_in_memory,
-        open_cases: if paged && first_seen.is_none() {
-            EVERY_CASE
-        } else {
-            OPEN_CASES
-        },
+        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
         ..settings(input_format, run_as_of, paged)
     };
     let mut found: HashSet<&str> = HashSet::new();
@@ -408,10 +412,10 @@ pub fn explain_streaming(
         return Err(InputErrors::from(unknown).into());
     }
     let shown = records.count() as usize;
-    let selected = match (paged, &first_seen) {
-        (true, Some(first_seen)) => first_seen.lock().map_err(poisoned)?.selected,
-        (true, None) => selected.load(Ordering::Relaxed),
-        (false, _) => shown,
+    let selected = match (&first_seen, every_case) {
+        (Some(first_seen), _) => first_seen.lock().map_err(poisoned)?.selected,
+        (None, true) => selected.load(Ordering::Relaxed),
+        (None, false) => shown,
     };
     Ok(Explanation {
         format,

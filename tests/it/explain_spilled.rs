@@ -160,8 +160,9 @@ fn a_case_back_after_every_other_written_out_is_the_held_one() {
 }
 
 /// `--limit` pages keep only the engine's window of cases open, numbering the cases they show
-/// as their first rows are read: with the first case coming back after every other, the page
-/// of the first three (and of every case, by a limit past them all) is the whole file's.
+/// as their first rows are read (and a Mermaid document of every case numbers none): with the
+/// first case coming back after every other, the page of the first three, and of every case,
+/// is the whole file's.
 #[test]
 fn a_page_of_some_cases_with_one_that_comes_back_is_the_whole_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -188,10 +189,12 @@ fn a_page_of_some_cases_with_one_that_comes_back_is_the_whole_files() {
             explained(&file, format, shown, DEFAULT_CASE_ROWS_IN_MEMORY) == page.into_bytes(),
             "{format:?} --limit {shown}"
         );
-        assert!(
-            explained(&file, format, traces.len() + 1, DEFAULT_CASE_ROWS_IN_MEMORY)
-                == format.render(&traces).into_bytes(),
-            "{format:?} with a limit past every case"
-        );
+        for every_case in [traces.len() + 1, 0] {
+            assert!(
+                explained(&file, format, every_case, DEFAULT_CASE_ROWS_IN_MEMORY)
+                    == format.render(&traces).into_bytes(),
+                "{format:?} --limit {every_case}"
+            );
+        }
     }
 }

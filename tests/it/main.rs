@@ -35,6 +35,7 @@ mod precheck;
 mod progress;
 mod properties;
 mod reference;
+mod reorder_window;
 mod safety;
 mod split_cut;
 mod spreadsheets;
