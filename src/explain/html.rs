@@ -210,12 +210,12 @@ impl std::fmt::Write for Page<'_> {
 /// How much of a section is held before it is handed on.
 const HAND_ON_AT: usize = 1 << 16;
 
+/// What [`each_row`] calls with a row's index, the row, and the state before it.
+type EachRow<'a> = &'a mut dyn FnMut(usize, &TracedRow, Option<&State>) -> io::Result<()>;
+
 /// Calls `each` with every row of `rows`, its index and the state before it (none for the
 /// first); an error of `each` (writing) ends the pass and is returned.
-fn each_row(
-    rows: &dyn TracedRows,
-    each: &mut dyn FnMut(usize, &TracedRow, Option<&State>) -> io::Result<()>,
-) -> io::Result<()> {
+fn each_row(rows: &dyn TracedRows, each: EachRow<'_>) -> io::Result<()> {
     let mut before: Option<State> = None;
     let mut failed = None;
     rows.visit(&mut |index, row| {

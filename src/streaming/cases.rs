@@ -49,13 +49,16 @@ pub trait CaseWriter {
     }
 }
 
+/// What takes a record's bytes as they are written (the engine's spill).
+pub type MoveOn<'a> = &'a mut dyn FnMut(&[u8]) -> io::Result<()>;
+
 /// Where a [`CaseWriter`] writes a case's record: a buffer, moved on to the engine's spill
 /// each time it holds [`RecordOut::MOVE_AT`] bytes (when the record is a first one, not a
 /// replacement), so that the record of a case of millions of rows is never held whole.
 pub struct RecordOut<'a> {
     buf: &'a mut Vec<u8>,
     /// Takes the bytes written so far, if they may be moved on before the record ends.
-    sink: Option<&'a mut dyn FnMut(&[u8]) -> io::Result<()>>,
+    sink: Option<MoveOn<'a>>,
     /// The bytes moved on.
     moved: u64,
 }
@@ -65,10 +68,7 @@ impl<'a> RecordOut<'a> {
     pub const MOVE_AT: usize = 1 << 16;
 
     /// A record written into `buf` (empty), moved on to `sink` as it grows if there is one.
-    pub fn new(
-        buf: &'a mut Vec<u8>,
-        sink: Option<&'a mut dyn FnMut(&[u8]) -> io::Result<()>>,
-    ) -> RecordOut<'a> {
+    pub fn new(buf: &'a mut Vec<u8>, sink: Option<MoveOn<'a>>) -> RecordOut<'a> {
         RecordOut {
             buf,
             sink,

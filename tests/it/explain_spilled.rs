@@ -175,7 +175,9 @@ fn a_page_of_some_cases_with_one_that_comes_back_is_the_whole_files() {
     )
     .unwrap();
     let file = write(dir.path(), "back.csv", &back);
-    let traces = leasejudge::commands::explain::traces(&[file.clone()], None, None, &[]).unwrap();
+    let traces =
+        leasejudge::commands::explain::traces(std::slice::from_ref(&file), None, None, &[])
+            .unwrap();
     assert_eq!(traces.len() as u64, cases);
     for format in [Format::Html, Format::Mermaid] {
         let shown = 3;
