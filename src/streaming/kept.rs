@@ -377,3 +377,117 @@ fn decode(reader: &mut impl Read) -> io::Result<KeptRow> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp::from_unix_seconds(1_700_000_000 + seconds).unwrap()
+    }
+
+    fn identity(generation: u64) -> Identity {
+        Identity {
+            lease_id: "lease é".into(),
+            generation,
+            holder: "a holder whose name is longer than a compact string keeps inline".into(),
+        }
+    }
+
+    /// A row of every message, with and without the optional fields.
+    fn every_message() -> Vec<KeptRow> {
+        let terms = OfferTerms {
+            issued_at: at(1),
+            lease_duration: Seconds::new(30).unwrap(),
+            expires_at: at(31),
+            ack_deadline: at(11),
+        };
+        let messages = [
+            Message::Offer(Offer {
+                identity: identity(1),
+                terms,
+                given: GivenTerms {
+                    issued_at: Some(at(1)),
+                    expires_at: None,
+                    ack_deadline: Some(at(11)),
+                },
+            }),
+            Message::Ack(identity(1)),
+            Message::Renew {
+                identity: identity(1),
+                renew_seq: 3,
+            },
+            Message::Progress {
+                identity: identity(2),
+                progress_seq: 4,
+                progress_value: Some("50%".into()),
+            },
+            Message::Progress {
+                identity: identity(2),
+                progress_seq: 5,
+                progress_value: None,
+            },
+            Message::CancelRequest,
+            Message::CancelAck(identity(2)),
+            Message::Result {
+                identity: identity(2),
+                result: TerminalResult::Cancelled,
+            },
+            Message::Observe,
+        ];
+        messages
+            .into_iter()
+            .enumerate()
+            .map(|(i, message)| KeptRow {
+                line: 2 + i as u64,
+                row: Row {
+                    observed_at: at(i as i64),
+                    job_id: (i % 2 == 0).then(|| "job-7".into()),
+                    sent_at: (i % 3 == 0).then(|| at(i as i64 - 1)),
+                    message,
+                },
+            })
+            .collect()
+    }
+
+    fn seen(kept: &KeptRows) -> Vec<KeptRow> {
+        let mut rows = Vec::new();
+        kept.visit(&mut |row| {
+            rows.push(row.clone());
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
+        rows
+    }
+
+    #[test]
+    fn rows_past_the_limit_read_back_as_they_were_kept() {
+        let rows = every_message();
+        for limit in [1, 2, 4, rows.len(), 100] {
+            let mut kept = KeptRows::new(limit);
+            for row in rows.clone() {
+                kept.push(row).unwrap();
+            }
+            assert_eq!(kept.len(), rows.len());
+            assert!(kept.in_memory() <= limit);
+            assert_eq!(kept.is_spilled(), limit < rows.len(), "limit {limit}");
+            assert_eq!(seen(&kept), rows, "limit {limit}");
+            assert_eq!(kept.to_vec().unwrap(), rows, "limit {limit}");
+            assert_eq!(
+                seen(&KeptRows::from_rows(rows.clone(), limit).unwrap()),
+                rows,
+                "limit {limit}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cleared_place_keeps_nothing_of_the_case_before() {
+        let mut kept = KeptRows::from_rows(every_message(), 2).unwrap();
+        kept.clear();
+        assert!(kept.is_empty() && !kept.is_spilled());
+        let row = every_message().remove(3);
+        kept.push(row.clone()).unwrap();
+        assert_eq!(seen(&kept), vec![row]);
+    }
+}
