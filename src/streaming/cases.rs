@@ -6,18 +6,7 @@
 
 use std::io::{self, Write};
 
-use crate::lease::Row;
-
 use super::kept::KeptRows;
-
-/// A row of a case as it was replayed, with its line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeptRow {
-    /// Its line in the case's file.
-    pub line: u64,
-    /// The typed row.
-    pub row: Row,
-}
 
 /// What a run writes for each case in place of its matrix row.
 pub trait CaseWriter {

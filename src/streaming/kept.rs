@@ -13,7 +13,14 @@ use crate::lease::{
 };
 use crate::store::TempFile;
 
-use super::cases::KeptRow;
+/// A row of a case as it was replayed, with its line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptRow {
+    /// Its line in the case's file.
+    pub line: u64,
+    /// The typed row.
+    pub row: Row,
+}
 
 /// How many rows a case keeps in memory before they go to a temporary file, by default: about
 /// 1.5 MiB (a kept row takes about 370 bytes), more than nearly every case has, so that only

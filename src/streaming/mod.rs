@@ -69,9 +69,9 @@ mod spill;
 mod split;
 mod watch;
 
-pub use cases::{CaseWriter, KeptRow, RecordOut};
+pub use cases::{CaseWriter, RecordOut};
 pub use ids::{Closed, IdLog, SeenIds};
-pub use kept::{KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};
+pub use kept::{KeptRow, KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};
 pub use rules::{clash_error, Location};
 pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 

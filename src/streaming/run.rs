@@ -11,10 +11,10 @@ use crate::input::{BadRow, InputErrors, ReadOptions, RowResult};
 use crate::lease::values::same_text;
 use crate::lease::{Message, Outcome, Timestamp};
 
-use super::cases::{CaseWriter, KeptRow};
+use super::cases::CaseWriter;
 use super::ids::{id_hash, Closed, IdLog, SeenIds};
 use super::index::OpenIndex;
-use super::kept::KeptRows;
+use super::kept::{KeptRow, KeptRows};
 use super::opened::OpenedFile;
 use super::reread::{read_case_again, CurrentFile};
 use super::rules::{clash_error, start_case, step_case, Location, Slot};
