@@ -200,3 +200,41 @@ fn a_page_of_some_cases_with_one_that_comes_back_is_the_whole_files() {
         }
     }
 }
+
+/// A JSON array on one line, its cases past the window and the first coming back at its end:
+/// an HTML page of every case numbers them in order of first appearance though they share a
+/// line (a number found again by the case's first line would not tell them apart).
+#[test]
+fn a_page_of_every_case_of_a_one_line_json_array_is_the_whole_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = Vec::new();
+    write_cases(&options(15, OPEN_CASES as u64 + 50, (2, 4), 8), &mut csv).unwrap();
+    writeln!(csv, "case-00000000,observe,2027-01-01T00:00:00Z,,,,,,,,,,,").unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let objects: Vec<String> = lines
+        .map(|line| {
+            let fields: Vec<String> = header
+                .iter()
+                .zip(line.split(','))
+                .filter(|(_, value)| !value.is_empty())
+                .map(|(name, value)| format!("{name:?}:{value:?}"))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        })
+        .collect();
+    let file = write(
+        dir.path(),
+        "one-line.json",
+        format!("[{}]\n", objects.join(",")).as_bytes(),
+    );
+    let traces =
+        leasejudge::commands::explain::traces(std::slice::from_ref(&file), None, None, &[])
+            .unwrap();
+    assert_eq!(traces.len(), OPEN_CASES + 50);
+    assert!(
+        explained(&file, Format::Html, 0, DEFAULT_CASE_ROWS_IN_MEMORY)
+            == Format::Html.render(&traces).into_bytes()
+    );
+}
