@@ -87,6 +87,7 @@ for n in $BAD; do
     row "$shape" "explain" 256 2 -- "$LJ" explain "$bad"
     row "$shape" "template" 256 2 -- "$LJ" template "$bad"
     row "$shape" "reorder" 256 2 -- "$LJ" reorder "$bad"
+    row "$shape" "explain -f html --limit 10" 256 2 -- "$LJ" explain "$bad" --format html --limit 10
     row "$shape" "grade (submission)" 256 2 -- "$LJ" grade "$badkey" --golden "$KEY"
     row "$shape" "grade (key)" 256 2 -- "$LJ" grade "$KEY" --golden "$badkey"
     row "$shape" "grade --autograder (key)" 256 2 -- "$LJ" grade "$KEY" --golden "$badkey" \

@@ -1,10 +1,9 @@
 //! `leasejudge reorder`: spec section 7 as a check a lab designer runs, trying seeded
 //! permutations of each case's renew/progress arrivals.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 
@@ -12,9 +11,9 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
-use crate::output::{check_paths, escape_controls, Content, Named, Output};
+use crate::output::{check_paths, escape_controls, AppendFile, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
-use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings, EVERY_CASE};
+use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec
 /// section 7) and report invariant violations and order-sensitive cases.
@@ -60,22 +59,26 @@ pub struct Args {
 /// What the report's last line counts, over every case.
 #[derive(Debug, Default)]
 struct Totals {
-    cases: usize,
-    tried: usize,
-    checked: usize,
-    violations: usize,
-    sensitive: usize,
+    cases: u64,
+    tried: u64,
+    checked: u64,
+    violations: u64,
+    sensitive: u64,
 }
 
-/// Explores each case as the engine closes it and writes its report lines: its violations of
-/// section 7 and whether its decision depends on arrival order. Every case stays open to the
-/// end of its file ([`EVERY_CASE`]), so each is explored once, and counted once in `totals`.
+/// Explores each case as the engine closes it and writes its record: the length of its report
+/// lines (its violations of section 7 and whether its decision depends on arrival order), the
+/// lines, then its counts ([`Unframed`] reads it). The counts are in the record so that a case
+/// that comes back after the engine's window let it go, explored again whole, is counted
+/// once: its record takes the place of the first, and the window bounds the cases kept.
 struct Explorer {
     permutations: usize,
     seed: u64,
     as_of: Option<Timestamp>,
-    totals: Arc<Mutex<Totals>>,
 }
+
+/// How many counts a record ends with.
+const COUNTS: usize = 5;
 
 impl CaseWriter for Explorer {
     fn write_case(
@@ -83,9 +86,10 @@ impl CaseWriter for Explorer {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        kept: &[KeptRow],
-        out: &mut Vec<u8>,
+        kept: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> std::io::Result<bool> {
+        let kept = kept.to_vec()?;
         let lines: Vec<u64> = kept.iter().map(|kept| kept.line).collect();
         let rows: Vec<Row> = kept.iter().map(|kept| kept.row.clone()).collect();
         let findings = explore_case(
@@ -94,13 +98,14 @@ impl CaseWriter for Explorer {
             case_seed(self.seed, case_id),
             self.as_of,
         );
+        let mut text = Vec::new();
         for (permutation, differences) in &findings.violations {
             let what: Vec<String> = differences
                 .iter()
                 .map(|d| format!("{} {:?} became {:?}", d.column, d.original, d.permuted))
                 .collect();
             writeln!(
-                out,
+                text,
                 "{}:{}: case {}: VIOLATION of section 7 ({}): {}",
                 escape_controls(file),
                 lines[permutation.last_slot()],
@@ -111,7 +116,7 @@ impl CaseWriter for Explorer {
         }
         if let Some(found) = &findings.order_sensitive {
             writeln!(
-                out,
+                text,
                 "{}:{}: case {}: decision depends on arrival order: {} ({}) in file order, {} \
                  ({}) with {}",
                 escape_controls(file),
@@ -124,19 +129,120 @@ impl CaseWriter for Explorer {
                 found.permutation.describe(&lines)
             )?;
         }
-        let mut totals = self
-            .totals
-            .lock()
-            .map_err(|_| std::io::Error::other("the totals were held by a thread that panicked"))?;
-        totals.cases += 1;
-        totals.tried += findings.tried;
-        totals.checked += findings.checked;
-        totals.violations += findings.violations.len();
-        totals.sensitive += usize::from(findings.order_sensitive.is_some());
-        // A case with nothing to report writes no record.
-        Ok(!out.is_empty())
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(&text);
+        let counts: [u64; COUNTS] = [
+            1,
+            findings.tried as u64,
+            findings.checked as u64,
+            findings.violations.len() as u64,
+            u64::from(findings.order_sensitive.is_some()),
+        ];
+        for count in counts {
+            out.extend_from_slice(&count.to_le_bytes());
+        }
+        Ok(true)
     }
 }
+
+/// The report's lines of [`Explorer`]'s records as they are copied out, to `out`, and their
+/// counts added up.
+struct Unframed<'a, W> {
+    out: &'a mut W,
+    totals: Totals,
+    /// The part of a record being read.
+    part: Part,
+    /// The bytes of a length or of the counts read so far.
+    held: Vec<u8>,
+}
+
+/// The parts of a record.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Its lines' length.
+    Length,
+    /// Its lines, this many bytes of them still to come.
+    Lines(u64),
+    /// Its counts.
+    Counts,
+}
+
+impl<W: Write> Unframed<'_, W> {
+    /// Takes up to `want` bytes of `bytes` into `held`; returns how many.
+    fn hold(&mut self, bytes: &[u8], want: usize) -> usize {
+        let n = (want - self.held.len()).min(bytes.len());
+        self.held.extend_from_slice(&bytes[..n]);
+        n
+    }
+
+    /// The counts, once every record was read whole.
+    fn totals(self) -> io::Result<Totals> {
+        match (self.part, self.held.is_empty()) {
+            (Part::Length, true) => Ok(self.totals),
+            _ => Err(io::Error::other("a record of the report was cut short")),
+        }
+    }
+}
+
+impl<W: Write> Write for Unframed<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match self.part {
+                Part::Length => {
+                    let n = self.hold(rest, 8);
+                    rest = &rest[n..];
+                    if self.held.len() == 8 {
+                        let len = u64::from_le_bytes(self.held[..].try_into().expect("8 bytes"));
+                        self.held.clear();
+                        self.part = if len == 0 {
+                            Part::Counts
+                        } else {
+                            Part::Lines(len)
+                        };
+                    }
+                }
+                Part::Lines(left) => {
+                    let n = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+                    self.out.write_all(&rest[..n])?;
+                    rest = &rest[n..];
+                    let left = left - n as u64;
+                    self.part = if left == 0 {
+                        Part::Counts
+                    } else {
+                        Part::Lines(left)
+                    };
+                }
+                Part::Counts => {
+                    let n = self.hold(rest, 8 * COUNTS);
+                    rest = &rest[n..];
+                    if self.held.len() == 8 * COUNTS {
+                        let count = |i: usize| {
+                            u64::from_le_bytes(
+                                self.held[8 * i..8 * i + 8].try_into().expect("8 bytes"),
+                            )
+                        };
+                        let totals = &mut self.totals;
+                        totals.cases += count(0);
+                        totals.tried += count(1);
+                        totals.checked += count(2);
+                        totals.violations += count(3);
+                        totals.sensitive += count(4);
+                        self.held.clear();
+                        self.part = Part::Length;
+                    }
+                }
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W: Write> AppendFile for Unframed<'_, W> {}
 
 /// Runs `reorder`.
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -150,16 +256,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let progress = crate::terminal::spinner("reorder", &sources);
-    let totals = Arc::new(Mutex::new(Totals::default()));
     let explorer = Explorer {
         permutations: args.permutations,
         seed: args.seed,
         as_of: args.as_of,
-        totals: Arc::clone(&totals),
     };
     let settings = StreamSettings {
         input_format: args.input_format,
-        open_cases: EVERY_CASE,
         bad_rows_against_earlier_files: true,
         ..StreamSettings::in_file_order()
     };
@@ -181,20 +284,21 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             };
         }
     };
-    let totals = std::mem::take(
-        &mut *totals
-            .lock()
-            .map_err(|_| anyhow::anyhow!("the totals were held by a thread that panicked"))?,
-    );
+    let mut out = Output::open(args.output.as_deref(), Content::Text)?;
+    let mut unframed = Unframed {
+        out: &mut out,
+        totals: Totals::default(),
+        part: Part::Length,
+        held: Vec::new(),
+    };
+    found.write_to(&mut unframed)?;
     let Totals {
         cases,
         tried,
         checked,
         violations,
         sensitive,
-    } = totals;
-    let mut out = Output::open(args.output.as_deref(), Content::Text)?;
-    found.write_to(&mut out)?;
+    } = unframed.totals()?;
     writeln!(
         out,
         "{} case{}, {tried} permutation{} tried (seed {}), {checked} within the invariant's \

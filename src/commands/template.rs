@@ -11,7 +11,7 @@ use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::{expand_inputs, Source};
 use crate::output::{check_paths, AppendFile, Content, Named, Output};
-use crate::streaming::{judge, CaseWriter, KeptRow, Sink, StreamError, StreamSettings};
+use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -47,8 +47,8 @@ impl CaseWriter for BlankRows {
         _file_index: usize,
         _file: &str,
         case_id: &str,
-        _rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        _rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> std::io::Result<bool> {
         blank_row(case_id, self.blanks, out)?;
         Ok(true)
@@ -62,7 +62,7 @@ impl CaseWriter for BlankRows {
 /// Appends the CSV row of `case_id` followed by `blanks` empty cells to `out`: the case id
 /// as [`spreadsheet_cell`](crate::output::spreadsheet_cell) writes it, so the template a
 /// learner opens in a spreadsheet runs nothing, and grading reads the id back as it is.
-fn blank_row(case_id: &str, blanks: usize, out: &mut Vec<u8>) -> std::io::Result<()> {
+fn blank_row(case_id: &str, blanks: usize, out: impl std::io::Write) -> std::io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     let case_id = crate::output::spreadsheet_cell(case_id);
     writer.write_record(std::iter::once(&*case_id).chain(std::iter::repeat_n("", blanks)))?;

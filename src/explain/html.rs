@@ -10,11 +10,13 @@
 //! case file is HTML-escaped.
 
 use std::fmt::Write as _;
+use std::io;
+use std::ops::ControlFlow;
 
-use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Timestamp};
+use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Timestamp, Verdict};
 
 use super::text::{claim_text, clock_text, state_text};
-use super::{CaseTrace, State};
+use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// Escapes `& < > " '` for HTML text and attribute values, after showing what a reader could
 /// not see (controls, zero-width and bidirectional characters) as `\u{200b}`: a character
@@ -117,9 +119,114 @@ pub fn start(cases: usize) -> String {
 
 /// One case's section: verdict, sentence, timeline and trace table.
 pub fn case(index: usize, trace: &CaseTrace) -> String {
-    let mut out = String::new();
-    render_case(&mut out, trace, index);
-    out
+    let mut out = Page::held();
+    let shown = Shown {
+        case_id: &trace.case_id,
+        job_id: &trace.job_id,
+        file: trace.file(),
+        verdict: &trace.verdict,
+        rows: &trace.rows,
+        sentence: &trace.sentence(),
+    };
+    render_case(&mut out, &shown, index).expect("rows in memory are always seen");
+    out.text
+}
+
+/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
+/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
+pub(crate) fn write_case(
+    out: &mut dyn io::Write,
+    index: usize,
+    summary: &Summary,
+    rows: &dyn TracedRows,
+    sentence: &str,
+) -> io::Result<()> {
+    let mut page = Page {
+        text: String::new(),
+        sink: Some(out),
+    };
+    let shown = Shown {
+        case_id: &summary.case_id,
+        job_id: &summary.job_id,
+        file: &summary.file,
+        verdict: &summary.verdict,
+        rows,
+        sentence,
+    };
+    render_case(&mut page, &shown, index)?;
+    page.hand_on(0)
+}
+
+/// What a case's section shows: the case, its verdict and sentence, and its rows (seen a
+/// pass at a time).
+struct Shown<'a> {
+    case_id: &'a str,
+    job_id: &'a str,
+    file: &'a str,
+    verdict: &'a Verdict,
+    rows: &'a dyn TracedRows,
+    sentence: &'a str,
+}
+
+/// A case's section as it is written: held whole, or handed on to `sink` a row or so at a
+/// time (a case too long to hold).
+struct Page<'a> {
+    text: String,
+    sink: Option<&'a mut dyn io::Write>,
+}
+
+impl Page<'_> {
+    /// A section held whole.
+    fn held() -> Page<'static> {
+        Page {
+            text: String::new(),
+            sink: None,
+        }
+    }
+
+    fn push_str(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Hands the text on to the sink, if there is one, once it holds `at_least` bytes.
+    fn hand_on(&mut self, at_least: usize) -> io::Result<()> {
+        if let Some(sink) = &mut self.sink {
+            if self.text.len() >= at_least {
+                sink.write_all(self.text.as_bytes())?;
+                self.text.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Write for Page<'_> {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.text.push_str(text);
+        Ok(())
+    }
+}
+
+/// How much of a section is held before it is handed on.
+const HAND_ON_AT: usize = 1 << 16;
+
+/// What [`each_row`] calls with a row's index, the row, and the state before it.
+type EachRow<'a> = &'a mut dyn FnMut(usize, &TracedRow, Option<&State>) -> io::Result<()>;
+
+/// Calls `each` with every row of `rows`, its index and the state before it (none for the
+/// first); an error of `each` (writing) ends the pass and is returned.
+fn each_row(rows: &dyn TracedRows, each: EachRow<'_>) -> io::Result<()> {
+    let mut before: Option<State> = None;
+    let mut failed = None;
+    rows.visit(&mut |index, row| {
+        if let Err(e) = each(index, row, before.as_ref()) {
+            failed = Some(e);
+            return ControlFlow::Break(());
+        }
+        before = Some(row.after.clone());
+        ControlFlow::Continue(())
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 /// The end of the page.
@@ -127,9 +234,9 @@ pub fn end() -> String {
     "</body>\n</html>\n".to_owned()
 }
 
-fn verdict_colour(trace: &CaseTrace) -> &'static str {
+fn verdict_colour(verdict: &Verdict) -> &'static str {
     use crate::lease::Decision::*;
-    match trace.verdict.decision {
+    match verdict.decision {
         Success | Active => "#2e7d32",
         PendingAck => "#00838f",
         Failed | Cancelled => "#b26a00",
@@ -138,27 +245,28 @@ fn verdict_colour(trace: &CaseTrace) -> &'static str {
     }
 }
 
-fn render_case(out: &mut String, trace: &CaseTrace, index: usize) {
-    let verdict = &trace.verdict;
+fn render_case(out: &mut Page<'_>, trace: &Shown<'_>, index: usize) -> io::Result<()> {
+    let verdict = trace.verdict;
     let _ = writeln!(out, "<section class=\"case\" id=\"case-{}\">", index + 1);
     let _ = writeln!(
         out,
         "<h2>Case {} <small>(job {}, {})</small><span class=\"verdict\" style=\"background:{}\">{} ({})</span></h2>",
-        escape_html(&trace.case_id),
-        escape_html(&trace.job_id),
-        escape_html(trace.file()),
-        verdict_colour(trace),
+        escape_html(trace.case_id),
+        escape_html(trace.job_id),
+        escape_html(trace.file),
+        verdict_colour(verdict),
         verdict.decision,
         verdict.reason
     );
     let _ = writeln!(
         out,
         "<p class=\"sentence\">{}</p>",
-        escape_html(&trace.sentence())
+        escape_html(trace.sentence)
     );
-    Timeline::new(trace, index).render(out);
-    render_table(out, trace, index);
+    Timeline::new(trace, index)?.render(out)?;
+    render_table(out, trace, index)?;
     out.push_str("</section>\n");
+    Ok(())
 }
 
 /// The id of row `row` (from 0) of case `case` (from 0) in the trace table.
@@ -166,8 +274,8 @@ fn row_id(case: usize, row: usize) -> String {
     format!("case-{}-row-{}", case + 1, row + 1)
 }
 
-fn render_table(out: &mut String, trace: &CaseTrace, case_index: usize) {
-    let rule = trace.rule();
+fn render_table(out: &mut Page<'_>, trace: &Shown<'_>, case_index: usize) -> io::Result<()> {
+    let rule = Rule::of(trace.verdict);
     let _ = writeln!(
         out,
         "<div class=\"trace\"><p>Trace: {} row{}, then the verdict</p>",
@@ -175,9 +283,9 @@ fn render_table(out: &mut String, trace: &CaseTrace, case_index: usize) {
         if trace.rows.len() == 1 { "" } else { "s" }
     );
     out.push_str("<table>\n<tr><th>line</th><th>observed_at</th><th>event</th><th>claims</th><th>outcome</th><th>state after</th></tr>\n");
-    for (index, row) in trace.rows.iter().enumerate() {
+    each_row(trace.rows, &mut |index, row, before| {
         let mut outcome = format!("{} {}", row.outcome.disposition, row.outcome.reason);
-        if let (Some(effect), Some(before)) = (row.outcome.clock, trace.before(index)) {
+        if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
             outcome = format!("clock: {}\n{outcome}", clock_text(effect, before));
         }
         let _ = writeln!(
@@ -192,7 +300,8 @@ fn render_table(out: &mut String, trace: &CaseTrace, case_index: usize) {
             escape_html(&outcome).replace('\n', "<br>"),
             escape_html(&state_text(&row.after))
         );
-    }
+        out.hand_on(HAND_ON_AT)
+    })?;
     out.push_str("</table>\n");
     let _ = writeln!(
         out,
@@ -204,6 +313,7 @@ fn render_table(out: &mut String, trace: &CaseTrace, case_index: usize) {
         escape_html(&rule.reason_text())
     );
     out.push_str("</div>\n");
+    Ok(())
 }
 
 /// Geometry of the SVG timeline.
@@ -284,7 +394,7 @@ enum WindowEnd {
 }
 
 struct Timeline<'a> {
-    trace: &'a CaseTrace,
+    trace: &'a Shown<'a>,
     /// The case's index on the page, for links to its trace rows.
     case_index: usize,
     lanes: Vec<(LaneKey, String)>,
@@ -294,10 +404,12 @@ struct Timeline<'a> {
 }
 
 impl<'a> Timeline<'a> {
-    fn new(trace: &'a CaseTrace, case_index: usize) -> Timeline<'a> {
+    fn new(trace: &'a Shown<'a>, case_index: usize) -> io::Result<Timeline<'a>> {
         let mut lanes: Vec<(LaneKey, String)> =
             vec![(LaneKey::Coordinator, "coordinator".to_owned())];
-        for row in &trace.rows {
+        let mut first = None;
+        trace.rows.visit(&mut |_, row| {
+            first.get_or_insert(row.source.row.observed_at);
             if let Some(identity) = row.source.row.message.identity() {
                 let key = LaneKey::Generation(identity.generation, identity.holder.clone());
                 if !lanes.iter().any(|(k, _)| *k == key) {
@@ -307,9 +419,12 @@ impl<'a> Timeline<'a> {
                     ));
                 }
             }
-        }
-        let windows = windows(trace, &lanes);
-        let first = trace.rows[0].source.row.observed_at.unix_seconds_f64();
+            ControlFlow::Continue(())
+        })?;
+        let windows = windows(trace, &lanes)?;
+        let first = first
+            .ok_or_else(|| io::Error::other("a case with no rows has no timeline"))?
+            .unix_seconds_f64();
         let as_of = trace.verdict.as_of.unix_seconds_f64();
         let t0 = windows
             .iter()
@@ -331,14 +446,14 @@ impl<'a> Timeline<'a> {
             natural_end
         };
         let span = (end - t0).max(1.0);
-        Timeline {
+        Ok(Timeline {
             trace,
             case_index,
             lanes,
             windows,
             t0,
             t1: t0 + span * 1.03,
-        }
+        })
     }
 
     fn x(&self, t: Timestamp) -> f64 {
@@ -360,12 +475,12 @@ impl<'a> Timeline<'a> {
         }
     }
 
-    fn render(&self, out: &mut String) {
+    fn render(&self, out: &mut Page<'_>) -> io::Result<()> {
         let height = AXIS_HEIGHT + self.lanes.len() as f64 * LANE_HEIGHT + BOTTOM_MARGIN;
         let _ = writeln!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"timeline of case {}\">",
-            escape_html(&self.trace.case_id)
+            escape_html(self.trace.case_id)
         );
         out.push_str("<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff1\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b0bec5\" stroke-width=\"2\"/></pattern></defs>\n");
         self.render_lanes(out, height);
@@ -373,7 +488,7 @@ impl<'a> Timeline<'a> {
         for window in &self.windows {
             self.render_window(out, window);
         }
-        self.render_marks(out);
+        self.render_marks(out)?;
         let x = self.x(self.trace.verdict.as_of);
         let _ = writeln!(
             out,
@@ -384,9 +499,10 @@ impl<'a> Timeline<'a> {
             self.trace.verdict.as_of
         );
         out.push_str("</svg>\n");
+        Ok(())
     }
 
-    fn render_lanes(&self, out: &mut String, height: f64) {
+    fn render_lanes(&self, out: &mut Page<'_>, height: f64) {
         for (index, (_, label)) in self.lanes.iter().enumerate() {
             let top = self.lane_top(index);
             let fill = if index % 2 == 0 { "#f6f8fa" } else { "#ffffff" };
@@ -414,7 +530,7 @@ impl<'a> Timeline<'a> {
         );
     }
 
-    fn render_axis(&self, out: &mut String, height: f64) {
+    fn render_axis(&self, out: &mut Page<'_>, height: f64) {
         let span = self.t1 - self.t0;
         let step = tick_step(span);
         let first = (self.t0 / step).ceil() * step;
@@ -436,7 +552,7 @@ impl<'a> Timeline<'a> {
         }
     }
 
-    fn render_window(&self, out: &mut String, window: &Window) {
+    fn render_window(&self, out: &mut Page<'_>, window: &Window) {
         let top = self.lane_top(window.lane);
         let y = top + BAR_Y;
         let bar_height = BAR_HEIGHT;
@@ -548,13 +664,13 @@ impl<'a> Timeline<'a> {
         out.push_str("</g>\n");
     }
 
-    fn render_marks(&self, out: &mut String) {
+    fn render_marks(&self, out: &mut Page<'_>) -> io::Result<()> {
         // Rows at the same instant in one lane are nudged apart so each stays visible.
         let mut last_x: Vec<f64> = vec![f64::NEG_INFINITY; self.lanes.len()];
         let mut shelves: Vec<Shelves> = (0..self.lanes.len())
             .map(|_| Shelves::new(LABEL_ROWS))
             .collect();
-        for (index, row) in self.trace.rows.iter().enumerate() {
+        each_row(self.trace.rows, &mut |index, row, before| {
             let lane = self.lane_of(row);
             let mut x = self.x(row.source.row.observed_at);
             if x < last_x[lane] + 9.0 {
@@ -570,7 +686,7 @@ impl<'a> Timeline<'a> {
                 row.source.row.observed_at,
                 claim_text(&row.source.row)
             );
-            if let (Some(effect), Some(before)) = (row.outcome.clock, self.trace.before(index)) {
+            if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
                 let _ = write!(title, "\nclock: {}", clock_text(effect, before));
             }
             let _ = write!(
@@ -608,7 +724,8 @@ impl<'a> Timeline<'a> {
                 row_id(self.case_index, index),
                 escape_html(&title),
             );
-        }
+            out.hand_on(HAND_ON_AT)
+        })
     }
 }
 
@@ -655,66 +772,106 @@ fn short_event(row: &super::TracedRow) -> String {
     }
 }
 
-/// The validity window of every generation that was accepted (offered or reassigned).
-fn windows(trace: &CaseTrace, lanes: &[(LaneKey, String)]) -> Vec<Window> {
-    let starts: Vec<usize> = trace
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            r.outcome.disposition == Disposition::Accepted
-                && matches!(r.outcome.reason, RowReason::Offered | RowReason::Reassigned)
-        })
-        .map(|(i, _)| i)
-        .collect();
+/// The validity window of every generation that was accepted (offered or reassigned), in
+/// one pass over the rows: a window is finished at the next accepted offer, or at the end.
+fn windows(trace: &Shown<'_>, lanes: &[(LaneKey, String)]) -> io::Result<Vec<Window>> {
     let mut windows = Vec::new();
-    for (n, &start) in starts.iter().enumerate() {
-        let end = starts.get(n + 1).copied().unwrap_or(trace.rows.len());
-        let offer = &trace.rows[start].after.lease;
+    let mut open: Option<Opened> = None;
+    let mut before: Option<State> = None;
+    trace.rows.visit(&mut |_, row| {
+        let made_current = row.outcome.disposition == Disposition::Accepted
+            && matches!(
+                row.outcome.reason,
+                RowReason::Offered | RowReason::Reassigned
+            );
+        if made_current {
+            if let (Some(opened), Some(before)) = (open.take(), &before) {
+                // The reassigning row's clock step may have ended the old generation.
+                let mut state = before.clone();
+                if let Some(effect) = row.outcome.clock {
+                    state.lease.phase = match effect {
+                        ClockEffect::AckTimedOut => Phase::AckTimeout,
+                        ClockEffect::Expired => Phase::Expired,
+                    };
+                }
+                windows.push(opened.finish(&state, trace.verdict, lanes));
+            }
+            open = Some(Opened::at(row));
+        } else if let Some(opened) = &mut open {
+            opened.step(row);
+        }
+        before = Some(row.after.clone());
+        ControlFlow::Continue(())
+    })?;
+    if let (Some(opened), Some(before)) = (open, before) {
+        // The last generation's final state includes the verdict's own clock step.
+        let state = State {
+            lease: trace.verdict.lease.clone(),
+            ..before
+        };
+        windows.push(opened.finish(&state, trace.verdict, lanes));
+    }
+    Ok(windows)
+}
+
+/// A generation's validity window while its rows are seen: its accepted offer's lease, and
+/// what the rows after it did.
+struct Opened {
+    offer: crate::lease::Lease,
+    acked_at: Option<Timestamp>,
+    growth: Vec<(Timestamp, Timestamp)>,
+    expires_at: Timestamp,
+    result_at: Option<Timestamp>,
+}
+
+impl Opened {
+    /// The window the accepted offer `row` opens.
+    fn at(row: &TracedRow) -> Opened {
+        let offer = row.after.lease.clone();
+        Opened {
+            expires_at: offer.expires_at,
+            offer,
+            acked_at: None,
+            growth: Vec::new(),
+            result_at: None,
+        }
+    }
+
+    /// A row of the generation's after its offer (up to the next accepted offer).
+    fn step(&mut self, row: &TracedRow) {
+        let lease = &row.after.lease;
+        if row.outcome.disposition == Disposition::Accepted {
+            match row.outcome.reason {
+                RowReason::Acked => self.acked_at = Some(row.source.row.observed_at),
+                RowReason::Renewed => {
+                    self.growth
+                        .push((self.expires_at, row.source.row.observed_at));
+                }
+                RowReason::ResultAccepted => self.result_at = Some(row.source.row.observed_at),
+                _ => {}
+            }
+        }
+        self.expires_at = lease.expires_at;
+    }
+
+    /// The window as it ended, in `final_state`.
+    fn finish(self, final_state: &State, verdict: &Verdict, lanes: &[(LaneKey, String)]) -> Window {
+        let Opened {
+            offer,
+            acked_at,
+            growth,
+            result_at,
+            ..
+        } = self;
         let identity = offer.identity();
         let key = LaneKey::Generation(identity.generation, identity.holder.clone());
         let lane = lanes.iter().position(|(k, _)| *k == key).unwrap_or(0);
-        let mut acked_at = None;
-        let mut growth = Vec::new();
-        let mut expires_at = offer.expires_at;
-        let mut result_at = None;
-        for row in &trace.rows[start + 1..end] {
-            let lease = &row.after.lease;
-            if row.outcome.disposition == Disposition::Accepted {
-                match row.outcome.reason {
-                    RowReason::Acked => acked_at = Some(row.source.row.observed_at),
-                    RowReason::Renewed => {
-                        growth.push((expires_at, row.source.row.observed_at));
-                    }
-                    RowReason::ResultAccepted => result_at = Some(row.source.row.observed_at),
-                    _ => {}
-                }
-            }
-            expires_at = lease.expires_at;
-        }
-        // The last generation's final state includes the verdict's own clock step.
-        let final_state: State = if end == trace.rows.len() {
-            State {
-                lease: trace.verdict.lease.clone(),
-                ..trace.rows[end - 1].after.clone()
-            }
-        } else {
-            // The reassigning row's clock step may have ended the old generation.
-            let mut state = trace.rows[end - 1].after.clone();
-            if let Some(effect) = trace.rows[end].outcome.clock {
-                state.lease.phase = match effect {
-                    ClockEffect::AckTimedOut => Phase::AckTimeout,
-                    ClockEffect::Expired => Phase::Expired,
-                };
-            }
-            state
-        };
         let lease = &final_state.lease;
         let window_end = match lease.phase {
             Phase::Expired => WindowEnd::Expired,
             Phase::AckTimeout => WindowEnd::AckTimeout,
             Phase::Terminal(result) => {
-                WindowEnd::Result(result.to_string(), result_at.unwrap_or(trace.verdict.as_of))
+                WindowEnd::Result(result.to_string(), result_at.unwrap_or(verdict.as_of))
             }
             Phase::Offered | Phase::Active => WindowEnd::Open,
         };
@@ -731,7 +888,7 @@ fn windows(trace: &CaseTrace, lanes: &[(LaneKey, String)]) -> Vec<Window> {
             if growth.len() == 1 { "" } else { "s" },
             lease.phase
         );
-        windows.push(Window {
+        Window {
             lane,
             start: offer.offer.terms.issued_at,
             acked_at,
@@ -741,9 +898,8 @@ fn windows(trace: &CaseTrace, lanes: &[(LaneKey, String)]) -> Vec<Window> {
             cancel_requested: lease.cancel_requested,
             end: window_end,
             title,
-        });
+        }
     }
-    windows
 }
 
 /// A round tick interval giving about eight ticks over `span` seconds.

@@ -4,12 +4,17 @@
 //! Serialised from borrowed structs rather than built as `serde_json::Value`s: a trace of
 //! hundreds of thousands of rows would otherwise allocate every key of every object.
 
-use serde::Serialize;
+use std::io;
+use std::ops::ControlFlow;
+
+use serde::ser::{Error as _, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::lease::{ClockEffect, Message};
+use crate::lease::{ClockEffect, Message, Verdict};
+use crate::matrix::MatrixRow;
 
-use super::{CaseTrace, State, TracedRow};
+use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// The opening of the array.
 pub fn start() -> String {
@@ -23,6 +28,51 @@ pub fn case(index: usize, trace: &CaseTrace) -> String {
         &serde_json::to_string_pretty(&CaseJson::of(trace)).expect("a trace always serialises"),
     );
     text
+}
+
+/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
+/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
+pub(crate) fn write_case(
+    out: &mut dyn io::Write,
+    index: usize,
+    summary: &Summary,
+    rows: &dyn TracedRows,
+    sentence: String,
+) -> io::Result<()> {
+    out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
+    let case = CaseJson {
+        case_id: &summary.case_id,
+        job_id: &summary.job_id,
+        file: &summary.file,
+        rows: Streamed(rows),
+        verdict: VerdictJson::of(&summary.verdict, &summary.last, sentence, &summary.matrix),
+    };
+    serde_json::to_writer_pretty(out, &case).map_err(io::Error::from)
+}
+
+/// Rows serialised as they are replayed, one at a time.
+struct Streamed<'a>(&'a dyn TracedRows);
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        let mut failed = None;
+        self.0
+            .visit(
+                &mut |_, row| match seq.serialize_element(&RowJson::of(row)) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(e) => {
+                        failed = Some(e);
+                        ControlFlow::Break(())
+                    }
+                },
+            )
+            .map_err(S::Error::custom)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        seq.end()
+    }
 }
 
 /// The end of the array.
@@ -47,11 +97,11 @@ fn text<T: ToString>(value: Option<T>) -> Option<String> {
 }
 
 #[derive(Serialize)]
-struct CaseJson<'a> {
+struct CaseJson<'a, R: Serialize> {
     case_id: &'a str,
     job_id: &'a str,
     file: &'a str,
-    rows: Vec<RowJson<'a>>,
+    rows: R,
     verdict: VerdictJson<'a>,
 }
 
@@ -148,39 +198,50 @@ struct StateJson<'a> {
     ownership_conflict: Option<&'static str>,
 }
 
-impl<'a> CaseJson<'a> {
-    fn of(trace: &'a CaseTrace) -> CaseJson<'a> {
-        let rule = trace.rule();
-        let verdict = &trace.verdict;
+impl<'a> CaseJson<'a, Vec<RowJson<'a>>> {
+    fn of(trace: &'a CaseTrace) -> CaseJson<'a, Vec<RowJson<'a>>> {
         let last = &trace.rows[trace.rows.len() - 1].after;
         CaseJson {
             case_id: &trace.case_id,
             job_id: &trace.job_id,
             file: trace.file(),
             rows: trace.rows.iter().map(RowJson::of).collect(),
-            verdict: VerdictJson {
-                as_of: verdict.as_of.to_string(),
-                clock: clock_name(verdict.clock),
-                state: StateJson::of(&verdict.lease, last),
-                decision: verdict.decision.as_str(),
-                reason: verdict.reason.as_str(),
-                decision_rule: DecisionRuleJson {
-                    table_row: rule.table_row,
-                    condition: rule.condition,
-                },
-                reason_precedence: rule
-                    .precedence
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| PrecedenceJson {
-                        reason: r.reason.as_str(),
-                        condition: r.condition,
-                        chosen: i == rule.chosen,
-                    })
-                    .collect(),
-                sentence: trace.sentence(),
-                matrix: trace.matrix.to_json(),
+            verdict: VerdictJson::of(&trace.verdict, last, trace.sentence(), &trace.matrix),
+        }
+    }
+}
+
+impl<'a> VerdictJson<'a> {
+    /// The verdict with the findings of the state after the last row.
+    fn of(
+        verdict: &'a Verdict,
+        last: &'a State,
+        sentence: String,
+        matrix: &MatrixRow,
+    ) -> VerdictJson<'a> {
+        let rule = Rule::of(verdict);
+        VerdictJson {
+            as_of: verdict.as_of.to_string(),
+            clock: clock_name(verdict.clock),
+            state: StateJson::of(&verdict.lease, last),
+            decision: verdict.decision.as_str(),
+            reason: verdict.reason.as_str(),
+            decision_rule: DecisionRuleJson {
+                table_row: rule.table_row,
+                condition: rule.condition,
             },
+            reason_precedence: rule
+                .precedence
+                .iter()
+                .enumerate()
+                .map(|(i, r)| PrecedenceJson {
+                    reason: r.reason.as_str(),
+                    condition: r.condition,
+                    chosen: i == rule.chosen,
+                })
+                .collect(),
+            sentence,
+            matrix: matrix.to_json(),
         }
     }
 }

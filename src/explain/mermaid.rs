@@ -6,11 +6,13 @@
 //! Markdown backslash escapes outside them.
 
 use std::fmt::Write as _;
+use std::io;
+use std::ops::ControlFlow;
 
-use crate::lease::{ClockEffect, CompactString, Disposition, Message, RowReason};
+use crate::lease::{ClockEffect, CompactString, Disposition, Message, RowReason, Verdict};
 use crate::output::{escape_controls, escape_markdown};
 
-use super::{CaseTrace, TracedRow};
+use super::{CaseTrace, State, Summary, TracedRow, TracedRows};
 
 /// The document's title.
 pub fn start() -> String {
@@ -54,16 +56,17 @@ struct Participants {
 }
 
 impl Participants {
-    fn of(trace: &CaseTrace) -> Participants {
+    fn of(rows: &dyn TracedRows) -> io::Result<Participants> {
         let mut holders: Vec<CompactString> = Vec::new();
-        for row in &trace.rows {
+        rows.visit(&mut |_, row| {
             if let Some(identity) = row.source.row.message.identity() {
                 if !holders.contains(&identity.holder) {
                     holders.push(identity.holder.clone());
                 }
             }
-        }
-        Participants { holders }
+            ControlFlow::Continue(())
+        })?;
+        Ok(Participants { holders })
     }
 
     /// The diagram id of a holder: `H1`, `H2`, ...
@@ -82,13 +85,61 @@ impl Participants {
 }
 
 fn render_case(out: &mut String, trace: &CaseTrace) {
-    let participants = Participants::of(trace);
+    let participants = Participants::of(&trace.rows).expect("rows in memory are always seen");
+    render_head(out, &trace.case_id, &trace.sentence(), &participants);
+    for (index, row) in trace.rows.iter().enumerate() {
+        render_row(out, &participants, trace.before(index), row);
+    }
+    render_verdict(
+        out,
+        &trace.verdict,
+        &trace.rows[trace.rows.len() - 1].after,
+        &participants,
+    );
+}
+
+/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
+/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
+pub(crate) fn write_case(
+    out: &mut dyn io::Write,
+    summary: &Summary,
+    rows: &dyn TracedRows,
+    sentence: &str,
+) -> io::Result<()> {
+    let participants = Participants::of(rows)?;
+    let mut text = String::from("\n");
+    render_head(&mut text, &summary.case_id, sentence, &participants);
+    out.write_all(text.as_bytes())?;
+    let mut before: Option<State> = None;
+    let mut failed = None;
+    rows.visit(&mut |_, row| {
+        text.clear();
+        render_row(&mut text, &participants, before.as_ref(), row);
+        before = Some(row.after.clone());
+        match out.write_all(text.as_bytes()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    text.clear();
+    render_verdict(&mut text, &summary.verdict, &summary.last, &participants);
+    out.write_all(text.as_bytes())
+}
+
+/// The case's heading, sentence, and the diagram's start with its participants.
+fn render_head(out: &mut String, case_id: &str, sentence: &str, participants: &Participants) {
     let _ = writeln!(
         out,
         "## Case {}\n",
-        escape_markdown(&escape_controls(&trace.case_id))
+        escape_markdown(&escape_controls(case_id))
     );
-    let _ = writeln!(out, "{}\n", escape_markdown(&trace.sentence()));
+    let _ = writeln!(out, "{}\n", escape_markdown(sentence));
     out.push_str("```mermaid\nsequenceDiagram\n");
     out.push_str("    participant C as coordinator\n");
     for (i, holder) in participants.holders.iter().enumerate() {
@@ -99,12 +150,12 @@ fn render_case(out: &mut String, trace: &CaseTrace) {
             escape_mermaid(holder, false)
         );
     }
-    for (index, row) in trace.rows.iter().enumerate() {
-        render_row(out, trace, &participants, index, row);
-    }
-    let verdict = &trace.verdict;
+}
+
+/// The verdict's notes and the diagram's end, given the state after the last row.
+fn render_verdict(out: &mut String, verdict: &Verdict, last: &State, participants: &Participants) {
     if let Some(effect) = verdict.clock {
-        let lease = &trace.rows[trace.rows.len() - 1].after.lease;
+        let lease = &last.lease;
         let holder = participants.id(&lease.identity().holder);
         let _ = writeln!(
             out,
@@ -151,15 +202,14 @@ fn arrow(disposition: Disposition) -> &'static str {
     }
 }
 
+/// One row's arrow and notes, given the state before it (none for the first).
 fn render_row(
     out: &mut String,
-    trace: &CaseTrace,
     participants: &Participants,
-    index: usize,
+    before: Option<&State>,
     row: &TracedRow,
 ) {
     let source = &row.source;
-    let before = trace.before(index);
     if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
         let holder = participants.id(&before.lease.identity().holder);
         let _ = writeln!(

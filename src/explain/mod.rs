@@ -13,6 +13,8 @@ pub mod sentence;
 pub mod stream;
 pub mod text;
 
+use std::ops::ControlFlow;
+
 use crate::lease::{
     Case, CaseFault, CaseReason, ConflictKind, Disposition, Lease, Outcome, ReasonPrecedence, Row,
     RowReason, Timestamp, Verdict,
@@ -122,7 +124,7 @@ pub struct State {
 }
 
 impl State {
-    fn of(case: &Case) -> State {
+    pub(crate) fn of(case: &Case) -> State {
         State {
             lease: case.lease().clone(),
             stale_generations: case.stale_generations().iter().copied().collect(),
@@ -141,6 +143,64 @@ pub struct TracedRow {
     pub outcome: Outcome,
     /// The record after the row was applied.
     pub after: State,
+}
+
+/// A case's replayed rows, seen in order: from memory ([`CaseTrace::rows`]), or replayed
+/// again, a pass at a time, from rows kept in a temporary file (a case too long to hold).
+pub trait TracedRows {
+    /// How many rows there are.
+    fn len(&self) -> usize;
+
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `visit` with each row and its index, in order, until it breaks (an error: the
+    /// rows could not be read back).
+    fn visit(
+        &self,
+        visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>,
+    ) -> std::io::Result<()>;
+}
+
+impl TracedRows for Vec<TracedRow> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn visit(
+        &self,
+        visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>,
+    ) -> std::io::Result<()> {
+        for (index, row) in self.iter().enumerate() {
+            if visit(index, row).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a case's trace says besides its rows, for a case whose rows are seen a pass at a
+/// time ([`TracedRows`]) rather than held in a [`CaseTrace`].
+pub(crate) struct Summary {
+    /// The case id.
+    pub(crate) case_id: String,
+    /// The case's job id.
+    pub(crate) job_id: String,
+    /// The file the case came from.
+    pub(crate) file: String,
+    /// How many rows it has.
+    pub(crate) rows: usize,
+    /// The verdict.
+    pub(crate) verdict: Verdict,
+    /// The case's row of the evidence matrix.
+    pub(crate) matrix: MatrixRow,
+    /// The state after the last row.
+    pub(crate) last: State,
+    /// The last row's `observed_at`.
+    pub(crate) last_observed_at: Timestamp,
 }
 
 /// A whole case replayed: every row with its outcome and state, then the verdict.

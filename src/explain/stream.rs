@@ -2,14 +2,18 @@
 //! case's trace is made from its rows when the engine closes it, through a [`CaseWriter`], in
 //! order of first appearance. Text, JSON and the matrix with its sentences are written a case
 //! at a time in bounded memory: a case that comes back after it was closed is rebuilt from
-//! its own lines by the engine and its record written again in place of the first. HTML and
-//! Mermaid number their cases and stop at `--limit`, so every case of a file stays open to its
-//! end ([`EVERY_CASE`]) and each is written once, in order. The records stay in the engine's
+//! its own lines by the engine and its record written again in place of the first. A page
+//! of the first `--limit` cases (or of the `--case` ids) numbers them as their first rows are
+//! read, so a case that comes back keeps its number; only an HTML page of every case keeps
+//! every case of a file open to its end ([`EVERY_CASE`]), to number each as it is written. A
+//! case of more rows than it keeps in memory is written as its rows are replayed from the
+//! engine's temporary file, a row at a time ([`TracedRows`]). The records stay in the engine's
 //! temporary files until the whole input is known to be good, so bad input anywhere still
 //! leaves no output.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -17,14 +21,16 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::input::{InputError, InputErrors, InputFormat, Source};
-use crate::lease::Timestamp;
+use crate::lease::{Case, CaseFault, Timestamp};
+use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings,
-    DEFAULT_OPEN_CASES, EVERY_CASE,
+    judge, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Records, Sink, StreamError,
+    StreamSettings, DEFAULT_OPEN_CASES, EVERY_CASE,
 };
 
-use super::{CaseTrace, Format, SourcedRow};
+use super::sentence::sentence_of;
+use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows};
 
 /// How many cases may be open (rows kept, not yet written) before the oldest is written,
 /// for the formats written a case at a time: the engine's.
@@ -46,15 +52,106 @@ fn trace_of(
         })
         .collect();
     CaseTrace::replay(case_id, rows, run_as_of).map_err(|refused| {
-        // The engine has already refused such input; this is a safety net.
         let (row, fault) = *refused;
-        io::Error::other(format!(
-            "{}:{}: {}: {fault}",
-            row.file,
-            row.line,
-            fault.column()
-        ))
+        refused_row(&row.file, row.line, &fault)
     })
+}
+
+/// A row the core refused on a replay (the engine has already refused such input; this is a
+/// safety net).
+fn refused_row(file: &str, line: u64, fault: &CaseFault) -> io::Error {
+    io::Error::other(format!("{file}:{line}: {}: {fault}", fault.column()))
+}
+
+/// [`trace_of`] kept rows, read back first if they were written out.
+fn trace_of_kept(
+    file: &str,
+    case_id: &str,
+    rows: &KeptRows,
+    run_as_of: Option<Timestamp>,
+) -> io::Result<Option<CaseTrace>> {
+    match rows.as_slice() {
+        Some(rows) => trace_of(file, case_id, rows, run_as_of),
+        None => trace_of(file, case_id, &rows.to_vec()?, run_as_of),
+    }
+}
+
+/// A case's kept rows, written out to a temporary file, replayed again into traced rows at
+/// each pass: the rows of a case too long to hold, seen one at a time.
+struct Replayed<'a> {
+    file: &'a str,
+    rows: &'a KeptRows,
+}
+
+impl TracedRows for Replayed<'_> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn visit(&self, visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>) -> io::Result<()> {
+        let mut case: Option<Case> = None;
+        let mut index = 0;
+        self.rows.visit(&mut |kept| {
+            let fault = |fault: CaseFault| refused_row(self.file, kept.line, &fault);
+            let outcome = match &mut case {
+                None => {
+                    let (started, outcome) = Case::start(&kept.row).map_err(fault)?;
+                    case = Some(started);
+                    outcome
+                }
+                Some(case) => case.step(&kept.row).map_err(fault)?,
+            };
+            let traced = TracedRow {
+                after: State::of(case.as_ref().expect("started above")),
+                source: SourcedRow {
+                    file: self.file.to_owned(),
+                    line: kept.line,
+                    row: kept.row.clone(),
+                },
+                outcome,
+            };
+            let flow = visit(index, &traced);
+            index += 1;
+            Ok(flow)
+        })
+    }
+}
+
+/// What a case's trace says besides its rows, from one replay of its kept rows (none: it
+/// has none).
+fn summary_of(
+    file: &str,
+    case_id: &str,
+    rows: &KeptRows,
+    run_as_of: Option<Timestamp>,
+) -> io::Result<Option<Summary>> {
+    let mut case: Option<Case> = None;
+    let mut last_observed_at = None;
+    rows.visit(&mut |kept| {
+        let fault = |fault: CaseFault| refused_row(file, kept.line, &fault);
+        match &mut case {
+            None => case = Some(Case::start(&kept.row).map_err(fault)?.0),
+            Some(case) => {
+                case.step(&kept.row).map_err(fault)?;
+            }
+        }
+        last_observed_at = Some(kept.row.observed_at);
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let (Some(case), Some(last_observed_at)) = (case, last_observed_at) else {
+        return Ok(None);
+    };
+    let verdict = case.verdict(run_as_of);
+    Ok(Some(Summary {
+        case_id: case_id.to_owned(),
+        job_id: case.job_id().to_owned(),
+        file: file.to_owned(),
+        rows: rows.len(),
+        matrix: MatrixRow::new(case_id, &case, &verdict),
+        last: State::of(&case),
+        last_observed_at,
+        verdict,
+    }))
 }
 
 fn selected(wanted: &[String], id: &str) -> bool {
@@ -69,15 +166,70 @@ struct Traces {
     wanted: Vec<String>,
     /// How the cases are numbered: `None` writes each as a case after the first (text and
     /// JSON, whose first record's leading separator is left out when the records are
-    /// copied); otherwise the number of cases selected so far (HTML, Mermaid), of which at
-    /// most `limit` are written.
+    /// copied, and a Mermaid document of every case, which numbers none); otherwise by first
+    /// appearance (HTML, and Mermaid with `--limit` or `--case`).
     numbered: Option<Numbered>,
 }
 
-/// The numbering of the cases of a page: the cases selected so far, and how many are shown.
-struct Numbered {
-    selected: Arc<AtomicUsize>,
-    limit: Option<usize>,
+/// How the cases of a page are numbered, in order of first appearance.
+enum Numbered {
+    /// Every case is shown, numbered as it is written (the cases selected so far): every
+    /// case of a file stays open to its end ([`EVERY_CASE`]), so each is written once, in
+    /// order.
+    AsWritten(Arc<AtomicUsize>),
+    /// Only the first `--limit` cases, or those `--case` asks for, are shown: numbered as
+    /// their first rows are read ([`FirstSeen`]), so that a case that comes back after the
+    /// engine's window let it go keeps its number, and the window bounds the cases kept.
+    FirstSeen(Arc<Mutex<FirstSeen>>),
+}
+
+/// The cases a page shows, numbered in order of first appearance as their first rows are
+/// read (at most `room` of them: memory is that of the page's cases), and how many cases
+/// were selected in all (each counted once, however many times it was written).
+struct FirstSeen {
+    /// Each shown case's number and whether it was counted among the selected.
+    numbers: HashMap<String, (usize, bool)>,
+    room: usize,
+    selected: usize,
+}
+
+impl FirstSeen {
+    /// Notes a row of case `case_id`: a case selected and not yet numbered is given the next
+    /// number while there is room.
+    fn saw(&mut self, wanted: &[String], case_id: &str) {
+        if self.numbers.len() < self.room
+            && !self.numbers.contains_key(case_id)
+            && selected(wanted, case_id)
+        {
+            let number = self.numbers.len();
+            self.numbers.insert(case_id.to_owned(), (number, false));
+        }
+    }
+
+    /// The number of selected case `case_id` as it is written, if it is shown, counting it
+    /// among the selected the first time. A case not shown is written once: the engine asks
+    /// again only for a case whose record was written.
+    fn number(&mut self, case_id: &str) -> Option<usize> {
+        match self.numbers.get_mut(case_id) {
+            Some((number, counted)) => {
+                let number = *number;
+                if !*counted {
+                    *counted = true;
+                    self.selected += 1;
+                }
+                Some(number)
+            }
+            None => {
+                self.selected += 1;
+                None
+            }
+        }
+    }
+}
+
+/// What a lock of a page's numbering gives when another thread panicked holding it.
+fn poisoned<T>(_: T) -> io::Error {
+    io::Error::other("the page's numbering was held by a thread that panicked")
 }
 
 impl CaseWriter for Traces {
@@ -86,23 +238,42 @@ impl CaseWriter for Traces {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
         if !selected(&self.wanted, case_id) {
             return Ok(false);
         }
         let index = match &self.numbered {
             None => 1,
-            Some(numbered) => {
-                let index = numbered.selected.fetch_add(1, Ordering::Relaxed);
-                if numbered.limit.is_some_and(|limit| index >= limit) {
-                    return Ok(false);
+            Some(Numbered::AsWritten(selected)) => selected.fetch_add(1, Ordering::Relaxed),
+            Some(Numbered::FirstSeen(first_seen)) => {
+                match first_seen.lock().map_err(poisoned)?.number(case_id) {
+                    Some(index) => index,
+                    None => return Ok(false),
                 }
-                index
             }
         };
-        match trace_of(file, case_id, rows, self.run_as_of)? {
+        if rows.is_spilled() {
+            // Too long to hold: written as it is replayed, a row at a time.
+            let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
+                return Ok(false);
+            };
+            let replayed = Replayed { file, rows };
+            let sentence = sentence_of(&summary.verdict, &replayed)?;
+            match self.format {
+                Format::Text => {
+                    super::text::write_case(out, index, &summary, &replayed, &sentence)?
+                }
+                Format::Mermaid => super::mermaid::write_case(out, &summary, &replayed, &sentence)?,
+                Format::Html => {
+                    super::html::write_case(out, index, &summary, &replayed, &sentence)?
+                }
+                Format::Json => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+            }
+            return Ok(true);
+        }
+        match trace_of_kept(file, case_id, rows, self.run_as_of)? {
             Some(trace) => {
                 out.extend_from_slice(self.format.case(index, &trace).as_bytes());
                 Ok(true)
@@ -157,26 +328,53 @@ impl Explanation {
 /// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
 /// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
 /// only the first `limit` cases (0: every case), with a note saying how many were left out.
+/// A case keeps at most `case_rows_in_memory` rows in memory
+/// ([`DEFAULT_CASE_ROWS_IN_MEMORY`](crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY)); a longer one is written as it is replayed from a
+/// temporary file, to the same bytes.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     (format, limit): (Format, usize),
     wanted: &[String],
+    case_rows_in_memory: usize,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
+    // A page of some cases numbers them as they are first read; a page of every case, as
+    // they are written, each case open to the end of its file.
+    let room = match (wanted.is_empty(), limit) {
+        (true, 0) => None,
+        (true, limit) => Some(limit),
+        (false, _) => Some(wanted.len()),
+    };
     let selected = Arc::new(AtomicUsize::new(0));
+    let first_seen = room.filter(|_| paged).map(|room| {
+        Arc::new(Mutex::new(FirstSeen {
+            numbers: HashMap::new(),
+            room,
+            selected: 0,
+        }))
+    });
+    // Only an HTML page of every case numbers its cases as they are written (a Mermaid
+    // document numbers none).
+    let every_case = format == Format::Html && first_seen.is_none();
     let traces = Traces {
         format,
         run_as_of,
         wanted: wanted.to_vec(),
-        numbered: paged.then(|| Numbered {
-            selected: Arc::clone(&selected),
-            limit: (wanted.is_empty() && limit > 0).then_some(limit),
-        }),
+        numbered: match (&first_seen, every_case) {
+            (Some(first_seen), _) => Some(Numbered::FirstSeen(Arc::clone(first_seen))),
+            (None, true) => Some(Numbered::AsWritten(Arc::clone(&selected))),
+            (None, false) => None,
+        },
     };
-    let settings = settings(input_format, run_as_of, paged);
+    let settings = StreamSettings {
+        case_rows_in_memory,
+        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
+        ..settings(input_format, run_as_of, paged)
+    };
     let mut found: HashSet<&str> = HashSet::new();
+    let mut numbering_failed = false;
     let records = judge(
         sources,
         &settings,
@@ -185,8 +383,17 @@ pub fn explain_streaming(
             if let Some(w) = wanted.iter().find(|w| **w == *parsed.case_id) {
                 found.insert(w.as_str());
             }
+            if let Some(first_seen) = &first_seen {
+                match first_seen.lock() {
+                    Ok(mut first_seen) => first_seen.saw(wanted, &parsed.case_id),
+                    Err(_) => numbering_failed = true,
+                }
+            }
         },
     );
+    if numbering_failed {
+        return Err(poisoned(()).into());
+    }
     let records = match records {
         Ok(records) => records,
         Err(StreamError::Input(errors)) => return Err(errors.into()),
@@ -205,9 +412,10 @@ pub fn explain_streaming(
         return Err(InputErrors::from(unknown).into());
     }
     let shown = records.count() as usize;
-    let selected = match paged {
-        true => selected.load(Ordering::Relaxed),
-        false => shown,
+    let selected = match (&first_seen, every_case) {
+        (Some(first_seen), _) => first_seen.lock().map_err(poisoned)?.selected,
+        (None, true) => selected.load(Ordering::Relaxed),
+        (None, false) => shown,
     };
     Ok(Explanation {
         format,
@@ -246,10 +454,10 @@ impl CaseWriter for Kept {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        _out: &mut Vec<u8>,
+        rows: &KeptRows,
+        _out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        if let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? {
+        if let Some(trace) = trace_of_kept(file, case_id, rows, self.run_as_of)? {
             self.traces
                 .lock()
                 .map_err(|_| io::Error::other("a trace was kept by a thread that panicked"))?
@@ -300,13 +508,15 @@ impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
+        let Some(trace) = trace_of_kept(file, case_id, rows, self.run_as_of)? else {
             return Ok(false);
         };
-        (self.record)(&trace, out);
+        let mut record = Vec::new();
+        (self.record)(&trace, &mut record);
+        out.extend_from_slice(&record);
         Ok(!out.is_empty())
     }
 }
@@ -346,21 +556,33 @@ impl CaseWriter for DetailedRows {
         _file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
-            return Ok(false);
+        let (matrix, sentence) = match rows.as_slice() {
+            Some(rows) => {
+                let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
+                    return Ok(false);
+                };
+                let sentence = trace.sentence();
+                (trace.matrix, sentence)
+            }
+            // Too long to hold: replayed a pass at a time.
+            None => {
+                let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
+                    return Ok(false);
+                };
+                let sentence = sentence_of(&summary.verdict, &Replayed { file, rows })?;
+                (summary.matrix, sentence)
+            }
         };
-        let sentence = trace.sentence();
         match self.encoding {
             Encoding::Csv => {
                 let mut writer = csv::WriterBuilder::new()
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(&mut *out);
                 writer.write_record(
-                    trace
-                        .matrix
+                    matrix
                         .cells()
                         .iter()
                         .chain([&sentence])
@@ -369,7 +591,7 @@ impl CaseWriter for DetailedRows {
                 writer.flush()?;
             }
             Encoding::Json => {
-                let mut object = trace.matrix.to_json();
+                let mut object = matrix.to_json();
                 object.insert(self.column.to_owned(), Value::String(sentence));
                 out.extend_from_slice(b",\n");
                 serde_json::to_writer(&mut *out, &object)?;

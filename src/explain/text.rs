@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::io;
+use std::ops::ControlFlow;
 
-use crate::lease::{ClockEffect, Message, Row};
+use crate::lease::{ClockEffect, Message, Row, Timestamp, Verdict};
 
-use super::{or_dash, CaseTrace, State, TracedRow};
+use super::{or_dash, CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// One case's trace; cases after the first are preceded by a blank line.
 pub fn case(index: usize, trace: &CaseTrace) -> String {
@@ -25,21 +27,95 @@ pub fn clean(text: &str) -> Cow<'_, str> {
 }
 
 fn render_case(out: &mut String, trace: &CaseTrace) {
+    render_head(
+        out,
+        &trace.case_id,
+        &trace.job_id,
+        trace.rows.len(),
+        trace.file(),
+    );
+    for (index, row) in trace.rows.iter().enumerate() {
+        render_row(out, row, trace.before(index));
+    }
+    let last = &trace.rows[trace.rows.len() - 1];
+    render_verdict(
+        out,
+        &trace.verdict,
+        (&last.after, last.source.row.observed_at),
+        &trace.sentence(),
+    );
+}
+
+/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
+/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
+pub(crate) fn write_case(
+    out: &mut dyn io::Write,
+    index: usize,
+    summary: &Summary,
+    rows: &dyn TracedRows,
+    sentence: &str,
+) -> io::Result<()> {
+    let mut text = String::new();
+    if index > 0 {
+        text.push('\n');
+    }
+    render_head(
+        &mut text,
+        &summary.case_id,
+        &summary.job_id,
+        summary.rows,
+        &summary.file,
+    );
+    out.write_all(text.as_bytes())?;
+    let mut before: Option<State> = None;
+    let mut failed = None;
+    rows.visit(&mut |_, row| {
+        text.clear();
+        render_row(&mut text, row, before.as_ref());
+        before = Some(row.after.clone());
+        match out.write_all(text.as_bytes()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    text.clear();
+    render_verdict(
+        &mut text,
+        &summary.verdict,
+        (&summary.last, summary.last_observed_at),
+        sentence,
+    );
+    out.write_all(text.as_bytes())
+}
+
+/// The case's first line: its id, job, number of rows and file.
+fn render_head(out: &mut String, case_id: &str, job_id: &str, rows: usize, file: &str) {
     let _ = writeln!(
         out,
         "case {} (job {}): {} row{} from {}",
-        clean(&trace.case_id),
-        clean(&trace.job_id),
-        trace.rows.len(),
-        if trace.rows.len() == 1 { "" } else { "s" },
-        clean(trace.file())
+        clean(case_id),
+        clean(job_id),
+        rows,
+        if rows == 1 { "" } else { "s" },
+        clean(file)
     );
-    for (index, row) in trace.rows.iter().enumerate() {
-        render_row(out, trace, index, row);
-    }
-    let verdict = &trace.verdict;
-    let rule = trace.rule();
-    let last = trace.rows.last().map(|r| r.source.row.observed_at);
+}
+
+/// The verdict's lines, given the state after the last row and its `observed_at`.
+fn render_verdict(
+    out: &mut String,
+    verdict: &Verdict,
+    (last_after, last): (&State, Timestamp),
+    sentence: &str,
+) {
+    let rule = Rule::of(verdict);
+    let last = Some(last);
     let _ = writeln!(
         out,
         "  verdict at {}{}",
@@ -51,12 +127,11 @@ fn render_case(out: &mut String, trace: &CaseTrace) {
         }
     );
     if let Some(effect) = verdict.clock {
-        let before = &trace.rows[trace.rows.len() - 1].after;
-        let _ = writeln!(out, "    clock     {}", clock_text(effect, before));
+        let _ = writeln!(out, "    clock     {}", clock_text(effect, last_after));
     }
     let final_state = State {
         lease: verdict.lease.clone(),
-        ..trace.rows[trace.rows.len() - 1].after.clone()
+        ..last_after.clone()
     };
     let _ = writeln!(out, "    state     {}", state_text(&final_state));
     let _ = writeln!(
@@ -71,10 +146,11 @@ fn render_case(out: &mut String, trace: &CaseTrace) {
         verdict.reason,
         rule.reason_text()
     );
-    let _ = writeln!(out, "    sentence  {}", clean(&trace.sentence()));
+    let _ = writeln!(out, "    sentence  {}", clean(sentence));
 }
 
-fn render_row(out: &mut String, trace: &CaseTrace, index: usize, row: &TracedRow) {
+/// One row's lines, given the state before it (none for the first).
+fn render_row(out: &mut String, row: &TracedRow, before: Option<&State>) {
     let source = &row.source;
     let _ = writeln!(
         out,
@@ -84,7 +160,7 @@ fn render_row(out: &mut String, trace: &CaseTrace, index: usize, row: &TracedRow
         source.row.observed_at
     );
     let _ = writeln!(out, "    claims    {}", claim_text(&source.row));
-    if let (Some(effect), Some(before)) = (row.outcome.clock, trace.before(index)) {
+    if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
         let _ = writeln!(out, "    clock     {}", clock_text(effect, before));
     }
     let _ = writeln!(

@@ -283,6 +283,18 @@ impl Timestamp {
         }
     }
 
+    /// Its seconds since the Unix epoch and nanoseconds, for a store that writes it down
+    /// ([`Timestamp::from_parts`] reads it back).
+    pub(crate) fn to_parts(self) -> (i64, u32) {
+        (self.seconds, self.nanos)
+    }
+
+    /// The instant [`Timestamp::to_parts`] gave, if it is one.
+    pub(crate) fn from_parts(seconds: i64, nanos: u32) -> Option<Timestamp> {
+        ((MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&seconds) && nanos < 1_000_000_000)
+            .then_some(Timestamp { seconds, nanos })
+    }
+
     /// The instant `seconds` after the Unix epoch, if it lies in years 0001 to 9999.
     pub fn from_unix_seconds(seconds: i64) -> Result<Timestamp, ValueError> {
         if (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&seconds) {

@@ -4,22 +4,15 @@
 //! record written again in place of the first, so the records come out once per case, in
 //! order of first appearance, holding no more than the engine holds (its open cases' rows).
 
-use crate::lease::Row;
+use std::io::{self, Write};
 
-/// A row of a case as it was replayed, with its line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeptRow {
-    /// Its line in the case's file.
-    pub line: u64,
-    /// The typed row.
-    pub row: Row,
-}
+use super::kept::KeptRows;
 
 /// What a run writes for each case in place of its matrix row.
 pub trait CaseWriter {
     /// Appends to `out` the record of case `case_id` of the input at command-line position
     /// `file_index` (named `file`), from `rows`: its rows that replayed, in file order (every
-    /// row of a good case). Returns `false` to write none (a case not asked for); a record
+    /// row of a good case; a long case's are read back from a temporary file). Returns `false` to write none (a case not asked for); a record
     /// written must not be empty; an error ends the run. Called when the case closes, and again if it comes back
     /// and closes again (with every row): the second record takes the place of the first.
     fn write_case(
@@ -27,8 +20,8 @@ pub trait CaseWriter {
         file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[KeptRow],
-        out: &mut Vec<u8>,
+        rows: &KeptRows,
+        out: &mut RecordOut<'_>,
     ) -> std::io::Result<bool>;
 
     /// Whether [`write_case`](Self::write_case) looks at the rows: a writer that does not
@@ -42,5 +35,86 @@ pub trait CaseWriter {
     /// comma, a blank line): the first record is written without them.
     fn separator_len(&self) -> u64 {
         0
+    }
+}
+
+/// What takes a record's bytes as they are written (the engine's spill).
+pub type MoveOn<'a> = &'a mut dyn FnMut(&[u8]) -> io::Result<()>;
+
+/// Where a [`CaseWriter`] writes a case's record: a buffer, moved on to the engine's spill
+/// each time it holds [`RecordOut::MOVE_AT`] bytes (when the record is a first one, not a
+/// replacement), so that the record of a case of millions of rows is never held whole.
+pub struct RecordOut<'a> {
+    buf: &'a mut Vec<u8>,
+    /// Takes the bytes written so far, if they may be moved on before the record ends.
+    sink: Option<MoveOn<'a>>,
+    /// The bytes moved on.
+    moved: u64,
+}
+
+impl<'a> RecordOut<'a> {
+    /// Bytes held before they are moved on.
+    pub const MOVE_AT: usize = 1 << 16;
+
+    /// A record written into `buf` (empty), moved on to `sink` as it grows if there is one.
+    pub fn new(buf: &'a mut Vec<u8>, sink: Option<MoveOn<'a>>) -> RecordOut<'a> {
+        RecordOut {
+            buf,
+            sink,
+            moved: 0,
+        }
+    }
+
+    /// Appends `bytes`.
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Appends one byte.
+    pub fn push(&mut self, byte: u8) {
+        self.buf.push(byte);
+    }
+
+    /// How many bytes were written.
+    pub fn len(&self) -> u64 {
+        self.moved + self.buf.len() as u64
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many bytes were moved on (they cannot be taken back).
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    /// Moves the bytes held on, if they may be and there are enough of them.
+    fn move_if_full(&mut self) -> io::Result<()> {
+        if self.buf.len() >= Self::MOVE_AT {
+            if let Some(sink) = &mut self.sink {
+                sink(self.buf)?;
+                self.moved += self.buf.len() as u64;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for RecordOut<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        self.move_if_full()?;
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write(bytes).map(|_| ())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

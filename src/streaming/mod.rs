@@ -59,6 +59,7 @@ use crate::output::AppendFile;
 mod cases;
 mod ids;
 mod index;
+mod kept;
 mod opened;
 mod reread;
 pub(crate) mod rules;
@@ -68,8 +69,9 @@ mod spill;
 mod split;
 mod watch;
 
-pub use cases::{CaseWriter, KeptRow};
+pub use cases::{CaseWriter, RecordOut};
 pub use ids::{Closed, IdLog, SeenIds};
+pub use kept::{KeptRow, KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};
 pub use rules::{clash_error, Location};
 pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
 
@@ -116,6 +118,10 @@ pub struct StreamSettings<'a> {
     /// the others list only the row's own errors (and a valid row's clash). Honoured by runs
     /// with a case writer ([`Sink::Cases`]).
     pub bad_rows_against_earlier_files: bool,
+    /// How many rows each open case keeps in memory for a case writer ([`Sink::Cases`])
+    /// before they go to a temporary file, read back when the case is written
+    /// ([`DEFAULT_CASE_ROWS_IN_MEMORY`]; a few: tests of the written-out path).
+    pub case_rows_in_memory: usize,
 }
 
 impl Default for StreamSettings<'_> {
@@ -132,6 +138,7 @@ impl Default for StreamSettings<'_> {
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
             progress: None,
             bad_rows_against_earlier_files: false,
+            case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
         }
     }
 }
@@ -169,7 +176,7 @@ pub const DEFAULT_OPEN_CASES: usize = 4096;
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
 /// case is closed early for the rows it keeps. For a command that numbers or counts its
-/// cases as their records are written (an HTML page, `reorder`); it holds every case of a file.
+/// cases as their records are written (an HTML page of every case); it holds every case of a file.
 pub const EVERY_CASE: usize = usize::MAX;
 
 /// The default size from which a lone CSV file is read as two halves: below it, a second
@@ -228,6 +235,7 @@ pub fn judge(
             )?;
             run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
+            run.case_rows_in_memory = settings.case_rows_in_memory;
             run.cases = Some(cases);
             if settings.bad_rows_against_earlier_files {
                 run.earlier_files = Some(Vec::new());

@@ -15,8 +15,8 @@ use crate::input::{
 use crate::lease::values::same_text;
 use crate::lease::Case;
 
-use super::cases::KeptRow;
 use super::ids::Closed;
+use super::kept::KeptRow;
 use super::opened::OpenedFile;
 use super::rules::Slot;
 use super::watch::Watched;

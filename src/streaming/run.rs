@@ -11,9 +11,10 @@ use crate::input::{BadRow, InputErrors, ReadOptions, RowResult};
 use crate::lease::values::same_text;
 use crate::lease::{Message, Outcome, Timestamp};
 
-use super::cases::{CaseWriter, KeptRow};
+use super::cases::CaseWriter;
 use super::ids::{id_hash, Closed, IdLog, SeenIds};
 use super::index::OpenIndex;
+use super::kept::{KeptRow, KeptRows};
 use super::opened::OpenedFile;
 use super::reread::{read_case_again, CurrentFile};
 use super::rules::{clash_error, start_case, step_case, Location, Slot};
@@ -33,7 +34,7 @@ pub(super) struct OpenCase {
     pub(super) first_row: u64,
     pub(super) last_row: u64,
     /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
-    pub(super) rows: Vec<KeptRow>,
+    pub(super) rows: KeptRows,
 }
 
 /// A case id of an earlier file met in the current one.
@@ -54,7 +55,7 @@ pub(super) struct Pinned {
     /// was written, as there were errors): it is replaced when the case closes.
     pub(super) closed: Closed,
     /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
-    pub(super) rows: Vec<KeptRow>,
+    pub(super) rows: KeptRows,
 }
 
 /// One streaming pass over rows of one or more files.
@@ -118,6 +119,9 @@ pub(super) struct StreamRun {
     /// Whether the open cases keep their rows: there is a case writer, and it looks at them
     /// ([`CaseWriter::needs_rows`]).
     pub(super) keeping_rows: bool,
+    /// How many rows each case keeps in memory before they go to a temporary file
+    /// ([`StreamSettings::case_rows_in_memory`](super::StreamSettings::case_rows_in_memory)).
+    pub(super) case_rows_in_memory: usize,
 }
 
 impl StreamRun {
@@ -180,6 +184,7 @@ impl StreamRun {
             cases: None,
             kept_rows: 0,
             keeping_rows: false,
+            case_rows_in_memory: super::DEFAULT_CASE_ROWS_IN_MEMORY,
         }
     }
 
@@ -260,8 +265,11 @@ impl StreamRun {
                 self.remember_recent(hash, seq, place);
             }
             let outcome = self.step_open(at, row, seq, place);
-            if self.keeping_rows && keep_row(&mut self.open[place].rows, at, row, &outcome) {
-                self.kept_row()?;
+            if self.keeping_rows {
+                if let Some(moved) = keep_row(&mut self.open[place].rows, at, row, &outcome)? {
+                    self.kept_rows -= moved;
+                    self.kept_row()?;
+                }
             }
             return Ok(outcome);
         }
@@ -295,14 +303,14 @@ impl StreamRun {
             }
             let (row_number, keeping) = (self.row_number(), self.keeping_rows);
             if let Some(pinned) = self.pinned.get_mut(case_id) {
-                return Ok(step_pinned(
+                return step_pinned(
                     pinned,
                     at,
                     (row_number, row),
                     keeping,
                     &mut self.faults,
                     &mut self.fault_cases,
-                ));
+                );
             }
             if let Some(closed) = self.ids.last(case_id)? {
                 return self.came_back(at, row, closed);
@@ -319,8 +327,11 @@ impl StreamRun {
         if self.faults.len() > before {
             note_fault_case(&mut self.fault_cases, &self.faults, seq);
         }
-        if self.keeping_rows && keep_row(&mut open.rows, at, row, &outcome) {
-            self.kept_row()?;
+        if self.keeping_rows {
+            if let Some(moved) = keep_row(&mut open.rows, at, row, &outcome)? {
+                self.kept_rows -= moved;
+                self.kept_row()?;
+            }
         }
         Ok(outcome)
     }
@@ -395,11 +406,11 @@ impl StreamRun {
                 last_line: at.line,
                 first_row: row,
                 last_row: row,
-                rows: Vec::new(),
+                rows: KeptRows::new(self.case_rows_in_memory),
             });
         }
         let open = &mut self.open[place];
-        self.kept_rows -= open.rows.len();
+        self.kept_rows -= open.rows.in_memory();
         open.rows.clear();
         open.case_id.clear();
         open.case_id.push_str(case_id);
@@ -445,6 +456,7 @@ impl StreamRun {
             return Ok(None);
         }
         let (slot, rows) = self.rebuild(case_id, &closed)?;
+        let rows = KeptRows::from_rows(rows, self.case_rows_in_memory)?;
         let row_number = self.row_number();
         self.came_back_count += 1;
         if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
@@ -469,14 +481,14 @@ impl StreamRun {
             .pinned
             .entry(case_id.to_owned())
             .or_insert(Pinned { slot, closed, rows });
-        Ok(step_pinned(
+        step_pinned(
             pinned,
             at,
             (row_number, row),
             self.keeping_rows,
             &mut self.faults,
             &mut self.fault_cases,
-        ))
+        )
     }
 
     /// Closes a case that came back: its row replaces the one written at its first closing.
@@ -621,8 +633,9 @@ impl StreamRun {
     /// Lets go of the rows closed case `seq` kept (its place may wait long for a new case).
     pub(super) fn release_rows(&mut self, seq: u64) {
         let place = self.place(seq);
-        let rows = std::mem::take(&mut self.open[place].rows);
-        self.kept_rows -= rows.len();
+        let rows = &mut self.open[place].rows;
+        self.kept_rows -= rows.in_memory();
+        rows.release();
     }
 
     /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
@@ -720,7 +733,7 @@ fn step_pinned(
     keeping: bool,
     faults: &mut InputErrors,
     fault_cases: &mut Vec<u64>,
-) -> Option<Outcome> {
+) -> io::Result<Option<Outcome>> {
     pinned.closed.last_line = at.line;
     pinned.closed.last_row = row_number;
     let before = faults.len();
@@ -729,26 +742,28 @@ fn step_pinned(
         note_fault_case(fault_cases, faults, u64::MAX);
     }
     if keeping {
-        keep_row(&mut pinned.rows, at, row, &outcome);
+        keep_row(&mut pinned.rows, at, row, &outcome)?;
     }
-    outcome
+    Ok(outcome)
 }
 
-/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`].
+/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`];
+/// returns, if it was kept, how many rows left memory for the case's temporary file.
 fn keep_row(
-    rows: &mut Vec<KeptRow>,
+    rows: &mut KeptRows,
     at: Location<'_>,
     row: &RowResult,
     outcome: &Option<Outcome>,
-) -> bool {
+) -> io::Result<Option<usize>> {
     if let (Some(_), Ok(parsed)) = (outcome, row) {
-        rows.push(KeptRow {
-            line: at.line,
-            row: parsed.row.clone(),
-        });
-        return true;
+        return rows
+            .push(KeptRow {
+                line: at.line,
+                row: parsed.row.clone(),
+            })
+            .map(Some);
     }
-    false
+    Ok(None)
 }
 
 /// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept

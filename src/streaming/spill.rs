@@ -9,6 +9,8 @@ use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
 use crate::output::AppendFile;
 use crate::store::{Appender, SpillBuffer, TempFile};
 
+use super::cases::RecordOut;
+
 /// How the matrix is encoded in the spill and the final output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -151,21 +153,39 @@ impl Spill {
         }
     }
 
-    /// Appends the record `fill` writes into an empty buffer, unless it returns `false`;
-    /// returns where it is and its length. A record must not be empty: rows are told apart
-    /// by where they start.
+    /// Appends the record `fill` writes, unless it returns `false`; returns where it is and
+    /// its length. A record must not be empty: rows are told apart by where they start. A
+    /// long record goes on to the spill as it is written ([`RecordOut`]), so it must return
+    /// `false` before it writes, if it does.
     pub(super) fn push_record(
         &mut self,
-        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+        fill: &mut dyn FnMut(&mut RecordOut<'_>) -> io::Result<bool>,
     ) -> io::Result<Option<(u64, u64)>> {
         self.scratch.clear();
-        if !fill(&mut self.scratch)? {
-            return Ok(None);
+        let at = self.pending.written();
+        let pending = &mut self.pending;
+        let mut move_on = |bytes: &[u8]| {
+            pending.buf().extend_from_slice(bytes);
+            pending.spill_if_full()
+        };
+        let mut out = RecordOut::new(&mut self.scratch, Some(&mut move_on));
+        let wanted = fill(&mut out)?;
+        let moved = out.moved();
+        if !wanted {
+            return match moved {
+                0 => Ok(None),
+                _ => Err(io::Error::other(
+                    "a case's record was withdrawn after part of it was written",
+                )),
+            };
         }
-        if self.scratch.is_empty() {
+        if moved == 0 && self.scratch.is_empty() {
             return Err(io::Error::other("a case's record is empty"));
         }
-        self.append_scratch().map(Some)
+        self.pending.buf().extend_from_slice(&self.scratch);
+        self.rows += 1;
+        self.pending.spill_if_full()?;
+        Ok(Some((at, self.pending.written() - at)))
     }
 
     /// [`replace_case`](Spill::replace_case) for a record (a case's record that was written
@@ -174,10 +194,10 @@ impl Spill {
         &mut self,
         at: u64,
         len: u64,
-        fill: &mut dyn FnMut(&mut Vec<u8>) -> io::Result<bool>,
+        fill: &mut dyn FnMut(&mut RecordOut<'_>) -> io::Result<bool>,
     ) -> io::Result<()> {
         self.scratch.clear();
-        if !fill(&mut self.scratch)? || self.scratch.is_empty() {
+        if !fill(&mut RecordOut::new(&mut self.scratch, None))? || self.scratch.is_empty() {
             return Err(io::Error::other(
                 "a case that came back wrote no record in place of its first",
             ));

@@ -342,9 +342,10 @@ impl crate::streaming::CaseWriter for CaseWarnings {
         file_index: usize,
         file: &str,
         case_id: &str,
-        rows: &[crate::streaming::KeptRow],
-        out: &mut Vec<u8>,
+        rows: &crate::streaming::KeptRows,
+        out: &mut crate::streaming::RecordOut<'_>,
     ) -> std::io::Result<bool> {
+        let rows = rows.to_vec()?;
         let rows = CaseRows {
             file_index,
             file: file.to_owned(),
@@ -358,7 +359,7 @@ impl crate::streaming::CaseWriter for CaseWarnings {
         };
         let count = u8::try_from(warnings.len()).map_err(std::io::Error::other)?;
         out.push(count);
-        let put = |out: &mut Vec<u8>, bytes: &[u8]| {
+        let put = |out: &mut crate::streaming::RecordOut<'_>, bytes: &[u8]| {
             out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
             out.extend_from_slice(bytes);
         };

@@ -825,8 +825,8 @@ impl leasejudge::streaming::CaseWriter for Marks {
         _file_index: usize,
         _file: &str,
         _case_id: &str,
-        _rows: &[leasejudge::streaming::KeptRow],
-        out: &mut Vec<u8>,
+        _rows: &leasejudge::streaming::KeptRows,
+        out: &mut leasejudge::streaming::RecordOut<'_>,
     ) -> std::io::Result<bool> {
         out.push(b'.');
         Ok(true)
