@@ -102,7 +102,7 @@ for n in $ONE; do
     row "$shape" "adjudicate --explain" 96 0 -- "$LJ" adjudicate "$one" --explain --format csv
     row "$shape" "validate" 96 0 -- "$LJ" validate "$one"
     row "$shape" "template" 256 0 -- "$LJ" template "$one"
-    row "$shape" "reorder" 256 0 -- "$LJ" reorder "$one"
+    row "$shape" "reorder" 256 2 -- "$LJ" reorder "$one"
 done
 line="$DIR/line-$LINE_BYTES.csv" shape="one line of $LINE_BYTES bytes"
 for jobs in 1 2 4; do

@@ -15,6 +15,12 @@ pub const MAX_OPEN_CASES: usize = 1_000_000;
 /// drawn, but a 16-byte hash of each is kept while a case is explored, to avoid repeats).
 pub const MAX_PERMUTATIONS: usize = 1_000_000;
 
+/// The most rows of one case `reorder` explores: each permutation is replayed from the case's
+/// rows held in memory (about 800 bytes a row, so at most some 80 MB). A longer case is a
+/// located input error: a case of a million rows is not one a lab designer permutes, and
+/// holding it would take gigabytes.
+pub const MAX_REORDER_CASE_ROWS: usize = 100_000;
+
 /// The most rows `generate` may hold at once: the rows of every case in progress, that is
 /// `--interleave` times the largest `--rows-per-case` (about 200 bytes each).
 pub const MAX_GENERATED_ROWS_IN_MEMORY: u64 = 1_000_000;

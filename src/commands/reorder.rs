@@ -1,16 +1,19 @@
 //! `leasejudge reorder`: spec section 7 as a check a lab designer runs, trying seeded
 //! permutations of each case's renew/progress arrivals.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::input::{expand_inputs, InputFormat, ReadArgs};
+use crate::input::{expand_inputs, thousands, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
+use crate::limits::MAX_REORDER_CASE_ROWS;
 use crate::output::{check_paths, escape_controls, AppendFile, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
 use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
@@ -75,6 +78,11 @@ struct Explorer {
     permutations: usize,
     seed: u64,
     as_of: Option<Timestamp>,
+    /// The most rows of a case explored ([`MAX_REORDER_CASE_ROWS`]; tests use fewer).
+    max_case_rows: usize,
+    /// The cases too long to explore, by file and case id (a case that comes back is met
+    /// again): each an input error, and the run writes nothing.
+    too_long: Arc<Mutex<BTreeMap<(String, String), InputError>>>,
 }
 
 /// How many counts a record ends with.
@@ -89,6 +97,32 @@ impl CaseWriter for Explorer {
         kept: &KeptRows,
         out: &mut RecordOut<'_>,
     ) -> std::io::Result<bool> {
+        if kept.len() > self.max_case_rows {
+            let mut first_line = 0;
+            kept.visit(&mut |row| {
+                first_line = row.line;
+                Ok(std::ops::ControlFlow::Break(()))
+            })?;
+            let error = InputError::new(
+                file,
+                first_line,
+                format!(
+                    "case {} has {} rows, more than the {} reorder explores in one case \
+                     (each permutation is replayed from the case's rows in memory)",
+                    escape_controls(case_id),
+                    thousands(kept.len() as u64),
+                    thousands(self.max_case_rows as u64),
+                ),
+            );
+            self.too_long
+                .lock()
+                .expect("no thread panicked holding it")
+                .insert((file.to_owned(), case_id.to_owned()), error);
+            // A record of no lines, counted as no case: the run fails before it is read.
+            out.extend_from_slice(&0u64.to_le_bytes());
+            out.extend_from_slice(&[0; 8 * COUNTS]);
+            return Ok(true);
+        }
         let kept = kept.to_vec()?;
         let lines: Vec<u64> = kept.iter().map(|kept| kept.line).collect();
         let rows: Vec<Row> = kept.iter().map(|kept| kept.row.clone()).collect();
@@ -256,10 +290,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     check_paths(&source_names(&sources), &[output_name])?;
     let progress = crate::terminal::spinner("reorder", &sources);
+    let too_long = Arc::new(Mutex::new(BTreeMap::new()));
     let explorer = Explorer {
         permutations: args.permutations,
         seed: args.seed,
         as_of: args.as_of,
+        max_case_rows: MAX_REORDER_CASE_ROWS,
+        too_long: Arc::clone(&too_long),
     };
     let settings = StreamSettings {
         input_format: args.input_format,
@@ -284,6 +321,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             };
         }
     };
+    let too_long = std::mem::take(&mut *too_long.lock().expect("the run is over"));
+    if !too_long.is_empty() {
+        if let Some(progress) = progress {
+            progress.finish_and_clear();
+        }
+        return Err(InputErrors::from(too_long.into_values().collect::<Vec<_>>()).into());
+    }
     let mut out = Output::open(args.output.as_deref(), Content::Text)?;
     let mut unframed = Unframed {
         out: &mut out,
@@ -319,4 +363,57 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Source;
+
+    /// A case longer than the rows reorder explores is a located input error naming it (its
+    /// first line, its length and the limit); a case within the limit is not.
+    #[test]
+    fn a_case_too_long_to_explore_is_a_located_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.csv");
+        let mut text = String::from(
+            "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+             short,offer,2026-01-01T10:00:00Z,job-s,L-S,1,w,30\n\
+             long,offer,2026-01-01T10:00:00Z,job-l,L-L,1,w,30\n",
+        );
+        for second in 1..=4 {
+            text.push_str(&format!("long,observe,2026-01-01T10:00:0{second}Z,,,,,\n"));
+        }
+        std::fs::write(&path, text).unwrap();
+        let too_long = Arc::new(Mutex::new(BTreeMap::new()));
+        let explorer = Explorer {
+            permutations: 4,
+            seed: 0,
+            as_of: None,
+            max_case_rows: 3,
+            too_long: Arc::clone(&too_long),
+        };
+        let sources = [Source::file(&path)];
+        let found = judge(
+            &sources,
+            &StreamSettings::in_file_order(),
+            Sink::Cases(Box::new(explorer)),
+            &mut |_, _, _| {},
+        );
+        assert!(found.is_ok());
+        let errors: Vec<String> = too_long
+            .lock()
+            .unwrap()
+            .values()
+            .map(ToString::to_string)
+            .collect();
+        let name = path.display();
+        assert_eq!(
+            errors,
+            [format!(
+                "{name}:3: case long has 5 rows, more than the 3 reorder explores in one case \
+                 (each permutation is replayed from the case's rows in memory)"
+            )]
+        );
+    }
 }
