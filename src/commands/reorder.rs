@@ -123,9 +123,11 @@ impl CaseWriter for Explorer {
             out.extend_from_slice(&[0; 8 * COUNTS]);
             return Ok(true);
         }
-        let kept = kept.to_vec()?;
-        let lines: Vec<u64> = kept.iter().map(|kept| kept.line).collect();
-        let rows: Vec<Row> = kept.iter().map(|kept| kept.row.clone()).collect();
+        let (lines, rows): (Vec<u64>, Vec<Row>) = kept
+            .to_vec()?
+            .into_iter()
+            .map(|kept| (kept.line, kept.row))
+            .unzip();
         let findings = explore_case(
             &rows,
             self.permutations,
