@@ -116,6 +116,9 @@ pub struct StreamSettings<'a> {
     /// the others list only the row's own errors (and a valid row's clash). Honoured by runs
     /// with a case writer ([`Sink::Cases`]).
     pub bad_rows_against_earlier_files: bool,
+    /// The most rows the open cases keep for a case writer, all together, before the oldest
+    /// are closed ([`DEFAULT_KEPT_ROWS`]).
+    pub kept_rows: usize,
 }
 
 impl Default for StreamSettings<'_> {
@@ -132,6 +135,7 @@ impl Default for StreamSettings<'_> {
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
             progress: None,
             bad_rows_against_earlier_files: false,
+            kept_rows: DEFAULT_KEPT_ROWS,
         }
     }
 }
@@ -165,6 +169,11 @@ fn filter_for(sources: &[Source]) -> SeenIds {
 
 /// The default number of open cases before the oldest is closed.
 pub const DEFAULT_OPEN_CASES: usize = 4096;
+
+/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
+/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
+/// files) keep, so that only files of long cases close cases early.
+pub const DEFAULT_KEPT_ROWS: usize = 1 << 16;
 
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
@@ -228,6 +237,7 @@ pub fn judge(
             )?;
             run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
+            run.max_kept_rows = settings.kept_rows;
             run.cases = Some(cases);
             if settings.bad_rows_against_earlier_files {
                 run.earlier_files = Some(Vec::new());

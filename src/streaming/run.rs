@@ -112,12 +112,15 @@ pub(super) struct StreamRun {
     /// What is written for each case instead of its matrix row, if anything: its rows are
     /// then kept while it is open.
     pub(super) cases: Option<Box<dyn CaseWriter + Send>>,
-    /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
+    /// The rows the open cases keep for `cases`, all together (at most `max_kept_rows`
     /// but for the newest case's).
     pub(super) kept_rows: usize,
     /// Whether the open cases keep their rows: there is a case writer, and it looks at them
     /// ([`CaseWriter::needs_rows`]).
     pub(super) keeping_rows: bool,
+    /// The most rows the open cases keep, all together, before the oldest are closed
+    /// ([`DEFAULT_KEPT_ROWS`](super::DEFAULT_KEPT_ROWS) unless the settings say).
+    pub(super) max_kept_rows: usize,
 }
 
 impl StreamRun {
@@ -155,6 +158,7 @@ impl StreamRun {
         StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
+            max_kept_rows: super::DEFAULT_KEPT_ROWS,
             seen,
             suspects: None,
             // Sized once (growing by doubling touched fresh pages again and again, perf).
@@ -325,7 +329,7 @@ impl StreamRun {
         Ok(outcome)
     }
 
-    /// Counts a row kept for the case writer; past [`MAX_KEPT_ROWS`], closes the oldest open
+    /// Counts a row kept for the case writer; past `max_kept_rows`, closes the oldest open
     /// cases (all but the newest) until they keep fewer, unless every case is to stay open
     /// ([`EVERY_CASE`]). Open cases are closed when newer ones
     /// crowd them out ([`DEFAULT_OPEN_CASES`](super::DEFAULT_OPEN_CASES)), which bounds their memory when each holds a
@@ -334,7 +338,7 @@ impl StreamRun {
     /// judged again from its rows read again, as any case that comes back is.
     pub(super) fn kept_row(&mut self) -> io::Result<()> {
         self.kept_rows += 1;
-        while self.kept_rows > MAX_KEPT_ROWS
+        while self.kept_rows > self.max_kept_rows
             && self.open_cases != EVERY_CASE
             && self.next - self.closed > 1
         {
@@ -750,11 +754,6 @@ fn keep_row(
     }
     false
 }
-
-/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
-/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
-/// files) keep, so that only files of long cases close cases early.
-const MAX_KEPT_ROWS: usize = 1 << 16;
 
 /// Cases that came back kept open at once, at least (or `open_cases` if more).
 const PINNED_CASES: usize = 1024;

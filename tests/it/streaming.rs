@@ -176,14 +176,14 @@ fn assert_same_as_reference(sources: &[Source], label: &str) {
     }
 }
 
-/// 300 generated cases in one file, `interleave` of them going on at once, match the
+/// 120 generated cases in one file, `interleave` of them going on at once, match the
 /// reference in every setting.
 fn one_file_matches_the_reference(seed: u64, interleave: u64) {
     let dir = tempfile::tempdir().unwrap();
     let source = write_file(
         dir.path(),
         &format!("g{seed}.csv"),
-        &generated(seed, 300, interleave),
+        &generated(seed, 120, interleave),
     );
     assert_same_as_reference(&[source], &format!("seed {seed}, interleave {interleave}"));
 }
