@@ -124,6 +124,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         args.as_of,
         (format, args.limit),
         &args.cases,
+        crate::streaming::Window::COMMAND,
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
-use crate::validation::{validate_streaming, Window};
+use crate::streaming::Window;
+use crate::validation::validate_streaming;
 
 /// Check case files: every input error, and warnings about what a case author likely did
 /// not mean.

@@ -20,15 +20,11 @@ use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::Timestamp;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings,
-    DEFAULT_OPEN_CASES, EVERY_CASE,
+    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings, Window,
+    EVERY_CASE,
 };
 
 use super::{CaseTrace, Format, SourcedRow};
-
-/// How many cases may be open (rows kept, not yet written) before the oldest is written,
-/// for the formats written a case at a time: the engine's.
-pub const OPEN_CASES: usize = DEFAULT_OPEN_CASES;
 
 /// Replays a case's kept rows (every row that replayed, in file order) into its trace.
 fn trace_of(
@@ -157,12 +153,15 @@ impl Explanation {
 /// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
 /// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
 /// only the first `limit` cases (0: every case), with a note saying how many were left out.
+/// Text and JSON keep `window` open (rows kept, not yet written) before the oldest case is
+/// written (the command's is [`Window::COMMAND`]); pages keep every case open.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     (format, limit): (Format, usize),
     wanted: &[String],
+    window: Window,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     let selected = Arc::new(AtomicUsize::new(0));
@@ -175,7 +174,7 @@ pub fn explain_streaming(
             limit: (wanted.is_empty() && limit > 0).then_some(limit),
         }),
     };
-    let settings = settings(input_format, run_as_of, paged);
+    let settings = settings(input_format, run_as_of, (!paged).then_some(window));
     let mut found: HashSet<&str> = HashSet::new();
     let records = judge(
         sources,
@@ -217,19 +216,22 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a one-thread run in file order; `every_case` keeps every case
-/// of a file open to its end (and lists bad rows' errors against the cases of earlier files,
-/// as the pages and [`every_trace`] always have).
+/// The engine's settings for a one-thread run in file order, keeping `window` open; without
+/// one, every case of a file stays open to its end (and bad rows' errors are listed against
+/// the cases of earlier files, as the pages and [`every_trace`] always have).
 fn settings(
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
-    every_case: bool,
+    window: Option<Window>,
 ) -> StreamSettings<'static> {
     StreamSettings {
         input_format,
         run_as_of,
-        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
-        bad_rows_against_earlier_files: every_case,
+        open_cases: window.map_or(EVERY_CASE, |window| window.open_cases),
+        kept_rows: window.map_or(crate::streaming::DEFAULT_KEPT_ROWS, |window| {
+            window.kept_rows
+        }),
+        bad_rows_against_earlier_files: window.is_none(),
         ..StreamSettings::in_file_order()
     }
 }
@@ -272,7 +274,7 @@ pub fn every_trace(
         traces: Arc::clone(&traces),
     };
     // Every case open to the end of its file: each is closed, and kept, once, in order.
-    let settings = settings(input_format, run_as_of, true);
+    let settings = settings(input_format, run_as_of, None);
     judge(
         sources,
         &settings,
@@ -323,7 +325,7 @@ pub fn trace_records(
     let writer = TraceRecords { run_as_of, record };
     judge(
         sources,
-        &settings(None, run_as_of, false),
+        &settings(None, run_as_of, Some(Window::COMMAND)),
         Sink::Cases(Box::new(writer)),
         &mut |_, _, _| {},
     )

@@ -119,6 +119,9 @@ pub struct StreamSettings<'a> {
     /// The most rows the open cases keep for a case writer, all together, before the oldest
     /// are closed ([`DEFAULT_KEPT_ROWS`]).
     pub kept_rows: usize,
+    /// Cases that came back kept open at once, at least, before the half that came back
+    /// first are closed again ([`DEFAULT_PINNED_CASES`]).
+    pub pinned_cases: usize,
 }
 
 impl Default for StreamSettings<'_> {
@@ -136,6 +139,7 @@ impl Default for StreamSettings<'_> {
             progress: None,
             bad_rows_against_earlier_files: false,
             kept_rows: DEFAULT_KEPT_ROWS,
+            pinned_cases: DEFAULT_PINNED_CASES,
         }
     }
 }
@@ -174,6 +178,28 @@ pub const DEFAULT_OPEN_CASES: usize = 4096;
 /// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
 /// files) keep, so that only files of long cases close cases early.
 pub const DEFAULT_KEPT_ROWS: usize = 1 << 16;
+
+/// Cases that came back kept open at once, at least (or `open_cases` if more).
+pub const DEFAULT_PINNED_CASES: usize = 1024;
+
+/// What a run that keeps its cases' rows (`explain`, `validate`) keeps open: how many cases,
+/// and how many of their rows in all. Its output is the same whatever the window; tests give
+/// a small one, to go past it with few cases.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    /// Cases open at once before the oldest is closed.
+    pub open_cases: usize,
+    /// Rows the open cases keep, all together, before the oldest are closed.
+    pub kept_rows: usize,
+}
+
+impl Window {
+    /// The commands' window: [`DEFAULT_OPEN_CASES`] cases, [`DEFAULT_KEPT_ROWS`] rows.
+    pub const COMMAND: Window = Window {
+        open_cases: DEFAULT_OPEN_CASES,
+        kept_rows: DEFAULT_KEPT_ROWS,
+    };
+}
 
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
@@ -234,10 +260,10 @@ pub fn judge(
                 Encoding::Csv,
                 std::sync::Arc::new(filter_for(sources)),
                 false,
-            )?;
+            )?
+            .bounded_by(&settings);
             run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
-            run.max_kept_rows = settings.kept_rows;
             run.cases = Some(cases);
             if settings.bad_rows_against_earlier_files {
                 run.earlier_files = Some(Vec::new());

@@ -47,7 +47,7 @@ pub(super) struct Foreign {
 }
 
 /// A case that came back after it was closed, kept open to the end of its file (or until
-/// [`PINNED_CASES`] others came back after it).
+/// `max_pinned` others came back after it).
 pub(super) struct Pinned {
     pub(super) slot: Slot,
     /// Where it was first and last, and where its matrix row is in the spill (`None`: none
@@ -121,6 +121,9 @@ pub(super) struct StreamRun {
     /// The most rows the open cases keep, all together, before the oldest are closed
     /// ([`DEFAULT_KEPT_ROWS`](super::DEFAULT_KEPT_ROWS) unless the settings say).
     pub(super) max_kept_rows: usize,
+    /// Cases that came back kept open at once, at least (or `open_cases` if more):
+    /// [`DEFAULT_PINNED_CASES`](super::DEFAULT_PINNED_CASES) unless the settings say.
+    pub(super) max_pinned: usize,
 }
 
 impl StreamRun {
@@ -147,6 +150,13 @@ impl StreamRun {
         Ok(run)
     }
 
+    /// The run, keeping as many rows and cases that came back as `settings` allow.
+    pub(super) fn bounded_by(mut self, settings: &super::StreamSettings<'_>) -> StreamRun {
+        self.max_kept_rows = settings.kept_rows;
+        self.max_pinned = settings.pinned_cases;
+        self
+    }
+
     /// A pass that writes to `spill` and `ids`, which a worker keeps for file after file.
     pub(super) fn with_stores(
         run_as_of: Option<Timestamp>,
@@ -159,6 +169,7 @@ impl StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
             max_kept_rows: super::DEFAULT_KEPT_ROWS,
+            max_pinned: super::DEFAULT_PINNED_CASES,
             seen,
             suspects: None,
             // Sized once (growing by doubling touched fresh pages again and again, perf).
@@ -451,7 +462,7 @@ impl StreamRun {
         let (slot, rows) = self.rebuild(case_id, &closed)?;
         let row_number = self.row_number();
         self.came_back_count += 1;
-        if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
+        if self.pinned.len() >= self.max_pinned.max(self.open_cases) {
             // The half whose last rows are oldest are closed again (and read again if they
             // come back again): memory stays bounded however many cases come back, and a
             // return costs a share of one sort, not a look at every pinned case.
@@ -754,9 +765,6 @@ fn keep_row(
     }
     false
 }
-
-/// Cases that came back kept open at once, at least (or `open_cases` if more).
-const PINNED_CASES: usize = 1024;
 
 /// How many new cases before its closing an open case is prefetched.
 const CLOSE_AHEAD: u64 = 4;

@@ -323,26 +323,6 @@ pub fn validate(
         rows: row_count,
     }
 }
-/// How many cases' rows [`validate_streaming`] keeps (those of the engine's open cases)
-/// before the oldest case's warnings are worked out and its rows let go.
-pub const OPEN_CASES: usize = crate::streaming::DEFAULT_OPEN_CASES;
-
-/// What [`validate_streaming`] keeps open: how many cases, and how many of their rows in all.
-#[derive(Clone, Copy, Debug)]
-pub struct Window {
-    /// Cases open at once before the oldest is closed.
-    pub open_cases: usize,
-    /// Rows the open cases keep, all together, before the oldest are closed.
-    pub kept_rows: usize,
-}
-
-impl Window {
-    /// The command's window: [`OPEN_CASES`] cases, the engine's rows.
-    pub const COMMAND: Window = Window {
-        open_cases: OPEN_CASES,
-        kept_rows: crate::streaming::DEFAULT_KEPT_ROWS,
-    };
-}
 
 /// Writes each case's warnings as a record for the engine: a count byte, the case's input
 /// and id, then each warning's line and message ([`read_case_warnings`] reads it back). A
@@ -461,13 +441,13 @@ impl crate::output::AppendFile for Records {}
 /// closes (a case that comes back is rebuilt from its own lines and its warnings written
 /// again in place of the first); a second, lighter pass reads every file for the reader's
 /// warnings and counts. The report is [`validate`]'s, to the byte, whatever the `window` (the
-/// command gives [`Window::COMMAND`]; tests give a small one, to go past it with few cases).
+/// command gives [`Window::COMMAND`](crate::streaming::Window::COMMAND); tests give a small one, to go past it with few cases).
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
     lint: bool,
-    window: Window,
+    window: crate::streaming::Window,
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.

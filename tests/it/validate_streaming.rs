@@ -9,8 +9,8 @@ use std::path::Path;
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
-use leasejudge::streaming::DEFAULT_KEPT_ROWS;
-use leasejudge::validation::{validate, validate_streaming, Report, Window};
+use leasejudge::streaming::{Window, DEFAULT_KEPT_ROWS};
+use leasejudge::validation::{validate, validate_streaming, Report};
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {
@@ -48,7 +48,7 @@ fn shown(report: &Report) -> Vec<String> {
 }
 
 /// The window of open cases the streamed runs keep: small, so that a hundred cases go
-/// past it (the command's is `leasejudge::validation::OPEN_CASES`; the report must not depend on it).
+/// past it (the command's is `Window::COMMAND.open_cases`; the report must not depend on it).
 const WINDOW: usize = 16;
 
 /// The rows the open cases of [`long_cases`] keep, all together, before the oldest are
@@ -181,7 +181,7 @@ fn standard_input_read_again_reports_as_the_file_does() {
     // Read twice (the first case comes back), so kept in a file first.
     let dir = tempfile::tempdir().unwrap();
     // The command's own window, past which the case went.
-    let back = first_case_back(dir.path(), leasejudge::validation::OPEN_CASES);
+    let back = first_case_back(dir.path(), Window::COMMAND.open_cases);
     let run = |args: &[&str], stdin: std::process::Stdio| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
             .args(args)
