@@ -116,9 +116,20 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `bar` (drawn nowhere yet) in `template`, shown after the delay, ticking on its own
-    /// if `tick` (a spinner).
+    /// `bar` (drawn nowhere yet) in `template`, shown after [`PROGRESS_DELAY`], ticking on
+    /// its own if `tick` (a spinner).
     fn start(bar: indicatif::ProgressBar, template: &str, tick: bool) -> Progress {
+        Progress::start_after(bar, template, tick, PROGRESS_DELAY)
+    }
+
+    /// [`Progress::start`], shown after `delay` (the tests give none, or a day, so that what
+    /// they see does not depend on how busy the machine is).
+    fn start_after(
+        bar: indicatif::ProgressBar,
+        template: &str,
+        tick: bool,
+        delay: std::time::Duration,
+    ) -> Progress {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         bar.set_style(
             indicatif::ProgressStyle::with_template(template)
@@ -131,9 +142,7 @@ impl Progress {
         let reveal = std::thread::Builder::new()
             .name("leasejudge-progress".into())
             .spawn(move || {
-                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                    wait.recv_timeout(PROGRESS_DELAY)
-                {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(delay) {
                     drawn.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     flag.store(true, std::sync::atomic::Ordering::SeqCst);
                     if tick {
@@ -447,20 +456,28 @@ mod tests {
     #[test]
     fn progress_is_drawn_only_once_the_delay_has_passed() {
         use std::sync::atomic::Ordering;
-        // A bar that ends before the delay is never given standard error to draw on; one
-        // still working after it is. (Under cargo test standard error is no terminal, so
-        // nothing shows either way.)
-        let quick = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", false);
+        // A bar that ends before the delay (a day) is never given standard error to draw
+        // on; one whose delay (none) has passed is. (Under cargo test standard error is no
+        // terminal, so nothing shows either way.)
+        let day = std::time::Duration::from_secs(86_400);
+        let quick = Progress::start_after(indicatif::ProgressBar::new(10), "{bytes}", false, day);
         let shown = std::sync::Arc::clone(&quick.shown);
-        std::thread::sleep(PROGRESS_DELAY / 2);
         quick.finish_and_clear();
         assert!(
             !shown.load(Ordering::SeqCst),
             "ended before the delay: never drawn"
         );
-        let slow = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", true);
+        let mut slow = Progress::start_after(
+            indicatif::ProgressBar::new(10),
+            "{bytes}",
+            true,
+            std::time::Duration::ZERO,
+        );
         let shown = std::sync::Arc::clone(&slow.shown);
-        std::thread::sleep(PROGRESS_DELAY + std::time::Duration::from_millis(500));
+        // The thread that reveals it has ended once it has drawn: wait for it, not a while.
+        let (done, reveal) = slow.reveal.take().expect("a thread to reveal it");
+        reveal.join().unwrap();
+        drop(done);
         assert!(
             shown.load(Ordering::SeqCst),
             "still working after the delay: drawn"
