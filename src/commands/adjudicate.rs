@@ -255,7 +255,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         progress: progress.as_ref().map(crate::terminal::Progress::bar),
         rows_observed: args.audit.is_some(),
         // As --explain always listed them (it kept every case in memory).
-        bad_rows_against_earlier_files: args.explain,
         ..StreamSettings::default()
     };
     let judged = judge(&sources, &settings, sink, &mut on_row);

@@ -217,8 +217,7 @@ pub fn explain_streaming(
 }
 
 /// The engine's settings for a one-thread run in file order, keeping `window` open; without
-/// one, every case of a file stays open to its end (and bad rows' errors are listed against
-/// the cases of earlier files, as the pages and [`every_trace`] always have).
+/// one, every case of a file stays open to its end.
 fn settings(
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
@@ -231,7 +230,6 @@ fn settings(
         kept_rows: window.map_or(crate::streaming::DEFAULT_KEPT_ROWS, |window| {
             window.kept_rows
         }),
-        bad_rows_against_earlier_files: window.is_none(),
         ..StreamSettings::in_file_order()
     }
 }

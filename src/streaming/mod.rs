@@ -109,13 +109,6 @@ pub struct StreamSettings<'a> {
     pub split_min_bytes: u64,
     /// Counts bytes read, if shown.
     pub progress: Option<&'a ProgressBar>,
-    /// Whether a row that could not be typed, of a case id first seen in an earlier file, is
-    /// also checked against that file's case (a differing `job_id`, an `observed_at` before
-    /// its last), as the commands that once kept every case in memory (`explain -f
-    /// html|mermaid`, `template`, `reorder`, `adjudicate --explain`) have always listed it;
-    /// the others list only the row's own errors (and a valid row's clash). Honoured by runs
-    /// with a case writer ([`Sink::Cases`]).
-    pub bad_rows_against_earlier_files: bool,
     /// The most rows the open cases keep for a case writer, all together, before the oldest
     /// are closed ([`DEFAULT_KEPT_ROWS`]).
     pub kept_rows: usize,
@@ -127,7 +120,7 @@ pub struct StreamSettings<'a> {
 impl Default for StreamSettings<'_> {
     /// The engine's defaults: the format each file's name and bytes say, no `--as-of`, a
     /// window of [`DEFAULT_OPEN_CASES`], one thread, no audit, large lone files split (when
-    /// more threads are given), no progress, each bad row's own errors only.
+    /// more threads are given), no progress.
     fn default() -> Self {
         StreamSettings {
             input_format: None,
@@ -137,7 +130,6 @@ impl Default for StreamSettings<'_> {
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
             progress: None,
-            bad_rows_against_earlier_files: false,
             kept_rows: DEFAULT_KEPT_ROWS,
             pinned_cases: DEFAULT_PINNED_CASES,
         }
@@ -265,9 +257,6 @@ pub fn judge(
             run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
             run.cases = Some(cases);
-            if settings.bad_rows_against_earlier_files {
-                run.earlier_files = Some(Vec::new());
-            }
             let stop = std::sync::atomic::AtomicBool::new(false);
             let attempt = stream_in_order(run, sources, None, &settings, &stop, on_row)?;
             (attempt, Layout::Cases { separator })

@@ -42,8 +42,6 @@ pub(super) struct Foreign {
     pub(super) closed: Closed,
     /// Whether its clash was reported (at its first valid row).
     pub(super) reported: bool,
-    /// The case as its file left it, once read again (to check bad rows against it).
-    pub(super) earlier: Option<Slot>,
 }
 
 /// A case that came back after it was closed, kept open to the end of its file (or until
@@ -102,9 +100,6 @@ pub(super) struct StreamRun {
     /// Case ids of earlier files met in the current one, where they were first, and whether
     /// that was reported (at its first valid row).
     pub(super) foreign: std::collections::HashMap<String, Foreign>,
-    /// With [`bad_rows_against_earlier_files`](super::StreamSettings::bad_rows_against_earlier_files):
-    /// every file read so far, by command-line position, to read a case of it again.
-    pub(super) earlier_files: Option<Vec<Option<CurrentFile>>>,
     /// How many times a closed case came back and was read again.
     pub(super) came_back_count: u64,
     /// Cases of the current file that came back.
@@ -189,7 +184,6 @@ impl StreamRun {
             file_names: Vec::new(),
             file_index: 0,
             foreign: std::collections::HashMap::new(),
-            earlier_files: None,
             pinned: std::collections::HashMap::default(),
             came_back_count: 0,
             cases: None,
@@ -305,7 +299,8 @@ impl StreamRun {
                     let closed = foreign.closed;
                     self.foreign_row(at, case_id, &closed);
                 }
-                self.foreign_bad_row(at, row, case_id)?;
+                // A row that could not be typed lists its own errors only: a case id in two
+                // files is one error, not one case (spec section 2).
                 return Ok(None);
             }
             let (row_number, keeping) = (self.row_number(), self.keeping_rows);
@@ -443,16 +438,11 @@ impl StreamRun {
         };
         if closed.file_index != at.file_index as u64 {
             let reported = row.is_ok();
-            let foreign = Foreign {
-                closed,
-                reported,
-                earlier: None,
-            };
+            let foreign = Foreign { closed, reported };
             self.foreign.insert(case_id.to_owned(), foreign);
             if reported {
                 self.foreign_row(at, case_id, &closed);
             }
-            self.foreign_bad_row(at, row, case_id)?;
             return Ok(None);
         }
         if self.tail.is_some() {
@@ -515,37 +505,6 @@ impl StreamRun {
             }
         }
         self.ids.push(case_id, &pinned.closed)
-    }
-
-    /// With the check of bad rows against earlier files, checks a row that could not be typed,
-    /// of the case `case_id` of an earlier file, against that case as its file left it (its
-    /// `job_id`, its last `observed_at`), read again from that file the first time.
-    pub(super) fn foreign_bad_row(
-        &mut self,
-        at: Location<'_>,
-        row: &RowResult,
-        case_id: &str,
-    ) -> io::Result<()> {
-        let (Err(_), Some(files)) = (row, &mut self.earlier_files) else {
-            return Ok(());
-        };
-        let foreign = self.foreign.get_mut(case_id).expect("a foreign case");
-        if foreign.earlier.is_none() {
-            let closed = foreign.closed;
-            let file = files
-                .get_mut(closed.file_index as usize)
-                .and_then(Option::as_mut)
-                .ok_or_else(|| io::Error::other("an earlier file cannot be read again"))?;
-            foreign.earlier = Some(read_case_again(file, false, case_id, &closed)?.0);
-        }
-        let earlier = foreign.earlier.as_mut().expect("read above");
-        let before = self.faults.len();
-        // A row that could not be typed steps nothing: it is only checked.
-        step_case(earlier, at, row, &mut self.faults);
-        if self.faults.len() > before {
-            note_fault_case(&mut self.fault_cases, &self.faults, u64::MAX);
-        }
-        Ok(())
     }
 
     /// Reports a valid row of a case of an earlier file, naming both places (every record of
@@ -702,15 +661,8 @@ impl StreamRun {
         for (case_id, pinned) in std::mem::take(&mut self.pinned) {
             self.close_pinned(&case_id, pinned)?;
         }
-        let mut current = self.current.take();
-        if let Some(current) = &mut current {
+        if let Some(current) = &mut self.current.take() {
             current.reread.let_go();
-        }
-        if let Some(files) = &mut self.earlier_files {
-            if files.len() <= self.file_index {
-                files.resize_with(self.file_index + 1, || None);
-            }
-            files[self.file_index] = current;
         }
         self.foreign.clear();
         Ok(())
