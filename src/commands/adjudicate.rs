@@ -252,7 +252,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .min(crate::limits::MAX_JOBS),
-        progress: progress.as_ref().map(crate::terminal::Progress::bar),
+        progress: progress.as_ref().map(crate::terminal::Progress::bytes_read),
         rows_observed: args.audit.is_some(),
         // As --explain always listed them (it kept every case in memory).
         ..StreamSettings::default()

@@ -50,8 +50,6 @@
 
 use std::io;
 
-use indicatif::ProgressBar;
-
 use crate::input::{BadRow, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
 use crate::lease::{Outcome, Timestamp};
 use crate::output::AppendFile;
@@ -107,8 +105,8 @@ pub struct StreamSettings<'a> {
     /// With `jobs` > 1, a lone CSV file of at least this many bytes is read as two halves on
     /// two threads ([`DEFAULT_SPLIT_MIN_BYTES`]; `u64::MAX`: never).
     pub split_min_bytes: u64,
-    /// Counts bytes read, if shown.
-    pub progress: Option<&'a ProgressBar>,
+    /// Where the bytes read are counted, if progress is shown (the command draws it).
+    pub progress: Option<&'a std::sync::atomic::AtomicU64>,
     /// The most rows the open cases keep for a case writer, all together, before the oldest
     /// are closed ([`DEFAULT_KEPT_ROWS`]).
     pub kept_rows: usize,
