@@ -98,7 +98,7 @@ fn streaming_imports_no_terminal_report_or_progress_bar() {
     );
     for path in files {
         let code = without_tests(&without_comments(&fs::read_to_string(&path).unwrap()));
-        if paths(&code, &["indicatif"]).first().is_some() || code.contains("ProgressBar") {
+        if !paths(&code, &["indicatif"]).is_empty() || code.contains("ProgressBar") {
             offenders.push(format!("{} -> indicatif", path.display()));
         }
     }
