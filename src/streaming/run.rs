@@ -661,9 +661,8 @@ impl StreamRun {
         for (case_id, pinned) in std::mem::take(&mut self.pinned) {
             self.close_pinned(&case_id, pinned)?;
         }
-        if let Some(current) = &mut self.current.take() {
-            current.reread.let_go();
-        }
+        // Its handle is closed: a run over thousands of files does not hold one each.
+        self.current = None;
         self.foreign.clear();
         Ok(())
     }
