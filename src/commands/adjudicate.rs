@@ -15,7 +15,7 @@ use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
-    judge, Encoding, Records, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+    judge, CaseRecords, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
 };
 
 /// How the matrix is written.
@@ -286,7 +286,7 @@ fn write_records(
     out: &mut impl crate::output::AppendFile,
     encoding: Encoding,
     extra: &[&str],
-    records: Records,
+    records: CaseRecords,
 ) -> std::io::Result<()> {
     if extra.is_empty() {
         return records.write_to(out);

@@ -23,7 +23,7 @@ use crate::autograder::{
 };
 use crate::commands::grade::Weights;
 use crate::grading::class::{
-    grade_submission, parse_points, parse_weights, CaseStatus, Feedback, Outcome, Scoring,
+    grade_submission, parse_points, parse_weights, CaseStatus, Feedback, Scoring, SubmissionOutcome,
 };
 use crate::grading::compare::shown;
 use crate::grading::matrix::{MatrixInput, MatrixRead, SplitMatrix};
@@ -944,7 +944,7 @@ fn check_key(
     )?;
     let outcome = grade_submission(Some(&golden), engine, errors, scoring, true)
         .context("grading through temporary files")?;
-    let Outcome::Graded(graded) = outcome else {
+    let SubmissionOutcome::Graded(graded) = outcome else {
         anyhow::bail!("the engine's matrix of the case files could not be read back");
     };
     if graded.score == golden.len() * scoring.case_max()

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use crate::grading::class::{
-    grade_submission, parse_points, parse_weights, ClassReport, Feedback, Hint, Outcome, Previous,
-    Scoring, Submission,
+    grade_submission, parse_points, parse_weights, ClassReport, Feedback, Hint, Previous, Scoring,
+    Submission, SubmissionOutcome,
 };
 use crate::grading::hint::hints_by_case;
 use crate::grading::matrix::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
@@ -758,7 +758,9 @@ fn platform_gradebook(
         .zip(&class.uploads)
         .map(|(submission, upload)| LearnerGrade {
             points: match &submission.outcome {
-                Outcome::Graded(graded) => Some(scaled(graded.score, report.max_score(), points)),
+                SubmissionOutcome::Graded(graded) => {
+                    Some(scaled(graded.score, report.max_score(), points))
+                }
                 _ if missing == Missing::Zero => Some(0.0),
                 _ => None,
             },
@@ -930,7 +932,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     if is_platform(format) {
                         check = Some(Precheck::unreadable(&name, cases, problems.clone()));
                     }
-                    (name, Outcome::Ungradable(problems))
+                    (name, SubmissionOutcome::Ungradable(problems))
                 }
                 // A submission's own problems are reported even when the golden file is
                 // unusable. A submission found in an upload is named by its place in it (what
@@ -944,7 +946,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                             if is_platform(format) {
                                 check = Some(Precheck::unreadable(&name, cases, errors.clone()));
                             }
-                            Outcome::Ungradable(errors)
+                            SubmissionOutcome::Ungradable(errors)
                         }
                         Ok((submission, errors)) => {
                             // On a platform, the learner's check first: it looks at the key's
@@ -1121,7 +1123,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
         let mut ungradable = 0;
         for submission in &report.submissions {
-            if let Outcome::Ungradable(problems) = &submission.outcome {
+            if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
                 for problem in problems {
                     log.line(&mut err, &problem.to_string());

@@ -20,7 +20,7 @@ use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::Timestamp;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, Records, Sink, StreamError, StreamSettings, Window,
+    judge, CaseRecords, CaseWriter, Encoding, KeptRow, Sink, StreamError, StreamSettings, Window,
     EVERY_CASE,
 };
 
@@ -118,7 +118,7 @@ impl CaseWriter for Traces {
 /// The explanation [`explain_streaming`] made, in temporary files until it is written.
 pub struct Explanation {
     format: Format,
-    records: Records,
+    records: CaseRecords,
     /// The cases shown.
     pub shown: usize,
     /// The cases selected (more than `shown` when `--limit` left some out).
@@ -319,7 +319,7 @@ pub fn trace_records(
     sources: &[Source],
     run_as_of: Option<Timestamp>,
     record: impl FnMut(&CaseTrace, &mut Vec<u8>) + Send + 'static,
-) -> Result<Records, StreamError> {
+) -> Result<CaseRecords, StreamError> {
     let writer = TraceRecords { run_as_of, record };
     judge(
         sources,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::input::records::Records;
+use crate::input::records::RecordReader;
 use crate::input::{
     body_record, header_record, normalise_header, BodyRecord, InputError, InputErrors,
 };
@@ -34,7 +34,7 @@ pub fn parse_baseline(
     bytes: &[u8],
     name: &str,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
-    let mut records = Records::new(bytes, true);
+    let mut records = RecordReader::new(bytes, true);
     let mut errors = InputErrors::new();
     let (header_line, header) = match header_record(&mut records, name, &mut errors) {
         Ok(Some(record)) => (

@@ -213,7 +213,7 @@ impl Graded {
 
 /// What became of a submission.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum SubmissionOutcome {
     /// It was graded.
     Graded(Graded),
     /// It could not be read or lacks a graded column: its own problems, located.
@@ -235,7 +235,7 @@ pub struct Submission {
     /// The file as named (a directory's files as `DIR/NAME`).
     pub name: String,
     /// What became of it.
-    pub outcome: Outcome,
+    pub outcome: SubmissionOutcome,
     /// Its line in the `--baseline` gradebook, if one was given and has it.
     pub previous: Option<Previous>,
 }
@@ -244,7 +244,7 @@ impl Submission {
     /// The score, if graded.
     pub fn score(&self) -> Option<u64> {
         match &self.outcome {
-            Outcome::Graded(graded) => Some(graded.score),
+            SubmissionOutcome::Graded(graded) => Some(graded.score),
             _ => None,
         }
     }
@@ -257,8 +257,8 @@ impl Submission {
     /// `graded` or `ungradable`.
     pub fn status(&self) -> &'static str {
         match self.outcome {
-            Outcome::Graded(_) => "graded",
-            Outcome::Ungradable(_) | Outcome::KeyMalformed => "ungradable",
+            SubmissionOutcome::Graded(_) => "graded",
+            SubmissionOutcome::Ungradable(_) | SubmissionOutcome::KeyMalformed => "ungradable",
         }
     }
 }
@@ -415,7 +415,7 @@ impl ClassReport {
         let mut total = 0.0;
         for submission in &self.submissions {
             match &submission.outcome {
-                Outcome::Graded(graded) => {
+                SubmissionOutcome::Graded(graded) => {
                     summary.graded += 1;
                     if graded.score == self.max_score() {
                         summary.full_marks += 1;
@@ -508,16 +508,16 @@ pub fn grade_submission(
     errors: InputErrors,
     scoring: &Scoring,
     reveal: bool,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<SubmissionOutcome> {
     let lacks = submission.lacks_columns(&scoring.columns);
     let Some(golden) = golden.filter(|_| errors.is_empty() && !lacks) else {
         let errors = with_duplicates(errors, submission.duplicates()?);
         return Ok(if !errors.is_empty() {
-            Outcome::Ungradable(errors)
+            SubmissionOutcome::Ungradable(errors)
         } else if lacks {
-            Outcome::Ungradable(submission.into_missing_columns(&scoring.columns))
+            SubmissionOutcome::Ungradable(submission.into_missing_columns(&scoring.columns))
         } else {
-            Outcome::KeyMalformed
+            SubmissionOutcome::KeyMalformed
         });
     };
     assert_eq!(golden.parts(), submission.parts(), "split by one splitter");
@@ -550,12 +550,12 @@ pub fn grade_submission(
         unknown_runs.push(unknown.point());
     }
     if !duplicates.is_empty() {
-        return Ok(Outcome::Ungradable(with_duplicates(
+        return Ok(SubmissionOutcome::Ungradable(with_duplicates(
             InputErrors::new(),
             duplicates,
         )));
     }
-    Ok(Outcome::Graded(Graded {
+    Ok(SubmissionOutcome::Graded(Graded {
         cases: marks.finish()?.merge_runs(&runs)?,
         unknown: unknown.finish()?.merge_runs(&unknown_runs)?,
         score,
@@ -636,7 +636,7 @@ pub fn item_analysis<E>(
         .submissions
         .iter()
         .filter_map(|submission| match &submission.outcome {
-            Outcome::Graded(graded) => Some(graded.cases.iter()),
+            SubmissionOutcome::Graded(graded) => Some(graded.cases.iter()),
             _ => None,
         })
         .collect();
@@ -687,7 +687,7 @@ pub(crate) fn grade_csv(
     submission: &str,
     scoring: &Scoring,
     parts: usize,
-) -> Outcome {
+) -> SubmissionOutcome {
     use crate::grading::partitions::Splitter;
     use crate::grading::{MatrixFileFormat, MatrixInput, MatrixRead};
     let splitter = Splitter::with_parts(parts);
@@ -712,7 +712,7 @@ pub(crate) fn grade_csv(
 pub(crate) fn graded_csv(golden: &str, submission: &str) -> Graded {
     let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
     match grade_csv(golden, submission, &scoring, 1) {
-        Outcome::Graded(graded) => graded,
+        SubmissionOutcome::Graded(graded) => graded,
         other => panic!("not graded: {other:?}"),
     }
 }
@@ -790,7 +790,7 @@ mod tests {
         let submission =
             "case_id,decision,reason\na,ACTIVE,late_progress\nb,EXPIRED,ack_missing\nz,ACTIVE,x\n";
         let grade = |scoring: &Scoring| match grade_csv(golden, submission, scoring, 1) {
-            Outcome::Graded(graded) => graded,
+            SubmissionOutcome::Graded(graded) => graded,
             other => panic!("not graded: {other:?}"),
         };
         let columns = vec![Column::DECISION, Column::REASON];
@@ -851,13 +851,13 @@ mod tests {
                 assert_eq!(grade_csv(&golden, submission, &scoring, parts), whole);
             }
             // The errors are the ones (and in the order) a matrix read whole lists.
-            if let Outcome::Ungradable(errors) = &whole {
+            if let SubmissionOutcome::Ungradable(errors) = &whole {
                 let read = keeping(submission.as_bytes(), MatrixFileFormat::Csv, &columns);
                 assert_eq!(&read.unwrap_err(), errors);
                 assert!(errors.len() > 200);
             }
         }
-        let Outcome::Graded(shuffled) = grade_csv(&golden, &shuffled, &scoring, 7) else {
+        let SubmissionOutcome::Graded(shuffled) = grade_csv(&golden, &shuffled, &scoring, 7) else {
             panic!("graded");
         };
         assert!(shuffled.cases.iter().map(|c| c.case).eq(0..3_000));

@@ -9,7 +9,7 @@ use super::fields::{
     cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
     OUTPUT_ONLY_COLUMNS,
 };
-use super::records::{Record, Records};
+use super::records::{Record, RecordReader};
 use super::{CaseRead, RowSink};
 
 /// A CSV file's header: its column names and the field each names. Read once, it lets a
@@ -28,7 +28,7 @@ impl CsvHeader {
     /// Reads just the header of a CSV file (with `delimiter`, or the one detected): `None` if
     /// it has none or any problem (which a whole read of the file reports).
     pub fn read(reader: impl Read, file: &str, delimiter: Option<Delimiter>) -> Option<CsvHeader> {
-        let mut records = Records::new(reader, true);
+        let mut records = RecordReader::new(reader, true);
         let mut errors = InputErrors::new();
         let header = read_header_record(
             &mut records,
@@ -86,7 +86,7 @@ pub struct Stopped {
 /// Reads the header record with `delimiter`, or the one detected from it, and maps its
 /// columns; every problem goes to `errors` (and then `None`).
 fn read_header_record<R: Read>(
-    records: &mut Records<R>,
+    records: &mut RecordReader<R>,
     file: &str,
     delimiter: Option<Delimiter>,
     errors: &mut InputErrors,
@@ -237,7 +237,7 @@ const UNTERMINATED: &str = "unterminated quote: the file ends inside a quoted ce
 
 /// A failed read of a record: the line the read started at, and why. Each strict reader
 /// locates its "cannot read" where it always has: a case file at the line the read started
-/// at, a matrix or gradebook at the line reading had reached ([`Records::line`]).
+/// at, a matrix or gradebook at the line reading had reached ([`RecordReader::line`]).
 pub(crate) struct ReadFailure {
     pub(crate) started_at: u64,
     pub(crate) error: std::io::Error,
@@ -253,7 +253,7 @@ impl ReadFailure {
 /// The header record of a strict CSV file (a case file, a matrix, a gradebook); `Ok(None)`
 /// when the file is empty or ends inside the header's quote, each reported to `errors`.
 pub(crate) fn header_record<'r, R: Read>(
-    records: &'r mut Records<R>,
+    records: &'r mut RecordReader<R>,
     file: &str,
     errors: &mut InputErrors,
 ) -> Result<Option<Record<'r>>, ReadFailure> {
@@ -291,7 +291,7 @@ pub(crate) enum BodyRecord<'r> {
 /// each located at the record's line.
 #[inline]
 pub(crate) fn body_record<'r, R: Read>(
-    records: &'r mut Records<R>,
+    records: &'r mut RecordReader<R>,
     file: &str,
     width: usize,
     errors: &mut InputErrors,
@@ -336,7 +336,7 @@ pub fn read(
 ) -> CsvRead {
     let (file, header, cut) = (how.name, how.after_header, how.cut);
     let delimiter = how.options.delimiter;
-    let mut records = Records::new(reader, header.is_none());
+    let mut records = RecordReader::new(reader, header.is_none());
     let read_header;
     let CsvHeader {
         names: header_names,
@@ -423,7 +423,7 @@ pub fn read(
     summary(&records, stopped)
 }
 
-fn summary<R: Read>(records: &Records<R>, stopped: Option<Stopped>) -> CsvRead {
+fn summary<R: Read>(records: &RecordReader<R>, stopped: Option<Stopped>) -> CsvRead {
     CsvRead {
         end_line: records.line(),
         stopped,
@@ -434,7 +434,10 @@ fn summary<R: Read>(records: &Records<R>, stopped: Option<Stopped>) -> CsvRead {
 /// while one does. Lines end at `\n`, `\r\n` or a lone `\r` and the cut follows none of them
 /// halfway, so at the cut (the byte after a `\n`) this reader is where a reader started
 /// there is: at a record's start, blank lines still to skip.
-fn stop_at_cut<R: Read>(records: &mut Records<R>, cut: u64) -> std::io::Result<Option<Stopped>> {
+fn stop_at_cut<R: Read>(
+    records: &mut RecordReader<R>,
+    cut: u64,
+) -> std::io::Result<Option<Stopped>> {
     records.skip_blank_lines_before(cut)?;
     let offset = records.offset();
     if offset < cut {

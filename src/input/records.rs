@@ -1,7 +1,7 @@
 //! CSV records with their lines, as the csv crate reads them (RFC 4180 quoting, `\r`, `\n`
 //! or `\r\n` ending a record, blank lines skipped, a leading UTF-8 BOM dropped), but faster
 //! for the rows case files are made of. The delimiter is a comma unless set otherwise
-//! ([`Records::set_delimiter`], after [`Records::peek_line`] has shown the header).
+//! ([`RecordReader::set_delimiter`], after [`RecordReader::peek_line`] has shown the header).
 //!
 //! One pass finds a record's cells in the buffer it was read into: the text between
 //! delimiters, and a cell that opens with a `"` as far as its closing quote (doubled quotes
@@ -61,7 +61,7 @@ impl<'a> Record<'a> {
 }
 
 /// Reads [`Record`]s from a reader.
-pub struct Records<R> {
+pub struct RecordReader<R> {
     reader: R,
     /// Read but not yet consumed: `buf[pos..filled]`.
     buf: Vec<u8>,
@@ -169,10 +169,10 @@ fn chunk_marks_portable(chunk: &[u8; 16], delimiter: u8) -> ChunkMarks {
     marks
 }
 
-impl<R: Read> Records<R> {
+impl<R: Read> RecordReader<R> {
     /// Records from the start of `reader`; with `at_file_start`, a leading BOM is dropped.
-    pub fn new(reader: R, at_file_start: bool) -> Records<R> {
-        Records {
+    pub fn new(reader: R, at_file_start: bool) -> RecordReader<R> {
+        RecordReader {
             reader,
             buf: vec![0; BUFFER],
             pos: 0,
@@ -223,14 +223,14 @@ impl<R: Read> Records<R> {
         self.skip_blank_lines(u64::MAX)
     }
 
-    /// Skips blank lines as [`Records::next_record`] does, but none that starts at or after
+    /// Skips blank lines as [`RecordReader::next_record`] does, but none that starts at or after
     /// the byte offset `limit`: a reader that must know whether a record starts at some
-    /// offset stops there, and then [`Records::offset`] and [`Records::line`] say where it is.
+    /// offset stops there, and then [`RecordReader::offset`] and [`RecordReader::line`] say where it is.
     pub fn skip_blank_lines_before(&mut self, limit: u64) -> io::Result<()> {
         self.skip_blank_lines(limit).map(drop)
     }
 
-    /// [`Records::skip_to_record`], stopping at `limit` (`true` there, unless the input ends).
+    /// [`RecordReader::skip_to_record`], stopping at `limit` (`true` there, unless the input ends).
     fn skip_blank_lines(&mut self, limit: u64) -> io::Result<bool> {
         if self.at_start {
             while self.filled - self.pos < 3 && self.refill()? {}

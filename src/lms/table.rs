@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::input::records::Records;
+use crate::input::records::RecordReader;
 use crate::input::{body_record, header_record, BodyRecord, InputError, InputErrors};
 
 /// One row of a table: its line in the file and its cells.
@@ -62,7 +62,7 @@ pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
 
 /// Parses a table's bytes (named `name` in errors).
 pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
-    let mut records = Records::new(bytes, true);
+    let mut records = RecordReader::new(bytes, true);
     let cells_with = |line: &[u8], delimiter: u8| {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)

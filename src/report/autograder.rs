@@ -14,7 +14,9 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::class::{
+    CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow,
+};
 use crate::output::{escape_controls, escape_controls_keep_lines};
 
 use super::class_text::score_line;
@@ -202,17 +204,17 @@ pub(super) fn test_output(lines: &[String]) -> String {
 pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
     let mut lines = CappedLines::new();
     match &submission.outcome {
-        Outcome::KeyMalformed => {
+        SubmissionOutcome::KeyMalformed => {
             for line in super::class_text::key_lines(report) {
                 lines.push(&line);
             }
         }
-        Outcome::Ungradable(problems) => {
+        SubmissionOutcome::Ungradable(problems) => {
             for problem in problems.shown() {
                 lines.push(&problem.to_string());
             }
         }
-        Outcome::Graded(_) => {}
+        SubmissionOutcome::Graded(_) => {}
     }
     lines.finish("problems")
 }
@@ -220,7 +222,7 @@ pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Ve
 /// The warnings for a graded submission's rows the golden file lacks, capped.
 fn warning_lines(submission: &Submission) -> Vec<String> {
     let mut lines = CappedLines::new();
-    if let Outcome::Graded(graded) = &submission.outcome {
+    if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
             lines.push(&format!(
                 "warning: {}:{}: {}: {}",
@@ -409,7 +411,7 @@ pub(super) fn only(report: &ClassReport) -> &Submission {
 /// Whether the submission's tests list its cases: it was graded and the feedback shows
 /// cases.
 pub(super) fn lists_cases(report: &ClassReport, submission: &Submission) -> bool {
-    matches!(submission.outcome, Outcome::Graded(_)) && report.feedback.shows_cases()
+    matches!(submission.outcome, SubmissionOutcome::Graded(_)) && report.feedback.shows_cases()
 }
 
 /// A case's Gradescope test.
@@ -494,8 +496,7 @@ fn write_gradescope_within(
             ("visibility", visibility.name().into()),
         ])
     };
-    let full_marks =
-        matches!(&submission.outcome, Outcome::Graded(g) if g.score == report.max_score());
+    let full_marks = matches!(&submission.outcome, SubmissionOutcome::Graded(g) if g.score == report.max_score());
     // Not visible: the summary is the first test. With no case tests after it, it carries the
     // score (so that a test hides the total); with them, it is informational.
     let summary_test = |note: Option<String>| -> Option<Value> {
@@ -541,7 +542,7 @@ fn write_gradescope_within(
             "visibility": visibility.name(),
         })
     };
-    let Outcome::Graded(graded) = &submission.outcome else {
+    let SubmissionOutcome::Graded(graded) = &submission.outcome else {
         return write_document(&head(None), first_tests(None), out);
     };
     if !lists {
@@ -597,7 +598,7 @@ fn write_prairielearn_within(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let submission = only(report);
-    let Outcome::Graded(graded) = &submission.outcome else {
+    let SubmissionOutcome::Graded(graded) = &submission.outcome else {
         let message = if report.key_problems.is_some() {
             report.key_message().to_owned()
         } else {
@@ -696,7 +697,7 @@ mod tests {
             key_unreadable: false,
             submissions: vec![Submission {
                 name: "ben.csv".to_owned(),
-                outcome: Outcome::Graded(marks),
+                outcome: SubmissionOutcome::Graded(marks),
                 previous: None,
             }],
             baseline: false,
@@ -708,7 +709,7 @@ mod tests {
     /// The documents as they were built whole before they were written as they are made.
     fn whole(report: &ClassReport, gradescope: bool) -> String {
         let submission = only(report);
-        let Outcome::Graded(graded) = &submission.outcome else {
+        let SubmissionOutcome::Graded(graded) = &submission.outcome else {
             panic!("graded")
         };
         let mut tests = Vec::new();
@@ -781,7 +782,7 @@ mod tests {
     #[test]
     fn documents_keep_under_the_limit_wrong_cases_first_and_points_add_up() {
         let report = report(Feedback::Cases);
-        let Outcome::Graded(graded) = &only(&report).outcome else {
+        let SubmissionOutcome::Graded(graded) = &only(&report).outcome else {
             unreachable!()
         };
         let wrong_cases = graded
@@ -850,7 +851,7 @@ mod tests {
         }
         let mut report = report(Feedback::Cases);
         report.cases = 1;
-        report.submissions[0].outcome = Outcome::Graded(graded_csv(&golden, &rows));
+        report.submissions[0].outcome = SubmissionOutcome::Graded(graded_csv(&golden, &rows));
         for gradescope in [true, false] {
             let mut out = Vec::new();
             if gradescope {
@@ -917,7 +918,7 @@ mod tests {
         );
         let mut report = report(Feedback::Cases);
         report.cases = 1;
-        report.submissions[0].outcome = Outcome::Graded(graded_csv(&golden, &wrong));
+        report.submissions[0].outcome = SubmissionOutcome::Graded(graded_csv(&golden, &wrong));
         let mut out = Vec::new();
         write_gradescope(&report, Visibility::Visible, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -9,7 +9,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::grading::class::{CaseMark, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::class::{CaseMark, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::grading::marks::{Marks, UnknownRows};
 
 /// A percentage rounded to two decimals, so documents carry no float noise.
@@ -116,14 +116,14 @@ fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String,
         );
     }
     match &submission.outcome {
-        Outcome::KeyMalformed => {
+        SubmissionOutcome::KeyMalformed => {
             object.insert("errors".into(), json!([{"message": report.key_message()}]));
         }
-        Outcome::Ungradable(problems) => {
+        SubmissionOutcome::Ungradable(problems) => {
             let errors: Vec<Value> = problems.shown().iter().map(error_json).collect();
             object.insert("errors".into(), errors.into());
         }
-        Outcome::Graded(graded) => {
+        SubmissionOutcome::Graded(graded) => {
             let counts = graded.counts();
             object.insert(
                 "counts".into(),
@@ -156,7 +156,7 @@ impl Serialize for SubmissionJson<'_> {
         for (key, value) in &head {
             map.serialize_entry(key, value)?;
         }
-        if let Outcome::Graded(graded) = &submission.outcome {
+        if let SubmissionOutcome::Graded(graded) = &submission.outcome {
             if report.feedback.shows_cases() {
                 map.serialize_entry("cases", &CasesJson(report, submission, &graded.cases))?;
             }

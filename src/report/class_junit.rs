@@ -9,7 +9,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use std::io::Write;
 
-use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 
 use super::class_text::{key_lines, score_line};
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
@@ -57,7 +57,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
         add(test);
     };
     match &submission.outcome {
-        Outcome::KeyMalformed => {
+        SubmissionOutcome::KeyMalformed => {
             let lines = key_lines(report);
             add(
                 "golden file",
@@ -69,7 +69,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                 ),
             );
         }
-        Outcome::Ungradable(problems) => {
+        SubmissionOutcome::Ungradable(problems) => {
             for (i, problem) in problems.shown().iter().enumerate() {
                 add(
                     &format!("problem {}", i + 1),
@@ -82,7 +82,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                 );
             }
         }
-        Outcome::Graded(graded) => {
+        SubmissionOutcome::Graded(graded) => {
             if report.feedback.shows_cases() {
                 for case in &graded.cases {
                     let status = match case.status {
@@ -277,7 +277,7 @@ mod tests {
         wrong.push_str("stray,ACTIVE,within_lease\n");
         let submission = |name: &str, graded: Graded| Submission {
             name: name.to_owned(),
-            outcome: Outcome::Graded(graded),
+            outcome: SubmissionOutcome::Graded(graded),
             previous: None,
         };
         let report = ClassReport {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
-use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::grading::Spot;
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
@@ -367,13 +367,15 @@ pub fn write_table(
             escape_controls(&score_line(report, submission))
         )?;
         match &submission.outcome {
-            Outcome::KeyMalformed => writeln!(out, "  not graded: {}", report.key_message())?,
-            Outcome::Ungradable(problems) => {
+            SubmissionOutcome::KeyMalformed => {
+                writeln!(out, "  not graded: {}", report.key_message())?
+            }
+            SubmissionOutcome::Ungradable(problems) => {
                 for problem in problems.shown() {
                     writeln!(out, "  {}", escape_message(&problem.to_string()))?;
                 }
             }
-            Outcome::Graded(graded) => {
+            SubmissionOutcome::Graded(graded) => {
                 let shows_cases = report.feedback.shows_cases();
                 let rows = || {
                     let cases = graded
@@ -488,8 +490,8 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
         // to write them.
         let rows = || -> Box<dyn Iterator<Item = [String; 4]> + '_> {
             match &submission.outcome {
-                Outcome::KeyMalformed => Box::new(std::iter::empty()),
-                Outcome::Ungradable(problems) => {
+                SubmissionOutcome::KeyMalformed => Box::new(std::iter::empty()),
+                SubmissionOutcome::Ungradable(problems) => {
                     Box::new(problems.shown().into_iter().map(|problem| {
                         let at = Spot {
                             file: problem.file.clone(),
@@ -503,7 +505,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                         ]
                     }))
                 }
-                Outcome::Graded(graded) => {
+                SubmissionOutcome::Graded(graded) => {
                     let cases = graded.cases.iter().filter_map(|case| {
                         let problems = report.problems(&case, &submission.name);
                         (!problems.is_empty()).then(|| {
@@ -559,8 +561,8 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
             line: None,
         };
         match &submission.outcome {
-            Outcome::KeyMalformed => {}
-            Outcome::Ungradable(problems) => {
+            SubmissionOutcome::KeyMalformed => {}
+            SubmissionOutcome::Ungradable(problems) => {
                 for problem in problems.shown() {
                     let at = Spot {
                         file: problem.file.clone(),
@@ -577,7 +579,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                     )?;
                 }
             }
-            Outcome::Graded(graded) => {
+            SubmissionOutcome::Graded(graded) => {
                 for case in &graded.cases {
                     let problems = report.problems(&case, &submission.name);
                     if !problems.is_empty() {
@@ -608,7 +610,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
             }
         }
         let level = match &submission.outcome {
-            Outcome::Graded(graded) if graded.score == report.max_score() => "notice",
+            SubmissionOutcome::Graded(graded) if graded.score == report.max_score() => "notice",
             _ => "error",
         };
         out.write_all(

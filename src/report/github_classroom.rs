@@ -24,7 +24,7 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Outcome};
+use crate::grading::class::{CaseMark, CaseStatus, ClassReport, SubmissionOutcome};
 use crate::grading::precheck::Precheck;
 
 use super::autograder::{
@@ -129,7 +129,7 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
             ("max_score", max.into()),
         ])
     };
-    let Outcome::Graded(graded) = &submission.outcome else {
+    let SubmissionOutcome::Graded(graded) = &submission.outcome else {
         let lines = problem_lines(report, submission);
         let name = if report.key_problems.is_some() {
             "answer key".to_owned()

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 
-use crate::grading::class::{item_analysis, ClassReport, Outcome};
+use crate::grading::class::{item_analysis, ClassReport, SubmissionOutcome};
 use crate::output::report_cell;
 
 use super::class_text::baseline_cells;
@@ -53,7 +53,7 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
     for submission in &report.submissions {
         let mut row = vec![report_cell(&submission.name).into_owned()];
         match &submission.outcome {
-            Outcome::Graded(graded) => {
+            SubmissionOutcome::Graded(graded) => {
                 let counts = graded.counts();
                 row.push(graded.score.to_string());
                 row.push(report.max_score().to_string());

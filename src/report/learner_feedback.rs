@@ -2,7 +2,7 @@
 //! feedback comments, `grade --lms`): plain text lines at the run's `--feedback` level, their
 //! control characters made visible, at most [`FEEDBACK_LIMIT`] bytes.
 
-use crate::grading::class::{CaseStatus, ClassReport, Outcome, Submission, UnknownRow};
+use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::output::escape_controls;
 
 use super::class_text::score_line;
@@ -49,14 +49,14 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<Stri
         left_out: 0,
     };
     match &submission.outcome {
-        Outcome::KeyMalformed => lines.push(report.key_message()),
-        Outcome::Ungradable(problems) => {
+        SubmissionOutcome::KeyMalformed => lines.push(report.key_message()),
+        SubmissionOutcome::Ungradable(problems) => {
             lines.push("Your submission could not be graded:");
             for problem in problems.shown() {
                 lines.push(&problem.to_string());
             }
         }
-        Outcome::Graded(graded) => {
+        SubmissionOutcome::Graded(graded) => {
             lines.push(&format!("Score: {}", score_line(report, submission)));
             for case in graded
                 .cases

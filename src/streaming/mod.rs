@@ -221,7 +221,7 @@ pub fn judge(
     settings: &StreamSettings<'_>,
     sink: Sink,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
-) -> Result<Records, StreamError> {
+) -> Result<CaseRecords, StreamError> {
     let (attempt, layout) = match sink {
         Sink::Matrix(encoding) => {
             // An audit sees rows in order: files are then read one after the other.
@@ -234,7 +234,7 @@ pub fn judge(
             } else {
                 schedule::stream_sequential(sources, settings, encoding, on_row)
             };
-            (attempt?, Layout::Matrix(encoding))
+            (attempt?, RecordLayout::Matrix(encoding))
         }
         Sink::Cases(cases) => {
             let separator = cases.separator_len();
@@ -257,31 +257,31 @@ pub fn judge(
             run.cases = Some(cases);
             let stop = std::sync::atomic::AtomicBool::new(false);
             let attempt = stream_in_order(run, sources, None, &settings, &stop, on_row)?;
-            (attempt, Layout::Cases { separator })
+            (attempt, RecordLayout::Cases { separator })
         }
     };
     match attempt {
-        Attempt::Done(spills) => Ok(Records { spills, layout }),
+        Attempt::Done(spills) => Ok(CaseRecords { spills, layout }),
         Attempt::Failed(errors) => Err(StreamError::Input(errors)),
     }
 }
 
 /// What a run wrote: one record per case written, in order of first appearance, in
 /// temporary files.
-pub struct Records {
+pub struct CaseRecords {
     spills: Vec<SpillFile>,
-    layout: Layout,
+    layout: RecordLayout,
 }
 
 /// How records are put together into their output.
-enum Layout {
+enum RecordLayout {
     /// Matrix rows: a header (CSV) or brackets (JSON) around them.
     Matrix(Encoding),
     /// A case writer's records, the first without its leading separator of this many bytes.
     Cases { separator: u64 },
 }
 
-impl Records {
+impl CaseRecords {
     /// How many records there are.
     pub fn count(&self) -> u64 {
         self.spills.iter().map(SpillFile::rows).sum()
@@ -291,8 +291,8 @@ impl Records {
     /// every case record (the first without its leading separator).
     pub fn write_to(self, out: &mut impl AppendFile) -> io::Result<()> {
         match self.layout {
-            Layout::Matrix(encoding) => assemble(out, encoding, self.spills),
-            Layout::Cases { separator } => assemble_rows(out, self.spills, separator),
+            RecordLayout::Matrix(encoding) => assemble(out, encoding, self.spills),
+            RecordLayout::Cases { separator } => assemble_rows(out, self.spills, separator),
         }
     }
 }

@@ -422,9 +422,9 @@ fn read_case_warnings(
 
 /// An [`AppendFile`](crate::output::AppendFile) over a temporary file, for the engine's
 /// records.
-struct Records(std::io::BufWriter<crate::store::Appender>);
+struct WarningRecords(std::io::BufWriter<crate::store::Appender>);
 
-impl Write for Records {
+impl Write for WarningRecords {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.write(buf)
     }
@@ -434,7 +434,7 @@ impl Write for Records {
     }
 }
 
-impl crate::output::AppendFile for Records {}
+impl crate::output::AppendFile for WarningRecords {}
 
 /// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
 /// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
@@ -501,7 +501,7 @@ pub fn validate_streaming(
         None => ids.len(),
         Some(records) => {
             let file = TempFile::new()?;
-            let mut out = Records(std::io::BufWriter::new(file.appender()));
+            let mut out = WarningRecords(std::io::BufWriter::new(file.appender()));
             records.write_to(&mut out)?;
             out.flush()?;
             let mut case_warnings = Warnings::new(limit);

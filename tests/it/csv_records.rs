@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use leasejudge::input::records::Records;
+use leasejudge::input::records::RecordReader;
 use proptest::prelude::*;
 
 /// A reader that hands out at most `chunk` bytes per read, so that records cross the
@@ -30,7 +30,7 @@ fn ours(bytes: &[u8], chunk: usize) -> Vec<(u64, Cells)> {
 }
 
 fn ours_split_by(bytes: &[u8], chunk: usize, delimiter: u8) -> Vec<(u64, Cells)> {
-    let mut records = Records::new(Trickle { bytes, chunk }, true);
+    let mut records = RecordReader::new(Trickle { bytes, chunk }, true);
     if delimiter != b',' {
         records.set_delimiter(delimiter);
     }
@@ -132,7 +132,7 @@ fn a_quote_left_open_at_the_end_is_flagged() {
         ("a,b\"c\n", false),
         ("a,\"b\"c\n", false),
     ] {
-        let mut records = Records::new(text.as_bytes(), true);
+        let mut records = RecordReader::new(text.as_bytes(), true);
         let record = records.next_record().unwrap().unwrap();
         assert_eq!(record.is_unterminated(), open, "{text:?}");
     }

@@ -4,7 +4,7 @@
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
-use crate::input::records::Records;
+use crate::input::records::RecordReader;
 use crate::input::{
     body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
     HeaderColumns, InputError, InputErrors,
@@ -30,7 +30,7 @@ pub(super) fn read(
     errors: &mut InputErrors,
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
-    let mut records = Records::new(reader, true);
+    let mut records = RecordReader::new(reader, true);
     let cannot =
         |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
     let columns = HeaderColumns {
