@@ -62,16 +62,19 @@ impl Adjudication {
             return outcome;
         };
         let entry = &mut self.entries[index];
-        if let (Ok(ParsedRow { case_id, .. }), true) = (row, entry.file_index != at.file_index) {
-            if !self.clashes.contains(&(index, at.file_index)) {
-                self.clashes.push((index, at.file_index));
-                self.errors
-                    .push(clash_error(at, case_id, &entry.file, entry.first_line));
+        if entry.file_index != at.file_index {
+            // A case id in two files is one error, at the first valid row of the later file;
+            // a row that could not be typed there lists its own errors only (spec section 2).
+            if let Ok(ParsedRow { case_id, .. }) = row {
+                if !self.clashes.contains(&(index, at.file_index)) {
+                    self.clashes.push((index, at.file_index));
+                    self.errors
+                        .push(clash_error(at, case_id, &entry.file, entry.first_line));
+                }
             }
             return None;
         }
-        // What a row that could not be typed still says is checked against its case, even
-        // a case of another file (the streaming engine checks it only within the file).
+        // What a row that could not be typed still says is checked against its case.
         step_case(&mut entry.slot, at, row, &mut self.errors)
     }
 

@@ -62,5 +62,5 @@ pub mod report;
 pub mod sanitize;
 mod store;
 pub mod streaming;
-pub(crate) mod terminal;
+pub mod terminal;
 pub mod validation;

@@ -113,43 +113,90 @@ pub struct Progress {
     reveal: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
     /// Set once the bar is given standard error to draw on.
     shown: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The bytes the work has read, which it counts and the bar shows (the engine knows no
+    /// bar: see [`Progress::bytes_read`]).
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
+/// How often a shown bar takes in the bytes counted in [`Progress::bytes_read`].
+const BYTES_READ_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 impl Progress {
-    /// `bar` (drawn nowhere yet) in `template`, shown after the delay, ticking on its own
-    /// if `tick` (a spinner).
+    /// `bar` (drawn nowhere yet) in `template`, shown after [`PROGRESS_DELAY`], ticking on
+    /// its own if `tick` (a spinner).
     fn start(bar: indicatif::ProgressBar, template: &str, tick: bool) -> Progress {
+        Progress::start_after(bar, template, tick, PROGRESS_DELAY)
+    }
+
+    /// [`Progress::start`], shown after `delay` (the tests give none, or a day, so that what
+    /// they see does not depend on how busy the machine is).
+    fn start_after(
+        bar: indicatif::ProgressBar,
+        template: &str,
+        tick: bool,
+        delay: std::time::Duration,
+    ) -> Progress {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         bar.set_style(
             indicatif::ProgressStyle::with_template(template)
                 .expect("a valid template")
                 .progress_chars("=> "),
         );
+        use std::sync::atomic::Ordering;
+        use std::sync::mpsc::RecvTimeoutError;
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (drawn, flag) = (bar.clone(), std::sync::Arc::clone(&shown));
+        let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (drawn, flag, counted) = (
+            bar.clone(),
+            std::sync::Arc::clone(&shown),
+            std::sync::Arc::clone(&read),
+        );
         let reveal = std::thread::Builder::new()
             .name("leasejudge-progress".into())
             .spawn(move || {
-                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                    wait.recv_timeout(PROGRESS_DELAY)
-                {
+                if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(delay) {
                     drawn.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                    flag.store(true, Ordering::SeqCst);
                     if tick {
                         drawn.enable_steady_tick(std::time::Duration::from_millis(120));
                     }
                     drawn.tick();
+                    // The bytes read since last time (a bar fed through a writer it wraps
+                    // counts them itself: this adds nothing to it).
+                    let mut taken = 0;
+                    loop {
+                        let now = counted.load(Ordering::Relaxed);
+                        drawn.inc(now - taken);
+                        taken = now;
+                        if !matches!(
+                            wait.recv_timeout(BYTES_READ_EVERY),
+                            Err(RecvTimeoutError::Timeout)
+                        ) {
+                            break;
+                        }
+                    }
                 }
             })
             .ok()
             .map(|handle| (done, handle));
-        Progress { bar, reveal, shown }
+        Progress {
+            bar,
+            reveal,
+            shown,
+            read,
+        }
     }
 
-    /// The bar, to count bytes or wrap a writer with.
+    /// The bar, to wrap a writer with.
     pub fn bar(&self) -> &indicatif::ProgressBar {
         &self.bar
+    }
+
+    /// The count of bytes read that the bar shows: the work adds to it, and the bar takes
+    /// it in once shown.
+    pub fn bytes_read(&self) -> &std::sync::atomic::AtomicU64 {
+        &self.read
     }
 
     /// Clears what was drawn (if anything was).
@@ -445,26 +492,41 @@ mod tests {
     }
 
     #[test]
-    fn progress_is_drawn_only_once_the_delay_has_passed() {
+    fn progress_is_drawn_only_once_the_delay_has_passed_and_shows_the_bytes_read() {
         use std::sync::atomic::Ordering;
-        // A bar that ends before the delay is never given standard error to draw on; one
-        // still working after it is. (Under cargo test standard error is no terminal, so
-        // nothing shows either way.)
-        let quick = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", false);
+        // A bar that ends before the delay (a day) is never given standard error to draw
+        // on; one whose delay (none) has passed is. (Under cargo test standard error is no
+        // terminal, so nothing shows either way.)
+        let day = std::time::Duration::from_secs(86_400);
+        let quick = Progress::start_after(indicatif::ProgressBar::new(10), "{bytes}", false, day);
         let shown = std::sync::Arc::clone(&quick.shown);
-        std::thread::sleep(PROGRESS_DELAY / 2);
         quick.finish_and_clear();
         assert!(
             !shown.load(Ordering::SeqCst),
             "ended before the delay: never drawn"
         );
-        let slow = Progress::start(indicatif::ProgressBar::new(10), "{bytes}", true);
-        let shown = std::sync::Arc::clone(&slow.shown);
-        std::thread::sleep(PROGRESS_DELAY + std::time::Duration::from_millis(500));
-        assert!(
-            shown.load(Ordering::SeqCst),
-            "still working after the delay: drawn"
+        let slow = Progress::start_after(
+            indicatif::ProgressBar::new(10),
+            "{bytes}",
+            true,
+            std::time::Duration::ZERO,
         );
+        let shown = std::sync::Arc::clone(&slow.shown);
+        // Shown as soon as the thread that reveals it runs: waited for, not for a while.
+        let waited = std::time::Instant::now();
+        while !shown.load(Ordering::SeqCst) {
+            assert!(
+                waited.elapsed() < std::time::Duration::from_secs(60),
+                "still working after the delay: drawn"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        // The bytes the work counts are what the bar shows.
+        slow.bytes_read().fetch_add(1234, Ordering::Relaxed);
+        while slow.bar().position() != 1234 {
+            assert!(waited.elapsed() < std::time::Duration::from_secs(60));
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         slow.finish_and_clear();
     }
 }

@@ -15,7 +15,7 @@ use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
 use crate::streaming::{
-    judge, Encoding, Records, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
+    judge, CaseRecords, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
 };
 
 /// How the matrix is written.
@@ -252,10 +252,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .min(crate::limits::MAX_JOBS),
-        progress: progress.as_ref().map(crate::terminal::Progress::bar),
+        progress: progress.as_ref().map(crate::terminal::Progress::bytes_read),
         rows_observed: args.audit.is_some(),
         // As --explain always listed them (it kept every case in memory).
-        bad_rows_against_earlier_files: args.explain,
         ..StreamSettings::default()
     };
     let judged = judge(&sources, &settings, sink, &mut on_row);
@@ -287,7 +286,7 @@ fn write_records(
     out: &mut impl crate::output::AppendFile,
     encoding: Encoding,
     extra: &[&str],
-    records: Records,
+    records: CaseRecords,
 ) -> std::io::Result<()> {
     if extra.is_empty() {
         return records.write_to(out);

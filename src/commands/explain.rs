@@ -124,7 +124,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         args.as_of,
         (format, args.limit),
         &args.cases,
-        crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY,
+        crate::streaming::Window::COMMAND,
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();

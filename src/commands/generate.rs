@@ -169,7 +169,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
         let settings = StreamSettings {
             input_format: Some(crate::input::InputFormat::Csv),
-            progress: progress.as_ref().map(crate::terminal::Progress::bar),
+            progress: progress.as_ref().map(crate::terminal::Progress::bytes_read),
             ..StreamSettings::default()
         };
         let mut out = Output::open(Some(golden), Content::Csv)?;

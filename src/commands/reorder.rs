@@ -302,7 +302,6 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let settings = StreamSettings {
         input_format: args.input_format,
-        bad_rows_against_earlier_files: true,
         ..StreamSettings::in_file_order()
     };
     let found = judge(

@@ -105,7 +105,6 @@ pub fn write_blank_matrix(
     out: &mut impl AppendFile,
 ) -> Result<()> {
     let settings = StreamSettings {
-        bad_rows_against_earlier_files: true,
         ..StreamSettings::in_file_order()
     };
     let rows = BlankRows {

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
-use crate::validation::{validate_streaming, OPEN_CASES};
+use crate::streaming::Window;
+use crate::validation::validate_streaming;
 
 /// Check case files: every input error, and warnings about what a case author likely did
 /// not mean.
@@ -60,7 +61,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         args.input_format,
         args.max_warnings,
         args.lint,
-        OPEN_CASES,
+        Window::COMMAND,
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();

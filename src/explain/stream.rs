@@ -25,16 +25,12 @@ use crate::lease::{Case, CaseFault, Timestamp};
 use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
 use crate::streaming::{
-    judge, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Records, Sink, StreamError,
-    StreamSettings, DEFAULT_OPEN_CASES, EVERY_CASE,
+    judge, CaseRecords, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Sink, StreamError,
+    StreamSettings, Window, EVERY_CASE,
 };
 
 use super::sentence::sentence_of;
 use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows};
-
-/// How many cases may be open (rows kept, not yet written) before the oldest is written,
-/// for the formats written a case at a time: the engine's.
-pub const OPEN_CASES: usize = DEFAULT_OPEN_CASES;
 
 /// Replays a case's kept rows (every row that replayed, in file order) into its trace.
 fn trace_of(
@@ -293,7 +289,7 @@ impl CaseWriter for Traces {
 /// The explanation [`explain_streaming`] made, in temporary files until it is written.
 pub struct Explanation {
     format: Format,
-    records: Records,
+    records: CaseRecords,
     /// The cases shown.
     pub shown: usize,
     /// The cases selected (more than `shown` when `--limit` left some out).
@@ -328,16 +324,17 @@ impl Explanation {
 /// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
 /// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
 /// only the first `limit` cases (0: every case), with a note saying how many were left out.
-/// A case keeps at most `case_rows_in_memory` rows in memory
-/// ([`DEFAULT_CASE_ROWS_IN_MEMORY`](crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY)); a longer one is written as it is replayed from a
-/// temporary file, to the same bytes.
+/// The run keeps `window` open (the command's is [`Window::COMMAND`]): its cases and their
+/// rows before the oldest case is written, and a case's rows in memory before the rest go to
+/// a temporary file (a long case is written as it is replayed from there, to the same bytes);
+/// only an HTML page of every case keeps every case open.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     (format, limit): (Format, usize),
     wanted: &[String],
-    case_rows_in_memory: usize,
+    window: Window,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     // A page of some cases numbers them as they are first read; a page of every case, as
@@ -369,9 +366,12 @@ pub fn explain_streaming(
         },
     };
     let settings = StreamSettings {
-        case_rows_in_memory,
-        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
-        ..settings(input_format, run_as_of, paged)
+        open_cases: if every_case {
+            EVERY_CASE
+        } else {
+            window.open_cases
+        },
+        ..settings(input_format, run_as_of, Some(window))
     };
     let mut found: HashSet<&str> = HashSet::new();
     let mut numbering_failed = false;
@@ -425,19 +425,24 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a one-thread run in file order; `every_case` keeps every case
-/// of a file open to its end (and lists bad rows' errors against the cases of earlier files,
-/// as the pages and [`every_trace`] always have).
+/// The engine's settings for a one-thread run in file order, keeping `window` open; without
+/// one, every case of a file stays open to its end.
 fn settings(
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
-    every_case: bool,
+    window: Option<Window>,
 ) -> StreamSettings<'static> {
     StreamSettings {
         input_format,
         run_as_of,
-        open_cases: if every_case { EVERY_CASE } else { OPEN_CASES },
-        bad_rows_against_earlier_files: every_case,
+        open_cases: window.map_or(EVERY_CASE, |window| window.open_cases),
+        kept_rows: window.map_or(crate::streaming::DEFAULT_KEPT_ROWS, |window| {
+            window.kept_rows
+        }),
+        case_rows_in_memory: window
+            .map_or(crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY, |window| {
+                window.case_rows_in_memory
+            }),
         ..StreamSettings::in_file_order()
     }
 }
@@ -480,7 +485,7 @@ pub fn every_trace(
         traces: Arc::clone(&traces),
     };
     // Every case open to the end of its file: each is closed, and kept, once, in order.
-    let settings = settings(input_format, run_as_of, true);
+    let settings = settings(input_format, run_as_of, None);
     judge(
         sources,
         &settings,
@@ -529,11 +534,11 @@ pub fn trace_records(
     sources: &[Source],
     run_as_of: Option<Timestamp>,
     record: impl FnMut(&CaseTrace, &mut Vec<u8>) + Send + 'static,
-) -> Result<Records, StreamError> {
+) -> Result<CaseRecords, StreamError> {
     let writer = TraceRecords { run_as_of, record };
     judge(
         sources,
-        &settings(None, run_as_of, false),
+        &settings(None, run_as_of, Some(Window::COMMAND)),
         Sink::Cases(Box::new(writer)),
         &mut |_, _, _| {},
     )

@@ -893,7 +893,7 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (state >> 33) % n
         };
-        for _ in 0..200_000 {
+        for _ in 0..20_000 {
             let year = match next(4) {
                 0 => 1 + next(3),
                 1 => 9997 + next(3),

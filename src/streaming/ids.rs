@@ -727,7 +727,7 @@ mod tests {
     fn two_runs_inserting_the_same_ids_while_the_filter_grows_never_both_hear_no() {
         // The race (an id inserted into a layer while another run adds the next) is narrow:
         // several rounds make it likely to happen at least once.
-        for _round in 0..8 {
+        for _round in 0..4 {
             let seen = SeenIds::for_ids(0);
             let ids: Vec<u64> = (0..200_000u32)
                 .map(|i| id_hash(&format!("case-{i}")))

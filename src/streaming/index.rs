@@ -123,7 +123,7 @@ mod tests {
             let mut index = OpenIndex::with_capacity(capacity / 4);
             // (hash, seq) in order of insertion; few key bits make many entries share a hash.
             let mut model: Vec<(u64, u64)> = Vec::new();
-            for seq in 0..40_000u64 {
+            for seq in 0..12_000u64 {
                 // Few distinct top bits: long probe runs that wrap around the table's end.
                 let hash = next() >> (64 - key_bits) << (64 - key_bits) | (next() & 3);
                 if model.len() == capacity {

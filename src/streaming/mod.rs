@@ -50,8 +50,6 @@
 
 use std::io;
 
-use indicatif::ProgressBar;
-
 use crate::input::{BadRow, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
 use crate::lease::{Outcome, Timestamp};
 use crate::output::AppendFile;
@@ -109,15 +107,14 @@ pub struct StreamSettings<'a> {
     /// With `jobs` > 1, a lone CSV file of at least this many bytes is read as two halves on
     /// two threads ([`DEFAULT_SPLIT_MIN_BYTES`]; `u64::MAX`: never).
     pub split_min_bytes: u64,
-    /// Counts bytes read, if shown.
-    pub progress: Option<&'a ProgressBar>,
-    /// Whether a row that could not be typed, of a case id first seen in an earlier file, is
-    /// also checked against that file's case (a differing `job_id`, an `observed_at` before
-    /// its last), as the commands that once kept every case in memory (`explain -f
-    /// html|mermaid`, `template`, `reorder`, `adjudicate --explain`) have always listed it;
-    /// the others list only the row's own errors (and a valid row's clash). Honoured by runs
-    /// with a case writer ([`Sink::Cases`]).
-    pub bad_rows_against_earlier_files: bool,
+    /// Where the bytes read are counted, if progress is shown (the command draws it).
+    pub progress: Option<&'a std::sync::atomic::AtomicU64>,
+    /// The most rows the open cases keep for a case writer, all together, before the oldest
+    /// are closed ([`DEFAULT_KEPT_ROWS`]).
+    pub kept_rows: usize,
+    /// Cases that came back kept open at once, at least, before the half that came back
+    /// first are closed again ([`DEFAULT_PINNED_CASES`]).
+    pub pinned_cases: usize,
     /// How many rows each open case keeps in memory for a case writer ([`Sink::Cases`])
     /// before they go to a temporary file, read back when the case is written
     /// ([`DEFAULT_CASE_ROWS_IN_MEMORY`]; a few: tests of the written-out path).
@@ -127,7 +124,7 @@ pub struct StreamSettings<'a> {
 impl Default for StreamSettings<'_> {
     /// The engine's defaults: the format each file's name and bytes say, no `--as-of`, a
     /// window of [`DEFAULT_OPEN_CASES`], one thread, no audit, large lone files split (when
-    /// more threads are given), no progress, each bad row's own errors only.
+    /// more threads are given), no progress.
     fn default() -> Self {
         StreamSettings {
             input_format: None,
@@ -137,7 +134,8 @@ impl Default for StreamSettings<'_> {
             rows_observed: false,
             split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
             progress: None,
-            bad_rows_against_earlier_files: false,
+            kept_rows: DEFAULT_KEPT_ROWS,
+            pinned_cases: DEFAULT_PINNED_CASES,
             case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
         }
     }
@@ -173,6 +171,37 @@ fn filter_for(sources: &[Source]) -> SeenIds {
 /// The default number of open cases before the oldest is closed.
 pub const DEFAULT_OPEN_CASES: usize = 4096;
 
+/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
+/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
+/// files) keep, so that only files of long cases close cases early.
+pub const DEFAULT_KEPT_ROWS: usize = 1 << 16;
+
+/// Cases that came back kept open at once, at least (or `open_cases` if more).
+pub const DEFAULT_PINNED_CASES: usize = 1024;
+
+/// What a run that keeps its cases' rows (`explain`, `validate`) keeps open: how many cases,
+/// and how many of their rows in all. Its output is the same whatever the window; tests give
+/// a small one, to go past it with few cases.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    /// Cases open at once before the oldest is closed.
+    pub open_cases: usize,
+    /// Rows the open cases keep, all together, before the oldest are closed.
+    pub kept_rows: usize,
+    /// Rows one case keeps in memory before the rest go to a temporary file.
+    pub case_rows_in_memory: usize,
+}
+
+impl Window {
+    /// The commands' window: [`DEFAULT_OPEN_CASES`] cases, [`DEFAULT_KEPT_ROWS`] rows,
+    /// [`DEFAULT_CASE_ROWS_IN_MEMORY`] of a case in memory.
+    pub const COMMAND: Window = Window {
+        open_cases: DEFAULT_OPEN_CASES,
+        kept_rows: DEFAULT_KEPT_ROWS,
+        case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
+    };
+}
+
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
 /// case is closed early for the rows it keeps. For a command that numbers or counts its
@@ -203,7 +232,7 @@ pub fn judge(
     settings: &StreamSettings<'_>,
     sink: Sink,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
-) -> Result<Records, StreamError> {
+) -> Result<CaseRecords, StreamError> {
     let (attempt, layout) = match sink {
         Sink::Matrix(encoding) => {
             // An audit sees rows in order: files are then read one after the other.
@@ -216,7 +245,7 @@ pub fn judge(
             } else {
                 schedule::stream_sequential(sources, settings, encoding, on_row)
             };
-            (attempt?, Layout::Matrix(encoding))
+            (attempt?, RecordLayout::Matrix(encoding))
         }
         Sink::Cases(cases) => {
             let separator = cases.separator_len();
@@ -232,41 +261,38 @@ pub fn judge(
                 Encoding::Csv,
                 std::sync::Arc::new(filter_for(sources)),
                 false,
-            )?;
+            )?
+            .bounded_by(&settings);
             run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
-            run.case_rows_in_memory = settings.case_rows_in_memory;
             run.cases = Some(cases);
-            if settings.bad_rows_against_earlier_files {
-                run.earlier_files = Some(Vec::new());
-            }
             let stop = std::sync::atomic::AtomicBool::new(false);
             let attempt = stream_in_order(run, sources, None, &settings, &stop, on_row)?;
-            (attempt, Layout::Cases { separator })
+            (attempt, RecordLayout::Cases { separator })
         }
     };
     match attempt {
-        Attempt::Done(spills) => Ok(Records { spills, layout }),
+        Attempt::Done(spills) => Ok(CaseRecords { spills, layout }),
         Attempt::Failed(errors) => Err(StreamError::Input(errors)),
     }
 }
 
 /// What a run wrote: one record per case written, in order of first appearance, in
 /// temporary files.
-pub struct Records {
+pub struct CaseRecords {
     spills: Vec<SpillFile>,
-    layout: Layout,
+    layout: RecordLayout,
 }
 
 /// How records are put together into their output.
-enum Layout {
+enum RecordLayout {
     /// Matrix rows: a header (CSV) or brackets (JSON) around them.
     Matrix(Encoding),
     /// A case writer's records, the first without its leading separator of this many bytes.
     Cases { separator: u64 },
 }
 
-impl Records {
+impl CaseRecords {
     /// How many records there are.
     pub fn count(&self) -> u64 {
         self.spills.iter().map(SpillFile::rows).sum()
@@ -276,8 +302,8 @@ impl Records {
     /// every case record (the first without its leading separator).
     pub fn write_to(self, out: &mut impl AppendFile) -> io::Result<()> {
         match self.layout {
-            Layout::Matrix(encoding) => assemble(out, encoding, self.spills),
-            Layout::Cases { separator } => assemble_rows(out, self.spills, separator),
+            RecordLayout::Matrix(encoding) => assemble(out, encoding, self.spills),
+            RecordLayout::Cases { separator } => assemble_rows(out, self.spills, separator),
         }
     }
 }

@@ -2,14 +2,13 @@
 //! case that comes back read through the one handle opened first (positional reads), so that
 //! a file renamed or replaced under the run is never seen; one changed in place (truncated,
 //! rewritten, appended to) is found by its size and modification time when its reading ends
-//! and when a case is read again, and is an input error ([`FileChanged`]).
+//! and when a case is read again, and is an input error ([`FileChanged`](crate::input::FileChanged)).
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::input::{check_unchanged, FileChanged, FileStamp, InputError, InputFormat};
+use crate::input::{check_unchanged, FileStamp, InputError, InputFormat};
 use crate::store::ReadAt;
 
 /// An open case file (or the copy of standard input) and what it was when opened.
@@ -17,10 +16,9 @@ use crate::store::ReadAt;
 pub(super) struct OpenedFile {
     /// The name it is reported by.
     name: String,
-    /// The handle every read goes through; `None` once let go ([`OpenedFile::let_go`]).
-    file: Option<Arc<File>>,
-    /// Its path, to open it again once let go (`None`: the copy of standard input).
-    path: Option<PathBuf>,
+    /// The handle every read goes through, held until the run has finished with the file
+    /// (a file whose reading has ended is never read again).
+    file: Arc<File>,
     /// What it was when opened (`None`: not a regular file, or the copy of standard input,
     /// which grows as it is read).
     stamp: Option<FileStamp>,
@@ -40,8 +38,7 @@ impl OpenedFile {
             .map_err(|e| InputError::new(name, 0, format!("cannot read: {e}")))?;
         Ok(OpenedFile {
             name: name.to_owned(),
-            file: Some(Arc::new(file)),
-            path: Some(path.to_owned()),
+            file: Arc::new(file),
             stamp,
         })
     }
@@ -50,46 +47,19 @@ impl OpenedFile {
     pub(super) fn spool(name: &str, spool: &Arc<File>) -> OpenedFile {
         OpenedFile {
             name: name.to_owned(),
-            file: Some(Arc::clone(spool)),
-            path: None,
+            file: Arc::clone(spool),
             stamp: None,
         }
     }
 
-    /// The handle, opened again if it was let go: then the file its path names must be the
-    /// one opened first, as it was.
+    /// The handle.
     pub(super) fn handle(&mut self) -> io::Result<Arc<File>> {
-        if let Some(file) = &self.file {
-            return Ok(Arc::clone(file));
-        }
-        let (Some(path), Some(stamp)) = (&self.path, &self.stamp) else {
-            return Err(io::Error::other(format!(
-                "{}: the file cannot be read again",
-                self.name
-            )));
-        };
-        let changed = |how: String| {
-            FileChanged {
-                file: self.name.clone(),
-                how,
-            }
-            .into_io()
-        };
-        let file =
-            File::open(path).map_err(|e| changed(format!("it cannot be opened again: {e}")))?;
-        if let Some(how) = stamp.change(FileStamp::of_file(&file)?.as_ref()) {
-            return Err(changed(how));
-        }
-        let file = Arc::new(file);
-        self.file = Some(Arc::clone(&file));
-        Ok(file)
+        Ok(Arc::clone(&self.file))
     }
 
-    /// The handle, while it is held (not let go).
+    /// The handle, shared.
     pub(super) fn shared(&self) -> io::Result<Arc<File>> {
-        self.file
-            .clone()
-            .ok_or_else(|| io::Error::other(format!("{}: the file is no longer open", self.name)))
+        Ok(Arc::clone(&self.file))
     }
 
     /// A reader of the whole file from where its handle stands (its start: it was just
@@ -109,7 +79,7 @@ impl OpenedFile {
     }
 
     /// Checks that the file read through `file` (its handle) is as it was when opened: an
-    /// error carrying [`FileChanged`] if it is not.
+    /// error carrying [`FileChanged`](crate::input::FileChanged) if it is not.
     pub(super) fn check_read(&self, file: &File) -> io::Result<()> {
         match &self.stamp {
             Some(stamp) => check_unchanged(&self.name, stamp, file),
@@ -117,21 +87,9 @@ impl OpenedFile {
         }
     }
 
-    /// Checks the file through its own handle, if it has one (see
-    /// [`OpenedFile::check_read`]).
+    /// Checks the file through its own handle (see [`OpenedFile::check_read`]).
     pub(super) fn check(&self) -> io::Result<()> {
-        match &self.file {
-            Some(file) => self.check_read(file),
-            None => Ok(()),
-        }
-    }
-
-    /// Closes the handle of a file that has been read (a run of many files does not keep one
-    /// open per file); a case of it read again opens it again, and checks it is the same.
-    pub(super) fn let_go(&mut self) {
-        if self.path.is_some() && self.stamp.is_some() {
-            self.file = None;
-        }
+        self.check_read(&self.file)
     }
 }
 
@@ -151,7 +109,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::input::{InputErrors, RowResult, Source};
+    use crate::input::{FileChanged, InputErrors, RowResult, Source};
     use crate::streaming::ids::SeenIds;
     use crate::streaming::run::StreamRun;
     use crate::streaming::spill::{assemble, Encoding};
@@ -296,29 +254,5 @@ mod tests {
                 .unwrap();
         });
         assert!(changed(rewritten).contains("written to after it was opened"));
-    }
-
-    #[test]
-    fn a_file_let_go_is_opened_again_only_if_it_is_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let work = dir.path().join("work.csv");
-        fs::write(&work, cases(30, 30)).unwrap();
-        let mut opened = OpenedFile::open("work.csv", &work, InputFormat::Csv).unwrap();
-        opened.let_go();
-        assert!(opened.handle().is_ok(), "the same file, unchanged");
-        opened.let_go();
-        fs::write(dir.path().join("new.csv"), cases(30, 30)).unwrap();
-        fs::rename(dir.path().join("new.csv"), &work).unwrap();
-        let e = opened.handle().unwrap_err();
-        assert!(FileChanged::of(&e)
-            .unwrap()
-            .how
-            .contains("renamed or replaced"));
-        fs::remove_file(&work).unwrap();
-        let e = opened.handle().unwrap_err();
-        assert!(FileChanged::of(&e)
-            .unwrap()
-            .how
-            .contains("cannot be opened again"));
     }
 }

@@ -43,12 +43,10 @@ pub(super) struct Foreign {
     pub(super) closed: Closed,
     /// Whether its clash was reported (at its first valid row).
     pub(super) reported: bool,
-    /// The case as its file left it, once read again (to check bad rows against it).
-    pub(super) earlier: Option<Slot>,
 }
 
 /// A case that came back after it was closed, kept open to the end of its file (or until
-/// [`PINNED_CASES`] others came back after it).
+/// `max_pinned` others came back after it).
 pub(super) struct Pinned {
     pub(super) slot: Slot,
     /// Where it was first and last, and where its matrix row is in the spill (`None`: none
@@ -103,9 +101,6 @@ pub(super) struct StreamRun {
     /// Case ids of earlier files met in the current one, where they were first, and whether
     /// that was reported (at its first valid row).
     pub(super) foreign: std::collections::HashMap<String, Foreign>,
-    /// With [`bad_rows_against_earlier_files`](super::StreamSettings::bad_rows_against_earlier_files):
-    /// every file read so far, by command-line position, to read a case of it again.
-    pub(super) earlier_files: Option<Vec<Option<CurrentFile>>>,
     /// How many times a closed case came back and was read again.
     pub(super) came_back_count: u64,
     /// Cases of the current file that came back.
@@ -113,7 +108,7 @@ pub(super) struct StreamRun {
     /// What is written for each case instead of its matrix row, if anything: its rows are
     /// then kept while it is open.
     pub(super) cases: Option<Box<dyn CaseWriter + Send>>,
-    /// The rows the open cases keep for `cases`, all together (at most [`MAX_KEPT_ROWS`]
+    /// The rows the open cases keep for `cases`, all together (at most `max_kept_rows`
     /// but for the newest case's).
     pub(super) kept_rows: usize,
     /// Whether the open cases keep their rows: there is a case writer, and it looks at them
@@ -122,6 +117,12 @@ pub(super) struct StreamRun {
     /// How many rows each case keeps in memory before they go to a temporary file
     /// ([`StreamSettings::case_rows_in_memory`](super::StreamSettings::case_rows_in_memory)).
     pub(super) case_rows_in_memory: usize,
+    /// The most rows the open cases keep, all together, before the oldest are closed
+    /// ([`DEFAULT_KEPT_ROWS`](super::DEFAULT_KEPT_ROWS) unless the settings say).
+    pub(super) max_kept_rows: usize,
+    /// Cases that came back kept open at once, at least (or `open_cases` if more):
+    /// [`DEFAULT_PINNED_CASES`](super::DEFAULT_PINNED_CASES) unless the settings say.
+    pub(super) max_pinned: usize,
 }
 
 impl StreamRun {
@@ -148,6 +149,15 @@ impl StreamRun {
         Ok(run)
     }
 
+    /// The run, keeping as many rows (in all, and of one case in memory) and cases that came
+    /// back as `settings` allow.
+    pub(super) fn bounded_by(mut self, settings: &super::StreamSettings<'_>) -> StreamRun {
+        self.max_kept_rows = settings.kept_rows;
+        self.max_pinned = settings.pinned_cases;
+        self.case_rows_in_memory = settings.case_rows_in_memory;
+        self
+    }
+
     /// A pass that writes to `spill` and `ids`, which a worker keeps for file after file.
     pub(super) fn with_stores(
         run_as_of: Option<Timestamp>,
@@ -159,6 +169,8 @@ impl StreamRun {
         StreamRun {
             run_as_of,
             open_cases: open_cases.max(1),
+            max_kept_rows: super::DEFAULT_KEPT_ROWS,
+            max_pinned: super::DEFAULT_PINNED_CASES,
             seen,
             suspects: None,
             // Sized once (growing by doubling touched fresh pages again and again, perf).
@@ -178,7 +190,6 @@ impl StreamRun {
             file_names: Vec::new(),
             file_index: 0,
             foreign: std::collections::HashMap::new(),
-            earlier_files: None,
             pinned: std::collections::HashMap::default(),
             came_back_count: 0,
             cases: None,
@@ -298,7 +309,8 @@ impl StreamRun {
                     let closed = foreign.closed;
                     self.foreign_row(at, case_id, &closed);
                 }
-                self.foreign_bad_row(at, row, case_id)?;
+                // A row that could not be typed lists its own errors only: a case id in two
+                // files is one error, not one case (spec section 2).
                 return Ok(None);
             }
             let (row_number, keeping) = (self.row_number(), self.keeping_rows);
@@ -336,7 +348,7 @@ impl StreamRun {
         Ok(outcome)
     }
 
-    /// Counts a row kept for the case writer; past [`MAX_KEPT_ROWS`], closes the oldest open
+    /// Counts a row kept for the case writer; past `max_kept_rows`, closes the oldest open
     /// cases (all but the newest) until they keep fewer, unless every case is to stay open
     /// ([`EVERY_CASE`]). Open cases are closed when newer ones
     /// crowd them out ([`DEFAULT_OPEN_CASES`](super::DEFAULT_OPEN_CASES)), which bounds their memory when each holds a
@@ -345,7 +357,7 @@ impl StreamRun {
     /// judged again from its rows read again, as any case that comes back is.
     pub(super) fn kept_row(&mut self) -> io::Result<()> {
         self.kept_rows += 1;
-        while self.kept_rows > MAX_KEPT_ROWS
+        while self.kept_rows > self.max_kept_rows
             && self.open_cases != EVERY_CASE
             && self.next - self.closed > 1
         {
@@ -439,16 +451,11 @@ impl StreamRun {
         };
         if closed.file_index != at.file_index as u64 {
             let reported = row.is_ok();
-            let foreign = Foreign {
-                closed,
-                reported,
-                earlier: None,
-            };
+            let foreign = Foreign { closed, reported };
             self.foreign.insert(case_id.to_owned(), foreign);
             if reported {
                 self.foreign_row(at, case_id, &closed);
             }
-            self.foreign_bad_row(at, row, case_id)?;
             return Ok(None);
         }
         if self.tail.is_some() {
@@ -459,7 +466,7 @@ impl StreamRun {
         let rows = KeptRows::from_rows(rows, self.case_rows_in_memory)?;
         let row_number = self.row_number();
         self.came_back_count += 1;
-        if self.pinned.len() >= PINNED_CASES.max(self.open_cases) {
+        if self.pinned.len() >= self.max_pinned.max(self.open_cases) {
             // The half whose last rows are oldest are closed again (and read again if they
             // come back again): memory stays bounded however many cases come back, and a
             // return costs a share of one sort, not a look at every pinned case.
@@ -512,37 +519,6 @@ impl StreamRun {
             }
         }
         self.ids.push(case_id, &pinned.closed)
-    }
-
-    /// With the check of bad rows against earlier files, checks a row that could not be typed,
-    /// of the case `case_id` of an earlier file, against that case as its file left it (its
-    /// `job_id`, its last `observed_at`), read again from that file the first time.
-    pub(super) fn foreign_bad_row(
-        &mut self,
-        at: Location<'_>,
-        row: &RowResult,
-        case_id: &str,
-    ) -> io::Result<()> {
-        let (Err(_), Some(files)) = (row, &mut self.earlier_files) else {
-            return Ok(());
-        };
-        let foreign = self.foreign.get_mut(case_id).expect("a foreign case");
-        if foreign.earlier.is_none() {
-            let closed = foreign.closed;
-            let file = files
-                .get_mut(closed.file_index as usize)
-                .and_then(Option::as_mut)
-                .ok_or_else(|| io::Error::other("an earlier file cannot be read again"))?;
-            foreign.earlier = Some(read_case_again(file, false, case_id, &closed)?.0);
-        }
-        let earlier = foreign.earlier.as_mut().expect("read above");
-        let before = self.faults.len();
-        // A row that could not be typed steps nothing: it is only checked.
-        step_case(earlier, at, row, &mut self.faults);
-        if self.faults.len() > before {
-            note_fault_case(&mut self.fault_cases, &self.faults, u64::MAX);
-        }
-        Ok(())
     }
 
     /// Reports a valid row of a case of an earlier file, naming both places (every record of
@@ -700,16 +676,8 @@ impl StreamRun {
         for (case_id, pinned) in std::mem::take(&mut self.pinned) {
             self.close_pinned(&case_id, pinned)?;
         }
-        let mut current = self.current.take();
-        if let Some(current) = &mut current {
-            current.reread.let_go();
-        }
-        if let Some(files) = &mut self.earlier_files {
-            if files.len() <= self.file_index {
-                files.resize_with(self.file_index + 1, || None);
-            }
-            files[self.file_index] = current;
-        }
+        // Its handle is closed: a run over thousands of files does not hold one each.
+        self.current = None;
         self.foreign.clear();
         Ok(())
     }
@@ -765,14 +733,6 @@ fn keep_row(
     }
     Ok(None)
 }
-
-/// The most rows the open cases keep for a case writer, all together: about 24 MiB (a kept
-/// row takes about 370 bytes), more than 4,096 cases of 8 to 9 rows (generated and messy
-/// files) keep, so that only files of long cases close cases early.
-const MAX_KEPT_ROWS: usize = 1 << 16;
-
-/// Cases that came back kept open at once, at least (or `open_cases` if more).
-const PINNED_CASES: usize = 1024;
 
 /// How many new cases before its closing an open case is prefetched.
 const CLOSE_AHEAD: u64 = 4;

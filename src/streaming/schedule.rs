@@ -291,6 +291,7 @@ pub(super) fn stream_sequential(
             seen,
             shared,
         )
+        .map(|run| run.bounded_by(settings))
     };
     // A lone file may be split, its two halves sharing the filter.
     let mut run = new_run(sources.len() == 1 && settings.jobs > 1)?;
@@ -404,7 +405,8 @@ pub(super) fn stream_parallel(
             Arc::new(SeenIds::for_input_bytes(bytes / workers as u64)),
             Spill::new(encoding)?,
             IdLog::new()?,
-        );
+        )
+        .bounded_by(settings);
         loop {
             let file_index = next.fetch_add(1, Ordering::Relaxed);
             let Some(source) = sources.get(file_index) else {

@@ -168,7 +168,8 @@ pub(super) fn stream_split(
                     encoding,
                     Arc::clone(&seen),
                     true,
-                )?;
+                )?
+                .bounded_by(settings);
                 tail.tail = Some(CloseLog::new()?);
                 tail.begin_file(
                     file_index,

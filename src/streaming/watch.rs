@@ -1,18 +1,17 @@
-//! The reader every file of a run is read through: it reports its bytes to the progress bar,
-//! copies them to the spool of standard input and reads as empty once the run says stop.
+//! The reader every file of a run is read through: it counts its bytes for whoever shows
+//! progress, copies them to the spool of standard input and reads as empty once the run says
+//! stop.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use indicatif::ProgressBar;
-
-/// A reader that reports its bytes to the progress bar, copies them to a spool (standard
+/// A reader that counts its bytes in `progress`, copies them to a spool (standard
 /// input, so that a case that comes back can be read again) and reads as empty once told to
 /// stop.
 pub(super) struct Watched<'a, R> {
     pub(super) inner: R,
-    pub(super) progress: Option<&'a ProgressBar>,
+    pub(super) progress: Option<&'a AtomicU64>,
     pub(super) spool: Option<&'a File>,
     pub(super) stop: &'a AtomicBool,
 }
@@ -28,7 +27,7 @@ impl<R: Read> Read for Watched<'_, R> {
             crate::store::TempWriter(&mut spool).write_all(&buf[..n])?;
         }
         if let Some(progress) = self.progress {
-            progress.inc(n as u64);
+            progress.fetch_add(n as u64, Ordering::Relaxed);
         }
         Ok(n)
     }

@@ -323,9 +323,6 @@ pub fn validate(
         rows: row_count,
     }
 }
-/// How many cases' rows [`validate_streaming`] keeps (those of the engine's open cases)
-/// before the oldest case's warnings are worked out and its rows let go.
-pub const OPEN_CASES: usize = crate::streaming::DEFAULT_OPEN_CASES;
 
 /// Writes each case's warnings as a record for the engine: a count byte, the case's input
 /// and id, then each warning's line and message ([`read_case_warnings`] reads it back). A
@@ -426,9 +423,9 @@ fn read_case_warnings(
 
 /// An [`AppendFile`](crate::output::AppendFile) over a temporary file, for the engine's
 /// records.
-struct Records(std::io::BufWriter<crate::store::Appender>);
+struct WarningRecords(std::io::BufWriter<crate::store::Appender>);
 
-impl Write for Records {
+impl Write for WarningRecords {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.write(buf)
     }
@@ -438,20 +435,20 @@ impl Write for Records {
     }
 }
 
-impl crate::output::AppendFile for Records {}
+impl crate::output::AppendFile for WarningRecords {}
 
 /// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
 /// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
 /// closes (a case that comes back is rebuilt from its own lines and its warnings written
 /// again in place of the first); a second, lighter pass reads every file for the reader's
-/// warnings and counts. The report is [`validate`]'s, to the byte, whatever `open_cases` (the
-/// command gives [`OPEN_CASES`]; tests give a small window, to go past it with few cases).
+/// warnings and counts. The report is [`validate`]'s, to the byte, whatever the `window` (the
+/// command gives [`Window::COMMAND`](crate::streaming::Window::COMMAND); tests give a small one, to go past it with few cases).
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
     max_warnings: Option<usize>,
     lint: bool,
-    open_cases: usize,
+    window: crate::streaming::Window,
 ) -> std::io::Result<Report> {
     let limit = max_warnings.unwrap_or(usize::MAX);
     // Read twice (the second pass), so standard input is kept in a file.
@@ -464,7 +461,9 @@ pub fn validate_streaming(
 
     let settings = crate::streaming::StreamSettings {
         input_format,
-        open_cases,
+        open_cases: window.open_cases,
+        kept_rows: window.kept_rows,
+        case_rows_in_memory: window.case_rows_in_memory,
         ..crate::streaming::StreamSettings::in_file_order()
     };
     let judged = crate::streaming::judge(
@@ -504,7 +503,7 @@ pub fn validate_streaming(
         None => ids.len(),
         Some(records) => {
             let file = TempFile::new()?;
-            let mut out = Records(std::io::BufWriter::new(file.appender()));
+            let mut out = WarningRecords(std::io::BufWriter::new(file.appender()));
             records.write_to(&mut out)?;
             out.flush()?;
             let mut case_warnings = Warnings::new(limit);

@@ -131,12 +131,19 @@ impl Default for Warnings {
 impl Warnings {
     /// No warnings yet; the first `limit` will be listed.
     pub fn new(limit: usize) -> Warnings {
+        Warnings::sorted_in_runs(limit, WARNINGS_PER_RUN, RUNS_BEFORE_MERGE)
+    }
+
+    /// No warnings yet, sorted into runs on disk of `per_run`, merged past `runs_before_merge`
+    /// (the tests' small runs prove with a hundred warnings what the product's take half a
+    /// million to show).
+    fn sorted_in_runs(limit: usize, per_run: usize, runs_before_merge: usize) -> Warnings {
         Warnings {
             limit,
             total: 0,
             by_kind: [0; WARNING_KINDS.len() + 1],
             next_seq: 0,
-            listed: ExternalSort::new(limit, WARNINGS_PER_RUN, RUNS_BEFORE_MERGE),
+            listed: ExternalSort::new(limit, per_run, runs_before_merge),
         }
     }
 
@@ -230,8 +237,7 @@ mod tests {
 
     /// What `validate` listed before warnings were sorted in runs, up to `limit`: every
     /// warning, the reader's before the cases', stably sorted by file and line (ties kept
-    /// in order by their index). Only the first `limit` are formatted, which is most of the
-    /// cost for half a million.
+    /// in order by their index).
     fn expected(warnings: &[(Warning, u8)], limit: usize) -> Vec<String> {
         let mut order: Vec<(usize, u64, u8, usize)> = warnings
             .iter()
@@ -253,20 +259,22 @@ mod tests {
         warnings.listed().unwrap().map(Result::unwrap).collect()
     }
 
-    /// Enough warnings for runs on disk to be merged (more than RUNS_BEFORE_MERGE runs),
+    /// Warnings per run on disk in these tests.
+    const TEST_PER_RUN: usize = 16;
+
+    /// Runs kept before a merge in these tests.
+    const TEST_RUNS_BEFORE_MERGE: usize = 4;
+
+    /// Enough warnings for runs on disk to be merged (more than `TEST_RUNS_BEFORE_MERGE` runs),
     /// listed up to `limit`: the first `limit` in file order, every one counted.
     fn runs_on_disk_list_the_first_in_file_order_and_count_every_one(limit: usize) {
-        let n = (WARNINGS_PER_RUN * (RUNS_BEFORE_MERGE + 3)) as u64;
+        let n = (TEST_PER_RUN * (TEST_RUNS_BEFORE_MERGE + 3)) as u64;
         let warnings = scrambled(n);
-        // The expected listing (formatting half a million warnings) is made beside the sink.
-        let (all, sink) = std::thread::scope(|scope| {
-            let all = scope.spawn(|| expected(&warnings, limit));
-            let mut sink = Warnings::new(limit);
-            for (warning, phase) in warnings.iter().cloned() {
-                sink.push(warning, phase);
-            }
-            (all.join().unwrap(), sink)
-        });
+        let all = expected(&warnings, limit);
+        let mut sink = Warnings::sorted_in_runs(limit, TEST_PER_RUN, TEST_RUNS_BEFORE_MERGE);
+        for (warning, phase) in warnings.iter().cloned() {
+            sink.push(warning, phase);
+        }
         assert_eq!(sink.total(), n as usize);
         assert_eq!(sink.listed_count(), limit.min(n as usize));
         let got = listed(&sink);
@@ -300,20 +308,21 @@ mod tests {
     }
 
     #[test]
-    fn runs_on_disk_list_the_first_thousand_and_count_every_one() {
-        runs_on_disk_list_the_first_in_file_order_and_count_every_one(1000);
+    fn runs_on_disk_list_the_first_fifty_and_count_every_one() {
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(50);
     }
 
     #[test]
     fn runs_on_disk_list_the_first_run_and_some_and_count_every_one() {
-        runs_on_disk_list_the_first_in_file_order_and_count_every_one(WARNINGS_PER_RUN + 17);
+        runs_on_disk_list_the_first_in_file_order_and_count_every_one(TEST_PER_RUN + 7);
     }
 
     #[test]
     fn absorbed_warnings_merge_with_the_reader_first_on_a_tie() {
-        let warnings = scrambled(3 * WARNINGS_PER_RUN as u64 + 11);
+        let warnings = scrambled(3 * TEST_PER_RUN as u64 + 11);
         let all = expected(&warnings, usize::MAX);
-        let (mut reader, mut cases) = (Warnings::new(usize::MAX), Warnings::new(usize::MAX));
+        let runs = |limit| Warnings::sorted_in_runs(limit, TEST_PER_RUN, TEST_RUNS_BEFORE_MERGE);
+        let (mut reader, mut cases) = (runs(usize::MAX), runs(usize::MAX));
         for (warning, phase) in warnings.iter().cloned() {
             if phase == 0 {
                 reader.push(warning, phase);

@@ -74,6 +74,37 @@ fn input_imports_only_the_layers_below_it() {
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
 
+/// The engine knows no terminal and no report: `streaming` imports nothing of `terminal`,
+/// `report` or `indicatif` (progress is a byte counter the command reads and draws), so that a
+/// new way to show progress or a new report touches the command only.
+#[test]
+fn streaming_imports_no_terminal_report_or_progress_bar() {
+    let forbidden = ["terminal", "report"];
+    let mut offenders = Vec::new();
+    for (module, uses) in module_graph() {
+        if top_level(&module) != "streaming" {
+            continue;
+        }
+        for to in uses {
+            if forbidden.contains(&top_level(&to).as_str()) {
+                offenders.push(format!("{module} -> {to}"));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    source_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/streaming"),
+        &mut files,
+    );
+    for path in files {
+        let code = without_tests(&without_comments(&fs::read_to_string(&path).unwrap()));
+        if !paths(&code, &["indicatif"]).is_empty() || code.contains("ProgressBar") {
+            offenders.push(format!("{} -> indicatif", path.display()));
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
 /// Module paths (`grading::compare`; `` for the crate root), each with the modules it uses.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 

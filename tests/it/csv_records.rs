@@ -82,7 +82,7 @@ fn pieces() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn records_are_the_csv_crates(bytes in pieces(), chunk in 1usize..9) {

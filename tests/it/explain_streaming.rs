@@ -3,16 +3,28 @@
 //! window holds, interleaved, messy, with `--case`, with `--as-of`, and with cases that come
 //! back after they were written (the engine rebuilds each from its own lines and writes its
 //! trace again in its place: once, many, twice, asked for by `--case`, from standard input).
+//! The engine keeps a small window open ([`WINDOW`]), so that a hundred cases go past it; the
+//! command itself is run on standard input, past its own window.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leasejudge::commands::explain::traces;
-use leasejudge::explain::stream::OPEN_CASES;
+use leasejudge::explain::stream::explain_streaming;
 use leasejudge::explain::Format;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
+use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
+use leasejudge::streaming::Window;
+
+/// The window the streamed explanations keep open: 16 cases, and 256 rows in all (the
+/// command's is [`Window::COMMAND`]; the bytes must not depend on it).
+const WINDOW: Window = Window {
+    open_cases: 16,
+    kept_rows: 256,
+    ..Window::COMMAND
+};
 
 fn options(seed: u64, cases: u64, interleave: u64) -> Options {
     Options {
@@ -43,20 +55,27 @@ fn whole(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp
     format.render(&traces).into_bytes()
 }
 
-/// `explain FILE -f FLAG` and the whole-file trace of `file` in `format`, made side by side
-/// (the command on a thread of its own): on a large file each takes seconds.
-fn streamed_and_whole(file: &Path, format: Format, flag: &str) -> (Vec<u8>, Vec<u8>) {
-    std::thread::scope(|scope| {
-        let streamed = scope.spawn(|| explain(&[file.to_str().unwrap(), "-f", flag]));
-        let whole = whole(file, format, &[], None);
-        (streamed.join().unwrap(), whole)
-    })
+/// What `explain FILE -f FORMAT [--case ...] [--as-of ...]` writes, [`WINDOW`] open.
+fn streamed(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp>) -> Vec<u8> {
+    let sources = [Source::file(file.to_owned())];
+    let explained = explain_streaming(&sources, None, as_of, (format, 0), wanted, WINDOW).unwrap();
+    let mut out = Vec::new();
+    explained.write_to(&mut out).unwrap();
+    out
+}
+
+/// The streamed and the whole-file trace of `file` in `format`.
+fn streamed_and_whole(file: &Path, format: Format) -> (Vec<u8>, Vec<u8>) {
+    (
+        streamed(file, format, &[], None),
+        whole(file, format, &[], None),
+    )
 }
 
 fn same_both_ways(file: &Path) {
-    for (format, flag) in [(Format::Json, "json"), (Format::Text, "text")] {
-        let (streamed, whole) = streamed_and_whole(file, format, flag);
-        assert!(streamed == whole, "{} -f {flag}", file.display());
+    for format in [Format::Json, Format::Text] {
+        let (streamed, whole) = streamed_and_whole(file, format);
+        assert!(streamed == whole, "{} -f {format:?}", file.display());
     }
 }
 
@@ -66,22 +85,37 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// More cases than the window holds (so the oldest are written while later ones are read):
-/// 200 past it.
+/// More cases than `window` holds (so the oldest are written while later ones are read):
+/// 100 past it.
+fn cases_past(window: usize) -> u64 {
+    window as u64 + 100
+}
+
+/// More cases than [`WINDOW`] holds.
 fn cases_past_the_window() -> u64 {
-    OPEN_CASES as u64 + 200
+    cases_past(WINDOW.open_cases)
 }
 
 /// Plain generated cases past the window, as bytes.
 fn plain_bytes() -> Vec<u8> {
+    plain_bytes_past(WINDOW.open_cases)
+}
+
+/// Plain generated cases past a window of `window`, as bytes.
+fn plain_bytes_past(window: usize) -> Vec<u8> {
     let mut plain = Vec::new();
-    write_cases(&options(4, cases_past_the_window(), 8), &mut plain).unwrap();
+    write_cases(&options(4, cases_past(window), 8), &mut plain).unwrap();
     plain
 }
 
 /// The plain cases with the first one coming back after every other case.
 fn first_case_back(dir: &Path) -> PathBuf {
-    let mut back = plain_bytes();
+    first_case_back_past(dir, WINDOW.open_cases)
+}
+
+/// The plain cases past a window of `window`, the first coming back after every other.
+fn first_case_back_past(dir: &Path, window: usize) -> PathBuf {
+    let mut back = plain_bytes_past(window);
     writeln!(
         back,
         "case-00000000,observe,2027-01-01T00:00:00Z,,,,,,,,,,,"
@@ -135,9 +169,9 @@ fn a_case_back_after_every_other_is_rebuilt_to_the_whole_file_ones() {
 
 #[test]
 fn a_case_back_on_standard_input_is_rebuilt_to_the_whole_file_ones() {
-    // Standard input is copied as it is read, to be read again.
+    // Standard input is copied as it is read, to be read again: past the command's window.
     let dir = tempfile::tempdir().unwrap();
-    let back_file = first_case_back(dir.path());
+    let back_file = first_case_back_past(dir.path(), Window::COMMAND.open_cases);
     let piped = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(["explain", "-f", "json", "-"])
         .stdin(std::fs::File::open(&back_file).unwrap())
@@ -168,13 +202,7 @@ fn a_case_asked_for_among_many_back_is_the_whole_file_one() {
     let many_file = many_cases_back(dir.path());
     let wanted = vec!["case-00000014".to_owned()];
     assert_eq!(
-        explain(&[
-            many_file.to_str().unwrap(),
-            "-f",
-            "text",
-            "--case",
-            &wanted[0]
-        ]),
+        streamed(&many_file, Format::Text, &wanted, None),
         whole(&many_file, Format::Text, &wanted, None)
     );
 }
@@ -187,24 +215,10 @@ fn some_cases_asked_for_one_the_last_with_a_later_as_of_are_the_whole_file_ones(
         "case-00000007".to_owned(),
         format!("case-{:08}", cases_past_the_window() - 1),
     ];
-    let as_of = "2027-06-01T00:00:00Z";
-    let name = plain_file.to_str().unwrap();
+    let as_of = Some(Timestamp::parse("2027-06-01T00:00:00Z").unwrap());
     assert_eq!(
-        explain(&[
-            name,
-            "-f",
-            "json",
-            "--case",
-            &wanted.join(","),
-            "--as-of",
-            as_of
-        ]),
-        whole(
-            &plain_file,
-            Format::Json,
-            &wanted,
-            Some(Timestamp::parse(as_of).unwrap())
-        )
+        streamed(&plain_file, Format::Json, &wanted, as_of),
+        whole(&plain_file, Format::Json, &wanted, as_of)
     );
 }
 
@@ -218,12 +232,12 @@ fn no_case_selected_at_all_is_an_empty_json_array() {
     assert_eq!(explain(&[empty.to_str().unwrap(), "-f", "json"]), b"[]\n");
 }
 
-/// 240 cases of 300 to 400 rows, three at a time: more rows than the open cases may keep
-/// (65,536), so the oldest cases are closed early (and those still going come back).
+/// 40 cases of 30 to 40 rows, three at a time: more rows than the open cases of [`WINDOW`]
+/// may keep, so the oldest cases are closed early (and those still going come back).
 fn long_cases(dir: &Path) -> PathBuf {
     let long = Options {
-        rows_per_case: (300, 400),
-        ..options(13, 240, 3)
+        rows_per_case: (30, 40),
+        ..options(13, 40, 3)
     };
     let mut bytes = Vec::new();
     write_cases(&long, &mut bytes).unwrap();
@@ -234,7 +248,7 @@ fn long_cases(dir: &Path) -> PathBuf {
 fn long_cases_close_early_and_give_the_whole_file_json() {
     let dir = tempfile::tempdir().unwrap();
     let file = long_cases(dir.path());
-    let (streamed, whole) = streamed_and_whole(&file, Format::Json, "json");
+    let (streamed, whole) = streamed_and_whole(&file, Format::Json);
     assert!(streamed == whole, "{} -f json", file.display());
 }
 
@@ -242,6 +256,6 @@ fn long_cases_close_early_and_give_the_whole_file_json() {
 fn long_cases_close_early_and_give_the_whole_file_text() {
     let dir = tempfile::tempdir().unwrap();
     let file = long_cases(dir.path());
-    let (streamed, whole) = streamed_and_whole(&file, Format::Text, "text");
+    let (streamed, whole) = streamed_and_whole(&file, Format::Text);
     assert!(streamed == whole, "{} -f text", file.display());
 }

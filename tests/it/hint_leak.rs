@@ -92,7 +92,7 @@ fn leasejudge(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-/// The generated corpus: 300 cases each of a plain, a messy and another plain file, and
+/// The generated corpus: 120 cases each of a plain, a messy and another plain file, and
 /// their golden matrices.
 const CORPUS: [(&str, &str); 3] = [("1", "plain"), ("2", "messy"), ("3", "plain")];
 
@@ -104,7 +104,7 @@ fn corpus_file(dir: &Path, index: usize) -> (PathBuf, PathBuf) {
     let run = leasejudge(
         dir,
         &[
-            "generate", "--cases", "300", "--seed", seed, "--style", style, "-o", &cases,
+            "generate", "--cases", "120", "--seed", seed, "--style", style, "-o", &cases,
             "--golden", &golden,
         ],
     );

@@ -78,13 +78,25 @@ fn quick_work_draws_nothing_on_a_terminal() {
         format!("{bin} validate {cases} >/dev/null"),
         format!("{bin} explain {cases} -o /dev/null"),
     ] {
-        let Some(shown) = on_terminal(&format!("{command}; echo END")) else {
-            eprintln!("no script(1): skipped");
-            return;
-        };
-        assert!(shown.contains("END"), "{shown:?}");
-        assert!(!has_progress(&shown), "{command}: {shown:?}");
-        assert_eq!(shown_lines(&shown), ["END"], "{command}");
+        // Quick work is work that ends within the delay: a run the machine made slower
+        // than that proves nothing and is made again (a busy machine once drew a bar here).
+        let mut quick_run = false;
+        for _ in 0..10 {
+            let started = std::time::Instant::now();
+            let Some(shown) = on_terminal(&format!("{command}; echo END")) else {
+                eprintln!("no script(1): skipped");
+                return;
+            };
+            if started.elapsed() >= leasejudge::terminal::PROGRESS_DELAY {
+                continue;
+            }
+            assert!(shown.contains("END"), "{shown:?}");
+            assert!(!has_progress(&shown), "{command}: {shown:?}");
+            assert_eq!(shown_lines(&shown), ["END"], "{command}");
+            quick_run = true;
+            break;
+        }
+        assert!(quick_run, "{command}: no run of ten ended within the delay");
     }
 }
 

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::process::Command;
 
-use leasejudge::explain::stream::OPEN_CASES;
 use leasejudge::generate::{default_mix, write_cases, Options};
+use leasejudge::streaming::DEFAULT_OPEN_CASES as OPEN_CASES;
 
 #[test]
 fn a_case_back_after_every_other_is_counted_once() {

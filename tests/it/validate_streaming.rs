@@ -9,6 +9,7 @@ use std::path::Path;
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
+use leasejudge::streaming::{Window, DEFAULT_KEPT_ROWS};
 use leasejudge::validation::{validate, validate_streaming, Report};
 
 fn options(seed: u64, cases: u64) -> Options {
@@ -46,9 +47,13 @@ fn shown(report: &Report) -> Vec<String> {
     lines
 }
 
-/// The window of open cases the streamed runs keep: small, so that a few hundred cases go
-/// past it (the command's is `leasejudge::validation::OPEN_CASES`; the report must not depend on it).
+/// The window of open cases the streamed runs keep: small, so that a hundred cases go
+/// past it (the command's is `Window::COMMAND.open_cases`; the report must not depend on it).
 const WINDOW: usize = 16;
+
+/// The rows the open cases of [`long_cases`] keep, all together, before the oldest are
+/// closed (the command's is `leasejudge::streaming::DEFAULT_KEPT_ROWS`).
+const LONG_KEPT_ROWS: usize = 256;
 
 /// The `--max-warnings` limits each file is validated with, besides none.
 const LIMITS: [usize; 4] = [0, 1, 7, 150];
@@ -56,11 +61,21 @@ const LIMITS: [usize; 4] = [0, 1, 7, 150];
 /// The streamed report of `sources` is the whole-file one, without a limit on the warnings
 /// listed and with each of `limits` (the first N of the same list, and the same counts).
 fn same_with(sources: &[Source], limits: &[usize]) -> Report {
-    let streamed = validate_streaming(sources, None, None, true, WINDOW).unwrap();
+    same_within(sources, limits, DEFAULT_KEPT_ROWS)
+}
+
+/// [`same_with`], the open cases keeping at most `kept_rows` rows.
+fn same_within(sources: &[Source], limits: &[usize], kept_rows: usize) -> Report {
+    let window = Window {
+        open_cases: WINDOW,
+        kept_rows,
+        ..Window::COMMAND
+    };
+    let streamed = validate_streaming(sources, None, None, true, window).unwrap();
     let whole = shown(&validate(sources, None, None, true));
     assert_eq!(shown(&streamed), whole);
     for &limit in limits {
-        let listed = validate_streaming(sources, None, Some(limit), true, WINDOW).unwrap();
+        let listed = validate_streaming(sources, None, Some(limit), true, window).unwrap();
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
         let errors = streamed.errors.len();
@@ -85,7 +100,7 @@ fn past_the_window(dir: &Path, messy: bool) -> Source {
 
 /// More cases than a window of `window` holds.
 fn past_a_window_of(dir: &Path, messy: bool, window: usize) -> Source {
-    let cases = window as u64 + 500;
+    let cases = window as u64 + 100;
     let mut bytes = Vec::new();
     if messy {
         write_messy_cases(&options(6, cases), &mut bytes, &mut |_| {}).unwrap();
@@ -118,7 +133,7 @@ fn first_case_back(dir: &Path, window: usize) -> Source {
 /// Every case again after the window let them go (more than are kept open at once), every
 /// fifth twice, with warnings that change (a pending case acknowledged late) or appear.
 fn many_cases_back(dir: &Path) -> Source {
-    let cases = WINDOW as u64 + 500;
+    let cases = WINDOW as u64 + 100;
     let mut rows = Vec::new();
     for round in 0..2u64 {
         for case in (0..cases).step_by(if round == 0 { 1 } else { 5 }) {
@@ -141,7 +156,7 @@ fn plain_and_messy_files_past_the_window_report_as_the_whole_files_do() {
     let report = same(&[plain, messy]);
     assert!(report.errors.is_empty());
     // Pending cases, cases that end before a deadline, and the messy file's unknown column.
-    assert!(report.warnings.total() > 100, "{}", report.warnings.total());
+    assert!(report.warnings.total() > 20, "{}", report.warnings.total());
 }
 
 #[test]
@@ -167,7 +182,7 @@ fn standard_input_read_again_reports_as_the_file_does() {
     // Read twice (the first case comes back), so kept in a file first.
     let dir = tempfile::tempdir().unwrap();
     // The command's own window, past which the case went.
-    let back = first_case_back(dir.path(), leasejudge::validation::OPEN_CASES);
+    let back = first_case_back(dir.path(), Window::COMMAND.open_cases);
     let run = |args: &[&str], stdin: std::process::Stdio| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasejudge"))
             .args(args)
@@ -224,13 +239,13 @@ fn a_header_only_file_beside_a_messy_one_reports_as_the_whole_files_do() {
     ]);
 }
 
-/// More rows than the open cases may keep (65,536) in 240 cases of 300 to 400 rows, three
-/// at a time: the oldest are closed early, and those still going come back.
+/// More rows than the open cases may keep ([`LONG_KEPT_ROWS`]) in 40 cases of 30 to 40 rows,
+/// three at a time: the oldest are closed early, and those still going come back.
 fn long_cases(dir: &Path) -> Source {
     let long = Options {
-        rows_per_case: (300, 400),
+        rows_per_case: (30, 40),
         interleave: 3,
-        ..options(13, 240)
+        ..options(13, 40)
     };
     let mut bytes = Vec::new();
     write_cases(&long, &mut bytes).unwrap();
@@ -240,11 +255,11 @@ fn long_cases(dir: &Path) -> Source {
 #[test]
 fn long_cases_close_early_and_report_as_the_whole_file() {
     let dir = tempfile::tempdir().unwrap();
-    same_with(&[long_cases(dir.path())], &LIMITS[..2]);
+    same_within(&[long_cases(dir.path())], &LIMITS[..2], LONG_KEPT_ROWS);
 }
 
 #[test]
 fn long_cases_close_early_and_list_the_first_warnings_as_the_whole_file() {
     let dir = tempfile::tempdir().unwrap();
-    same_with(&[long_cases(dir.path())], &LIMITS[2..]);
+    same_within(&[long_cases(dir.path())], &LIMITS[2..], LONG_KEPT_ROWS);
 }
