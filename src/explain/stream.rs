@@ -4,8 +4,8 @@
 //! at a time in bounded memory: a case that comes back after it was closed is rebuilt from
 //! its own lines by the engine and its record written again in place of the first. A page
 //! of the first `--limit` cases (or of the `--case` ids) numbers them as their first rows are
-//! read, so a case that comes back keeps its number; only an HTML page of every case keeps
-//! every case of a file open to its end ([`EVERY_CASE`]), to number each as it is written. A
+//! read, so a case that comes back keeps its number (an HTML page of every case keeps an id
+//! and a number for each, not its rows), and only the engine's window stays open. A
 //! case of more rows than it keeps in memory is written as its rows are replayed from the
 //! engine's temporary file, a row at a time ([`TracedRows`]). The records stay in the engine's
 //! temporary files until the whole input is known to be good, so bad input anywhere still
@@ -14,7 +14,6 @@
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
@@ -163,20 +162,10 @@ struct Traces {
     /// How the cases are numbered: `None` writes each as a case after the first (text and
     /// JSON, whose first record's leading separator is left out when the records are
     /// copied, and a Mermaid document of every case, which numbers none); otherwise by first
-    /// appearance (HTML, and Mermaid with `--limit` or `--case`).
-    numbered: Option<Numbered>,
-}
-
-/// How the cases of a page are numbered, in order of first appearance.
-enum Numbered {
-    /// Every case is shown, numbered as it is written (the cases selected so far): every
-    /// case of a file stays open to its end ([`EVERY_CASE`]), so each is written once, in
-    /// order.
-    AsWritten(Arc<AtomicUsize>),
-    /// Only the first `--limit` cases, or those `--case` asks for, are shown: numbered as
-    /// their first rows are read ([`FirstSeen`]), so that a case that comes back after the
-    /// engine's window let it go keeps its number, and the window bounds the cases kept.
-    FirstSeen(Arc<Mutex<FirstSeen>>),
+    /// appearance, as their first rows are read (HTML, and Mermaid with `--limit` or
+    /// `--case`), so that a case that comes back after the engine's window let it go keeps
+    /// its number, and the window bounds the cases kept.
+    numbered: Option<Arc<Mutex<FirstSeen>>>,
 }
 
 /// The cases a page shows, numbered in order of first appearance as their first rows are
@@ -242,13 +231,10 @@ impl CaseWriter for Traces {
         }
         let index = match &self.numbered {
             None => 1,
-            Some(Numbered::AsWritten(selected)) => selected.fetch_add(1, Ordering::Relaxed),
-            Some(Numbered::FirstSeen(first_seen)) => {
-                match first_seen.lock().map_err(poisoned)?.number(case_id) {
-                    Some(index) => index,
-                    None => return Ok(false),
-                }
-            }
+            Some(first_seen) => match first_seen.lock().map_err(poisoned)?.number(case_id) {
+                Some(index) => index,
+                None => return Ok(false),
+            },
         };
         if rows.is_spilled() {
             // Too long to hold: written as it is replayed, a row at a time.
@@ -337,14 +323,16 @@ pub fn explain_streaming(
     window: Window,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
-    // A page of some cases numbers them as they are first read; a page of every case, as
-    // they are written, each case open to the end of its file.
+    // A page numbers its cases as their first rows are read, so that only the engine's
+    // window stays open: a case that comes back keeps its number. An HTML page of every case
+    // numbers every case so (an id and a number kept for each, not its rows); a Mermaid
+    // document of every case numbers none.
     let room = match (wanted.is_empty(), limit) {
+        (true, 0) if format == Format::Html => Some(usize::MAX),
         (true, 0) => None,
         (true, limit) => Some(limit),
         (false, _) => Some(wanted.len()),
     };
-    let selected = Arc::new(AtomicUsize::new(0));
     let first_seen = room.filter(|_| paged).map(|room| {
         Arc::new(Mutex::new(FirstSeen {
             numbers: HashMap::new(),
@@ -352,27 +340,13 @@ pub fn explain_streaming(
             selected: 0,
         }))
     });
-    // Only an HTML page of every case numbers its cases as they are written (a Mermaid
-    // document numbers none).
-    let every_case = format == Format::Html && first_seen.is_none();
     let traces = Traces {
         format,
         run_as_of,
         wanted: wanted.to_vec(),
-        numbered: match (&first_seen, every_case) {
-            (Some(first_seen), _) => Some(Numbered::FirstSeen(Arc::clone(first_seen))),
-            (None, true) => Some(Numbered::AsWritten(Arc::clone(&selected))),
-            (None, false) => None,
-        },
+        numbered: first_seen.as_ref().map(Arc::clone),
     };
-    let settings = StreamSettings {
-        open_cases: if every_case {
-            EVERY_CASE
-        } else {
-            window.open_cases
-        },
-        ..settings(input_format, run_as_of, Some(window))
-    };
+    let settings = settings(input_format, run_as_of, Some(window));
     let mut found: HashSet<&str> = HashSet::new();
     let mut numbering_failed = false;
     let records = judge(
@@ -412,10 +386,9 @@ pub fn explain_streaming(
         return Err(InputErrors::from(unknown).into());
     }
     let shown = records.count() as usize;
-    let selected = match (&first_seen, every_case) {
-        (Some(first_seen), _) => first_seen.lock().map_err(poisoned)?.selected,
-        (None, true) => selected.load(Ordering::Relaxed),
-        (None, false) => shown,
+    let selected = match &first_seen {
+        Some(first_seen) => first_seen.lock().map_err(poisoned)?.selected,
+        None => shown,
     };
     Ok(Explanation {
         format,

@@ -204,8 +204,8 @@ impl Window {
 
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
-/// case is closed early for the rows it keeps. For a command that numbers or counts its
-/// cases as their records are written (an HTML page of every case); it holds every case of a file.
+/// case is closed early for the rows it keeps. For a caller that needs each case once, in
+/// order (explain's traces kept whole); it holds every case of a file.
 pub const EVERY_CASE: usize = usize::MAX;
 
 /// The default size from which a lone CSV file is read as two halves: below it, a second
