@@ -217,16 +217,11 @@ type EachRow<'a> = &'a mut dyn FnMut(usize, &TracedRow, Option<&State>) -> io::R
 /// first); an error of `each` (writing) ends the pass and is returned.
 fn each_row(rows: &dyn TracedRows, each: EachRow<'_>) -> io::Result<()> {
     let mut before: Option<State> = None;
-    let mut failed = None;
     rows.visit(&mut |index, row| {
-        if let Err(e) = each(index, row, before.as_ref()) {
-            failed = Some(e);
-            return ControlFlow::Break(());
-        }
+        each(index, row, before.as_ref())?;
         before = Some(row.after.clone());
-        ControlFlow::Continue(())
-    })?;
-    failed.map_or(Ok(()), Err)
+        Ok(ControlFlow::Continue(()))
+    })
 }
 
 /// The end of the page.
@@ -419,7 +414,7 @@ impl<'a> Timeline<'a> {
                     ));
                 }
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         let windows = windows(trace, &lanes)?;
         let first = first
@@ -801,7 +796,7 @@ fn windows(trace: &Shown<'_>, lanes: &[(LaneKey, String)]) -> io::Result<Vec<Win
             opened.step(row);
         }
         before = Some(row.after.clone());
-        ControlFlow::Continue(())
+        Ok(ControlFlow::Continue(()))
     })?;
     if let (Some(opened), Some(before)) = (open, before) {
         // The last generation's final state includes the verdict's own clock step.

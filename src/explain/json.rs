@@ -60,10 +60,11 @@ impl Serialize for Streamed<'_> {
         self.0
             .visit(
                 &mut |_, row| match seq.serialize_element(&RowJson::of(row)) {
-                    Ok(()) => ControlFlow::Continue(()),
+                    Ok(()) => Ok(ControlFlow::Continue(())),
+                    // The serializer's error is its own type: kept, and returned as itself.
                     Err(e) => {
                         failed = Some(e);
-                        ControlFlow::Break(())
+                        Ok(ControlFlow::Break(()))
                     }
                 },
             )

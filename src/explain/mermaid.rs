@@ -64,7 +64,7 @@ impl Participants {
                     holders.push(identity.holder.clone());
                 }
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         Ok(Participants { holders })
     }
@@ -111,22 +111,13 @@ pub(crate) fn write_case(
     render_head(&mut text, &summary.case_id, sentence, &participants);
     out.write_all(text.as_bytes())?;
     let mut before: Option<State> = None;
-    let mut failed = None;
     rows.visit(&mut |_, row| {
         text.clear();
         render_row(&mut text, &participants, before.as_ref(), row);
         before = Some(row.after.clone());
-        match out.write_all(text.as_bytes()) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => {
-                failed = Some(e);
-                ControlFlow::Break(())
-            }
-        }
+        out.write_all(text.as_bytes())?;
+        Ok(ControlFlow::Continue(()))
     })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
     text.clear();
     render_verdict(&mut text, &summary.verdict, &summary.last, &participants);
     out.write_all(text.as_bytes())

@@ -145,6 +145,10 @@ pub struct TracedRow {
     pub after: State,
 }
 
+/// What [`TracedRows::visit`] calls with each row and its index: whether to go on, or an
+/// error that ends the pass and is returned.
+pub type VisitRow<'a> = &'a mut dyn FnMut(usize, &TracedRow) -> std::io::Result<ControlFlow<()>>;
+
 /// A case's replayed rows, seen in order: from memory ([`CaseTrace::rows`]), or replayed
 /// again, a pass at a time, from rows kept in a temporary file (a case too long to hold).
 pub trait TracedRows {
@@ -156,12 +160,9 @@ pub trait TracedRows {
         self.len() == 0
     }
 
-    /// Calls `visit` with each row and its index, in order, until it breaks (an error: the
-    /// rows could not be read back).
-    fn visit(
-        &self,
-        visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>,
-    ) -> std::io::Result<()>;
+    /// Calls `visit` with each row and its index, in order, until it breaks or fails (an
+    /// error of its own, writing; or the rows could not be read back).
+    fn visit(&self, visit: VisitRow<'_>) -> std::io::Result<()>;
 }
 
 impl TracedRows for Vec<TracedRow> {
@@ -169,12 +170,9 @@ impl TracedRows for Vec<TracedRow> {
         Vec::len(self)
     }
 
-    fn visit(
-        &self,
-        visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>,
-    ) -> std::io::Result<()> {
+    fn visit(&self, visit: VisitRow<'_>) -> std::io::Result<()> {
         for (index, row) in self.iter().enumerate() {
-            if visit(index, row).is_break() {
+            if visit(index, row)?.is_break() {
                 break;
             }
         }

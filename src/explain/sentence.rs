@@ -82,7 +82,7 @@ impl<'a> View<'a> {
             if made_current(row) {
                 since = index;
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         Ok(View {
             verdict,
@@ -101,9 +101,9 @@ impl<'a> View<'a> {
         self.rows.visit(&mut |index, row| {
             if index >= from && wanted(row) {
                 found = Some((index, row.clone()));
-                return ControlFlow::Break(());
+                return Ok(ControlFlow::Break(()));
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         Ok(found)
     }
@@ -120,7 +120,7 @@ impl<'a> View<'a> {
             if index >= self.since && wanted(row) {
                 found = Some(row.clone());
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         Ok(found)
     }
@@ -138,7 +138,7 @@ impl<'a> View<'a> {
                 }
                 listed.lines.push(line(row));
             }
-            ControlFlow::Continue(())
+            Ok(ControlFlow::Continue(()))
         })?;
         Ok(listed)
     }
@@ -224,12 +224,12 @@ fn conflict(trace: &View<'_>) -> io::Result<String> {
     trace.rows.visit(&mut |index, row| {
         if row.outcome.disposition == Disposition::Conflict {
             found = Some((index, row.clone()));
-            return ControlFlow::Break(());
+            return Ok(ControlFlow::Break(()));
         }
         if made_current(row) {
             since = row.source.line;
         }
-        ControlFlow::Continue(())
+        Ok(ControlFlow::Continue(()))
     })?;
     let Some((index, row)) = found else {
         return Ok("a conflict was recorded".to_owned());

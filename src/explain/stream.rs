@@ -29,7 +29,7 @@ use crate::streaming::{
 };
 
 use super::sentence::sentence_of;
-use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows};
+use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows, VisitRow};
 
 /// Replays a case's kept rows (every row that replayed, in file order) into its trace.
 fn trace_of(
@@ -83,7 +83,7 @@ impl TracedRows for Replayed<'_> {
         self.rows.len()
     }
 
-    fn visit(&self, visit: &mut dyn FnMut(usize, &TracedRow) -> ControlFlow<()>) -> io::Result<()> {
+    fn visit(&self, visit: VisitRow<'_>) -> io::Result<()> {
         let mut case: Option<Case> = None;
         let mut index = 0;
         self.rows.visit(&mut |kept| {
@@ -105,7 +105,7 @@ impl TracedRows for Replayed<'_> {
                 },
                 outcome,
             };
-            let flow = visit(index, &traced);
+            let flow = visit(index, &traced)?;
             index += 1;
             Ok(flow)
         })

@@ -68,22 +68,13 @@ pub(crate) fn write_case(
     );
     out.write_all(text.as_bytes())?;
     let mut before: Option<State> = None;
-    let mut failed = None;
     rows.visit(&mut |_, row| {
         text.clear();
         render_row(&mut text, row, before.as_ref());
         before = Some(row.after.clone());
-        match out.write_all(text.as_bytes()) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => {
-                failed = Some(e);
-                ControlFlow::Break(())
-            }
-        }
+        out.write_all(text.as_bytes())?;
+        Ok(ControlFlow::Continue(()))
     })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
     text.clear();
     render_verdict(
         &mut text,
