@@ -1,4 +1,5 @@
-//! Temporary files, for what outgrows memory: an anonymous file appended to and read back by
+//! Temporary files, for what outgrows memory: records written to them through one codec
+//! ([`Record`], its fields by [`Put`] and read back by [`Get`]), an anonymous file appended to and read back by
 //! positional reads ([`TempFile`], one implementation for every user), bytes in memory up to a
 //! cap and then in such a file ([`SpillBuffer`]), and sorted runs merged back in key order by
 //! one k-way merge ([`Merge`]), which an external sort that keeps the first entries
@@ -6,11 +7,13 @@
 //! spool and case lists, and `validate`'s warnings all keep their bytes here.
 
 mod buffer;
+mod codec;
 mod file;
 mod merge;
 mod sort;
 
 pub(crate) use buffer::{SpillBuffer, Spilled};
+pub(crate) use codec::{corrupt, take, Get, Put, Record};
 pub(crate) use file::{
     anonymous_file, read_at, scratch_file, temp_error, Appender, ReadAt, TempFile, TempWriter,
 };

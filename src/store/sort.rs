@@ -2,21 +2,19 @@
 //! sorted in runs of a fixed number written to temporary files, and come back in key order
 //! through one [`Merge`] of the runs, so memory stays bounded whatever their number.
 
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader};
 
+use super::buffer::SpillBuffer;
+use super::codec::Record;
 use super::file::{ReadAt, TempFile};
 use super::merge::Merge;
 
 /// An entry an [`ExternalSort`] sorts: ordered by its key, written to a run and read back.
-pub(crate) trait Entry: Sized {
+pub(crate) trait Entry: Record {
     /// What entries are sorted by; no two entries of one sort have the same.
     type Key: Ord + Copy;
     /// Its key.
     fn key(&self) -> Self::Key;
-    /// Appends its encoding to a run.
-    fn write_to(&self, out: &mut impl Write) -> io::Result<()>;
-    /// Reads the next entry [`Entry::write_to`] wrote, or `None` at the run's end.
-    fn read_from(input: &mut impl Read) -> io::Result<Option<Self>>;
 }
 
 /// Entries sorted by key, of which only the first `limit` are kept. Up to `per_run` wait in
@@ -72,11 +70,12 @@ impl<E: Entry + Clone> ExternalSort<E> {
     /// Writes sorted `entries` as a new run (the first error reading them is the run's).
     fn write_run(entries: impl IntoIterator<Item = io::Result<E>>) -> io::Result<TempFile> {
         let file = TempFile::new()?;
-        let mut out = BufWriter::with_capacity(RUN_BUFFER, file.appender());
+        let mut out = SpillBuffer::to_file(file.clone(), 2 * RUN_BUFFER, RUN_BUFFER);
         for entry in entries {
-            entry?.write_to(&mut out)?;
+            entry?.encode(out.buf());
+            out.spill_if_full()?;
         }
-        out.flush()?;
+        out.spill()?;
         Ok(file)
     }
 
@@ -144,7 +143,11 @@ impl<E: Entry> Iterator for Run<E> {
 
     fn next(&mut self) -> Option<io::Result<(E::Key, E)>> {
         let entry = match self {
-            Run::File(reader) => E::read_from(reader).transpose()?,
+            Run::File(reader) => match reader.fill_buf() {
+                Ok([]) => return None,
+                Ok(_) => E::decode(reader),
+                Err(e) => Err(e),
+            },
             Run::Memory(entries) => Ok(entries.next()?),
         };
         Some(entry.map(|entry| (entry.key(), entry)))
@@ -153,37 +156,31 @@ impl<E: Entry> Iterator for Run<E> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Read;
+
+    use super::super::codec::{Get, Put};
     use super::*;
 
     /// A number and its text.
     #[derive(Clone, Debug, PartialEq, Eq)]
     struct Numbered(u64, String);
 
+    impl Record for Numbered {
+        fn encode(&self, out: &mut impl Put) {
+            out.put_u64(self.0);
+            out.put_str(&self.1);
+        }
+
+        fn decode(input: &mut impl Read) -> io::Result<Numbered> {
+            Ok(Numbered(input.get_u64()?, input.get_string()?))
+        }
+    }
+
     impl Entry for Numbered {
         type Key = u64;
 
         fn key(&self) -> u64 {
             self.0
-        }
-
-        fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
-            out.write_all(&self.0.to_le_bytes())?;
-            out.write_all(&(self.1.len() as u64).to_le_bytes())?;
-            out.write_all(self.1.as_bytes())
-        }
-
-        fn read_from(input: &mut impl Read) -> io::Result<Option<Numbered>> {
-            let mut word = [0u8; 8];
-            match input.read_exact(&mut word) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-                Err(e) => return Err(e),
-            }
-            let key = u64::from_le_bytes(word);
-            input.read_exact(&mut word)?;
-            let mut text = vec![0; u64::from_le_bytes(word) as usize];
-            input.read_exact(&mut text)?;
-            Ok(Some(Numbered(key, String::from_utf8(text).unwrap())))
         }
     }
 

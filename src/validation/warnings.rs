@@ -3,10 +3,10 @@
 //! when it closes), so they are kept in the store's external sort: memory stays bounded
 //! whatever their number.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 
 use crate::input::InputError;
-use crate::store::{Entry, ExternalSort};
+use crate::store::{Entry, ExternalSort, Get, Put, Record};
 
 /// The kinds of warning, in the order the summary lists them.
 /// Each is its name, its plural, and what its message says.
@@ -75,39 +75,28 @@ impl Entry for ListedWarning {
     fn key(&self) -> WarningKey {
         self.key
     }
+}
 
-    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+impl Record for ListedWarning {
+    fn encode(&self, out: &mut impl Put) {
         let (file, line, phase, seq) = self.key;
-        out.write_all(&file.to_le_bytes())?;
-        out.write_all(&line.to_le_bytes())?;
-        out.write_all(&[phase])?;
-        out.write_all(&seq.to_le_bytes())?;
-        out.write_all(&(self.text.len() as u64).to_le_bytes())?;
-        out.write_all(self.text.as_bytes())
+        out.put_u64(file);
+        out.put_u64(line);
+        out.put_u8(phase);
+        out.put_u64(seq);
+        out.put_str(&self.text);
     }
 
-    fn read_from(input: &mut impl Read) -> io::Result<Option<ListedWarning>> {
-        let mut word = [0u8; 8];
-        match input.read_exact(&mut word) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e),
-        }
-        let file = u64::from_le_bytes(word);
-        input.read_exact(&mut word)?;
-        let line = u64::from_le_bytes(word);
-        let mut phase = [0u8; 1];
-        input.read_exact(&mut phase)?;
-        input.read_exact(&mut word)?;
-        let seq = u64::from_le_bytes(word);
-        input.read_exact(&mut word)?;
-        let mut text = vec![0u8; u64::from_le_bytes(word) as usize];
-        input.read_exact(&mut text)?;
-        let text = String::from_utf8(text).map_err(io::Error::other)?;
-        Ok(Some(ListedWarning {
-            key: (file, line, phase[0], seq),
-            text: text.into_boxed_str(),
-        }))
+    fn decode(input: &mut impl Read) -> io::Result<ListedWarning> {
+        Ok(ListedWarning {
+            key: (
+                input.get_u64()?,
+                input.get_u64()?,
+                input.get_u8()?,
+                input.get_u64()?,
+            ),
+            text: input.get_string()?.into_boxed_str(),
+        })
     }
 }
 
