@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::case_grade::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
 use super::columns::Column;
-use crate::store::{Merge, SpillBuffer, Spilled};
+use crate::store::{corrupt, Get, Merge, Put, SpillBuffer, Spilled};
 
 /// Encoded records held in memory before they go to the temporary file: a small report
 /// never makes one.
@@ -28,9 +28,9 @@ pub trait Record: Sized {
     /// Which of the list's three counts it adds to ([`Listed::count_of`]).
     fn kind(&self) -> usize;
     /// Appends the record's bytes to `out`, its file names numbered by `names`.
-    fn encode(&self, names: &mut Names, out: &mut Vec<u8>);
+    fn encode(&self, names: &mut Names, out: &mut impl Put);
     /// Reads back a record [`Record::encode`] wrote, its file names from `names`.
-    fn decode(names: &[String], reader: &mut dyn Read) -> io::Result<Self>;
+    fn decode(names: &[String], input: &mut impl Read) -> io::Result<Self>;
 }
 
 /// The distinct file names a list's records point at (one or two in practice).
@@ -110,7 +110,7 @@ impl<T: Record> ListWriter<T> {
     pub fn push(&mut self, key: u64, record: &T) -> io::Result<()> {
         debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
         self.last_key = Some(key);
-        self.bytes.buf().extend_from_slice(&key.to_le_bytes());
+        self.bytes.buf().put_u64(key);
         record.encode(&mut self.names, self.bytes.buf());
         self.open += 1;
         self.len += 1;
@@ -129,8 +129,8 @@ impl<T: Record> ListWriter<T> {
     pub fn push_encoded(&mut self, key: u64, kind: usize, encoded: &[u8]) -> io::Result<()> {
         debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
         self.last_key = Some(key);
-        self.bytes.buf().extend_from_slice(&key.to_le_bytes());
-        self.bytes.buf().extend_from_slice(encoded);
+        self.bytes.buf().put_u64(key);
+        self.bytes.buf().put_raw(encoded);
         self.open += 1;
         self.len += 1;
         self.counts[kind] += 1;
@@ -191,12 +191,8 @@ impl<T: Record> Listed<T> {
         self.counts[kind]
     }
 
-    /// The records in key order, decoded one at a time (the runs merged as they are read).
-    ///
-    /// # Panics
-    ///
-    /// If the temporary file cannot be read back (a failing disk): the file was written by
-    /// this process and is never touched by another, so nothing else can make a read fail.
+    /// The records in key order, decoded one at a time (the runs merged as they are read);
+    /// an error reading one back ends them.
     pub fn iter(&self) -> ListIter<'_, T> {
         let buffer =
             (MERGE_BUFFER_BYTES / self.runs.len().max(1)).clamp(RUN_BUFFER.0, RUN_BUFFER.1);
@@ -211,9 +207,15 @@ impl<T: Record> Listed<T> {
             });
             start = run.end;
         }
-        ListIter {
-            merge: Merge::new(runs).unwrap_or_else(|e| panic!("{}", read_back_failed(&e))),
-            remaining: self.len,
+        match Merge::new(runs) {
+            Ok(merge) => ListIter {
+                merge: Some(merge),
+                failed: None,
+            },
+            Err(e) => ListIter {
+                merge: None,
+                failed: Some(e),
+            },
         }
     }
 }
@@ -248,9 +250,11 @@ impl<T> Clone for Listed<T> {
     }
 }
 
+/// Equal when both read back whole and alike.
 impl<T: Record + PartialEq> PartialEq for Listed<T> {
     fn eq(&self, other: &Listed<T>) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        let same = |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
+        self.len == other.len && self.iter().zip(other.iter()).all(same)
     }
 }
 
@@ -275,17 +279,12 @@ impl<T: Record> FromIterator<T> for Listed<T> {
 }
 
 impl<'a, T: Record> IntoIterator for &'a Listed<T> {
-    type Item = T;
+    type Item = io::Result<T>;
     type IntoIter = ListIter<'a, T>;
 
     fn into_iter(self) -> ListIter<'a, T> {
         self.iter()
     }
-}
-
-/// Why a list cannot be read back.
-fn read_back_failed(e: &io::Error) -> String {
-    format!("reading back the temporary file of cases: {e}")
 }
 
 /// One sorted run of a [`Listed`], decoded one record at a time.
@@ -305,39 +304,33 @@ impl<T: Record> Iterator for RunRecords<'_, T> {
             return None;
         }
         self.left -= 1;
-        let reader = self.reader.as_mut();
+        let input = &mut self.reader;
         Some(
-            bytes::<8>(reader)
-                .map(u64::from_le_bytes)
-                .and_then(|key| Ok((key, T::decode(self.names, reader)?))),
+            input
+                .get_u64()
+                .and_then(|key| Ok((key, T::decode(self.names, input)?))),
         )
     }
 }
 
 /// The records of a [`Listed`], in key order.
 pub struct ListIter<'a, T> {
-    merge: Merge<u64, T, RunRecords<'a, T>>,
-    remaining: usize,
+    merge: Option<Merge<u64, T, RunRecords<'a, T>>>,
+    /// An error reading the runs' first records, given before anything else.
+    failed: Option<io::Error>,
 }
 
 impl<T: Record> Iterator for ListIter<'_, T> {
-    type Item = T;
+    type Item = io::Result<T>;
 
-    fn next(&mut self) -> Option<T> {
-        let (_, record) = self
-            .merge
-            .next()?
-            .unwrap_or_else(|e| panic!("{}", read_back_failed(&e)));
-        self.remaining -= 1;
-        Some(record)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
+    /// The next record; after an error reading one back, nothing more.
+    fn next(&mut self) -> Option<io::Result<T>> {
+        if let Some(e) = self.failed.take() {
+            return Some(Err(e));
+        }
+        Some(self.merge.as_mut()?.next()?.map(|(_, record)| record))
     }
 }
-
-impl<T: Record> ExactSizeIterator for ListIter<'_, T> {}
 
 impl Record for CaseGrade {
     fn kind(&self) -> usize {
@@ -348,40 +341,34 @@ impl Record for CaseGrade {
         }
     }
 
-    fn encode(&self, names: &mut Names, out: &mut Vec<u8>) {
-        put_text(&self.case_id, out);
+    fn encode(&self, names: &mut Names, out: &mut impl Put) {
+        out.put_str(&self.case_id);
         put_spot(&self.at, names, out);
-        out.push(self.kind() as u8);
+        out.put_u8(self.kind() as u8);
         if let CaseOutcome::Mismatched(mismatches) = &self.outcome {
-            out.extend_from_slice(
-                &u32::try_from(mismatches.len())
-                    .expect("fewer than 4G columns")
-                    .to_le_bytes(),
-            );
+            out.put_u8(u8::try_from(mismatches.len()).expect("fewer than 256 columns"));
             for mismatch in mismatches {
-                out.push(u8::try_from(mismatch.column.index()).expect("fewer than 256 columns"));
-                put_optional_text(mismatch.expected.as_deref(), out);
-                put_text(&mismatch.actual, out);
+                out.put_u8(u8::try_from(mismatch.column.index()).expect("fewer than 256 columns"));
+                out.put_optional_str(mismatch.expected.as_deref());
+                out.put_str(&mismatch.actual);
             }
         }
     }
 
-    fn decode(names: &[String], reader: &mut dyn Read) -> io::Result<CaseGrade> {
-        let case_id = get_text(reader)?;
-        let at = get_spot(names, reader)?;
-        let [kind] = bytes(reader)?;
-        let outcome = match kind {
+    fn decode(names: &[String], input: &mut impl Read) -> io::Result<CaseGrade> {
+        let case_id = input.get_string()?;
+        let at = get_spot(names, input)?;
+        let outcome = match input.get_u8()? {
             0 => CaseOutcome::Matched,
             1 => {
-                let count = u32::from_le_bytes(bytes(reader)?);
-                let mut mismatches = Vec::with_capacity(count.min(256) as usize);
+                let count = input.get_u8()?;
+                let mut mismatches = Vec::with_capacity(usize::from(count));
                 for _ in 0..count {
-                    let [column] = bytes(reader)?;
                     mismatches.push(Mismatch {
-                        column: Column::at(usize::from(column))
+                        column: Column::at(usize::from(input.get_u8()?))
                             .ok_or_else(|| corrupt("an unknown column"))?,
-                        expected: get_optional_text(reader)?,
-                        actual: get_text(reader)?,
+                        expected: input.get_optional_string()?,
+                        actual: input.get_string()?,
                     });
                 }
                 CaseOutcome::Mismatched(mismatches)
@@ -402,91 +389,35 @@ impl Record for UnknownCase {
         0
     }
 
-    fn encode(&self, names: &mut Names, out: &mut Vec<u8>) {
-        put_text(&self.case_id, out);
+    fn encode(&self, names: &mut Names, out: &mut impl Put) {
+        out.put_str(&self.case_id);
         put_spot(&self.at, names, out);
     }
 
-    fn decode(names: &[String], reader: &mut dyn Read) -> io::Result<UnknownCase> {
+    fn decode(names: &[String], input: &mut impl Read) -> io::Result<UnknownCase> {
         Ok(UnknownCase {
-            case_id: get_text(reader)?,
-            at: get_spot(names, reader)?,
+            case_id: input.get_string()?,
+            at: get_spot(names, input)?,
         })
     }
 }
 
-fn put_text(text: &str, out: &mut Vec<u8>) {
-    out.extend_from_slice(
-        &u32::try_from(text.len())
-            .expect("a text under 4 GiB")
-            .to_le_bytes(),
-    );
-    out.extend_from_slice(text.as_bytes());
+/// A spot as the number of its file's name and its line.
+fn put_spot(spot: &Spot, names: &mut Names, out: &mut impl Put) {
+    out.put_u32(names.number(&spot.file));
+    out.put_optional_u64(spot.line);
 }
 
-/// A text as its length plus one (0 for none) and its bytes.
-fn put_optional_text(text: Option<&str>, out: &mut Vec<u8>) {
-    match text {
-        None => out.extend_from_slice(&0u32.to_le_bytes()),
-        Some(text) => {
-            let len = u32::try_from(text.len() + 1).expect("a text under 4 GiB");
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(text.as_bytes());
-        }
-    }
-}
-
-fn put_spot(spot: &Spot, names: &mut Names, out: &mut Vec<u8>) {
-    out.extend_from_slice(&names.number(&spot.file).to_le_bytes());
-    match spot.line {
-        None => out.push(0),
-        Some(line) => {
-            out.push(1);
-            out.extend_from_slice(&line.to_le_bytes());
-        }
-    }
-}
-
-fn bytes<const N: usize>(reader: &mut dyn Read) -> io::Result<[u8; N]> {
-    let mut buf = [0; N];
-    reader.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-fn corrupt(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what.to_owned())
-}
-
-fn get_bytes(reader: &mut dyn Read, len: usize) -> io::Result<String> {
-    let mut buf = vec![0; len];
-    reader.read_exact(&mut buf)?;
-    String::from_utf8(buf).map_err(|_| corrupt("a text that is not UTF-8"))
-}
-
-fn get_text(reader: &mut dyn Read) -> io::Result<String> {
-    let len = u32::from_le_bytes(bytes(reader)?);
-    get_bytes(reader, len as usize)
-}
-
-fn get_optional_text(reader: &mut dyn Read) -> io::Result<Option<String>> {
-    match u32::from_le_bytes(bytes(reader)?) {
-        0 => Ok(None),
-        len => get_bytes(reader, len as usize - 1).map(Some),
-    }
-}
-
-fn get_spot(names: &[String], reader: &mut dyn Read) -> io::Result<Spot> {
-    let name = u32::from_le_bytes(bytes(reader)?) as usize;
+fn get_spot(names: &[String], input: &mut impl Read) -> io::Result<Spot> {
+    let name = input.get_u32()? as usize;
     let file = names
         .get(name)
         .ok_or_else(|| corrupt("an unknown file name"))?
         .clone();
-    let [has_line] = bytes(reader)?;
-    let line = match has_line {
-        0 => None,
-        _ => Some(u64::from_le_bytes(bytes(reader)?)),
-    };
-    Ok(Spot { file, line })
+    Ok(Spot {
+        file,
+        line: input.get_optional_u64()?,
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::io::{self, Read};
 
 use super::columns::Column;
 use super::spool::{Record, Spool, SpoolWriter};
+use crate::store::{corrupt, Get, Put};
 
 /// One graded column of a case that is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,143 +97,93 @@ pub type MarksWriter = SpoolWriter<CaseMark>;
 /// One submission's unknown rows, in its order.
 pub type UnknownRows = Spool<UnknownRow>;
 
+impl crate::store::Record for CaseMark {
+    fn encode(&self, out: &mut impl Put) {
+        out.put_u32(self.case);
+        out.put_str(&self.case_id);
+        let status = match self.status {
+            CaseStatus::Matched => 0u8,
+            CaseStatus::Mismatched => 1,
+            CaseStatus::Missing => 2,
+        };
+        out.put_u8(status);
+        out.put_optional_u64(self.line);
+        out.put_u32(self.correct);
+        out.put_u64(self.points);
+        // A case has at most one miss per column, and there are fewer than 256 columns.
+        out.put_u8(self.misses.len() as u8);
+        for miss in &self.misses {
+            out.put_u8(miss.column.index() as u8);
+            out.put_str(&miss.actual);
+            out.put_optional_str(miss.expected.as_deref());
+            out.put_optional_str(miss.note.as_deref());
+        }
+    }
+
+    fn decode(input: &mut impl Read) -> io::Result<CaseMark> {
+        let case = input.get_u32()?;
+        let case_id = input.get_string()?.into();
+        let status = match input.get_u8()? {
+            0 => CaseStatus::Matched,
+            1 => CaseStatus::Mismatched,
+            2 => CaseStatus::Missing,
+            _ => return Err(corrupt("an unknown case status")),
+        };
+        let line = input.get_optional_u64()?;
+        let correct = input.get_u32()?;
+        let points = input.get_u64()?;
+        let count = input.get_u8()?;
+        let mut misses = Vec::with_capacity(usize::from(count));
+        for _ in 0..count {
+            let column = Column::at(usize::from(input.get_u8()?))
+                .ok_or_else(|| corrupt("an unknown column"))?;
+            misses.push(ColumnMiss {
+                column,
+                actual: input.get_string()?.into(),
+                expected: input.get_optional_string()?.map(Into::into),
+                note: input.get_optional_string()?,
+            });
+        }
+        Ok(CaseMark {
+            case,
+            case_id,
+            line,
+            status,
+            correct,
+            points,
+            misses,
+        })
+    }
+}
+
 impl Record for CaseMark {
-    fn encode(&self, out: &mut Vec<u8>) {
-        encode(self, out);
-    }
-
-    fn decode(reader: &mut dyn Read) -> io::Result<CaseMark> {
-        decode(reader)
-    }
-
     /// Its golden case.
     fn key(&self) -> u64 {
         u64::from(self.case)
     }
 }
 
-impl Record for UnknownRow {
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.index.to_le_bytes());
-        out.extend_from_slice(&self.line.to_le_bytes());
-        encode_text(Some(&self.case_id), out);
+impl crate::store::Record for UnknownRow {
+    fn encode(&self, out: &mut impl Put) {
+        out.put_u64(self.index);
+        out.put_u64(self.line);
+        out.put_str(&self.case_id);
     }
 
-    fn decode(reader: &mut dyn Read) -> io::Result<UnknownRow> {
-        let index = u64::from_le_bytes(bytes(reader)?);
-        let line = u64::from_le_bytes(bytes(reader)?);
-        let case_id = decode_text(reader)?.ok_or_else(|| corrupt("a row without a case id"))?;
+    fn decode(input: &mut impl Read) -> io::Result<UnknownRow> {
         Ok(UnknownRow {
-            case_id,
-            line,
-            index,
+            index: input.get_u64()?,
+            line: input.get_u64()?,
+            case_id: input.get_string()?,
         })
     }
+}
 
+impl Record for UnknownRow {
     /// Its place among the submission's rows (a JSON line may hold several).
     fn key(&self) -> u64 {
         self.index
     }
-}
-
-const HAS_LINE: u8 = 1 << 2;
-
-fn encode(mark: &CaseMark, out: &mut Vec<u8>) {
-    out.extend_from_slice(&mark.case.to_le_bytes());
-    encode_text(Some(&mark.case_id), out);
-    let status = match mark.status {
-        CaseStatus::Matched => 0u8,
-        CaseStatus::Mismatched => 1,
-        CaseStatus::Missing => 2,
-    };
-    out.push(status | if mark.line.is_some() { HAS_LINE } else { 0 });
-    if let Some(line) = mark.line {
-        out.extend_from_slice(&line.to_le_bytes());
-    }
-    out.extend_from_slice(&mark.correct.to_le_bytes());
-    out.extend_from_slice(&mark.points.to_le_bytes());
-    // A case has at most one miss per column, and there are fewer than 256 columns.
-    out.push(mark.misses.len() as u8);
-    for miss in &mark.misses {
-        out.push(miss.column.index() as u8);
-        encode_text(Some(&miss.actual), out);
-        encode_text(miss.expected.as_deref(), out);
-        encode_text(miss.note.as_deref(), out);
-    }
-}
-
-/// A text as its length plus one (0 for none) and its bytes.
-fn encode_text(text: Option<&str>, out: &mut Vec<u8>) {
-    match text {
-        None => out.extend_from_slice(&0u32.to_le_bytes()),
-        Some(text) => {
-            out.extend_from_slice(&(text.len() as u32 + 1).to_le_bytes());
-            out.extend_from_slice(text.as_bytes());
-        }
-    }
-}
-
-fn bytes<const N: usize>(reader: &mut dyn Read) -> io::Result<[u8; N]> {
-    let mut buf = [0; N];
-    reader.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-fn corrupt(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what.to_owned())
-}
-
-fn decode_text(reader: &mut dyn Read) -> io::Result<Option<String>> {
-    let len = u32::from_le_bytes(bytes(reader)?);
-    if len == 0 {
-        return Ok(None);
-    }
-    let mut buf = vec![0; len as usize - 1];
-    reader.read_exact(&mut buf)?;
-    String::from_utf8(buf)
-        .map(Some)
-        .map_err(|_| corrupt("a text that is not UTF-8"))
-}
-
-fn decode(reader: &mut dyn Read) -> io::Result<CaseMark> {
-    let case = u32::from_le_bytes(bytes(reader)?);
-    let case_id = decode_text(reader)?.ok_or_else(|| corrupt("a mark without a case id"))?;
-    let [flags] = bytes(reader)?;
-    let status = match flags & 3 {
-        0 => CaseStatus::Matched,
-        1 => CaseStatus::Mismatched,
-        2 => CaseStatus::Missing,
-        _ => return Err(corrupt("an unknown case status")),
-    };
-    let line = if flags & HAS_LINE != 0 {
-        Some(u64::from_le_bytes(bytes(reader)?))
-    } else {
-        None
-    };
-    let correct = u32::from_le_bytes(bytes(reader)?);
-    let points = u64::from_le_bytes(bytes(reader)?);
-    let [count] = bytes(reader)?;
-    let mut misses = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        let [column] = bytes(reader)?;
-        let column = Column::at(column as usize).ok_or_else(|| corrupt("an unknown column"))?;
-        let actual = decode_text(reader)?.ok_or_else(|| corrupt("a miss without a value"))?;
-        misses.push(ColumnMiss {
-            column,
-            actual: actual.into(),
-            expected: decode_text(reader)?.map(Into::into),
-            note: decode_text(reader)?,
-        });
-    }
-    Ok(CaseMark {
-        case,
-        case_id: case_id.into(),
-        line,
-        status,
-        correct,
-        points,
-        misses,
-    })
 }
 
 #[cfg(test)]

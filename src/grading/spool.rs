@@ -7,38 +7,27 @@
 use std::io::{self, Read};
 use std::marker::PhantomData;
 
-use crate::store::{Merge, SpillBuffer, Spilled};
+use crate::store::{Get, Merge, Put, SpillBuffer, Spilled};
 
-/// A record a [`Spool`] keeps: written to bytes and read back.
-pub trait Record: Sized {
-    /// Appends its encoding to `out`.
-    fn encode(&self, out: &mut Vec<u8>);
-    /// Reads one back, as [`Record::encode`] wrote it.
-    fn decode(reader: &mut dyn Read) -> io::Result<Self>;
+/// A record a [`Spool`] keeps: encoded by the store's codec, with a key to merge runs by.
+pub trait Record: crate::store::Record {
     /// What [`Spool::merge_runs`] orders by.
     fn key(&self) -> u64;
 }
 
 /// A text with its place: a case id and its index in its file, say.
+impl crate::store::Record for (u64, String) {
+    fn encode(&self, out: &mut impl Put) {
+        out.put_u64(self.0);
+        out.put_str(&self.1);
+    }
+
+    fn decode(input: &mut impl Read) -> io::Result<(u64, String)> {
+        Ok((input.get_u64()?, input.get_string()?))
+    }
+}
+
 impl Record for (u64, String) {
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0.to_le_bytes());
-        out.extend_from_slice(&(self.1.len() as u64).to_le_bytes());
-        out.extend_from_slice(self.1.as_bytes());
-    }
-
-    fn decode(reader: &mut dyn Read) -> io::Result<(u64, String)> {
-        let mut word = [0; 8];
-        reader.read_exact(&mut word)?;
-        let key = u64::from_le_bytes(word);
-        reader.read_exact(&mut word)?;
-        let mut text = vec![0; u64::from_le_bytes(word) as usize];
-        reader.read_exact(&mut text)?;
-        let text = String::from_utf8(text)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a text that is not UTF-8"))?;
-        Ok((key, text))
-    }
-
     fn key(&self) -> u64 {
         self.0
     }
@@ -156,12 +145,7 @@ impl<T: Record> Spool<T> {
         self.count == 0
     }
 
-    /// The records in order, decoded one at a time.
-    ///
-    /// # Panics
-    ///
-    /// If the temporary file cannot be read back (a failing disk): the file was written by
-    /// this process and is never touched by another, so nothing else can make a read fail.
+    /// The records in order, decoded one at a time (an error reading one back ends them).
     pub fn iter(&self) -> SpoolIter<'_, T> {
         self.iter_from(
             Point {
@@ -197,7 +181,7 @@ impl<T: Record> Spool<T> {
             .windows(2)
             .map(|run| {
                 self.iter_from(run[0], run[1].count - run[0].count, 8 << 10)
-                    .map(|record| Ok::<_, io::Error>((record.key(), record)))
+                    .map(|record| record.map(|record| (record.key(), record)))
             })
             .collect();
         let mut merged = SpoolWriter::new();
@@ -208,9 +192,11 @@ impl<T: Record> Spool<T> {
     }
 }
 
+/// Equal when both read back whole and alike.
 impl<T: Record + PartialEq> PartialEq for Spool<T> {
     fn eq(&self, other: &Spool<T>) -> bool {
-        self.count == other.count && self.iter().eq(other.iter())
+        let same = |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
+        self.count == other.count && self.iter().zip(other.iter()).all(same)
     }
 }
 
@@ -223,7 +209,7 @@ impl<T: Record + std::fmt::Debug> std::fmt::Debug for Spool<T> {
 }
 
 impl<'a, T: Record> IntoIterator for &'a Spool<T> {
-    type Item = T;
+    type Item = io::Result<T>;
     type IntoIter = SpoolIter<'a, T>;
 
     fn into_iter(self) -> SpoolIter<'a, T> {
@@ -239,22 +225,15 @@ pub struct SpoolIter<'a, T> {
 }
 
 impl<T: Record> Iterator for SpoolIter<'_, T> {
-    type Item = T;
+    type Item = io::Result<T>;
 
-    fn next(&mut self) -> Option<T> {
+    /// The next record; after an error reading one back, nothing more.
+    fn next(&mut self) -> Option<io::Result<T>> {
         if self.left == 0 {
             return None;
         }
-        self.left -= 1;
-        Some(
-            T::decode(&mut self.reader)
-                .unwrap_or_else(|e| panic!("reading back a temporary file: {e}")),
-        )
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
+        let record = T::decode(&mut self.reader);
+        self.left = if record.is_ok() { self.left - 1 } else { 0 };
+        Some(record)
     }
 }
-
-impl<T: Record> ExactSizeIterator for SpoolIter<'_, T> {}

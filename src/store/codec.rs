@@ -39,6 +39,14 @@ pub(crate) trait Put {
         self.put_raw(&value.to_le_bytes());
     }
 
+    /// Appends a number or none: a flag, then the number if there is one.
+    fn put_optional_u64(&mut self, value: Option<u64>) {
+        self.put_flag(value.is_some());
+        if let Some(value) = value {
+            self.put_u64(value);
+        }
+    }
+
     /// Appends a text: its length (eight bytes), then its bytes.
     fn put_str(&mut self, text: &str) {
         self.put_u64(text.len() as u64);
@@ -125,6 +133,14 @@ pub(crate) trait Get: Read {
         self.get_array().map(u64::from_le_bytes)
     }
 
+    /// A number or none, as [`Put::put_optional_u64`] wrote it.
+    fn get_optional_u64(&mut self) -> io::Result<Option<u64>> {
+        match self.get_flag()? {
+            true => self.get_u64().map(Some),
+            false => Ok(None),
+        }
+    }
+
     /// A text [`Put::put_str`] wrote.
     fn get_string(&mut self) -> io::Result<String> {
         let len = self.get_u64()?;
@@ -187,7 +203,7 @@ mod tests {
 
     /// Every kind of field, in one record.
     #[derive(Debug, PartialEq)]
-    struct Fields(u8, bool, u32, u64, String, Option<String>, Option<String>);
+    struct Fields(u8, bool, u32, u64, String, Option<String>, Option<String>, Option<u64>);
 
     impl Record for Fields {
         fn encode(&self, out: &mut impl Put) {
@@ -198,6 +214,7 @@ mod tests {
             out.put_str(&self.4);
             out.put_optional_str(self.5.as_deref());
             out.put_optional_str(self.6.as_deref());
+            out.put_optional_u64(self.7);
         }
 
         fn decode(input: &mut impl Read) -> io::Result<Fields> {
@@ -209,6 +226,7 @@ mod tests {
                 input.get_string()?,
                 input.get_optional_string()?,
                 input.get_optional_string()?,
+                input.get_optional_u64()?,
             ))
         }
     }
@@ -222,6 +240,7 @@ mod tests {
             "späte".into(),
             None,
             Some(String::new()),
+            Some(9),
         )
     }
 
