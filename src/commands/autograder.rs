@@ -976,11 +976,13 @@ fn disagreements(
 ) -> Result<KeyDisagrees> {
     let mut places: HashMap<String, Place> = HashMap::new();
     for case in &graded.cases {
+        let case = case?;
         if case.status != CaseStatus::Matched {
             places.insert(case.case_id.to_string(), Place::default());
         }
     }
     for unknown in graded.unknown.iter().filter(|_| every_case) {
+        let unknown = unknown?;
         places.insert(unknown.case_id.clone(), Place::default());
     }
     for part in 0..golden.parts() {
@@ -1015,6 +1017,7 @@ fn disagreements(
     };
     let mut errors = InputErrors::new();
     for case in &graded.cases {
+        let case = case?;
         if case.status == CaseStatus::Matched {
             continue;
         }
@@ -1055,6 +1058,7 @@ fn disagreements(
         }
     }
     for unknown in graded.unknown.iter().filter(|_| every_case) {
+        let unknown = unknown?;
         let place = &places[&unknown.case_id];
         let (file, line) = place.case_file.clone().unwrap_or_default();
         errors.push(

@@ -3,7 +3,7 @@
 //! credit, autograder result files, feedback levels and hints. Golden values and the golden
 //! file's name stay hidden unless `--reveal` (`--feedback full`).
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -356,10 +356,8 @@ fn hints(cases: &[PathBuf], case_ids: &Spool<(u64, String)>) -> Result<Vec<Optio
         Err(StreamError::Input(errors)) => return Err(errors.into()),
         Err(StreamError::Io(e)) => return Err(e).context("cannot keep the case files' hints"),
     };
-    Ok(case_ids
-        .iter()
-        .map(|(_, id)| by_id.remove(id.as_str()))
-        .collect())
+    let hint = |id: io::Result<(u64, String)>| Ok(by_id.remove(id?.1.as_str()));
+    case_ids.iter().map(hint).collect()
 }
 
 /// One splitter for the golden file and every submission, planned for the largest of them:
@@ -746,7 +744,7 @@ fn platform_gradebook(
     class: &Class,
     report: &ClassReport,
     path: &Path,
-) -> (String, String) {
+) -> io::Result<(String, String)> {
     let points = args
         .points
         .or(class.roster.points())
@@ -756,20 +754,22 @@ fn platform_gradebook(
         .submissions
         .iter()
         .zip(&class.uploads)
-        .map(|(submission, upload)| LearnerGrade {
-            points: match &submission.outcome {
-                SubmissionOutcome::Graded(graded) => {
-                    Some(scaled(graded.score, report.max_score(), points))
-                }
-                _ if missing == Missing::Zero => Some(0.0),
-                _ => None,
-            },
-            feedback: match upload {
-                Upload::Missing => vec!["No submission was found.".to_owned()],
-                _ => feedback_lines(report, submission),
-            },
+        .map(|(submission, upload)| {
+            Ok(LearnerGrade {
+                points: match &submission.outcome {
+                    SubmissionOutcome::Graded(graded) => {
+                        Some(scaled(graded.score, report.max_score(), points))
+                    }
+                    _ if missing == Missing::Zero => Some(0.0),
+                    _ => None,
+                },
+                feedback: match upload {
+                    Upload::Missing => vec!["No submission was found.".to_owned()],
+                    _ => feedback_lines(report, submission)?,
+                },
+            })
         })
-        .collect();
+        .collect::<io::Result<_>>()?;
     let given = grades.iter().filter(|g| g.points.is_some()).count();
     let without = grades.len() - given;
     let mut line = format!(
@@ -788,7 +788,7 @@ fn platform_gradebook(
     line.push_str("; ");
     // The assignment's name is the roster's text.
     line.push_str(&escape_controls(&class.roster.describe()));
-    (class.roster.render(&grades, points), line)
+    Ok((class.roster.render(&grades, points), line))
 }
 
 /// Runs `grade`.
@@ -1074,7 +1074,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut imported = None;
     match (&args.gradebook, &class) {
         (Some(path), Some(class)) if report.key_problems.is_none() => {
-            let (text, line) = platform_gradebook(args, class, &report, path);
+            let (text, line) = platform_gradebook(args, class, &report, path)?;
             outputs.push(render_file(path, &text, "gradebook")?);
             imported = Some(line);
         }
@@ -1092,7 +1092,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     if let Some(path) = &args.item_analysis {
         let mut out = Output::open(Some(path), Content::Csv)?;
-        let golden_ids = case_ids.iter().flat_map(|ids| ids.iter().map(|(_, id)| id));
+        let golden_ids = case_ids.iter().flat_map(|ids| ids.iter().map(|id| id.map(|(_, id)| id)));
         write_item_analysis(&report, golden_ids, &mut out)
             .context("cannot write the item analysis")?;
         outputs.push(out);

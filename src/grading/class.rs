@@ -173,6 +173,10 @@ pub struct Graded {
     pub unknown: UnknownRows,
     /// The points scored.
     pub score: u64,
+    /// Its counts, made as its cases were marked (so that they need no reading back).
+    counts: Counts,
+    /// Per graded column, how many cases have it right.
+    column_correct: Vec<usize>,
 }
 
 /// The counts of one graded submission.
@@ -191,23 +195,12 @@ pub struct Counts {
 impl Graded {
     /// Its counts.
     pub fn counts(&self) -> Counts {
-        let mut counts = Counts {
-            unknown: self.unknown.len(),
-            ..Counts::default()
-        };
-        for case in self.cases.iter() {
-            match case.status {
-                CaseStatus::Matched => counts.matched += 1,
-                CaseStatus::Mismatched => counts.mismatched += 1,
-                CaseStatus::Missing => counts.missing += 1,
-            }
-        }
-        counts
+        self.counts
     }
 
     /// How many cases have graded column `index` right.
     pub fn column_correct(&self, index: usize) -> usize {
-        self.cases.iter().filter(|c| c.is_correct(index)).count()
+        self.column_correct[index]
     }
 }
 
@@ -522,6 +515,8 @@ pub fn grade_submission(
     };
     assert_eq!(golden.parts(), submission.parts(), "split by one splitter");
     let mut score = 0;
+    let mut counts = Counts::default();
+    let mut column_correct = vec![0; scoring.columns.len()];
     let mut marks = MarksWriter::new();
     let mut runs = vec![marks.point()];
     let mut unknown = SpoolWriter::new();
@@ -535,6 +530,14 @@ pub fn grade_submission(
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
             let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);
             score += mark.points;
+            *match mark.status {
+                CaseStatus::Matched => &mut counts.matched,
+                CaseStatus::Mismatched => &mut counts.mismatched,
+                CaseStatus::Missing => &mut counts.missing,
+            } += 1;
+            for (column, correct) in column_correct.iter_mut().enumerate() {
+                *correct += usize::from(mark.is_correct(column));
+            }
             marks.push(&mark)?;
         }
         runs.push(marks.point());
@@ -555,10 +558,14 @@ pub fn grade_submission(
             duplicates,
         )));
     }
+    let unknown = unknown.finish()?.merge_runs(&unknown_runs)?;
+    counts.unknown = unknown.len();
     Ok(SubmissionOutcome::Graded(Graded {
         cases: marks.finish()?.merge_runs(&runs)?,
-        unknown: unknown.finish()?.merge_runs(&unknown_runs)?,
+        unknown,
         score,
+        counts,
+        column_correct,
     }))
 }
 
@@ -626,9 +633,9 @@ pub struct ItemStats {
 /// case (`golden_ids`, in golden-file order). A missing case counts as wrong in every column,
 /// with no answer. Every graded submission has a mark per golden case in golden order, so
 /// their marks are walked side by side and one case's tally is held at a time.
-pub fn item_analysis<E>(
+pub fn item_analysis<E: From<std::io::Error>>(
     report: &ClassReport,
-    golden_ids: impl Iterator<Item = String>,
+    golden_ids: impl Iterator<Item = std::io::Result<String>>,
     each: &mut dyn FnMut(ItemStats) -> Result<(), E>,
 ) -> Result<(), E> {
     let ncols = report.scoring.columns.len();
@@ -641,9 +648,11 @@ pub fn item_analysis<E>(
         })
         .collect();
     for case_id in golden_ids {
+        let case_id = case_id?;
         let mut right = vec![0usize; ncols];
         let mut wrong: Vec<HashMap<String, usize>> = vec![HashMap::new(); ncols];
         for case in marks.iter_mut().filter_map(Iterator::next) {
+            let case = case?;
             debug_assert_eq!(*case.case_id, case_id);
             for (i, column) in report.scoring.columns.iter().enumerate() {
                 if case.is_correct(i) {

@@ -126,16 +126,16 @@ impl FileGrade {
     /// The same grade with its matched cases counted instead of listed, as
     /// [`judge_and_compare`](super::engine_check::judge_and_compare) makes it for a report that
     /// does not list them.
-    pub fn matched_counted_only(mut self) -> FileGrade {
+    pub fn matched_counted_only(mut self) -> std::io::Result<FileGrade> {
         let before = self.cases.len();
         let kept = self
             .cases
             .iter()
-            .filter(|case| !matches!(case.outcome, CaseOutcome::Matched))
-            .collect();
+            .filter(|case| !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched)))
+            .collect::<std::io::Result<_>>()?;
         self.cases = kept;
         self.matched_unlisted += before - self.cases.len();
-        self
+        Ok(self)
     }
 
     /// The counts of this file alone.

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::grading::class::{CaseMark, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::grading::marks::{Marks, UnknownRows};
+use crate::report::grade_json::serialize_records;
 
 /// A percentage rounded to two decimals, so documents carry no float noise.
 fn rounded(value: Option<f64>) -> Value {
@@ -81,11 +82,11 @@ struct WarningsJson<'a>(&'a UnknownRows);
 
 impl Serialize for WarningsJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(
-            self.0.iter().map(
-                |u| json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING}),
-            ),
-        )
+        let warning = |u: UnknownRow| {
+            json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING})
+        };
+        let warnings = self.0.iter().map(|u| u.map(warning));
+        serialize_records(serializer, self.0.len(), warnings)
     }
 }
 
@@ -171,11 +172,10 @@ struct CasesJson<'a>(&'a ClassReport, &'a Submission, &'a Marks);
 impl Serialize for CasesJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let CasesJson(report, submission, cases) = *self;
-        serializer.collect_seq(
-            cases
-                .iter()
-                .map(|case| case_json(report, submission, &case)),
-        )
+        let cases_json = cases
+            .iter()
+            .map(|case| case.map(|case| case_json(report, submission, &case)));
+        serialize_records(serializer, cases.len(), cases_json)
     }
 }
 

@@ -49,7 +49,11 @@ fn non_success(
 const PAGE_CASES: usize = 1024;
 
 /// Calls `add` with each test case of `submission`'s suite, in order.
-fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(TestCase)) {
+fn each_case(
+    report: &ClassReport,
+    submission: &Submission,
+    add: &mut dyn FnMut(TestCase),
+) -> std::io::Result<()> {
     let name = submission.name.as_str();
     let mut add = |test_name: &str, status: TestCaseStatus| {
         let mut test = TestCase::new(junit_name(test_name), status);
@@ -85,6 +89,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
         SubmissionOutcome::Graded(graded) => {
             if report.feedback.shows_cases() {
                 for case in &graded.cases {
+                    let case = case?;
                     let status = match case.status {
                         CaseStatus::Matched => TestCaseStatus::success(),
                         status => {
@@ -118,6 +123,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
                 add("score", status);
             }
             for unknown in &graded.unknown {
+                let unknown = unknown?;
                 let mut status = TestCaseStatus::skipped();
                 status
                     .set_type("warning")
@@ -131,6 +137,7 @@ fn each_case(report: &ClassReport, submission: &Submission, add: &mut dyn FnMut(
             }
         }
     }
+    Ok(())
 }
 
 /// The lines quick-junit writes for `cases` inside a testsuite (as they are wherever the
@@ -171,7 +178,7 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     for submission in &report.submissions {
         let mut suite = TestSuite::new(junit_name(&submission.name));
         suite.add_property(("score", score_line(report, submission).as_str()));
-        count_cases(&mut suite, |add| each_case(report, submission, add));
+        count_cases(&mut suite, |add| each_case(report, submission, add))?;
         junit.add_test_suite(suite);
     }
     let summary = report.summary();
@@ -201,23 +208,26 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     }
     junit.add_test_suite(class);
     // The class summary's suite comes last and has no test cases.
-    write_spliced(&junit, out, &mut |index, add| {
-        if let Some(submission) = report.submissions.get(index) {
-            each_case(report, submission, add);
-        }
+    write_spliced(&junit, out, &mut |index, add| match report.submissions.get(index) {
+        Some(submission) => each_case(report, submission, add),
+        None => Ok(()),
     })
 }
 
 /// Adds the test cases `each` makes to `suite` for their counts only, dropping them a page
 /// at a time (quick-junit counts a test case as it is added).
-pub(crate) fn count_cases(suite: &mut TestSuite, each: impl FnOnce(&mut dyn FnMut(TestCase))) {
-    each(&mut |test| {
+pub(crate) fn count_cases(
+    suite: &mut TestSuite,
+    each: impl FnOnce(AddCase<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let made = each(&mut |test| {
         suite.add_test_case(test);
         if suite.test_cases.len() == PAGE_CASES {
             suite.test_cases.clear();
         }
     });
     suite.test_cases.clear();
+    made
 }
 
 /// Where a suite's test cases are given, one at a time.
@@ -230,7 +240,7 @@ pub(crate) type AddCase<'a> = &'a mut dyn FnMut(TestCase);
 pub(crate) fn write_spliced(
     junit: &Report,
     out: &mut dyn Write,
-    cases: &mut dyn FnMut(usize, AddCase<'_>),
+    cases: &mut dyn FnMut(usize, AddCase<'_>) -> std::io::Result<()>,
 ) -> Result<()> {
     let skeleton = junit
         .to_string()
@@ -240,7 +250,7 @@ pub(crate) fn write_spliced(
         if line == SUITE_END {
             let mut page = Vec::with_capacity(PAGE_CASES);
             let mut failed = Ok(());
-            cases(suite, &mut |test| {
+            let made = cases(suite, &mut |test| {
                 page.push(test);
                 if page.len() == PAGE_CASES && failed.is_ok() {
                     failed = case_lines(std::mem::take(&mut page))
@@ -248,6 +258,7 @@ pub(crate) fn write_spliced(
                 }
             });
             failed?;
+            made?;
             out.write_all(case_lines(page)?.as_bytes())?;
             suite += 1;
         }

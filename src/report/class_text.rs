@@ -8,6 +8,7 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
+use crate::grading::marks::CaseMark;
 use crate::grading::Spot;
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
@@ -83,7 +84,7 @@ pub(crate) fn write_paged<I>(
     rows: impl Fn() -> I,
 ) -> io::Result<bool>
 where
-    I: Iterator<Item = Vec<Cell>>,
+    I: Iterator<Item = io::Result<Vec<Cell>>>,
 {
     let mut widths: Vec<u16> = Vec::new();
     let mut count = 0usize;
@@ -103,7 +104,7 @@ where
     let mut page = Vec::with_capacity(PAGE_ROWS);
     for row in rows() {
         count += 1;
-        page.push(row);
+        page.push(row?);
         if page.len() == PAGE_ROWS {
             measure(std::mem::take(&mut page));
         }
@@ -156,7 +157,7 @@ where
     let mut bottom = None;
     let mut page = Vec::with_capacity(PAGE_ROWS);
     for row in rows() {
-        page.push(row);
+        page.push(row?);
         if page.len() == PAGE_ROWS {
             bottom = Some(draw(std::mem::take(&mut page), bottom.is_none(), out)?);
         }
@@ -382,9 +383,11 @@ pub fn write_table(
                         .cases
                         .iter()
                         .filter(move |case| {
-                            shows_cases && (verbose || case.status != CaseStatus::Matched)
+                            let listed = |case: &CaseMark| verbose || case.status != CaseStatus::Matched;
+                            shows_cases && case.as_ref().map_or(true, listed)
                         })
                         .map(|case| {
+                            let case = case?;
                             let colour = match case.status {
                                 CaseStatus::Matched => Color::Green,
                                 _ => Color::Red,
@@ -393,20 +396,21 @@ pub fn write_table(
                                 file: submission.name.clone(),
                                 line: case.line,
                             };
-                            vec![
+                            Ok(vec![
                                 clean_cell(&*case.case_id),
                                 clean_cell(at.to_string()),
                                 coloured(case.status.name(), colour, color),
                                 clean_lines_cell(&report.problems(&case, &submission.name)),
-                            ]
+                            ])
                         });
                     let unknown = graded.unknown.iter().map(|unknown| {
-                        vec![
+                        let unknown = unknown?;
+                        Ok(vec![
                             clean_cell(&unknown.case_id),
                             clean_cell(format!("{}:{}", submission.name, unknown.line)),
                             coloured("warning", Color::Yellow, color),
                             clean_cell(UnknownRow::WARNING),
-                        ]
+                        ])
                     });
                     cases.chain(unknown)
                 };
@@ -429,7 +433,7 @@ pub fn write_table(
         report.submissions.iter().map(|submission| {
             let mut cells = summary_cells(report, submission);
             cells[0] = escape_controls(&cells[0]).into_owned();
-            cells.into_iter().map(Cell::new).collect()
+            Ok(cells.into_iter().map(Cell::new).collect())
         })
     };
     let style = PagedStyle {
@@ -488,7 +492,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
     for submission in &report.submissions {
         // Made twice (a submission's rows are not held): to see whether there are any, then
         // to write them.
-        let rows = || -> Box<dyn Iterator<Item = [String; 4]> + '_> {
+        let rows = || -> Box<dyn Iterator<Item = io::Result<[String; 4]>> + '_> {
             match &submission.outcome {
                 SubmissionOutcome::KeyMalformed => Box::new(std::iter::empty()),
                 SubmissionOutcome::Ungradable(problems) => {
@@ -497,37 +501,42 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                             file: problem.file.clone(),
                             line: (problem.line > 0).then_some(problem.line),
                         };
-                        [
+                        Ok([
                             String::new(),
                             at.to_string(),
                             "ungradable".to_owned(),
                             problem.to_string(),
-                        ]
+                        ])
                     }))
                 }
                 SubmissionOutcome::Graded(graded) => {
                     let cases = graded.cases.iter().filter_map(|case| {
+                        let case = match case {
+                            Ok(case) => case,
+                            Err(e) => return Some(Err(e)),
+                        };
                         let problems = report.problems(&case, &submission.name);
                         (!problems.is_empty()).then(|| {
                             let at = Spot {
                                 file: submission.name.clone(),
                                 line: case.line,
                             };
-                            [
+                            Ok([
                                 escape_controls(&case.case_id).into_owned(),
                                 at.to_string(),
                                 case.status.name().to_owned(),
                                 problems.join("\n"),
-                            ]
+                            ])
                         })
                     });
                     let unknown = graded.unknown.iter().map(|unknown| {
-                        [
+                        let unknown = unknown?;
+                        Ok([
                             escape_controls(&unknown.case_id).into_owned(),
                             format!("{}:{}", submission.name, unknown.line),
                             "warning".to_owned(),
                             UnknownRow::WARNING.to_owned(),
-                        ]
+                        ])
                     });
                     Box::new(cases.chain(unknown))
                 }
@@ -543,7 +552,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
             escape_cell(&score_line(report, submission))
         )?;
         for row in rows() {
-            let cells: Vec<String> = row.iter().map(|cell| escape_cell(cell)).collect();
+            let cells: Vec<String> = row?.iter().map(|cell| escape_cell(cell)).collect();
             writeln!(out, "| {} |", cells.join(" | "))?;
         }
     }
@@ -581,6 +590,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
             }
             SubmissionOutcome::Graded(graded) => {
                 for case in &graded.cases {
+                    let case = case?;
                     let problems = report.problems(&case, &submission.name);
                     if !problems.is_empty() {
                         let at = Spot {
@@ -598,6 +608,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                     }
                 }
                 for unknown in &graded.unknown {
+                    let unknown = unknown?;
                     let at = Spot {
                         file: submission.name.clone(),
                         line: Some(unknown.line),
@@ -680,7 +691,7 @@ mod tests {
                     if color && index % 3 == 0 {
                         cells[1] = Cell::new(&row[1]).fg(Color::Red);
                     }
-                    cells
+                    Ok(cells)
                 })
             };
             let style = PagedStyle {
@@ -720,7 +731,7 @@ mod tests {
             skip_empty: true,
             width: Some(40),
         };
-        let cells = || rows.iter().map(|row| row.iter().map(Cell::new).collect());
+        let cells = || rows.iter().map(|row| Ok(row.iter().map(Cell::new).collect()));
         write_paged(&mut out, &["case", "details"], style, cells).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();

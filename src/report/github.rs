@@ -69,6 +69,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(1 << 16, out);
     for file in &report.files {
         for case in &file.cases {
+            let case = case?;
             let problems = case.problems(&file.file);
             if !problems.is_empty() {
                 let title = format!(
@@ -83,6 +84,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
             }
         }
         for unknown in &file.unknown {
+            let unknown = unknown?;
             let title = format!(
                 "leasejudge {}: case {} unknown",
                 report.command, unknown.case_id

@@ -111,7 +111,7 @@ pub fn write_precheck(check: &Precheck, out: &mut dyn Write) -> std::io::Result<
     }
     kept.push(verdict);
     let test = test(PRECHECK_TEST, Some(passed), 0, &kept.join("\n"));
-    write_document(&head, [test_text(&test)], out)
+    write_document(&head, [Ok(test_text(&test))], out)
 }
 
 /// Writes the reporter's input for the report's one submission.
@@ -137,18 +137,18 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
             submission.name.clone()
         };
         let message = test_output(&lines);
-        let tests = [test_text(&test(&name, None, 0, &message))];
+        let tests = [Ok(test_text(&test(&name, None, 0, &message)))];
         return write_document(&head("error"), tests, out);
     };
     let status = if graded.score == max { "pass" } else { "fail" };
     if !lists_cases(report, submission) {
         let line = format!("Score: {}", score_line(report, submission));
-        let tests = [test_text(&test(
+        let tests = [Ok(test_text(&test(
             "Score",
             Some(graded.score == max),
             graded.score,
             &line,
-        ))];
+        )))];
         return write_document(&head(status), tests, out);
     }
     let case_test = |case: &CaseMark| {
@@ -183,7 +183,7 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
         limit.saturating_sub(fixed),
         &size,
         report.scoring.case_max(),
-    );
+    )?;
     let tests = planned_tests(&graded.cases, plan, &case_test, &note);
     write_document(&head(status), tests, out)
 }

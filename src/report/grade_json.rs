@@ -60,16 +60,27 @@ fn case_json(case: &CaseGrade) -> Value {
     Value::Object(object)
 }
 
+/// The `len` records `records` reads back from a temporary file, serialised one at a time
+/// rather than as one tree; an error reading one back is the serialiser's.
+pub(crate) fn serialize_records<S: Serializer, T: Serialize>(
+    serializer: S,
+    len: usize,
+    records: impl Iterator<Item = io::Result<T>>,
+) -> Result<S::Ok, S::Error> {
+    let mut seq = serializer.serialize_seq(Some(len))?;
+    for record in records {
+        seq.serialize_element(&record.map_err(serde::ser::Error::custom)?)?;
+    }
+    seq.end()
+}
+
 /// A file's cases, serialised one record at a time rather than as one tree.
 struct Cases<'a>(&'a CaseList);
 
 impl Serialize for Cases<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for case in self.0 {
-            seq.serialize_element(&case_json(&case))?;
-        }
-        seq.end()
+        let cases = self.0.iter().map(|case| case.map(|case| case_json(&case)));
+        serialize_records(serializer, self.0.len(), cases)
     }
 }
 
@@ -83,10 +94,11 @@ impl Serialize for FileJson<'_> {
             .unknown
             .iter()
             .map(|u| {
+                let u = u.map_err(serde::ser::Error::custom)?;
                 let (at_file, at_line) = spot(&u.at);
-                json!({"case_id": u.case_id, "file": at_file, "line": at_line})
+                Ok(json!({"case_id": u.case_id, "file": at_file, "line": at_line}))
             })
-            .collect();
+            .collect::<Result<_, S::Error>>()?;
         let mut map = serializer.serialize_map(Some(5))?;
         map.serialize_entry("file", &file.file)?;
         map.serialize_entry("golden", &file.golden)?;

@@ -33,28 +33,32 @@ pub fn write(
             let cases = file
                 .cases
                 .iter()
-                .filter(move |case| verbose || !matches!(case.outcome, CaseOutcome::Matched))
+                .filter(move |case| {
+                    verbose || !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched))
+                })
                 .map(move |case| {
+                    let case = case?;
                     let colour = match case.outcome {
                         CaseOutcome::Matched => Color::Green,
                         CaseOutcome::Mismatched(_) | CaseOutcome::Missing => Color::Red,
                     };
-                    vec![
+                    Ok(vec![
                         Cell::new(escape_controls(&case.case_id)),
                         Cell::new(escape_controls(&case.at.to_string())),
                         status(case.status(), colour),
                         Cell::new(escape_controls_keep_lines(
                             &case.problems(&file.file).join("\n"),
                         )),
-                    ]
+                    ])
                 });
             let unknown = file.unknown.iter().map(move |unknown| {
-                vec![
+                let unknown = unknown?;
+                Ok(vec![
                     Cell::new(escape_controls(&unknown.case_id)),
                     Cell::new(escape_controls(&unknown.at.to_string())),
                     status("unknown", Color::Yellow),
                     Cell::new(escape_message(&unknown.problem(&file.golden))),
-                ]
+                ])
             });
             cases.chain(unknown)
         })

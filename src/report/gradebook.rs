@@ -97,7 +97,7 @@ pub fn render_gradebook(report: &ClassReport) -> Result<String> {
 /// (`golden_ids`, in golden-file order), written as it is made.
 pub fn write_item_analysis(
     report: &ClassReport,
-    golden_ids: impl Iterator<Item = String>,
+    golden_ids: impl Iterator<Item = std::io::Result<String>>,
     out: &mut dyn Write,
 ) -> Result<()> {
     let graded = report.summary().graded.to_string();

@@ -21,8 +21,9 @@ fn failure(kind: &str, message: String, description: String) -> TestCaseStatus {
 }
 
 /// Calls `add` with each test case of `file`'s suite, in order.
-fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
+fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) -> std::io::Result<()> {
     for case in &file.cases {
+        let case = case?;
         let problems = case.problems(&file.file);
         let status = match case.status() {
             "matched" => TestCaseStatus::success(),
@@ -37,6 +38,7 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
         add(test);
     }
     for unknown in &file.unknown {
+        let unknown = unknown?;
         let problem = unknown.problem(&file.golden);
         let mut test = TestCase::new(
             junit_name(&unknown.case_id),
@@ -49,6 +51,7 @@ fn each_case(file: &FileGrade, add: &mut dyn FnMut(TestCase)) {
         test.set_classname(junit_name(&file.file));
         add(test);
     }
+    Ok(())
 }
 
 /// Writes the report as JUnit XML, a page of test cases at a time: the suites are counted,
@@ -58,7 +61,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
     for file in &report.files {
         let mut suite = TestSuite::new(junit_name(&file.file));
         suite.add_property(("golden", junit_name(&file.golden).as_str()));
-        count_cases(&mut suite, |add| each_case(file, add));
+        count_cases(&mut suite, |add| each_case(file, add))?;
         junit.add_test_suite(suite);
     }
     for unpaired in &report.unpaired {
@@ -77,9 +80,8 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
         junit.add_test_suite(suite);
     }
     // An unpaired file's suite holds its one test case already.
-    write_spliced(&junit, out, &mut |index, add| {
-        if let Some(file) = report.files.get(index) {
-            each_case(file, add);
-        }
+    write_spliced(&junit, out, &mut |index, add| match report.files.get(index) {
+        Some(file) => each_case(file, add),
+        None => Ok(()),
     })
 }

@@ -2,6 +2,8 @@
 //! feedback comments, `grade --lms`): plain text lines at the run's `--feedback` level, their
 //! control characters made visible, at most [`FEEDBACK_LIMIT`] bytes.
 
+use std::io;
+
 use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::output::escape_controls;
 
@@ -42,7 +44,7 @@ impl Lines {
 /// The feedback on `submission`: its score, then (as the feedback level shows them) a line
 /// per wrong case with what is wrong in it and the hint, and a warning per row the golden
 /// file lacks; or why it could not be graded.
-pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
+pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Result<Vec<String>> {
     let mut lines = Lines {
         lines: Vec::new(),
         bytes: 0,
@@ -58,17 +60,18 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<Stri
         }
         SubmissionOutcome::Graded(graded) => {
             lines.push(&format!("Score: {}", score_line(report, submission)));
-            for case in graded
-                .cases
-                .iter()
-                .filter(|c| c.status != CaseStatus::Matched)
-            {
+            for case in &graded.cases {
+                let case = case?;
+                if case.status == CaseStatus::Matched {
+                    continue;
+                }
                 let problems = report.problems(&case, &submission.name);
                 if !problems.is_empty() {
                     lines.push(&format!("{}: {}", case.case_id, problems.join("; ")));
                 }
             }
             for unknown in &graded.unknown {
+                let unknown = unknown?;
                 lines.push(&format!(
                     "warning: {}:{}: {}: {}",
                     submission.name,
@@ -79,5 +82,5 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> Vec<Stri
             }
         }
     }
-    lines.finish()
+    Ok(lines.finish())
 }

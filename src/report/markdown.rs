@@ -73,6 +73,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
     };
     for file in &report.files {
         for case in &file.cases {
+            let case = case?;
             let problems = case.problems(&file.file);
             if !problems.is_empty() {
                 row(
@@ -87,6 +88,7 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> io::Result<()> {
             }
         }
         for unknown in &file.unknown {
+            let unknown = unknown?;
             row(
                 &mut out,
                 [

@@ -125,13 +125,14 @@ pub(super) const TESTS_TAIL: usize = 2 + 4 + 3;
 /// serde_json's pretty printer writes the whole value, then a newline.
 pub(super) fn write_document(
     head: &str,
-    tests: impl IntoIterator<Item = String>,
+    tests: impl IntoIterator<Item = std::io::Result<String>>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(out);
     out.write_all(head.as_bytes())?;
     let mut first = true;
     for test in tests {
+        let test = test?;
         out.write_all(if first { b"[\n" } else { b",\n" })?;
         out.write_all(test.as_bytes())?;
         first = false;
@@ -220,10 +221,11 @@ pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Ve
 }
 
 /// The warnings for a graded submission's rows the golden file lacks, capped.
-fn warning_lines(submission: &Submission) -> Vec<String> {
+fn warning_lines(submission: &Submission) -> std::io::Result<Vec<String>> {
     let mut lines = CappedLines::new();
     if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
+            let unknown = unknown?;
             lines.push(&format!(
                 "warning: {}:{}: {}: {}",
                 submission.name,
@@ -233,7 +235,7 @@ fn warning_lines(submission: &Submission) -> Vec<String> {
             ));
         }
     }
-    lines.finish("rows whose case ids are not in the golden file (warnings, not scored)")
+    Ok(lines.finish("rows whose case ids are not in the golden file (warnings, not scored)"))
 }
 
 /// Which cases' tests a document lists when not all fit: every case's test when they do;
@@ -312,18 +314,20 @@ pub(super) fn plan(
     budget: usize,
     size: &dyn Fn(&CaseMark) -> usize,
     case_max: u64,
-) -> Plan {
+) -> std::io::Result<Plan> {
     // Sized only until they overflow: a large lab's tests are not all made to be measured.
     let mut total = 0usize;
-    let fits = cases.iter().all(|case| {
-        total += size(&case);
-        total <= budget
-    });
+    for case in cases {
+        total += size(&case?);
+        if total > budget {
+            break;
+        }
+    }
     let mut plan = Plan::default();
-    if fits {
+    if total <= budget {
         plan.wrong_listed = usize::MAX;
         plan.right_listed = usize::MAX;
-        return plan;
+        return Ok(plan);
     }
     plan.cut = true;
     // The wrong cases first, each listed while they fit; then, only if every wrong case is
@@ -343,6 +347,7 @@ pub(super) fn plan(
     let (mut right_count, mut right_points) = (0usize, 0u64);
     let mut full = false;
     for case in cases {
+        let case = case?;
         if case.status == CaseStatus::Matched {
             right_count += 1;
             right_points += case.points;
@@ -358,10 +363,11 @@ pub(super) fn plan(
         plan.right_left = right_count;
         plan.left_points += right_points;
         plan.left_max += right_count as u64 * case_max;
-        return plan;
+        return Ok(plan);
     }
     let mut full = false;
     for case in cases {
+        let case = case?;
         if case.status != CaseStatus::Matched {
             continue;
         }
@@ -373,7 +379,7 @@ pub(super) fn plan(
             plan.left_max += case_max;
         }
     }
-    plan
+    Ok(plan)
 }
 
 /// The tests of a graded submission's cases as the plan lists them, then (if some are not
@@ -383,19 +389,23 @@ pub(super) fn planned_tests<'a>(
     plan: Plan,
     test: &'a dyn Fn(&CaseMark) -> Value,
     note: &'a dyn Fn(&Plan) -> Value,
-) -> impl Iterator<Item = String> + 'a {
+) -> impl Iterator<Item = std::io::Result<String>> + 'a {
     let mut wrong = 0usize;
     let mut right = 0usize;
     cases
         .iter()
         .filter_map(move |case| {
+            let case = match case {
+                Ok(case) => case,
+                Err(e) => return Some(Err(e)),
+            };
             let matched = case.status == CaseStatus::Matched;
             let index = if matched { &mut right } else { &mut wrong };
             let listed = plan.lists(matched, *index);
             *index += 1;
-            listed.then(|| test_text(&test(&case)))
+            listed.then(|| Ok(test_text(&test(&case))))
         })
-        .chain(plan.cut.then(|| test_text(&note(&plan))))
+        .chain(plan.cut.then(|| Ok(test_text(&note(&plan)))))
 }
 
 /// The bytes a test takes as an array element, with the separator before it.
@@ -457,11 +467,12 @@ fn write_gradescope_within(
     let submission = only(report);
     let score = submission.score().unwrap_or(0);
     let lists = lists_cases(report, submission);
+    let warnings = warning_lines(submission)?;
     // What the learner is told about the whole submission, with `note` (the plan's) in it.
     let summary = |note: Option<String>| -> String {
         let mut lines = problem_lines(report, submission);
         lines.push(format!("Score: {}", score_line(report, submission)));
-        lines.extend(warning_lines(submission));
+        lines.extend(warnings.iter().cloned());
         lines.extend(note);
         if !report.feedback.reveals() {
             lines.push("Expected values are hidden.".to_owned());
@@ -529,7 +540,8 @@ fn write_gradescope_within(
             .iter()
             .map(test_text)
             .chain(summary_test(note).map(|t| test_text(&t)))
-            .collect::<Vec<String>>()
+            .map(Ok)
+            .collect::<Vec<_>>()
     };
     let test = |case: &CaseMark| gradescope_test(report, submission, visibility, case);
     let note = |plan: &Plan| {
@@ -553,7 +565,7 @@ fn write_gradescope_within(
     let fixed = head(widest.top_note()).len()
         + first_tests(widest.top_note())
             .iter()
-            .map(|t| t.len() + 2)
+            .map(|t| t.as_ref().map_or(0, |t| t.len() + 2))
             .sum::<usize>()
         + element_bytes(&note(&widest))
         + TESTS_TAIL;
@@ -563,7 +575,7 @@ fn write_gradescope_within(
         limit.saturating_sub(fixed),
         &size,
         report.scoring.case_max(),
-    );
+    )?;
     let tests = first_tests(plan.top_note())
         .into_iter()
         .chain(planned_tests(&graded.cases, plan, &test, &note));
@@ -613,7 +625,7 @@ fn write_prairielearn_within(
             ("message", message.into()),
             ("format_errors", problem_lines(report, submission).into()),
         ]);
-        return write_document(&head, None, out);
+        return write_document(&head, [], out);
     };
     let max = report.max_score();
     let score = if max == 0 {
@@ -621,9 +633,10 @@ fn write_prairielearn_within(
     } else {
         graded.score as f64 / max as f64
     };
+    let warnings = warning_lines(submission)?;
     let head = |note: Option<String>| -> String {
         let mut output = check_lines(report).unwrap_or_default();
-        output.extend(warning_lines(submission));
+        output.extend(warnings.iter().cloned());
         output.extend(note);
         if !report.feedback.reveals() {
             output.push("Expected values are hidden.".to_owned());
@@ -639,7 +652,7 @@ fn write_prairielearn_within(
         ])
     };
     if !report.feedback.shows_cases() {
-        return write_document(&head(None), None, out);
+        return write_document(&head(None), [], out);
     }
     let test = |case: &CaseMark| prairielearn_test(report, submission, case);
     // Points on the note too: PrairieLearn drops every test's points if one test lacks them.
@@ -659,7 +672,7 @@ fn write_prairielearn_within(
         limit.saturating_sub(fixed),
         &size,
         report.scoring.case_max(),
-    );
+    )?;
     let tests = planned_tests(&graded.cases, plan, &test, &note);
     write_document(&head(plan.top_note()), tests, out)
 }
@@ -715,6 +728,7 @@ mod tests {
         let mut tests = Vec::new();
         if report.feedback.shows_cases() {
             for case in &graded.cases {
+                let case = case?;
                 let problems = report.problems(&case, &submission.name).join("\n");
                 let name = &*case.case_id;
                 let max = report.scoring.case_max();

@@ -6,7 +6,7 @@
 use std::io::{self, Read};
 
 /// A record kept in a temporary file: appended to a buffer and read back as it was written.
-pub(crate) trait Record: Sized {
+pub trait Record: Sized {
     /// Appends its encoding to `out`.
     fn encode(&self, out: &mut impl Put);
     /// Reads back one record [`Record::encode`] wrote.
@@ -15,7 +15,7 @@ pub(crate) trait Record: Sized {
 
 /// Where a record's fields are appended, little-endian: lengths before texts, and an
 /// optional text as its length plus one (0 for none).
-pub(crate) trait Put {
+pub trait Put {
     /// Appends `bytes` as they are.
     fn put_raw(&mut self, bytes: &[u8]);
 
@@ -93,7 +93,7 @@ fn cut_short() -> io::Error {
 const TEXT_AT_ONCE: u64 = 1 << 16;
 
 /// Reads back the fields [`Put`] appended, from any reader.
-pub(crate) trait Get: Read {
+pub trait Get: Read {
     /// The next `N` bytes.
     fn get_array<const N: usize>(&mut self) -> io::Result<[u8; N]> {
         let mut bytes = [0; N];
