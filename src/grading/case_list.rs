@@ -483,10 +483,10 @@ mod tests {
             let mut first = list.iter();
             let mut second = list.iter();
             for case in &expected {
-                assert_eq!(first.next().as_ref(), Some(case));
-                assert_eq!(second.next().as_ref(), Some(case));
+                assert_eq!(&first.next().unwrap().unwrap(), case);
+                assert_eq!(&second.next().unwrap().unwrap(), case);
             }
-            assert_eq!(first.next(), None);
+            assert!(first.next().is_none());
             assert_eq!(list, CaseList::from_records(expected.iter().cloned()));
             let counted = |kind: usize| expected.iter().filter(|c| c.kind() == kind).count();
             assert_eq!(

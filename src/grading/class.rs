@@ -818,7 +818,7 @@ mod tests {
         assert_eq!(graded.score, 5);
         assert_eq!(graded.column_correct(0), 2);
         assert_eq!(graded.column_correct(1), 1);
-        assert!(graded.cases.iter().next().unwrap().misses[0]
+        assert!(graded.cases.iter().next().unwrap().unwrap().misses[0]
             .expected
             .is_none());
         assert!(Scoring::new(
@@ -869,16 +869,17 @@ mod tests {
         let SubmissionOutcome::Graded(shuffled) = grade_csv(&golden, &shuffled, &scoring, 7) else {
             panic!("graded");
         };
-        assert!(shuffled.cases.iter().map(|c| c.case).eq(0..3_000));
+        assert!(shuffled.cases.iter().map(|c| c.unwrap().case).eq(0..3_000));
         assert!(shuffled
             .cases
             .iter()
+            .map(Result::unwrap)
             .all(|c| *c.case_id == format!("c{}", c.case)));
         let counts = shuffled.counts();
         assert_eq!(counts.missing, 273);
         assert_eq!(counts.unknown, 454);
         // Unknown rows in the submission's order.
-        let lines: Vec<u64> = shuffled.unknown.iter().map(|row| row.line).collect();
+        let lines: Vec<u64> = shuffled.unknown.iter().map(|row| row.unwrap().line).collect();
         assert!(lines.windows(2).all(|w| w[0] < w[1]));
     }
 }

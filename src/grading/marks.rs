@@ -250,11 +250,11 @@ mod tests {
             let mut first = written.iter();
             let mut second = written.iter();
             for m in &marks {
-                assert_eq!(first.next().as_ref(), Some(m));
-                assert_eq!(second.next().as_ref(), Some(m));
+                assert_eq!(&first.next().unwrap().unwrap(), m);
+                assert_eq!(&second.next().unwrap().unwrap(), m);
             }
-            assert_eq!(first.next(), None);
-            assert_eq!(written.iter().collect::<Vec<_>>(), marks);
+            assert!(first.next().is_none());
+            assert_eq!(written.iter().map(Result::unwrap).collect::<Vec<_>>(), marks);
             assert_eq!(written, Marks::from_records(&marks));
         }
     }
@@ -275,7 +275,7 @@ mod tests {
             let merged = writer.finish().unwrap().merge_runs(&points).unwrap();
             assert_eq!(merged.len(), count as usize);
             assert!(
-                merged.iter().map(|m| m.case).eq(0..count),
+                merged.iter().map(|m| m.unwrap().case).eq(0..count),
                 "{count} in {runs}"
             );
             assert_eq!(

@@ -237,3 +237,35 @@ impl<T: Record> Iterator for SpoolIter<'_, T> {
         Some(record)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spooled_file_cut_short_reads_back_as_an_error_not_a_panic() {
+        let records: Vec<(u64, String)> = (0..10_000).map(|i| (i, format!("case {i}"))).collect();
+        let mut writer = SpoolWriter::new();
+        for record in &records {
+            writer.push(record).unwrap();
+        }
+        let spool = writer.finish().unwrap();
+        let Spilled::File(file) = &spool.store else {
+            panic!("10,000 records go to the file");
+        };
+        let whole = spool.iter().map(Result::unwrap).collect::<Vec<_>>();
+        assert_eq!(whole, records);
+        // Cut inside the 5,000th record's text.
+        let cut = (0..5_000).map(|i| 16 + format!("case {i}").len() as u64).sum::<u64>() - 2;
+        file.descriptor().unwrap().set_len(cut).unwrap();
+        let mut read = spool.iter();
+        for record in &records[..4_999] {
+            assert_eq!(&read.next().unwrap().unwrap(), record);
+        }
+        let e = read.next().unwrap().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(e.to_string(), "a temporary file ends inside a record");
+        // Nothing after the error.
+        assert!(read.next().is_none());
+    }
+}

@@ -402,8 +402,8 @@ fn a_split_matrix_lists_what_a_whole_one_does() {
                 );
                 assert_eq!(split.len(), whole.len() as u64 + 250);
                 let ids = split.case_ids().unwrap();
-                assert!(ids.iter().map(|(index, _)| index).eq(0..400));
-                let first: Vec<String> = ids.iter().take(3).map(|(_, id)| id).collect();
+                assert!(ids.iter().map(|id| id.unwrap().0).eq(0..400));
+                let first: Vec<String> = ids.iter().take(3).map(|id| id.unwrap().1).collect();
                 assert_eq!(first, ["c0", "c1", "c2"]);
             }
         }
