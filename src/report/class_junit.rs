@@ -317,7 +317,8 @@ mod tests {
             suite.add_property(("score", score_line(&report, submission).as_str()));
             each_case(&report, submission, &mut |test| {
                 suite.add_test_case(test);
-            });
+            })
+            .unwrap();
             whole.add_test_suite(suite);
         }
         let text = String::from_utf8(out).unwrap();

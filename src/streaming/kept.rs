@@ -11,7 +11,7 @@ use compact_str::CompactString;
 use crate::lease::{
     GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds, TerminalResult, Timestamp,
 };
-use crate::store::TempFile;
+use crate::store::{corrupt, Get, Put, Record, TempFile};
 
 /// A row of a case as it was replayed, with its line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub const DEFAULT_CASE_ROWS_IN_MEMORY: usize = 4096;
 pub struct KeptRows {
     /// The rows after those in `file`.
     memory: Vec<KeptRow>,
-    /// The rows written out, encoded ([`encode`]), and their number and bytes.
+    /// The rows written out, encoded ([`Record`]), and their number and bytes.
     file: Option<TempFile>,
     spilled: usize,
     bytes: u64,
@@ -98,7 +98,7 @@ impl KeptRows {
         if self.memory.len() >= self.limit {
             let mut bytes = Vec::with_capacity(self.memory.len() * 64);
             for kept in &self.memory {
-                encode(kept, &mut bytes);
+                kept.encode(&mut bytes);
             }
             let file = match &self.file {
                 Some(file) => file,
@@ -137,7 +137,7 @@ impl KeptRows {
         if let Some(file) = &self.file {
             let mut reader = BufReader::with_capacity(1 << 16, file.reader(0).take(self.bytes));
             for _ in 0..self.spilled {
-                let row = decode(&mut reader)?;
+                let row = KeptRow::decode(&mut reader)?;
                 if visit(&row)?.is_break() {
                     return Ok(());
                 }
@@ -165,223 +165,166 @@ impl KeptRows {
     }
 }
 
-fn put_u64(out: &mut Vec<u8>, value: u64) {
-    out.extend_from_slice(&value.to_le_bytes());
-}
-
-fn put_str(out: &mut Vec<u8>, text: &str) {
-    put_u64(out, text.len() as u64);
-    out.extend_from_slice(text.as_bytes());
-}
-
-fn put_time(out: &mut Vec<u8>, at: Timestamp) {
+fn put_time(out: &mut impl Put, at: Timestamp) {
     let (seconds, nanos) = at.to_parts();
-    out.extend_from_slice(&seconds.to_le_bytes());
-    out.extend_from_slice(&nanos.to_le_bytes());
+    // The seconds' two's complement: read back as they were.
+    out.put_u64(seconds as u64);
+    out.put_u32(nanos);
 }
 
-fn put_optional_time(out: &mut Vec<u8>, at: Option<Timestamp>) {
-    match at {
-        Some(at) => {
-            out.push(1);
-            put_time(out, at);
-        }
-        None => out.push(0),
+fn put_optional_time(out: &mut impl Put, at: Option<Timestamp>) {
+    out.put_flag(at.is_some());
+    if let Some(at) = at {
+        put_time(out, at);
     }
 }
 
-fn put_identity(out: &mut Vec<u8>, identity: &Identity) {
-    put_str(out, &identity.lease_id);
-    put_u64(out, identity.generation);
-    put_str(out, &identity.holder);
+fn put_identity(out: &mut impl Put, identity: &Identity) {
+    out.put_str(&identity.lease_id);
+    out.put_u64(identity.generation);
+    out.put_str(&identity.holder);
 }
 
-/// Appends `kept` to `out` as [`decode`] reads it: its line, its fields, then its message
-/// (a tag and the message's fields).
-fn encode(kept: &KeptRow, out: &mut Vec<u8>) {
-    let row = &kept.row;
-    put_u64(out, kept.line);
-    put_time(out, row.observed_at);
-    match &row.job_id {
-        Some(job_id) => {
-            out.push(1);
-            put_str(out, job_id);
-        }
-        None => out.push(0),
-    }
-    put_optional_time(out, row.sent_at);
-    match &row.message {
-        Message::Offer(offer) => {
-            out.push(0);
-            put_identity(out, &offer.identity);
-            put_time(out, offer.terms.issued_at);
-            put_u64(out, offer.terms.lease_duration.get());
-            put_time(out, offer.terms.expires_at);
-            put_time(out, offer.terms.ack_deadline);
-            put_optional_time(out, offer.given.issued_at);
-            put_optional_time(out, offer.given.expires_at);
-            put_optional_time(out, offer.given.ack_deadline);
-        }
-        Message::Ack(identity) => {
-            out.push(1);
-            put_identity(out, identity);
-        }
-        Message::Renew {
-            identity,
-            renew_seq,
-        } => {
-            out.push(2);
-            put_identity(out, identity);
-            put_u64(out, *renew_seq);
-        }
-        Message::Progress {
-            identity,
-            progress_seq,
-            progress_value,
-        } => {
-            out.push(3);
-            put_identity(out, identity);
-            put_u64(out, *progress_seq);
-            match progress_value {
-                Some(value) => {
-                    out.push(1);
-                    put_str(out, value);
-                }
-                None => out.push(0),
+/// A row kept in the temporary file: its line, its fields, then its message (a tag and the
+/// message's fields).
+impl Record for KeptRow {
+    fn encode(&self, out: &mut impl Put) {
+        let row = &self.row;
+        out.put_u64(self.line);
+        put_time(out, row.observed_at);
+        out.put_optional_str(row.job_id.as_deref());
+        put_optional_time(out, row.sent_at);
+        match &row.message {
+            Message::Offer(offer) => {
+                out.put_u8(0);
+                put_identity(out, &offer.identity);
+                put_time(out, offer.terms.issued_at);
+                out.put_u64(offer.terms.lease_duration.get());
+                put_time(out, offer.terms.expires_at);
+                put_time(out, offer.terms.ack_deadline);
+                put_optional_time(out, offer.given.issued_at);
+                put_optional_time(out, offer.given.expires_at);
+                put_optional_time(out, offer.given.ack_deadline);
             }
+            Message::Ack(identity) => {
+                out.put_u8(1);
+                put_identity(out, identity);
+            }
+            Message::Renew {
+                identity,
+                renew_seq,
+            } => {
+                out.put_u8(2);
+                put_identity(out, identity);
+                out.put_u64(*renew_seq);
+            }
+            Message::Progress {
+                identity,
+                progress_seq,
+                progress_value,
+            } => {
+                out.put_u8(3);
+                put_identity(out, identity);
+                out.put_u64(*progress_seq);
+                out.put_optional_str(progress_value.as_deref());
+            }
+            Message::CancelRequest => out.put_u8(4),
+            Message::CancelAck(identity) => {
+                out.put_u8(5);
+                put_identity(out, identity);
+            }
+            Message::Result { identity, result } => {
+                out.put_u8(6);
+                put_identity(out, identity);
+                out.put_u8(match result {
+                    TerminalResult::Success => 0,
+                    TerminalResult::Failed => 1,
+                    TerminalResult::Cancelled => 2,
+                });
+            }
+            Message::Observe => out.put_u8(7),
         }
-        Message::CancelRequest => out.push(4),
-        Message::CancelAck(identity) => {
-            out.push(5);
-            put_identity(out, identity);
-        }
-        Message::Result { identity, result } => {
-            out.push(6);
-            put_identity(out, identity);
-            out.push(match result {
-                TerminalResult::Success => 0,
-                TerminalResult::Failed => 1,
-                TerminalResult::Cancelled => 2,
-            });
-        }
-        Message::Observe => out.push(7),
+    }
+
+    fn decode(input: &mut impl Read) -> io::Result<KeptRow> {
+        let line = input.get_u64()?;
+        let observed_at = get_time(input)?;
+        let job_id = get_optional_str(input)?;
+        let sent_at = get_optional_time(input)?;
+        let message = match input.get_u8()? {
+            0 => Message::Offer(Offer {
+                identity: get_identity(input)?,
+                terms: OfferTerms {
+                    issued_at: get_time(input)?,
+                    lease_duration: Seconds::new(input.get_u64()?)
+                        .map_err(|_| corrupt("a lease duration"))?,
+                    expires_at: get_time(input)?,
+                    ack_deadline: get_time(input)?,
+                },
+                given: GivenTerms {
+                    issued_at: get_optional_time(input)?,
+                    expires_at: get_optional_time(input)?,
+                    ack_deadline: get_optional_time(input)?,
+                },
+            }),
+            1 => Message::Ack(get_identity(input)?),
+            2 => Message::Renew {
+                identity: get_identity(input)?,
+                renew_seq: input.get_u64()?,
+            },
+            3 => Message::Progress {
+                identity: get_identity(input)?,
+                progress_seq: input.get_u64()?,
+                progress_value: get_optional_str(input)?,
+            },
+            4 => Message::CancelRequest,
+            5 => Message::CancelAck(get_identity(input)?),
+            6 => Message::Result {
+                identity: get_identity(input)?,
+                result: match input.get_u8()? {
+                    0 => TerminalResult::Success,
+                    1 => TerminalResult::Failed,
+                    2 => TerminalResult::Cancelled,
+                    _ => return Err(corrupt("an unknown result")),
+                },
+            },
+            7 => Message::Observe,
+            _ => return Err(corrupt("an unknown message")),
+        };
+        Ok(KeptRow {
+            line,
+            row: Row {
+                observed_at,
+                job_id,
+                sent_at,
+                message,
+            },
+        })
     }
 }
 
-/// What a temporary file that does not hold what was written to it gives.
-fn garbled() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        "a temporary file of kept rows does not read back as it was written",
-    )
+fn get_optional_str(input: &mut impl Read) -> io::Result<Option<CompactString>> {
+    Ok(input.get_optional_string()?.map(CompactString::from))
 }
 
-fn get<const N: usize>(reader: &mut impl Read) -> io::Result<[u8; N]> {
-    let mut bytes = [0; N];
-    reader.read_exact(&mut bytes)?;
-    Ok(bytes)
+fn get_time(input: &mut impl Read) -> io::Result<Timestamp> {
+    let seconds = input.get_u64()? as i64;
+    let nanos = input.get_u32()?;
+    Timestamp::from_parts(seconds, nanos).ok_or_else(|| corrupt("a time"))
 }
 
-fn get_u64(reader: &mut impl Read) -> io::Result<u64> {
-    get::<8>(reader).map(u64::from_le_bytes)
-}
-
-fn get_flag(reader: &mut impl Read) -> io::Result<bool> {
-    match get::<1>(reader)?[0] {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(garbled()),
-    }
-}
-
-fn get_str(reader: &mut impl Read) -> io::Result<CompactString> {
-    let len = usize::try_from(get_u64(reader)?).map_err(|_| garbled())?;
-    let mut bytes = vec![0; len];
-    reader.read_exact(&mut bytes)?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| garbled())?;
-    Ok(CompactString::from(text))
-}
-
-fn get_time(reader: &mut impl Read) -> io::Result<Timestamp> {
-    let seconds = i64::from_le_bytes(get::<8>(reader)?);
-    let nanos = u32::from_le_bytes(get::<4>(reader)?);
-    Timestamp::from_parts(seconds, nanos).ok_or_else(garbled)
-}
-
-fn get_optional_time(reader: &mut impl Read) -> io::Result<Option<Timestamp>> {
-    match get_flag(reader)? {
-        true => get_time(reader).map(Some),
+fn get_optional_time(input: &mut impl Read) -> io::Result<Option<Timestamp>> {
+    match input.get_flag()? {
+        true => get_time(input).map(Some),
         false => Ok(None),
     }
 }
 
-fn get_identity(reader: &mut impl Read) -> io::Result<Identity> {
+fn get_identity(input: &mut impl Read) -> io::Result<Identity> {
     Ok(Identity {
-        lease_id: get_str(reader)?,
-        generation: get_u64(reader)?,
-        holder: get_str(reader)?,
-    })
-}
-
-/// Reads back a row [`encode`] wrote.
-fn decode(reader: &mut impl Read) -> io::Result<KeptRow> {
-    let line = get_u64(reader)?;
-    let observed_at = get_time(reader)?;
-    let job_id = match get_flag(reader)? {
-        true => Some(get_str(reader)?),
-        false => None,
-    };
-    let sent_at = get_optional_time(reader)?;
-    let message = match get::<1>(reader)?[0] {
-        0 => Message::Offer(Offer {
-            identity: get_identity(reader)?,
-            terms: OfferTerms {
-                issued_at: get_time(reader)?,
-                lease_duration: Seconds::new(get_u64(reader)?).map_err(|_| garbled())?,
-                expires_at: get_time(reader)?,
-                ack_deadline: get_time(reader)?,
-            },
-            given: GivenTerms {
-                issued_at: get_optional_time(reader)?,
-                expires_at: get_optional_time(reader)?,
-                ack_deadline: get_optional_time(reader)?,
-            },
-        }),
-        1 => Message::Ack(get_identity(reader)?),
-        2 => Message::Renew {
-            identity: get_identity(reader)?,
-            renew_seq: get_u64(reader)?,
-        },
-        3 => Message::Progress {
-            identity: get_identity(reader)?,
-            progress_seq: get_u64(reader)?,
-            progress_value: match get_flag(reader)? {
-                true => Some(get_str(reader)?),
-                false => None,
-            },
-        },
-        4 => Message::CancelRequest,
-        5 => Message::CancelAck(get_identity(reader)?),
-        6 => Message::Result {
-            identity: get_identity(reader)?,
-            result: match get::<1>(reader)?[0] {
-                0 => TerminalResult::Success,
-                1 => TerminalResult::Failed,
-                2 => TerminalResult::Cancelled,
-                _ => return Err(garbled()),
-            },
-        },
-        7 => Message::Observe,
-        _ => return Err(garbled()),
-    };
-    Ok(KeptRow {
-        line,
-        row: Row {
-            observed_at,
-            job_id,
-            sent_at,
-            message,
-        },
+        lease_id: input.get_string()?.into(),
+        generation: input.get_u64()?,
+        holder: input.get_string()?.into(),
     })
 }
 
