@@ -11,7 +11,7 @@ use std::hash::BuildHasher;
 use std::io::{self, BufReader, Read};
 
 use super::columns::Column;
-use crate::store::TempFile;
+use crate::store::{corrupt, Get, Put, TempFile};
 
 /// How many input bytes one partition is planned for: a loaded partition of a golden file
 /// and one of a submission, graded on every column, stay within a few tens of megabytes.
@@ -189,22 +189,21 @@ impl Partitions {
         }
         let out = &mut part.buf;
         // The length first, so that a row is read back with one copy and no allocation.
-        let rest = u32::try_from(len - 4).expect("a row under 4 GiB");
-        out.extend_from_slice(&rest.to_le_bytes());
-        out.extend_from_slice(&index.to_le_bytes());
-        out.extend_from_slice(&line.to_le_bytes());
-        out.extend_from_slice(&tag.to_le_bytes());
+        out.put_u32(u32::try_from(len - 4).expect("a row under 4 GiB"));
+        out.put_u64(index);
+        out.put_u64(line);
+        out.put_u64(tag);
         // The lengths, then every text one after another: read back as one `str`, checked
         // once.
         put_len(out, case_id.len());
-        out.push(u8::try_from(cells.len()).expect("fewer than 256 columns"));
+        out.put_u8(u8::try_from(cells.len()).expect("fewer than 256 columns"));
         for (column, text) in cells {
-            out.push(u8::try_from(column.index()).expect("fewer than 256 columns"));
+            out.put_u8(u8::try_from(column.index()).expect("fewer than 256 columns"));
             put_len(out, text.len());
         }
-        out.extend_from_slice(case_id.as_bytes());
+        out.put_raw(case_id.as_bytes());
         for (_, text) in cells {
-            out.extend_from_slice(text.as_bytes());
+            out.put_raw(text.as_bytes());
         }
     }
 
@@ -266,48 +265,44 @@ impl Partitions {
         };
         let mut reader = spilled.chain(&part.buf[..]);
         let mut record = Vec::new();
-        loop {
-            let mut head = [0u8; 4];
-            match reader.read(&mut head[..1])? {
-                0 => return Ok(()),
-                _ => reader.read_exact(&mut head[1..])?,
-            }
+        while let Some(head) = reader.get_first()? {
             record.resize(u32::from_le_bytes(head) as usize, 0);
-            reader.read_exact(&mut record)?;
+            reader.get_raw(&mut record)?;
             // On the stack, each row's own: no allocation per row.
             let mut cells = [(Column::CASE_ID, ""); Column::COUNT];
             each(decode(&record, &mut cells)?)?;
         }
+        Ok(())
     }
-}
-
-fn corrupt() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, "a partition's row is corrupt")
 }
 
 /// A row from its record (what follows its length).
 fn decode<'a>(
-    record: &'a [u8],
+    mut record: &'a [u8],
     cells: &'a mut [(Column, &'a str); Column::COUNT],
 ) -> io::Result<StoredRow<'a>> {
-    let mut at = Cursor(record);
-    let index = at.word()?;
-    let line = at.word()?;
-    let tag = at.word()?;
-    let id_len = at.len()?;
-    let count = usize::from(at.take(1)?[0]);
+    let index = record.get_u64()?;
+    let line = record.get_u64()?;
+    let tag = record.get_u64()?;
+    let id_len = record.get_u32()? as usize;
+    let count = usize::from(record.get_u8()?);
     if count > cells.len() {
-        return Err(corrupt());
+        return Err(corrupt("more cells than columns"));
     }
     let mut ends = [0usize; Column::COUNT];
     let mut end = id_len;
     for (cell, cell_end) in cells[..count].iter_mut().zip(&mut ends) {
-        cell.0 = Column::at(usize::from(at.take(1)?[0])).ok_or_else(corrupt)?;
-        end += at.len()?;
+        cell.0 = Column::at(usize::from(record.get_u8()?))
+            .ok_or_else(|| corrupt("an unknown column"))?;
+        end += record.get_u32()? as usize;
         *cell_end = end;
     }
-    let texts = std::str::from_utf8(at.0).map_err(|_| corrupt())?;
-    let piece = |from: usize, to: usize| texts.get(from..to).ok_or_else(corrupt);
+    let texts = std::str::from_utf8(record).map_err(|_| corrupt("a text that is not UTF-8"))?;
+    let piece = |from: usize, to: usize| {
+        texts
+            .get(from..to)
+            .ok_or_else(|| corrupt("a text that does not fit its row"))
+    };
     let case_id = piece(0, id_len)?;
     let mut start = id_len;
     for (cell, &cell_end) in cells[..count].iter_mut().zip(&ends) {
@@ -315,7 +310,7 @@ fn decode<'a>(
         start = cell_end;
     }
     if start != texts.len() {
-        return Err(corrupt());
+        return Err(corrupt("a row longer than its texts"));
     }
     Ok(StoredRow {
         index,
@@ -326,33 +321,8 @@ fn decode<'a>(
     })
 }
 
-/// What is left of a record to decode.
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
-        let (head, tail) = self.0.split_at_checked(n).ok_or_else(corrupt)?;
-        self.0 = tail;
-        Ok(head)
-    }
-
-    fn word(&mut self) -> io::Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("eight bytes"),
-        ))
-    }
-
-    fn len(&mut self) -> io::Result<usize> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")) as usize)
-    }
-}
-
 fn put_len(out: &mut Vec<u8>, len: usize) {
-    out.extend_from_slice(
-        &u32::try_from(len)
-            .expect("a cell under 4 GiB")
-            .to_le_bytes(),
-    );
+    out.put_u32(u32::try_from(len).expect("a cell under 4 GiB"));
 }
 
 #[cfg(test)]

@@ -170,20 +170,20 @@ pub trait Get: Read {
         String::from_utf8(bytes).map_err(|_| corrupt("a text that is not UTF-8"))
     }
 
-    /// The eight bytes a record starts with, or `None` where the records end (an end inside
+    /// The `N` bytes a record starts with, or `None` where the records end (an end inside
     /// them is an error).
-    fn get_first_u64(&mut self) -> io::Result<Option<u64>> {
-        let mut word = [0; 8];
+    fn get_first<const N: usize>(&mut self) -> io::Result<Option<[u8; N]>> {
+        let mut first = [0; N];
         loop {
-            match self.read(&mut word[..1]) {
+            match self.read(&mut first[..1]) {
                 Ok(0) => return Ok(None),
                 Ok(_) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
-        self.get_raw(&mut word[1..])?;
-        Ok(Some(u64::from_le_bytes(word)))
+        self.get_raw(&mut first[1..])?;
+        Ok(Some(first))
     }
 }
 
@@ -253,8 +253,8 @@ mod tests {
         let mut input = &bytes[..];
         assert_eq!(Fields::decode(&mut input).unwrap(), fields());
         assert_eq!(Fields::decode(&mut input).unwrap(), fields());
-        assert_eq!(input.get_first_u64().unwrap(), Some(42));
-        assert_eq!(input.get_first_u64().unwrap(), None);
+        assert_eq!(input.get_first().unwrap(), Some(42u64.to_le_bytes()));
+        assert_eq!(input.get_first::<8>().unwrap(), None);
     }
 
     #[test]
@@ -267,7 +267,7 @@ mod tests {
             assert_eq!(e.to_string(), "a temporary file ends inside a record");
         }
         // A first word cut short is not the end of the records.
-        let e = (&[1u8, 2, 3][..]).get_first_u64().unwrap_err();
+        let e = (&[1u8, 2, 3][..]).get_first::<8>().unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
         let mut rest: &[u8] = b"abc";
         assert_eq!(take(&mut rest, 2).unwrap(), b"ab");
