@@ -3,11 +3,11 @@
 //! "maybe"; and the hash both (and the open-case index) use.
 
 use std::hash::{BuildHasher, Hasher};
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use crate::store::{Appender, TempFile};
+use crate::store::{take, Get, Put, SpillBuffer, TempFile};
 
 /// The Bloom filter's largest size, all its layers together: 2^21 words = 16 MiB.
 const SEEN_WORDS_MAX: usize = 1 << 21;
@@ -217,8 +217,8 @@ pub(super) fn id_hash(id: &str) -> u64 {
 /// (`split::CloseLog`).
 pub(super) struct IdRecords<const N: usize> {
     file: TempFile,
-    /// `None` once closed.
-    writer: Option<BufWriter<Appender>>,
+    /// Records waiting to be appended to the file; `None` once closed.
+    writer: Option<SpillBuffer>,
     /// Bytes written.
     written: u64,
 }
@@ -227,7 +227,9 @@ impl<const N: usize> IdRecords<N> {
     pub(super) fn new() -> io::Result<IdRecords<N>> {
         let file = TempFile::new()?;
         Ok(IdRecords {
-            writer: Some(BufWriter::with_capacity(1 << 16, file.appender())),
+            // Appended 32 KiB at a time, in a buffer that a record of up to 32 KiB does not
+            // make grow.
+            writer: Some(SpillBuffer::to_file(file.clone(), 1 << 16, 1 << 15)),
             file,
             written: 0,
         })
@@ -239,17 +241,12 @@ impl<const N: usize> IdRecords<N> {
             .writer
             .as_mut()
             .ok_or_else(|| io::Error::other("the id log is closed"))?;
-        // The numbers in one write, not one each (a record is written per closed case).
-        const { assert!(N <= 8, "at most 8 numbers per id") };
-        let mut fixed = [0u8; 64];
-        for (bytes, number) in fixed.chunks_exact_mut(8).zip(numbers) {
-            bytes.copy_from_slice(&number.to_le_bytes());
+        writer.buf().put_str(id);
+        for number in numbers {
+            writer.buf().put_u64(number);
         }
-        writer.write_all(&(id.len() as u64).to_le_bytes())?;
-        writer.write_all(id.as_bytes())?;
-        writer.write_all(&fixed[..8 * N])?;
         self.written += Self::record_bytes(id);
-        Ok(())
+        writer.spill_if_full()
     }
 
     /// The bytes a record of `id` takes in the file.
@@ -265,7 +262,7 @@ impl<const N: usize> IdRecords<N> {
     /// Flushes and closes the file; it can still be read.
     pub(super) fn close(&mut self) -> io::Result<()> {
         if let Some(mut writer) = self.writer.take() {
-            writer.flush()?;
+            writer.spill()?;
         }
         Ok(())
     }
@@ -287,7 +284,7 @@ impl<const N: usize> IdRecords<N> {
         visit: &mut dyn FnMut(&str, [u64; N]) -> io::Result<bool>,
     ) -> io::Result<()> {
         if let Some(writer) = &mut self.writer {
-            writer.flush()?;
+            writer.spill()?;
         }
         let mut offset = from;
         // Whole records are read straight from the buffer; a partial one waits for the next
@@ -333,7 +330,7 @@ impl<const N: usize> IdRecords<N> {
     /// are flushed first, so that it can be any record pushed so far.
     pub(super) fn read_record(&mut self, offset: u64) -> io::Result<(Vec<u8>, [u64; N])> {
         if let Some(writer) = &mut self.writer {
-            writer.flush()?;
+            writer.spill()?;
         }
         let mut word = [0u8; 8];
         self.file.read_exact_at(&mut word, offset)?;
@@ -341,29 +338,25 @@ impl<const N: usize> IdRecords<N> {
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         let mut rest = vec![0u8; id_len + 8 * N];
         self.file.read_exact_at(&mut rest, offset + 8)?;
-        let numbers = std::array::from_fn(|i| {
-            let at = id_len + 8 * i;
-            u64::from_le_bytes(rest[at..at + 8].try_into().expect("eight bytes"))
-        });
+        let mut numbers_at = &rest[id_len..];
+        let mut numbers = [0; N];
+        for number in &mut numbers {
+            *number = numbers_at.get_u64()?;
+        }
         rest.truncate(id_len);
         Ok((rest, numbers))
     }
 
     /// The first record of `bytes` (id, numbers, length in bytes), if it is whole.
     fn record(bytes: &[u8]) -> Option<(&[u8], [u64; N], usize)> {
-        let word = |at: usize| -> Option<u64> {
-            Some(u64::from_le_bytes(
-                bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
-            ))
-        };
-        let id_len = usize::try_from(word(0)?).ok()?;
-        let id_end = id_len.checked_add(8)?;
-        let end = id_end.checked_add(8 * N)?;
-        if bytes.len() < end {
-            return None;
+        let mut rest = bytes;
+        let id_len = usize::try_from(rest.get_u64().ok()?).ok()?;
+        let id = take(&mut rest, id_len).ok()?;
+        let mut numbers = [0; N];
+        for number in &mut numbers {
+            *number = rest.get_u64().ok()?;
         }
-        let numbers = std::array::from_fn(|i| word(id_end + 8 * i).expect("within the record"));
-        Some((&bytes[8..id_end], numbers, end))
+        Some((id, numbers, bytes.len() - rest.len()))
     }
 }
 
@@ -599,8 +592,8 @@ impl PartitionIndex {
         if filling.len() == BLOCK_ENTRIES {
             let mut bytes = Vec::with_capacity(16 * BLOCK_ENTRIES);
             for (hash, offset) in filling.drain(..) {
-                bytes.extend_from_slice(&hash.to_le_bytes());
-                bytes.extend_from_slice(&offset.to_le_bytes());
+                bytes.put_u64(hash);
+                bytes.put_u64(offset);
             }
             self.file.write_all_at(&bytes, self.written)?;
             self.blocks[part].push(self.written);
@@ -625,11 +618,8 @@ impl PartitionIndex {
         let mut bytes = vec![0u8; 16 * BLOCK_ENTRIES];
         for &block in self.blocks[part].iter().rev() {
             self.file.read_exact_at(&mut bytes, block)?;
-            for entry in bytes.chunks_exact(16).rev() {
-                let word = |at: usize| {
-                    u64::from_le_bytes(entry[at..at + 8].try_into().expect("eight bytes"))
-                };
-                if word(0) == hash && !visit(word(8))? {
+            for mut entry in bytes.chunks_exact(16).rev() {
+                if entry.get_u64()? == hash && !visit(entry.get_u64()?)? {
                     return Ok(());
                 }
             }
