@@ -13,6 +13,7 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, thousands, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
+use crate::store::{Get, Put};
 use crate::limits::MAX_REORDER_CASE_ROWS;
 use crate::output::{check_paths, escape_controls, AppendFile, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
@@ -119,8 +120,8 @@ impl CaseWriter for Explorer {
                 .expect("no thread panicked holding it")
                 .insert((file.to_owned(), case_id.to_owned()), error);
             // A record of no lines, counted as no case: the run fails before it is read.
-            out.extend_from_slice(&0u64.to_le_bytes());
-            out.extend_from_slice(&[0; 8 * COUNTS]);
+            out.put_u64(0);
+            out.put_raw(&[0; 8 * COUNTS]);
             return Ok(true);
         }
         let (lines, rows): (Vec<u64>, Vec<Row>) = kept
@@ -165,8 +166,8 @@ impl CaseWriter for Explorer {
                 found.permutation.describe(&lines)
             )?;
         }
-        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
-        out.extend_from_slice(&text);
+        out.put_u64(text.len() as u64);
+        out.put_raw(&text);
         let counts: [u64; COUNTS] = [
             1,
             findings.tried as u64,
@@ -175,7 +176,7 @@ impl CaseWriter for Explorer {
             u64::from(findings.order_sensitive.is_some()),
         ];
         for count in counts {
-            out.extend_from_slice(&count.to_le_bytes());
+            out.put_u64(count);
         }
         Ok(true)
     }
@@ -229,7 +230,7 @@ impl<W: Write> Write for Unframed<'_, W> {
                     let n = self.hold(rest, 8);
                     rest = &rest[n..];
                     if self.held.len() == 8 {
-                        let len = u64::from_le_bytes(self.held[..].try_into().expect("8 bytes"));
+                        let len = (&self.held[..]).get_u64()?;
                         self.held.clear();
                         self.part = if len == 0 {
                             Part::Counts
@@ -253,17 +254,17 @@ impl<W: Write> Write for Unframed<'_, W> {
                     let n = self.hold(rest, 8 * COUNTS);
                     rest = &rest[n..];
                     if self.held.len() == 8 * COUNTS {
-                        let count = |i: usize| {
-                            u64::from_le_bytes(
-                                self.held[8 * i..8 * i + 8].try_into().expect("8 bytes"),
-                            )
-                        };
+                        let mut counts = &self.held[..];
                         let totals = &mut self.totals;
-                        totals.cases += count(0);
-                        totals.tried += count(1);
-                        totals.checked += count(2);
-                        totals.violations += count(3);
-                        totals.sensitive += count(4);
+                        for total in [
+                            &mut totals.cases,
+                            &mut totals.tried,
+                            &mut totals.checked,
+                            &mut totals.violations,
+                            &mut totals.sensitive,
+                        ] {
+                            *total += counts.get_u64()?;
+                        }
                         self.held.clear();
                         self.part = Part::Length;
                     }

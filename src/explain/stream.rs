@@ -23,6 +23,7 @@ use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::{Case, CaseFault, Timestamp};
 use crate::matrix::MatrixRow;
 use crate::output::AppendFile;
+use crate::store::Put;
 use crate::streaming::{
     judge, CaseRecords, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Sink, StreamError,
     StreamSettings, Window, EVERY_CASE,
@@ -257,7 +258,7 @@ impl CaseWriter for Traces {
         }
         match trace_of_kept(file, case_id, rows, self.run_as_of)? {
             Some(trace) => {
-                out.extend_from_slice(self.format.case(index, &trace).as_bytes());
+                out.put_raw(self.format.case(index, &trace).as_bytes());
                 Ok(true)
             }
             None => Ok(false),
@@ -494,7 +495,7 @@ impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
         };
         let mut record = Vec::new();
         (self.record)(&trace, &mut record);
-        out.extend_from_slice(&record);
+        out.put_raw(&record);
         Ok(!out.is_empty())
     }
 }
@@ -571,7 +572,7 @@ impl CaseWriter for DetailedRows {
             Encoding::Json => {
                 let mut object = matrix.to_json();
                 object.insert(self.column.to_owned(), Value::String(sentence));
-                out.extend_from_slice(b",\n");
+                out.put_raw(b",\n");
                 serde_json::to_writer(&mut *out, &object)?;
             }
         }

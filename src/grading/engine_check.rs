@@ -18,12 +18,12 @@
 //! report renders the same).
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
-use crate::store::TempWriter;
+use crate::store::{Get, TempWriter};
 use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
@@ -256,8 +256,7 @@ fn split_matrix(
         .read_record(&mut record)
         .map_err(|e| io::Error::other(e.to_string()))?
     {
-        let mut line = [0u8; 8];
-        first_lines.read_exact(&mut line)?;
+        let line = first_lines.get_u64()?;
         // The engine's matrix has every column, in column order.
         let cells: Vec<(Column, &str)> = columns
             .iter()
@@ -267,7 +266,7 @@ fn split_matrix(
             })
             .collect();
         let case_id = crate::sanitize::spreadsheet_value(&record[0]);
-        partitions.push(case_id, u64::from_le_bytes(line), 0, &cells);
+        partitions.push(case_id, line, 0, &cells);
     }
     partitions.seal();
     Ok(partitions)

@@ -7,6 +7,7 @@
 use std::io::{self, Write};
 
 use super::kept::KeptRows;
+use crate::store::Put;
 
 /// What a run writes for each case in place of its matrix row.
 pub trait CaseWriter {
@@ -65,16 +66,6 @@ impl<'a> RecordOut<'a> {
         }
     }
 
-    /// Appends `bytes`.
-    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
-    }
-
-    /// Appends one byte.
-    pub fn push(&mut self, byte: u8) {
-        self.buf.push(byte);
-    }
-
     /// How many bytes were written.
     pub fn len(&self) -> u64 {
         self.moved + self.buf.len() as u64
@@ -100,6 +91,13 @@ impl<'a> RecordOut<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A record's fields, by the store's codec (held until the record is written whole).
+impl Put for RecordOut<'_> {
+    fn put_raw(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
     }
 }
 

@@ -354,17 +354,14 @@ impl crate::streaming::CaseWriter for CaseWarnings {
         } else {
             case_warnings(case_id, &rows)
         };
+        use crate::store::Put;
         let count = u8::try_from(warnings.len()).map_err(std::io::Error::other)?;
-        out.push(count);
-        let put = |out: &mut crate::streaming::RecordOut<'_>, bytes: &[u8]| {
-            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            out.extend_from_slice(bytes);
-        };
-        out.extend_from_slice(&(file_index as u64).to_le_bytes());
-        put(out, case_id.as_bytes());
+        out.put_u8(count);
+        out.put_u64(file_index as u64);
+        out.put_str(case_id);
         for warning in &warnings {
-            out.extend_from_slice(&warning.at.line.to_le_bytes());
-            put(out, warning.at.message.as_bytes());
+            out.put_u64(warning.at.line);
+            out.put_str(&warning.at.message);
         }
         Ok(true)
     }
@@ -382,37 +379,23 @@ fn read_case_warnings(
     sources: &[crate::input::Source],
     warnings: &mut Warnings,
 ) -> std::io::Result<usize> {
-    use std::io::Read;
+    use crate::store::Get;
     let mut input = std::io::BufReader::with_capacity(1 << 16, records);
-    let word = |input: &mut std::io::BufReader<_>| -> std::io::Result<u64> {
-        let mut bytes = [0u8; 8];
-        input.read_exact(&mut bytes)?;
-        Ok(u64::from_le_bytes(bytes))
-    };
-    let text = |input: &mut std::io::BufReader<_>| -> std::io::Result<String> {
-        let len = word(input)?;
-        let mut bytes = Vec::new();
-        input.by_ref().take(len).read_to_end(&mut bytes)?;
-        String::from_utf8(bytes).map_err(std::io::Error::other)
-    };
     let mut cases = 0;
     loop {
-        let mut count = [0u8; 1];
-        match input.read_exact(&mut count) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(cases),
-            Err(e) => return Err(e),
-        }
+        let Some([count]) = input.get_first()? else {
+            return Ok(cases);
+        };
         cases += 1;
-        let file_index = usize::try_from(word(&mut input)?).map_err(std::io::Error::other)?;
-        let case_id = text(&mut input)?;
+        let file_index = usize::try_from(input.get_u64()?).map_err(std::io::Error::other)?;
+        let case_id = input.get_string()?;
         let file = sources
             .get(file_index)
             .map(|source| source.name.as_str())
             .ok_or_else(|| std::io::Error::other("a case's record names no input"))?;
-        for _ in 0..count[0] {
-            let line = word(&mut input)?;
-            let message = text(&mut input)?;
+        for _ in 0..count {
+            let line = input.get_u64()?;
+            let message = input.get_string()?;
             let at = InputError::new(file, line, message)
                 .column("case_id")
                 .value(case_id.as_str());
