@@ -1092,7 +1092,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     if let Some(path) = &args.item_analysis {
         let mut out = Output::open(Some(path), Content::Csv)?;
-        let golden_ids = case_ids.iter().flat_map(|ids| ids.iter().map(|id| id.map(|(_, id)| id)));
+        let golden_ids = case_ids
+            .iter()
+            .flat_map(|ids| ids.iter().map(|id| id.map(|(_, id)| id)));
         write_item_analysis(&report, golden_ids, &mut out)
             .context("cannot write the item analysis")?;
         outputs.push(out);

@@ -13,10 +13,10 @@ use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
 use crate::input::{expand_inputs, thousands, InputError, InputErrors, InputFormat, ReadArgs};
 use crate::lease::{Row, Timestamp};
-use crate::store::{Get, Put};
 use crate::limits::MAX_REORDER_CASE_ROWS;
 use crate::output::{check_paths, escape_controls, AppendFile, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
+use crate::store::{Get, Put};
 use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
 
 /// Permute which renew/progress messages of one generation fill their arrival slots (spec

@@ -253,7 +253,8 @@ impl<T> Clone for Listed<T> {
 /// Equal when both read back whole and alike.
 impl<T: Record + PartialEq> PartialEq for Listed<T> {
     fn eq(&self, other: &Listed<T>) -> bool {
-        let same = |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
+        let same =
+            |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
         self.len == other.len && self.iter().zip(other.iter()).all(same)
     }
 }

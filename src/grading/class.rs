@@ -879,7 +879,11 @@ mod tests {
         assert_eq!(counts.missing, 273);
         assert_eq!(counts.unknown, 454);
         // Unknown rows in the submission's order.
-        let lines: Vec<u64> = shuffled.unknown.iter().map(|row| row.unwrap().line).collect();
+        let lines: Vec<u64> = shuffled
+            .unknown
+            .iter()
+            .map(|row| row.unwrap().line)
+            .collect();
         assert!(lines.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -131,7 +131,9 @@ impl FileGrade {
         let kept = self
             .cases
             .iter()
-            .filter(|case| !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched)))
+            .filter(
+                |case| !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched)),
+            )
             .collect::<std::io::Result<_>>()?;
         self.cases = kept;
         self.matched_unlisted += before - self.cases.len();

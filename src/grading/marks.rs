@@ -254,7 +254,10 @@ mod tests {
                 assert_eq!(&second.next().unwrap().unwrap(), m);
             }
             assert!(first.next().is_none());
-            assert_eq!(written.iter().map(Result::unwrap).collect::<Vec<_>>(), marks);
+            assert_eq!(
+                written.iter().map(Result::unwrap).collect::<Vec<_>>(),
+                marks
+            );
             assert_eq!(written, Marks::from_records(&marks));
         }
     }

@@ -195,7 +195,8 @@ impl<T: Record> Spool<T> {
 /// Equal when both read back whole and alike.
 impl<T: Record + PartialEq> PartialEq for Spool<T> {
     fn eq(&self, other: &Spool<T>) -> bool {
-        let same = |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
+        let same =
+            |(a, b): (io::Result<T>, io::Result<T>)| matches!((a, b), (Ok(a), Ok(b)) if a == b);
         self.count == other.count && self.iter().zip(other.iter()).all(same)
     }
 }
@@ -256,7 +257,10 @@ mod tests {
         let whole = spool.iter().map(Result::unwrap).collect::<Vec<_>>();
         assert_eq!(whole, records);
         // Cut inside the 5,000th record's text.
-        let cut = (0..5_000).map(|i| 16 + format!("case {i}").len() as u64).sum::<u64>() - 2;
+        let cut = (0..5_000)
+            .map(|i| 16 + format!("case {i}").len() as u64)
+            .sum::<u64>()
+            - 2;
         file.descriptor().unwrap().set_len(cut).unwrap();
         let mut read = spool.iter();
         for record in &records[..4_999] {

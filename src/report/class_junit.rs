@@ -208,10 +208,14 @@ pub fn write(report: &ClassReport, out: &mut dyn Write) -> Result<()> {
     }
     junit.add_test_suite(class);
     // The class summary's suite comes last and has no test cases.
-    write_spliced(&junit, out, &mut |index, add| match report.submissions.get(index) {
-        Some(submission) => each_case(report, submission, add),
-        None => Ok(()),
-    })
+    write_spliced(
+        &junit,
+        out,
+        &mut |index, add| match report.submissions.get(index) {
+            Some(submission) => each_case(report, submission, add),
+            None => Ok(()),
+        },
+    )
 }
 
 /// Adds the test cases `each` makes to `suite` for their counts only, dropping them a page

@@ -383,7 +383,8 @@ pub fn write_table(
                         .cases
                         .iter()
                         .filter(move |case| {
-                            let listed = |case: &CaseMark| verbose || case.status != CaseStatus::Matched;
+                            let listed =
+                                |case: &CaseMark| verbose || case.status != CaseStatus::Matched;
                             shows_cases && case.as_ref().map_or(true, listed)
                         })
                         .map(|case| {
@@ -731,7 +732,10 @@ mod tests {
             skip_empty: true,
             width: Some(40),
         };
-        let cells = || rows.iter().map(|row| Ok(row.iter().map(Cell::new).collect()));
+        let cells = || {
+            rows.iter()
+                .map(|row| Ok(row.iter().map(Cell::new).collect()))
+        };
         write_paged(&mut out, &["case", "details"], style, cells).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();

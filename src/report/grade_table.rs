@@ -34,7 +34,8 @@ pub fn write(
                 .cases
                 .iter()
                 .filter(move |case| {
-                    verbose || !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched))
+                    verbose
+                        || !matches!(case, Ok(case) if matches!(case.outcome, CaseOutcome::Matched))
                 })
                 .map(move |case| {
                     let case = case?;

@@ -80,8 +80,12 @@ pub fn write(report: &GradeReport, out: &mut dyn Write) -> Result<()> {
         junit.add_test_suite(suite);
     }
     // An unpaired file's suite holds its one test case already.
-    write_spliced(&junit, out, &mut |index, add| match report.files.get(index) {
-        Some(file) => each_case(file, add),
-        None => Ok(()),
-    })
+    write_spliced(
+        &junit,
+        out,
+        &mut |index, add| match report.files.get(index) {
+            Some(file) => each_case(file, add),
+            None => Ok(()),
+        },
+    )
 }

@@ -203,7 +203,16 @@ mod tests {
 
     /// Every kind of field, in one record.
     #[derive(Debug, PartialEq)]
-    struct Fields(u8, bool, u32, u64, String, Option<String>, Option<String>, Option<u64>);
+    struct Fields(
+        u8,
+        bool,
+        u32,
+        u64,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<u64>,
+    );
 
     impl Record for Fields {
         fn encode(&self, out: &mut impl Put) {

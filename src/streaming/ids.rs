@@ -334,7 +334,7 @@ impl<const N: usize> IdRecords<N> {
         }
         let mut word = [0u8; 8];
         self.file.read_exact_at(&mut word, offset)?;
-        let id_len = usize::try_from(u64::from_le_bytes(word))
+        let id_len = usize::try_from((&word[..]).get_u64()?)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         let mut rest = vec![0u8; id_len + 8 * N];
         self.file.read_exact_at(&mut rest, offset + 8)?;

@@ -128,7 +128,11 @@ fn streamed_check_grades_as_the_whole_matrix_does(
         let counted = judge_and_compare(&source, as_of, Some(&split), &columns, false)
             .unwrap()
             .unwrap();
-        assert_eq!(counted, expected.clone().matched_counted_only().unwrap(), "{name}");
+        assert_eq!(
+            counted,
+            expected.clone().matched_counted_only().unwrap(),
+            "{name}"
+        );
         assert_eq!(counted.summary(), expected.summary(), "{name}");
         if clean {
             assert!(counted.cases.is_empty(), "{name}");

@@ -857,7 +857,7 @@ impl leasejudge::streaming::CaseWriter for Marks {
         _rows: &leasejudge::streaming::KeptRows,
         out: &mut leasejudge::streaming::RecordOut<'_>,
     ) -> std::io::Result<bool> {
-        out.push(b'.');
+        std::io::Write::write_all(out, b".")?;
         Ok(true)
     }
 }
