@@ -10,11 +10,8 @@ use std::sync::Arc;
 
 use super::case_grade::{CaseGrade, CaseOutcome, Mismatch, Spot, UnknownCase};
 use super::columns::Column;
+use super::spool::SPILL_BYTES;
 use crate::store::{corrupt, Get, Merge, Put, SpillBuffer, Spilled};
-
-/// Encoded records held in memory before they go to the temporary file: a small report
-/// never makes one.
-const SPILL_BYTES: usize = 64 * 1024;
 
 /// The read buffers of all runs together while they are merged.
 const MERGE_BUFFER_BYTES: usize = 1 << 20;
@@ -108,14 +105,7 @@ impl<T: Record> ListWriter<T> {
 
     /// Adds `record` to the current run; keys grow within a run.
     pub fn push(&mut self, key: u64, record: &T) -> io::Result<()> {
-        debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
-        self.last_key = Some(key);
-        self.bytes.buf().put_u64(key);
-        record.encode(&mut self.names, self.bytes.buf());
-        self.open += 1;
-        self.len += 1;
-        self.counts[record.kind()] += 1;
-        self.bytes.spill_if_full()
+        self.add(key, record.kind(), |names, out| record.encode(names, out))
     }
 
     /// Encodes `record` as [`ListWriter::push`] would, into `out` (to be pushed later with
@@ -127,10 +117,20 @@ impl<T: Record> ListWriter<T> {
 
     /// Adds a record [`ListWriter::encode`] encoded, of kind `kind`, to the current run.
     pub fn push_encoded(&mut self, key: u64, kind: usize, encoded: &[u8]) -> io::Result<()> {
+        self.add(key, kind, |_, out| out.put_raw(encoded))
+    }
+
+    /// Adds the record of kind `kind` that `write` writes, after its key, to the current run.
+    fn add(
+        &mut self,
+        key: u64,
+        kind: usize,
+        write: impl FnOnce(&mut Names, &mut Vec<u8>),
+    ) -> io::Result<()> {
         debug_assert!(self.last_key.is_none_or(|last| last < key), "keys grow");
         self.last_key = Some(key);
         self.bytes.buf().put_u64(key);
-        self.bytes.buf().put_raw(encoded);
+        write(&mut self.names, self.bytes.buf());
         self.open += 1;
         self.len += 1;
         self.counts[kind] += 1;

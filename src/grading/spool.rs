@@ -35,7 +35,7 @@ impl Record for (u64, String) {
 
 /// Encoded records held in memory before they go to the temporary file: a small list never
 /// makes one.
-const SPILL_BYTES: usize = 64 * 1024;
+pub(super) const SPILL_BYTES: usize = 64 * 1024;
 
 /// Records in order, kept encoded (in memory or a temporary file) and decoded as they are
 /// read, as often as needed.
@@ -111,22 +111,18 @@ impl<T: Record> SpoolWriter<T> {
 }
 
 impl<T: Record> Spool<T> {
-    /// The records of `records`, kept in memory (for tests and small reports).
+    /// The records of `records`, in memory (unless memory holds many finished buffers).
+    #[cfg(test)]
     pub fn from_records<'a>(records: impl IntoIterator<Item = &'a T>) -> Spool<T>
     where
         T: 'a,
     {
-        let mut buf = Vec::new();
-        let mut count = 0;
+        let mut writer = SpoolWriter::new();
+        writer.bytes = SpillBuffer::new(usize::MAX);
         for record in records {
-            record.encode(&mut buf);
-            count += 1;
+            writer.push(record).expect("nothing is written to a file");
         }
-        Spool {
-            store: Spilled::in_memory(buf),
-            count,
-            record: PhantomData,
-        }
+        writer.finish().expect("a temporary file can be written")
     }
 
     /// Whether the records went to a temporary file.

@@ -150,11 +150,6 @@ pub(crate) enum Spilled {
 }
 
 impl Spilled {
-    /// `bytes`, kept in memory whatever the budget (a small report's records).
-    pub(crate) fn in_memory(bytes: Vec<u8>) -> Spilled {
-        Spilled::Memory(Arc::new(Held::new(bytes)))
-    }
-
     /// The bytes from `start` to `end` (the last byte if `None`), read through a buffer of
     /// `buffer` bytes when they are in the file.
     pub(crate) fn reader(&self, start: u64, end: Option<u64>, buffer: usize) -> Box<dyn Read + '_> {
