@@ -496,4 +496,38 @@ mod tests {
             );
         }
     }
+
+    /// A list whose file was cut short reads back as an error, first or after the records
+    /// before the cut, and then nothing: never a panic.
+    #[test]
+    fn a_list_whose_file_is_cut_short_reads_back_as_an_error() {
+        for (runs, keep) in [(1u64, 2_000u64), (4, 2_000), (4, 10)] {
+            let mut writer = ListWriter::new();
+            for run in 0..runs {
+                for key in (0..3000).filter(|key| key % runs == run) {
+                    writer.push(key, &grade(key)).unwrap();
+                }
+                writer.end_run();
+            }
+            let list = writer.finish().unwrap();
+            let Spilled::File(file) = &list.store else {
+                panic!("3,000 records go to the file");
+            };
+            file.descriptor().unwrap().set_len(keep).unwrap();
+            let read: Vec<io::Result<CaseGrade>> = list.iter().collect();
+            let (last, before) = read.split_last().unwrap();
+            assert!(
+                before.iter().all(Result::is_ok),
+                "{runs} runs, {keep} bytes"
+            );
+            let e = last.as_ref().unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+            assert!(read.len() < 3000);
+            assert_ne!(
+                list,
+                list.clone(),
+                "a list that cannot be read equals nothing"
+            );
+        }
+    }
 }
