@@ -210,11 +210,11 @@ impl TempFile {
     }
 
     /// The bytes from `offset` to the end, read by positional reads.
-    pub(crate) fn reader(&self, offset: u64) -> ReadAt {
-        ReadAt {
+    pub(crate) fn reader(&self, offset: u64) -> TempReader {
+        TempReader(ReadAt {
             file: Arc::clone(&self.0),
             offset,
-        }
+        })
     }
 
     /// The bytes of `extents` ((offset, length) each), one after another.
@@ -230,6 +230,17 @@ impl TempFile {
     /// once the writing is done, closed after it.
     pub(crate) fn descriptor(&self) -> io::Result<File> {
         self.0.try_clone()
+    }
+}
+
+/// Reads a [`TempFile`] from an offset on; its failures name the temporary directory.
+pub(crate) struct TempReader(ReadAt);
+
+impl Read for TempReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .read(buf)
+            .map_err(|e| temp_error("cannot read a temporary file", e))
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader};
 
 use super::buffer::SpillBuffer;
 use super::codec::Record;
-use super::file::{ReadAt, TempFile};
+use super::file::{TempFile, TempReader};
 use super::merge::Merge;
 
 /// An entry an [`ExternalSort`] sorts: ordered by its key, written to a run and read back.
@@ -134,7 +134,7 @@ impl<E: Entry + Clone> ExternalSort<E> {
 
 /// A run of an [`ExternalSort`] as its merge reads it.
 enum Run<E> {
-    File(BufReader<ReadAt>),
+    File(BufReader<TempReader>),
     Memory(std::vec::IntoIter<E>),
 }
 
