@@ -23,7 +23,7 @@ use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
-use crate::store::{Get, TempWriter};
+use crate::store::{Get, Put, SpillBuffer, Spilled, TempWriter};
 use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
@@ -50,7 +50,7 @@ pub struct Judged {
     /// The matrix as CSV, a header and a row per case in order of first appearance.
     matrix: File,
     /// Each case's first line in the case file, in the matrix's order (8 bytes each).
-    first_lines: File,
+    first_lines: Spilled,
     /// The matrix's size in bytes, to plan partitions by.
     bytes: u64,
 }
@@ -74,8 +74,7 @@ pub fn judge(
         1 << 16,
         TempWriter(crate::store::scratch_file()?),
     ));
-    let mut first_lines =
-        BufWriter::with_capacity(1 << 16, TempWriter(crate::store::scratch_file()?));
+    let mut first_lines = SpillBuffer::new(1 << 16);
     let mut lines_failed: Option<io::Error> = None;
     let settings = StreamSettings {
         run_as_of,
@@ -89,9 +88,8 @@ pub fn judge(
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 if lines_failed.is_none() {
-                    if let Err(e) = first_lines.write_all(&at.line.to_le_bytes()) {
-                        lines_failed = Some(e);
-                    }
+                    first_lines.buf().put_u64(at.line);
+                    lines_failed = first_lines.spill_if_full().err();
                 }
                 on_case(&parsed.case_id, at.line);
             }
@@ -104,11 +102,9 @@ pub fn judge(
     let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?.0;
     let bytes = matrix.stream_position()?;
     matrix.seek(SeekFrom::Start(0))?;
-    let mut first_lines = first_lines.into_inner().map_err(|e| e.into_error())?.0;
-    first_lines.seek(SeekFrom::Start(0))?;
     Ok(Judged {
         matrix,
-        first_lines,
+        first_lines: first_lines.finish()?,
         bytes,
     })
 }
@@ -249,7 +245,7 @@ fn split_matrix(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(BufReader::with_capacity(1 << 16, judged.matrix));
-    let mut first_lines = BufReader::with_capacity(1 << 16, judged.first_lines);
+    let mut first_lines = judged.first_lines.reader(0, None, 1 << 16);
     let mut partitions = Partitions::new(golden.splitter());
     let mut record = csv::StringRecord::new();
     while reader
