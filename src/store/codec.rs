@@ -20,26 +20,31 @@ pub trait Put {
     fn put_raw(&mut self, bytes: &[u8]);
 
     /// Appends one byte.
+    #[inline]
     fn put_u8(&mut self, value: u8) {
         self.put_raw(&[value]);
     }
 
     /// Appends `true` as 1, `false` as 0.
+    #[inline]
     fn put_flag(&mut self, value: bool) {
         self.put_u8(u8::from(value));
     }
 
     /// Appends four bytes.
+    #[inline]
     fn put_u32(&mut self, value: u32) {
         self.put_raw(&value.to_le_bytes());
     }
 
     /// Appends eight bytes.
+    #[inline]
     fn put_u64(&mut self, value: u64) {
         self.put_raw(&value.to_le_bytes());
     }
 
     /// Appends a number or none: a flag, then the number if there is one.
+    #[inline]
     fn put_optional_u64(&mut self, value: Option<u64>) {
         self.put_flag(value.is_some());
         if let Some(value) = value {
@@ -48,12 +53,14 @@ pub trait Put {
     }
 
     /// Appends a text: its length (eight bytes), then its bytes.
+    #[inline]
     fn put_str(&mut self, text: &str) {
         self.put_u64(text.len() as u64);
         self.put_raw(text.as_bytes());
     }
 
     /// Appends a text or none: its length plus one (0 for none), then its bytes.
+    #[inline]
     fn put_optional_str(&mut self, text: Option<&str>) {
         match text {
             None => self.put_u64(0),
@@ -66,12 +73,14 @@ pub trait Put {
 }
 
 impl Put for Vec<u8> {
+    #[inline]
     fn put_raw(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
 }
 
 /// The error of bytes that do not read back as they were written (`what` says which).
+#[cold]
 pub(crate) fn corrupt(what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -80,6 +89,7 @@ pub(crate) fn corrupt(what: &str) -> io::Error {
 }
 
 /// The error of a temporary file that ends inside a record.
+#[cold]
 fn cut_short() -> io::Error {
     io::Error::new(
         io::ErrorKind::UnexpectedEof,
@@ -95,6 +105,7 @@ const TEXT_AT_ONCE: u64 = 1 << 16;
 /// Reads back the fields [`Put`] appended, from any reader.
 pub trait Get: Read {
     /// The next `N` bytes.
+    #[inline]
     fn get_array<const N: usize>(&mut self) -> io::Result<[u8; N]> {
         let mut bytes = [0; N];
         self.get_raw(&mut bytes)?;
@@ -102,6 +113,7 @@ pub trait Get: Read {
     }
 
     /// Fills `bytes`.
+    #[inline]
     fn get_raw(&mut self, bytes: &mut [u8]) -> io::Result<()> {
         self.read_exact(bytes).map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof => cut_short(),
@@ -110,11 +122,13 @@ pub trait Get: Read {
     }
 
     /// One byte.
+    #[inline]
     fn get_u8(&mut self) -> io::Result<u8> {
         self.get_array::<1>().map(|[byte]| byte)
     }
 
     /// A flag [`Put::put_flag`] wrote.
+    #[inline]
     fn get_flag(&mut self) -> io::Result<bool> {
         match self.get_u8()? {
             0 => Ok(false),
@@ -124,16 +138,19 @@ pub trait Get: Read {
     }
 
     /// Four bytes.
+    #[inline]
     fn get_u32(&mut self) -> io::Result<u32> {
         self.get_array().map(u32::from_le_bytes)
     }
 
     /// Eight bytes.
+    #[inline]
     fn get_u64(&mut self) -> io::Result<u64> {
         self.get_array().map(u64::from_le_bytes)
     }
 
     /// A number or none, as [`Put::put_optional_u64`] wrote it.
+    #[inline]
     fn get_optional_u64(&mut self) -> io::Result<Option<u64>> {
         match self.get_flag()? {
             true => self.get_u64().map(Some),
@@ -142,12 +159,14 @@ pub trait Get: Read {
     }
 
     /// A text [`Put::put_str`] wrote.
+    #[inline]
     fn get_string(&mut self) -> io::Result<String> {
         let len = self.get_u64()?;
         self.get_text(len)
     }
 
     /// A text or none, as [`Put::put_optional_str`] wrote it.
+    #[inline]
     fn get_optional_string(&mut self) -> io::Result<Option<String>> {
         match self.get_u64()? {
             0 => Ok(None),
@@ -156,6 +175,7 @@ pub trait Get: Read {
     }
 
     /// A text of `len` bytes.
+    #[inline]
     fn get_text(&mut self, len: u64) -> io::Result<String> {
         let mut bytes;
         if len <= TEXT_AT_ONCE {
@@ -172,6 +192,7 @@ pub trait Get: Read {
 
     /// The `N` bytes a record starts with, or `None` where the records end (an end inside
     /// them is an error).
+    #[inline]
     fn get_first<const N: usize>(&mut self) -> io::Result<Option<[u8; N]>> {
         let mut first = [0; N];
         loop {
@@ -191,6 +212,7 @@ impl<R: Read + ?Sized> Get for R {}
 
 /// The first `len` bytes of `bytes`, which then hold the rest (a record decoded in place,
 /// its texts borrowed).
+#[inline]
 pub(crate) fn take<'a>(bytes: &mut &'a [u8], len: usize) -> io::Result<&'a [u8]> {
     let (head, tail) = bytes.split_at_checked(len).ok_or_else(cut_short)?;
     *bytes = tail;
