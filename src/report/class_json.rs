@@ -82,7 +82,10 @@ struct WarningsJson<'a>(&'a UnknownRows);
 
 impl Serialize for WarningsJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let warning = |u: UnknownRow| json!({"case_id": u.case_id, "line": u.line, "message": UnknownRow::WARNING});
+        let warning = |u: UnknownRow| {
+            let message = UnknownRow::WARNING;
+            json!({"case_id": u.case_id, "line": u.line, "message": message})
+        };
         let warnings = self.0.iter().map(|u| u.map(warning));
         serialize_records(serializer, self.0.len(), warnings)
     }
