@@ -5,7 +5,6 @@
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
 
@@ -15,15 +14,10 @@ struct Run {
     stderr: String,
 }
 
-/// Runs leasejudge from the repository root, its tables' rows whole (the tests look for
-/// phrases a narrower table would wrap).
 fn leasejudge(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let output = crate::common::leasejudge(args)
         .env("COLUMNS", "1000")
-        .output()
-        .unwrap();
+        .output();
     Run {
         status: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
