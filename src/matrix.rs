@@ -1,4 +1,5 @@
-//! The evidence matrix (spec section 5): one row per case, and its CSV and JSON writers.
+//! The evidence matrix (spec section 5): one row per case, its encodings (CSV and JSON) and
+//! their writer.
 
 use std::io::{self, Write};
 
@@ -171,11 +172,15 @@ impl MatrixRow {
         ]
     }
 
-    /// Writes the row as one CSV record (no extra cells) to a csv writer: the same bytes as
-    /// writing [`cells`](MatrixRow::cells) (each as [`spreadsheet_cell`] writes it), without a
-    /// string per cell. Only the text from the case file can need a `'`: timestamps, numbers
+    /// Writes the row as one CSV record, `extra` cells after its own, to a csv writer: the same
+    /// bytes as writing [`cells`](MatrixRow::cells) and the extra cells (each as
+    /// [`spreadsheet_cell`] writes it), without a string per cell. Only the text from the case file can need a `'`: timestamps, numbers
     /// and codes never start with a formula character.
-    pub fn write_csv<W: Write>(&self, writer: &mut csv::Writer<W>) -> io::Result<()> {
+    pub fn write_csv<W: Write>(
+        &self,
+        writer: &mut csv::Writer<W>,
+        extra: &[(&str, String)],
+    ) -> io::Result<()> {
         let mut scratch = Vec::with_capacity(64);
         let mut number = |writer: &mut csv::Writer<W>, value: Option<u64>| {
             scratch.clear();
@@ -230,6 +235,9 @@ impl MatrixRow {
         })?;
         writer.write_field(self.decision.as_str())?;
         writer.write_field(self.reason.as_str())?;
+        for (_, cell) in extra {
+            writer.write_field(&*spreadsheet_cell(cell))?;
+        }
         writer.write_record(None::<&[u8]>)?;
         Ok(())
     }
@@ -397,72 +405,177 @@ fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// Writes matrix rows as CSV: the header of [`COLUMNS`] (plus any extra columns), `\n` line
-/// endings, fields quoted only when they must be.
-pub struct CsvMatrixWriter<W: Write> {
-    writer: csv::Writer<W>,
+/// One encoding of the evidence matrix, as its rows are written one at a time: what comes
+/// before the rows, each row (after a separator, but the first), and what comes after them.
+/// The engine writes each closed case's row through it and puts the rows together in order
+/// without knowing which encoding it writes; a command chooses one ([`CsvMatrix`] or
+/// [`JsonMatrix`]), so that a new output format touches this module and the command only.
+pub trait MatrixEncoding: Sync + std::fmt::Debug {
+    /// Writes what comes before the rows, with `extra_columns` after the matrix's.
+    fn write_header(&self, out: &mut dyn Write, extra_columns: &[&str]) -> io::Result<()>;
+
+    /// What comes between two rows, before the second.
+    fn separator(&self) -> &'static [u8];
+
+    /// Appends a closed case's row, judged at `run_as_of` (without a separator): as
+    /// [`write_row`](MatrixEncoding::write_row) of its [`MatrixRow`] with no extra cells.
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()>;
+
+    /// Writes a row (without a separator) with `extra` cells after the matrix's, each with
+    /// the name of its column.
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()>;
+
+    /// Writes what comes after `rows` rows.
+    fn write_trailer(&self, out: &mut dyn Write, rows: u64) -> io::Result<()>;
 }
 
-impl<W: Write> CsvMatrixWriter<W> {
-    /// Starts the matrix, writing its header.
-    pub fn new(out: W, extra_columns: &[&str]) -> io::Result<CsvMatrixWriter<W>> {
-        let mut writer = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(out);
+/// CSV: a header of [`COLUMNS`] (plus any extra columns), `\n` line endings, fields quoted
+/// only when they must be, each as [`spreadsheet_cell`] writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct CsvMatrix;
+
+/// A CSV writer with `\n` line endings over `out`.
+fn csv_writer<W: Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
+}
+
+impl MatrixEncoding for CsvMatrix {
+    fn write_header(&self, out: &mut dyn Write, extra_columns: &[&str]) -> io::Result<()> {
+        let mut writer = csv_writer(out);
         writer.write_record(COLUMNS.iter().chain(extra_columns))?;
-        Ok(CsvMatrixWriter { writer })
+        writer.flush()
     }
 
-    /// Writes one row, with its extra cells, each as [`spreadsheet_cell`] writes it.
-    pub fn write(&mut self, row: &MatrixRow, extra: &[String]) -> io::Result<()> {
-        let cells = row.cells();
-        self.writer.write_record(
-            cells
-                .iter()
-                .chain(extra)
-                .map(|cell| spreadsheet_cell(cell).into_owned()),
-        )?;
+    fn separator(&self) -> &'static [u8] {
+        b""
+    }
+
+    /// [`push_csv_row`]: no [`MatrixRow`] built, no string per cell (it is the hot path of a
+    /// run that writes a row per case).
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        push_csv_row(out, case_id, case, &case.judge(run_as_of));
         Ok(())
     }
 
-    /// Flushes and returns the underlying writer.
-    pub fn finish(self) -> io::Result<W> {
-        self.writer
-            .into_inner()
-            .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()> {
+        let mut writer = csv_writer(out);
+        row.write_csv(&mut writer, extra)?;
+        writer.flush()
+    }
+
+    fn write_trailer(&self, _out: &mut dyn Write, _rows: u64) -> io::Result<()> {
+        Ok(())
     }
 }
 
-/// Writes matrix rows as one JSON array, one case object per line.
-pub struct JsonMatrixWriter<W: Write> {
-    out: W,
-    rows: usize,
-}
+/// One JSON array, one case object per line (extra cells as string members after
+/// `reason`).
+#[derive(Clone, Copy, Debug)]
+pub struct JsonMatrix;
 
-impl<W: Write> JsonMatrixWriter<W> {
-    /// Starts the array.
-    pub fn new(mut out: W) -> io::Result<JsonMatrixWriter<W>> {
-        out.write_all(b"[")?;
-        Ok(JsonMatrixWriter { out, rows: 0 })
+impl MatrixEncoding for JsonMatrix {
+    fn write_header(&self, out: &mut dyn Write, _extra_columns: &[&str]) -> io::Result<()> {
+        out.write_all(b"[")
     }
 
-    /// Writes one row, with extra `(key, value)` pairs after `reason`.
-    pub fn write(&mut self, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
+    fn separator(&self) -> &'static [u8] {
+        b","
+    }
+
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        self.write_row(
+            out,
+            &MatrixRow::new(case_id, case, &case.verdict(run_as_of)),
+            &[],
+        )
+    }
+
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()> {
         let mut object = row.to_json();
         for (key, value) in extra {
             object.insert((*key).to_owned(), Value::String(value.clone()));
         }
-        self.out
-            .write_all(if self.rows == 0 { b"\n" } else { b",\n" })?;
-        serde_json::to_writer(&mut self.out, &object)?;
+        out.write_all(b"\n")?;
+        serde_json::to_writer(out, &object)?;
+        Ok(())
+    }
+
+    fn write_trailer(&self, out: &mut dyn Write, rows: u64) -> io::Result<()> {
+        out.write_all(if rows == 0 { b"]\n" } else { b"\n]\n" })
+    }
+}
+
+/// Writes a whole matrix of [`MatrixRow`]s in one [`MatrixEncoding`].
+pub struct MatrixWriter<W: Write> {
+    out: W,
+    encoding: &'static dyn MatrixEncoding,
+    rows: u64,
+}
+
+impl<W: Write> MatrixWriter<W> {
+    /// Starts the matrix, writing its header with `extra_columns`.
+    pub fn new(
+        mut out: W,
+        encoding: &'static dyn MatrixEncoding,
+        extra_columns: &[&str],
+    ) -> io::Result<MatrixWriter<W>> {
+        encoding.write_header(&mut out, extra_columns)?;
+        Ok(MatrixWriter {
+            out,
+            encoding,
+            rows: 0,
+        })
+    }
+
+    /// Writes one row, with its extra cells (and the names of their columns).
+    pub fn write(&mut self, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
+        if self.rows > 0 {
+            self.out.write_all(self.encoding.separator())?;
+        }
+        self.encoding.write_row(&mut self.out, row, extra)?;
         self.rows += 1;
         Ok(())
     }
 
-    /// Closes the array and returns the underlying writer.
+    /// Ends the matrix, flushes and returns the underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.out
-            .write_all(if self.rows == 0 { b"]\n" } else { b"\n]\n" })?;
+        self.encoding.write_trailer(&mut self.out, self.rows)?;
+        self.out.flush()?;
         Ok(self.out)
     }
 }
@@ -504,7 +617,7 @@ mod tests {
                     .terminator(csv::Terminator::Any(b'\n'))
                     .from_writer(Vec::new());
                 MatrixRow::new(case_id, &case, &verdict)
-                    .write_csv(&mut expected)
+                    .write_csv(&mut expected, &[])
                     .unwrap();
                 let mut actual = Vec::new();
                 push_csv_row(&mut actual, case_id, &case, &case.judge(as_of));
