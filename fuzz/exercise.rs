@@ -2,9 +2,10 @@
 //! (`tests/it/fuzz_harness.rs`): one input's bytes through every reader and the engine.
 //!
 //! The first byte picks the input format and whether to judge at a later `as_of`; the rest is
-//! the file. Nothing here may panic, whatever the bytes.
+//! the file. Nothing here may panic, whatever the bytes. Its includer provides, beside it, the
+//! tests' row-at-a-time run (`tests/it/oracle/adjudication.rs`) as `adjudication`.
 
-use leasejudge::adjudication::{Adjudication, Location};
+use super::adjudication::{Adjudication, Location};
 use leasejudge::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 use leasejudge::lease::Timestamp;
 use leasejudge::matrix::{CsvMatrix, JsonMatrix, MatrixRow, MatrixWriter};

@@ -61,7 +61,7 @@ mod index;
 mod kept;
 mod opened;
 mod reread;
-pub(crate) mod rules;
+pub mod rules;
 mod run;
 mod schedule;
 mod spill;

@@ -1,7 +1,7 @@
 //! The matrix of a straightforward run, as bytes: what the streaming tests compare the
 //! engine's output with.
 
-use leasejudge::adjudication::Judged;
+use crate::oracle::adjudication::Judged;
 use leasejudge::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding, MatrixRow, MatrixWriter};
 
 /// A matrix encoding, as the engine and the commands take it.
