@@ -72,7 +72,7 @@ pub use cases::{CaseWriter, RecordOut};
 pub use ids::{Closed, IdLog, SeenIds};
 pub use kept::{KeptRow, KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};
 pub use rules::{clash_error, Location};
-pub use spill::{assemble, assemble_rows, Spill, SpillFile};
+use spill::{assemble, assemble_rows, SpillFile};
 
 use ids::{id_hash, IdRecords};
 use run::StreamRun;

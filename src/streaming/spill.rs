@@ -202,11 +202,6 @@ impl Spill {
         Ok(())
     }
 
-    /// How many rows its current segment holds.
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
     /// Ends the current segment (flushing what it wrote) and starts the next one.
     pub fn segment(&mut self) -> io::Result<SpillFile> {
         self.pending.spill()?;
