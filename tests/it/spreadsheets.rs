@@ -734,7 +734,8 @@ fn a_template_workbook_has_a_frozen_bold_header_and_sized_columns() {
 fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
     use leasejudge::generate::{default_mix, write_cases, Options};
     use leasejudge::input::{Delimiter, ReadOptions, Source};
-    use leasejudge::streaming::{judge, Encoding, Sink, StreamSettings};
+    use leasejudge::matrix::CsvMatrix;
+    use leasejudge::streaming::{judge, Sink, StreamSettings};
 
     let options = Options {
         seed: 16,
@@ -769,7 +770,7 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
         judge(
             &[source],
             &settings,
-            Sink::Matrix(Encoding::Csv),
+            Sink::Matrix(&CsvMatrix),
             &mut |_, _, _| {},
         )
         .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
