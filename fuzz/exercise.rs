@@ -2,12 +2,13 @@
 //! (`tests/it/fuzz_harness.rs`): one input's bytes through every reader and the engine.
 //!
 //! The first byte picks the input format and whether to judge at a later `as_of`; the rest is
-//! the file. Nothing here may panic, whatever the bytes.
+//! the file. Nothing here may panic, whatever the bytes. Its includer provides, beside it, the
+//! tests' row-at-a-time run (`tests/it/oracle/adjudication.rs`) as `adjudication`.
 
-use leasejudge::adjudication::{Adjudication, Location};
+use super::adjudication::{Adjudication, Location};
 use leasejudge::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 use leasejudge::lease::Timestamp;
-use leasejudge::matrix::{CsvMatrixWriter, JsonMatrixWriter, MatrixRow};
+use leasejudge::matrix::{CsvMatrix, JsonMatrix, MatrixRow, MatrixWriter};
 
 /// Runs one input through the readers, the adjudication, the writers and the reorder check.
 pub fn exercise(data: &[u8]) {
@@ -62,8 +63,8 @@ pub fn exercise(data: &[u8]) {
         .iter()
         .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
         .collect();
-    let mut csv = CsvMatrixWriter::new(Vec::new(), &[]).expect("writing to memory");
-    let mut json = JsonMatrixWriter::new(Vec::new()).expect("writing to memory");
+    let mut csv = MatrixWriter::new(Vec::new(), &CsvMatrix, &[]).expect("writing to memory");
+    let mut json = MatrixWriter::new(Vec::new(), &JsonMatrix, &[]).expect("writing to memory");
     for row in &matrix {
         csv.write(row, &[]).expect("writing to memory");
         json.write(row, &[]).expect("writing to memory");

@@ -5,9 +5,9 @@
 //! - [`input`] reads CSV, JSON and NDJSON case files into typed rows, locating every error.
 //! - [`streaming`] is the one engine every command reads cases through: it groups rows into
 //!   cases across files, applies the cross-row rules and judges every case as rows arrive, in
-//!   memory that does not grow with the file.
-//! - [`adjudication`] is the same rules over rows fed one at a time, every case in memory.
-//! - [`matrix`] is the evidence matrix and its CSV and JSON writers.
+//!   memory that does not grow with the file. Its per-case rules ([`streaming::rules`]) are
+//!   there for a caller that feeds rows itself.
+//! - [`matrix`] is the evidence matrix, its encodings (CSV and JSON) and their writer.
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
 //! - `bundle` is what a Gradescope or PrairieLearn autograder (a bundle) carries and runs.
@@ -17,33 +17,39 @@
 //! - [`reorder`] is spec section 7's reordering check.
 //! - [`validation`] is what `validate` finds: input errors and warnings, in bounded memory.
 //!
+//! One case's rows through the engine's per-case rules ([`streaming::rules`]), as a caller
+//! that reads rows itself and groups them into cases would feed them:
+//!
 //! ```
-//! use leasejudge::input::{read, CaseRead, InputFormat, NoObserver, ReadOptions};
-//! use leasejudge::adjudication::{Adjudication, Location};
+//! use leasejudge::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 //! use leasejudge::matrix::MatrixRow;
+//! use leasejudge::streaming::rules::{start_case, step_case, Location, Slot};
 //!
 //! let file = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
 //!             c1,offer,2026-01-01T10:00:00Z,job-1,L-1,1,worker-a,30\n\
 //!             c1,ack,2026-01-01T10:00:05Z,,L-1,1,worker-a,\n";
-//! let mut run = Adjudication::new();
-//! let mut errors = leasejudge::input::InputErrors::new();
+//! let mut case = Slot::Broken;
+//! let (mut errors, mut faults) = (InputErrors::new(), InputErrors::new());
 //! let options = ReadOptions::default();
 //! let how = CaseRead::new("example.csv", InputFormat::Csv, &options);
 //! let mut feed = |line, row| {
-//!     let outcome = run.feed(Location { file_index: 0, file: "example.csv", line }, &row);
+//!     let at = Location { file_index: 0, file: "example.csv", line };
+//!     let outcome = match line {
+//!         2 => start_case(&mut case, at, &row, &mut faults),
+//!         _ => step_case(&mut case, at, &row, &mut faults),
+//!     };
 //!     println!("line {line}: {outcome:?}");
 //! };
 //! read(file.as_bytes(), &how, &mut errors, &mut feed, &mut NoObserver);
-//! assert!(errors.is_empty());
-//! let judged = run.finish(None).unwrap();
-//! let row = MatrixRow::new(&judged[0].case_id, &judged[0].case, &judged[0].verdict);
+//! assert!(errors.is_empty() && faults.is_empty());
+//! let Slot::Live(case) = case else { panic!("the case replays") };
+//! let row = MatrixRow::new("c1", &case, &case.verdict(None));
 //! assert_eq!(row.decision.as_str(), "ACTIVE");
 //! assert_eq!(row.reason.as_str(), "within_lease");
 //! ```
 
 #![warn(missing_docs)]
 
-pub mod adjudication;
 pub(crate) mod bundle;
 pub mod cli;
 pub mod commands;

@@ -1,4 +1,5 @@
-//! The evidence matrix (spec section 5): one row per case, and its CSV and JSON writers.
+//! The evidence matrix (spec section 5): one row per case, its encodings (CSV and JSON) and
+//! their writer.
 
 use std::io::{self, Write};
 
@@ -171,69 +172,6 @@ impl MatrixRow {
         ]
     }
 
-    /// Writes the row as one CSV record (no extra cells) to a csv writer: the same bytes as
-    /// writing [`cells`](MatrixRow::cells) (each as [`spreadsheet_cell`] writes it), without a
-    /// string per cell. Only the text from the case file can need a `'`: timestamps, numbers
-    /// and codes never start with a formula character.
-    pub fn write_csv<W: Write>(&self, writer: &mut csv::Writer<W>) -> io::Result<()> {
-        let mut scratch = Vec::with_capacity(64);
-        let mut number = |writer: &mut csv::Writer<W>, value: Option<u64>| {
-            scratch.clear();
-            if let Some(value) = value {
-                push_u64(&mut scratch, value);
-            }
-            writer.write_field(&scratch)
-        };
-        let mut times = Vec::with_capacity(32);
-        let mut time = |writer: &mut csv::Writer<W>, value: Option<Timestamp>| {
-            times.clear();
-            if let Some(value) = value {
-                value.write_to(&mut times);
-            }
-            writer.write_field(&times)
-        };
-        writer.write_field(&*spreadsheet_cell(&self.case_id))?;
-        writer.write_field(&*spreadsheet_cell(&self.job_id))?;
-        writer.write_field(&*spreadsheet_cell(&self.lease_id))?;
-        number(writer, Some(self.generation))?;
-        writer.write_field(&*spreadsheet_cell(&self.holder_identity))?;
-        time(writer, Some(self.issued_at))?;
-        number(writer, Some(self.lease_duration.get()))?;
-        time(writer, Some(self.expires_at))?;
-        time(writer, Some(self.ack_deadline))?;
-        writer.write_field(self.ack_state.as_str())?;
-        number(writer, self.renew_sequence)?;
-        time(writer, self.renew_time)?;
-        number(writer, self.progress_sequence)?;
-        writer.write_field(&*spreadsheet_cell(
-            self.progress_value.as_deref().unwrap_or(""),
-        ))?;
-        time(writer, self.cancel_requested)?;
-        time(writer, self.cancel_ack)?;
-        writer.write_field(self.terminal_result.map_or("", |r| r.as_str()))?;
-        let mut list = Vec::new();
-        for values in [&self.stale_generation, &self.late_progress] {
-            list.clear();
-            for (i, &value) in values.iter().enumerate() {
-                if i > 0 {
-                    list.push(b';');
-                }
-                push_u64(&mut list, value);
-            }
-            writer.write_field(&list)?;
-        }
-        writer.write_field(if self.lease_expired { "true" } else { "false" })?;
-        writer.write_field(if self.ownership_conflict {
-            "true"
-        } else {
-            "false"
-        })?;
-        writer.write_field(self.decision.as_str())?;
-        writer.write_field(self.reason.as_str())?;
-        writer.write_record(None::<&[u8]>)?;
-        Ok(())
-    }
-
     /// The row as a JSON object (spec section 5): keys in column order, integers as numbers,
     /// booleans, lists as arrays, empty cells as `null`.
     pub fn to_json(&self) -> Map<String, Value> {
@@ -275,7 +213,7 @@ impl MatrixRow {
 }
 
 /// Appends one case's matrix row as CSV to `out`: the same bytes as
-/// [`MatrixRow::new`] then [`MatrixRow::write_csv`] on a writer with `\n` terminators, built
+/// [`MatrixRow::new`] then [`CsvMatrix`]'s [`write_row`](MatrixEncoding::write_row), built
 /// straight from the case and verdict (no row, no string per cell: for the streaming pass,
 /// which writes a row per case).
 pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &Judgement) {
@@ -397,72 +335,186 @@ fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// Writes matrix rows as CSV: the header of [`COLUMNS`] (plus any extra columns), `\n` line
-/// endings, fields quoted only when they must be.
-pub struct CsvMatrixWriter<W: Write> {
-    writer: csv::Writer<W>,
+/// One encoding of the evidence matrix, as its rows are written one at a time: what comes
+/// before the rows, each row (after a separator, but the first), and what comes after them.
+/// The engine writes each closed case's row through it and puts the rows together in order
+/// without knowing which encoding it writes; a command chooses one ([`CsvMatrix`] or
+/// [`JsonMatrix`]), so that a new output format touches this module and the command only.
+pub trait MatrixEncoding: Sync + std::fmt::Debug {
+    /// Writes what comes before the rows, with `extra_columns` after the matrix's.
+    fn write_header(&self, out: &mut dyn Write, extra_columns: &[&str]) -> io::Result<()>;
+
+    /// What comes between two rows, before the second.
+    fn separator(&self) -> &'static [u8];
+
+    /// Appends a closed case's row, judged at `run_as_of` (without a separator): as
+    /// [`write_row`](MatrixEncoding::write_row) of its [`MatrixRow`] with no extra cells.
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()>;
+
+    /// Writes a row (without a separator) with `extra` cells after the matrix's, each with
+    /// the name of its column.
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()>;
+
+    /// Writes what comes after `rows` rows.
+    fn write_trailer(&self, out: &mut dyn Write, rows: u64) -> io::Result<()>;
 }
 
-impl<W: Write> CsvMatrixWriter<W> {
-    /// Starts the matrix, writing its header.
-    pub fn new(out: W, extra_columns: &[&str]) -> io::Result<CsvMatrixWriter<W>> {
-        let mut writer = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(out);
+/// CSV: a header of [`COLUMNS`] (plus any extra columns), `\n` line endings, fields quoted
+/// only when they must be, each as [`spreadsheet_cell`] writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct CsvMatrix;
+
+/// A CSV writer with `\n` line endings over `out`.
+fn csv_writer<W: Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
+}
+
+impl MatrixEncoding for CsvMatrix {
+    fn write_header(&self, out: &mut dyn Write, extra_columns: &[&str]) -> io::Result<()> {
+        let mut writer = csv_writer(out);
         writer.write_record(COLUMNS.iter().chain(extra_columns))?;
-        Ok(CsvMatrixWriter { writer })
+        writer.flush()
     }
 
-    /// Writes one row, with its extra cells, each as [`spreadsheet_cell`] writes it.
-    pub fn write(&mut self, row: &MatrixRow, extra: &[String]) -> io::Result<()> {
-        let cells = row.cells();
-        self.writer.write_record(
-            cells
-                .iter()
-                .chain(extra)
-                .map(|cell| spreadsheet_cell(cell).into_owned()),
-        )?;
+    fn separator(&self) -> &'static [u8] {
+        b""
+    }
+
+    /// [`push_csv_row`]: no [`MatrixRow`] built, no string per cell (it is the hot path of a
+    /// run that writes a row per case).
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        push_csv_row(out, case_id, case, &case.judge(run_as_of));
         Ok(())
     }
 
-    /// Flushes and returns the underlying writer.
-    pub fn finish(self) -> io::Result<W> {
-        self.writer
-            .into_inner()
-            .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
-    }
-}
-
-/// Writes matrix rows as one JSON array, one case object per line.
-pub struct JsonMatrixWriter<W: Write> {
-    out: W,
-    rows: usize,
-}
-
-impl<W: Write> JsonMatrixWriter<W> {
-    /// Starts the array.
-    pub fn new(mut out: W) -> io::Result<JsonMatrixWriter<W>> {
-        out.write_all(b"[")?;
-        Ok(JsonMatrixWriter { out, rows: 0 })
-    }
-
-    /// Writes one row, with extra `(key, value)` pairs after `reason`.
-    pub fn write(&mut self, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
-        let mut object = row.to_json();
-        for (key, value) in extra {
-            object.insert((*key).to_owned(), Value::String(value.clone()));
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()> {
+        let mut writer = csv_writer(out);
+        for cell in row.cells().iter().chain(extra.iter().map(|(_, cell)| cell)) {
+            writer.write_field(&*spreadsheet_cell(cell))?;
         }
-        self.out
-            .write_all(if self.rows == 0 { b"\n" } else { b",\n" })?;
-        serde_json::to_writer(&mut self.out, &object)?;
+        writer.write_record(None::<&[u8]>)?;
+        writer.flush()
+    }
+
+    fn write_trailer(&self, _out: &mut dyn Write, _rows: u64) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One JSON array, one case object per line (extra cells as string members after
+/// `reason`).
+#[derive(Clone, Copy, Debug)]
+pub struct JsonMatrix;
+
+impl MatrixEncoding for JsonMatrix {
+    fn write_header(&self, out: &mut dyn Write, _extra_columns: &[&str]) -> io::Result<()> {
+        out.write_all(b"[")
+    }
+
+    fn separator(&self) -> &'static [u8] {
+        b","
+    }
+
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        let row = MatrixRow::new(case_id, case, &case.verdict(run_as_of));
+        push_json_row(out, &row, &[])
+    }
+
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        extra: &[(&str, String)],
+    ) -> io::Result<()> {
+        let mut bytes = Vec::with_capacity(512);
+        push_json_row(&mut bytes, row, extra)?;
+        out.write_all(&bytes)
+    }
+
+    fn write_trailer(&self, out: &mut dyn Write, rows: u64) -> io::Result<()> {
+        out.write_all(if rows == 0 { b"]\n" } else { b"\n]\n" })
+    }
+}
+
+/// Appends a row as [`JsonMatrix`] writes it, serialised into memory rather than through a
+/// `dyn Write` (serde_json writes each key and punctuation mark on its own: a call through a
+/// vtable apiece).
+fn push_json_row(out: &mut Vec<u8>, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
+    let mut object = row.to_json();
+    for (key, value) in extra {
+        object.insert((*key).to_owned(), Value::String(value.clone()));
+    }
+    out.push(b'\n');
+    serde_json::to_writer(out, &object)?;
+    Ok(())
+}
+
+/// Writes a whole matrix of [`MatrixRow`]s in one [`MatrixEncoding`].
+pub struct MatrixWriter<W: Write> {
+    out: W,
+    encoding: &'static dyn MatrixEncoding,
+    rows: u64,
+}
+
+impl<W: Write> MatrixWriter<W> {
+    /// Starts the matrix, writing its header with `extra_columns`.
+    pub fn new(
+        mut out: W,
+        encoding: &'static dyn MatrixEncoding,
+        extra_columns: &[&str],
+    ) -> io::Result<MatrixWriter<W>> {
+        encoding.write_header(&mut out, extra_columns)?;
+        Ok(MatrixWriter {
+            out,
+            encoding,
+            rows: 0,
+        })
+    }
+
+    /// Writes one row, with its extra cells (and the names of their columns).
+    pub fn write(&mut self, row: &MatrixRow, extra: &[(&str, String)]) -> io::Result<()> {
+        if self.rows > 0 {
+            self.out.write_all(self.encoding.separator())?;
+        }
+        self.encoding.write_row(&mut self.out, row, extra)?;
         self.rows += 1;
         Ok(())
     }
 
-    /// Closes the array and returns the underlying writer.
+    /// Ends the matrix, flushes and returns the underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.out
-            .write_all(if self.rows == 0 { b"]\n" } else { b"\n]\n" })?;
+        self.encoding.write_trailer(&mut self.out, self.rows)?;
+        self.out.flush()?;
         Ok(self.out)
     }
 }
@@ -473,9 +525,9 @@ mod tests {
     use crate::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
 
     /// The streaming pass's direct CSV encoding is byte for byte the csv writer's, quoting
-    /// included.
+    /// and the `'` before a formula included.
     #[test]
-    fn push_csv_row_matches_write_csv() {
+    fn push_csv_row_matches_the_csv_writer() {
         let file = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,\
                     progress_seq,progress_value,renew_seq,result\n\
                     \"c,1\",offer,2026-01-01T00:00:00Z,\"j\"\"1\",L 1,1,\"w\nx\",60s,,,,\n\
@@ -484,7 +536,9 @@ mod tests {
                     \"c,1\",progress,2026-01-01T00:00:03Z,,L 1,1,\"w\nx\",,3,\" a,\"\"b\"\"\r\",,\n\
                     \"c,1\",progress,2026-01-01T00:00:04Z,,L 1,0,\"w\nx\",,1,,,\n\
                     c2,offer,2026-01-01T00:00:00Z,j2,L2,2,w,1m,,,,\n\
-                    c2,progress,2026-01-01T00:00:30Z,,L2,1,w,,1,,,\n";
+                    c2,progress,2026-01-01T00:00:30Z,,L2,1,w,,1,,,\n\
+                    =c3,offer,2026-01-01T00:00:00Z,@j3,+L3,1,-w,60,,,,\n\
+                    =c3,progress,2026-01-01T00:00:10Z,,+L3,1,-w,,1,=1+1,,\n";
         let mut errors = InputErrors::new();
         let mut rows: Vec<crate::input::ParsedRow> = Vec::new();
         read(
@@ -495,22 +549,20 @@ mod tests {
             &mut NoObserver,
         );
         assert!(errors.is_empty(), "{errors:?}");
-        for case_id in ["c,1", "c2"] {
+        for case_id in ["c,1", "c2", "=c3"] {
             let case_rows = rows.iter().filter(|r| r.case_id == case_id).map(|r| &r.row);
             let (case, _) = crate::lease::replay(case_rows).unwrap().unwrap();
             for as_of in [None, Timestamp::parse("2027-01-01T00:00:00Z").ok()] {
                 let verdict = case.verdict(as_of);
-                let mut expected = csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(Vec::new());
-                MatrixRow::new(case_id, &case, &verdict)
-                    .write_csv(&mut expected)
-                    .unwrap();
+                let mut expected = Vec::new();
+                let row = MatrixRow::new(case_id, &case, &verdict);
+                CsvMatrix.write_row(&mut expected, &row, &[]).unwrap();
                 let mut actual = Vec::new();
                 push_csv_row(&mut actual, case_id, &case, &case.judge(as_of));
+                assert_eq!(case_id == "=c3", actual.starts_with(b"'="));
                 assert_eq!(
                     String::from_utf8(actual).unwrap(),
-                    String::from_utf8(expected.into_inner().unwrap()).unwrap()
+                    String::from_utf8(expected).unwrap()
                 );
             }
         }

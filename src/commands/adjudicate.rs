@@ -9,14 +9,12 @@ use anyhow::{bail, Context, Result};
 use crate::explain::stream::DetailedRows;
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
-use crate::matrix::CsvMatrixWriter;
 use crate::matrix::COLUMNS;
+use crate::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding};
 use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
-use crate::streaming::{
-    judge, CaseRecords, Encoding, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES,
-};
+use crate::streaming::{judge, CaseRecords, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 
 /// How the matrix is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -227,9 +225,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     // Finished cases are written out early and memory stays flat; the table streams as CSV
     // to a temporary file, read back a page at a time.
-    let encoding = match format {
-        MatrixFormat::Json => Encoding::Json,
-        MatrixFormat::Csv | MatrixFormat::Table => Encoding::Csv,
+    let encoding: &'static dyn MatrixEncoding = match format {
+        MatrixFormat::Json => &JsonMatrix,
+        MatrixFormat::Csv | MatrixFormat::Table => &CsvMatrix,
     };
     let sink = if args.explain {
         Sink::Cases(Box::new(DetailedRows {
@@ -284,7 +282,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 /// rows with `extra` columns (the header, or the JSON array's brackets, around them).
 fn write_records(
     out: &mut impl crate::output::AppendFile,
-    encoding: Encoding,
+    encoding: &dyn MatrixEncoding,
     extra: &[&str],
     records: CaseRecords,
 ) -> std::io::Result<()> {
@@ -292,17 +290,9 @@ fn write_records(
         return records.write_to(out);
     }
     let rows = records.count();
-    match encoding {
-        Encoding::Csv => {
-            CsvMatrixWriter::new(&mut *out, extra)?.finish()?;
-            records.write_to(out)
-        }
-        Encoding::Json => {
-            out.write_all(b"[")?;
-            records.write_to(out)?;
-            out.write_all(if rows == 0 { b"]\n" } else { b"\n]\n" })
-        }
-    }
+    encoding.write_header(out, extra)?;
+    records.write_to(out)?;
+    encoding.write_trailer(out, rows)
 }
 
 /// Commits the matrix and the audit together: neither replaces its file unless both were

@@ -38,7 +38,7 @@ use crate::lease::RowReason;
 use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::class_text::number;
 use crate::report::platform_results::Visibility;
-use crate::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
+use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
 /// system each is built on, and its GNU C library.
@@ -916,7 +916,7 @@ fn check_key(
     let judged = judge(
         sources,
         &settings(false),
-        Sink::Matrix(Encoding::Csv),
+        Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |_, _, _| {},
     )
     .and_then(|matrix| Ok(matrix.write_to(&mut EngineMatrix(temp.as_file_mut()))?));
@@ -997,7 +997,7 @@ fn disagreements(
     let found = judge(
         sources,
         &settings(true),
-        Sink::Matrix(Encoding::Csv),
+        Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 if let Some(place) = places.get_mut(parsed.case_id.as_str()) {

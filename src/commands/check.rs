@@ -21,9 +21,10 @@ use crate::grading::{GradeReport, MatrixFileFormat, ReportArgs, Unpaired, Unpair
 use crate::input::{is_case_file, InputError, InputErrors, ReadArgs, Source};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
+use crate::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding};
 use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::{render_report, report_output, write_problems};
-use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
+use crate::streaming::{Sink, StreamError, StreamSettings};
 
 /// Adjudicate case files and compare their matrices with golden files.
 #[derive(Debug, clap::Args)]
@@ -460,9 +461,9 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
             run_as_of: args.as_of,
             ..StreamSettings::default()
         };
-        let encoding = match format {
-            MatrixFileFormat::Json => Encoding::Json,
-            MatrixFileFormat::Csv | MatrixFileFormat::Workbook => Encoding::Csv,
+        let encoding: &'static dyn MatrixEncoding = match format {
+            MatrixFileFormat::Json => &JsonMatrix,
+            MatrixFileFormat::Csv | MatrixFileFormat::Workbook => &CsvMatrix,
         };
         let mut out = Output::open(
             Some(target),

@@ -10,7 +10,7 @@ use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Op
 use crate::input::Source;
 use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
 use crate::output::{check_paths, persist_all, Content, Named, Output};
-use crate::streaming::{judge, Encoding, Sink, StreamSettings};
+use crate::streaming::{judge, Sink, StreamSettings};
 
 /// Write a seeded random case file (CSV) whose cases reach every decision and reason.
 #[derive(Debug, clap::Args)]
@@ -176,7 +176,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let judged = judge(
             &[source],
             &settings,
-            Sink::Matrix(Encoding::Csv),
+            Sink::Matrix(&crate::matrix::CsvMatrix),
             &mut |_, _, _| {},
         )
         .and_then(|matrix| Ok(matrix.write_to(&mut out)?));

@@ -17,15 +17,14 @@ use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use serde_json::Value;
 
 use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::{Case, CaseFault, Timestamp};
-use crate::matrix::MatrixRow;
+use crate::matrix::{MatrixEncoding, MatrixRow};
 use crate::output::AppendFile;
 use crate::store::Put;
 use crate::streaming::{
-    judge, CaseRecords, CaseWriter, Encoding, KeptRow, KeptRows, RecordOut, Sink, StreamError,
+    judge, CaseRecords, CaseWriter, KeptRow, KeptRows, RecordOut, Sink, StreamError,
     StreamSettings, Window, EVERY_CASE,
 };
 
@@ -522,7 +521,7 @@ pub fn trace_records(
 /// (`adjudicate --explain`), as CSV rows or JSON objects (each after a comma).
 pub struct DetailedRows {
     /// How the rows are written.
-    pub encoding: Encoding,
+    pub encoding: &'static dyn MatrixEncoding,
     /// The run's `--as-of`.
     pub run_as_of: Option<Timestamp>,
     /// The extra column's name.
@@ -555,31 +554,13 @@ impl CaseWriter for DetailedRows {
                 (summary.matrix, sentence)
             }
         };
-        match self.encoding {
-            Encoding::Csv => {
-                let mut writer = csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(&mut *out);
-                writer.write_record(
-                    matrix
-                        .cells()
-                        .iter()
-                        .chain([&sentence])
-                        .map(|cell| crate::output::spreadsheet_cell(cell).into_owned()),
-                )?;
-                writer.flush()?;
-            }
-            Encoding::Json => {
-                let mut object = matrix.to_json();
-                object.insert(self.column.to_owned(), Value::String(sentence));
-                out.put_raw(b",\n");
-                serde_json::to_writer(&mut *out, &object)?;
-            }
-        }
+        out.put_raw(self.encoding.separator());
+        self.encoding
+            .write_row(out, &matrix, &[(self.column, sentence)])?;
         Ok(true)
     }
 
     fn separator_len(&self) -> u64 {
-        u64::from(self.encoding == Encoding::Json)
+        self.encoding.separator().len() as u64
     }
 }

@@ -24,7 +24,7 @@ use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::output::AppendFile;
 use crate::store::{Get, Put, SpillBuffer, Spilled, TempWriter};
-use crate::streaming::{Encoding, Sink, StreamError, StreamSettings};
+use crate::streaming::{Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
@@ -84,7 +84,7 @@ pub fn judge(
     crate::streaming::judge(
         std::slice::from_ref(source),
         &settings,
-        Sink::Matrix(Encoding::Csv),
+        Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |at, parsed, outcome| {
             if outcome.reason == RowReason::Offered {
                 if lines_failed.is_none() {

@@ -22,7 +22,7 @@ use super::matrix_reader::{
 use super::partitions::Splitter;
 use crate::input::{InputError, InputErrors, ReadOptions, Source};
 use crate::output::AppendFile;
-use crate::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
+use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
 /// What the check found: a value every format renders.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,7 +193,7 @@ pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix,
     let records = judge(
         sources,
         &settings,
-        Sink::Matrix(Encoding::Csv),
+        Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |_, _, _| {},
     )?;
     let mut spill = Spill(crate::store::scratch_file()?);

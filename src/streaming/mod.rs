@@ -52,6 +52,7 @@ use std::io;
 
 use crate::input::{BadRow, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
 use crate::lease::{Outcome, Timestamp};
+use crate::matrix::MatrixEncoding;
 use crate::output::AppendFile;
 
 mod cases;
@@ -60,7 +61,7 @@ mod index;
 mod kept;
 mod opened;
 mod reread;
-pub(crate) mod rules;
+pub mod rules;
 mod run;
 mod schedule;
 mod spill;
@@ -71,7 +72,7 @@ pub use cases::{CaseWriter, RecordOut};
 pub use ids::{Closed, IdLog, SeenIds};
 pub use kept::{KeptRow, KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};
 pub use rules::{clash_error, Location};
-pub use spill::{assemble, assemble_rows, Encoding, Spill, SpillFile};
+use spill::{assemble, assemble_rows, SpillFile};
 
 use ids::{id_hash, IdRecords};
 use run::StreamRun;
@@ -214,8 +215,8 @@ pub const DEFAULT_SPLIT_MIN_BYTES: u64 = 4 << 20;
 
 /// What the engine writes for each case when it closes.
 pub enum Sink {
-    /// Its row of the evidence matrix, in this encoding.
-    Matrix(Encoding),
+    /// Its row of the evidence matrix, in this encoding (the command's choice).
+    Matrix(&'static dyn MatrixEncoding),
     /// The record a [`CaseWriter`] makes of its rows (which the case keeps while it is open).
     /// Files are then read on one thread, in order, so that the records (and `on_row`)
     /// follow the input.
@@ -258,12 +259,11 @@ pub fn judge(
             let mut run = StreamRun::new(
                 settings.run_as_of,
                 settings.open_cases,
-                Encoding::Csv,
+                None,
                 std::sync::Arc::new(filter_for(sources)),
                 false,
             )?
             .bounded_by(&settings);
-            run.spill = Spill::for_records()?;
             run.keeping_rows = cases.needs_rows();
             run.cases = Some(cases);
             let stop = std::sync::atomic::AtomicBool::new(false);
@@ -286,8 +286,8 @@ pub struct CaseRecords {
 
 /// How records are put together into their output.
 enum RecordLayout {
-    /// Matrix rows: a header (CSV) or brackets (JSON) around them.
-    Matrix(Encoding),
+    /// Matrix rows in this encoding, between its header and trailer.
+    Matrix(&'static dyn MatrixEncoding),
     /// A case writer's records, the first without its leading separator of this many bytes.
     Cases { separator: u64 },
 }
@@ -364,7 +364,7 @@ mod tests {
         let mut run = StreamRun::new(
             None,
             open_cases,
-            Encoding::Csv,
+            Some(&crate::matrix::CsvMatrix),
             Arc::new(SeenIds::for_ids(1000)),
             false,
         )
@@ -404,7 +404,12 @@ mod tests {
         assert!(run.errors.is_empty());
         let came_back = run.came_back_count;
         let mut out = Vec::new();
-        assemble(&mut out, Encoding::Csv, vec![run.spill.close().unwrap()]).unwrap();
+        assemble(
+            &mut out,
+            &crate::matrix::CsvMatrix,
+            vec![run.spill.close().unwrap()],
+        )
+        .unwrap();
         (out, came_back)
     }
 

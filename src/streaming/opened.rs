@@ -110,9 +110,10 @@ mod tests {
 
     use super::*;
     use crate::input::{FileChanged, InputErrors, RowResult, Source};
+    use crate::matrix::CsvMatrix;
     use crate::streaming::ids::SeenIds;
     use crate::streaming::run::StreamRun;
-    use crate::streaming::spill::{assemble, Encoding};
+    use crate::streaming::spill::assemble;
     use crate::streaming::{row_hash, Location};
 
     const HEADER: &str =
@@ -162,7 +163,7 @@ mod tests {
         let mut run = StreamRun::new(
             None,
             2,
-            Encoding::Csv,
+            Some(&CsvMatrix),
             Arc::new(SeenIds::for_ids(100)),
             false,
         )?;
@@ -188,7 +189,7 @@ mod tests {
         assert!(run.errors.is_empty());
         assert_eq!(run.came_back_count, 1, "c0 came back");
         let mut out = Vec::new();
-        assemble(&mut out, Encoding::Csv, vec![run.spill.close()?])?;
+        assemble(&mut out, &CsvMatrix, vec![run.spill.close()?])?;
         Ok(out)
     }
 

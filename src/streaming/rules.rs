@@ -1,6 +1,11 @@
 //! The cross-row rules, written once: what a row means for its case (a case starts with an
 //! offer, `observed_at` never decreases, `job_id` never changes, a case id belongs to one file)
 //! and the located input error each broken rule gives.
+//!
+//! This is the engine's sans-IO per-case core, public for a caller that groups rows into
+//! cases itself and feeds them one at a time: it holds each case in a [`Slot`], starts it with
+//! [`start_case`] on its first row and steps it with [`step_case`] on each later row of the
+//! same file, and reports a case id met again in another file with [`clash_error`].
 
 use crate::input::{BadRow, InputError, InputErrors, ParsedRow, RowResult};
 use crate::lease::{Case, CaseFault, Outcome, Row, Timestamp};
@@ -20,7 +25,7 @@ pub struct Location<'a> {
 // Unboxed on purpose: open cases live in a ring in order of first appearance and are closed
 // from its front, so closing reads memory in order (boxed, each close was a cache miss).
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum Slot {
+pub enum Slot {
     /// Replaying.
     Live(Case),
     /// Its first row was bad input; later rows are only type-checked.
@@ -31,7 +36,7 @@ pub(crate) enum Slot {
 /// before, if any): a valid offer replays, anything else breaks the case, a refused row with
 /// its error added to `faults`. Returns the row's outcome if it replayed.
 #[inline]
-pub(crate) fn start_case(
+pub fn start_case(
     slot: &mut Slot,
     at: Location<'_>,
     row: &RowResult,
@@ -65,7 +70,7 @@ pub(crate) fn start_case(
 /// (a row that could not be typed is still checked against its case: every error is listed).
 /// Returns the row's outcome if it replayed.
 #[inline]
-pub(crate) fn step_case(
+pub fn step_case(
     slot: &mut Slot,
     at: Location<'_>,
     row: &RowResult,

@@ -18,8 +18,9 @@ use super::kept::{KeptRow, KeptRows};
 use super::opened::OpenedFile;
 use super::reread::{read_case_again, CurrentFile};
 use super::rules::{clash_error, start_case, step_case, Location, Slot};
-use super::spill::{Encoding, Spill};
+use super::spill::Spill;
 use super::{split, EVERY_CASE};
+use crate::matrix::MatrixEncoding;
 
 pub(super) struct OpenCase {
     pub(super) case_id: String,
@@ -127,12 +128,12 @@ pub(super) struct StreamRun {
 
 impl StreamRun {
     /// A pass judging cases at `run_as_of` (if later than their last row), keeping at most
-    /// `open_cases` open, spilling rows as `encoding`, noting case ids in `seen` (sized for
+    /// `open_cases` open, spilling rows in `encoding` (or, `None`, case records), noting case ids in `seen` (sized for
     /// the input, and `shared` if another run notes its ids there too).
     pub(super) fn new(
         run_as_of: Option<Timestamp>,
         open_cases: usize,
-        encoding: Encoding,
+        encoding: Option<&'static dyn MatrixEncoding>,
         seen: Arc<SeenIds>,
         shared: bool,
     ) -> io::Result<StreamRun> {

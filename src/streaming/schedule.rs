@@ -17,9 +17,10 @@ use super::ids::{IdLog, SeenIds};
 use super::opened::OpenedFile;
 use super::rules::Location;
 use super::run::StreamRun;
-use super::spill::{Encoding, Spill, SpillFile};
+use super::spill::{Spill, SpillFile};
 use super::watch::Watched;
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
+use crate::matrix::MatrixEncoding;
 use crate::store::anonymous_file;
 
 /// Rows handed from the parsing thread to the replaying one at a time. Batches go back and
@@ -279,7 +280,7 @@ pub(super) fn stream_source(
 pub(super) fn stream_sequential(
     sources: &[Source],
     settings: &StreamSettings<'_>,
-    encoding: Encoding,
+    encoding: &'static dyn MatrixEncoding,
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<Attempt> {
     let new_run = |shared| {
@@ -287,7 +288,7 @@ pub(super) fn stream_sequential(
         StreamRun::new(
             settings.run_as_of,
             settings.open_cases,
-            encoding,
+            Some(encoding),
             seen,
             shared,
         )
@@ -382,7 +383,7 @@ struct FileResult {
 pub(super) fn stream_parallel(
     sources: &[Source],
     settings: &StreamSettings<'_>,
-    encoding: Encoding,
+    encoding: &'static dyn MatrixEncoding,
 ) -> io::Result<Attempt> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -403,7 +404,7 @@ pub(super) fn stream_parallel(
             settings.run_as_of,
             settings.open_cases,
             Arc::new(SeenIds::for_input_bytes(bytes / workers as u64)),
-            Spill::new(encoding)?,
+            Spill::new(Some(encoding))?,
             IdLog::new()?,
         )
         .bounded_by(settings);

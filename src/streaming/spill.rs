@@ -5,20 +5,11 @@
 use std::io::{self, BufWriter, Read, Seek, Write};
 
 use crate::lease::{Case, Timestamp};
-use crate::matrix::{push_csv_row, CsvMatrixWriter, MatrixRow};
+use crate::matrix::MatrixEncoding;
 use crate::output::AppendFile;
 use crate::store::{Appender, SpillBuffer, TempFile};
 
 use super::cases::RecordOut;
-
-/// How the matrix is encoded in the spill and the final output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// CSV, as [`CsvMatrixWriter`] writes it.
-    Csv,
-    /// One JSON array, as [`crate::matrix::JsonMatrixWriter`] writes it.
-    Json,
-}
 
 /// A row written in place of another when the spill is assembled.
 #[derive(Clone, Copy, Debug)]
@@ -33,11 +24,12 @@ struct Replace {
 /// Matrix rows encoded in output order in an anonymous temporary file. One spill can hold the
 /// rows of several files one after the other ([`Spill::segment`]).
 pub struct Spill {
-    /// `None`: no matrix, but for each case the record a [`CaseWriter`](super::CaseWriter)
-    /// makes of it ([`Spill::push_record`]).
-    encoding: Option<Encoding>,
+    /// How its matrix rows are encoded, each after the encoding's separator (left out of the
+    /// first when the spills are assembled). `None`: no matrix, but for each case the record a
+    /// [`CaseWriter`](super::CaseWriter) makes of it ([`Spill::push_record`]).
+    encoding: Option<&'static dyn MatrixEncoding>,
     file: TempFile,
-    /// The rows, through a buffer: a CSV row is encoded straight into it (not into `scratch`
+    /// The rows, through a buffer: a row is encoded straight into it (not into `scratch`
     /// and copied), and it is written out to `file` once it has less than [`SPILL_ROW_ROOM`]
     /// bytes of room left of [`SPILL_BUFFER`]. Its bytes written are the spill's.
     pending: SpillBuffer,
@@ -81,17 +73,9 @@ impl SpillFile {
 }
 
 impl Spill {
-    /// An empty spill.
-    pub fn new(encoding: Encoding) -> io::Result<Spill> {
-        Spill::with(Some(encoding))
-    }
-
-    /// An empty spill of case records ([`Spill::push_record`]).
-    pub(super) fn for_records() -> io::Result<Spill> {
-        Spill::with(None)
-    }
-
-    fn with(encoding: Option<Encoding>) -> io::Result<Spill> {
+    /// An empty spill of matrix rows in `encoding`, or (`None`) of case records
+    /// ([`Spill::push_record`]).
+    pub fn new(encoding: Option<&'static dyn MatrixEncoding>) -> io::Result<Spill> {
         let file = TempFile::new()?;
         Ok(Spill {
             encoding,
@@ -108,49 +92,6 @@ impl Spill {
             patch_bytes: 0,
             replace: Vec::new(),
         })
-    }
-
-    /// Encodes `row` into the scratch buffer, as [`CsvMatrixWriter`] or
-    /// [`crate::matrix::JsonMatrixWriter`] would. JSON rows are written as `,\n{...}`; the
-    /// first comma is dropped when the spills are assembled.
-    fn encode(&mut self, row: &MatrixRow) -> io::Result<()> {
-        self.scratch.clear();
-        match self.encoding {
-            Some(Encoding::Csv) => {
-                let mut csv = csv::WriterBuilder::new()
-                    .terminator(csv::Terminator::Any(b'\n'))
-                    .from_writer(&mut self.scratch);
-                row.write_csv(&mut csv)?;
-                csv.flush()?;
-            }
-            Some(Encoding::Json) => {
-                self.scratch.extend_from_slice(b",\n");
-                serde_json::to_writer(&mut self.scratch, &row.to_json())?;
-            }
-            None => return Err(no_matrix()),
-        }
-        Ok(())
-    }
-
-    /// Encodes a closed case's row judged at `run_as_of`: as [`Spill::encode`] of its
-    /// [`MatrixRow`], without building one (or copying the lease) for CSV.
-    fn encode_case(
-        &mut self,
-        case_id: &str,
-        case: &Case,
-        run_as_of: Option<Timestamp>,
-    ) -> io::Result<()> {
-        match self.encoding {
-            Some(Encoding::Csv) => {
-                self.scratch.clear();
-                push_csv_row(&mut self.scratch, case_id, case, &case.judge(run_as_of));
-                Ok(())
-            }
-            Some(Encoding::Json) => {
-                self.encode(&MatrixRow::new(case_id, case, &case.verdict(run_as_of)))
-            }
-            None => Err(no_matrix()),
-        }
     }
 
     /// Appends the record `fill` writes, unless it returns `false`; returns where it is and
@@ -205,13 +146,6 @@ impl Spill {
         self.append_patch(at, len)
     }
 
-    /// Appends the scratch buffer as a row; returns where it is and its length.
-    fn append_scratch(&mut self) -> io::Result<(u64, u64)> {
-        let start = self.pending.buf().len();
-        self.pending.buf().extend_from_slice(&self.scratch);
-        self.appended(start)
-    }
-
     /// Counts the bytes of `pending`'s buffer from `start` as a row (writing it out if it is
     /// full); returns where the row is and its length.
     fn appended(&mut self, start: usize) -> io::Result<(u64, u64)> {
@@ -222,12 +156,6 @@ impl Spill {
         Ok((at, len))
     }
 
-    /// Appends one row; returns where it is in the spill and its length in bytes.
-    pub fn push(&mut self, row: &MatrixRow) -> io::Result<(u64, u64)> {
-        self.encode(row)?;
-        self.append_scratch()
-    }
-
     /// Appends a closed case's row judged at `run_as_of`; returns where it is and its length.
     pub fn push_case(
         &mut self,
@@ -235,13 +163,9 @@ impl Spill {
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<(u64, u64)> {
-        if self.encoding == Some(Encoding::Csv) {
-            let start = self.pending.buf().len();
-            push_csv_row(self.pending.buf(), case_id, case, &case.judge(run_as_of));
-            return self.appended(start);
-        }
-        self.encode_case(case_id, case, run_as_of)?;
-        self.append_scratch()
+        let start = self.pending.buf().len();
+        encode_case(self.encoding, self.pending.buf(), case_id, case, run_as_of)?;
+        self.appended(start)
     }
 
     /// Writes a case's row again, to replace the row `len` bytes long at `at` (of this
@@ -255,7 +179,8 @@ impl Spill {
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
-        self.encode_case(case_id, case, run_as_of)?;
+        self.scratch.clear();
+        encode_case(self.encoding, &mut self.scratch, case_id, case, run_as_of)?;
         self.append_patch(at, len)
     }
 
@@ -275,11 +200,6 @@ impl Spill {
         });
         self.patch_bytes += self.scratch.len() as u64;
         Ok(())
-    }
-
-    /// How many rows its current segment holds.
-    pub fn rows(&self) -> u64 {
-        self.rows
     }
 
     /// Ends the current segment (flushing what it wrote) and starts the next one.
@@ -315,31 +235,32 @@ const SPILL_BUFFER: usize = 1 << 16;
 /// Room a spill's buffer keeps for the next row (a longer row grows the buffer, once).
 const SPILL_ROW_ROOM: usize = 4096;
 
-fn no_matrix() -> io::Error {
-    io::Error::other("a run that writes records writes no matrix rows")
+/// Appends to `out` a closed case's row judged at `run_as_of` in `encoding`, after its
+/// separator.
+fn encode_case(
+    encoding: Option<&dyn MatrixEncoding>,
+    out: &mut Vec<u8>,
+    case_id: &str,
+    case: &Case,
+    run_as_of: Option<Timestamp>,
+) -> io::Result<()> {
+    let encoding = encoding
+        .ok_or_else(|| io::Error::other("a run that writes records writes no matrix rows"))?;
+    out.extend_from_slice(encoding.separator());
+    encoding.push_case(out, case_id, case, run_as_of)
 }
 
-/// Writes the whole matrix from spills in order: header (or `[`), every row not left out or
-/// its replacement, trailer.
+/// Writes the whole matrix from spills in order: header, every row not left out or its
+/// replacement (the first without its separator), trailer.
 pub fn assemble(
     out: &mut impl AppendFile,
-    encoding: Encoding,
+    encoding: &dyn MatrixEncoding,
     spills: Vec<SpillFile>,
 ) -> io::Result<()> {
     let total: u64 = spills.iter().map(|spill| spill.rows).sum();
-    match encoding {
-        Encoding::Csv => {
-            CsvMatrixWriter::new(&mut *out, &[])?.finish()?;
-        }
-        Encoding::Json => out.write_all(b"[")?,
-    }
-    // JSON rows start with the comma that separates them from the row before.
-    let skip = u64::from(encoding == Encoding::Json);
-    assemble_rows(out, spills, skip)?;
-    if encoding == Encoding::Json {
-        out.write_all(if total == 0 { b"]\n" } else { b"\n]\n" })?;
-    }
-    Ok(())
+    encoding.write_header(out, &[])?;
+    assemble_rows(out, spills, encoding.separator().len() as u64)?;
+    encoding.write_trailer(out, total)
 }
 
 /// Writes every row (or record) of `spills` in order, each replaced row by its

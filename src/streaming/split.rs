@@ -123,7 +123,7 @@ pub(super) fn stream_split(
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
-    encoding: Encoding,
+    encoding: &'static dyn MatrixEncoding,
     stop: &AtomicBool,
     opened: &OpenedFile,
 ) -> io::Result<Split> {
@@ -165,7 +165,7 @@ pub(super) fn stream_split(
                 let mut tail = StreamRun::new(
                     settings.run_as_of,
                     settings.open_cases,
-                    encoding,
+                    Some(encoding),
                     Arc::clone(&seen),
                     true,
                 )?
@@ -641,6 +641,7 @@ fn feed_csv_shifted(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::CsvMatrix;
 
     /// How a split pass over `text` ended: read as two halves and stitched ("split"), or read
     /// on by the first run from the cut or past it ("read on"), or not split at all.
@@ -667,7 +668,7 @@ mod tests {
         let mut run = StreamRun::new(
             None,
             open_cases,
-            Encoding::Csv,
+            Some(&CsvMatrix),
             Arc::new(SeenIds::for_ids(1000)),
             true,
         )
@@ -679,17 +680,7 @@ mod tests {
             InputFormat::Csv,
         )
         .unwrap();
-        match stream_split(
-            &mut run,
-            0,
-            &source,
-            &settings,
-            Encoding::Csv,
-            &stop,
-            &opened,
-        )
-        .unwrap()
-        {
+        match stream_split(&mut run, 0, &source, &settings, &CsvMatrix, &stop, &opened).unwrap() {
             Split::Whole => "whole",
             Split::Done(Some(_)) => "split",
             Split::Done(None) => "read on",

@@ -1,12 +1,12 @@
 //! What `validate` finds in case files without judging them for output: every input error
-//! located, and the warnings a case author wants to see (`warnings`), by the plain
-//! statement with every case's rows in memory ([`validate`]) and by the streaming engine in
-//! bounded memory ([`validate_streaming`], what the command runs).
+//! located, and the warnings a case author wants to see (`warnings`), by the streaming engine
+//! in bounded memory ([`validate_streaming`], what the command runs). Its parts are public for
+//! a caller that states the same report another way (the tests' plain statement, every case
+//! in memory): the reader's warnings of a file ([`read_file`]) and the warnings of one case
+//! ([`case_warnings`]).
 
-use std::collections::HashMap;
 use std::io::Write;
 
-use crate::adjudication::{Adjudication, Location};
 use crate::input::{
     read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
     OUTPUT_ONLY_COLUMNS,
@@ -120,15 +120,19 @@ fn article(event: Event) -> &'static str {
 }
 
 /// One case's rows as read, for the case-level warnings.
-struct CaseRows {
-    file_index: usize,
-    file: String,
-    lines: Vec<u64>,
-    rows: Vec<Row>,
+pub struct CaseRows {
+    /// Its input's position on the command line.
+    pub file_index: usize,
+    /// Its input's name.
+    pub file: String,
+    /// The line of each row.
+    pub lines: Vec<u64>,
+    /// Its rows, in order (at least one).
+    pub rows: Vec<Row>,
 }
 
-/// The case-level warnings of a case that replays without input errors.
-fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
+/// The case-level warnings (`--lint`) of a case that replays without input errors.
+pub fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
     let mut warnings = Vec::new();
     let Ok(Some((case, outcomes))) = crate::lease::replay(&rows.rows) else {
         return warnings;
@@ -203,7 +207,7 @@ fn always_pending(rows: &[Row]) -> bool {
 /// Reads one file for `validate`, both ways: its rows to `on_row`, its reader warnings (columns
 /// ignored) to `warnings`, and a "holds no case rows" warning when it has neither rows nor
 /// reader errors; returns the reader's errors and how many rows it read (valid or not).
-fn read_file(
+pub fn read_file(
     file_index: usize,
     source: &crate::input::Source,
     input_format: Option<InputFormat>,
@@ -252,76 +256,6 @@ pub struct Report {
     pub cases: usize,
     /// Rows read (valid or not).
     pub rows: usize,
-}
-
-/// Validates the sources: every input error and every warning (the first `max_warnings`
-/// listed, every one counted; the case-level notes only with `lint`), with every case's rows
-/// in memory: the plain statement of what `validate` reports, which [`validate_streaming`]
-/// (what the command runs) is tested against.
-pub fn validate(
-    sources: &[crate::input::Source],
-    input_format: Option<InputFormat>,
-    max_warnings: Option<usize>,
-    lint: bool,
-) -> Report {
-    let mut adjudication = Adjudication::new();
-    let mut errors = InputErrors::new();
-    let mut warnings = Warnings::new(max_warnings.unwrap_or(usize::MAX));
-    let mut case_rows: Vec<(String, CaseRows)> = Vec::new();
-    let mut case_index: HashMap<String, usize> = HashMap::new();
-    let mut row_count = 0usize;
-    for (file_index, source) in sources.iter().enumerate() {
-        let (mut file_errors, rows) = read_file(
-            file_index,
-            source,
-            input_format,
-            &mut warnings,
-            &mut |line, row| {
-                let at = Location {
-                    file_index,
-                    file: &source.name,
-                    line,
-                };
-                adjudication.feed(at, &row);
-                if let Ok(ParsedRow { case_id, row }) = row {
-                    let index = *case_index.entry(case_id.to_string()).or_insert_with(|| {
-                        case_rows.push((
-                            case_id.to_string(),
-                            CaseRows {
-                                file_index,
-                                file: source.name.clone(),
-                                lines: Vec::new(),
-                                rows: Vec::new(),
-                            },
-                        ));
-                        case_rows.len() - 1
-                    });
-                    let entry = &mut case_rows[index].1;
-                    if entry.file_index == file_index {
-                        entry.lines.push(line);
-                        entry.rows.push(row);
-                    }
-                }
-            },
-        );
-        row_count += rows;
-        file_errors.merge_by_line(adjudication.take_errors());
-        errors.append(file_errors);
-    }
-    let cases = case_rows.len();
-    if errors.is_empty() && lint {
-        for (case_id, rows) in &case_rows {
-            for warning in case_warnings(case_id, rows) {
-                warnings.push(warning, 1);
-            }
-        }
-    }
-    Report {
-        errors,
-        warnings,
-        cases,
-        rows: row_count,
-    }
 }
 
 /// Writes each case's warnings as a record for the engine: a count byte, the case's input
@@ -420,12 +354,15 @@ impl Write for WarningRecords {
 
 impl crate::output::AppendFile for WarningRecords {}
 
-/// [`validate`] on the streaming engine, in bounded memory: the engine lists the input errors
-/// (as `adjudicate` does) and, through its case writer, writes each case's warnings when it
-/// closes (a case that comes back is rebuilt from its own lines and its warnings written
-/// again in place of the first); a second, lighter pass reads every file for the reader's
-/// warnings and counts. The report is [`validate`]'s, to the byte, whatever the `window` (the
-/// command gives [`Window::COMMAND`](crate::streaming::Window::COMMAND); tests give a small one, to go past it with few cases).
+/// Validates the sources: every input error and every warning (the first `max_warnings`
+/// listed, every one counted; the case-level notes only with `lint`), on the streaming engine
+/// in bounded memory. The engine lists the input errors (as `adjudicate` does) and, through
+/// its case writer, writes each case's warnings when it closes (a case that comes back is
+/// rebuilt from its own lines and its warnings written again in place of the first); a
+/// second, lighter pass reads every file for the reader's warnings and counts. The report is
+/// the same, to the byte, whatever the `window` (the command gives
+/// [`Window::COMMAND`](crate::streaming::Window::COMMAND); tests give a small one, to go past
+/// it with few cases).
 pub fn validate_streaming(
     sources: &[crate::input::Source],
     input_format: Option<InputFormat>,
@@ -461,8 +398,8 @@ pub fn validate_streaming(
         Err(crate::streaming::StreamError::Io(e)) => return Err(e),
     };
 
-    // The reader's warnings and the counts. With input errors the cases are counted as
-    // `validate` counts them (every id of a row that parsed), which needs their ids.
+    // The reader's warnings and the counts. With input errors the cases counted are the ids
+    // of every row that parsed, which needs their ids.
     let mut warnings = Warnings::new(limit);
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut row_count = 0usize;

@@ -34,7 +34,7 @@ const WARNING_KINDS: [(&str, &str, &str); 5] = [
     ),
 ];
 
-/// The kind of a warning, by the message [`validate`](super::validate) gives it.
+/// The kind of a warning, by the message `validate` gives it.
 fn warning_kind(warning: &InputError) -> usize {
     WARNING_KINDS
         .iter()
@@ -151,8 +151,9 @@ impl Warnings {
         self.total.min(self.limit)
     }
 
-    /// Adds a warning found by pass `phase` (0 the reader, 1 the cases).
-    pub(super) fn push(&mut self, warning: Warning, phase: u8) {
+    /// Adds a warning found by pass `phase` (0 the reader, 1 the cases): at equal lines, a
+    /// pass's warnings are listed before a later pass's.
+    pub fn push(&mut self, warning: Warning, phase: u8) {
         self.total += 1;
         self.by_kind[warning_kind(&warning.at)] += 1;
         let next_seq = &mut self.next_seq;

@@ -105,6 +105,63 @@ fn streaming_imports_no_terminal_report_or_progress_bar() {
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
 
+/// The engine knows no output format: `streaming` names no matrix encoding (CSV or JSON) and
+/// no encoder of one; matrix rows leave through the `MatrixEncoding` the command gives, so
+/// that a new output format touches `matrix.rs` and the command only.
+#[test]
+fn streaming_names_no_matrix_encoding() {
+    let mut offenders = Vec::new();
+    for (path, code) in engine_code() {
+        for word in words(&code, ENCODING_NAMES) {
+            offenders.push(format!("{} names {word}", path.display()));
+        }
+        for found in paths(&code, &["csv", "serde_json"]) {
+            offenders.push(format!("{} uses {}", path.display(), found.join("::")));
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// What the engine must not name: the encodings of the matrix, their writers and encoders.
+const ENCODING_NAMES: &[&str] = &[
+    "Encoding",
+    "CsvMatrix",
+    "JsonMatrix",
+    "CsvMatrixWriter",
+    "JsonMatrixWriter",
+    "MatrixWriter",
+    "MatrixRow",
+    "push_csv_row",
+    "serde_json",
+];
+
+/// Each file of `src/streaming/` with its code, outside comments and `#[cfg(test)]` modules.
+fn engine_code() -> Vec<(std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    source_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/streaming"),
+        &mut files,
+    );
+    files
+        .into_iter()
+        .map(|path| {
+            let code = without_tests(&without_comments(&fs::read_to_string(&path).unwrap()));
+            (path, code)
+        })
+        .collect()
+}
+
+/// Each of `names` that `code` holds as a whole word (`Encoding`, not `MatrixEncoding`).
+fn words<'a>(code: &str, names: &[&'a str]) -> Vec<&'a str> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let code_words: BTreeSet<&str> = code.split(|c: char| !is_ident(c)).collect();
+    names
+        .iter()
+        .copied()
+        .filter(|name| code_words.contains(name))
+        .collect()
+}
+
 /// Module paths (`grading::compare`; `` for the crate root), each with the modules it uses.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
@@ -391,4 +448,13 @@ fn the_module_graph_sees_paths_groups_and_aliases() {
     assert!(uses("cli", "commands::check"));
     // A doc link is no edge: `compare` names `engine_check` only in a comment.
     assert!(!uses("grading::compare", "grading::engine_check"));
+    // Whole words only, in code only.
+    let code = without_comments("let e: &dyn MatrixEncoding = x; // Encoding\nserde_json::x(");
+    assert_eq!(words(&code, ENCODING_NAMES), ["serde_json"]);
+    assert_eq!(
+        words("Spill::new(Encoding::Csv)", ENCODING_NAMES),
+        ["Encoding"]
+    );
+    // The engine's files are read: it names its own spill.
+    assert!(engine_code().iter().any(|(_, code)| code.contains("Spill")));
 }

@@ -32,12 +32,10 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn leasejudge(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(cwd)
+    crate::common::leasejudge(args)
+        .dir(cwd)
         .env("NO_COLOR", "1")
         .output()
-        .unwrap()
 }
 
 /// Runs `command`, again when the file it executes is still open for writing in a process

@@ -15,7 +15,7 @@ use leasejudge::grading::{
 use leasejudge::input::InputErrors;
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
-use leasejudge::matrix::{CsvMatrixWriter, MatrixRow};
+use leasejudge::matrix::{CsvMatrix, MatrixRow, MatrixWriter};
 use leasejudge::report::{github, grade_table, markdown};
 use leasejudge::streaming::StreamError;
 
@@ -52,7 +52,7 @@ fn whole(source: &Source, as_of: Option<Timestamp>) -> (MatrixFile, Vec<u8>) {
         .map(|j| MatrixRow::new(&j.case_id, &j.case, &j.verdict))
         .collect();
     let mut csv = Vec::new();
-    let mut writer = CsvMatrixWriter::new(&mut csv, &[]).unwrap();
+    let mut writer = MatrixWriter::new(&mut csv, &CsvMatrix, &[]).unwrap();
     for row in &rows {
         writer.write(row, &[]).unwrap();
     }

@@ -2,43 +2,18 @@
 //! per problem, GitHub annotations respect the per-step limit with the rest in the step
 //! summary, Markdown says what is wrong, the exit code is 2; `check -` reads standard input.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::common::{self, root, Run};
 
 fn leasejudge(args: &[&str], env: &[(&str, &Path)], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run leasejudge");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
+    let mut run = common::leasejudge(args)
+        .env_remove(&["GITHUB_STEP_SUMMARY"])
+        .stdin(stdin);
+    for (name, value) in env {
+        run = run.env(name, value);
     }
+    run.run()
 }
 
 /// A case file whose first `n` data rows have an unknown event (lines 2..=n+1).

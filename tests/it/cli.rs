@@ -3,44 +3,17 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::common::{self, root, Run};
 
 fn leasejudge_with_stdin(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run leasejudge");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    common::leasejudge(args).stdin(stdin).run()
 }
 
 fn leasejudge(args: &[&str]) -> Run {
-    leasejudge_with_stdin(args, "")
+    common::leasejudge(args).run()
 }
 
 /// The names of the entries of `dir` (to see that no temporary file was left behind).

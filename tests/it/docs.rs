@@ -9,9 +9,7 @@ use std::process::Command;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 fn read(path: &str) -> String {
     fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))

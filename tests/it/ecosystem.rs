@@ -1,33 +1,23 @@
 //! The CLI's fit with its ecosystem: shell completions, the man page, `--color` and the
 //! colour conventions, and a table that fits the terminal's width.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::common::{self, root, Run};
 
 /// Runs leasejudge from the repository root with a clean colour environment plus `env`.
 fn leasejudge_env(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
-    command.args(args).current_dir(root());
-    for name in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS"] {
-        command.env_remove(name);
+    let mut run = common::leasejudge(args).env_remove(&[
+        "NO_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "TERM",
+        "COLUMNS",
+    ]);
+    for (name, value) in env {
+        run = run.env(name, value);
     }
-    command.envs(env.iter().copied());
-    let output = command.output().expect("run leasejudge");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-    }
+    run.run()
 }
 
 fn leasejudge(args: &[&str]) -> Run {

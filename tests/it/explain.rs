@@ -7,7 +7,6 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use leasejudge::commands::explain::traces;
 use leasejudge::input::{expand_inputs, is_case_file};
@@ -16,19 +15,13 @@ use leasejudge::matrix::MatrixRow;
 use crate::reference;
 use reference::judge_sources;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 fn leasejudge(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(root())
-        // The table's width and colour must not depend on the caller's environment.
-        .env_remove("COLUMNS")
-        .env_remove("CLICOLOR_FORCE")
+    // The table's width and colour must not depend on the caller's environment.
+    crate::common::leasejudge(args)
+        .env_remove(&["COLUMNS", "CLICOLOR_FORCE"])
         .output()
-        .expect("the leasejudge binary runs")
 }
 
 fn case_files() -> Vec<PathBuf> {

@@ -8,13 +8,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::matrix_bytes::{Encoding, ENCODINGS};
 use leasejudge::explain::stream::{explain_streaming, DetailedRows};
 use leasejudge::explain::Format;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::{expand_inputs, ReadArgs, Source};
-use leasejudge::streaming::{
-    judge, Encoding, Sink, StreamSettings, Window, DEFAULT_CASE_ROWS_IN_MEMORY,
-};
+use leasejudge::streaming::{judge, Sink, StreamSettings, Window, DEFAULT_CASE_ROWS_IN_MEMORY};
 
 /// The cases the explanations keep open (the command's window is larger; the bytes must not
 /// depend on it): a test goes past it with few cases.
@@ -95,7 +94,7 @@ fn same_bytes_written_out(file: &Path) {
             file.display()
         );
     }
-    for encoding in [Encoding::Csv, Encoding::Json] {
+    for encoding in ENCODINGS {
         let held = detailed(file, encoding, DEFAULT_CASE_ROWS_IN_MEMORY);
         assert!(!held.is_empty());
         assert!(

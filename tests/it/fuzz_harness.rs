@@ -8,6 +8,10 @@
 #[path = "../../fuzz/exercise.rs"]
 mod exercise;
 
+/// What `exercise` runs the rows through (shared with the cargo-fuzz target, which includes
+/// the same file).
+use crate::oracle::adjudication;
+
 use std::fs;
 use std::path::Path;
 

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use leasejudge::generate::{default_mix, write_messy_cases, CaseModel, Options};
 
@@ -26,10 +25,7 @@ fn messy(seed: u64, cases: u64) -> (Vec<u8>, Vec<CaseModel>) {
 }
 
 fn leasejudge(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .output()
-        .unwrap()
+    crate::common::leasejudge(args).output()
 }
 
 #[test]

@@ -7,23 +7,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 fn leasejudge(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run leasejudge");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-    )
+    let run = crate::common::leasejudge(args).run();
+    (run.code, run.stdout, run.stderr)
 }
 
 fn case_files() -> Vec<PathBuf> {

@@ -2,7 +2,7 @@
 //! serde_json) and checks the hidden-label rule across every report format.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const FORMATS: [&str; 8] = [
     "table",
@@ -22,11 +22,9 @@ fn data(path: &str) -> PathBuf {
 }
 
 fn leasejudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
+    crate::common::leasejudge(args)
         .env("NO_COLOR", "1")
         .output()
-        .unwrap()
 }
 
 /// `grade` of the `grade-wrong` submission: probe-1 right, probe-2 wrong in both columns,

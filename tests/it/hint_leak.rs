@@ -11,7 +11,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use leasejudge::explain::CaseTrace;
 use leasejudge::grading::hint::{cited_lines, hint};
@@ -80,16 +79,12 @@ struct Corpus {
     files: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Runs leasejudge in `dir`; its tables wide enough that no cell wraps (the hint is compared
-/// cell by cell).
 fn leasejudge(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(dir)
+    crate::common::leasejudge(args)
+        .dir(dir)
         .env("NO_COLOR", "1")
         .env("COLUMNS", "1000")
         .output()
-        .unwrap()
 }
 
 /// The generated corpus: 120 cases each of a plain, a messy and another plain file, and

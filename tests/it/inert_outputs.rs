@@ -11,14 +11,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn leasejudge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("CLICOLOR_FORCE")
-        .stdin(Stdio::null())
+    crate::common::leasejudge(args)
+        .dir(dir)
+        .env_remove(&["GITHUB_STEP_SUMMARY", "CLICOLOR_FORCE"])
         .output()
-        .unwrap()
 }
 
 /// Text a spreadsheet would run as a formula (OWASP's examples and the issue's).

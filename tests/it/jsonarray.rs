@@ -15,7 +15,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use leasejudge::input::Source;
-use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
+use leasejudge::matrix::CsvMatrix;
+use leasejudge::streaming::{judge, Sink, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
@@ -37,7 +38,7 @@ fn reference(source: &Source) -> Run {
         },
     )
     .map_err(|e| e.to_string())?;
-    Ok((matrix_bytes(&judged, Encoding::Csv), audit))
+    Ok((matrix_bytes(&judged, &CsvMatrix), audit))
 }
 
 fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
@@ -53,7 +54,7 @@ fn streamed(source: &Source, open_cases: usize, jobs: usize) -> Run {
     judge(
         std::slice::from_ref(source),
         &settings,
-        Sink::Matrix(Encoding::Csv),
+        Sink::Matrix(&CsvMatrix),
         &mut |at, row, o| audit.push((row.case_id.to_string(), at.line, format!("{o:?}"))),
     )
     .and_then(|matrix| Ok(matrix.write_to(&mut out)?))

@@ -10,9 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 /// An example learner's matrix (examples/lab/submissions).
 fn submission(name: &str) -> Vec<u8> {
@@ -24,11 +22,9 @@ fn key() -> PathBuf {
 }
 
 fn leasejudge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
+    crate::common::leasejudge(args)
         .env("NO_COLOR", "1")
         .output()
-        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {

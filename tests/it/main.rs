@@ -31,6 +31,7 @@ mod lms;
 mod machine;
 mod malformed;
 mod matrix_bytes;
+mod oracle;
 mod precheck;
 mod progress;
 mod properties;

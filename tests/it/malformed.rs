@@ -8,7 +8,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const PRECIOUS_MATRIX: &str = "an earlier matrix that a failed run must not touch\n";
 const PRECIOUS_AUDIT: &str = "an earlier audit that a failed run must not touch\n";
@@ -28,11 +27,7 @@ fn inputs() -> Vec<String> {
 }
 
 fn leasejudge(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(data_dir())
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    crate::common::leasejudge_in(&data_dir(), args)
 }
 
 /// Checks one input; returns a description of each failure.

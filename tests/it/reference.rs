@@ -1,8 +1,8 @@
 //! The straightforward run the streaming engine is tested against: every source read in
-//! order, every case kept in memory ([`Adjudication`]), its errors filed per file in line
+//! order, every case kept in memory ([`Adjudication`](crate::oracle::adjudication::Adjudication)), its errors filed per file in line
 //! order (a reader's first at equal lines), every case judged at the end.
 
-use leasejudge::adjudication::{Adjudication, Judged, Location};
+use crate::oracle::adjudication::{Adjudication, Judged, Location};
 use leasejudge::input::{read_source, InputErrors, InputFormat, ParsedRow, Source};
 use leasejudge::lease::{Outcome, Timestamp};
 

@@ -9,14 +9,15 @@
 
 use crate::matrix_bytes;
 use crate::reference;
-use matrix_bytes::matrix_bytes;
+use matrix_bytes::{matrix_bytes, Encoding, ENCODINGS};
 use reference::judge_sources;
 
 use std::path::Path;
 
 use leasejudge::generate::{default_mix, write_messy_cases, Options};
 use leasejudge::input::Source;
-use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings};
+use leasejudge::matrix::CsvMatrix;
+use leasejudge::streaming::{judge, Sink, StreamError, StreamSettings};
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Source {
     let path = dir.join(name);
@@ -55,7 +56,7 @@ fn split(source: &Source, encoding: Encoding, open_cases: usize) -> Result<Vec<u
 }
 
 fn assert_split_same_as_reference(source: &Source, label: &str) {
-    for encoding in [Encoding::Csv, Encoding::Json] {
+    for encoding in ENCODINGS {
         let expected = reference(source, encoding);
         for open_cases in [4096, 3, 1] {
             let actual = split(source, encoding, open_cases);
@@ -261,7 +262,7 @@ fn errors_in_both_halves_have_the_reference_lines() {
     let text = format!("{HEADER}{body}c301,offer,\"2026-01-01T10:00:00Z\n");
     let source = write_file(dir.path(), "errors.csv", text.as_bytes());
     assert_split_same_as_reference(&source, "errors in both halves");
-    let errors = split(&source, Encoding::Csv, 4096).unwrap_err();
+    let errors = split(&source, &CsvMatrix, 4096).unwrap_err();
     let line_of = |needle: &str| text[..text.find(needle).unwrap()].matches('\n').count() + 1;
     for (needle, column) in [
         ("c020,akc", "event"),

@@ -5,7 +5,6 @@
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
 
@@ -15,15 +14,10 @@ struct Run {
     stderr: String,
 }
 
-/// Runs leasejudge from the repository root, its tables' rows whole (the tests look for
-/// phrases a narrower table would wrap).
 fn leasejudge(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let output = crate::common::leasejudge(args)
         .env("COLUMNS", "1000")
-        .output()
-        .unwrap();
+        .output();
     Run {
         status: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -740,7 +734,8 @@ fn a_template_workbook_has_a_frozen_bold_header_and_sized_columns() {
 fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
     use leasejudge::generate::{default_mix, write_cases, Options};
     use leasejudge::input::{Delimiter, ReadOptions, Source};
-    use leasejudge::streaming::{judge, Encoding, Sink, StreamSettings};
+    use leasejudge::matrix::CsvMatrix;
+    use leasejudge::streaming::{judge, Sink, StreamSettings};
 
     let options = Options {
         seed: 16,
@@ -775,7 +770,7 @@ fn a_large_file_read_as_two_halves_splits_by_its_own_delimiter() {
         judge(
             &[source],
             &settings,
-            Sink::Matrix(Encoding::Csv),
+            Sink::Matrix(&CsvMatrix),
             &mut |_, _, _| {},
         )
         .and_then(|matrix| Ok(matrix.write_to(&mut out)?))

@@ -6,7 +6,7 @@
 
 use crate::matrix_bytes;
 use crate::reference;
-use matrix_bytes::matrix_bytes;
+use matrix_bytes::{matrix_bytes, Encoding, ENCODINGS};
 use reference::judge_sources;
 
 use std::io::{BufRead, BufReader, Write};
@@ -16,7 +16,8 @@ use std::process::{Command, Stdio};
 use leasejudge::generate::{default_mix, parse_mix, write_cases, Options, Scenario};
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
-use leasejudge::streaming::{judge, Encoding, Sink, StreamError, StreamSettings, EVERY_CASE};
+use leasejudge::matrix::{CsvMatrix, JsonMatrix};
+use leasejudge::streaming::{judge, Sink, StreamError, StreamSettings, EVERY_CASE};
 
 fn generated(seed: u64, cases: u64, interleave: u64) -> Vec<u8> {
     let options = Options {
@@ -147,7 +148,7 @@ fn streamed_split(
 
 /// Every combination of settings gives the reference's matrix, audit and errors.
 fn assert_same_as_reference(sources: &[Source], label: &str) {
-    assert_same_as_reference_in(sources, label, &[Encoding::Csv, Encoding::Json]);
+    assert_same_as_reference_in(sources, label, &ENCODINGS);
 }
 
 /// [`assert_same_as_reference`], the matrix written in each of `encodings`.
@@ -255,12 +256,12 @@ fn same_rows_three_ways(dir: &Path) -> [Source; 3] {
 /// encodings are compared on generated files above).
 fn assert_same_as_reference_and_as_of(source: &Source) {
     let single = std::slice::from_ref(source);
-    assert_same_as_reference_in(single, &source.name, &[Encoding::Csv]);
+    assert_same_as_reference_in(single, &source.name, &[&CsvMatrix]);
     let late = Timestamp::parse("2026-01-01T00:30:00Z").unwrap();
     for (open_cases, jobs) in [(4096, 2), (2, 1)] {
         assert_eq!(
-            reference_at(single, Encoding::Csv, Some(late)),
-            streamed_at(single, Encoding::Csv, open_cases, jobs, Some(late)),
+            reference_at(single, &CsvMatrix, Some(late)),
+            streamed_at(single, &CsvMatrix, open_cases, jobs, Some(late)),
             "{} --as-of, open {open_cases}, jobs {jobs}",
             source.name
         );
@@ -295,7 +296,7 @@ fn the_same_rows_as_csv_ndjson_or_a_json_array_judge_alike() {
     let matrices: Vec<Vec<u8>> = sources
         .iter()
         .map(|s| {
-            streamed(std::slice::from_ref(s), Encoding::Csv, 4096, 2)
+            streamed(std::slice::from_ref(s), &CsvMatrix, 4096, 2)
                 .unwrap()
                 .0
         })
@@ -325,7 +326,7 @@ fn a_case_id_in_two_files_is_reported_with_both_places() {
     let b = write_file(dir.path(), "b.csv", &generated(6, 50, 1));
     let sources = [a, b];
     assert_same_as_reference(&sources, "duplicate ids");
-    let errors = streamed(&sources, Encoding::Csv, 4096, 2).unwrap_err();
+    let errors = streamed(&sources, &CsvMatrix, 4096, 2).unwrap_err();
     assert!(
         errors.contains("case ids must be unique across files"),
         "{errors}"
@@ -345,7 +346,7 @@ fn a_case_that_reappears_after_closing_is_judged_as_one_case() {
                 b,ack,2026-01-01T10:00:05Z,,L-b,1,w,\n";
     let source = write_file(dir.path(), "back.csv", text.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "reappearing");
-    let (matrix, _) = streamed(&[source], Encoding::Csv, 1, 1).unwrap();
+    let (matrix, _) = streamed(&[source], &CsvMatrix, 1, 1).unwrap();
     let matrix = String::from_utf8(matrix).unwrap();
     let decisions: Vec<&str> = matrix
         .lines()
@@ -367,7 +368,7 @@ fn bad_input_gives_the_reference_errors() {
     text.push_str("case-00000002,observe\n");
     let source = write_file(dir.path(), "bad.csv", text.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "bad input");
-    assert!(streamed(&[source], Encoding::Csv, 4096, 1).is_err());
+    assert!(streamed(&[source], &CsvMatrix, 4096, 1).is_err());
 }
 
 /// Rows of `cases` cases, four each and contiguous: offer, ack, progress, and a last row
@@ -404,7 +405,7 @@ fn a_split_file_gives_the_reference_errors_with_their_lines() {
     });
     let source = write_file(dir.path(), "faults.csv", text.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "faults in both halves");
-    let errors = streamed_split(&[source], Encoding::Csv, 4096).unwrap_err();
+    let errors = streamed_split(&[source], &CsvMatrix, 4096).unwrap_err();
     // The last row of the last case but one (the last is a type error).
     assert!(errors.contains("faults.csv:797: observed_at"), "{errors}");
     assert!(errors.contains("faults.csv:801: event"), "{errors}");
@@ -484,7 +485,7 @@ fn generate_is_reproducible_and_reaches_every_decision_and_reason() {
     assert_ne!(a, generated(43, 2000, 8));
     let dir = tempfile::tempdir().unwrap();
     let source = write_file(dir.path(), "g.csv", &a);
-    let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
+    let (matrix, _) = streamed(&[source], &CsvMatrix, 4096, 1).unwrap();
     let matrix = String::from_utf8(matrix).unwrap();
     let mut pairs: Vec<String> = matrix
         .lines()
@@ -509,7 +510,7 @@ fn generate_is_reproducible_and_reaches_every_decision_and_reason() {
         let mut out = Vec::new();
         write_cases(&options, &mut out).unwrap();
         let source = write_file(dir.path(), "one.csv", &out);
-        let (matrix, _) = streamed(&[source], Encoding::Csv, 4096, 1).unwrap();
+        let (matrix, _) = streamed(&[source], &CsvMatrix, 4096, 1).unwrap();
         let matrix = String::from_utf8(matrix).unwrap();
         let expected = format!(",{}", scenario.ends_in().replace(' ', ","));
         assert_eq!(matrix.lines().count(), 61);
@@ -709,7 +710,7 @@ fn cases_that_come_back_early_late_twice_broken_or_faulty_match_the_reference() 
     text.push_str("c0,ack,2026-01-01T10:02:00Z,,L,1,w,,,\n");
     let source = write_file(dir.path(), "back.csv", text.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "back");
-    let errors = streamed(&[source], Encoding::Csv, 3, 1).unwrap_err();
+    let errors = streamed(&[source], &CsvMatrix, 3, 1).unwrap_err();
     assert!(errors.contains("back.csv:45: observed_at"), "{errors}");
 
     // Without the bad rows the run succeeds, and each case that came back is one row, in
@@ -721,7 +722,7 @@ fn cases_that_come_back_early_late_twice_broken_or_faulty_match_the_reference() 
         .collect();
     let source = write_file(dir.path(), "back-good.csv", good.as_bytes());
     assert_same_as_reference(std::slice::from_ref(&source), "back, good");
-    let (matrix, _) = streamed(&[source], Encoding::Csv, 3, 1).unwrap();
+    let (matrix, _) = streamed(&[source], &CsvMatrix, 3, 1).unwrap();
     let matrix = String::from_utf8(matrix).unwrap();
     let ids: Vec<&str> = matrix
         .lines()
@@ -787,12 +788,12 @@ fn many_cases_coming_back_match_the_reference(encoding: Encoding) {
 
 #[test]
 fn more_cases_coming_back_than_are_kept_open_match_the_reference_as_csv() {
-    many_cases_coming_back_match_the_reference(Encoding::Csv);
+    many_cases_coming_back_match_the_reference(&CsvMatrix);
 }
 
 #[test]
 fn more_cases_coming_back_than_are_kept_open_match_the_reference_as_json() {
-    many_cases_coming_back_match_the_reference(Encoding::Json);
+    many_cases_coming_back_match_the_reference(&JsonMatrix);
 }
 
 #[test]
@@ -811,7 +812,7 @@ fn a_case_id_of_an_earlier_file_met_first_in_a_bad_row_is_reported_at_its_first_
         write_file(dir.path(), "b.csv", b.as_bytes()),
     ];
     assert_same_as_reference(&sources, "clash after a bad row");
-    let errors = streamed(&sources, Encoding::Csv, 1, 1).unwrap_err();
+    let errors = streamed(&sources, &CsvMatrix, 1, 1).unwrap_err();
     assert!(errors.contains("b.csv:4: case_id"), "{errors}");
     assert!(errors.contains("a.csv:2"), "{errors}");
 }
@@ -885,7 +886,7 @@ fn a_bad_row_of_an_earlier_files_case_lists_its_own_errors_only() {
         .as_bytes(),
     );
     let sources = [a, b];
-    let expected = reference(&sources, Encoding::Csv).unwrap_err();
+    let expected = reference(&sources, &CsvMatrix).unwrap_err();
     assert_eq!(expected.lines().count(), 3, "{expected}");
     assert!(
         expected.contains("b.csv:2: event: unknown event"),
@@ -912,7 +913,7 @@ fn a_bad_row_of_an_earlier_files_case_lists_its_own_errors_only() {
         assert_eq!(errors, expected, "open {open_cases}");
     }
     assert_eq!(
-        streamed(&sources, Encoding::Csv, 4096, 1).unwrap_err(),
+        streamed(&sources, &CsvMatrix, 4096, 1).unwrap_err(),
         expected
     );
 }

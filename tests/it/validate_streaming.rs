@@ -10,7 +10,9 @@ use std::path::Path;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
 use leasejudge::streaming::{Window, DEFAULT_KEPT_ROWS};
-use leasejudge::validation::{validate, validate_streaming, Report};
+use leasejudge::validation::{validate_streaming, Report};
+
+use crate::oracle::validate::validate;
 
 fn options(seed: u64, cases: u64) -> Options {
     Options {

@@ -477,11 +477,7 @@ fn bomb(name: &str) -> (Vec<u8>, Option<String>) {
 // ---- every command ----------------------------------------------------------------------------
 
 fn leasejudge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasejudge"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
+    crate::common::leasejudge_in(dir, args)
 }
 
 fn text(out: &Output) -> String {

@@ -1,14 +1,15 @@
 //! A run over rows fed one at a time, every case kept in memory: groups rows into cases,
-//! applies the engine's cross-row rules ([`crate::streaming`]'s, the same code) and judges
-//! every case. Commands read through the streaming engine; this is the row-at-a-time form
-//! for a caller that feeds rows itself (the fuzz harness, `validate`'s plain statement).
+//! applies the engine's per-case rules ([`leasejudge::streaming::rules`], the same code) and
+//! judges every case. The straightforward statement the engine, which keeps a window of
+//! cases open, is tested against (`reference.rs`, `validate`'s plain statement), and the
+//! fuzz body's run.
 
 use std::collections::HashMap;
 
-use crate::input::{InputErrors, ParsedRow, RowResult};
-use crate::lease::{Case, Outcome, Timestamp, Verdict};
-use crate::streaming::rules::{clash_error, start_case, step_case, Slot};
-pub use crate::streaming::Location;
+use leasejudge::input::{InputErrors, ParsedRow, RowResult};
+use leasejudge::lease::{Case, Outcome, Timestamp, Verdict};
+use leasejudge::streaming::rules::{clash_error, start_case, step_case, Slot};
+pub use leasejudge::streaming::Location;
 
 struct Entry {
     case_id: String,
@@ -23,8 +24,6 @@ struct Entry {
 pub struct Judged {
     /// The case id.
     pub case_id: String,
-    /// The file the case came from.
-    pub file: String,
     /// The line of its first row.
     pub first_line: u64,
     /// The replayed case.
@@ -108,7 +107,6 @@ impl Adjudication {
                     verdict: case.verdict(run_as_of),
                     case,
                     case_id: entry.case_id,
-                    file: entry.file,
                     first_line: entry.first_line,
                 }),
                 Slot::Broken => None,
