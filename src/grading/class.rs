@@ -558,10 +558,15 @@ pub fn grade_submission(
             duplicates,
         )));
     }
-    let unknown = unknown.finish()?.merge_runs(&unknown_runs)?;
+    // Unknown rows by their place among the submission's rows (a JSON line may hold several).
+    let unknown = unknown
+        .finish()?
+        .merge_runs(&unknown_runs, |row| row.index)?;
     counts.unknown = unknown.len();
     Ok(SubmissionOutcome::Graded(Graded {
-        cases: marks.finish()?.merge_runs(&runs)?,
+        cases: marks
+            .finish()?
+            .merge_runs(&runs, |mark| u64::from(mark.case))?,
         unknown,
         score,
         counts,

@@ -6,8 +6,8 @@
 use std::io::{self, Read};
 
 use super::columns::Column;
-use super::spool::{Record, Spool, SpoolWriter};
-use crate::store::{corrupt, Get, Put};
+use super::spool::{Spool, SpoolWriter};
+use crate::store::{corrupt, Get, Put, Record};
 
 /// One graded column of a case that is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ pub type MarksWriter = SpoolWriter<CaseMark>;
 /// One submission's unknown rows, in its order.
 pub type UnknownRows = Spool<UnknownRow>;
 
-impl crate::store::Record for CaseMark {
+impl Record for CaseMark {
     fn encode(&self, out: &mut impl Put) {
         out.put_u32(self.case);
         out.put_str(&self.case_id);
@@ -156,14 +156,7 @@ impl crate::store::Record for CaseMark {
     }
 }
 
-impl Record for CaseMark {
-    /// Its golden case.
-    fn key(&self) -> u64 {
-        u64::from(self.case)
-    }
-}
-
-impl crate::store::Record for UnknownRow {
+impl Record for UnknownRow {
     fn encode(&self, out: &mut impl Put) {
         out.put_u64(self.index);
         out.put_u64(self.line);
@@ -176,13 +169,6 @@ impl crate::store::Record for UnknownRow {
             line: input.get_u64()?,
             case_id: input.get_string()?,
         })
-    }
-}
-
-impl Record for UnknownRow {
-    /// Its place among the submission's rows (a JSON line may hold several).
-    fn key(&self) -> u64 {
-        self.index
     }
 }
 
@@ -275,7 +261,11 @@ mod tests {
                 }
                 points.push(writer.point());
             }
-            let merged = writer.finish().unwrap().merge_runs(&points).unwrap();
+            let merged = writer
+                .finish()
+                .unwrap()
+                .merge_runs(&points, |mark| u64::from(mark.case))
+                .unwrap();
             assert_eq!(merged.len(), count as usize);
             assert!(
                 merged.iter().map(|m| m.unwrap().case).eq(0..count),

@@ -7,16 +7,10 @@
 use std::io::{self, Read};
 use std::marker::PhantomData;
 
-use crate::store::{Get, Merge, Put, SpillBuffer, Spilled};
-
-/// A record a [`Spool`] keeps: encoded by the store's codec, with a key to merge runs by.
-pub trait Record: crate::store::Record {
-    /// What [`Spool::merge_runs`] orders by.
-    fn key(&self) -> u64;
-}
+use crate::store::{Get, Merge, Put, Record, SpillBuffer, Spilled};
 
 /// A text with its place: a case id and its index in its file, say.
-impl crate::store::Record for (u64, String) {
+impl Record for (u64, String) {
     fn encode(&self, out: &mut impl Put) {
         out.put_u64(self.0);
         out.put_str(&self.1);
@@ -24,12 +18,6 @@ impl crate::store::Record for (u64, String) {
 
     fn decode(input: &mut impl Read) -> io::Result<(u64, String)> {
         Ok((input.get_u64()?, input.get_string()?))
-    }
-}
-
-impl Record for (u64, String) {
-    fn key(&self) -> u64 {
-        self.0
     }
 }
 
@@ -162,10 +150,10 @@ impl<T: Record> Spool<T> {
         }
     }
 
-    /// The runs of records between consecutive `points` (each run in [`Record::key`]
-    /// order, as a partition of a split matrix yields them) merged into one sequence in key
-    /// order: the k-way merge of an external sort, a record at a time from each run.
-    pub fn merge_runs(&self, points: &[Point]) -> io::Result<Spool<T>> {
+    /// The runs of records between consecutive `points` (each run in the order of `key`, as
+    /// a partition of a split matrix yields them) merged into one sequence in key order: the
+    /// k-way merge of an external sort, a record at a time from each run.
+    pub fn merge_runs(&self, points: &[Point], key: impl Fn(&T) -> u64) -> io::Result<Spool<T>> {
         if let [first, last] = points {
             if first.count == 0 && last.count == self.count {
                 // One run of everything: already in order.
@@ -177,7 +165,7 @@ impl<T: Record> Spool<T> {
             .windows(2)
             .map(|run| {
                 self.iter_from(run[0], run[1].count - run[0].count, 8 << 10)
-                    .map(|record| record.map(|record| (record.key(), record)))
+                    .map(|record| record.map(|record| (key(&record), record)))
             })
             .collect();
         let mut merged = SpoolWriter::new();

@@ -641,7 +641,7 @@ impl SplitMatrix {
             })?;
             runs.push(ids.point());
         }
-        ids.finish()?.merge_runs(&runs)
+        ids.finish()?.merge_runs(&runs, |(index, _)| *index)
     }
 
     /// Every duplicated case id, found by loading each partition once (the first
