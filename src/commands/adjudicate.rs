@@ -1,6 +1,6 @@
 //! `leasejudge adjudicate`: replay case files and write the evidence matrix (and an audit).
 
-use std::io::{Seek, Write};
+use std::io::Seek;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,6 +14,7 @@ use crate::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding};
 use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
+use crate::store::TempWriter;
 use crate::streaming::{judge, CaseRecords, Sink, StreamError, StreamSettings, DEFAULT_OPEN_CASES};
 
 /// How the matrix is written.
@@ -93,24 +94,10 @@ pub struct Args {
     pub wide: bool,
 }
 
-/// A temporary file the table's matrix is streamed to as CSV, then read back a page at a time.
-struct Spool(std::fs::File);
-
-impl Write for Spool {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        crate::store::TempWriter(&mut self.0).write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        crate::store::TempWriter(&mut self.0).flush()
-    }
-}
-
-impl crate::output::AppendFile for Spool {}
-
 /// Renders the CSV matrix in `spool` (with `extra` columns after the matrix's) as a table on
 /// `out`.
 fn render_spooled_table(
-    spool: Spool,
+    spool: TempWriter<std::fs::File>,
     out: &mut Output,
     style: TableStyle,
     extra: &[&str],
@@ -265,7 +252,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
     };
     if format == MatrixFormat::Table {
-        let mut spool = Spool(crate::store::scratch_file()?);
+        // The matrix is streamed to a temporary file as CSV, then read back a page at a time.
+        let mut spool = TempWriter(crate::store::scratch_file()?);
         write_records(&mut spool, encoding, extra, records).context("cannot write the matrix")?;
         render_spooled_table(spool, &mut output, style, extra)?;
     } else {

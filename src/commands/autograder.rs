@@ -35,9 +35,10 @@ use crate::input::{
     ReadOptions, Source,
 };
 use crate::lease::RowReason;
-use crate::output::{check_paths, AppendFile, Content, GuardedTemp, Named, Output, OutputDir};
+use crate::output::{check_paths, Content, GuardedTemp, Named, Output, OutputDir};
 use crate::report::class_text::number;
 use crate::report::platform_results::Visibility;
+use crate::store::TempWriter;
 use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
@@ -850,20 +851,6 @@ fn check_version(binary: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A temporary file the engine's matrix is written to.
-struct EngineMatrix<'a>(&'a mut File);
-
-impl Write for EngineMatrix<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        crate::store::TempWriter(&mut *self.0).write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        crate::store::TempWriter(&mut *self.0).flush()
-    }
-}
-
-impl AppendFile for EngineMatrix<'_> {}
-
 fn settings(rows_observed: bool) -> StreamSettings<'static> {
     StreamSettings {
         jobs: if rows_observed {
@@ -919,7 +906,7 @@ fn check_key(
         Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |_, _, _| {},
     )
-    .and_then(|matrix| Ok(matrix.write_to(&mut EngineMatrix(temp.as_file_mut()))?));
+    .and_then(|matrix| Ok(matrix.write_to(&mut TempWriter(temp.as_file_mut()))?));
     let mut problems = match &golden {
         Ok(_) => InputErrors::new(),
         Err(problems) => problems.clone(),
