@@ -22,7 +22,6 @@ use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
-use crate::output::AppendFile;
 use crate::store::{Get, Put, SpillBuffer, Spilled, TempWriter};
 use crate::streaming::{Sink, StreamError, StreamSettings};
 
@@ -31,20 +30,6 @@ use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
 use super::matrix_reader::{with_duplicates, Duplicates, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
-/// A temporary file the engine's matrix is appended to.
-struct MatrixSpill(BufWriter<TempWriter<File>>);
-
-impl Write for MatrixSpill {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-impl AppendFile for MatrixSpill {}
-
 /// The engine's matrix of one case file, kept in temporary files until it is graded.
 pub struct Judged {
     /// The matrix as CSV, a header and a row per case in order of first appearance.
@@ -70,9 +55,10 @@ pub fn judge(
     run_as_of: Option<Timestamp>,
     on_case: &mut dyn FnMut(&str, u64),
 ) -> Result<Judged, StreamError> {
-    let mut spill = MatrixSpill(BufWriter::with_capacity(
+    // The engine's matrix, appended to a temporary file.
+    let mut spill = TempWriter(BufWriter::with_capacity(
         1 << 16,
-        TempWriter(crate::store::scratch_file()?),
+        crate::store::scratch_file()?,
     ));
     let mut first_lines = SpillBuffer::new(1 << 16);
     let mut lines_failed: Option<io::Error> = None;
@@ -99,7 +85,9 @@ pub fn judge(
     if let Some(e) = lines_failed {
         return Err(e.into());
     }
-    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?.0;
+    // Flushed through the writer whose failures name the temporary directory.
+    spill.flush()?;
+    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?;
     let bytes = matrix.stream_position()?;
     matrix.seek(SeekFrom::Start(0))?;
     Ok(Judged {
