@@ -542,6 +542,8 @@ impl AppendFile for Vec<u8> {}
 /// A temporary file, its failures naming the temporary directory.
 impl<W: Write> AppendFile for crate::store::TempWriter<W> {}
 
+impl<W: Write> AppendFile for io::BufWriter<W> {}
+
 /// For runs that want the engine's rows or errors, not its matrix: the spill is skipped, not read.
 impl AppendFile for io::Sink {
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {

@@ -10,8 +10,7 @@
 
 use std::collections::BinaryHeap;
 
-use std::fs::File;
-use std::io::{self, Seek, Write};
+use std::io::Seek;
 
 use super::columns::typo_note;
 use super::columns::Column;
@@ -21,7 +20,6 @@ use super::matrix_reader::{
 };
 use super::partitions::Splitter;
 use crate::input::{InputError, InputErrors, ReadOptions, Source};
-use crate::output::AppendFile;
 use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
 /// What the check found: a value every format renders.
@@ -171,20 +169,6 @@ impl Found {
     }
 }
 
-/// A temporary file the engine's matrix is written to.
-struct Spill(File);
-
-impl Write for Spill {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-impl AppendFile for Spill {}
-
 /// The lab's cases: the engine's matrix of the case files `sources`, split by `splitter`,
 /// only its case ids kept (a learner's check never sees a verdict). Bad case files give their
 /// located errors.
@@ -196,7 +180,7 @@ pub fn lab_cases(sources: &[Source], splitter: &Splitter) -> Result<SplitMatrix,
         Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |_, _, _| {},
     )?;
-    let mut spill = Spill(crate::store::scratch_file()?);
+    let mut spill = crate::store::TempWriter(crate::store::scratch_file()?);
     records.write_to(&mut spill)?;
     let mut file = spill.0;
     file.rewind()?;

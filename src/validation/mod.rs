@@ -338,22 +338,6 @@ fn read_case_warnings(
     }
 }
 
-/// An [`AppendFile`](crate::output::AppendFile) over a temporary file, for the engine's
-/// records.
-struct WarningRecords(std::io::BufWriter<crate::store::Appender>);
-
-impl Write for WarningRecords {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.write(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
-    }
-}
-
-impl crate::output::AppendFile for WarningRecords {}
-
 /// Validates the sources: every input error and every warning (the first `max_warnings`
 /// listed, every one counted; the case-level notes only with `lint`), on the streaming engine
 /// in bounded memory. The engine lists the input errors (as `adjudicate` does) and, through
@@ -423,7 +407,7 @@ pub fn validate_streaming(
         None => ids.len(),
         Some(records) => {
             let file = TempFile::new()?;
-            let mut out = WarningRecords(std::io::BufWriter::new(file.appender()));
+            let mut out = std::io::BufWriter::new(file.appender());
             records.write_to(&mut out)?;
             out.flush()?;
             let mut case_warnings = Warnings::new(limit);
