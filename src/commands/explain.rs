@@ -150,10 +150,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
 fn default_format(target: &Option<PathBuf>) -> Format {
     let extension = target
-        .as_ref()
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+        .as_deref()
+        .and_then(crate::input::lowercase_extension);
     match extension.as_deref() {
         Some("html" | "htm") => Format::Html,
         Some("json") => Format::Json,
