@@ -441,17 +441,22 @@ impl Output {
 }
 /// The permission bits of the regular file at `path`, if there is one (an output that
 /// replaces it keeps them; set-id and sticky bits are not carried over to a file written anew).
-#[cfg(unix)]
 fn existing_mode(path: &Path) -> Option<u32> {
+    mode_of(path, fs::Metadata::is_file)
+}
+
+/// The permission bits of what is at `path`, if it is of the kind `is_kind` accepts.
+#[cfg(unix)]
+fn mode_of(path: &Path, is_kind: fn(&fs::Metadata) -> bool) -> Option<u32> {
     use std::os::unix::fs::PermissionsExt;
     fs::metadata(path)
         .ok()
-        .filter(fs::Metadata::is_file)
+        .filter(is_kind)
         .map(|meta| meta.permissions().mode() & 0o777)
 }
 
 #[cfg(not(unix))]
-fn existing_mode(_path: &Path) -> Option<u32> {
+fn mode_of(_path: &Path, _is_kind: fn(&fs::Metadata) -> bool) -> Option<u32> {
     None
 }
 

@@ -98,10 +98,7 @@ fn new_path(golden: &Path) -> PathBuf {
 }
 
 fn is_golden_file(path: &Path) -> bool {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let extension = crate::input::lowercase_extension(path);
     matches!(
         extension.as_deref(),
         Some("csv" | "json" | "xlsx" | "xlsm" | "ods")

@@ -8,9 +8,9 @@ use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
 use crate::commands::adjudicate::source_names;
-use crate::explain::stream::{every_trace, explain_streaming};
+use crate::explain::stream::{every_trace, explain_streaming, unknown_cases};
 use crate::explain::{CaseTrace, Format};
-use crate::input::{expand_inputs, InputError, InputErrors, InputFormat, ReadArgs};
+use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::output::{check_paths, Named, Output};
 use crate::streaming::StreamError;
@@ -81,18 +81,7 @@ pub fn traces(
         Err(StreamError::Input(errors)) => return Err(errors.into()),
         Err(StreamError::Io(e)) => return Err(e.into()),
     };
-    let unknown: Vec<InputError> = wanted
-        .iter()
-        .filter(|id| !traces.iter().any(|trace| trace.case_id == **id))
-        .map(|id| {
-            InputError::new("command line", 0, "no case with this id in the inputs")
-                .column("--case")
-                .value(id.clone())
-        })
-        .collect();
-    if !unknown.is_empty() {
-        return Err(InputErrors::from(unknown).into());
-    }
+    unknown_cases(wanted, |id| traces.iter().any(|trace| trace.case_id == id))?;
     Ok(traces
         .into_iter()
         .filter(|trace| wanted.is_empty() || wanted.contains(&trace.case_id))
@@ -150,10 +139,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
 fn default_format(target: &Option<PathBuf>) -> Format {
     let extension = target
-        .as_ref()
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+        .as_deref()
+        .and_then(crate::input::lowercase_extension);
     match extension.as_deref() {
         Some("html" | "htm") => Format::Html,
         Some("json") => Format::Json,

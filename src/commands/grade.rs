@@ -250,10 +250,7 @@ pub struct Args {
 /// reported ungradable, not followed or skipped in silence), or one that cannot be examined
 /// (reading it says why).
 fn is_matrix_file(path: &Path) -> bool {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let extension = crate::input::lowercase_extension(path);
     matches!(
         extension.as_deref(),
         Some("csv" | "json" | "xlsx" | "xlsm" | "ods")

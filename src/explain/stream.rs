@@ -307,6 +307,28 @@ impl Explanation {
     }
 }
 
+/// An error for each id `wanted` names that is not in the inputs (`found` says which are),
+/// located on the command line; `Ok` when there is none.
+pub(crate) fn unknown_cases(
+    wanted: &[String],
+    found: impl Fn(&str) -> bool,
+) -> Result<(), InputErrors> {
+    let unknown: Vec<InputError> = wanted
+        .iter()
+        .filter(|id| !found(id))
+        .map(|id| {
+            InputError::new("command line", 0, "no case with this id in the inputs")
+                .column("--case")
+                .value(id.clone())
+        })
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(InputErrors::from(unknown))
+    }
+}
+
 /// Judges `sources` and makes the `format` explanation of the cases `wanted` names (every
 /// case when empty; each must be in the inputs). HTML and Mermaid show, without `wanted`,
 /// only the first `limit` cases (0: every case), with a note saying how many were left out.
@@ -373,18 +395,7 @@ pub fn explain_streaming(
         Err(StreamError::Input(errors)) => return Err(errors.into()),
         Err(StreamError::Io(e)) => return Err(e.into()),
     };
-    let unknown: Vec<InputError> = wanted
-        .iter()
-        .filter(|id| !found.contains(id.as_str()))
-        .map(|id| {
-            InputError::new("command line", 0, "no case with this id in the inputs")
-                .column("--case")
-                .value(id.clone())
-        })
-        .collect();
-    if !unknown.is_empty() {
-        return Err(InputErrors::from(unknown).into());
-    }
+    unknown_cases(wanted, |id| found.contains(id))?;
     let shown = records.count() as usize;
     let selected = match &first_seen {
         Some(first_seen) => first_seen.lock().map_err(poisoned)?.selected,

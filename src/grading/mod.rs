@@ -103,10 +103,7 @@ fn parse_graded_columns(text: &str) -> Result<GradedColumns, String> {
 
 /// The format an output file's extension implies; a table otherwise.
 pub fn default_format(output: Option<&std::path::Path>) -> ReportFormat {
-    let extension = output
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let extension = output.and_then(crate::input::lowercase_extension);
     match extension.as_deref() {
         Some("xml") => ReportFormat::Junit,
         Some("json") => ReportFormat::Json,

@@ -87,10 +87,7 @@ impl InputFormat {
     /// The format a file's extension implies (any case): `.json`, `.ndjson`/`.jsonl`,
     /// `.xlsx`/`.xlsm`/`.ods`, else CSV.
     pub fn for_path(path: &Path) -> InputFormat {
-        let extension = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
+        let extension = lowercase_extension(path);
         match extension.as_deref() {
             Some("json") => InputFormat::Json,
             Some("ndjson" | "jsonl") => InputFormat::Ndjson,
@@ -100,13 +97,18 @@ impl InputFormat {
     }
 }
 
+/// The extension of `path` in lower case, if it has one that is UTF-8: formats go by it in
+/// any case.
+pub(crate) fn lowercase_extension(path: &Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
 /// Whether a directory entry is a case file: `.csv`, `.json`, `.ndjson`, `.jsonl`, or a
 /// workbook (`.xlsx`, `.xlsm`, `.ods`).
 pub fn is_case_file(path: &Path) -> bool {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let extension = lowercase_extension(path);
     match extension.as_deref() {
         Some("csv" | "json" | "ndjson" | "jsonl") => is_listed_file(path),
         Some(extension) => workbook::is_workbook_extension(extension) && is_listed_file(path),

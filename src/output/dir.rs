@@ -144,7 +144,7 @@ fn install(
 ) -> std::result::Result<(), Refused> {
     // A new question has a new directory's permissions (rwx less the umask, as it was made);
     // one that replaces a question keeps that one's.
-    if let Some(mode) = directory_mode(target) {
+    if let Some(mode) = super::mode_of(target, fs::Metadata::is_dir) {
         set_mode(written, mode)?;
     }
     match fs::rename(written, target) {
@@ -214,21 +214,6 @@ fn create_file(path: &Path, _mode: u32) -> io::Result<File> {
         .write(true)
         .create_new(true)
         .open(path)
-}
-
-/// The permission bits of the directory at `path`, if there is one.
-#[cfg(unix)]
-fn directory_mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path)
-        .ok()
-        .filter(fs::Metadata::is_dir)
-        .map(|meta| meta.permissions().mode() & 0o777)
-}
-
-#[cfg(not(unix))]
-fn directory_mode(_path: &Path) -> Option<u32> {
-    None
 }
 
 #[cfg(unix)]

@@ -5,51 +5,18 @@
 use std::io;
 
 use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
-use crate::output::escape_controls;
 
 use super::class_text::score_line;
+use super::platform_results::CappedLines;
 
 /// The most bytes of one learner's feedback: a gradebook cell, not a report.
 pub const FEEDBACK_LIMIT: usize = 60_000;
-
-/// Lines kept to [`FEEDBACK_LIMIT`] bytes, the rest counted in a last line.
-struct Lines {
-    lines: Vec<String>,
-    bytes: usize,
-    left_out: usize,
-}
-
-impl Lines {
-    fn push(&mut self, line: &str) {
-        let line = escape_controls(line);
-        // Each line with the line break after it.
-        let bytes = line.len() + 1;
-        if self.left_out == 0 && self.bytes + bytes <= FEEDBACK_LIMIT {
-            self.bytes += bytes;
-            self.lines.push(line.into_owned());
-        } else {
-            self.left_out += 1;
-        }
-    }
-
-    fn finish(mut self) -> Vec<String> {
-        if self.left_out > 0 {
-            self.lines
-                .push(format!("… and {} more lines (not listed)", self.left_out));
-        }
-        self.lines
-    }
-}
 
 /// The feedback on `submission`: its score, then (as the feedback level shows them) a line
 /// per wrong case with what is wrong in it and the hint, and a warning per row the golden
 /// file lacks; or why it could not be graded.
 pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Result<Vec<String>> {
-    let mut lines = Lines {
-        lines: Vec::new(),
-        bytes: 0,
-        left_out: 0,
-    };
+    let mut lines = CappedLines::new(FEEDBACK_LIMIT, "not listed");
     match &submission.outcome {
         SubmissionOutcome::KeyMalformed => lines.push(report.key_message()),
         SubmissionOutcome::Ungradable(problems) => {
@@ -82,5 +49,5 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Resu
             }
         }
     }
-    Ok(lines.finish())
+    Ok(lines.finish("lines"))
 }

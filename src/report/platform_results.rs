@@ -43,7 +43,7 @@ pub const CHECK_TEST: &str = "Check of the upload";
 /// The check's lines (how the file was read, its problems, the verdict), capped.
 fn check_lines(report: &ClassReport) -> Option<Vec<String>> {
     let check = report.precheck.as_ref()?;
-    let mut lines = CappedLines::new();
+    let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     for line in check.lines() {
         lines.push(&line);
     }
@@ -142,29 +142,39 @@ pub(super) fn write_document(
     out.flush()
 }
 
-/// Lines of a top-level text, kept to [`TOP_TEXT_LIMIT`] bytes: the lines that do not fit are
-/// counted, and said in a last line.
-struct CappedLines {
+/// What the last line of a top-level text says of the lines that did not fit.
+const TOP_TEXT_NOTE: &str = "not listed: the results are limited to 1 MB";
+
+/// Lines of a text kept to a number of bytes (a top-level text's [`TOP_TEXT_LIMIT`], a
+/// learner's feedback): the lines that do not fit are counted, and said in a last line.
+pub(super) struct CappedLines {
     lines: Vec<String>,
     bytes: usize,
     left_out: usize,
+    /// The most bytes of the lines kept, each with the line break after it.
+    limit: usize,
+    /// Why the lines left out are not listed, in the last line.
+    note: &'static str,
 }
 
 impl CappedLines {
-    fn new() -> CappedLines {
+    /// No lines yet, to be kept to `limit` bytes; `note` says why the rest are not listed.
+    pub(super) fn new(limit: usize, note: &'static str) -> CappedLines {
         CappedLines {
             lines: Vec::new(),
             bytes: 0,
             left_out: 0,
+            limit,
+            note,
         }
     }
 
     /// Adds `line` (its control characters made visible) if it fits.
-    fn push(&mut self, line: &str) {
+    pub(super) fn push(&mut self, line: &str) {
         let line = escape_controls(line);
         // Each line with the line break after it.
         let bytes = line.len() + 1;
-        if self.left_out == 0 && self.bytes + bytes <= TOP_TEXT_LIMIT {
+        if self.left_out == 0 && self.bytes + bytes <= self.limit {
             self.bytes += bytes;
             self.lines.push(line.into_owned());
         } else {
@@ -172,13 +182,12 @@ impl CappedLines {
         }
     }
 
-    /// The lines, and if some did not fit, `… and N more WHAT (not listed: the results are
-    /// limited to 1 MB)`.
-    fn finish(mut self, what: &str) -> Vec<String> {
+    /// The lines, and if some did not fit, `… and N more WHAT (NOTE)`.
+    pub(super) fn finish(mut self, what: &str) -> Vec<String> {
         if self.left_out > 0 {
             self.lines.push(format!(
-                "… and {} more {what} (not listed: the results are limited to 1 MB)",
-                self.left_out
+                "… and {} more {what} ({})",
+                self.left_out, self.note
             ));
         }
         self.lines
@@ -203,7 +212,7 @@ pub(super) fn test_output(lines: &[String]) -> String {
 /// The submission's problems when ungradable, or the golden file's when it is malformed (as
 /// the report shows them: only its message unless revealed), capped.
 pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
-    let mut lines = CappedLines::new();
+    let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     match &submission.outcome {
         SubmissionOutcome::KeyMalformed => {
             for line in super::class_text::key_lines(report) {
@@ -222,7 +231,7 @@ pub(super) fn problem_lines(report: &ClassReport, submission: &Submission) -> Ve
 
 /// The warnings for a graded submission's rows the golden file lacks, capped.
 fn warning_lines(submission: &Submission) -> std::io::Result<Vec<String>> {
-    let mut lines = CappedLines::new();
+    let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
             let unknown = unknown?;

@@ -49,10 +49,7 @@ impl MatrixFileFormat {
     /// The format a file's extension implies (any case): `.json` is JSON, `.xlsx`, `.xlsm` and
     /// `.ods` a workbook, anything else CSV.
     pub fn for_path(path: &Path) -> MatrixFileFormat {
-        let extension = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
+        let extension = crate::input::lowercase_extension(path);
         match extension.as_deref() {
             Some("json") => MatrixFileFormat::Json,
             Some(extension) if is_workbook_extension(extension) => MatrixFileFormat::Workbook,
