@@ -168,12 +168,16 @@ impl<T: Record> Listed<T> {
     pub fn from_records(records: impl IntoIterator<Item = T>) -> Listed<T> {
         let mut writer = ListWriter::new();
         writer.bytes = SpillBuffer::new(usize::MAX);
+        // Held in memory: a file is written only if lists held at once pass the store's
+        // budget, and then only a failing disk could make the write fail.
         for (key, record) in records.into_iter().enumerate() {
             writer
                 .push(key as u64, &record)
-                .expect("nothing is written to a file");
+                .expect("a list made in memory is written to no file");
         }
-        writer.finish().expect("nothing is written to a file")
+        writer
+            .finish()
+            .expect("a list made in memory writes a file only past the budget, on a working disk")
     }
 
     /// How many records there are.

@@ -86,6 +86,17 @@ impl UnknownRow {
     /// The warning, for people (never naming the golden file).
     pub const WARNING: &'static str =
         "this case is not in the golden file; the row is ignored (warning, not scored)";
+
+    /// The warning as a line of plain text, located in `submission` (a platform's results
+    /// and a learner's feedback say it so).
+    pub fn warning_line(&self, submission: &str) -> String {
+        format!(
+            "warning: {submission}:{}: {}: {}",
+            self.line,
+            self.case_id,
+            UnknownRow::WARNING
+        )
+    }
 }
 
 /// One submission's marks, in golden-file order.

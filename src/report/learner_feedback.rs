@@ -4,7 +4,7 @@
 
 use std::io;
 
-use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
+use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome};
 
 use super::class_text::score_line;
 use super::platform_results::CappedLines;
@@ -38,14 +38,7 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Resu
                 }
             }
             for unknown in &graded.unknown {
-                let unknown = unknown?;
-                lines.push(&format!(
-                    "warning: {}:{}: {}: {}",
-                    submission.name,
-                    unknown.line,
-                    unknown.case_id,
-                    UnknownRow::WARNING
-                ));
+                lines.push(&unknown?.warning_line(&submission.name));
             }
         }
     }

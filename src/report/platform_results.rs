@@ -14,9 +14,7 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::grading::class::{
-    CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow,
-};
+use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome};
 use crate::output::{escape_controls, escape_controls_keep_lines};
 
 use super::class_text::score_line;
@@ -234,14 +232,7 @@ fn warning_lines(submission: &Submission) -> std::io::Result<Vec<String>> {
     let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
-            let unknown = unknown?;
-            lines.push(&format!(
-                "warning: {}:{}: {}: {}",
-                submission.name,
-                unknown.line,
-                unknown.case_id,
-                UnknownRow::WARNING
-            ));
+            lines.push(&unknown?.warning_line(&submission.name));
         }
     }
     Ok(lines.finish("rows whose case ids are not in the golden file (warnings, not scored)"))
@@ -689,7 +680,7 @@ fn write_prairielearn_within(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grading::class::{graded_csv, Feedback, Scoring};
+    use crate::grading::class::{graded_csv, Feedback, Scoring, UnknownRow};
     use crate::grading::Column;
 
     const CASES: usize = 3_000;
