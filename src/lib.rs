@@ -16,6 +16,8 @@
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
 //! - [`validation`] is what `validate` finds: input errors and warnings, in bounded memory.
+//! - [`ops`] is the work of each command, callable without clap: plain options in, a status
+//!   out (grading a class: [`ops::grade::run`]).
 //!
 //! One case's rows through the engine's per-case rules ([`streaming::rules`]), as a caller
 //! that reads rows itself and groups them into cases would feed them:
@@ -61,6 +63,7 @@ pub mod lease;
 pub mod limits;
 pub(crate) mod lms;
 pub mod matrix;
+pub mod ops;
 pub mod output;
 pub mod random;
 pub mod reorder;

@@ -1,4 +1,6 @@
-//! One module per subcommand; each has its clap `Args` and a `run` returning the exit code.
+//! One module per subcommand; each has its clap `Args` and a `run` that turns them into the
+//! options of the work (in [`crate::ops`], or the module that owns it), makes one call, and
+//! returns the exit code.
 
 pub(crate) mod adjudicate;
 pub(crate) mod autograder;
@@ -12,3 +14,8 @@ pub(crate) mod precheck;
 pub(crate) mod reorder;
 pub(crate) mod template;
 pub(crate) mod validate;
+
+/// The exit code of a command whose work ended with `status`.
+pub(crate) fn exit_code(status: crate::ops::Status) -> std::process::ExitCode {
+    std::process::ExitCode::from(status.code())
+}

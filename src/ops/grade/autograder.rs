@@ -1,0 +1,135 @@
+//! `grade --autograder`, run as a platform's grading script: a key that cannot be used
+//! writes no results, the results of an earlier run go first, and the run's log (its
+//! standard output and error, which the platforms keep for the instructor) stays under 1 MB.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::input::InputErrors;
+use crate::ops::Status;
+use crate::output::{escape_controls, escape_message};
+
+/// On an autograder, a golden file that cannot be used writes no results: the platform then
+/// reports the run as failed (Gradescope: "The autograder failed to execute correctly";
+/// PrairieLearn: the job did not succeed, so the submission is not gradable and costs no
+/// attempt) instead of recording a score for every learner. Its problems go in full to
+/// standard output, which both platforms show only to instructors.
+pub(super) fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> Status {
+    let mut out = std::io::stdout().lock();
+    let mut log = Log::within(LOG_LIMIT);
+    log.line(
+        &mut out,
+        &format!(
+            "the answer key {} cannot be used, so no results were written: the platform \
+             reports this run as failed and records no score. Fix the key in the autograder, \
+             then regrade. Its problems:",
+            escape_controls(&golden.to_string_lossy())
+        ),
+    );
+    for problem in problems {
+        log.line(&mut out, &problem.to_string());
+    }
+    if let Some(line) = crate::output::unlisted_line(problems) {
+        log.line(&mut out, &line);
+    }
+    log.finish(&mut out);
+    let _ = out.flush();
+    Status::Trouble
+}
+
+/// Removes the results an earlier run left at `path` (a container used again): a run that
+/// writes none (its key cannot be used) must leave none, or the platform would read the
+/// earlier learner's. Run once `path` is known to be no input.
+pub(super) fn remove_earlier_results(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).with_context(|| {
+            format!(
+                "cannot remove the results of an earlier run, {}",
+                path.display()
+            )
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The most bytes an autograder run writes for its instructor: its standard output and error
+/// are the run's log (Gradescope's `results/stdout`, PrairieLearn's job log), and a large
+/// upload's every problem once made 129 MB of it. 1,000,000 bytes, like the results.
+pub(super) const LOG_LIMIT: usize = 1_000_000;
+
+/// Lines written as `leasejudge: LINE` (controls made visible) while they fit in a budget;
+/// the lines past it are counted, and [`Log::finish`] says how many.
+pub(super) struct Log {
+    left: usize,
+    left_out: u64,
+}
+
+impl Log {
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    pub(super) fn within(limit: usize) -> Log {
+        // Room kept for the last line, which counts what was left out.
+        Log {
+            left: limit.saturating_sub(200),
+            left_out: 0,
+        }
+    }
+
+    pub(super) fn line(&mut self, out: &mut dyn Write, line: &str) {
+        // One line each: a line break in a name cannot forge another. Its parts from input
+        // are escaped where the line is made; what is still unsafe is shown here.
+        let line = format!("leasejudge: {}\n", escape_message(line));
+        if self.left_out == 0 && line.len() <= self.left {
+            self.left -= line.len();
+            let _ = out.write_all(line.as_bytes());
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    pub(super) fn finish(&mut self, out: &mut dyn Write) {
+        if self.left_out > 0 {
+            let _ = writeln!(
+                out,
+                "leasejudge: … and {} more line{} not shown: this log is kept under 1 MB",
+                self.left_out,
+                if self.left_out == 1 { "" } else { "s" }
+            );
+            self.left_out = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_to_its_budget_and_counts_what_it_leaves_out() {
+        let mut log = Log::within(1_000);
+        let mut out = Vec::new();
+        for i in 0..100 {
+            log.line(&mut out, &format!("problem {i:03}: {}", "x".repeat(40)));
+        }
+        log.finish(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= 1_000, "{} bytes", text.len());
+        let listed = text.matches("leasejudge: problem ").count();
+        assert!(listed > 5, "{text}");
+        assert!(
+            text.ends_with(&format!(
+                "leasejudge: … and {} more lines not shown: this log is kept under 1 MB\n",
+                100 - listed
+            )),
+            "{text}"
+        );
+        // Control characters in a line are made visible, not written.
+        let mut out = Vec::new();
+        Log::within(LOG_LIMIT).line(&mut out, "a\u{1b}[31mb\nforged");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "leasejudge: a\\u{1b}[31mb\\u{a}forged\n"
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Reading for `grade`: the key (strictly, from the handle the instructor's files remember),
+//! each submission (leniently, never the key), the hints from the case files, and the one
+//! splitter all of them are partitioned by.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::grading::class::Hint;
+use crate::grading::hint::hints_by_case;
+use crate::grading::matrix_reader::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
+use crate::grading::partitions::Splitter;
+use crate::grading::spool::Spool;
+use crate::grading::submission_file::{check_standard_input, open_submission, InstructorFiles};
+use crate::grading::{Column, MatrixFileFormat};
+use crate::input::{InputError, InputErrors, ReadOptions};
+use crate::streaming::StreamError;
+
+/// A submission read split by `splitter`, with the errors its reader found; one that is not a
+/// file of its own (a link, one of `instructor`'s files) is refused before a byte is read.
+pub(super) fn read_submission(
+    path: &Path,
+    name: &str,
+    options: &ReadOptions,
+    columns: &[Column],
+    splitter: &Splitter,
+    instructor: &InstructorFiles,
+) -> Result<(SplitMatrix, InputErrors), InputErrors> {
+    if path.as_os_str() == "-" {
+        check_standard_input(instructor).map_err(InputErrors::one)?;
+        let bytes = crate::limits::read_document(std::io::stdin().lock())
+            .map_err(|e| InputErrors::one(InputError::new("-", 0, format!("cannot read: {e}"))))?;
+        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
+        let format = if bytes.starts_with(b"PK\x03\x04") {
+            MatrixFileFormat::Workbook
+        } else {
+            MatrixFileFormat::Csv
+        };
+        MatrixRead::submission(columns, options).read_split(
+            MatrixInput::Bytes(&bytes, format),
+            "-",
+            splitter,
+        )
+    } else {
+        let file = open_submission(path, name, instructor).map_err(InputErrors::one)?;
+        let format = MatrixFileFormat::for_path(path);
+        MatrixRead::submission(columns, options).read_split(
+            MatrixInput::Open(file, format),
+            name,
+            splitter,
+        )
+    }
+}
+
+/// The golden file, or its problems (unreadable, malformed, lacking a graded column). It is
+/// read from the handle whose identity goes into `instructor`, so a submission can never be
+/// the file that was read as the key.
+pub(super) fn read_golden(
+    path: &Path,
+    columns: &[Column],
+    splitter: &Splitter,
+    instructor: &mut InstructorFiles,
+) -> Result<SplitMatrix, InputErrors> {
+    let name = path.to_string_lossy();
+    let file = open_matrix(path, &name)?;
+    instructor.add_open(&file);
+    // Strict: a golden value not in canonical form is the author's error.
+    let format = MatrixFileFormat::for_path(path);
+    let golden = MatrixRead::golden(columns)
+        .read_split(MatrixInput::Open(file, format), &name, splitter)
+        .and_then(|(golden, errors)| golden.checked(errors))?;
+    let missing = golden.missing_columns(columns);
+    if missing.is_empty() {
+        Ok(golden)
+    } else {
+        Err(missing)
+    }
+}
+
+/// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
+pub(super) fn hints(
+    cases: &[PathBuf],
+    case_ids: &Spool<(u64, String)>,
+) -> Result<Vec<Option<Hint>>> {
+    // Read with the default options: `--delimiter` and `--sheet` are the submissions'.
+    let sources = crate::input::expand_inputs(cases)?;
+    let mut by_id = match hints_by_case(&sources) {
+        Ok(hints) => hints,
+        Err(StreamError::Input(errors)) => return Err(errors.into()),
+        Err(StreamError::Io(e)) => return Err(e).context("cannot keep the case files' hints"),
+    };
+    let hint = |id: io::Result<(u64, String)>| Ok(by_id.remove(id?.1.as_str()));
+    case_ids.iter().map(hint).collect()
+}
+
+/// One splitter for the golden file and every submission, planned for the largest of them:
+/// a partition of any of them then holds a few megabytes. Standard input is read whole
+/// before it is split, so its size does not count, and nor does what a submission that is a
+/// symbolic link points to (it is never read).
+pub(super) fn splitter(golden: &Path, submissions: &[&Path]) -> Splitter {
+    let largest = std::fs::metadata(golden)
+        .into_iter()
+        .chain(
+            submissions
+                .iter()
+                .filter_map(|path| std::fs::symlink_metadata(path).ok()),
+        )
+        .map(|metadata| metadata.len())
+        .max()
+        .unwrap_or(0);
+    Splitter::for_bytes(largest)
+}

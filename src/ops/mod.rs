@@ -1,0 +1,42 @@
+//! The work of each command, callable without clap: a plain options struct in, a [`Status`]
+//! out (cargo's `ops`). `commands/` parses the command line into these options and maps the
+//! status to the exit code; everything between is here, or in the module that owns it
+//! (`bundle::build` for the autograders).
+
+pub mod grade;
+
+/// How a command's work ended: what its exit status says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// All good (exit 0).
+    Success,
+    /// Differences: a grade short of full marks, a matrix unlike its golden file (exit 1).
+    Differences,
+    /// Trouble that was reported: bad input, an ungradable submission (exit 2).
+    Trouble,
+}
+
+impl Status {
+    /// The status an exit code of 0, 1 or 2 stands for (anything else is trouble).
+    pub fn from_code(code: u8) -> Status {
+        match code {
+            0 => Status::Success,
+            1 => Status::Differences,
+            _ => Status::Trouble,
+        }
+    }
+
+    /// The exit code: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Differences => 1,
+            Status::Trouble => 2,
+        }
+    }
+}
+
+/// A usage error: the options cannot be honoured together (exit 2, nothing written).
+pub(crate) fn usage(message: &str) -> anyhow::Error {
+    anyhow::anyhow!("usage: {message}")
+}
