@@ -8,7 +8,14 @@
 //! repository is [`github_classroom`]'s.
 
 pub mod binary;
+mod carried;
+mod course;
 pub mod github_classroom;
+mod gradescope;
+mod key_check;
+mod prairielearn;
+mod prepare;
+mod question_dir;
 
 use crate::grading::class::Feedback;
 use crate::grading::Column;
@@ -16,6 +23,35 @@ use crate::input::Delimiter;
 use crate::report::platform_results::Visibility;
 
 use binary::CLibrary;
+
+pub use github_classroom::GithubClassroomOptions;
+pub use gradescope::GradescopeOptions;
+pub use prairielearn::PrairieLearnOptions;
+pub use prepare::Inputs;
+
+/// An autograder to build, for its platform.
+#[derive(Clone, Debug)]
+pub enum Build {
+    /// A zip to upload on a Gradescope programming assignment.
+    Gradescope(GradescopeOptions),
+    /// A question directory for a PrairieLearn course.
+    PrairieLearn(PrairieLearnOptions),
+    /// A GitHub Classroom template repository.
+    GithubClassroom(GithubClassroomOptions),
+}
+
+/// Builds the autograder `build` describes, `leasejudge autograder`'s work: the options are
+/// checked, the key is read as `grade` reads it, and the case files are adjudicated and
+/// their matrix graded against the key before anything is written; a key that is malformed,
+/// or that disagrees with the contract's verdicts on the case files, is refused with every
+/// problem located. Says on standard output what was written.
+pub fn build(build: &Build) -> anyhow::Result<crate::ops::Status> {
+    match build {
+        Build::Gradescope(options) => gradescope::gradescope(options),
+        Build::PrairieLearn(options) => prairielearn::prairielearn(options),
+        Build::GithubClassroom(options) => github_classroom::github_classroom(options),
+    }
+}
 
 /// Gradescope's image-building script.
 pub const SETUP: &str = "setup.sh";

@@ -16,6 +16,7 @@ pub mod partitions;
 pub(crate) mod precheck;
 pub(crate) mod spool;
 pub(crate) mod submission_file;
+pub(crate) mod template;
 pub(crate) mod upload;
 
 use std::path::PathBuf;
