@@ -10,24 +10,20 @@ use anyhow::{Context, Result};
 
 use crate::grading::class::{grade_submission, CaseStatus, Scoring, SubmissionOutcome};
 use crate::grading::compare::shown;
+use crate::grading::engine_check::first_rows;
 use crate::grading::matrix_reader::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::input::{InputError, InputErrors, ReadOptions, Source};
-use crate::lease::RowReason;
 use crate::output::GuardedTemp;
 use crate::store::TempWriter;
 use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
-fn settings(rows_observed: bool) -> StreamSettings<'static> {
+/// The engine's settings for the case files' matrix: every core.
+fn settings() -> StreamSettings<'static> {
     StreamSettings {
-        jobs: if rows_observed {
-            1
-        } else {
-            std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(crate::limits::MAX_JOBS)
-        },
-        rows_observed,
+        jobs: std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(crate::limits::MAX_JOBS),
         ..StreamSettings::default()
     }
 }
@@ -69,7 +65,7 @@ pub(super) fn check_key(
     let mut temp = GuardedTemp::new()?;
     let judged = judge(
         sources,
-        &settings(false),
+        &settings(),
         Sink::Matrix(&crate::matrix::CsvMatrix),
         &mut |_, _, _| {},
     )
@@ -147,21 +143,14 @@ fn disagreements(
             }
         }
     }
-    // Only `on_row` is wanted: the matrix is dropped unread.
-    let found = judge(
-        sources,
-        &settings(true),
-        Sink::Matrix(&crate::matrix::CsvMatrix),
-        &mut |at, parsed, outcome| {
-            if outcome.reason == RowReason::Offered {
-                if let Some(place) = places.get_mut(parsed.case_id.as_str()) {
-                    place
-                        .case_file
-                        .get_or_insert_with(|| (at.file.to_owned(), at.line));
-                }
-            }
-        },
-    );
+    // Only the first rows are wanted: the matrix is dropped unread.
+    let found = first_rows(sources, None, &mut |case_id, at| {
+        if let Some(place) = places.get_mut(case_id) {
+            place
+                .case_file
+                .get_or_insert_with(|| (at.file.to_owned(), at.line));
+        }
+    });
     if let Err(e) = found {
         anyhow::bail!("the case files could not be read again: {e}");
     }

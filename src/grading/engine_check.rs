@@ -3,9 +3,8 @@
 //! either file.
 //!
 //! The engine writes the matrix (CSV, in order of first appearance) to a temporary file, and
-//! `on_row` notes the line of each case's first row (to a second temporary file): the only
-//! row whose outcome is `ACCEPTED offered` (a later offer is `reassigned`, a duplicate or a
-//! conflict), so those lines come in the matrix's order. The matrix is then read back a row
+//! the line of each case's first row is noted (to a second temporary file) as [`first_rows`]
+//! finds it, so those lines come in the matrix's order. The matrix is then read back a row
 //! at a time into [`Partitions`] split by the golden file's
 //! [`Splitter`](super::partitions::Splitter), and each partition of the golden file is loaded
 //! and joined with the engine's rows of the same partition (a hash join, as out-of-core
@@ -23,7 +22,7 @@ use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::store::{Get, Put, SpillBuffer, Spilled, TempWriter};
-use crate::streaming::{Sink, StreamError, StreamSettings};
+use crate::streaming::{CaseRecords, Location, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
@@ -62,23 +61,15 @@ pub fn judge(
     ));
     let mut first_lines = SpillBuffer::new(1 << 16);
     let mut lines_failed: Option<io::Error> = None;
-    let settings = StreamSettings {
-        run_as_of,
-        // `on_row` must see the rows in file order, for the first lines.
-        ..StreamSettings::in_file_order()
-    };
-    crate::streaming::judge(
+    first_rows(
         std::slice::from_ref(source),
-        &settings,
-        Sink::Matrix(&crate::matrix::CsvMatrix),
-        &mut |at, parsed, outcome| {
-            if outcome.reason == RowReason::Offered {
-                if lines_failed.is_none() {
-                    first_lines.buf().put_u64(at.line);
-                    lines_failed = first_lines.spill_if_full().err();
-                }
-                on_case(&parsed.case_id, at.line);
+        run_as_of,
+        &mut |case_id, at| {
+            if lines_failed.is_none() {
+                first_lines.buf().put_u64(at.line);
+                lines_failed = first_lines.spill_if_full().err();
             }
+            on_case(case_id, at.line);
         },
     )?
     .write_to(&mut spill)?;
@@ -95,6 +86,32 @@ pub fn judge(
         first_lines: first_lines.finish()?,
         bytes,
     })
+}
+
+/// The engine's matrix (CSV) of `sources` judged at `run_as_of`, the rows read in file order,
+/// `on_case` told each case's id and the place of its first row as the case starts. A case's
+/// first row is the only one whose outcome is `ACCEPTED offered` (a later offer is
+/// `reassigned`, a duplicate or a conflict), so no case is told twice.
+pub fn first_rows(
+    sources: &[Source],
+    run_as_of: Option<Timestamp>,
+    on_case: &mut dyn FnMut(&str, Location<'_>),
+) -> Result<CaseRecords, StreamError> {
+    let settings = StreamSettings {
+        run_as_of,
+        // `on_row` must see the rows in file order, for the first rows.
+        ..StreamSettings::in_file_order()
+    };
+    crate::streaming::judge(
+        sources,
+        &settings,
+        Sink::Matrix(&crate::matrix::CsvMatrix),
+        &mut |at, parsed, outcome| {
+            if outcome.reason == RowReason::Offered {
+                on_case(&parsed.case_id, at);
+            }
+        },
+    )
 }
 
 /// Grades the engine's matrix `judged` of the case file `name` against `golden` on `columns`
