@@ -80,6 +80,31 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
+    /// The options they give.
+    pub fn options(&self) -> ReportOptions {
+        ReportOptions {
+            columns: self.columns.0.clone(),
+            format: self.format,
+            output: self.output.clone(),
+            verbose: self.verbose,
+        }
+    }
+}
+
+/// What a grade report is made of and where it goes: the options `check` and `grade` share.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// The columns graded.
+    pub columns: Vec<Column>,
+    /// The report's format [default: by the output's extension].
+    pub format: Option<ReportFormat>,
+    /// Where the report is written [default: standard output].
+    pub output: Option<PathBuf>,
+    /// In the table, list every case, not only those that differ.
+    pub verbose: bool,
+}
+
+impl ReportOptions {
     /// Whether the report lists matched cases one by one: JSON and JUnit do (a record or a
     /// passing test per case), the table with `--verbose`; the others only count them.
     pub fn lists_matched(&self) -> bool {

@@ -3,6 +3,7 @@
 //! status to the exit code; everything between is here, or in the module that owns it
 //! (`bundle::build` for the autograders).
 
+pub mod check;
 pub mod grade;
 
 /// How a command's work ended: what its exit status says.

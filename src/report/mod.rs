@@ -22,11 +22,11 @@ pub(crate) mod table;
 
 use anyhow::{Context, Result};
 
-use crate::grading::{default_format, GradeReport, ReportArgs, ReportFormat};
+use crate::grading::{default_format, GradeReport, ReportFormat, ReportOptions};
 use crate::output::Output;
 
 /// The name of the report's output, for [`check_paths`](crate::output::check_paths).
-pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
+pub fn report_output(args: &ReportOptions) -> crate::output::Named<'_> {
     match &args.output {
         Some(path) => crate::output::Named::new("-o", path),
         None => crate::output::Named::stdout("the report"),
@@ -35,7 +35,7 @@ pub fn report_output(args: &ReportArgs) -> crate::output::Named<'_> {
 
 /// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
 /// with the run's other outputs ([`crate::output::commit_all`]).
-pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> {
+pub fn render_report(report: &GradeReport, args: &ReportOptions) -> Result<Output> {
     let format = args
         .format
         .unwrap_or_else(|| default_format(args.output.as_deref()));
@@ -76,7 +76,7 @@ pub fn render_report(report: &GradeReport, args: &ReportArgs) -> Result<Output> 
 /// step shows only `problems::ANNOTATIONS_PER_STEP` annotations.
 pub fn write_problems(
     errors: &crate::input::InputErrors,
-    args: &ReportArgs,
+    args: &ReportOptions,
     command: &str,
 ) -> Result<()> {
     let format = args
