@@ -1,5 +1,5 @@
-//! `leasejudge explain`: replay cases and show how each verdict came about, as a text trace,
-//! JSON, Markdown with Mermaid sequence diagrams, or a self-contained HTML timeline page.
+//! `leasejudge explain`: replay cases and show how each verdict came about. The command line
+//! only: the work is [`crate::ops::explain`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,13 +7,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::commands::adjudicate::source_names;
-use crate::explain::stream::{every_trace, explain_streaming, unknown_cases};
-use crate::explain::{CaseTrace, Format};
-use crate::input::{expand_inputs, InputFormat, ReadArgs};
+use crate::explain::Format;
+use crate::input::{InputFormat, ReadArgs};
 use crate::lease::Timestamp;
-use crate::output::{check_paths, Named, Output};
-use crate::streaming::StreamError;
+use crate::ops::explain::{Options, DEFAULT_LIMIT};
 
 /// Show, row by row, how each case's verdict came about.
 #[derive(Debug, clap::Args)]
@@ -63,88 +60,17 @@ pub struct Args {
     pub limit: usize,
 }
 
-/// The default `--limit`: a page of this many cases stays a few megabytes.
-pub const DEFAULT_LIMIT: usize = 500;
-
-/// Reads the inputs and replays the cases `wanted` names (every case when empty; each must
-/// be in the inputs), in order of first appearance. Unknown ids are errors, listed after any
-/// input errors would have been.
-pub fn traces(
-    inputs: &[PathBuf],
-    input_format: Option<InputFormat>,
-    as_of: Option<Timestamp>,
-    wanted: &[String],
-) -> Result<Vec<CaseTrace>> {
-    let sources = ReadArgs::default().apply(expand_inputs(inputs)?);
-    let traces = match every_trace(&sources, input_format, as_of) {
-        Ok(traces) => traces,
-        Err(StreamError::Input(errors)) => return Err(errors.into()),
-        Err(StreamError::Io(e)) => return Err(e.into()),
-    };
-    unknown_cases(wanted, |id| traces.iter().any(|trace| trace.case_id == id))?;
-    Ok(traces
-        .into_iter()
-        .filter(|trace| wanted.is_empty() || wanted.contains(&trace.case_id))
-        .collect())
-}
-
 /// Runs `explain`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        anyhow::bail!("standard input (-) can be read only once");
-    }
-    let sources = args.read.apply(expand_inputs(&args.inputs)?);
-    let output_name = match &args.output {
-        Some(path) => Named::new("-o", path),
-        None => Named::stdout("the explanation"),
+    let options = Options {
+        inputs: args.inputs.clone(),
+        cases: args.cases.clone(),
+        format: args.format,
+        output: args.output.clone(),
+        input_format: args.input_format,
+        read: args.read.options(),
+        as_of: args.as_of,
+        limit: args.limit,
     };
-    check_paths(&source_names(&sources), &[output_name])?;
-    let format = args.format.unwrap_or_else(|| default_format(&args.output));
-    // Text and JSON have always opened their output before reading, pages after.
-    let paged = matches!(format, Format::Html | Format::Mermaid);
-    let mut output = match paged {
-        false => Some(Output::open(args.output.as_deref(), format.content())?),
-        true => None,
-    };
-    let progress = crate::terminal::spinner("explain", &sources);
-    let explained = explain_streaming(
-        &sources,
-        args.input_format,
-        args.as_of,
-        (format, args.limit),
-        &args.cases,
-        crate::streaming::Window::COMMAND,
-    );
-    if let Some(progress) = progress {
-        progress.finish_and_clear();
-    }
-    let explanation = explained?;
-    let mut output = match output.take() {
-        Some(output) => output,
-        None => Output::open(args.output.as_deref(), format.content())?,
-    };
-    if explanation.shown < explanation.selected {
-        crate::output::to_stderr(&format!(
-            "leasejudge: explain: showing the first {} of {} cases; {} left out \
-             (--limit N, --limit 0 for all, or --case ID to choose)",
-            explanation.shown,
-            explanation.selected,
-            explanation.selected - explanation.shown
-        ));
-    }
-    explanation.write_to(&mut output)?;
-    output.commit()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn default_format(target: &Option<PathBuf>) -> Format {
-    let extension = target
-        .as_deref()
-        .and_then(crate::input::lowercase_extension);
-    match extension.as_deref() {
-        Some("html" | "htm") => Format::Html,
-        Some("json") => Format::Json,
-        Some("md" | "markdown") => Format::Mermaid,
-        _ => Format::Text,
-    }
+    crate::ops::explain::run(&options).map(super::exit_code)
 }

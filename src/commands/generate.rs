@@ -1,16 +1,13 @@
 //! `leasejudge generate`: write a seeded random case file, and optionally its golden matrix.
+//! The command line only: the work is [`crate::ops::generate`].
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 
-use crate::generate::{default_mix, parse_mix, write_cases, write_messy_cases, Options, Style};
-use crate::input::Source;
-use crate::limits::MAX_GENERATED_ROWS_IN_MEMORY;
-use crate::output::{check_paths, persist_all, Content, Named, Output};
-use crate::streaming::{judge, Sink, StreamSettings};
+use crate::generate::Style;
+use crate::ops::generate::Options;
 
 /// Write a seeded random case file (CSV) whose cases reach every decision and reason.
 #[derive(Debug, clap::Args)]
@@ -89,116 +86,16 @@ fn parse_rows(text: &str) -> Result<(u64, u64), String> {
 
 /// Runs `generate`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    if args.list_scenarios {
-        // Through an Output: a closed standard output is an error here too.
-        let mut out = Output::open(None, Content::Text)?;
-        for (scenario, weight) in default_mix() {
-            writeln!(
-                out,
-                "{:<20} {weight:>3}  {}",
-                scenario.name(),
-                scenario.ends_in()
-            )?;
-        }
-        out.commit()?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let cases_to_file = args.output.as_deref().is_some_and(|p| p.as_os_str() != "-");
-    if args.golden.is_some() && !cases_to_file {
-        bail!("--golden needs the case file written to a file with -o");
-    }
-    let interleave = args.interleave.unwrap_or(match args.style {
-        Style::Plain => 8,
-        Style::Messy => 4,
-    });
-    if interleave == 0 {
-        bail!("--interleave must be 1 or more");
-    }
-    let held = interleave.saturating_mul(args.rows_per_case.1);
-    if held > MAX_GENERATED_ROWS_IN_MEMORY {
-        bail!(
-            "--interleave {interleave} times the most --rows-per-case {} is {held} rows held in \
-             memory at once; at most {MAX_GENERATED_ROWS_IN_MEMORY} are allowed",
-            args.rows_per_case.1
-        );
-    }
     let options = Options {
         seed: args.seed,
         cases: args.cases,
         rows_per_case: args.rows_per_case,
-        interleave,
-        mix: parse_mix(&args.mix).map_err(|e| anyhow::anyhow!("--mix: {e}"))?,
+        interleave: args.interleave,
+        style: args.style,
+        mix: args.mix.clone(),
+        output: args.output.clone(),
+        golden: args.golden.clone(),
+        list_scenarios: args.list_scenarios,
     };
-    let mut outputs = vec![match &args.output {
-        Some(path) => Named::new("-o", path),
-        None => Named::stdout("the case file"),
-    }];
-    if let Some(golden) = &args.golden {
-        outputs.push(Named::new("--golden", golden));
-    }
-    check_paths(&[], &outputs)?;
-    if let (Some(_), Some(cases)) = (&args.golden, &args.output) {
-        // The golden matrix is judged from the case file as written, before it is renamed
-        // into place: a device cannot be read back.
-        if std::fs::metadata(cases).is_ok_and(|meta| !meta.is_file()) {
-            bail!("--golden needs -o to name a regular file, not a device or pipe");
-        }
-    }
-    let mut output = Output::open(args.output.as_deref(), Content::Csv)?;
-    let progress = crate::terminal::bytes_spinner("generate: case file");
-    let written = match &progress {
-        Some(bar) => write_style(args.style, &options, &mut bar.bar().wrap_write(&mut output)),
-        None => write_style(args.style, &options, &mut output),
-    };
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    written.context("cannot write the case file")?;
-    let cases_written = output.finish()?;
-
-    let mut finished = vec![];
-    if let (Some(golden), Some(cases)) = (&args.golden, &args.output) {
-        let written = cases_written
-            .written_path()
-            .context("--golden needs -o to name a regular file")?;
-        let source = Source {
-            name: cases.to_string_lossy().into_owned(),
-            path: Some(written.to_owned()),
-            options: Default::default(),
-        };
-        let progress = crate::terminal::bytes_spinner("generate: golden matrix, cases read");
-        let settings = StreamSettings {
-            input_format: Some(crate::input::InputFormat::Csv),
-            progress: progress.as_ref().map(crate::terminal::Progress::bytes_read),
-            ..StreamSettings::default()
-        };
-        let mut out = Output::open(Some(golden), Content::Csv)?;
-        let judged = judge(
-            &[source],
-            &settings,
-            Sink::Matrix(&crate::matrix::CsvMatrix),
-            &mut |_, _, _| {},
-        )
-        .and_then(|matrix| Ok(matrix.write_to(&mut out)?));
-        if let Some(bar) = progress {
-            bar.finish_and_clear();
-        }
-        judged.context("cannot judge the generated cases")?;
-        finished.push(out.finish()?);
-    }
-    finished.insert(0, cases_written);
-    persist_all(finished)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Writes the case file in `style`.
-fn write_style(
-    style: Style,
-    options: &Options,
-    out: &mut impl std::io::Write,
-) -> std::io::Result<()> {
-    match style {
-        Style::Plain => write_cases(options, out).map(drop),
-        Style::Messy => write_messy_cases(options, out, &mut |_| {}).map(drop),
-    }
+    crate::ops::generate::run(&options).map(super::exit_code)
 }

@@ -6,7 +6,7 @@ pub(crate) mod adjudicate;
 pub(crate) mod autograder;
 pub(crate) mod check;
 pub(crate) mod completions;
-pub mod explain;
+pub(crate) mod explain;
 pub(crate) mod generate;
 pub(crate) mod grade;
 pub(crate) mod man;

@@ -1,36 +1,14 @@
 //! `leasejudge precheck`: a learner checks their filled-in matrix before handing it in,
-//! without the key, as the autograders check it first ([`crate::grading::precheck`]): how the
-//! file (or the one matrix of a folder) is read, and every problem that would cost points or
-//! stop the grading, located.
+//! without the key. The command line only: the work is [`crate::ops::precheck`].
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use crate::grading::matrix_reader::{MatrixFileFormat, MatrixInput, MatrixRead};
-use crate::grading::partitions::Splitter;
-use crate::grading::precheck::{lab_cases, precheck, Precheck};
-use crate::grading::submission_file::{open_submission, InstructorFiles};
-use crate::grading::upload::find_matrix;
 use crate::grading::{parse_column_list, GradedColumns};
-use crate::input::{expand_inputs, InputErrors, ReadArgs};
-use crate::output::{escape_message, Content, Output};
-use crate::report::github_classroom::write_precheck;
-use crate::streaming::StreamError;
-
-/// How `precheck` says what it found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum PrecheckFormat {
-    /// Lines for the learner: how the file was read, every problem located, the verdict.
-    #[default]
-    Text,
-    /// The input of GitHub Classroom's grading reporter, as JSON: one test worth no points
-    /// that passes when the matrix is ready (the workflow `autograder github-classroom`
-    /// writes runs it on every push).
-    GithubClassroom,
-}
+use crate::input::ReadArgs;
+use crate::ops::precheck::{Options, PrecheckFormat};
 
 fn parse_graded(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -73,76 +51,12 @@ pub struct Args {
 
 /// Runs `precheck`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    if args.submission.as_os_str() == "-" || args.cases.iter().any(|c| c.as_os_str() == "-") {
-        anyhow::bail!("usage: precheck reads files: give the matrix's and the case files' paths");
-    }
-    let columns = args.columns.0.clone();
-    let sources = args.read.apply(expand_inputs(&args.cases)?);
-    let found = if args.submission.is_dir() {
-        find_matrix(&args.submission).map(|found| (found.path, found.name))
-    } else {
-        Ok((
-            args.submission.clone(),
-            args.submission.to_string_lossy().into_owned(),
-        ))
+    let options = Options {
+        submission: args.submission.clone(),
+        cases: args.cases.clone(),
+        columns: args.columns.0.clone(),
+        read: args.read.options(),
+        format: args.format,
     };
-    let size = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
-    let largest = sources
-        .iter()
-        .filter_map(|s| s.path.as_deref())
-        .map(size)
-        .chain(found.as_ref().ok().map(|(path, _)| size(path)))
-        .max()
-        .unwrap_or(0);
-    let splitter = Splitter::for_bytes(largest);
-    let lab = match lab_cases(&sources, &splitter) {
-        Ok(lab) => lab,
-        Err(StreamError::Input(errors)) => return Err(errors.into()),
-        Err(StreamError::Io(e)) => return Err(e).context("cannot keep the lab's cases"),
-    };
-    let check = match found {
-        Err(problems) => Precheck::unreadable(crate::grading::upload::UPLOAD, lab.len(), problems),
-        Ok((path, name)) => {
-            let options = args.read.options();
-            // Opened as the grader opens it: a link is refused, not followed.
-            let read = open_submission(&path, &name, &InstructorFiles::new())
-                .map_err(InputErrors::one)
-                .and_then(|file| {
-                    MatrixRead::submission(&columns, &options).read_split(
-                        MatrixInput::Open(file, MatrixFileFormat::for_path(&path)),
-                        &name,
-                        &splitter,
-                    )
-                });
-            match read {
-                Err(errors) => Precheck::unreadable(&name, lab.len(), errors),
-                Ok((submission, errors)) => {
-                    precheck(&name, &lab, &submission, &errors, &columns)
-                        .context("cannot read the matrix back from its temporary files")?
-                }
-            }
-        }
-    };
-    // Through Output: a closed pipe does not change the verdict.
-    let mut out = match args.format {
-        PrecheckFormat::Text => {
-            let mut out = Output::open(None, Content::Text)?;
-            for line in check.lines() {
-                writeln!(out, "{}", escape_message(&line))?;
-            }
-            out
-        }
-        PrecheckFormat::GithubClassroom => {
-            let mut out = Output::open(None, Content::Json)?;
-            write_precheck(&check, &mut out)?;
-            out
-        }
-    };
-    out.flush()?;
-    out.commit()?;
-    Ok(if check.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(2)
-    })
+    crate::ops::precheck::run(&options).map(super::exit_code)
 }

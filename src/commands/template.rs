@@ -1,17 +1,15 @@
 //! `leasejudge template`: the blank matrix to hand out for a lab — the header and one row per
 //! case of the case files, in matrix order, with only `case_id` filled in. Grading it
 //! untouched scores 0 (every graded cell is empty, and a golden decision or reason never is).
+//! The command line only: the work is [`crate::ops::template`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::commands::adjudicate::source_names;
-use crate::grading::template::write_blank_matrix;
 use crate::grading::{parse_column_list, GradedColumns};
-use crate::input::expand_inputs;
-use crate::output::{check_paths, Content, Named, Output};
+use crate::ops::template::Options;
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
@@ -38,18 +36,10 @@ pub struct Args {
 
 /// Runs `template`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        anyhow::bail!("standard input (-) can be read only once");
-    }
-    let sources = expand_inputs(&args.inputs)?;
-    let output_name = match &args.output {
-        Some(path) => Named::new("-o", path),
-        None => Named::stdout("the template"),
+    let options = Options {
+        inputs: args.inputs.clone(),
+        columns: args.columns.0.clone(),
+        output: args.output.clone(),
     };
-    // Before reading: a template written over its own case file would destroy it.
-    check_paths(&source_names(&sources), &[output_name])?;
-    let mut out = Output::open(args.output.as_deref(), Content::Csv)?;
-    write_blank_matrix(&sources, &args.columns.0, &mut out)?;
-    out.commit()?;
-    Ok(ExitCode::SUCCESS)
+    crate::ops::template::run(&options).map(super::exit_code)
 }

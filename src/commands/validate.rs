@@ -1,15 +1,14 @@
 //! `leasejudge validate`: checks case files without judging them for output: every input error
 //! located (exit 2), plus warnings a case author wants to see (exit 0 if there are only those).
+//! The command line only: the work is [`crate::ops::validate`].
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
-use crate::input::{expand_inputs, InputFormat, ReadArgs};
-use crate::streaming::Window;
-use crate::validation::validate_streaming;
+use crate::input::{InputFormat, ReadArgs};
+use crate::ops::validate::Options;
 
 /// Check case files: every input error, and warnings about what a case author likely did
 /// not mean.
@@ -51,65 +50,12 @@ pub struct Args {
 
 /// Runs `validate`.
 pub fn run(args: &Args) -> Result<ExitCode> {
-    if args.inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("standard input (-) can be read only once");
-    }
-    let sources = args.read.apply(expand_inputs(&args.inputs)?);
-    let progress = crate::terminal::spinner("validate", &sources);
-    let report = validate_streaming(
-        &sources,
-        args.input_format,
-        args.max_warnings,
-        args.lint,
-        Window::COMMAND,
-    );
-    if let Some(progress) = progress {
-        progress.finish_and_clear();
-    }
-    let report = report?;
-    // Standard error is where the findings go; if it is closed or full they are lost, and
-    // the exit status still says whether there were errors. No line of it can be a
-    // workflow command in a CI log, whatever the messages quote.
-    let mut stderr = crate::output::StderrLines::new();
-    for error in &report.errors {
-        stderr.line(error);
-    }
-    if let Some(line) = crate::output::unlisted_line(&report.errors) {
-        stderr.line(line);
-    }
-    let shown = report.warnings.listed_count();
-    for warning in report.warnings.listed()? {
-        stderr.line(format_args!("warning: {}", warning?));
-    }
-    if shown < report.warnings.total() {
-        stderr.line(format_args!(
-            "warning: {} more not listed (--max-warnings {shown})",
-            report.warnings.total() - shown
-        ));
-    }
-    if !report.warnings.is_empty() {
-        stderr.line(format_args!(
-            "warnings by kind: {}",
-            report.warnings.by_kind()
-        ));
-    }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let summary = format!(
-        "{}, {}: {}, {}",
-        plural(report.cases, "case"),
-        plural(report.rows, "row"),
-        plural(report.errors.len(), "input error"),
-        plural(report.warnings.total(), "warning"),
-    );
-    if report.errors.is_empty() {
-        stderr.flush();
-        // Through Output, which knows a closed standard output: then this is an error.
-        let mut stdout = crate::output::Output::open(None, crate::output::Content::Text)?;
-        writeln!(stdout, "{summary}")?;
-        stdout.commit()?;
-        Ok(ExitCode::SUCCESS)
-    } else {
-        stderr.line(summary);
-        Ok(ExitCode::from(2))
-    }
+    let options = Options {
+        inputs: args.inputs.clone(),
+        input_format: args.input_format,
+        lint: args.lint,
+        max_warnings: args.max_warnings,
+        read: args.read.options(),
+    };
+    crate::ops::validate::run(&options).map(super::exit_code)
 }

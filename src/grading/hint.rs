@@ -117,7 +117,7 @@ mod tests {
              c,ack,2026-01-01T10:00:01Z,j,L,1,w,\n",
         )
         .unwrap();
-        let mut traces = crate::commands::explain::traces(&[file], None, None, &[]).unwrap();
+        let mut traces = crate::ops::explain::traces(&[file], None, None, &[]).unwrap();
         let mut trace = traces.remove(0);
         assert_eq!(hint(&trace).lines, [3]);
         // Judged as if cancelled: the sentence's cancel_request is on no line.

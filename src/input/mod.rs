@@ -132,6 +132,16 @@ pub struct ReadOptions {
     pub sheet: Option<String>,
 }
 
+impl ReadOptions {
+    /// `sources`, each to be read with these options.
+    pub fn apply(&self, mut sources: Vec<Source>) -> Vec<Source> {
+        for source in &mut sources {
+            source.options = self.clone();
+        }
+        sources
+    }
+}
+
 /// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ReadArgs {
@@ -155,11 +165,8 @@ impl ReadArgs {
     }
 
     /// `sources`, each to be read with these options.
-    pub fn apply(&self, mut sources: Vec<Source>) -> Vec<Source> {
-        for source in &mut sources {
-            source.options = self.options();
-        }
-        sources
+    pub fn apply(&self, sources: Vec<Source>) -> Vec<Source> {
+        self.options().apply(sources)
     }
 }
 

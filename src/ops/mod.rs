@@ -3,8 +3,15 @@
 //! status to the exit code; everything between is here, or in the module that owns it
 //! (`bundle::build` for the autograders).
 
+pub mod adjudicate;
 pub mod check;
+pub mod explain;
+pub mod generate;
 pub mod grade;
+pub mod precheck;
+pub mod reorder;
+pub mod template;
+pub mod validate;
 
 /// How a command's work ended: what its exit status says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +42,17 @@ impl Status {
             Status::Trouble => 2,
         }
     }
+}
+
+/// The names of the files `sources` reads, for [`check_paths`] (standard input as `-`).
+pub(crate) fn source_names(sources: &[crate::input::Source]) -> Vec<crate::output::Named<'_>> {
+    sources
+        .iter()
+        .map(|source| match &source.path {
+            Some(path) => crate::output::Named::new("input", path),
+            None => crate::output::Named::new("input", std::path::Path::new("-")),
+        })
+        .collect()
 }
 
 /// A usage error: the options cannot be honoured together (exit 2, nothing written).

@@ -8,9 +8,9 @@
 use std::fs;
 use std::path::PathBuf;
 
-use leasejudge::commands::explain::traces;
 use leasejudge::input::{expand_inputs, is_case_file};
 use leasejudge::matrix::MatrixRow;
+use leasejudge::ops::explain::traces;
 
 use crate::reference;
 use reference::judge_sources;

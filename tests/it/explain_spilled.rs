@@ -186,8 +186,7 @@ fn a_page_of_some_cases_with_one_that_comes_back_is_the_whole_files() {
     .unwrap();
     let file = write(dir.path(), "back.csv", &back);
     let traces =
-        leasejudge::commands::explain::traces(std::slice::from_ref(&file), None, None, &[])
-            .unwrap();
+        leasejudge::ops::explain::traces(std::slice::from_ref(&file), None, None, &[]).unwrap();
     assert_eq!(traces.len() as u64, cases);
     for format in [Format::Html, Format::Mermaid] {
         let shown = 3;
@@ -240,8 +239,7 @@ fn a_page_of_every_case_of_a_one_line_json_array_is_the_whole_files() {
         format!("[{}]\n", objects.join(",")).as_bytes(),
     );
     let traces =
-        leasejudge::commands::explain::traces(std::slice::from_ref(&file), None, None, &[])
-            .unwrap();
+        leasejudge::ops::explain::traces(std::slice::from_ref(&file), None, None, &[]).unwrap();
     assert_eq!(traces.len(), OPEN_CASES + 50);
     assert!(
         explained(&file, Format::Html, 0, DEFAULT_CASE_ROWS_IN_MEMORY)

@@ -10,12 +10,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use leasejudge::commands::explain::traces;
 use leasejudge::explain::stream::explain_streaming;
 use leasejudge::explain::Format;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
 use leasejudge::input::Source;
 use leasejudge::lease::Timestamp;
+use leasejudge::ops::explain::traces;
 use leasejudge::streaming::Window;
 
 /// The window the streamed explanations keep open: 16 cases, and 256 rows in all (the

@@ -136,7 +136,7 @@ fn every_pair() -> BTreeSet<(String, String)> {
 }
 
 fn traces(case_file: &Path) -> Vec<CaseTrace> {
-    leasejudge::commands::explain::traces(&[case_file.to_owned()], None, None, &[]).unwrap()
+    leasejudge::ops::explain::traces(&[case_file.to_owned()], None, None, &[]).unwrap()
 }
 
 #[test]
