@@ -7,9 +7,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::grading::class::{ClassReport, SubmissionOutcome};
 use crate::input::InputErrors;
 use crate::ops::Status;
 use crate::output::{escape_controls, escape_message};
+use crate::report::class_text::{key_lines, score_line};
+
+use super::Options;
 
 /// On an autograder, a golden file that cannot be used writes no results: the platform then
 /// reports the run as failed (Gradescope: "The autograder failed to execute correctly";
@@ -99,6 +103,60 @@ impl Log {
             self.left_out = 0;
         }
     }
+}
+
+/// Trouble goes to standard error too, as with every command, whatever the report's format:
+/// what is wrong with an unusable key (`key_trouble`, or the key's problems only as the
+/// report shows them, in full with --reveal) and each ungradable submission's problems. An
+/// autograder's log is the instructor's: kept under 1 MB whatever the upload.
+pub(super) fn log_trouble(autograder: bool, report: &ClassReport, key_trouble: Option<&str>) {
+    let mut log = Log::within(if autograder { LOG_LIMIT } else { usize::MAX });
+    let mut err = std::io::stderr().lock();
+    match key_trouble {
+        Some(trouble) => log.line(&mut err, trouble),
+        None => {
+            for line in key_lines(report) {
+                log.line(&mut err, &line);
+            }
+        }
+    }
+    let mut ungradable = 0;
+    for submission in &report.submissions {
+        if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
+            ungradable += 1;
+            for problem in problems {
+                log.line(&mut err, &problem.to_string());
+            }
+        }
+    }
+    log.finish(&mut err);
+    if ungradable > 0 {
+        let _ = writeln!(
+            err,
+            "leasejudge: {ungradable} submission{} could not be graded",
+            if ungradable == 1 { "" } else { "s" }
+        );
+    }
+}
+
+/// Says the one submission's score and where its results are, for the instructor: standard
+/// output is theirs on both platforms.
+pub(super) fn say_results(options: &Options, report: &ClassReport) {
+    let submission = &report.submissions[0];
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "leasejudge: {}: {}; the results are in {}",
+        escape_controls(&submission.name),
+        score_line(report, submission),
+        escape_controls(
+            &options
+                .output
+                .as_deref()
+                .unwrap_or(Path::new("-"))
+                .to_string_lossy()
+        )
+    );
 }
 
 #[cfg(test)]

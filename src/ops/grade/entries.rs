@@ -2,16 +2,24 @@
 //! platform's download of a class read with its roster, each an [`Entry`] to read or one
 //! refused with the reason.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
+use crate::grading::class::{grade_submission, Previous, Scoring, Submission, SubmissionOutcome};
+use crate::grading::matrix_reader::SplitMatrix;
+use crate::grading::partitions::Splitter;
+use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::submission_file::InstructorFiles;
-use crate::grading::upload::UPLOAD;
-use crate::input::{InputError, InputErrors};
+use crate::grading::upload::{find_matrix, UPLOAD};
+use crate::grading::Column;
+use crate::input::{InputError, InputErrors, ReadOptions};
 use crate::lms::{read_class, Class, Lms, Roster, Upload};
 use crate::ops::usage;
+use crate::output::escape_controls;
 
+use super::read::read_submission;
 use super::Options;
 
 /// Whether a directory entry is a matrix file `grade` reads: by its extension, a regular
@@ -167,4 +175,133 @@ pub(super) fn class_entries(class: &Class) -> Vec<Entry> {
             }
         })
         .collect()
+}
+
+/// The submissions `options` name: a class's learners in the roster's order, a learner's
+/// upload (its one matrix file, or why it has none), or files and directories as given.
+pub(super) fn entries(options: &Options, class: Option<&Class>) -> Result<Vec<Entry>> {
+    Ok(match (class, &options.submission_dir) {
+        (Some(class), _) => class_entries(class),
+        (None, Some(dir)) => vec![match find_matrix(dir) {
+            Ok(found) => Entry::Read {
+                path: found.path,
+                name: found.name,
+            },
+            Err(problems) => Entry::Refused {
+                name: UPLOAD.to_owned(),
+                problems,
+            },
+        }],
+        (None, None) => expand(&options.submissions)?
+            .into_iter()
+            .map(|path| Entry::Read {
+                name: path.to_string_lossy().into_owned(),
+                path,
+            })
+            .collect(),
+    })
+}
+
+/// How every submission is read and graded.
+pub(super) struct Grading<'a> {
+    /// The key, if it can be used.
+    pub(super) golden: Option<&'a SplitMatrix>,
+    /// Whether the report is a platform's results: the learner's check first.
+    pub(super) platform: bool,
+    pub(super) read: &'a ReadOptions,
+    pub(super) columns: &'a [Column],
+    pub(super) scoring: &'a Scoring,
+    /// Whether golden values are shown.
+    pub(super) reveal: bool,
+    pub(super) splitter: &'a Splitter,
+    pub(super) instructor: &'a InstructorFiles,
+    /// The earlier gradebook's scores, by submission.
+    pub(super) baseline: Option<&'a HashMap<String, Option<f64>>>,
+}
+
+/// Each entry read and graded, with its previous score from the baseline; and on a
+/// platform, the check of its one submission, shown to its learner at once. `cases` is how
+/// many the key has (0 when it cannot be used).
+pub(super) fn grade_entries(
+    entries: Vec<Entry>,
+    grading: &Grading<'_>,
+    cases: u64,
+) -> Result<(Vec<Submission>, Option<Precheck>)> {
+    let mut check: Option<Precheck> = None;
+    let submissions = entries
+        .into_iter()
+        .map(|entry| -> Result<Submission> {
+            let (name, outcome) = match entry {
+                Entry::Refused { name, problems } => {
+                    if grading.platform {
+                        check = Some(Precheck::unreadable(&name, cases, problems.clone()));
+                    }
+                    (name, SubmissionOutcome::Ungradable(problems))
+                }
+                // A submission's own problems are reported even when the golden file is
+                // unusable. A submission found in an upload is named by its place in it (what
+                // the learner uploaded, a name that is not UTF-8 escaped), in its problems
+                // too: never by the platform's path.
+                Entry::Read { path, name } => {
+                    let outcome = grade_file(&path, &name, grading, cases, &mut check)?;
+                    (name, outcome)
+                }
+            };
+            // A gradebook names a submission as a person reads it (`report_cell`, one for one).
+            let previous = grading
+                .baseline
+                .and_then(|b| b.get(&*escape_controls(&name)))
+                .map(|score| Previous { score: *score });
+            Ok(Submission {
+                name,
+                outcome,
+                previous,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((submissions, check))
+}
+
+/// The submission at `path`, read and graded; on a platform, `check` is its check.
+fn grade_file(
+    path: &Path,
+    name: &str,
+    grading: &Grading<'_>,
+    cases: u64,
+    check: &mut Option<Precheck>,
+) -> Result<SubmissionOutcome> {
+    let read = read_submission(
+        path,
+        name,
+        grading.read,
+        grading.columns,
+        grading.splitter,
+        grading.instructor,
+    );
+    Ok(match read {
+        Err(errors) => {
+            if grading.platform {
+                *check = Some(Precheck::unreadable(name, cases, errors.clone()));
+            }
+            SubmissionOutcome::Ungradable(errors)
+        }
+        Ok((submission, errors)) => {
+            // On a platform, the learner's check first: it looks at the key's case ids,
+            // never its values.
+            if let (true, Some(golden)) = (grading.platform, grading.golden) {
+                *check = Some(
+                    precheck(name, golden, &submission, &errors, grading.columns)
+                        .context("checking through temporary files")?,
+                );
+            }
+            grade_submission(
+                grading.golden,
+                submission,
+                errors,
+                grading.scoring,
+                grading.reveal,
+            )
+            .context("grading through temporary files")?
+        }
+    })
 }

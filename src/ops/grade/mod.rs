@@ -10,33 +10,28 @@ mod entries;
 mod gradebook;
 mod read;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::grading::class::{
-    grade_submission, ClassReport, Feedback, Previous, Scoring, Submission, SubmissionOutcome,
-};
-use crate::grading::precheck::{precheck, Precheck};
+use crate::grading::class::{ClassReport, Feedback, Scoring};
+use crate::grading::spool::Spool;
 use crate::grading::submission_file::InstructorFiles;
-use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{default_format, Column, ReportFormat};
 use crate::input::{InputErrors, ReadOptions};
-use crate::lms::{Lms, Missing};
+use crate::lms::{Class, Lms, Missing};
 use crate::ops::{usage, Status};
-use crate::output::{commit_all, escape_controls, Content, Output};
+use crate::output::{commit_all, Content, Output};
 use crate::report::class_json::write_json;
-use crate::report::class_text::{key_lines, score_line, write_github, write_markdown, write_table};
+use crate::report::class_text::{write_github, write_markdown, write_table};
 use crate::report::github_classroom::write_github_classroom;
-use crate::report::gradebook::{render_gradebook, write_item_analysis};
 use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
 
-use autograder::{refuse_unusable_key, remove_earlier_results, Log, LOG_LIMIT};
+use autograder::{log_trouble, refuse_unusable_key, remove_earlier_results, say_results};
 use checks::{check_format_options, check_outputs};
-use entries::{class_entries, expand, read_lms_class, Entry};
-use gradebook::{platform_gradebook, render_file};
-use read::{hints, read_golden, read_submission, splitter};
+use entries::{entries, grade_entries, read_lms_class, Entry, Grading};
+use gradebook::files_beside_report;
+use read::{hints, read_golden, splitter};
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -136,31 +131,8 @@ pub struct Options {
 /// Grades the class `options` name and writes the report and the files beside it; the
 /// status is the class's (with `autograder`, success once the results are written).
 pub fn run(options: &Options) -> Result<Status> {
+    let format = checked_format(options)?;
     let feedback = options.feedback;
-    if options.golden.as_os_str() == "-" {
-        return Err(usage(
-            "--golden - is not allowed: standard input is for a submission; give the golden file's path",
-        ));
-    }
-    if feedback == Feedback::Hint && options.cases.is_empty() {
-        return Err(usage(
-            "--feedback hint needs the case files: --cases CASEFILE...",
-        ));
-    }
-    if feedback != Feedback::Hint && !options.cases.is_empty() {
-        return Err(usage("--cases is used only with --feedback hint"));
-    }
-    let format =
-        options
-            .format
-            .unwrap_or_else(|| match default_format(options.output.as_deref()) {
-                ReportFormat::Table => GradeFormat::Table,
-                ReportFormat::Json => GradeFormat::Json,
-                ReportFormat::Junit => GradeFormat::Junit,
-                ReportFormat::Github => GradeFormat::Github,
-                ReportFormat::Markdown => GradeFormat::Markdown,
-            });
-    check_format_options(options, format)?;
     let columns = options.columns.clone();
     let scoring =
         Scoring::new(columns.clone(), options.weights.as_deref()).map_err(|e| usage(&e))?;
@@ -173,45 +145,13 @@ pub fn run(options: &Options) -> Result<Status> {
     {
         return Err(usage("standard input (-) can be read only once"));
     }
-    // Every file read for the instructor, which no submission may be (nor a copy made of
-    // one from a download).
-    let mut instructor = InstructorFiles::new();
-    instructor.add_path(&options.golden);
-    for path in options.baseline.iter().chain(&options.roster) {
-        instructor.add_path(path);
-    }
-    // A case file that cannot be listed is reported when the hints read it.
-    for source in crate::input::expand_inputs(&options.cases).unwrap_or_default() {
-        if let Some(path) = &source.path {
-            instructor.add_path(path);
-        }
-    }
+    let mut instructor = instructor_files(options);
     // A class from a platform's download: its learners, in the roster's order.
     let class = match options.lms {
         Some(lms) => Some(read_lms_class(options, lms, &instructor)?),
         None => None,
     };
-    let entries = match (&class, &options.submission_dir) {
-        (Some(class), _) => class_entries(class),
-        // A learner's upload: its one matrix file, or why it has none (ungradable).
-        (None, Some(dir)) => vec![match find_matrix(dir) {
-            Ok(found) => Entry::Read {
-                path: found.path,
-                name: found.name,
-            },
-            Err(problems) => Entry::Refused {
-                name: UPLOAD.to_owned(),
-                problems,
-            },
-        }],
-        (None, None) => expand(&options.submissions)?
-            .into_iter()
-            .map(|path| Entry::Read {
-                name: path.to_string_lossy().into_owned(),
-                path,
-            })
-            .collect(),
-    };
+    let entries = entries(options, class.as_ref())?;
     let paths: Vec<&Path> = entries
         .iter()
         .filter_map(|entry| match entry {
@@ -259,73 +199,22 @@ pub fn run(options: &Options) -> Result<Status> {
         (Some(case_ids), Feedback::Hint) => hints(&options.cases, case_ids)?,
         _ => Vec::new(),
     };
-    // The check of a platform's one submission, shown to its learner at once.
-    let mut check: Option<Precheck> = None;
-    let cases = golden.as_ref().map_or(0, |golden| golden.len());
-    let submissions = entries
-        .into_iter()
-        .map(|entry| -> Result<Submission> {
-            let (name, outcome) = match entry {
-                Entry::Refused { name, problems } => {
-                    if format.is_platform() {
-                        check = Some(Precheck::unreadable(&name, cases, problems.clone()));
-                    }
-                    (name, SubmissionOutcome::Ungradable(problems))
-                }
-                // A submission's own problems are reported even when the golden file is
-                // unusable. A submission found in an upload is named by its place in it (what
-                // the learner uploaded, a name that is not UTF-8 escaped), in its problems
-                // too: never by the platform's path.
-                Entry::Read { path, name } => {
-                    let read = read_submission(
-                        &path,
-                        &name,
-                        &options.read,
-                        &columns,
-                        &splitter,
-                        &instructor,
-                    );
-                    let outcome = match read {
-                        Err(errors) => {
-                            if format.is_platform() {
-                                check = Some(Precheck::unreadable(&name, cases, errors.clone()));
-                            }
-                            SubmissionOutcome::Ungradable(errors)
-                        }
-                        Ok((submission, errors)) => {
-                            // On a platform, the learner's check first: it looks at the key's
-                            // case ids, never its values.
-                            if let (true, Ok(golden)) = (format.is_platform(), &golden) {
-                                check = Some(
-                                    precheck(&name, golden, &submission, &errors, &columns)
-                                        .context("checking through temporary files")?,
-                                );
-                            }
-                            grade_submission(
-                                golden.as_ref().ok(),
-                                submission,
-                                errors,
-                                &scoring,
-                                reveal,
-                            )
-                            .context("grading through temporary files")?
-                        }
-                    };
-                    (name, outcome)
-                }
-            };
-            // A gradebook names a submission as a person reads it (`report_cell`, one for one).
-            let previous = baseline
-                .as_ref()
-                .and_then(|b| b.get(&*escape_controls(&name)))
-                .map(|score| Previous { score: *score });
-            Ok(Submission {
-                name,
-                outcome,
-                previous,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let grading = Grading {
+        golden: golden.as_ref().ok(),
+        platform: format.is_platform(),
+        read: &options.read,
+        columns: &columns,
+        scoring: &scoring,
+        reveal,
+        splitter: &splitter,
+        instructor: &instructor,
+        baseline: baseline.as_ref(),
+    };
+    let (submissions, check) = grade_entries(
+        entries,
+        &grading,
+        golden.as_ref().map_or(0, |golden| golden.len()),
+    )?;
     // What the one running `grade` is told on standard error about an unusable key: what is
     // wrong with it, and what to do; its name and values only with --reveal (a CI log may be
     // a learner's).
@@ -354,6 +243,73 @@ pub fn run(options: &Options) -> Result<Status> {
         precheck: check,
         points: options.points,
     };
+    write_outputs(options, format, &report, class.as_ref(), case_ids.as_ref())?;
+    let code = report.exit_code();
+    if code == 2 {
+        log_trouble(options.autograder, &report, key_trouble.as_deref());
+    }
+    if options.autograder {
+        say_results(options, &report);
+        return Ok(Status::Success);
+    }
+    Ok(Status::from_code(code))
+}
+
+/// The checks of the options that need no file, and the report's format.
+fn checked_format(options: &Options) -> Result<GradeFormat> {
+    if options.golden.as_os_str() == "-" {
+        return Err(usage(
+            "--golden - is not allowed: standard input is for a submission; give the golden file's path",
+        ));
+    }
+    if options.feedback == Feedback::Hint && options.cases.is_empty() {
+        return Err(usage(
+            "--feedback hint needs the case files: --cases CASEFILE...",
+        ));
+    }
+    if options.feedback != Feedback::Hint && !options.cases.is_empty() {
+        return Err(usage("--cases is used only with --feedback hint"));
+    }
+    let format =
+        options
+            .format
+            .unwrap_or_else(|| match default_format(options.output.as_deref()) {
+                ReportFormat::Table => GradeFormat::Table,
+                ReportFormat::Json => GradeFormat::Json,
+                ReportFormat::Junit => GradeFormat::Junit,
+                ReportFormat::Github => GradeFormat::Github,
+                ReportFormat::Markdown => GradeFormat::Markdown,
+            });
+    check_format_options(options, format)?;
+    Ok(format)
+}
+
+/// Every file read for the instructor, which no submission may be (nor a copy made of one
+/// from a download).
+fn instructor_files(options: &Options) -> InstructorFiles {
+    let mut instructor = InstructorFiles::new();
+    instructor.add_path(&options.golden);
+    for path in options.baseline.iter().chain(&options.roster) {
+        instructor.add_path(path);
+    }
+    // A case file that cannot be listed is reported when the hints read it.
+    for source in crate::input::expand_inputs(&options.cases).unwrap_or_default() {
+        if let Some(path) = &source.path {
+            instructor.add_path(path);
+        }
+    }
+    instructor
+}
+
+/// Writes the report, the gradebook and the item analysis, committed together or not at
+/// all, and says what a platform's import holds.
+fn write_outputs(
+    options: &Options,
+    format: GradeFormat,
+    report: &ClassReport,
+    class: Option<&Class>,
+    case_ids: Option<&Spool<(u64, String)>>,
+) -> Result<()> {
     if options.autograder {
         // PrairieLearn does not create /grade/results.
         let directory = options.output.as_deref().and_then(Path::parent);
@@ -366,145 +322,47 @@ pub fn run(options: &Options) -> Result<Status> {
             })?;
         }
     }
-    let mut out = Output::open(options.output.as_deref(), format.content())?;
-    let color = crate::terminal::use_color(out.is_terminal());
-    let text = match format {
-        // Written as it is made, a page of a table at a time.
-        GradeFormat::Table => {
-            // Coloured or not, on a terminal or piped: the one width rule of every table.
-            let width = crate::terminal::table_width(out.is_terminal());
-            write_table(&report, color, options.verbose, Some(width), &mut out)
-                .context("cannot write the report")?;
-            String::new()
-        }
-        // Written as it is made: a class of large matrices makes a large document.
-        GradeFormat::Json => {
-            write_json(&report, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-        GradeFormat::Junit => {
-            crate::report::class_junit::write(&report, &mut out)?;
-            String::new()
-        }
-        GradeFormat::Github => {
-            write_github(&report, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-        GradeFormat::Markdown => {
-            write_markdown(&report, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-        // Written as it is made: a test per golden case.
-        GradeFormat::Gradescope => {
-            let visibility = options.visibility.unwrap_or(Visibility::Visible);
-            write_gradescope(&report, visibility, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-        GradeFormat::Prairielearn => {
-            write_prairielearn(&report, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-        GradeFormat::GithubClassroom => {
-            write_github_classroom(&report, &mut out).context("cannot write the report")?;
-            String::new()
-        }
-    };
-    out.write_all(text.as_bytes())
-        .context("cannot write the report")?;
-    // The report, the gradebook and the item analysis commit together or not at all.
+    let out = write_report(options, format, report)?;
     let mut outputs = vec![out];
-    // With --lms, the platform's import; none when the golden file cannot be used (every
-    // learner would be ungradable, and with --missing zero given 0).
-    let mut imported = None;
-    match (&options.gradebook, &class) {
-        (Some(path), Some(class)) if report.key_problems.is_none() => {
-            let (text, line) = platform_gradebook(options, class, &report, path)?;
-            outputs.push(render_file(path, &text, "gradebook")?);
-            imported = Some(line);
-        }
-        (Some(path), Some(_)) => {
-            imported = Some(format!(
-                "the {} gradebook {} was not written: the golden file cannot be used",
-                options.lms.map_or("", Lms::title),
-                escape_controls(&path.to_string_lossy())
-            ));
-        }
-        (Some(path), None) => {
-            outputs.push(render_file(path, &render_gradebook(&report)?, "gradebook")?)
-        }
-        (None, _) => {}
-    }
-    if let Some(path) = &options.item_analysis {
-        let mut out = Output::open(Some(path), Content::Csv)?;
-        let golden_ids = case_ids
-            .iter()
-            .flat_map(|ids| ids.iter().map(|id| id.map(|(_, id)| id)));
-        write_item_analysis(&report, golden_ids, &mut out)
-            .context("cannot write the item analysis")?;
-        outputs.push(out);
-    }
+    let imported = files_beside_report(options, report, class, case_ids, &mut outputs)?;
     commit_all(outputs)?;
     if let Some(line) = imported {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
     }
-    let code = report.exit_code();
-    // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
-    let mut log = Log::within(if options.autograder {
-        LOG_LIMIT
-    } else {
-        usize::MAX
-    });
-    if code == 2 {
-        // Trouble goes to standard error too, as with every command, whatever the report's
-        // format: a submission's own problems, and the golden file's only as the report
-        // shows them (in full with --reveal).
-        let mut err = std::io::stderr().lock();
-        match &key_trouble {
-            Some(trouble) => log.line(&mut err, trouble),
-            None => {
-                for line in key_lines(&report) {
-                    log.line(&mut err, &line);
-                }
-            }
+    Ok(())
+}
+
+/// The report in `format`, written as it is made (a table a page at a time, a test per
+/// golden case), not yet committed.
+fn write_report(options: &Options, format: GradeFormat, report: &ClassReport) -> Result<Output> {
+    let mut out = Output::open(options.output.as_deref(), format.content())?;
+    let color = crate::terminal::use_color(out.is_terminal());
+    match format {
+        GradeFormat::Table => {
+            // Coloured or not, on a terminal or piped: the one width rule of every table.
+            let width = crate::terminal::table_width(out.is_terminal());
+            write_table(report, color, options.verbose, Some(width), &mut out)
+                .context("cannot write the report")?;
         }
-        let mut ungradable = 0;
-        for submission in &report.submissions {
-            if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
-                ungradable += 1;
-                for problem in problems {
-                    log.line(&mut err, &problem.to_string());
-                }
-            }
+        // A class of large matrices makes a large document.
+        GradeFormat::Json => write_json(report, &mut out).context("cannot write the report")?,
+        GradeFormat::Junit => crate::report::class_junit::write(report, &mut out)?,
+        GradeFormat::Github => write_github(report, &mut out).context("cannot write the report")?,
+        GradeFormat::Markdown => {
+            write_markdown(report, &mut out).context("cannot write the report")?
         }
-        log.finish(&mut err);
-        if ungradable > 0 {
-            let _ = writeln!(
-                err,
-                "leasejudge: {ungradable} submission{} could not be graded",
-                if ungradable == 1 { "" } else { "s" }
-            );
+        GradeFormat::Gradescope => {
+            let visibility = options.visibility.unwrap_or(Visibility::Visible);
+            write_gradescope(report, visibility, &mut out).context("cannot write the report")?;
+        }
+        GradeFormat::Prairielearn => {
+            write_prairielearn(report, &mut out).context("cannot write the report")?
+        }
+        GradeFormat::GithubClassroom => {
+            write_github_classroom(report, &mut out).context("cannot write the report")?
         }
     }
-    if options.autograder {
-        // For the instructor: standard output is theirs on both platforms.
-        let submission = &report.submissions[0];
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
-            "leasejudge: {}: {}; the results are in {}",
-            escape_controls(&submission.name),
-            score_line(&report, submission),
-            escape_controls(
-                &options
-                    .output
-                    .as_deref()
-                    .unwrap_or(Path::new("-"))
-                    .to_string_lossy()
-            )
-        );
-        return Ok(Status::Success);
-    }
-    Ok(Status::from_code(code))
+    Ok(out)
 }
 
 /// What is wrong with an unusable key, for the one running `grade` (the report tells learners
