@@ -18,7 +18,7 @@ use crate::grading::matrix_reader::{
     SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
-use crate::grading::{GradeReport, ReportOptions, Unpaired, UnpairedFile};
+use crate::grading::{FileGrade, GradeReport, ReportOptions, Unpaired, UnpairedFile};
 use crate::input::{InputError, InputErrors, ReadOptions, Source};
 use crate::lease::Timestamp;
 use crate::ops::Status;
@@ -27,7 +27,7 @@ use crate::report::{render_report, report_output, write_problems};
 use crate::streaming::StreamError;
 
 use bless::{bless, say_blessed};
-use pairing::{name, pair};
+use pairing::{name, pair, Pairing, Pairings};
 
 /// What `check` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]
@@ -113,6 +113,68 @@ fn check(options: &Options) -> Result<Status> {
         );
     }
     check_paths(&inputs, &outputs)?;
+    let graded_files = grade_files(options, &pairings);
+    if let Some(progress) = progress {
+        progress.finish_and_clear();
+    }
+    let graded_files = graded_files?;
+
+    let mut report = GradeReport {
+        command: "check",
+        columns: columns.clone(),
+        revealed: true,
+        files: Vec::new(),
+        unpaired: Vec::new(),
+    };
+    let mut to_bless = Vec::new();
+    for (pairing, grade) in graded_files {
+        match grade {
+            Some(grade) => {
+                if !grade.summary().is_clean() {
+                    to_bless.push(pairing);
+                }
+                report.files.push(grade);
+            }
+            None => {
+                report.unpaired.push(UnpairedFile {
+                    file: name(&pairing.cases),
+                    problem: Unpaired::CaseFileWithoutGolden,
+                });
+                to_bless.push(pairing);
+            }
+        }
+    }
+    let checked = pairings.pairs.len();
+    report
+        .unpaired
+        .extend(pairings.orphan_golden.iter().map(|file| UnpairedFile {
+            file: name(file),
+            problem: Unpaired::GoldenWithoutCaseFile,
+        }));
+
+    let mut outputs = vec![render_report(&report, &options.report)?];
+    if options.bless {
+        outputs.extend(bless(&to_bless, options)?);
+    }
+    commit_all(outputs)?;
+    if options.bless {
+        say_blessed(&to_bless, checked);
+    }
+    Ok(if report.summary().is_clean() {
+        Status::Success
+    } else {
+        Status::Differences
+    })
+}
+
+/// Each case file judged on its own and graded against its golden file (`None`: it has
+/// none); every input error of them all, case ids in two case files among them, is the
+/// error.
+fn grade_files<'p>(
+    options: &Options,
+    pairings: &'p Pairings,
+) -> Result<Vec<(&'p Pairing, Option<FileGrade>)>> {
+    let columns = &options.report.columns;
     let mut errors = InputErrors::new();
     // Each case file is judged on its own, by the streaming engine, and graded against its
     // own golden file as its matrix is read back: neither its cases nor its matrix are kept.
@@ -180,9 +242,6 @@ fn check(options: &Options) -> Result<Status> {
             (Err(StreamError::Io(e)), _) => return Err(e.into()),
         }
     }
-    if let Some(progress) = progress {
-        progress.finish_and_clear();
-    }
     if let Some(places) = places {
         let names: Vec<String> = pairings.pairs.iter().map(|p| name(&p.cases)).collect();
         let clashes = places
@@ -194,53 +253,7 @@ fn check(options: &Options) -> Result<Status> {
     if !errors.is_empty() {
         return Err(errors.into());
     }
-
-    let mut report = GradeReport {
-        command: "check",
-        columns: columns.clone(),
-        revealed: true,
-        files: Vec::new(),
-        unpaired: Vec::new(),
-    };
-    let mut to_bless = Vec::new();
-    for (pairing, grade) in graded_files {
-        match grade {
-            Some(grade) => {
-                if !grade.summary().is_clean() {
-                    to_bless.push(pairing);
-                }
-                report.files.push(grade);
-            }
-            None => {
-                report.unpaired.push(UnpairedFile {
-                    file: name(&pairing.cases),
-                    problem: Unpaired::CaseFileWithoutGolden,
-                });
-                to_bless.push(pairing);
-            }
-        }
-    }
-    let checked = pairings.pairs.len();
-    report
-        .unpaired
-        .extend(pairings.orphan_golden.iter().map(|file| UnpairedFile {
-            file: name(file),
-            problem: Unpaired::GoldenWithoutCaseFile,
-        }));
-
-    let mut outputs = vec![render_report(&report, &options.report)?];
-    if options.bless {
-        outputs.extend(bless(&to_bless, options)?);
-    }
-    commit_all(outputs)?;
-    if options.bless {
-        say_blessed(&to_bless, checked);
-    }
-    Ok(if report.summary().is_clean() {
-        Status::Success
-    } else {
-        Status::Differences
-    })
+    Ok(graded_files)
 }
 
 /// Every problem of a golden file read split, as a golden file read whole lists them: the
