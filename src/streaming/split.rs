@@ -155,10 +155,81 @@ pub(super) fn stream_split(
     if run.suspects.is_none() {
         return Ok(Split::Whole);
     }
+    let (head, tail) = read_halves(
+        run, file_index, source, settings, encoding, stop, opened, &header, cut, &seen,
+    );
+    let (Some(head), Some(tail)) = (head, tail) else {
+        return Ok(Split::Whole);
+    };
+    let (head_read, mut errors) = head?;
+    let Some(stopped) = head_read.stopped else {
+        // The first half's read ended before the cut (a record too long, an I/O error): a
+        // single pass ends there too, and the second half is not read.
+        run.end_file(errors)?;
+        return Ok(Split::Done(None));
+    };
+    // Where the first run reads on from, and the line before it, if the second half's work
+    // is dropped.
+    let (read_on, spill) = if stopped.at_cut {
+        let (tail, tail_errors) = tail?;
+        let at = Stitch {
+            file_index,
+            source,
+            file: opened,
+            header: &header,
+            cut,
+            line_base: head_read.end_line - 1,
+        };
+        let stitched = if tail.gave_up {
+            Stitched::ReadOn
+        } else {
+            stitch(run, tail, tail_errors, &mut errors, &at)?
+        };
+        match stitched {
+            Stitched::Done(spill) => (None, Some(spill)),
+            // A case came back across the cut.
+            Stitched::ReadOn => (Some((cut, at.line_base)), None),
+        }
+    } else {
+        // A record (a quoted cell holding a line end) spans the cut: the second half was
+        // read from inside it. Its outcome, even an error, is not the file's.
+        (Some((stopped.offset, head_read.end_line - 1)), None)
+    };
+    if let Some((offset, line_base)) = read_on {
+        errors.append(read_on_from(
+            run, file_index, source, opened, &header, offset, line_base,
+        )?);
+    }
+    run.end_file(errors)?;
+    Ok(Split::Done(spill))
+}
+
+/// What the two halves' reads came to: the first run's read to the cut, and the second half's
+/// run with its reader's errors.
+type Halves = (
+    Option<io::Result<(CsvRead, InputErrors)>>,
+    Option<io::Result<(StreamRun, InputErrors)>>,
+);
+
+/// The two halves read at once: the first by `run` on this thread, to the cut, the second
+/// from the cut by a run of its own on another (`None` each when there is no other thread).
+#[allow(clippy::too_many_arguments)]
+fn read_halves(
+    run: &mut StreamRun,
+    file_index: usize,
+    source: &Source,
+    settings: &StreamSettings<'_>,
+    encoding: &'static dyn MatrixEncoding,
+    stop: &AtomicBool,
+    opened: &OpenedFile,
+    header: &CsvHeader,
+    cut: u64,
+    seen: &Arc<SeenIds>,
+) -> Halves {
     // The tail has a stop of its own: when it gives up, the first half reads on.
     let tail_stop = AtomicBool::new(false);
     let tail_stop = &tail_stop;
-    let (head, tail) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
             .spawn_scoped(scope, || -> io::Result<(StreamRun, InputErrors)> {
@@ -166,7 +237,7 @@ pub(super) fn stream_split(
                     settings.run_as_of,
                     settings.open_cases,
                     Some(encoding),
-                    Arc::clone(&seen),
+                    Arc::clone(seen),
                     true,
                 )?
                 .bounded_by(settings);
@@ -189,7 +260,7 @@ pub(super) fn stream_split(
                     reader,
                     file_index,
                     source,
-                    Some(&header),
+                    Some(header),
                     None,
                     tail_stop,
                     &mut |_, _| true,
@@ -231,87 +302,60 @@ pub(super) fn stream_split(
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the tail thread panicked")));
         (Some(head), Some(tail))
-    });
-    let (Some(head), Some(tail)) = (head, tail) else {
-        return Ok(Split::Whole);
-    };
-    let (head_read, mut errors) = head?;
-    let Some(stopped) = head_read.stopped else {
-        // The first half's read ended before the cut (a record too long, an I/O error): a
-        // single pass ends there too, and the second half is not read.
-        run.end_file(errors)?;
-        return Ok(Split::Done(None));
-    };
-    // Where the first run reads on from, and the line before it, if the second half's work
-    // is dropped.
-    let (read_on, spill) = if stopped.at_cut {
-        let (tail, tail_errors) = tail?;
-        let at = Stitch {
-            file_index,
-            source,
-            file: opened,
-            header: &header,
-            cut,
-            line_base: head_read.end_line - 1,
-        };
-        let stitched = if tail.gave_up {
-            Stitched::ReadOn
-        } else {
-            stitch(run, tail, tail_errors, &mut errors, &at)?
-        };
-        match stitched {
-            Stitched::Done(spill) => (None, Some(spill)),
-            // A case came back across the cut.
-            Stitched::ReadOn => (Some((cut, at.line_base)), None),
-        }
-    } else {
-        // A record (a quoted cell holding a line end) spans the cut: the second half was
-        // read from inside it. Its outcome, even an error, is not the file's.
-        (Some((stopped.offset, head_read.end_line - 1)), None)
-    };
-    if let Some((offset, line_base)) = read_on {
-        // The first run reads on, as a single pass would. The filter it
-        // shared holds the second half's ids too, which would all be "maybe" (a scan of the
-        // log each): it gets one of its own, of the ids it has seen.
-        let seen = SeenIds::for_input_bytes(opened.len().unwrap_or(0));
-        run.ids.for_each(&mut |id| {
-            seen.insert(id);
-            true
-        })?;
-        for seq in run.closed..run.next {
-            seen.insert(&run.open[run.place(seq)].case_id);
-        }
-        for id in run.pinned.keys() {
-            seen.insert(id);
-        }
-        run.seen = Arc::new(seen);
-        run.suspects = None;
-        let done = AtomicBool::new(false);
-        let reader = Watched {
-            inner: opened.reader(offset)?,
-            progress: None,
-            spool: None,
-            stop: &done,
-        };
-        let (_, more) = feed_csv_shifted(
-            run,
-            reader,
-            file_index,
-            source,
-            Some(&header),
-            line_base,
-            None,
-            &done,
-            &mut |_, _| true,
-        )?;
-        let mut more = more;
-        for error in more.listed_mut() {
-            shift(error, line_base);
-        }
-        errors.append(more);
+    })
+}
+
+/// The first run reads on from `offset` (the line before it `line_base`), as a single pass
+/// would, when the second half's work is dropped; returns the reader's errors, located in the
+/// file.
+fn read_on_from(
+    run: &mut StreamRun,
+    file_index: usize,
+    source: &Source,
+    opened: &OpenedFile,
+    header: &CsvHeader,
+    offset: u64,
+    line_base: u64,
+) -> io::Result<InputErrors> {
+    // The first run reads on, as a single pass would. The filter it
+    // shared holds the second half's ids too, which would all be "maybe" (a scan of the
+    // log each): it gets one of its own, of the ids it has seen.
+    let seen = SeenIds::for_input_bytes(opened.len().unwrap_or(0));
+    run.ids.for_each(&mut |id| {
+        seen.insert(id);
+        true
+    })?;
+    for seq in run.closed..run.next {
+        seen.insert(&run.open[run.place(seq)].case_id);
     }
-    run.end_file(errors)?;
-    Ok(Split::Done(spill))
+    for id in run.pinned.keys() {
+        seen.insert(id);
+    }
+    run.seen = Arc::new(seen);
+    run.suspects = None;
+    let done = AtomicBool::new(false);
+    let reader = Watched {
+        inner: opened.reader(offset)?,
+        progress: None,
+        spool: None,
+        stop: &done,
+    };
+    let (_, more) = feed_csv_shifted(
+        run,
+        reader,
+        file_index,
+        source,
+        Some(header),
+        line_base,
+        None,
+        &done,
+        &mut |_, _| true,
+    )?;
+    let mut more = more;
+    for error in more.listed_mut() {
+        shift(error, line_base);
+    }
+    Ok(more)
 }
 
 /// How the stitch ended.
@@ -458,97 +502,9 @@ fn stitch(
 
     // Step 2.
     if !continued.is_empty() {
-        let done = AtomicBool::new(false);
-        let reader = Watched {
-            inner: at.file.reader(at.cut)?,
-            progress: None,
-            spool: None,
-            stop: &done,
-        };
-        let line_base = at.line_base;
-        // The rows' errors were reported by the tail run.
-        feed_csv_shifted(
-            run,
-            reader,
-            at.file_index,
-            at.source,
-            Some(at.header),
-            line_base,
-            None,
-            &done,
-            &mut |line, row| {
-                if line > last_continued_line + line_base {
-                    done.store(true, Ordering::Relaxed);
-                    return false;
-                }
-                let case_id = match row {
-                    Ok(parsed) => Some(&parsed.case_id),
-                    Err(bad) => bad.case_id.as_ref(),
-                };
-                case_id.is_some_and(|id| continued.contains(id.as_str()))
-            },
-        )?;
+        replay_continued(run, at, &continued, last_continued_line)?;
     }
-
-    // The cases that came back, each read again from its first line in the second half to
-    // its last (stretches that overlap read once), only their rows replayed.
-    if !came_back.is_empty() {
-        came_back.sort_unstable();
-        let mut lines = LineIndex {
-            points: vec![(1, 0), (at.line_base + 1, at.cut)],
-        };
-        let file = at.file.shared()?;
-        let mut next = 0;
-        while next < came_back.len() {
-            let (first, mut last) = (came_back[next].0, came_back[next].1);
-            let mut cases: HashSet<&str> = HashSet::new();
-            while next < came_back.len() && came_back[next].0 <= last {
-                last = last.max(came_back[next].1);
-                cases.insert(&came_back[next].2);
-                next += 1;
-            }
-            let Some(start) = lines.start_of(&file, first + at.line_base)? else {
-                return Err(io::Error::other(format!(
-                    "{}: line {} was not found when read again",
-                    at.source.name,
-                    first + at.line_base
-                )));
-            };
-            let done = AtomicBool::new(false);
-            let reader = Watched {
-                inner: ReadAt {
-                    file: Arc::clone(&file),
-                    offset: start,
-                },
-                progress: None,
-                spool: None,
-                stop: &done,
-            };
-            let line_base = at.line_base + first - 1;
-            // The rows' errors were reported by the tail run.
-            feed_csv_shifted(
-                run,
-                reader,
-                at.file_index,
-                at.source,
-                Some(at.header),
-                line_base,
-                None,
-                &done,
-                &mut |line, row| {
-                    if line > last + at.line_base {
-                        done.store(true, Ordering::Relaxed);
-                        return false;
-                    }
-                    let case_id = match row {
-                        Ok(parsed) => Some(&parsed.case_id),
-                        Err(bad) => bad.case_id.as_ref(),
-                    };
-                    case_id.is_some_and(|id| cases.contains(id.as_str()))
-                },
-            )?;
-        }
-    }
+    replay_came_back(run, at, came_back)?;
 
     // Step 4, and the faults of the cases the tail judged alone.
     // Faults past the cap were counted, not kept: they are counted here too (those of a case
@@ -569,6 +525,116 @@ fn stitch(
     }
     errors.append(tail_errors);
     Ok(Stitched::Done(spill))
+}
+
+/// Step 2: the cases the first run has open read on from the cut, to the last line of any
+/// of them in the second half, only their rows replayed.
+fn replay_continued(
+    run: &mut StreamRun,
+    at: &Stitch<'_>,
+    continued: &HashSet<String>,
+    last_continued_line: u64,
+) -> io::Result<()> {
+    let done = AtomicBool::new(false);
+    let reader = Watched {
+        inner: at.file.reader(at.cut)?,
+        progress: None,
+        spool: None,
+        stop: &done,
+    };
+    let line_base = at.line_base;
+    // The rows' errors were reported by the tail run.
+    feed_csv_shifted(
+        run,
+        reader,
+        at.file_index,
+        at.source,
+        Some(at.header),
+        line_base,
+        None,
+        &done,
+        &mut |line, row| {
+            if line > last_continued_line + line_base {
+                done.store(true, Ordering::Relaxed);
+                return false;
+            }
+            let case_id = match row {
+                Ok(parsed) => Some(&parsed.case_id),
+                Err(bad) => bad.case_id.as_ref(),
+            };
+            case_id.is_some_and(|id| continued.contains(id.as_str()))
+        },
+    )?;
+    Ok(())
+}
+
+/// The cases that came back (each its first and last line in the second half, and its id),
+/// each read again from its first line in the second half to its last (stretches that
+/// overlap read once), only their rows replayed.
+fn replay_came_back(
+    run: &mut StreamRun,
+    at: &Stitch<'_>,
+    mut came_back: Vec<(u64, u64, String)>,
+) -> io::Result<()> {
+    if came_back.is_empty() {
+        return Ok(());
+    }
+    came_back.sort_unstable();
+    let mut lines = LineIndex {
+        points: vec![(1, 0), (at.line_base + 1, at.cut)],
+    };
+    let file = at.file.shared()?;
+    let mut next = 0;
+    while next < came_back.len() {
+        let (first, mut last) = (came_back[next].0, came_back[next].1);
+        let mut cases: HashSet<&str> = HashSet::new();
+        while next < came_back.len() && came_back[next].0 <= last {
+            last = last.max(came_back[next].1);
+            cases.insert(&came_back[next].2);
+            next += 1;
+        }
+        let Some(start) = lines.start_of(&file, first + at.line_base)? else {
+            return Err(io::Error::other(format!(
+                "{}: line {} was not found when read again",
+                at.source.name,
+                first + at.line_base
+            )));
+        };
+        let done = AtomicBool::new(false);
+        let reader = Watched {
+            inner: ReadAt {
+                file: Arc::clone(&file),
+                offset: start,
+            },
+            progress: None,
+            spool: None,
+            stop: &done,
+        };
+        let line_base = at.line_base + first - 1;
+        // The rows' errors were reported by the tail run.
+        feed_csv_shifted(
+            run,
+            reader,
+            at.file_index,
+            at.source,
+            Some(at.header),
+            line_base,
+            None,
+            &done,
+            &mut |line, row| {
+                if line > last + at.line_base {
+                    done.store(true, Ordering::Relaxed);
+                    return false;
+                }
+                let case_id = match row {
+                    Ok(parsed) => Some(&parsed.case_id),
+                    Err(bad) => bad.case_id.as_ref(),
+                };
+                case_id.is_some_and(|id| cases.contains(id.as_str()))
+            },
+        )?;
+    }
+    Ok(())
 }
 
 fn shift(error: &mut InputError, line_base: u64) {
