@@ -32,7 +32,7 @@ pub(super) struct CurrentFile {
     pub(super) reread: OpenedFile,
     /// Set up at the first case that comes back: the file's handle, its CSV header, where
     /// its lines start, where its JSON rows start.
-    pub(super) opened: Option<(Arc<File>, Option<CsvHeader>, LineIndex, RowIndex)>,
+    pub(super) opened: Option<Opened>,
     /// The rows read from it so far: a JSON array may hold several rows on a line (all of
     /// them on one), so the rows of a case read again from a JSON file are found by their
     /// number rather than their line.
@@ -165,27 +165,7 @@ pub(super) fn read_case_again(
     closed: &Closed,
 ) -> io::Result<(Slot, Vec<KeptRow>)> {
     if current.opened.is_none() {
-        let file = current.reread.handle()?;
-        let header = match current.format {
-            InputFormat::Csv => {
-                let reader = ReadAt {
-                    file: Arc::clone(&file),
-                    offset: 0,
-                };
-                Some(
-                    CsvHeader::read(reader, &current.name, current.options.delimiter).ok_or_else(
-                        || {
-                            io::Error::other(format!(
-                                "{}: the header cannot be read again",
-                                current.name
-                            ))
-                        },
-                    )?,
-                )
-            }
-            _ => None,
-        };
-        current.opened = Some((file, header, LineIndex::new(), RowIndex::new()));
+        current.opened = Some(open_again(current)?);
     }
     let (file, header, lines, json_rows) = current.opened.as_mut().expect("opened above");
     let (first, last) = (closed.first_line, closed.last_line);
@@ -215,55 +195,24 @@ pub(super) fn read_case_again(
         spool: None,
         stop: &done,
     };
-    let mut slot: Option<Slot> = None;
     let shift = std::cell::Cell::new(line_base);
     // The number of rows before the next one read.
     let next_row = std::cell::Cell::new(rows_before);
-    let mut rows = Vec::new();
+    let mut found = Replayed {
+        case_id,
+        keeping,
+        by_number,
+        lines: (first, last),
+        rows_numbered: (closed.first_row, closed.last_row),
+        done: &done,
+        slot: None,
+        rows: Vec::new(),
+    };
     let mut replay = |line: u64, row: &RowResult| {
         let line = line + shift.get();
         let number = next_row.get();
         next_row.set(number + 1);
-        let (at, first, last) = match by_number {
-            true => (number, closed.first_row, closed.last_row),
-            false => (line, first, last),
-        };
-        if at > last {
-            done.store(true, Ordering::Relaxed);
-            return;
-        }
-        let id = match row {
-            Ok(parsed) => parsed.case_id.as_str(),
-            Err(BadRow {
-                case_id: Some(id), ..
-            }) => id.as_str(),
-            Err(_) => return,
-        };
-        if at < first || !same_text(id, case_id) {
-            return;
-        }
-        let replayed = match (&mut slot, row) {
-            (None, Ok(parsed)) => {
-                let started = Case::start(&parsed.row);
-                let replayed = started.is_ok();
-                slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
-                replayed
-            }
-            (None, Err(_)) => {
-                slot = Some(Slot::Broken);
-                false
-            }
-            // A fault leaves the case as it was, as it did the first time.
-            (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
-            _ => false,
-        };
-        // The rows a case writer sees are those that replayed, as they did the first time.
-        if let (true, true, Ok(parsed)) = (keeping, replayed, row) {
-            rows.push(KeptRow {
-                line,
-                row: parsed.row.clone(),
-            });
-        }
+        found.row(line, number, row);
     };
     let mut errors = InputErrors::new();
     let reader = match (current.format, offset) {
@@ -327,6 +276,7 @@ pub(super) fn read_case_again(
     // A file changed in place reads differently: that, not what is missing, is the error.
     let read_through = Arc::clone(file);
     current.reread.check_read(&read_through)?;
+    let Replayed { slot, rows, .. } = found;
     let slot = slot.ok_or_else(|| {
         io::Error::other(format!(
             "{}: the rows of case {case_id} were not found when read again",
@@ -334,6 +284,102 @@ pub(super) fn read_case_again(
         ))
     })?;
     Ok((slot, rows))
+}
+
+/// A file opened to be read again: its handle, its header if it is CSV, and the indexes of
+/// its lines and JSON rows found so far.
+pub(super) type Opened = (Arc<File>, Option<CsvHeader>, LineIndex, RowIndex);
+
+/// The file of `current` opened again, with its header if it is CSV and empty indexes of
+/// its lines and JSON rows.
+fn open_again(current: &mut CurrentFile) -> io::Result<Opened> {
+    let file = current.reread.handle()?;
+    let header = match current.format {
+        InputFormat::Csv => {
+            let reader = ReadAt {
+                file: Arc::clone(&file),
+                offset: 0,
+            };
+            Some(
+                CsvHeader::read(reader, &current.name, current.options.delimiter).ok_or_else(
+                    || {
+                        io::Error::other(format!(
+                            "{}: the header cannot be read again",
+                            current.name
+                        ))
+                    },
+                )?,
+            )
+        }
+        _ => None,
+    };
+    Ok((file, header, LineIndex::new(), RowIndex::new()))
+}
+
+/// A closed case replayed from its rows read again: the rows of other cases and those
+/// before its first or after its last are passed over.
+struct Replayed<'a> {
+    case_id: &'a str,
+    /// Whether the rows that replayed are kept.
+    keeping: bool,
+    /// Whether rows are found by their number (JSON), not their line.
+    by_number: bool,
+    /// The case's first and last line.
+    lines: (u64, u64),
+    /// The case's first and last row by number.
+    rows_numbered: (u64, u64),
+    /// Set once the reading is past the case.
+    done: &'a AtomicBool,
+    /// The case as replayed so far (`None`: no row of it yet).
+    slot: Option<Slot>,
+    /// Its rows that replayed, if `keeping`.
+    rows: Vec<KeptRow>,
+}
+
+impl Replayed<'_> {
+    /// Replays the row at `line` (the `number`th of the file), if it is the case's.
+    fn row(&mut self, line: u64, number: u64, row: &RowResult) {
+        let (at, (first, last)) = match self.by_number {
+            true => (number, self.rows_numbered),
+            false => (line, self.lines),
+        };
+        if at > last {
+            self.done.store(true, Ordering::Relaxed);
+            return;
+        }
+        let id = match row {
+            Ok(parsed) => parsed.case_id.as_str(),
+            Err(BadRow {
+                case_id: Some(id), ..
+            }) => id.as_str(),
+            Err(_) => return,
+        };
+        if at < first || !same_text(id, self.case_id) {
+            return;
+        }
+        let replayed = match (&mut self.slot, row) {
+            (None, Ok(parsed)) => {
+                let started = Case::start(&parsed.row);
+                let replayed = started.is_ok();
+                self.slot = Some(started.map_or(Slot::Broken, |(case, _)| Slot::Live(case)));
+                replayed
+            }
+            (None, Err(_)) => {
+                self.slot = Some(Slot::Broken);
+                false
+            }
+            // A fault leaves the case as it was, as it did the first time.
+            (Some(Slot::Live(case)), Ok(parsed)) => case.step(&parsed.row).is_ok(),
+            _ => false,
+        };
+        // The rows a case writer sees are those that replayed, as they did the first time.
+        if let (true, true, Ok(parsed)) = (self.keeping, replayed, row) {
+            self.rows.push(KeptRow {
+                line,
+                row: parsed.row.clone(),
+            });
+        }
+    }
 }
 
 /// A [`RowSink`] that parses only the rows from line `first` to line `last` (the rows of a
