@@ -301,28 +301,88 @@ fn parse_typed(
     slot: &mut RowResult,
 ) -> Option<bool> {
     let before = errors.len();
-    let text = |field: Field| cells[field.index()];
+    let values = parse_values(cells, errors, locate);
 
-    // Type-check every recognised field the row gives, whatever its event; each value is
-    // parsed once and kept (`None`: absent, or bad and reported). Inlined: most of the
-    // calls find no cell, or return at once.
-    #[inline(always)]
-    fn checked<T>(
-        errors: &mut InputErrors,
-        locate: &Locate<'_>,
-        field: Field,
-        value: Option<&str>,
-        parse: impl Fn(&str) -> Result<T, ValueError>,
-    ) -> Option<T> {
-        let value = value?;
-        match parse(value) {
-            Ok(parsed) => Some(parsed),
-            Err(e) => {
-                errors.push(locate(Some(field), e.0, Some(value)));
-                None
+    // Text the matrix carries (spec section 5) that would be a GitHub Actions workflow
+    // command wherever the matrix is printed, and that no CSV quoting can make inert
+    // (docs/safety.md): refused here, for every command alike.
+    for field in TEXT_FIELDS {
+        if let Some(value) = cells[field.index()] {
+            if let Some(found) = crate::sanitize::workflow_command_in(value) {
+                errors.push(locate(Some(field), command_message(found), Some(value)));
             }
         }
     }
+
+    let case_id = require(cells, errors, locate, Field::CaseId, &|| {
+        "on every row".into()
+    });
+    require(cells, errors, locate, Field::Event, &|| {
+        "on every row".into()
+    });
+    require(cells, errors, locate, Field::ObservedAt, &|| {
+        "on every row".into()
+    });
+    let message = message(cells, errors, locate, &values);
+
+    if errors.len() != before {
+        return None;
+    }
+    // One at a time: a tuple of them would copy the message twice more.
+    let (Some(case_id), Some(observed_at)) = (case_id, values.observed_at) else {
+        return None;
+    };
+    let message = message?;
+    let job_id = cells[Field::JobId.index()].map(CompactString::new);
+    // Field by field into a row already there: no copy of the whole row.
+    Some(match slot {
+        Ok(parsed) => {
+            let same_case = same_text(&parsed.case_id, case_id);
+            if !same_case {
+                parsed.case_id = CompactString::new(case_id);
+            }
+            parsed.row.observed_at = observed_at;
+            parsed.row.job_id = job_id;
+            parsed.row.sent_at = values.sent_at;
+            parsed.row.message = message;
+            same_case
+        }
+        Err(_) => {
+            *slot = Ok(ParsedRow {
+                case_id: CompactString::new(case_id),
+                row: Row {
+                    observed_at,
+                    job_id,
+                    sent_at: values.sent_at,
+                    message,
+                },
+            });
+            false
+        }
+    })
+}
+
+/// Every recognised field a row gives that has a type, whatever its event, each parsed once
+/// and kept (`None`: absent, or bad and reported).
+struct Values {
+    observed_at: Option<Timestamp>,
+    issued_at: Option<Timestamp>,
+    expires_at: Option<Timestamp>,
+    ack_deadline: Option<Timestamp>,
+    sent_at: Option<Timestamp>,
+    generation: Option<u64>,
+    lease_duration: Option<Seconds>,
+    renew_seq: Option<u64>,
+    progress_seq: Option<u64>,
+    result: Option<TerminalResult>,
+    event: Option<Event>,
+}
+
+/// Type-checks every recognised field the row gives, whatever its event; each bad value is
+/// reported. Inlined, as [`checked`] is: most of the calls find no cell, or return at once.
+#[inline(always)]
+fn parse_values(cells: &RawCells<'_>, errors: &mut InputErrors, locate: &Locate<'_>) -> Values {
+    let text = |field: Field| cells[field.index()];
     let mut check_timestamp =
         |field: Field| checked(errors, locate, field, text(field), Timestamp::parse);
     let observed_at = check_timestamp(Field::ObservedAt);
@@ -358,7 +418,7 @@ fn parse_typed(
         text(Field::ProgressSeq),
         parse_sequence,
     );
-    // Both kept, so that neither is parsed again below.
+    // Both kept, so that neither is parsed again.
     let result = checked(errors, locate, Field::Result, text(Field::Result), |v| {
         TerminalResult::parse(v).ok_or_else(|| {
             ValueError("unknown result (expected SUCCESS, FAILED or CANCELLED)".into())
@@ -373,40 +433,78 @@ fn parse_typed(
             )
         })
     });
+    Values {
+        observed_at,
+        issued_at,
+        expires_at,
+        ack_deadline,
+        sent_at,
+        generation,
+        lease_duration,
+        renew_seq,
+        progress_seq,
+        result,
+        event,
+    }
+}
 
-    // Text the matrix carries (spec section 5) that would be a GitHub Actions workflow
-    // command wherever the matrix is printed, and that no CSV quoting can make inert
-    // (docs/safety.md): refused here, for every command alike.
-    for field in TEXT_FIELDS {
-        if let Some(value) = text(field) {
-            if let Some(found) = crate::sanitize::workflow_command_in(value) {
-                errors.push(locate(Some(field), command_message(found), Some(value)));
-            }
+/// `value` parsed by `parse`, or `None` with its error reported (also `None` when absent).
+#[inline(always)]
+fn checked<T>(
+    errors: &mut InputErrors,
+    locate: &Locate<'_>,
+    field: Field,
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Result<T, ValueError>,
+) -> Option<T> {
+    let value = value?;
+    match parse(value) {
+        Ok(parsed) => Some(parsed),
+        Err(e) => {
+            errors.push(locate(Some(field), e.0, Some(value)));
+            None
         }
     }
+}
 
-    let mut require = |field: Field, why: &dyn Fn() -> String| -> Option<&str> {
-        let value = text(field);
-        if value.is_none() {
-            errors.push(locate(
-                Some(field),
-                format!("missing, required {}", why()),
-                None,
-            ));
-        }
-        value
-    };
-    let case_id = require(Field::CaseId, &|| "on every row".into());
-    require(Field::Event, &|| "on every row".into());
-    require(Field::ObservedAt, &|| "on every row".into());
+/// The text of `field`, or `None` with an error: it is required (`why` says where).
+#[inline(always)]
+fn require<'c>(
+    cells: &RawCells<'c>,
+    errors: &mut InputErrors,
+    locate: &Locate<'_>,
+    field: Field,
+    why: &dyn Fn() -> String,
+) -> Option<&'c str> {
+    let value = cells[field.index()];
+    if value.is_none() {
+        errors.push(locate(
+            Some(field),
+            format!("missing, required {}", why()),
+            None,
+        ));
+    }
+    value
+}
 
+/// The row's message for its event, its required fields reported if missing (`None` when
+/// the event or a field it needs is missing or bad).
+#[inline(always)]
+fn message(
+    cells: &RawCells<'_>,
+    errors: &mut InputErrors,
+    locate: &Locate<'_>,
+    values: &Values,
+) -> Option<Message> {
+    let text = |field: Field| cells[field.index()];
+    let event = values.event;
     let needs_identity = event.is_some_and(|e| e == Event::Offer || e.is_worker_message());
     let identity = if needs_identity {
         let why = || format!("on {}", event.expect("checked"));
-        let lease_id = require(Field::LeaseId, &why);
-        let generation_text = require(Field::Generation, &why);
-        let holder = require(Field::Holder, &why);
-        match (lease_id, generation_text.and(generation), holder) {
+        let lease_id = require(cells, errors, locate, Field::LeaseId, &why);
+        let generation_text = require(cells, errors, locate, Field::Generation, &why);
+        let holder = require(cells, errors, locate, Field::Holder, &why);
+        match (lease_id, generation_text.and(values.generation), holder) {
             (Some(lease_id), Some(generation), Some(holder)) => Some(Identity {
                 lease_id: CompactString::new(lease_id),
                 generation,
@@ -418,50 +516,15 @@ fn parse_typed(
         None
     };
 
-    let message = match event {
-        None => None,
-        Some(Event::Offer) => {
-            let duration = require(Field::LeaseDuration, &|| "on offer".into());
-            let given = GivenTerms {
-                issued_at,
-                expires_at,
-                ack_deadline,
-            };
-            // Resolve the terms only from values that parsed, so one bad cell is one error.
-            let timing_parsed = [
-                (Field::IssuedAt, given.issued_at),
-                (Field::ExpiresAt, given.expires_at),
-                (Field::AckDeadline, given.ack_deadline),
-            ]
-            .iter()
-            .all(|(field, parsed)| text(*field).is_none() || parsed.is_some());
-            match (identity, duration.and(lease_duration), observed_at) {
-                (Some(identity), Some(duration), Some(observed_at)) if timing_parsed => {
-                    match OfferTerms::resolve(observed_at, &given, duration) {
-                        Ok(terms) => Some(Message::Offer(Offer {
-                            identity,
-                            terms,
-                            given,
-                        })),
-                        Err(e) => {
-                            errors.push(terms_error(
-                                e,
-                                text(Field::LeaseDuration),
-                                text(Field::ExpiresAt),
-                                text(Field::AckDeadline),
-                                locate,
-                            ));
-                            None
-                        }
-                    }
-                }
-                _ => None,
-            }
-        }
-        Some(Event::Ack) => identity.map(Message::Ack),
-        Some(Event::CancelAck) => identity.map(Message::CancelAck),
-        Some(Event::Renew) => {
-            let seq = require(Field::RenewSeq, &|| "on renew".into()).and(renew_seq);
+    match event? {
+        Event::Offer => offer(cells, errors, locate, values, identity),
+        Event::Ack => identity.map(Message::Ack),
+        Event::CancelAck => identity.map(Message::CancelAck),
+        Event::Renew => {
+            let seq = require(cells, errors, locate, Field::RenewSeq, &|| {
+                "on renew".into()
+            })
+            .and(values.renew_seq);
             identity
                 .zip(seq)
                 .map(|(identity, renew_seq)| Message::Renew {
@@ -469,8 +532,11 @@ fn parse_typed(
                     renew_seq,
                 })
         }
-        Some(Event::Progress) => {
-            let seq = require(Field::ProgressSeq, &|| "on progress".into()).and(progress_seq);
+        Event::Progress => {
+            let seq = require(cells, errors, locate, Field::ProgressSeq, &|| {
+                "on progress".into()
+            })
+            .and(values.progress_seq);
             identity
                 .zip(seq)
                 .map(|(identity, progress_seq)| Message::Progress {
@@ -479,51 +545,70 @@ fn parse_typed(
                     progress_value: text(Field::ProgressValue).map(CompactString::new),
                 })
         }
-        Some(Event::Result) => {
-            let result = require(Field::Result, &|| "on result".into()).and(result);
+        Event::Result => {
+            let result = require(cells, errors, locate, Field::Result, &|| "on result".into())
+                .and(values.result);
             identity
                 .zip(result)
                 .map(|(identity, result)| Message::Result { identity, result })
         }
-        Some(Event::CancelRequest) => Some(Message::CancelRequest),
-        Some(Event::Observe) => Some(Message::Observe),
-    };
-
-    if errors.len() != before {
-        return None;
+        Event::CancelRequest => Some(Message::CancelRequest),
+        Event::Observe => Some(Message::Observe),
     }
-    // One at a time: a tuple of them would copy the message twice more.
-    let (Some(case_id), Some(observed_at)) = (case_id, observed_at) else {
-        return None;
+}
+
+/// An offer's message: its identity and its terms resolved from the values that parsed, so
+/// that one bad cell is one error.
+#[inline(always)]
+fn offer(
+    cells: &RawCells<'_>,
+    errors: &mut InputErrors,
+    locate: &Locate<'_>,
+    values: &Values,
+    identity: Option<Identity>,
+) -> Option<Message> {
+    let text = |field: Field| cells[field.index()];
+    let duration = require(cells, errors, locate, Field::LeaseDuration, &|| {
+        "on offer".into()
+    });
+    let given = GivenTerms {
+        issued_at: values.issued_at,
+        expires_at: values.expires_at,
+        ack_deadline: values.ack_deadline,
     };
-    let message = message?;
-    let job_id = text(Field::JobId).map(CompactString::new);
-    // Field by field into a row already there: no copy of the whole row.
-    Some(match slot {
-        Ok(parsed) => {
-            let same_case = same_text(&parsed.case_id, case_id);
-            if !same_case {
-                parsed.case_id = CompactString::new(case_id);
+    let timing_parsed = [
+        (Field::IssuedAt, given.issued_at),
+        (Field::ExpiresAt, given.expires_at),
+        (Field::AckDeadline, given.ack_deadline),
+    ]
+    .iter()
+    .all(|(field, parsed)| text(*field).is_none() || parsed.is_some());
+    match (
+        identity,
+        duration.and(values.lease_duration),
+        values.observed_at,
+    ) {
+        (Some(identity), Some(duration), Some(observed_at)) if timing_parsed => {
+            match OfferTerms::resolve(observed_at, &given, duration) {
+                Ok(terms) => Some(Message::Offer(Offer {
+                    identity,
+                    terms,
+                    given,
+                })),
+                Err(e) => {
+                    errors.push(terms_error(
+                        e,
+                        text(Field::LeaseDuration),
+                        text(Field::ExpiresAt),
+                        text(Field::AckDeadline),
+                        locate,
+                    ));
+                    None
+                }
             }
-            parsed.row.observed_at = observed_at;
-            parsed.row.job_id = job_id;
-            parsed.row.sent_at = sent_at;
-            parsed.row.message = message;
-            same_case
         }
-        Err(_) => {
-            *slot = Ok(ParsedRow {
-                case_id: CompactString::new(case_id),
-                row: Row {
-                    observed_at,
-                    job_id,
-                    sent_at,
-                    message,
-                },
-            });
-            false
-        }
-    })
+        _ => None,
+    }
 }
 
 /// The fields whose text the evidence matrix carries as it is.
