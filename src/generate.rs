@@ -375,144 +375,177 @@ fn tell(
     };
     let work = target.saturating_sub(own_rows);
     let other_holder = (holder + 1 + story.rng.range(0, 62)) % 64;
-    match scenario {
-        Scenario::Success | Scenario::Failed => {
-            story.ack();
-            story.work(work);
-            story.result(if scenario == Scenario::Success {
-                "SUCCESS"
-            } else {
-                "FAILED"
-            });
-        }
-        Scenario::Cancelled => {
-            story.ack();
-            story.work(work);
-            story.cancel_request();
-            if story.rng.chance(50) {
-                story.cancel_ack();
-            }
-            story.result("CANCELLED");
-        }
-        Scenario::CancelAcked => {
-            story.ack();
-            story.work(work);
-            story.cancel_request();
-            story.cancel_ack();
-            if story.rng.chance(50) {
-                story.pass_expiry();
-                story.observe();
-            }
-        }
-        Scenario::CancelUnacked => {
-            story.ack();
-            story.work(work);
-            story.cancel_request();
-            story.advance(2);
-            story.progress();
-        }
-        Scenario::Expired => {
-            story.ack();
-            story.work(work);
-            story.pass_expiry();
-            story.observe();
-        }
-        Scenario::ResultAfterExpiry => {
-            story.ack();
-            story.work(work);
-            story.pass_expiry();
-            story.result("SUCCESS");
-        }
-        Scenario::RenewAfterExpiry => {
-            story.ack();
-            story.work(work);
-            story.pass_expiry();
-            story.renew();
-        }
-        Scenario::AckMissing => {
-            story.now = story.ack_deadline + story.rng.range(0, 10) as i64;
-            story.observe();
-        }
-        Scenario::AckLate => {
-            story.now = story.ack_deadline + story.rng.range(0, 5) as i64;
-            story.push("ack", true);
-        }
-        Scenario::Active => {
-            story.ack();
-            story.work(work + 2);
-        }
-        Scenario::Stale => {
-            story.ack();
-            story.work(work / 2);
-            let (old_generation, old_holder, old_renew) =
-                (story.generation, story.holder, story.renew_seq);
-            story.pass_expiry();
-            story.observe();
-            story.advance(2);
-            story.offer(old_generation + 1, other_holder);
-            story.ack();
-            story.work(work - work / 2);
-            story.advance(1);
-            let row = story.push("renew", true);
-            row.identity = Some((index, old_generation, old_holder));
-            row.renew_seq = Some(old_renew + 1);
-        }
-        Scenario::LateProgress => {
-            story.ack();
-            story.progress();
-            story.work(work);
-            story.advance(1);
-            story.progress();
-            story.progress();
-            story.advance(1);
-            let late = story.progress_seq - 1;
-            let row = story.push("progress", true);
-            row.progress_seq = Some(late);
-            row.progress_value = Some(story_value(late));
-        }
-        Scenario::Pending => {
-            if story.rng.chance(50) {
-                story.advance(1);
-                let repeat = story.rows[0].clone();
-                story.rows.push(GenRow {
-                    at: story.now,
-                    job: false,
-                    ..repeat
-                });
-            } else {
-                story.advance(1);
-                story.observe();
-            }
-        }
-        Scenario::HolderConflict => {
-            story.ack();
-            story.work(work);
-            story.advance(1);
-            story.push("progress", true).identity = Some((index, generation, other_holder));
-            let seq = story.progress_seq + 1;
-            story.rows.last_mut().expect("pushed").progress_seq = Some(seq);
-            story.advance(1);
-            story.renew();
-        }
-        Scenario::Overlapping => {
-            story.ack();
-            story.work(work);
-            story.advance(1);
-            let (generation, lease) = (story.generation, story.lease);
-            story.offer(generation + 1, other_holder);
-            story.lease = lease;
-            story.renew();
-        }
-        Scenario::GenerationReused => {
-            story.ack();
-            story.work(work);
-            story.advance(1);
-            let generation = story.generation;
-            story.offer(generation, other_holder);
-            story.observe();
+    story.play(scenario, work, index, other_holder);
+    story.rows
+}
+
+impl Story<'_> {
+    /// Tells `scenario` after the offer: `work` rows of work where it has them; the case is
+    /// lease `index`, and `other_holder` is a worker other than its holder.
+    fn play(&mut self, scenario: Scenario, work: u64, index: u64, other_holder: u64) {
+        match scenario {
+            Scenario::Success
+            | Scenario::Failed
+            | Scenario::Cancelled
+            | Scenario::CancelAcked
+            | Scenario::CancelUnacked
+            | Scenario::Expired
+            | Scenario::ResultAfterExpiry
+            | Scenario::RenewAfterExpiry => self.worked(scenario, work),
+            _ => self.other(scenario, work, index, other_holder),
         }
     }
-    story.rows
+
+    /// The scenarios of a lease acknowledged and worked on, then ended one way or another.
+    fn worked(&mut self, scenario: Scenario, work: u64) {
+        match scenario {
+            Scenario::Success | Scenario::Failed => {
+                self.ack();
+                self.work(work);
+                self.result(if scenario == Scenario::Success {
+                    "SUCCESS"
+                } else {
+                    "FAILED"
+                });
+            }
+            Scenario::Cancelled => {
+                self.ack();
+                self.work(work);
+                self.cancel_request();
+                if self.rng.chance(50) {
+                    self.cancel_ack();
+                }
+                self.result("CANCELLED");
+            }
+            Scenario::CancelAcked => {
+                self.ack();
+                self.work(work);
+                self.cancel_request();
+                self.cancel_ack();
+                if self.rng.chance(50) {
+                    self.pass_expiry();
+                    self.observe();
+                }
+            }
+            Scenario::CancelUnacked => {
+                self.ack();
+                self.work(work);
+                self.cancel_request();
+                self.advance(2);
+                self.progress();
+            }
+            Scenario::Expired => {
+                self.ack();
+                self.work(work);
+                self.pass_expiry();
+                self.observe();
+            }
+            Scenario::ResultAfterExpiry => {
+                self.ack();
+                self.work(work);
+                self.pass_expiry();
+                self.result("SUCCESS");
+            }
+            Scenario::RenewAfterExpiry => {
+                self.ack();
+                self.work(work);
+                self.pass_expiry();
+                self.renew();
+            }
+            _ => unreachable!("{scenario:?} is not a worked lease's scenario"),
+        }
+    }
+
+    /// The scenarios of an offer left pending or acknowledged late, an active lease, and a
+    /// holder, generation or lease in conflict.
+    fn other(&mut self, scenario: Scenario, work: u64, index: u64, other_holder: u64) {
+        let generation = self.generation;
+        match scenario {
+            Scenario::AckMissing => {
+                self.now = self.ack_deadline + self.rng.range(0, 10) as i64;
+                self.observe();
+            }
+            Scenario::AckLate => {
+                self.now = self.ack_deadline + self.rng.range(0, 5) as i64;
+                self.push("ack", true);
+            }
+            Scenario::Active => {
+                self.ack();
+                self.work(work + 2);
+            }
+            Scenario::Stale => {
+                self.ack();
+                self.work(work / 2);
+                let (old_generation, old_holder, old_renew) =
+                    (self.generation, self.holder, self.renew_seq);
+                self.pass_expiry();
+                self.observe();
+                self.advance(2);
+                self.offer(old_generation + 1, other_holder);
+                self.ack();
+                self.work(work - work / 2);
+                self.advance(1);
+                let row = self.push("renew", true);
+                row.identity = Some((index, old_generation, old_holder));
+                row.renew_seq = Some(old_renew + 1);
+            }
+            Scenario::LateProgress => {
+                self.ack();
+                self.progress();
+                self.work(work);
+                self.advance(1);
+                self.progress();
+                self.progress();
+                self.advance(1);
+                let late = self.progress_seq - 1;
+                let row = self.push("progress", true);
+                row.progress_seq = Some(late);
+                row.progress_value = Some(story_value(late));
+            }
+            Scenario::Pending => {
+                if self.rng.chance(50) {
+                    self.advance(1);
+                    let repeat = self.rows[0].clone();
+                    self.rows.push(GenRow {
+                        at: self.now,
+                        job: false,
+                        ..repeat
+                    });
+                } else {
+                    self.advance(1);
+                    self.observe();
+                }
+            }
+            Scenario::HolderConflict => {
+                self.ack();
+                self.work(work);
+                self.advance(1);
+                self.push("progress", true).identity = Some((index, generation, other_holder));
+                let seq = self.progress_seq + 1;
+                self.rows.last_mut().expect("pushed").progress_seq = Some(seq);
+                self.advance(1);
+                self.renew();
+            }
+            Scenario::Overlapping => {
+                self.ack();
+                self.work(work);
+                self.advance(1);
+                let (generation, lease) = (self.generation, self.lease);
+                self.offer(generation + 1, other_holder);
+                self.lease = lease;
+                self.renew();
+            }
+            Scenario::GenerationReused => {
+                self.ack();
+                self.work(work);
+                self.advance(1);
+                let generation = self.generation;
+                self.offer(generation, other_holder);
+                self.observe();
+            }
+            _ => unreachable!("{scenario:?} is a worked lease's scenario"),
+        }
+    }
 }
 
 /// A plausible progress value for a sequence number.
