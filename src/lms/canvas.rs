@@ -144,68 +144,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         .filter(|&i| !NOT_ASSIGNMENTS.iter().any(|n| header[i].contains(n)))
         .filter_map(|i| title_and_id(&header[i]).map(|(title, id)| (i, title, id)))
         .collect();
-    let listed = || {
-        assignments
-            .iter()
-            .map(|(i, _, _)| header[*i].trim().to_owned())
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    let chosen: Vec<usize> = match assignment {
-        None => assignments.iter().map(|(i, _, _)| *i).collect(),
-        Some(wanted) => {
-            let wanted = wanted.trim();
-            let by_id: Vec<usize> = assignments
-                .iter()
-                .filter(|(_, _, id)| *id == wanted)
-                .map(|(i, _, _)| *i)
-                .collect();
-            if by_id.is_empty() {
-                assignments
-                    .iter()
-                    .filter(|(i, title, _)| *title == wanted || header[*i].trim() == wanted)
-                    .map(|(i, _, _)| *i)
-                    .collect()
-            } else {
-                by_id
-            }
-        }
-    };
-    let assignment_column = match (chosen.as_slice(), assignment) {
-        ([one], _) => *one,
-        ([], None) => {
-            return Err(InputErrors::from(vec![table.header_error(
-                "no assignment columns (headed TITLE (ID)): export the gradebook with the \
-                 assignment in it",
-            )]))
-        }
-        ([], Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "no assignment {wanted:?} (give --assignment its id or title); the export's \
-                     assignments: {}",
-                    listed()
-                ))
-                .value(wanted)]))
-        }
-        (_, None) => {
-            return Err(InputErrors::from(vec![table.header_error(format!(
-                "the export has {} assignments: name the one being graded with --assignment ID \
-                 (its id, the number in parentheses): {}",
-                chosen.len(),
-                listed()
-            ))]))
-        }
-        (_, Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
-                    chosen.len(),
-                    listed()
-                ))
-                .value(wanted)]))
-        }
-    };
+    let assignment_column = chosen_assignment(&table, &assignments, assignment)?;
     let mut errors = InputErrors::new();
     let mut learners: Vec<Learner> = Vec::new();
     let mut points_row = None;
@@ -270,6 +209,70 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         points_row,
         points,
     })
+}
+
+/// The column of the assignment `assignment` names among `assignments` (column, title, id):
+/// by its id, else its title or its whole header; without it, the export's only one.
+fn chosen_assignment(
+    table: &Table,
+    assignments: &[(usize, &str, &str)],
+    assignment: Option<&str>,
+) -> Result<usize, InputErrors> {
+    let header = &table.header;
+    let listed = || {
+        assignments
+            .iter()
+            .map(|(i, _, _)| header[*i].trim().to_owned())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let chosen: Vec<usize> = match assignment {
+        None => assignments.iter().map(|(i, _, _)| *i).collect(),
+        Some(wanted) => {
+            let wanted = wanted.trim();
+            let by_id: Vec<usize> = assignments
+                .iter()
+                .filter(|(_, _, id)| *id == wanted)
+                .map(|(i, _, _)| *i)
+                .collect();
+            if by_id.is_empty() {
+                assignments
+                    .iter()
+                    .filter(|(i, title, _)| *title == wanted || header[*i].trim() == wanted)
+                    .map(|(i, _, _)| *i)
+                    .collect()
+            } else {
+                by_id
+            }
+        }
+    };
+    match (chosen.as_slice(), assignment) {
+        ([one], _) => Ok(*one),
+        ([], None) => Err(InputErrors::from(vec![table.header_error(
+            "no assignment columns (headed TITLE (ID)): export the gradebook with the \
+             assignment in it",
+        )])),
+        ([], Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "no assignment {wanted:?} (give --assignment its id or title); the export's \
+                 assignments: {}",
+                listed()
+            ))
+            .value(wanted)])),
+        (_, None) => Err(InputErrors::from(vec![table.header_error(format!(
+            "the export has {} assignments: name the one being graded with --assignment ID \
+             (its id, the number in parentheses): {}",
+            chosen.len(),
+            listed()
+        ))])),
+        (_, Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
+                chosen.len(),
+                listed()
+            ))
+            .value(wanted)])),
+    }
 }
 
 impl Roster {
