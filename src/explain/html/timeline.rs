@@ -1,0 +1,632 @@
+//! A case's inline SVG timeline: a lane per generation and holder, the lease validity window
+//! as a bar that grows on renewals and ends at expiry, each row a mark coloured by its
+//! disposition and linked to its row of the trace table. Labels of marks close in time are
+//! stacked in up to three rows, and thinned beyond that, so that no two labels overlap.
+
+use std::fmt::Write as _;
+use std::io;
+use std::ops::ControlFlow;
+
+use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Timestamp, Verdict};
+
+use super::super::text::{claim_text, clock_text, state_text};
+use super::super::{State, TracedRow};
+use super::{crosses, disposition_colour, each_row, escape_html, row_id, Page, Shown, HAND_ON_AT};
+
+/// Geometry of the SVG timeline.
+const WIDTH: f64 = 1200.0;
+const LABEL_WIDTH: f64 = 190.0;
+const RIGHT_MARGIN: f64 = 40.0;
+const AXIS_HEIGHT: f64 = 34.0;
+/// A lane: three rows of mark labels, the marks on the validity bar, two rows of bar labels.
+const LANE_HEIGHT: f64 = 76.0;
+/// The marks' centre and the bar's top, from a lane's top.
+const MARK_Y: f64 = 48.0;
+const BAR_Y: f64 = 42.0;
+const BAR_HEIGHT: f64 = 12.0;
+/// Rows of mark labels above the marks; a label that fits in none is left out.
+const LABEL_ROWS: usize = 3;
+const LABEL_ROW_HEIGHT: f64 = 12.0;
+/// The width of a character of the 11 px monospace labels, and the gap kept between labels.
+const CHAR_WIDTH: f64 = 6.7;
+const LABEL_GAP: f64 = 4.0;
+
+/// Rows of labels, each remembering where its last label ends: a label goes in the first
+/// row where it does not overlap the one before.
+struct Shelves {
+    ends: Vec<f64>,
+}
+
+impl Shelves {
+    fn new(rows: usize) -> Shelves {
+        Shelves {
+            ends: vec![f64::NEG_INFINITY; rows],
+        }
+    }
+
+    /// The row for a label from `start` to `end`, or `None` when every row is taken there.
+    fn place(&mut self, start: f64, end: f64) -> Option<usize> {
+        let row = self.ends.iter().position(|&e| e + LABEL_GAP <= start)?;
+        self.ends[row] = end;
+        Some(row)
+    }
+}
+
+fn label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * CHAR_WIDTH
+}
+const BOTTOM_MARGIN: f64 = 20.0;
+
+/// One lane: the coordinator's, or one generation and holder's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LaneKey {
+    Coordinator,
+    Generation(u64, CompactString),
+}
+
+/// A generation's validity window as it ended up.
+struct Window {
+    lane: usize,
+    start: Timestamp,
+    /// When it was acked, if it was.
+    acked_at: Option<Timestamp>,
+    /// Each superseded `expires_at` (the bar grew past it) and the renewal time that did it.
+    growth: Vec<(Timestamp, Timestamp)>,
+    /// The ack deadline (end of an unacked offer).
+    ack_deadline: Timestamp,
+    /// The final `expires_at`.
+    expires_at: Timestamp,
+    /// When a cancel was requested, if one was.
+    cancel_requested: Option<Timestamp>,
+    /// How the generation ended: expired, ack timeout, a result (with its time), or still on.
+    end: WindowEnd,
+    title: String,
+}
+
+enum WindowEnd {
+    Open,
+    Expired,
+    AckTimeout,
+    Result(String, Timestamp),
+}
+
+pub(super) struct Timeline<'a> {
+    trace: &'a Shown<'a>,
+    /// The case's index on the page, for links to its trace rows.
+    case_index: usize,
+    lanes: Vec<(LaneKey, String)>,
+    windows: Vec<Window>,
+    t0: f64,
+    t1: f64,
+}
+
+impl<'a> Timeline<'a> {
+    pub(super) fn new(trace: &'a Shown<'a>, case_index: usize) -> io::Result<Timeline<'a>> {
+        let mut lanes: Vec<(LaneKey, String)> =
+            vec![(LaneKey::Coordinator, "coordinator".to_owned())];
+        let mut first = None;
+        trace.rows.visit(&mut |_, row| {
+            first.get_or_insert(row.source.row.observed_at);
+            if let Some(identity) = row.source.row.message.identity() {
+                let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+                if !lanes.iter().any(|(k, _)| *k == key) {
+                    lanes.push((
+                        key,
+                        format!("gen {} · {}", identity.generation, identity.holder),
+                    ));
+                }
+            }
+            Ok(ControlFlow::Continue(()))
+        })?;
+        let windows = windows(trace, &lanes)?;
+        let first = first
+            .ok_or_else(|| io::Error::other("a case with no rows has no timeline"))?
+            .unix_seconds_f64();
+        let as_of = trace.verdict.as_of.unix_seconds_f64();
+        let t0 = windows
+            .iter()
+            .map(|w| w.start.unix_seconds_f64())
+            .fold(first, f64::min);
+        let natural_end = windows
+            .iter()
+            .map(|w| match w.end {
+                WindowEnd::AckTimeout => w.ack_deadline.unix_seconds_f64(),
+                _ => w.expires_at.unix_seconds_f64(),
+            })
+            .fold(as_of, f64::max);
+        // A long lease would squeeze every row into the left edge: show at most half as
+        // much again after the last row, and let longer bars run off the right edge.
+        let observed = as_of - t0;
+        let end = if observed > 0.0 {
+            natural_end.min(as_of + observed * 0.5)
+        } else {
+            natural_end
+        };
+        let span = (end - t0).max(1.0);
+        Ok(Timeline {
+            trace,
+            case_index,
+            lanes,
+            windows,
+            t0,
+            t1: t0 + span * 1.03,
+        })
+    }
+
+    fn x(&self, t: Timestamp) -> f64 {
+        let fraction = (t.unix_seconds_f64() - self.t0) / (self.t1 - self.t0);
+        LABEL_WIDTH + fraction.clamp(0.0, 1.0) * (WIDTH - LABEL_WIDTH - RIGHT_MARGIN)
+    }
+
+    fn lane_top(&self, lane: usize) -> f64 {
+        AXIS_HEIGHT + lane as f64 * LANE_HEIGHT
+    }
+
+    fn lane_of(&self, row: &TracedRow) -> usize {
+        match row.source.row.message.identity() {
+            Some(identity) => {
+                let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+                self.lanes.iter().position(|(k, _)| *k == key).unwrap_or(0)
+            }
+            None => 0,
+        }
+    }
+
+    pub(super) fn render(&self, out: &mut Page<'_>) -> io::Result<()> {
+        let height = AXIS_HEIGHT + self.lanes.len() as f64 * LANE_HEIGHT + BOTTOM_MARGIN;
+        let _ = writeln!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"timeline of case {}\">",
+            escape_html(self.trace.case_id)
+        );
+        out.push_str("<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff1\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b0bec5\" stroke-width=\"2\"/></pattern></defs>\n");
+        self.render_lanes(out, height);
+        self.render_axis(out, height);
+        for window in &self.windows {
+            self.render_window(out, window);
+        }
+        self.render_marks(out)?;
+        let x = self.x(self.trace.verdict.as_of);
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#1b1f23\" stroke-dasharray=\"2 3\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\"><title>judged at {}</title>verdict</text>",
+            AXIS_HEIGHT - 4.0,
+            height - BOTTOM_MARGIN + 2.0,
+            height - 5.0,
+            self.trace.verdict.as_of
+        );
+        out.push_str("</svg>\n");
+        Ok(())
+    }
+
+    fn render_lanes(&self, out: &mut Page<'_>, height: f64) {
+        for (index, (_, label)) in self.lanes.iter().enumerate() {
+            let top = self.lane_top(index);
+            let fill = if index % 2 == 0 { "#f6f8fa" } else { "#ffffff" };
+            let _ = writeln!(
+                out,
+                "<rect x=\"0\" y=\"{top:.1}\" width=\"{WIDTH}\" height=\"{LANE_HEIGHT}\" fill=\"{fill}\"/>"
+            );
+            let shown: String = if label.chars().count() > 26 {
+                label.chars().take(25).chain(['…']).collect()
+            } else {
+                label.clone()
+            };
+            let _ = writeln!(
+                out,
+                "<text class=\"lane-label\" x=\"8\" y=\"{:.1}\"><title>{}</title>{}</text>",
+                top + MARK_Y + 4.0,
+                escape_html(label),
+                escape_html(&shown)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<line x1=\"{LABEL_WIDTH}\" y1=\"{AXIS_HEIGHT}\" x2=\"{LABEL_WIDTH}\" y2=\"{:.1}\" stroke=\"#d0d7de\"/>",
+            height - BOTTOM_MARGIN
+        );
+    }
+
+    fn render_axis(&self, out: &mut Page<'_>, height: f64) {
+        let span = self.t1 - self.t0;
+        let step = tick_step(span);
+        let first = (self.t0 / step).ceil() * step;
+        let mut t = first;
+        let mut count = 0;
+        while t <= self.t1 && count < 40 {
+            let fraction = (t - self.t0) / span;
+            let x = LABEL_WIDTH + fraction * (WIDTH - LABEL_WIDTH - RIGHT_MARGIN);
+            let label = tick_label(t, span);
+            let _ = writeln!(
+                out,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#e1e4e8\"/><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
+                AXIS_HEIGHT,
+                height - BOTTOM_MARGIN,
+                AXIS_HEIGHT - 10.0
+            );
+            t += step;
+            count += 1;
+        }
+    }
+
+    fn render_window(&self, out: &mut Page<'_>, window: &Window) {
+        let top = self.lane_top(window.lane);
+        let y = top + BAR_Y;
+        let bar_height = BAR_HEIGHT;
+        // Labels under the bar, placed in rows once all are known (left to right).
+        let mut below: Vec<BarLabel> = Vec::new();
+        let x_start = self.x(window.start);
+        let _ = write!(out, "<g><title>{}</title>", escape_html(&window.title));
+        // The offer before its ack: hatched up to the ack (or to the ack deadline if none).
+        let offered_until = match (window.acked_at, &window.end) {
+            (Some(at), _) => at,
+            (None, _) => window.ack_deadline,
+        };
+        let x_offered = self.x(offered_until);
+        let _ = write!(
+            out,
+            "<rect x=\"{x_start:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"url(#hatch)\" stroke=\"#90a4ae\"/>",
+            (x_offered - x_start).max(1.0)
+        );
+        if let Some(acked_at) = window.acked_at {
+            let x_ack = self.x(acked_at);
+            let x_end = self.x(window.expires_at);
+            let (solid_end, faded) = match &window.end {
+                WindowEnd::Result(_, at) => (self.x(*at), true),
+                _ => (x_end, false),
+            };
+            let _ = write!(
+                out,
+                "<rect x=\"{x_ack:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"#90caf9\" stroke=\"#1565c0\"/>",
+                (solid_end - x_ack).max(1.0)
+            );
+            if faded && x_end > solid_end {
+                let _ = write!(
+                    out,
+                    "<rect x=\"{solid_end:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{bar_height}\" fill=\"#e3f2fd\" stroke=\"#90caf9\" stroke-dasharray=\"3 2\"/>",
+                    x_end - solid_end
+                );
+            }
+            for (old_expiry, renewed_at) in &window.growth {
+                let x_old = self.x(*old_expiry);
+                let x_renew = self.x(*renewed_at);
+                let _ = write!(
+                    out,
+                    "<line x1=\"{x_old:.1}\" y1=\"{:.1}\" x2=\"{x_old:.1}\" y2=\"{:.1}\" stroke=\"#0d47a1\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"/><line x1=\"{x_renew:.1}\" y1=\"{:.1}\" x2=\"{x_renew:.1}\" y2=\"{:.1}\" stroke=\"#0d47a1\" stroke-width=\"2\"/>",
+                    y - 3.0,
+                    y + bar_height + 3.0,
+                    y,
+                    y + bar_height
+                );
+            }
+            if window.expires_at.unix_seconds_f64() > self.t1 {
+                below.push(BarLabel::ending_at(
+                    WIDTH - RIGHT_MARGIN,
+                    format!("expires {} →", window.expires_at),
+                    "",
+                ));
+            }
+        }
+        if let Some(at) = window.cancel_requested {
+            let x = self.x(at);
+            let _ = write!(
+                out,
+                "<path d=\"M{:.1} {:.1} l5 -7 l-10 0 z\" fill=\"#ef8f00\"/>",
+                x,
+                y - 1.0,
+            );
+            below.push(BarLabel::centred_at(x, "cancel".to_owned(), "fill:#b26a00"));
+        }
+        let (cap_at, cap_label, colour) = match &window.end {
+            WindowEnd::Open => (None, String::new(), ""),
+            WindowEnd::Expired => (Some(window.expires_at), "expired".to_owned(), "#c62828"),
+            WindowEnd::AckTimeout => (
+                Some(window.ack_deadline),
+                "ack timeout".to_owned(),
+                "#c62828",
+            ),
+            WindowEnd::Result(result, at) => (Some(*at), result.clone(), "#1b5e20"),
+        };
+        if let Some(at) = cap_at {
+            let x = self.x(at);
+            let _ = write!(
+                out,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"3\"/>",
+                y - 4.0,
+                y + bar_height + 4.0,
+            );
+            // Near the right edge the label goes on the left of the cap so it is not cut off.
+            let style = format!("fill:{colour}");
+            below.push(if x + 4.0 + label_width(&cap_label) > WIDTH - 4.0 {
+                BarLabel::ending_at(x - 4.0, cap_label, &style)
+            } else {
+                BarLabel::starting_at(x + 4.0, cap_label, &style)
+            });
+        }
+        below.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let mut shelves = Shelves::new(2);
+        for label in below {
+            // A label with no room is left out: the bar's hover text and the trace say it.
+            if let Some(row) = shelves.place(label.start, label.start + label_width(&label.text)) {
+                let _ = write!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" style=\"{}\">{}</text>",
+                    label.start,
+                    y + bar_height + 12.0 + row as f64 * 10.0,
+                    label.style,
+                    escape_html(&label.text)
+                );
+            }
+        }
+        out.push_str("</g>\n");
+    }
+
+    fn render_marks(&self, out: &mut Page<'_>) -> io::Result<()> {
+        // Rows at the same instant in one lane are nudged apart so each stays visible.
+        let mut last_x: Vec<f64> = vec![f64::NEG_INFINITY; self.lanes.len()];
+        let mut shelves: Vec<Shelves> = (0..self.lanes.len())
+            .map(|_| Shelves::new(LABEL_ROWS))
+            .collect();
+        each_row(self.trace.rows, &mut |index, row, before| {
+            let lane = self.lane_of(row);
+            let mut x = self.x(row.source.row.observed_at);
+            if x < last_x[lane] + 9.0 {
+                x = last_x[lane] + 9.0;
+            }
+            last_x[lane] = x;
+            let y = self.lane_top(lane) + MARK_Y;
+            let colour = disposition_colour(row.outcome.disposition);
+            let mut title = format!(
+                "line {}: {} at {}\n{}",
+                row.source.line,
+                row.source.row.message.event(),
+                row.source.row.observed_at,
+                claim_text(&row.source.row)
+            );
+            if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
+                let _ = write!(title, "\nclock: {}", clock_text(effect, before));
+            }
+            let _ = write!(
+                title,
+                "\n{} {}\nafter: {}",
+                row.outcome.disposition,
+                row.outcome.reason,
+                state_text(&row.after)
+            );
+            let shape = match row.outcome.disposition {
+                d if crosses(d) => format!(
+                    "<path d=\"M{:.1} {:.1} l12 12 m0 -12 l-12 12\" stroke=\"{colour}\" stroke-width=\"3.5\"/>",
+                    x - 6.0,
+                    y - 6.0
+                ),
+                _ => format!(
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6.5\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
+                ),
+            };
+            let text = format!("L{} {}", row.source.line, short_event(row));
+            // Near the right edge a label moves left, so that it is not cut off.
+            let start = (x - 4.0).min(WIDTH - 2.0 - label_width(&text));
+            let label = match shelves[lane].place(start, start + label_width(&text)) {
+                Some(level) => format!(
+                    "<text x=\"{start:.1}\" y=\"{:.1}\">{}</text>",
+                    y - 11.0 - level as f64 * LABEL_ROW_HEIGHT,
+                    escape_html(&text)
+                ),
+                // No room in any row: the mark keeps its link and hover text.
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "<a class=\"mark\" href=\"#{}\"><title>{}</title>{shape}{label}</a>",
+                row_id(self.case_index, index),
+                escape_html(&title),
+            );
+            out.hand_on(HAND_ON_AT)
+        })
+    }
+}
+
+/// A label under a validity bar: its text, where it starts, and its style.
+struct BarLabel {
+    start: f64,
+    text: String,
+    style: String,
+}
+
+impl BarLabel {
+    fn starting_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x,
+            text,
+            style: style.to_owned(),
+        }
+    }
+
+    fn ending_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x - label_width(&text),
+            text,
+            style: style.to_owned(),
+        }
+    }
+
+    fn centred_at(x: f64, text: String, style: &str) -> BarLabel {
+        BarLabel {
+            start: x - label_width(&text) / 2.0,
+            text,
+            style: style.to_owned(),
+        }
+    }
+}
+
+fn short_event(row: &TracedRow) -> String {
+    use crate::lease::Message;
+    match &row.source.row.message {
+        Message::Renew { renew_seq, .. } => format!("renew {renew_seq}"),
+        Message::Progress { progress_seq, .. } => format!("progress {progress_seq}"),
+        Message::Result { result, .. } => format!("result {result}"),
+        message => message.event().to_string(),
+    }
+}
+
+/// The validity window of every generation that was accepted (offered or reassigned), in
+/// one pass over the rows: a window is finished at the next accepted offer, or at the end.
+fn windows(trace: &Shown<'_>, lanes: &[(LaneKey, String)]) -> io::Result<Vec<Window>> {
+    let mut windows = Vec::new();
+    let mut open: Option<Opened> = None;
+    let mut before: Option<State> = None;
+    trace.rows.visit(&mut |_, row| {
+        let made_current = row.outcome.disposition == Disposition::Accepted
+            && matches!(
+                row.outcome.reason,
+                RowReason::Offered | RowReason::Reassigned
+            );
+        if made_current {
+            if let (Some(opened), Some(before)) = (open.take(), &before) {
+                // The reassigning row's clock step may have ended the old generation.
+                let mut state = before.clone();
+                if let Some(effect) = row.outcome.clock {
+                    state.lease.phase = match effect {
+                        ClockEffect::AckTimedOut => Phase::AckTimeout,
+                        ClockEffect::Expired => Phase::Expired,
+                    };
+                }
+                windows.push(opened.finish(&state, trace.verdict, lanes));
+            }
+            open = Some(Opened::at(row));
+        } else if let Some(opened) = &mut open {
+            opened.step(row);
+        }
+        before = Some(row.after.clone());
+        Ok(ControlFlow::Continue(()))
+    })?;
+    if let (Some(opened), Some(before)) = (open, before) {
+        // The last generation's final state includes the verdict's own clock step.
+        let state = State {
+            lease: trace.verdict.lease.clone(),
+            ..before
+        };
+        windows.push(opened.finish(&state, trace.verdict, lanes));
+    }
+    Ok(windows)
+}
+
+/// A generation's validity window while its rows are seen: its accepted offer's lease, and
+/// what the rows after it did.
+struct Opened {
+    offer: crate::lease::Lease,
+    acked_at: Option<Timestamp>,
+    growth: Vec<(Timestamp, Timestamp)>,
+    expires_at: Timestamp,
+    result_at: Option<Timestamp>,
+}
+
+impl Opened {
+    /// The window the accepted offer `row` opens.
+    fn at(row: &TracedRow) -> Opened {
+        let offer = row.after.lease.clone();
+        Opened {
+            expires_at: offer.expires_at,
+            offer,
+            acked_at: None,
+            growth: Vec::new(),
+            result_at: None,
+        }
+    }
+
+    /// A row of the generation's after its offer (up to the next accepted offer).
+    fn step(&mut self, row: &TracedRow) {
+        let lease = &row.after.lease;
+        if row.outcome.disposition == Disposition::Accepted {
+            match row.outcome.reason {
+                RowReason::Acked => self.acked_at = Some(row.source.row.observed_at),
+                RowReason::Renewed => {
+                    self.growth
+                        .push((self.expires_at, row.source.row.observed_at));
+                }
+                RowReason::ResultAccepted => self.result_at = Some(row.source.row.observed_at),
+                _ => {}
+            }
+        }
+        self.expires_at = lease.expires_at;
+    }
+
+    /// The window as it ended, in `final_state`.
+    fn finish(self, final_state: &State, verdict: &Verdict, lanes: &[(LaneKey, String)]) -> Window {
+        let Opened {
+            offer,
+            acked_at,
+            growth,
+            result_at,
+            ..
+        } = self;
+        let identity = offer.identity();
+        let key = LaneKey::Generation(identity.generation, identity.holder.clone());
+        let lane = lanes.iter().position(|(k, _)| *k == key).unwrap_or(0);
+        let lease = &final_state.lease;
+        let window_end = match lease.phase {
+            Phase::Expired => WindowEnd::Expired,
+            Phase::AckTimeout => WindowEnd::AckTimeout,
+            Phase::Terminal(result) => {
+                WindowEnd::Result(result.to_string(), result_at.unwrap_or(verdict.as_of))
+            }
+            Phase::Offered | Phase::Active => WindowEnd::Open,
+        };
+        let title = format!(
+            "generation {} ({}, lease {})\nissued_at {}, ack_deadline {}, acked {}\nexpires_at {} after {} renewal{}\nphase {}",
+            identity.generation,
+            identity.holder,
+            identity.lease_id,
+            offer.offer.terms.issued_at,
+            offer.offer.terms.ack_deadline,
+            crate::explain::or_dash(acked_at),
+            lease.expires_at,
+            growth.len(),
+            if growth.len() == 1 { "" } else { "s" },
+            lease.phase
+        );
+        Window {
+            lane,
+            start: offer.offer.terms.issued_at,
+            acked_at,
+            growth,
+            ack_deadline: offer.offer.terms.ack_deadline,
+            expires_at: lease.expires_at,
+            cancel_requested: lease.cancel_requested,
+            end: window_end,
+            title,
+        }
+    }
+}
+
+/// A round tick interval giving about eight ticks over `span` seconds.
+fn tick_step(span: f64) -> f64 {
+    const STEPS: [f64; 22] = [
+        0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0,
+        1800.0, 3600.0, 7200.0, 21600.0, 43200.0, 86400.0, 604800.0,
+    ];
+    let target = span / 8.0;
+    STEPS
+        .iter()
+        .copied()
+        .find(|s| *s >= target)
+        .unwrap_or_else(|| (target / 86400.0).ceil() * 86400.0)
+}
+
+/// A tick's label: time of day for short spans, the date for long ones.
+fn tick_label(t: f64, span: f64) -> String {
+    let seconds = t.floor() as i64;
+    let Some(time) = chrono::DateTime::from_timestamp(seconds, 0) else {
+        return String::new();
+    };
+    if span > 3.0 * 86400.0 {
+        time.format("%Y-%m-%d").to_string()
+    } else if span > 86400.0 {
+        time.format("%m-%d %H:%M").to_string()
+    } else if span < 5.0 {
+        let millis = ((t - t.floor()) * 1000.0).round() as i64;
+        format!("{}.{millis:03}", time.format("%H:%M:%S"))
+    } else {
+        time.format("%H:%M:%S").to_string()
+    }
+}
