@@ -458,3 +458,257 @@ fn the_module_graph_sees_paths_groups_and_aliases() {
     // The engine's files are read: it names its own spill.
     assert!(engine_code().iter().any(|(_, code)| code.contains("Spill")));
 }
+
+/// The most lines a function of `src/` may have, and a file its tests left out (issue 39): a
+/// function is read whole, a file in a sitting.
+const MAX_FUNCTION_LINES: usize = 150;
+const MAX_FILE_LINES: usize = 800;
+
+/// No function of `src/` is over [`MAX_FUNCTION_LINES`] lines (from its `fn` line to its
+/// closing brace), and no file over [`MAX_FILE_LINES`] lines, its `#[cfg(test)]` modules left
+/// out (a test module in a file of its own, `tests.rs`, is a test file).
+#[test]
+fn functions_and_files_stay_small() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&src, &mut files);
+    let mut offenders = Vec::new();
+    for path in files {
+        if path.file_name().is_some_and(|name| name == "tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let (lines, functions) = sizes(&text);
+        if lines > MAX_FILE_LINES {
+            offenders.push(format!("{}: {lines} lines", path.display()));
+        }
+        for (name, line, length) in functions {
+            if length > MAX_FUNCTION_LINES {
+                offenders.push(format!(
+                    "{}:{line}: fn {name} has {length} lines",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "split these by meaning (at most {MAX_FUNCTION_LINES} lines a function, \
+         {MAX_FILE_LINES} a file):\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// The lines of a file, its `#[cfg(test)]` modules left out, and each function outside them:
+/// its name, its first line (from 1) and its length in lines.
+fn sizes(text: &str) -> (usize, Vec<(String, usize, usize)>) {
+    let code = blanked(text);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut in_tests = vec![false; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        let opens_test_module = lines[i].trim() == "#[cfg(test)]"
+            && lines.get(i + 1).is_some_and(|next| {
+                let next = next.trim_start();
+                next.starts_with("mod ") && next.trim_end().ends_with('{')
+            });
+        if !opens_test_module {
+            i += 1;
+            continue;
+        }
+        let end = closing_line(&lines, i + 1).unwrap_or(lines.len() - 1);
+        in_tests[i..=end].iter_mut().for_each(|t| *t = true);
+        i = end + 1;
+    }
+    let kept = text.lines().count() - in_tests.iter().filter(|t| **t).count();
+    let mut functions = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Some(name) = function_name(line) else {
+            continue;
+        };
+        if in_tests[at] {
+            continue;
+        }
+        if let Some(end) = closing_line(&lines, at) {
+            functions.push((name, at + 1, end - at + 1));
+        }
+    }
+    (kept, functions)
+}
+
+/// The name of the function a line starts, if it does (`pub(crate) const fn name`, ...).
+fn function_name(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        match word {
+            "fn" => {
+                let name = words.next()?;
+                let end = name
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(name.len());
+                return (end > 0).then(|| name[..end].to_owned());
+            }
+            "pub" | "const" | "async" | "unsafe" | "extern" | "default" => {}
+            w if w.starts_with("pub(") || w.starts_with('"') => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The line of the brace that closes the first block opened at or after line `from`; `None`
+/// when a `;` comes first (a declaration without a body).
+fn closing_line(lines: &[&str], from: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut opened = false;
+    for (at, line) in lines.iter().enumerate().skip(from) {
+        for c in line.chars() {
+            match c {
+                ';' if !opened => return None,
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' if opened => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The text with the insides of comments, strings and character literals blanked (line
+/// breaks kept), so that braces in them are not counted.
+fn blanked(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < chars.len() {
+        let rest = &chars[i..];
+        let starts = |s: &str| s.chars().zip(rest).filter(|(a, b)| a == *b).count() == s.len();
+        if starts("//") {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if starts("/*") {
+            let mut depth = 0;
+            while i < chars.len() {
+                let rest = &chars[i..];
+                if rest.starts_with(&['/', '*']) {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if rest.starts_with(&['*', '/']) {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+        } else if let Some(hashes) = raw_string_start(&chars, i) {
+            // r"..." or r#"..."#, and their byte forms.
+            let open = chars[i..].iter().position(|c| *c == '"').unwrap() + 1;
+            let close: Vec<char> = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let mut j = i + open;
+            while j < chars.len() && !chars[j..].starts_with(&close) {
+                j += 1;
+            }
+            let end = (j + close.len()).min(chars.len());
+            out.extend(chars[i..end].iter().map(|c| blank(*c)));
+            i = end;
+        } else if chars[i] == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(chars.len());
+            out.extend(chars[i..end].iter().map(|c| blank(*c)));
+            i = end;
+        } else if let Some(length) = char_literal(&chars[i..]) {
+            out.extend(std::iter::repeat_n(' ', length));
+            i += length;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The number of `#` of a raw string starting at `i` (`r"`, `r#"`, `br"`), if one does.
+fn raw_string_start(chars: &[char], i: usize) -> Option<usize> {
+    let after_ident = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    if after_ident {
+        return None;
+    }
+    let mut j = i;
+    if chars.get(j) == Some(&'b') {
+        j += 1;
+    }
+    if chars.get(j) != Some(&'r') {
+        return None;
+    }
+    j += 1;
+    let hashes = chars[j..].iter().take_while(|c| **c == '#').count();
+    (chars.get(j + hashes) == Some(&'"')).then_some(hashes)
+}
+
+/// The length of a character literal at the start of `rest` (`'a'`, `'\n'`, `'\u{1b}'`), if
+/// one is there (a lifetime, `'a`, is none).
+fn char_literal(rest: &[char]) -> Option<usize> {
+    if rest.first() != Some(&'\'') {
+        return None;
+    }
+    match rest.get(1)? {
+        '\\' => {
+            let close = rest.iter().skip(2).position(|c| *c == '\'')? + 2;
+            (close <= 12).then_some(close + 1)
+        }
+        _ => (rest.get(2) == Some(&'\'')).then_some(3),
+    }
+}
+
+/// The size check sees functions, skips test modules, and is not misled by braces in strings,
+/// characters and comments: without that it would pass by seeing nothing.
+#[test]
+fn the_size_check_sees_functions_and_skips_tests() {
+    let long_body = "    let x = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let text = format!(
+        "/// Doc {{\nfn small() {{\n    let s = \"}}\"; let c = '}}'; // }}\n    let r = r#\"{{\"#;\n}}\n\
+         pub(crate) fn long() -> u8 {{\n{long_body}    0\n}}\n\
+         #[cfg(test)]\nmod tests {{\n    fn in_tests() {{\n{long_body}    }}\n}}\n"
+    );
+    let (lines, functions) = sizes(&text);
+    let names: Vec<(&str, usize, usize)> = functions
+        .iter()
+        .map(|(name, line, length)| (name.as_str(), *line, *length))
+        .collect();
+    assert_eq!(
+        names,
+        [("small", 2, 4), ("long", 6, MAX_FUNCTION_LINES + 3)]
+    );
+    assert_eq!(lines, 5 + MAX_FUNCTION_LINES + 3);
+    assert_eq!(
+        function_name("    pub const unsafe fn go<T>(x: T) {"),
+        Some("go".into())
+    );
+    assert_eq!(function_name("    let f = |x| x;"), None);
+    assert_eq!(
+        function_name("extern \"C\" fn note() {"),
+        Some("note".into())
+    );
+}
