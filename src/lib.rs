@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod bundle;
+pub mod cell;
 pub mod cli;
 pub mod commands;
 pub mod explain;

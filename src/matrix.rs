@@ -5,8 +5,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 
-use crate::sanitize::spreadsheet_cell;
-
+use crate::cell::spreadsheet_cell;
 use crate::lease::{
     AckState, Case, CaseReason, Decision, Judgement, Phase, Seconds, TerminalResult, Timestamp,
     Verdict,

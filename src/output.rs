@@ -21,7 +21,6 @@ mod dir;
 mod paths;
 mod straight;
 
-pub use crate::input::thousands;
 pub use crate::sanitize::{
     escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
@@ -40,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 use tempfile::NamedTempFile;
 
-use crate::input::{InputError, InputErrors, Source};
+use crate::store::AppendFile;
 use straight::Straight;
 
 /// Set when standard output was closed when the process started (`leasejudge ... >&-`).
@@ -533,33 +532,6 @@ impl Seek for Output {
     }
 }
 
-/// A writer that can append part of a file: [`Output`] lets the kernel copy it (no pass
-/// through user space), anything else reads and writes it.
-pub trait AppendFile: Write {
-    /// Appends the next `len` bytes of `file` (fewer if it ends first); returns how many.
-    fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
-        io::copy(&mut file.take(len), self)
-    }
-}
-
-impl AppendFile for Vec<u8> {}
-
-/// A temporary file, its failures naming the temporary directory.
-impl<W: Write> AppendFile for crate::store::TempWriter<W> {}
-
-impl<W: Write> AppendFile for io::BufWriter<W> {}
-
-/// For runs that want the engine's rows or errors, not its matrix: the spill is skipped, not read.
-impl AppendFile for io::Sink {
-    fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
-        use std::io::{Seek, SeekFrom};
-        let at = file.stream_position()?;
-        let skipped = len.min(file.metadata()?.len().saturating_sub(at));
-        file.seek(SeekFrom::Current(skipped as i64))?;
-        Ok(skipped)
-    }
-}
-
 impl AppendFile for Output {
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
         if self.filter.is_some() {
@@ -583,33 +555,6 @@ impl AppendFile for Output {
             }
         }
     }
-}
-
-/// The case-file sources with standard input copied to a guarded temporary file (kept alive
-/// by the returned handles, and named as before), for commands that read their inputs more
-/// than once. The copy has no extension, so it is read as CSV unless a format is given, as
-/// standard input is. It is removed when the handle is dropped, or by an interrupting signal.
-pub fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<GuardedTemp>)> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = GuardedTemp::new()?;
-        io::copy(
-            &mut io::stdin().lock(),
-            &mut crate::store::TempWriter(spool.as_file_mut()),
-        )?;
-        readable.push(Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-            options: source.options.clone(),
-        });
-        spools.push(spool);
-    }
-    Ok((readable, spools))
 }
 
 /// Writes `text` and a line end to standard error in one write, if it can: a closed or full
@@ -674,63 +619,6 @@ impl Drop for StderrLines {
     fn drop(&mut self) {
         self.flush();
     }
-}
-
-/// The longest value an input error's message quotes; longer values are cut with `…`.
-const MAX_QUOTED_CHARS: usize = 80;
-
-/// An input error as every command shows it, `FILE:LINE: column: message (value)`: here, with
-/// the escaping of what came from input, rather than in [`crate::input`], which is below the
-/// output layer and does not import it.
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Each part may come from input: a file name, a header cell, a key.
-        let file = escape_controls(&self.file);
-        if self.line == 0 {
-            write!(f, "{file}: ")?;
-        } else {
-            write!(f, "{file}:{}: ", self.line)?;
-        }
-        if let Some(column) = &self.column {
-            write!(f, "{}: ", escape_controls(column))?;
-        }
-        f.write_str(&escape_message(&self.message))?;
-        if let Some(value) = &self.value {
-            if value.chars().count() > MAX_QUOTED_CHARS {
-                let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
-                write!(f, " ({}… {} bytes in all)", quote(&cut), self.value_bytes)?;
-            } else {
-                write!(f, " ({})", quote(value))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Every input error of a run listed, one per line, then how many were not (if any), then the
-/// count of all.
-impl std::fmt::Display for InputErrors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for error in self {
-            writeln!(f, "{error}")?;
-        }
-        if let Some(line) = unlisted_line(self) {
-            writeln!(f, "{line}")?;
-        }
-        let n = self.total();
-        write!(
-            f,
-            "{} input error{}; nothing was written",
-            thousands(n),
-            if n == 1 { "" } else { "s" }
-        )
-    }
-}
-
-/// `… and 998,900 more input errors, not listed (only the first 1,000 are)`, when errors were
-/// counted past [`crate::input::MAX_LISTED_ERRORS`].
-pub fn unlisted_line(errors: &InputErrors) -> Option<String> {
-    errors.unlisted_message()
 }
 
 #[cfg(test)]

@@ -311,38 +311,23 @@ pub fn spinner_template(width: u16, message: &str, detail: &str) -> Option<Strin
     )
 }
 
-/// A bar of the bytes `sources` hold as they are read (`adjudicate`, which streams), on
-/// standard error when it is a terminal; a count without a bar when one is standard input.
-pub fn bytes_bar(sources: &[crate::input::Source]) -> Option<Progress> {
-    let total_known = sources.iter().all(|s| s.path.is_some());
-    let template = bytes_bar_template(stderr_width()?, total_known)?;
-    let bar = if total_known {
-        indicatif::ProgressBar::new(
-            sources
-                .iter()
-                .filter_map(|s| s.path.as_ref())
-                .filter_map(|p| std::fs::metadata(p).ok())
-                .map(|m| m.len())
-                .sum(),
-        )
-    } else {
-        indicatif::ProgressBar::no_length()
+/// A bar of `total` bytes as they are read (`adjudicate`, which streams), on standard error
+/// when it is a terminal; a count without a bar when the total is not known (standard input
+/// among the inputs).
+pub fn bytes_bar(total: Option<u64>) -> Option<Progress> {
+    let template = bytes_bar_template(stderr_width()?, total.is_some())?;
+    let bar = match total {
+        Some(total) => indicatif::ProgressBar::new(total),
+        None => indicatif::ProgressBar::no_length(),
     };
     Some(Progress::start(bar, &template, false))
 }
 
 /// A spinner while a command that keeps every case (`validate`, `explain`, `check`,
-/// `reorder`) works through `sources`: it names the command and the input's size and shows
-/// the time taken.
-pub fn spinner(command: &str, sources: &[crate::input::Source]) -> Option<Progress> {
+/// `reorder`) works through `files` files of `bytes` bytes: it names the command and the
+/// input's size and shows the time taken.
+pub fn spinner(command: &str, files: usize, bytes: u64) -> Option<Progress> {
     let width = stderr_width()?;
-    let bytes: u64 = sources
-        .iter()
-        .filter_map(|s| s.path.as_ref())
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    let files = sources.len();
     let detail = format!(
         ": {files} file{} ({})",
         if files == 1 { "" } else { "s" },

@@ -240,7 +240,7 @@ impl std::fmt::Display for KeyDisagrees {
              `leasejudge check CASEFILE --golden KEY` shows them too): the autograder would \
              grade learners against a wrong key",
             crate::output::escape_controls(&self.key),
-            crate::output::thousands(n),
+            crate::input::thousands(n),
             if n == 1 { "" } else { "s" }
         )?;
         write!(f, "{}", self.problems)

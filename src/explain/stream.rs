@@ -21,7 +21,7 @@ use anyhow::Context;
 use crate::input::{InputError, InputErrors, InputFormat, Source};
 use crate::lease::{Case, CaseFault, Timestamp};
 use crate::matrix::{MatrixEncoding, MatrixRow};
-use crate::output::AppendFile;
+use crate::store::AppendFile;
 use crate::store::Put;
 use crate::streaming::{
     judge, CaseRecords, CaseWriter, KeptRow, KeptRows, RecordOut, Sink, StreamError,

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::grading::Column;
 use crate::input::Source;
-use crate::output::AppendFile;
+use crate::store::AppendFile;
 use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
 
 /// Writes each case's template row: its id, then an empty cell per column.

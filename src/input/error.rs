@@ -1,5 +1,7 @@
-//! Located input errors: `FILE:LINE: column: message (value)`. They are displayed by
-//! [`crate::output`], which owns making input safe for a terminal; this module is below it.
+//! Located input errors: `FILE:LINE: column: message (value)`, displayed with every part
+//! that came from input made safe to show.
+
+use crate::sanitize::{escape_controls, escape_message, quote};
 
 /// The most of a value an error keeps (its length is kept too): an error per row quoting a
 /// long value (a shared string a workbook's every row uses, say) would otherwise hold every
@@ -272,6 +274,56 @@ impl<'a> IntoIterator for &'a InputErrors {
 }
 
 impl std::error::Error for InputErrors {}
+
+/// The longest value an input error's message quotes; longer values are cut with `…`.
+const MAX_QUOTED_CHARS: usize = 80;
+
+/// An input error as every command shows it, `FILE:LINE: column: message (value)`, each part
+/// that came from input made safe to show ([`crate::sanitize`]).
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Each part may come from input: a file name, a header cell, a key.
+        let file = escape_controls(&self.file);
+        if self.line == 0 {
+            write!(f, "{file}: ")?;
+        } else {
+            write!(f, "{file}:{}: ", self.line)?;
+        }
+        if let Some(column) = &self.column {
+            write!(f, "{}: ", escape_controls(column))?;
+        }
+        f.write_str(&escape_message(&self.message))?;
+        if let Some(value) = &self.value {
+            if value.chars().count() > MAX_QUOTED_CHARS {
+                let cut: String = value.chars().take(MAX_QUOTED_CHARS).collect();
+                write!(f, " ({}… {} bytes in all)", quote(&cut), self.value_bytes)?;
+            } else {
+                write!(f, " ({})", quote(value))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every input error of a run listed, one per line, then how many were not (if any), then the
+/// count of all.
+impl std::fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for error in self {
+            writeln!(f, "{error}")?;
+        }
+        if let Some(line) = self.unlisted_message() {
+            writeln!(f, "{line}")?;
+        }
+        let n = self.total();
+        write!(
+            f,
+            "{} input error{}; nothing was written",
+            thousands(n),
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
 
 #[cfg(test)]
 mod tests {

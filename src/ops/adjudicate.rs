@@ -203,7 +203,7 @@ pub fn run(options: &Options) -> Result<Status> {
         Sink::Matrix(encoding)
     };
     let progress = match options.explain {
-        false => crate::terminal::bytes_bar(&sources),
+        false => crate::ops::bytes_bar(&sources),
         true => None,
     };
     let settings = StreamSettings {
@@ -246,7 +246,7 @@ pub fn run(options: &Options) -> Result<Status> {
 /// Writes the whole matrix of `records` as `encoding` to `out`: the engine's matrix rows, or
 /// rows with `extra` columns (the header, or the JSON array's brackets, around them).
 fn write_records(
-    out: &mut impl crate::output::AppendFile,
+    out: &mut impl crate::store::AppendFile,
     encoding: &dyn MatrixEncoding,
     extra: &[&str],
     records: CaseRecords,

@@ -87,7 +87,7 @@ pub fn run(options: &Options) -> Result<Status> {
         false => Some(Output::open(options.output.as_deref(), format.content())?),
         true => None,
     };
-    let progress = crate::terminal::spinner("explain", &sources);
+    let progress = crate::ops::spinner("explain", &sources);
     let explained = explain_streaming(
         &sources,
         options.input_format,

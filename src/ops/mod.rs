@@ -55,6 +55,32 @@ pub(crate) fn source_names(sources: &[crate::input::Source]) -> Vec<crate::outpu
         .collect()
 }
 
+/// A bar of the bytes `sources` hold as they are read, on a terminal
+/// ([`crate::terminal::bytes_bar`]; a count when one is standard input).
+pub(crate) fn bytes_bar(sources: &[crate::input::Source]) -> Option<crate::terminal::Progress> {
+    let total_known = sources.iter().all(|s| s.path.is_some());
+    crate::terminal::bytes_bar(total_known.then(|| file_bytes(sources)))
+}
+
+/// A spinner naming `command` and the size of `sources` while it works, on a terminal
+/// ([`crate::terminal::spinner`]).
+pub(crate) fn spinner(
+    command: &str,
+    sources: &[crate::input::Source],
+) -> Option<crate::terminal::Progress> {
+    crate::terminal::spinner(command, sources.len(), file_bytes(sources))
+}
+
+/// The bytes of the files among `sources` (standard input counts none).
+fn file_bytes(sources: &[crate::input::Source]) -> u64 {
+    sources
+        .iter()
+        .filter_map(|s| s.path.as_ref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// A usage error: the options cannot be honoured together (exit 2, nothing written).
 pub(crate) fn usage(message: &str) -> anyhow::Error {
     anyhow::anyhow!("usage: {message}")

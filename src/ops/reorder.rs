@@ -15,8 +15,9 @@ use crate::input::{expand_inputs, thousands, InputError, InputErrors, InputForma
 use crate::lease::{Row, Timestamp};
 use crate::limits::MAX_REORDER_CASE_ROWS;
 use crate::ops::{source_names, Status};
-use crate::output::{check_paths, escape_controls, AppendFile, Content, Named, Output};
+use crate::output::{check_paths, escape_controls, Content, Named, Output};
 use crate::reorder::{case_seed, explore_case};
+use crate::store::AppendFile;
 use crate::store::{Get, Put};
 use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
 
@@ -278,7 +279,7 @@ pub fn run(options: &Options) -> Result<Status> {
         None => Named::stdout("the report"),
     };
     check_paths(&source_names(&sources), &[output_name])?;
-    let progress = crate::terminal::spinner("reorder", &sources);
+    let progress = crate::ops::spinner("reorder", &sources);
     let too_long = Arc::new(Mutex::new(BTreeMap::new()));
     let explorer = Explorer {
         permutations: options.permutations,

@@ -41,7 +41,7 @@ pub fn run(options: &Options) -> Result<Status> {
         bail!("standard input (-) can be read only once");
     }
     let sources = options.read.apply(expand_inputs(&options.inputs)?);
-    let progress = crate::terminal::spinner("validate", &sources);
+    let progress = crate::ops::spinner("validate", &sources);
     let report = validate_streaming(
         &sources,
         options.input_format,
@@ -60,7 +60,7 @@ pub fn run(options: &Options) -> Result<Status> {
     for error in &report.errors {
         stderr.line(error);
     }
-    if let Some(line) = crate::output::unlisted_line(&report.errors) {
+    if let Some(line) = report.errors.unlisted_message() {
         stderr.line(line);
     }
     let shown = report.warnings.listed_count();

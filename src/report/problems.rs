@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::grading::ReportFormat;
+use crate::input::thousands;
 use crate::input::{InputError, InputErrors};
-use crate::output::{thousands, unlisted_line};
 use crate::report::class_junit::{junit_message, junit_name, junit_text};
 use crate::report::github::{command as workflow_command, escape_data};
 use crate::report::markdown::escape_cell;
@@ -72,7 +72,7 @@ pub fn junit(command: &str, errors: &InputErrors) -> Result<String> {
         test.set_classname(junit_name(&error.file));
         suite.add_test_case(test);
     }
-    if let Some(line) = unlisted_line(errors) {
+    if let Some(line) = errors.unlisted_message() {
         // One more testcase stands for the errors not listed, so that a reader of the
         // report alone knows there were more.
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
@@ -127,7 +127,7 @@ pub fn github(command: &str, errors: &InputErrors) -> String {
         text.push_str(&escape_data(&error.to_string()));
         text.push('\n');
     }
-    if let Some(line) = unlisted_line(errors) {
+    if let Some(line) = errors.unlisted_message() {
         text.push_str(&escape_data(&line));
         text.push('\n');
     }
@@ -153,7 +153,7 @@ pub fn markdown(command: &str, errors: &InputErrors) -> String {
             escape_cell(&what(error))
         ));
     }
-    if let Some(line) = unlisted_line(errors) {
+    if let Some(line) = errors.unlisted_message() {
         text.push_str(&format!("\n{}\n", escape_cell(&line)));
     }
     text

@@ -7,12 +7,14 @@
 //! grading partitions, the spool and case lists, and `validate`'s warnings all keep their
 //! bytes here.
 
+mod append;
 mod buffer;
 mod codec;
 mod file;
 mod merge;
 mod sort;
 
+pub use append::AppendFile;
 pub(crate) use buffer::{SpillBuffer, Spilled};
 pub(crate) use codec::{corrupt, take, Get, Put, Record};
 pub(crate) use file::{

@@ -53,8 +53,6 @@ use std::io;
 use crate::input::{BadRow, InputError, InputErrors, InputFormat, ParsedRow, RowResult, Source};
 use crate::lease::{Outcome, Timestamp};
 use crate::matrix::MatrixEncoding;
-use crate::output::AppendFile;
-
 mod cases;
 mod ids;
 mod index;
@@ -68,6 +66,8 @@ mod spill;
 mod split;
 mod watch;
 
+/// What a case's records are written to ([`CaseRecords::write_to`]).
+pub use crate::store::AppendFile;
 pub use cases::{CaseWriter, RecordOut};
 pub use ids::{Closed, IdLog, SeenIds};
 pub use kept::{KeptRow, KeptRows, DEFAULT_CASE_ROWS_IN_MEMORY};

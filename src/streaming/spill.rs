@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Read, Seek, Write};
 
 use crate::lease::{Case, Timestamp};
 use crate::matrix::MatrixEncoding;
-use crate::output::AppendFile;
+use crate::store::AppendFile;
 use crate::store::{Appender, SpillBuffer, TempFile};
 
 use super::cases::RecordOut;

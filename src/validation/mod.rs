@@ -5,13 +5,14 @@
 //! in memory): the reader's warnings of a file ([`read_file`]) and the warnings of one case
 //! ([`case_warnings`]).
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use crate::input::{
     read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
-    OUTPUT_ONLY_COLUMNS,
+    Source, OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
+use crate::output::GuardedTemp;
 use crate::store::TempFile;
 
 mod warnings;
@@ -360,7 +361,7 @@ pub fn validate_streaming(
     // input, copied once, cannot change).
     let named = sources;
     let stamps = file_stamps(named);
-    let (readable, spools) = crate::output::spool_standard_input(sources)?;
+    let (readable, spools) = spool_standard_input(sources)?;
     let sources = &readable[..];
 
     let settings = crate::streaming::StreamSettings {
@@ -465,6 +466,33 @@ fn changed_files(
             )
         })
         .collect()
+}
+
+/// The case-file sources with standard input copied to a guarded temporary file (kept alive
+/// by the returned handles, and named as before), for commands that read their inputs more
+/// than once. The copy has no extension, so it is read as CSV unless a format is given, as
+/// standard input is. It is removed when the handle is dropped, or by an interrupting signal.
+fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<GuardedTemp>)> {
+    let mut spools = Vec::new();
+    let mut readable = Vec::with_capacity(sources.len());
+    for source in sources {
+        if source.path.is_some() {
+            readable.push(source.clone());
+            continue;
+        }
+        let mut spool = GuardedTemp::new()?;
+        io::copy(
+            &mut io::stdin().lock(),
+            &mut crate::store::TempWriter(spool.as_file_mut()),
+        )?;
+        readable.push(Source {
+            name: source.name.clone(),
+            path: Some(spool.path().to_owned()),
+            options: source.options.clone(),
+        });
+        spools.push(spool);
+    }
+    Ok((readable, spools))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Dependency arrows point down: report renderers depend on the grading types, and the
 //! grading modules never import a renderer; no two modules import each other, directly or
-//! through others; and the input readers import only the layers below them.
+//! through others; the input readers import only the layers below them; the core's layers
+//! (lease to the engine) and the utilities (output, terminal) import only what is below them.
 //!
 //! The module graph is read from the sources: an edge for every `crate::` or `super::` path
 //! (and every path through a module imported by name, `use crate::commands;` then
@@ -56,10 +57,12 @@ fn no_two_top_level_modules_import_each_other() {
 
 /// `input` is below everything that reads through it: it imports only the core and the
 /// limits (and the seeded random numbers its tests use, and the rules of what is inert that
-/// it refuses text by), never `output`, which displays its errors, nor anything above.
+/// it refuses text by and shows its errors by), never `output` nor anything above.
 #[test]
 fn input_imports_only_the_layers_below_it() {
-    let below = ["input", "lease", "limits", "random", "sanitize"];
+    let below = [
+        "input", "lease", "limits", "random", "sanitize", "cell", "store",
+    ];
     let mut offenders = Vec::new();
     for (module, uses) in module_graph() {
         if top_level(&module) != "input" {
@@ -710,5 +713,56 @@ fn the_size_check_sees_functions_and_skips_tests() {
     assert_eq!(
         function_name("extern \"C\" fn note() {"),
         Some("note".into())
+    );
+}
+
+/// The core's layers, lowest first: each imports only the layers before it (issue 39). The
+/// engine (`streaming`) is the core's top; nothing of the core imports a module outside it
+/// (`output`, `terminal`, `report`, ...), so that the core can stand alone.
+const CORE_LAYERS: &[&str] = &[
+    "random",
+    "lease",
+    "store",
+    "limits",
+    "cell",
+    "matrix",
+    "sanitize",
+    "input",
+    "streaming",
+];
+
+/// The utilities every command writes through, and what they may import: they know nothing
+/// of input, the engine or the matrix, whose errors and rows reach them as text and bytes.
+const UTILITY_IMPORTS: &[(&str, &[&str])] = &[
+    ("output", &["store", "sanitize", "cell", "limits"]),
+    ("terminal", &["sanitize", "cell", "output"]),
+];
+
+#[test]
+fn the_core_and_the_utilities_import_only_what_is_below_them() {
+    let mut offenders = Vec::new();
+    for (module, uses) in module_graph() {
+        let from = top_level(&module);
+        for to in uses {
+            let to_top = top_level(&to);
+            if to_top == from {
+                continue;
+            }
+            let allowed = match CORE_LAYERS.iter().position(|m| *m == from) {
+                Some(level) => CORE_LAYERS[..level].contains(&to_top.as_str()),
+                None => match UTILITY_IMPORTS.iter().find(|(m, _)| *m == from) {
+                    Some((_, below)) => below.contains(&to_top.as_str()),
+                    None => true,
+                },
+            };
+            if !allowed {
+                offenders.push(format!("{module} -> {to}"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "arrows that point up (move the thing below, or invert the dependency):\n{}",
+        offenders.join("\n")
     );
 }

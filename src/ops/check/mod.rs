@@ -87,7 +87,7 @@ fn check(options: &Options) -> Result<Status> {
             options: options.read.clone(),
         })
         .collect();
-    let progress = crate::terminal::spinner("check", &shown);
+    let progress = crate::ops::spinner("check", &shown);
     let mut inputs = Vec::new();
     for pairing in &pairings.pairs {
         inputs.push(Named::new("input", &pairing.cases));

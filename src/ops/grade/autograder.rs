@@ -35,7 +35,7 @@ pub(super) fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> Stat
     for problem in problems {
         log.line(&mut out, &problem.to_string());
     }
-    if let Some(line) = crate::output::unlisted_line(problems) {
+    if let Some(line) = problems.unlisted_message() {
         log.line(&mut out, &line);
     }
     log.finish(&mut out);

@@ -380,7 +380,7 @@ fn key_trouble(problems: &InputErrors) -> String {
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",
-            crate::output::thousands(problems.total()),
+            crate::input::thousands(problems.total()),
             if problems.total() == 1 { "" } else { "s" }
         ),
     }
