@@ -13,7 +13,7 @@ use crate::grading::compare::shown;
 use crate::grading::engine_check::first_rows;
 use crate::grading::matrix_reader::{MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
-use crate::input::{InputError, InputErrors, ReadOptions, Source};
+use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::output::GuardedTemp;
 use crate::store::TempWriter;
 use crate::streaming::{judge, Sink, StreamError, StreamSettings};
@@ -169,6 +169,7 @@ fn disagreements(
             CaseStatus::Matched => {}
             CaseStatus::Missing => errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     key_name,
                     place.key_line,
                     format!(
@@ -183,6 +184,7 @@ fn disagreements(
                     let expected = miss.expected.as_deref().unwrap_or_default();
                     errors.push(
                         InputError::new(
+                            ErrorKind::Rule,
                             key_name,
                             place.key_line,
                             format!(
@@ -206,6 +208,7 @@ fn disagreements(
         let (file, line) = place.case_file.clone().unwrap_or_default();
         errors.push(
             InputError::new(
+                ErrorKind::Rule,
                 &file,
                 line,
                 format!(

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 
-use crate::input::{InputError, InputErrors, InputFormat, Source};
+use crate::input::{ErrorKind, InputError, InputErrors, InputFormat, Source};
 use crate::lease::{Case, CaseFault, Timestamp};
 use crate::matrix::{MatrixEncoding, MatrixRow};
 use crate::store::AppendFile;
@@ -317,9 +317,14 @@ pub(crate) fn unknown_cases(
         .iter()
         .filter(|id| !found(id))
         .map(|id| {
-            InputError::new("command line", 0, "no case with this id in the inputs")
-                .column("--case")
-                .value(id.clone())
+            InputError::new(
+                ErrorKind::Missing,
+                "command line",
+                0,
+                "no case with this id in the inputs",
+            )
+            .column("--case")
+            .value(id.clone())
         })
         .collect();
     if unknown.is_empty() {

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::input::records::RecordReader;
+use crate::input::ErrorKind;
 use crate::input::{
     body_record, header_record, normalise_header, BodyRecord, InputError, InputErrors,
 };
@@ -21,7 +22,7 @@ pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputE
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::File::open(path)
         .and_then(crate::limits::read_document)
-        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
+        .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
     parse_baseline(&bytes, &name)
 }
 
@@ -56,6 +57,7 @@ pub fn parse_baseline(
         if let Some(earlier) = at[wanted] {
             errors.push(
                 InputError::new(
+                    ErrorKind::Header,
                     name,
                     header_line,
                     format!(
@@ -73,6 +75,7 @@ pub fn parse_baseline(
         if found.is_none() {
             errors.push(
                 InputError::new(
+                    ErrorKind::Header,
                     name,
                     header_line,
                     format!(
@@ -106,7 +109,7 @@ pub fn parse_baseline(
                 Ok(text) => Some(text.trim().to_owned()),
                 Err(_) => {
                     errors.push(
-                        InputError::new(name, line, "not valid UTF-8")
+                        InputError::new(ErrorKind::Encoding, name, line, "not valid UTF-8")
                             .column(column)
                             .value(String::from_utf8_lossy(bytes)),
                     );
@@ -125,7 +128,7 @@ pub fn parse_baseline(
                 Ok(score) if score.is_finite() => Some(Some(score)),
                 _ => {
                     errors.push(
-                        InputError::new(name, line, "not a number")
+                        InputError::new(ErrorKind::Value, name, line, "not a number")
                             .column("score")
                             .value(text),
                     );
@@ -137,13 +140,17 @@ pub fn parse_baseline(
             continue;
         };
         if submission.is_empty() {
-            errors.push(InputError::new(name, line, "no submission name").column("submission"));
+            errors.push(
+                InputError::new(ErrorKind::Value, name, line, "no submission name")
+                    .column("submission"),
+            );
             continue;
         }
         // A row with a bad score still names its submission: a second row for it is an error.
         if let Some(&earlier) = lines.get(&submission) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     name,
                     line,
                     format!("duplicated submission: it is already on line {earlier}"),

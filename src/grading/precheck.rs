@@ -19,7 +19,7 @@ use super::matrix_reader::{
     SplitMatrix, MAX_LISTED_PROBLEMS,
 };
 use super::partitions::Splitter;
-use crate::input::{InputError, InputErrors, ReadOptions, Source};
+use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::streaming::{judge, Sink, StreamError, StreamSettings};
 
 /// What the check found: a value every format renders.
@@ -243,6 +243,7 @@ pub fn precheck(
                     row.line,
                     index * 64,
                     InputError::new(
+                        ErrorKind::Rule,
                         name,
                         row.line,
                         format!(
@@ -265,7 +266,8 @@ pub fn precheck(
                     found.add(
                         row.line,
                         index * 64 + 1 + order as u64,
-                        InputError::new(name, row.line, problem).column(column.name()),
+                        InputError::new(ErrorKind::Value, name, row.line, problem)
+                            .column(column.name()),
                     );
                 }
             }
@@ -277,6 +279,7 @@ pub fn precheck(
                     u64::MAX,
                     index,
                     InputError::new(
+                        ErrorKind::Rule,
                         name,
                         0,
                         format!(

@@ -22,7 +22,7 @@ use std::fs::{File, Metadata};
 use std::io;
 use std::path::Path;
 
-use crate::input::InputError;
+use crate::input::{ErrorKind, InputError};
 
 /// What makes two names the same file: its device and inode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub const NOT_ITS_OWN: &str = "cannot be graded: the submission is not a file of
      the same file as one the grader reads for itself)";
 
 fn refused(name: &str, message: impl Into<String>) -> InputError {
-    InputError::new(name, 0, message)
+    InputError::new(ErrorKind::Refused, name, 0, message)
 }
 
 /// Checks the metadata of an open submission: a regular file (`stream_ok`: or, for standard
@@ -179,13 +179,13 @@ pub fn open_submission(
             return Err(if is_link {
                 refused(name, SYMBOLIC_LINK)
             } else {
-                refused(name, format!("cannot read: {e}"))
+                InputError::unreadable(name, 0, e)
             });
         }
     };
     let meta = file
         .metadata()
-        .map_err(|e| refused(name, format!("cannot read: {e}")))?;
+        .map_err(|e| InputError::unreadable(name, 0, e))?;
     check_own(&meta, name, instructor, false)?;
     Ok(file)
 }

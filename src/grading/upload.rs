@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use crate::grading::columns::Column;
 use crate::input::content::{sniff, Content, Utf16Text};
-use crate::input::{normalise_header, Field, InputError, InputErrors};
+use crate::input::{normalise_header, ErrorKind, Field, InputError, InputErrors};
 
 /// The extensions of the matrix files `grade` reads (compared without case).
 pub const MATRIX_EXTENSIONS: [&str; 5] = ["csv", "json", "xlsx", "xlsm", "ods"];
@@ -148,6 +148,7 @@ fn walk(
                 format!("folder {}", shown_place(place))
             };
             problems.push(InputError::new(
+                ErrorKind::Io,
                 UPLOAD,
                 0,
                 format!("cannot read {what}: {e}"),
@@ -172,6 +173,7 @@ fn walk(
                 walk(&entry.path(), place, depth + 1, files, problems);
             } else {
                 problems.push(InputError::new(
+                    ErrorKind::Limit,
                     UPLOAD,
                     0,
                     format!(
@@ -369,7 +371,9 @@ fn listed(names: &[String]) -> String {
 /// symbolic link is why there is none: a problem reported under [`UPLOAD`], in words a learner
 /// can act on, naming the files by their place in what they handed in.
 pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, InputErrors> {
-    let problem = |message: String| Err(InputErrors::one(InputError::new(UPLOAD, 0, message)));
+    let problem = |kind: ErrorKind, message: String| {
+        Err(InputErrors::one(InputError::new(kind, UPLOAD, 0, message)))
+    };
     let mut others = Vec::new();
     let mut candidates = Vec::new();
     for file in files {
@@ -384,21 +388,27 @@ pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, InputE
     }
     if candidates.is_empty() {
         return if others.is_empty() {
-            problem(format!("is empty; {HAND_IN}"))
+            problem(ErrorKind::Missing, format!("is empty; {HAND_IN}"))
         } else {
-            problem(format!(
-                "holds no matrix file (it holds {}); {HAND_IN}",
-                listed(&others)
-            ))
+            problem(
+                ErrorKind::Missing,
+                format!(
+                    "holds no matrix file (it holds {}); {HAND_IN}",
+                    listed(&others)
+                ),
+            )
         };
     }
     if candidates.len() > MAX_LOOKED_AT {
         let names: Vec<String> = candidates.iter().map(|file| file.name()).collect();
-        return problem(format!(
-            "holds {} files that could be the matrix ({}); {HAND_IN}",
-            names.len(),
-            listed(&names)
-        ));
+        return problem(
+            ErrorKind::Refused,
+            format!(
+                "holds {} files that could be the matrix ({}); {HAND_IN}",
+                names.len(),
+                listed(&names)
+            ),
+        );
     }
     let looked: Vec<(&HandedIn, Looks)> = candidates
         .iter()
@@ -435,40 +445,52 @@ pub fn find_learners_matrix(files: &[HandedIn]) -> Result<UploadedMatrix, InputE
             match rest.as_slice() {
                 [one] => *one,
                 [] => {
-                    return problem(format!(
-                        "holds the lab's case file{} {}, not a matrix: {HAND_IN}, filled in \
+                    return problem(
+                        ErrorKind::Missing,
+                        format!(
+                            "holds the lab's case file{} {}, not a matrix: {HAND_IN}, filled in \
                          (its first row naming case_id, decision and reason)",
-                        if looked.len() == 1 { "" } else { "s" },
-                        listed(&names(Looks::CaseFile))
-                    ))
+                            if looked.len() == 1 { "" } else { "s" },
+                            listed(&names(Looks::CaseFile))
+                        ),
+                    )
                 }
                 several => {
                     let names: Vec<String> = several.iter().map(|f| f.name()).collect();
-                    return problem(format!(
-                        "holds {} files that could be the matrix ({}), and none starts with a \
+                    return problem(
+                        ErrorKind::Refused,
+                        format!(
+                            "holds {} files that could be the matrix ({}), and none starts with a \
                          matrix header (a first row naming case_id, decision and reason); \
                          {HAND_IN}",
-                        several.len(),
-                        listed(&names)
-                    ));
+                            several.len(),
+                            listed(&names)
+                        ),
+                    );
                 }
             }
         }
         several => {
             let names: Vec<String> = several.iter().map(|f| f.name()).collect();
-            return problem(format!(
-                "holds {} matrices ({}): which one is the answer? {HAND_IN}, and no other \
+            return problem(
+                ErrorKind::Refused,
+                format!(
+                    "holds {} matrices ({}): which one is the answer? {HAND_IN}, and no other \
                  matrix beside it",
-                several.len(),
-                listed(&names)
-            ));
+                    several.len(),
+                    listed(&names)
+                ),
+            );
         }
     };
     if chosen.is_link {
-        return problem(format!(
-            "{} is a symbolic link, not a file of the upload; hand in the file itself",
-            chosen.name()
-        ));
+        return problem(
+            ErrorKind::Refused,
+            format!(
+                "{} is a symbolic link, not a file of the upload; hand in the file itself",
+                chosen.name()
+            ),
+        );
     }
     Ok(UploadedMatrix {
         path: chosen.path.clone(),

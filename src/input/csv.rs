@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::delimiter::{detect, Delimiter, HeaderColumns};
-use super::error::{InputError, InputErrors};
+use super::error::{ErrorKind, InputError, InputErrors};
 use super::fields::{
     cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
     OUTPUT_ONLY_COLUMNS,
@@ -102,7 +102,10 @@ fn read_header_record<R: Read>(
             };
             if let Ok(Some(header)) = records.peek_line() {
                 if let Err(message) = super::delimiter::check_forced(header, delimiter, &columns) {
-                    errors.push(InputError::new(file, records.line(), message).column("header"));
+                    errors.push(
+                        InputError::new(ErrorKind::Header, file, records.line(), message)
+                            .column("header"),
+                    );
                     return None;
                 }
             }
@@ -120,14 +123,17 @@ fn read_header_record<R: Read>(
                 ),
                 Ok(None) => Ok(Delimiter::COMMA),
                 Err(e) => {
-                    errors.push(InputError::new(file, line, format!("cannot read: {e}")));
+                    errors.push(InputError::unreadable(file, line, e));
                     return None;
                 }
             };
             match detected {
                 Ok(delimiter) => delimiter,
                 Err(message) => {
-                    errors.push(InputError::new(file, records.line(), message).column("header"));
+                    errors.push(
+                        InputError::new(ErrorKind::Header, file, records.line(), message)
+                            .column("header"),
+                    );
                     return None;
                 }
             }
@@ -150,9 +156,14 @@ fn read_header_record<R: Read>(
             Ok(name) => header_names.push(strip_bom(index, name).to_owned()),
             Err(_) => {
                 errors.push(
-                    InputError::new(file, header_line, "header is not valid UTF-8")
-                        .column(format!("column {}", index + 1))
-                        .value(String::from_utf8_lossy(cell)),
+                    InputError::new(
+                        ErrorKind::Encoding,
+                        file,
+                        header_line,
+                        "header is not valid UTF-8",
+                    )
+                    .column(format!("column {}", index + 1))
+                    .value(String::from_utf8_lossy(cell)),
                 );
                 header_ok = false;
                 header_names.push(String::new());
@@ -187,6 +198,7 @@ pub(super) fn map_header(
         if let Err((field, earlier)) = map.insert(name, index) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Header,
                     file,
                     header_line,
                     format!(
@@ -205,6 +217,7 @@ pub(super) fn map_header(
         if map.get(required).is_none() {
             errors.push(
                 InputError::new(
+                    ErrorKind::Header,
                     file,
                     header_line,
                     format!("no {} column (required on every row)", required.name()),
@@ -246,7 +259,7 @@ pub(crate) struct ReadFailure {
 impl ReadFailure {
     /// The "cannot read" error of the failure, at `line`.
     pub(crate) fn at(&self, file: &str, line: u64) -> InputError {
-        InputError::new(file, line, format!("cannot read: {}", self.error))
+        InputError::unreadable(file, line, &self.error)
     }
 }
 
@@ -260,12 +273,20 @@ pub(crate) fn header_record<'r, R: Read>(
     let started_at = records.line();
     match records.next_record() {
         Ok(Some(record)) if record.is_unterminated() => {
-            errors.push(InputError::new(file, record.line, UNTERMINATED).column("header"));
+            errors.push(
+                InputError::new(ErrorKind::Syntax, file, record.line, UNTERMINATED)
+                    .column("header"),
+            );
             Ok(None)
         }
         Ok(Some(record)) => Ok(Some(record)),
         Ok(None) => {
-            errors.push(InputError::new(file, 1, "empty file: no header row"));
+            errors.push(InputError::new(
+                ErrorKind::Header,
+                file,
+                1,
+                "empty file: no header row",
+            ));
             Ok(None)
         }
         Err(error) => Err(ReadFailure { started_at, error }),
@@ -303,7 +324,12 @@ pub(crate) fn body_record<'r, R: Read>(
         Err(error) => return Err(ReadFailure { started_at, error }),
     };
     if record.is_unterminated() {
-        errors.push(InputError::new(file, record.line, UNTERMINATED));
+        errors.push(InputError::new(
+            ErrorKind::Syntax,
+            file,
+            record.line,
+            UNTERMINATED,
+        ));
         return Ok(BodyRecord::Skipped);
     }
     if record.iter().all(|cell| cell.trim_ascii().is_empty()) {
@@ -311,6 +337,7 @@ pub(crate) fn body_record<'r, R: Read>(
     }
     if record.len() != width {
         errors.push(InputError::new(
+            ErrorKind::Syntax,
             file,
             record.line,
             format!("the row has {} cells; the header has {width}", record.len()),
@@ -371,11 +398,7 @@ pub fn read(
                     break;
                 }
                 Err(e) => {
-                    errors.push(InputError::new(
-                        file,
-                        records.line(),
-                        format!("cannot read: {e}"),
-                    ));
+                    errors.push(InputError::unreadable(file, records.line(), e));
                     break;
                 }
             }
@@ -402,7 +425,7 @@ pub fn read(
                     }
                     Err(_) => {
                         errors.push(
-                            InputError::new(file, line, "not valid UTF-8")
+                            InputError::new(ErrorKind::Encoding, file, line, "not valid UTF-8")
                                 .column(column_label(header_names, index))
                                 .value(String::from_utf8_lossy(cell)),
                         );

@@ -8,9 +8,51 @@ use crate::sanitize::{escape_controls, escape_message, quote};
 /// copy.
 pub const MAX_KEPT_VALUE_BYTES: usize = 4096;
 
+/// What kind of problem an [`InputError`] is (rust-csv's `ErrorKind` is the model): set where
+/// each error is made, so that a caller tells them apart by kind, never by the words of the
+/// message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The input could not be read: it could not be opened, listed or read to its end (`cannot
+    /// read: ...`, [`InputError::unreadable`]), a bound on what one read may hold included.
+    Io,
+    /// What the run keeps of the input in temporary files could not be kept: the machine's
+    /// trouble, not the input's.
+    Temp,
+    /// Not text the reader takes: not UTF-8, a binary file where text was expected.
+    Encoding,
+    /// The format's grammar is broken: an unterminated quote, a row with more or fewer cells
+    /// than the header, JSON or a workbook that does not parse, a shape that is not the
+    /// format's.
+    Syntax,
+    /// The header (or a row's keys): a required column missing, two naming one field or
+    /// column, a column that may not be there.
+    Header,
+    /// A value outside its grammar or its domain: a timestamp, an event, a number, a code, an
+    /// id; a required value missing; text the outputs cannot carry inertly.
+    Value,
+    /// A rule across rows, cases or files broken: a case that does not start with an offer, a
+    /// case id in two files or twice in one, a case one file has and the other lacks.
+    Rule,
+    /// A bound on what is kept or explored passed while the input itself was read (a case too
+    /// long to explore, an entry too large to unpack).
+    Limit,
+    /// A file refused for what it is, not what it holds: a link, a hard link, the key or
+    /// another of the instructor's files, standard input where it cannot be read, a file that
+    /// changed while it was read, an entry leading out of its folder.
+    Refused,
+    /// Something that must be there is not: no matrix in an upload, no submission for a
+    /// learner, no case files in a directory, no sheet of that name, no case of that id.
+    Missing,
+    /// Not a problem of its own: the line that counts the problems not listed.
+    Unlisted,
+}
+
 /// One problem in the input, with where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputError {
+    /// What kind of problem it is.
+    pub kind: ErrorKind,
     /// The file as named on the command line (`-` for standard input).
     pub file: String,
     /// The 1-based line (0 when the problem is about the whole file).
@@ -25,10 +67,14 @@ pub struct InputError {
     pub value_bytes: usize,
 }
 
+/// What [`InputError::unreadable`] puts before the cause.
+const UNREADABLE: &str = "cannot read: ";
+
 impl InputError {
-    /// A problem at `file:line`.
-    pub fn new(file: &str, line: u64, message: impl Into<String>) -> InputError {
+    /// A problem of `kind` at `file:line`.
+    pub fn new(kind: ErrorKind, file: &str, line: u64, message: impl Into<String>) -> InputError {
         InputError {
+            kind,
             file: file.to_owned(),
             line,
             column: None,
@@ -36,6 +82,28 @@ impl InputError {
             value: None,
             value_bytes: 0,
         }
+    }
+
+    /// `file` could not be read at `line` (0: at all), for `cause`: `cannot read: CAUSE`, of
+    /// kind [`ErrorKind::Io`].
+    pub fn unreadable(file: &str, line: u64, cause: impl std::fmt::Display) -> InputError {
+        InputError::new(ErrorKind::Io, file, line, format!("{UNREADABLE}{cause}"))
+    }
+
+    /// Why an input could not be read, as [`InputError::unreadable`] was told (the message
+    /// itself for an error not made by it); `None` when it is no [`ErrorKind::Io`] error.
+    pub fn io_cause(&self) -> Option<&str> {
+        (self.kind == ErrorKind::Io).then(|| {
+            self.message
+                .strip_prefix(UNREADABLE)
+                .unwrap_or(&self.message)
+        })
+    }
+
+    /// Whether the whole file could not be read: its one problem is about the file, not a
+    /// line of it, and is of kind [`ErrorKind::Io`].
+    pub fn is_unreadable_file(&self) -> bool {
+        self.line == 0 && self.kind == ErrorKind::Io
     }
 
     /// The same problem, about `column`.
@@ -216,7 +284,7 @@ impl InputErrors {
         let mut shown = self.listed.clone();
         if let Some(message) = self.unlisted_message() {
             let file = self.listed.last().map_or("", |e| e.file.as_str());
-            shown.push(InputError::new(file, 0, message));
+            shown.push(InputError::new(ErrorKind::Unlisted, file, 0, message));
         }
         shown
     }
@@ -330,7 +398,7 @@ mod tests {
     use super::*;
 
     fn error(line: u64) -> InputError {
-        InputError::new("f.csv", line, "bad")
+        InputError::new(ErrorKind::Value, "f.csv", line, "bad")
     }
 
     #[test]
@@ -351,7 +419,7 @@ mod tests {
     fn the_error_that_ended_a_read_is_kept_past_the_cap() {
         let mut errors = InputErrors::with_cap(3);
         errors.extend([1, 2, 3, 4].map(error));
-        errors.push_final(InputError::new("f.csv", 9, "cannot read: a limit"));
+        errors.push_final(InputError::unreadable("f.csv", 9, "a limit"));
         let lines: Vec<u64> = errors.iter().map(|e| e.line).collect();
         assert_eq!(lines, [1, 2, 9]);
         assert_eq!(errors.total(), 5);

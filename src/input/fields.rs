@@ -7,7 +7,7 @@ use crate::lease::{
     TerminalResult, TermsError, Timestamp, ValueError,
 };
 
-use super::error::{InputError, InputErrors};
+use super::error::{ErrorKind, InputError, InputErrors};
 
 /// A recognised case-file field (spec section 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -214,7 +214,9 @@ pub fn cell_text(field: Field, raw: &str) -> Option<&str> {
 /// Makes a located error for the row being parsed: field, message, offending value.
 pub type Locate<'a> = dyn Fn(Option<Field>, String, Option<&str>) -> InputError + 'a;
 
-/// A problem at `file:line`, about a field if one is named, quoting a value if one is given.
+/// A problem with a row's field at `file:line` (a value that does not parse, a required one
+/// missing: [`ErrorKind::Value`]), about the field if one is named, quoting a value if one is
+/// given.
 pub fn located(
     file: &str,
     line: u64,
@@ -222,7 +224,7 @@ pub fn located(
     message: String,
     value: Option<&str>,
 ) -> InputError {
-    let mut error = InputError::new(file, line, message);
+    let mut error = InputError::new(ErrorKind::Value, file, line, message);
     if let Some(field) = field {
         error = error.column(field.name());
     }

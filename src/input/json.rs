@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::error::{InputError, InputErrors};
+use super::error::{ErrorKind, InputError, InputErrors};
 use super::fields::{
     cell_text, located, normalise_header, parse_row, BadRow, Field, FieldMap, Mapped, RawCells,
     RowResult, FIELD_COUNT,
@@ -80,18 +80,23 @@ impl<'a> LineCounter<'a> {
 }
 
 fn syntax_error(file: &str, e: &serde_json::Error) -> InputError {
-    InputError::new(file, e.line() as u64, format!("invalid JSON: {e}"))
+    InputError::new(
+        ErrorKind::Syntax,
+        file,
+        e.line() as u64,
+        format!("invalid JSON: {e}"),
+    )
 }
 
 /// The error that stopped reading a JSON document: the parser's, located where it says, or
 /// the reader's own ([`Failure`]), located where it was.
 pub(super) fn stream_error(file: &str, e: &serde_json::Error, tracker: &Tracker) -> InputError {
     match tracker.failure() {
-        Some(Failure::InvalidUtf8 { line }) => InputError::new(file, line, "not valid UTF-8"),
-        Some(Failure::TooLong { line, limit }) => {
-            InputError::new(file, line, format!("cannot read: {limit}"))
+        Some(Failure::InvalidUtf8 { line }) => {
+            InputError::new(ErrorKind::Encoding, file, line, "not valid UTF-8")
         }
-        None if e.is_io() => InputError::new(file, 0, format!("cannot read: {e}")),
+        Some(Failure::TooLong { line, limit }) => InputError::unreadable(file, line, limit),
+        None if e.is_io() => InputError::unreadable(file, 0, e),
         None if e.is_syntax() && e.to_string().starts_with("control character") => {
             // The parser read the character (and may have read on); a parse of the whole text
             // (as before) stops at it, and that is where it is.
@@ -99,6 +104,7 @@ pub(super) fn stream_error(file: &str, e: &serde_json::Error, tracker: &Tracker)
             let text = e.to_string();
             let code = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
             InputError::new(
+                ErrorKind::Syntax,
                 file,
                 line,
                 format!("invalid JSON: {code} at line {line} column {column}"),
@@ -155,7 +161,7 @@ pub fn read_document(
     };
     match super::json_fast::read_array(reader, &mut object) {
         Ok(()) => {}
-        Err(Restart::Io(e)) => errors.push(InputError::new(file, 0, format!("cannot read: {e}"))),
+        Err(Restart::Io(e)) => errors.push(InputError::unreadable(file, 0, e)),
         Err(Restart::At { rest, skip_first }) => {
             read_stream(rest, skip_first, file, errors, sink, observer)
         }
@@ -226,9 +232,12 @@ impl Top<'_, '_> {
     fn not_a_shape<E>(self) -> Result<(), E> {
         let reading = self.0;
         let line = reading.tracker.token_line();
-        reading
-            .errors
-            .push(InputError::new(reading.file, line, SHAPE));
+        reading.errors.push(InputError::new(
+            ErrorKind::Syntax,
+            reading.file,
+            line,
+            SHAPE,
+        ));
         Ok(())
     }
 }
@@ -284,6 +293,7 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         }
         if !cases {
             reading.errors.push(InputError::new(
+                ErrorKind::Syntax,
                 reading.file,
                 top_line,
                 format!("the object has no \"cases\" key; {SHAPE}"),
@@ -346,9 +356,15 @@ impl CasesSeed<'_, '_> {
     fn not_an_array<E>(self) -> Result<bool, E> {
         let reading = self.0;
         let line = reading.tracker.token_line();
-        reading
-            .errors
-            .push(InputError::new(reading.file, line, "must be an array of cases").column("cases"));
+        reading.errors.push(
+            InputError::new(
+                ErrorKind::Syntax,
+                reading.file,
+                line,
+                "must be an array of cases",
+            )
+            .column("cases"),
+        );
         Ok(true)
     }
 }
@@ -422,6 +438,7 @@ fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
         Ok(entry) => entry,
         Err(_) => {
             reading.errors.push(InputError::new(
+                ErrorKind::Syntax,
                 file,
                 line,
                 "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
@@ -433,7 +450,8 @@ fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
         Some(Value::Number(n)) => n.to_string(),
         other => {
-            let mut error = InputError::new(file, line, "missing or not text").column("case_id");
+            let mut error = InputError::new(ErrorKind::Value, file, line, "missing or not text")
+                .column("case_id");
             if let Some(value) = other {
                 error = error.value(value.to_string());
             }
@@ -443,7 +461,13 @@ fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
     };
     let Some(messages) = entry.messages else {
         reading.errors.push(
-            InputError::new(file, line, "missing or not an array of rows").column("messages"),
+            InputError::new(
+                ErrorKind::Syntax,
+                file,
+                line,
+                "missing or not an array of rows",
+            )
+            .column("messages"),
         );
         return;
     };
@@ -451,11 +475,9 @@ fn read_case(text: &str, line: u64, reading: &mut Reading<'_>) {
     for raw in messages {
         let line = lines.line_of(raw);
         if raw.get().len() > crate::limits::MAX_RECORD_BYTES {
-            reading.errors.push(InputError::new(
-                file,
-                line,
-                format!("cannot read: {}", Limit::Record),
-            ));
+            reading
+                .errors
+                .push(InputError::unreadable(file, line, Limit::Record));
             continue;
         }
         read_object(
@@ -488,12 +510,22 @@ pub fn read_lines(
             Ok(0) => break,
             Ok(n) if n as u64 == limit && buffer.last() != Some(&b'\n') => {
                 let e = crate::limits::record_too_long();
-                errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
+                errors.push(InputError::new(
+                    ErrorKind::Io,
+                    file,
+                    line + 1,
+                    format!("unreadable: {e}"),
+                ));
                 break;
             }
             Ok(_) => line += 1,
             Err(e) => {
-                errors.push(InputError::new(file, line + 1, format!("unreadable: {e}")));
+                errors.push(InputError::new(
+                    ErrorKind::Io,
+                    file,
+                    line + 1,
+                    format!("unreadable: {e}"),
+                ));
                 break;
             }
         }
@@ -505,7 +537,12 @@ pub fn read_lines(
         let text = match std::str::from_utf8(bytes) {
             Ok(text) => text,
             Err(_) => {
-                errors.push(InputError::new(file, line, "not valid UTF-8"));
+                errors.push(InputError::new(
+                    ErrorKind::Encoding,
+                    file,
+                    line,
+                    "not valid UTF-8",
+                ));
                 continue;
             }
         };
@@ -532,12 +569,17 @@ fn read_object(
         Ok(object) => object,
         Err(e) if e.is_syntax() || e.is_eof() => {
             let at = line + e.line() as u64 - 1;
-            errors.push(InputError::new(file, at, relative_syntax_message(&e)));
+            errors.push(InputError::new(
+                ErrorKind::Syntax,
+                file,
+                at,
+                relative_syntax_message(&e),
+            ));
             return;
         }
         Err(_) => {
             errors.push(
-                InputError::new(file, line, "a row must be a JSON object")
+                InputError::new(ErrorKind::Syntax, file, line, "a row must be a JSON object")
                     .value(json.trim().chars().take(200).collect::<String>()),
             );
             return;
@@ -570,6 +612,7 @@ fn read_row(
                 reported.push(field);
                 errors.push(
                     InputError::new(
+                        ErrorKind::Header,
                         file,
                         line,
                         format!(
@@ -593,9 +636,14 @@ fn read_row(
                 let compact = serde_json::from_str::<Value>(raw)
                     .map_or_else(|_| raw.to_owned(), |value| value.to_string());
                 errors.push(
-                    InputError::new(file, line, "must be a string, a number or null")
-                        .column(key.clone())
-                        .value(compact),
+                    InputError::new(
+                        ErrorKind::Value,
+                        file,
+                        line,
+                        "must be a string, a number or null",
+                    )
+                    .column(key.clone())
+                    .value(compact),
                 );
                 reported.extend(Field::from_normalised(&normalise_header(key)));
                 None
@@ -623,6 +671,7 @@ fn read_row(
             Some(given) => {
                 errors.push(
                     InputError::new(
+                        ErrorKind::Rule,
                         file,
                         line,
                         format!("differs from the enclosing case's case_id {expected:?}"),
@@ -704,7 +753,12 @@ mod tests {
                     .iter()
                     .filter(|&&b| b == b'\n')
                     .count() as u64;
-                errors.push(InputError::new("t.json", line, "not valid UTF-8"));
+                errors.push(InputError::new(
+                    ErrorKind::Encoding,
+                    "t.json",
+                    line,
+                    "not valid UTF-8",
+                ));
             }
         }
         (rows, errors.iter().map(ToString::to_string).collect())
@@ -871,6 +925,7 @@ mod tests {
                     Ok(Cases { cases: Some(cases) }) => cases,
                     Ok(Cases { cases: None }) => {
                         return errors.push(InputError::new(
+                            ErrorKind::Syntax,
                             file,
                             top_line,
                             format!("the object has no \"cases\" key; {SHAPE}"),
@@ -883,6 +938,7 @@ mod tests {
                     Err(_) => {
                         return errors.push(
                             InputError::new(
+                                ErrorKind::Syntax,
                                 file,
                                 lines.line_of(cases),
                                 "must be an array of cases",
@@ -896,7 +952,7 @@ mod tests {
                     let entry: CaseEntry = match serde_json::from_str(raw_entry.get()) {
                         Ok(entry) => entry,
                         Err(_) => {
-                            errors.push(InputError::new(
+                            errors.push(InputError::new(ErrorKind::Syntax,
                                 file,
                                 entry_line,
                                 "each case must be an object {\"case_id\": ..., \"messages\": [...]}",
@@ -908,9 +964,13 @@ mod tests {
                         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
                         Some(Value::Number(n)) => n.to_string(),
                         other => {
-                            let mut error =
-                                InputError::new(file, entry_line, "missing or not text")
-                                    .column("case_id");
+                            let mut error = InputError::new(
+                                ErrorKind::Value,
+                                file,
+                                entry_line,
+                                "missing or not text",
+                            )
+                            .column("case_id");
                             if let Some(value) = other {
                                 error = error.value(value.to_string());
                             }
@@ -920,8 +980,13 @@ mod tests {
                     };
                     let Some(messages) = entry.messages else {
                         errors.push(
-                            InputError::new(file, entry_line, "missing or not an array of rows")
-                                .column("messages"),
+                            InputError::new(
+                                ErrorKind::Syntax,
+                                file,
+                                entry_line,
+                                "missing or not an array of rows",
+                            )
+                            .column("messages"),
                         );
                         continue;
                     };
@@ -939,7 +1004,12 @@ mod tests {
                     }
                 }
             }
-            _ => errors.push(InputError::new(file, lines.line_of(top), SHAPE)),
+            _ => errors.push(InputError::new(
+                ErrorKind::Syntax,
+                file,
+                lines.line_of(top),
+                SHAPE,
+            )),
         }
     }
 }

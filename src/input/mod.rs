@@ -23,7 +23,7 @@ pub use csv::{CsvHeader, CsvRead, Stopped};
 pub use delimiter::{
     check_forced as check_forced_delimiter, detect as detect_delimiter, Delimiter, HeaderColumns,
 };
-pub use error::{thousands, InputError, InputErrors, MAX_LISTED_ERRORS};
+pub use error::{thousands, ErrorKind, InputError, InputErrors, MAX_LISTED_ERRORS};
 pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
@@ -204,17 +204,15 @@ impl Source {
 
 /// Opens the case file at `path`, of `format`, for reading; a workbook (read whole) that is
 /// larger than [`crate::limits::MAX_DOCUMENT_BYTES`] is refused by its size, before a byte is
-/// read. JSON, NDJSON and CSV are read as they come, whatever their size. The error is the
-/// message of a whole-file [`InputError`].
-pub fn open_case_file(path: &Path, format: InputFormat) -> Result<File, String> {
-    File::open(path)
-        .and_then(|file| {
-            if format == InputFormat::Workbook {
-                crate::limits::check_document_size(&file)?;
-            }
-            Ok(file)
-        })
-        .map_err(|e| format!("cannot read: {e}"))
+/// read. JSON, NDJSON and CSV are read as they come, whatever their size. The error is why
+/// the file cannot be read ([`InputError::unreadable`]).
+pub fn open_case_file(path: &Path, format: InputFormat) -> io::Result<File> {
+    File::open(path).and_then(|file| {
+        if format == InputFormat::Workbook {
+            crate::limits::check_document_size(&file)?;
+        }
+        Ok(file)
+    })
 }
 
 /// The files directly in `directory` that `wanted` accepts, in name order; a directory that
@@ -230,6 +228,7 @@ pub fn files_in_directory(
         Ok(entries) => entries,
         Err(e) => {
             errors.push(InputError::new(
+                ErrorKind::Io,
                 &name,
                 0,
                 format!("cannot read directory: {e}"),
@@ -244,6 +243,7 @@ pub fn files_in_directory(
     files.sort();
     if files.is_empty() {
         errors.push(InputError::new(
+            ErrorKind::Missing,
             &name,
             0,
             format!("the directory holds no {what}"),
@@ -391,7 +391,7 @@ pub fn read(
             let file = match crate::limits::spool_document(reader) {
                 Ok(file) => file,
                 Err(e) => {
-                    errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+                    errors.push(InputError::unreadable(name, 0, e));
                     return;
                 }
             };
@@ -441,8 +441,8 @@ pub fn read_source(
         None => Box::new(io::stdin().lock()),
         Some(path) => match open_case_file(path, how.format) {
             Ok(file) => Box::new(file),
-            Err(message) => {
-                errors.push(InputError::new(&source.name, 0, message));
+            Err(e) => {
+                errors.push(InputError::unreadable(&source.name, 0, e));
                 return;
             }
         },

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::InputError;
+use crate::input::ErrorKind;
 
 /// A regular file as it was: which file it is, how long, and when it was last written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +96,7 @@ impl FileChanged {
     /// The same as a whole-file [`InputError`].
     pub fn input_error(&self) -> InputError {
         InputError::new(
+            ErrorKind::Refused,
             &self.file,
             0,
             format!(

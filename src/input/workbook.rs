@@ -16,7 +16,7 @@ mod xlsx;
 mod xml;
 
 use super::csv::map_header;
-use super::error::{InputError, InputErrors};
+use super::error::{ErrorKind, InputError, InputErrors};
 use super::fields::{cell_text, located, RawCells, FIELD_COUNT};
 use super::{ReadObserver, RowSink};
 use crate::limits::MAX_RECORD_BYTES;
@@ -36,7 +36,12 @@ enum Located {
 /// is for a file that cannot be opened, which `grade` tells a learner apart from a malformed
 /// one.)
 fn unreadable_workbook(file: &str, message: String) -> InputError {
-    InputError::new(file, 0, format!("not a readable workbook: {message}"))
+    InputError::new(
+        ErrorKind::Syntax,
+        file,
+        0,
+        format!("not a readable workbook: {message}"),
+    )
 }
 
 /// The error of a row longer than a record may be.
@@ -387,12 +392,13 @@ impl<'w> SheetChoice<'w> {
     /// The error when no sheet listed was the one to read.
     fn not_found(mut self, file: &str) -> InputError {
         let Some(wanted) = self.wanted else {
-            return InputError::new(file, 0, "the workbook has no sheets");
+            return InputError::new(ErrorKind::Missing, file, 0, "the workbook has no sheets");
         };
         if self.more > 0 {
             self.listed.push(format!("and {} more", self.more));
         }
         InputError::new(
+            ErrorKind::Missing,
             file,
             0,
             format!(
@@ -441,6 +447,7 @@ pub fn read_cases(
             .map_or(0, |last| last + 1);
         if width > columns.len() {
             row_errors.push(InputError::new(
+                ErrorKind::Syntax,
                 located_file,
                 line,
                 format!(
@@ -466,7 +473,12 @@ pub fn read_cases(
     match result {
         Err(e) => errors.push_final(e),
         Ok(()) if header.is_none() => {
-            errors.push(InputError::new(file, 0, "empty sheet: no header row"));
+            errors.push(InputError::new(
+                ErrorKind::Header,
+                file,
+                0,
+                "empty sheet: no header row",
+            ));
         }
         Ok(()) => {}
     }

@@ -26,7 +26,7 @@
 //!   the student columns through `Section`, this assignment's column, the `Points Possible`
 //!   row, and a row per learner given a grade: a learner with no grade is left out.
 
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
 use super::roster::{parse_points, points_text, Learner, LearnerGrade};
@@ -164,6 +164,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Value,
                     &table.name,
                     row.line,
                     "not a Canvas user id: the download names each file by its learner's id, so \
@@ -177,6 +178,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         if let Some(first) = seen.insert(id.to_owned(), row.line) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     &table.name,
                     row.line,
                     format!("the learner {id} is listed twice (first on line {first})"),

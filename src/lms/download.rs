@@ -27,7 +27,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::grading::submission_file::{open_submission, InstructorFiles};
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 
 /// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -125,8 +125,11 @@ impl Download {
     /// `MAX_WRAPPERS` deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
-        let error = |message: String| InputErrors::one(InputError::new(&name, 0, message));
-        let meta = fs::metadata(path).map_err(|e| error(format!("cannot read: {e}")))?;
+        let error = |kind: ErrorKind, message: String| {
+            InputErrors::one(InputError::new(kind, &name, 0, message))
+        };
+        let meta = fs::metadata(path)
+            .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
         let stem = |p: &Path| {
             p.file_stem()
                 .or_else(|| p.file_name())
@@ -140,8 +143,8 @@ impl Download {
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| stem(path));
             for _ in 0..MAX_WRAPPERS {
-                let entries =
-                    folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
+                let entries = folder_entries(&root)
+                    .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
                 match entries.as_slice() {
                     [only] if only.kind == Kind::Folder && !recognised(only) => {
                         root = root.join(&only.name);
@@ -156,29 +159,40 @@ impl Download {
                 source: Source::Folder(root),
             });
         }
-        let file = File::open(path).map_err(|e| error(format!("cannot read: {e}")))?;
+        let file =
+            File::open(path).map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
         let archive = zip::ZipArchive::new(file).map_err(|e| {
-            error(format!(
+            error(
+                ErrorKind::Syntax,
+                format!(
                 "is neither a folder nor a zip the platform made ({e}); give the download as the \
                  platform made it"
-            ))
+            ),
+            )
         })?;
         if archive.len() > MAX_ZIP_ENTRIES {
-            return Err(error(format!(
-                "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
-                archive.len()
-            )));
+            return Err(error(
+                ErrorKind::Limit,
+                format!(
+                    "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
+                    archive.len()
+                ),
+            ));
         }
         let mut archive = archive;
         let mut items = Vec::new();
         let mut problems = InputErrors::new();
         for index in 0..archive.len() {
-            let entry = archive
-                .by_index(index)
-                .map_err(|e| error(format!("cannot read entry {}: {e}", index + 1)))?;
+            let entry = archive.by_index(index).map_err(|e| {
+                error(
+                    ErrorKind::Io,
+                    format!("cannot read entry {}: {e}", index + 1),
+                )
+            })?;
             let Some(enclosed) = entry.enclosed_name() else {
                 problems.push(
                     InputError::new(
+                        ErrorKind::Refused,
                         &name,
                         0,
                         "an entry's name leads out of the download's folder: this is not a \
@@ -257,13 +271,8 @@ impl Download {
     /// The top-level entries, litter skipped, in name order.
     pub fn entries(&self) -> Result<Vec<Entry>, InputErrors> {
         match &self.source {
-            Source::Folder(root) => folder_entries(root).map_err(|e| {
-                InputErrors::from(vec![InputError::new(
-                    &self.name,
-                    0,
-                    format!("cannot read: {e}"),
-                )])
-            }),
+            Source::Folder(root) => folder_entries(root)
+                .map_err(|e| InputErrors::from(vec![InputError::unreadable(&self.name, 0, e)])),
             Source::Zip { items, .. } => Ok(zip_entries(items)),
         }
     }
@@ -488,6 +497,7 @@ fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64>
 
 fn too_large(shown: &str) -> InputError {
     InputError::new(
+        ErrorKind::Limit,
         shown,
         0,
         format!(
@@ -524,6 +534,7 @@ fn unzip_item(
                 Ok(file) if !file.encrypted() => file,
                 Ok(_) => {
                     problems.push(InputError::new(
+                        ErrorKind::Refused,
                         shown,
                         0,
                         "cannot be graded: it is encrypted in the download",
@@ -531,7 +542,12 @@ fn unzip_item(
                     return Ok(());
                 }
                 Err(e) => {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
+                    problems.push(InputError::new(
+                        ErrorKind::Io,
+                        shown,
+                        0,
+                        format!("cannot unpack: {e}"),
+                    ));
                     return Ok(());
                 }
             };
@@ -543,7 +559,12 @@ fn unzip_item(
                     if e.kind() == io::ErrorKind::InvalidData
                         || e.kind() == io::ErrorKind::UnexpectedEof =>
                 {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
+                    problems.push(InputError::new(
+                        ErrorKind::Io,
+                        shown,
+                        0,
+                        format!("cannot unpack: {e}"),
+                    ));
                     return Ok(());
                 }
                 Err(e) => return Err(e),

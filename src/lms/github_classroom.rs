@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
 use super::roster::{points_text, Learner, LearnerGrade};
@@ -66,6 +66,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         if let Some(first) = seen.insert(id.clone(), row.line) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     &table.name,
                     row.line,
                     format!("the GitHub user {name} is listed twice (first on line {first})"),
@@ -130,6 +131,7 @@ impl Roster {
         match common.map(|c| c.into_iter().collect::<Vec<_>>()).as_deref() {
             Some([slug]) => Ok(slug.clone()),
             _ => Err(InputError::new(
+                ErrorKind::Syntax,
                 download,
                 0,
                 "cannot tell the assignment's repositories from their names: give the folder \

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::grading::submission_file::InstructorFiles;
 use crate::grading::upload::{find_matrix, UploadedMatrix};
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::output::GuardedTempDir;
 
 use download::{Download, Entry};
@@ -203,6 +203,7 @@ pub fn read_class(
         match claim {
             Err(why) => errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     opened.name(),
                     0,
                     format!("whose is this entry? it is {why}"),
@@ -212,6 +213,7 @@ pub fn read_class(
             Ok(claim) => match index.get(claim.learner.as_str()) {
                 None => errors.push(
                     InputError::new(
+                        ErrorKind::Rule,
                         opened.name(),
                         0,
                         format!(
@@ -243,6 +245,7 @@ pub fn read_class(
     }
     let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
         InputErrors::from(vec![InputError::new(
+            ErrorKind::Temp,
             opened.name(),
             0,
             format!("cannot make a temporary directory to unpack it in: {e}"),
@@ -257,6 +260,7 @@ pub fn read_class(
         let staged = staging.path().join(n.to_string());
         let made = opened.upload(claims, &staged, instructor).map_err(|e| {
             InputErrors::from(vec![InputError::new(
+                ErrorKind::Io,
                 opened.name(),
                 0,
                 format!("cannot unpack: {e}"),

@@ -32,7 +32,7 @@
 
 use std::collections::HashMap;
 
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
 use super::roster::{parse_points, points_text, Learner, LearnerGrade};
@@ -145,6 +145,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         else {
             errors.push(
                 InputError::new(
+                    ErrorKind::Value,
                     &table.name,
                     row.line,
                     "not a participant's identifier (Participant NUMBER): download the worksheet \
@@ -158,6 +159,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         if let Some(first) = seen.insert(number.to_owned(), row.line) {
             errors.push(
                 InputError::new(
+                    ErrorKind::Rule,
                     &table.name,
                     row.line,
                     format!("{id} is listed twice (first on line {first})"),
@@ -170,13 +172,19 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         if let Some(at) = maximum {
             match (parse_points(&cells[at]), points) {
                 (None, _) => errors.push(
-                    InputError::new(&table.name, row.line, "not a number of points")
-                        .column(table.header[at].trim())
-                        .value(cells[at].trim()),
+                    InputError::new(
+                        ErrorKind::Value,
+                        &table.name,
+                        row.line,
+                        "not a number of points",
+                    )
+                    .column(table.header[at].trim())
+                    .value(cells[at].trim()),
                 ),
                 (Some(max), None) => points = Some((max, row.line)),
                 (Some(max), Some((first, line))) if max != first => errors.push(
                     InputError::new(
+                        ErrorKind::Rule,
                         &table.name,
                         row.line,
                         format!("differs from the maximum grade on line {line}, {first}"),

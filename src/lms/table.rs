@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::input::records::RecordReader;
-use crate::input::{body_record, header_record, BodyRecord, InputError, InputErrors};
+use crate::input::{body_record, header_record, BodyRecord, ErrorKind, InputError, InputErrors};
 
 /// One row of a table: its line in the file and its cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl Table {
 
     /// An error at the header, about `column`.
     pub fn header_error(&self, message: impl Into<String>) -> InputError {
-        InputError::new(&self.name, self.header_line, message).column("header")
+        InputError::new(ErrorKind::Header, &self.name, self.header_line, message).column("header")
     }
 }
 
@@ -56,7 +56,7 @@ impl Table {
 pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let bytes = crate::limits::read_document_file(path)
-        .map_err(|e| InputErrors::one(InputError::new(&name, 0, format!("cannot read: {e}"))))?;
+        .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
     parse_table(&bytes, &name)
 }
 
@@ -85,8 +85,13 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
             Ok(text) => text.to_owned(),
             Err(_) => {
                 errors.push(
-                    InputError::new(name, line, "not valid UTF-8: save the file as UTF-8")
-                        .value(String::from_utf8_lossy(bytes)),
+                    InputError::new(
+                        ErrorKind::Encoding,
+                        name,
+                        line,
+                        "not valid UTF-8: save the file as UTF-8",
+                    )
+                    .value(String::from_utf8_lossy(bytes)),
                 );
                 String::from_utf8_lossy(bytes).into_owned()
             }

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 
-use crate::input::{expand_inputs, thousands, InputError, InputErrors, InputFormat, ReadOptions};
+use crate::input::{
+    expand_inputs, thousands, ErrorKind, InputError, InputErrors, InputFormat, ReadOptions,
+};
 use crate::lease::{Row, Timestamp};
 use crate::limits::MAX_REORDER_CASE_ROWS;
 use crate::ops::{source_names, Status};
@@ -85,6 +87,7 @@ impl CaseWriter for Explorer {
                 Ok(std::ops::ControlFlow::Break(()))
             })?;
             let error = InputError::new(
+                ErrorKind::Limit,
                 file,
                 first_line,
                 format!(

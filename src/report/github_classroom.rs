@@ -214,6 +214,7 @@ mod tests {
     #[test]
     fn a_check_with_many_problems_fits_the_reporter_and_says_how_many_are_left_out() {
         let problem = |line: u64| crate::input::InputError {
+            kind: crate::input::ErrorKind::Value,
             file: "matrix.csv".into(),
             line,
             column: Some("decision".into()),

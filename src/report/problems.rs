@@ -8,7 +8,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::grading::ReportFormat;
 use crate::input::thousands;
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::report::class_junit::{junit_message, junit_name, junit_text};
 use crate::report::github::{command as workflow_command, escape_data};
 use crate::report::markdown::escape_cell;
@@ -33,7 +33,7 @@ fn what(error: &InputError) -> String {
     }
     text.push_str(&error.message);
     if let Some(value) = &error.value {
-        let mut quoting = InputError::new("", 0, "").value(value.clone());
+        let mut quoting = InputError::new(ErrorKind::Value, "", 0, "").value(value.clone());
         quoting.value_bytes = error.value_bytes;
         let quoted = quoting.to_string();
         // `InputError` quotes (and cuts) a value the same way everywhere: reuse its tail.

@@ -33,9 +33,8 @@ impl OpenedFile {
         format: InputFormat,
     ) -> Result<OpenedFile, InputError> {
         let file = crate::input::open_case_file(path, format)
-            .map_err(|message| InputError::new(name, 0, message))?;
-        let stamp = FileStamp::of_file(&file)
-            .map_err(|e| InputError::new(name, 0, format!("cannot read: {e}")))?;
+            .map_err(|e| InputError::unreadable(name, 0, e))?;
+        let stamp = FileStamp::of_file(&file).map_err(|e| InputError::unreadable(name, 0, e))?;
         Ok(OpenedFile {
             name: name.to_owned(),
             file: Arc::new(file),

@@ -7,7 +7,7 @@
 //! [`start_case`] on its first row and steps it with [`step_case`] on each later row of the
 //! same file, and reports a case id met again in another file with [`clash_error`].
 
-use crate::input::{BadRow, InputError, InputErrors, ParsedRow, RowResult};
+use crate::input::{BadRow, ErrorKind, InputError, InputErrors, ParsedRow, RowResult};
 use crate::lease::{Case, CaseFault, Outcome, Row, Timestamp};
 
 /// Where a row came from.
@@ -98,6 +98,7 @@ pub fn step_case(
 /// at `first_line`.
 pub fn clash_error(at: Location<'_>, case_id: &str, file: &str, first_line: u64) -> InputError {
     InputError::new(
+        ErrorKind::Rule,
         at.file,
         at.line,
         format!(
@@ -119,7 +120,8 @@ fn located_fault(
     job_id: Option<&str>,
     observed_at: Option<Timestamp>,
 ) -> InputError {
-    let error = InputError::new(at.file, at.line, fault.to_string()).column(fault.column());
+    let error = InputError::new(ErrorKind::Rule, at.file, at.line, fault.to_string())
+        .column(fault.column());
     match fault {
         CaseFault::FirstRowNotOffer(event) => error.value(event.to_string()),
         CaseFault::MissingJobId => error,

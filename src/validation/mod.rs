@@ -7,6 +7,7 @@
 
 use std::io::{self, Write};
 
+use crate::input::ErrorKind;
 use crate::input::{
     read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
     Source, OUTPUT_ONLY_COLUMNS,
@@ -17,7 +18,7 @@ use crate::store::TempFile;
 
 mod warnings;
 
-pub use warnings::{Warning, Warnings};
+pub use warnings::{Warning, WarningKind, Warnings};
 
 /// Whether `event` uses `field` (spec section 2's "used by" column). Fields every row may
 /// carry (`case_id`, `event`, `observed_at`, `job_id`) are used by all.
@@ -65,7 +66,9 @@ impl ReadObserver for FileObserver<'_> {
         self.warnings.push(
             Warning {
                 file_index: self.file_index,
-                at: InputError::new(self.file, line, message).column(name.trim()),
+                kind: WarningKind::IgnoredColumn,
+                at: InputError::new(ErrorKind::Header, self.file, line, message)
+                    .column(name.trim()),
             },
             0,
         );
@@ -83,6 +86,7 @@ impl ReadObserver for FileObserver<'_> {
                 continue;
             }
             let at = InputError::new(
+                ErrorKind::Value,
                 self.file,
                 line,
                 format!(
@@ -95,6 +99,7 @@ impl ReadObserver for FileObserver<'_> {
             self.warnings.push(
                 Warning {
                     file_index: self.file_index,
+                    kind: WarningKind::UnusedField,
                     at,
                 },
                 0,
@@ -140,9 +145,10 @@ pub fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
     };
     let first_line = rows.lines[0];
     let last_line = *rows.lines.last().expect("a case has a row");
-    let warn = |line: u64, message: String| Warning {
+    let warn = |kind: WarningKind, line: u64, message: String| Warning {
         file_index: rows.file_index,
-        at: InputError::new(&rows.file, line, message)
+        kind,
+        at: InputError::new(ErrorKind::Rule, &rows.file, line, message)
             .column("case_id")
             .value(case_id),
     };
@@ -151,6 +157,7 @@ pub fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
     let verdict = case.verdict(None);
     if always_pending(&rows.rows) {
         warnings.push(warn(
+            WarningKind::NeverAcknowledged,
             first_line,
             format!(
                 "the case never leaves PENDING_ACK: no ack was accepted and it ends at {}, \
@@ -173,6 +180,7 @@ pub fn case_warnings(case_id: &str, rows: &CaseRows) -> Vec<Warning> {
             _ => ("expires_at", verdict.lease.expires_at),
         };
         warnings.push(warn(
+            WarningKind::EndsBeforeDeadline,
             last_line,
             format!(
                 "the case ends at {} before any deadline could be judged (next: {which} \
@@ -237,7 +245,8 @@ pub fn read_file(
         warnings.push(
             Warning {
                 file_index,
-                at: InputError::new(&source.name, 0, "holds no case rows"),
+                kind: WarningKind::NoCaseRows,
+                at: InputError::new(ErrorKind::Missing, &source.name, 0, "holds no case rows"),
             },
             0,
         );
@@ -295,6 +304,7 @@ impl crate::streaming::CaseWriter for CaseWarnings {
         out.put_u64(file_index as u64);
         out.put_str(case_id);
         for warning in &warnings {
+            out.put_u8(warning.kind.code());
             out.put_u64(warning.at.line);
             out.put_str(&warning.at.message);
         }
@@ -329,12 +339,20 @@ fn read_case_warnings(
             .map(|source| source.name.as_str())
             .ok_or_else(|| std::io::Error::other("a case's record names no input"))?;
         for _ in 0..count {
+            let kind = WarningKind::from_code(input.get_u8()?)?;
             let line = input.get_u64()?;
             let message = input.get_string()?;
-            let at = InputError::new(file, line, message)
+            let at = InputError::new(ErrorKind::Rule, file, line, message)
                 .column("case_id")
                 .value(case_id.as_str());
-            warnings.push(Warning { file_index, at }, 1);
+            warnings.push(
+                Warning {
+                    file_index,
+                    kind,
+                    at,
+                },
+                1,
+            );
         }
     }
 }

@@ -8,38 +8,63 @@ use std::io::{self, Read};
 use crate::input::InputError;
 use crate::store::{Entry, ExternalSort, Get, Put, Record};
 
-/// The kinds of warning, in the order the summary lists them.
-/// Each is its name, its plural, and what its message says.
-const WARNING_KINDS: [(&str, &str, &str); 5] = [
-    ("ignored column", "ignored columns", "ignored"),
-    (
-        "field its event does not use",
-        "fields their events do not use",
-        "which does not use it",
-    ),
-    (
-        "case never acknowledged",
-        "cases never acknowledged",
-        "never leaves PENDING_ACK",
-    ),
-    (
-        "case ending before a deadline",
-        "cases ending before a deadline",
-        "before any deadline could be judged",
-    ),
-    (
-        "file without case rows",
-        "files without case rows",
-        "holds no case rows",
-    ),
-];
+/// What a warning is about: set where each warning is made, and counted by it in the
+/// summary, in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarningKind {
+    /// A column the reader ignores.
+    IgnoredColumn,
+    /// A field given on an event that does not use it.
+    UnusedField,
+    /// A case that never leaves `PENDING_ACK` (`--lint`).
+    NeverAcknowledged,
+    /// A case that ends before any deadline could be judged (`--lint`).
+    EndsBeforeDeadline,
+    /// A file with no case rows.
+    NoCaseRows,
+}
 
-/// The kind of a warning, by the message `validate` gives it.
-fn warning_kind(warning: &InputError) -> usize {
-    WARNING_KINDS
-        .iter()
-        .position(|(_, _, mark)| warning.message.contains(mark))
-        .unwrap_or(WARNING_KINDS.len())
+impl WarningKind {
+    /// Every kind, in the order the summary lists them.
+    pub const ALL: [WarningKind; 5] = [
+        WarningKind::IgnoredColumn,
+        WarningKind::UnusedField,
+        WarningKind::NeverAcknowledged,
+        WarningKind::EndsBeforeDeadline,
+        WarningKind::NoCaseRows,
+    ];
+
+    /// Its name in the summary, for one and for several.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            WarningKind::IgnoredColumn => ("ignored column", "ignored columns"),
+            WarningKind::UnusedField => (
+                "field its event does not use",
+                "fields their events do not use",
+            ),
+            WarningKind::NeverAcknowledged => {
+                ("case never acknowledged", "cases never acknowledged")
+            }
+            WarningKind::EndsBeforeDeadline => (
+                "case ending before a deadline",
+                "cases ending before a deadline",
+            ),
+            WarningKind::NoCaseRows => ("file without case rows", "files without case rows"),
+        }
+    }
+
+    /// Its place in [`WarningKind::ALL`], as it is kept in a temporary file.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind whose [`code`](Self::code) is `code`.
+    pub fn from_code(code: u8) -> io::Result<WarningKind> {
+        WarningKind::ALL
+            .get(usize::from(code))
+            .copied()
+            .ok_or_else(|| crate::store::corrupt("a warning's kind"))
+    }
 }
 
 /// A warning: like an [`InputError`] but it does not stop anything.
@@ -47,6 +72,8 @@ fn warning_kind(warning: &InputError) -> usize {
 pub struct Warning {
     /// Which input on the command line (for ordering).
     pub file_index: usize,
+    /// What it is about.
+    pub kind: WarningKind,
     /// Where: `FILE:LINE: column: message (value)`, as an input error would be written.
     pub at: InputError,
 }
@@ -106,7 +133,7 @@ impl Record for ListedWarning {
 pub struct Warnings {
     limit: usize,
     total: usize,
-    by_kind: [usize; WARNING_KINDS.len() + 1],
+    by_kind: [usize; WarningKind::ALL.len()],
     next_seq: u64,
     listed: ExternalSort<ListedWarning>,
 }
@@ -130,7 +157,7 @@ impl Warnings {
         Warnings {
             limit,
             total: 0,
-            by_kind: [0; WARNING_KINDS.len() + 1],
+            by_kind: [0; WarningKind::ALL.len()],
             next_seq: 0,
             listed: ExternalSort::new(limit, per_run, runs_before_merge),
         }
@@ -155,7 +182,7 @@ impl Warnings {
     /// pass's warnings are listed before a later pass's.
     pub fn push(&mut self, warning: Warning, phase: u8) {
         self.total += 1;
-        self.by_kind[warning_kind(&warning.at)] += 1;
+        self.by_kind[usize::from(warning.kind.code())] += 1;
         let next_seq = &mut self.next_seq;
         self.listed.push(|| {
             let key = (warning.file_index as u64, warning.at.line, phase, *next_seq);
@@ -185,17 +212,14 @@ impl Warnings {
             .map(|warning| warning.map(|warning| String::from(warning.text))))
     }
 
-    /// `N kind, M kind, ...`, in `WARNING_KINDS` order.
+    /// `N kind, M kind, ...`, in [`WarningKind::ALL`] order.
     pub fn by_kind(&self) -> String {
-        self.by_kind
+        WarningKind::ALL
             .iter()
-            .enumerate()
-            .filter(|(_, &n)| n > 0)
-            .map(|(kind, &n)| {
-                let (one, many, _) = WARNING_KINDS
-                    .get(kind)
-                    .copied()
-                    .unwrap_or(("other", "others", ""));
+            .zip(self.by_kind)
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| {
+                let (one, many) = kind.names();
                 format!("{n} {}", if n == 1 { one } else { many })
             })
             .collect::<Vec<_>>()
@@ -214,13 +238,28 @@ mod tests {
                 let mixed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
                 let file_index = (mixed % 2) as usize;
                 let line = mixed % (n / 3 + 1);
-                let message = if i % 5 == 0 {
-                    "names no case-file field: ignored".to_owned()
+                let (kind, message) = if i % 5 == 0 {
+                    (
+                        WarningKind::IgnoredColumn,
+                        "names no case-file field: ignored".to_owned(),
+                    )
                 } else {
-                    format!("warning {i}")
+                    (WarningKind::UnusedField, format!("warning {i}"))
                 };
-                let at = InputError::new(&format!("f{file_index}.csv"), line, message);
-                (Warning { file_index, at }, (i % 3 == 0) as u8)
+                let at = InputError::new(
+                    crate::input::ErrorKind::Header,
+                    &format!("f{file_index}.csv"),
+                    line,
+                    message,
+                );
+                (
+                    Warning {
+                        file_index,
+                        kind,
+                        at,
+                    },
+                    (i % 3 == 0) as u8,
+                )
             })
             .collect()
     }
@@ -273,7 +312,7 @@ mod tests {
         assert_eq!(
             sink.by_kind(),
             format!(
-                "{} ignored columns, {} others",
+                "{} ignored columns, {} fields their events do not use",
                 n.div_ceil(5),
                 n - n.div_ceil(5)
             )

@@ -12,6 +12,7 @@ mod csv_records;
 mod docs;
 mod ecosystem;
 mod error_cap;
+mod error_kinds;
 mod explain;
 mod explain_spilled;
 mod explain_streaming;

@@ -5,6 +5,7 @@ use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
 use crate::input::records::RecordReader;
+use crate::input::ErrorKind;
 use crate::input::{
     body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
     HeaderColumns, InputError, InputErrors,
@@ -31,8 +32,7 @@ pub(super) fn read(
 ) -> Option<MatrixFile> {
     let strictness = how.strictness;
     let mut records = RecordReader::new(reader, true);
-    let cannot =
-        |line: u64, e: std::io::Error| InputError::new(name, line, format!("cannot read: {e}"));
+    let cannot = |line: u64, e: std::io::Error| InputError::unreadable(name, line, e);
     let columns = HeaderColumns {
         known: &names_matrix_column,
         is_key: &names_case_id,
@@ -43,7 +43,10 @@ pub(super) fn read(
             // column" from the header's mapping.
             if let Ok(Some(header)) = records.peek_line() {
                 if let Err(message) = check_forced_delimiter(header, delimiter, &columns) {
-                    errors.push(InputError::new(name, records.line(), message).column("header"));
+                    errors.push(
+                        InputError::new(ErrorKind::Header, name, records.line(), message)
+                            .column("header"),
+                    );
                     return None;
                 }
             }
@@ -53,7 +56,10 @@ pub(super) fn read(
             Ok(Some(header)) => match detect_delimiter(header, &columns) {
                 Ok(delimiter) => delimiter,
                 Err(message) => {
-                    errors.push(InputError::new(name, records.line(), message).column("header"));
+                    errors.push(
+                        InputError::new(ErrorKind::Header, name, records.line(), message)
+                            .column("header"),
+                    );
                     return None;
                 }
             },
@@ -82,9 +88,14 @@ pub(super) fn read(
             let text = std::str::from_utf8(cell).ok();
             if text.is_none() {
                 errors.push(
-                    InputError::new(name, header_line, "header is not valid UTF-8")
-                        .column("header")
-                        .value(String::from_utf8_lossy(cell)),
+                    InputError::new(
+                        ErrorKind::Encoding,
+                        name,
+                        header_line,
+                        "header is not valid UTF-8",
+                    )
+                    .column("header")
+                    .value(String::from_utf8_lossy(cell)),
                 );
             }
             text
@@ -134,7 +145,7 @@ pub(super) fn read(
                 Err(_) => {
                     let column = target.map_or("header", |c| c.name());
                     errors.push(
-                        InputError::new(name, line, "not valid UTF-8")
+                        InputError::new(ErrorKind::Encoding, name, line, "not valid UTF-8")
                             .column(column)
                             .value(String::from_utf8_lossy(cell)),
                     );

@@ -9,7 +9,7 @@ use super::{
     add_row, check_golden_cells, MatrixFile, MatrixRead, Strictness, UNKNOWN_GOLDEN_COLUMN,
 };
 use crate::grading::columns::Column;
-use crate::input::{InputError, InputErrors, JsonObject};
+use crate::input::{ErrorKind, InputError, InputErrors, JsonObject};
 
 /// Reads a JSON matrix as it comes, a case at a time (a 400k-case matrix is never held as
 /// text): each case object is located by the line it opens on.
@@ -67,7 +67,7 @@ pub(super) fn read(
     let (rest, skip_first) = match crate::input::json_fast::read_array(reader, &mut object) {
         Ok(()) => return Some(file),
         Err(Restart::Io(e)) => {
-            errors.push(InputError::new(name, 0, format!("cannot read: {e}")));
+            errors.push(InputError::unreadable(name, 0, e));
             // With the rows read so far: a split matrix's duplicates among them are found
             // later, and listed with this error.
             return Some(file);
@@ -89,17 +89,23 @@ pub(super) fn read(
         return Some(file);
     };
     let error = match tracker.failure() {
-        Some(Failure::InvalidUtf8 { line }) => InputError::new(name, line, "not valid UTF-8"),
-        Some(Failure::TooLong { line, limit }) => {
-            InputError::new(name, line, format!("cannot read: {limit}"))
+        Some(Failure::InvalidUtf8 { line }) => {
+            InputError::new(ErrorKind::Encoding, name, line, "not valid UTF-8")
         }
-        None if e.is_io() => InputError::new(name, 0, format!("cannot read: {e}")),
+        Some(Failure::TooLong { line, limit }) => InputError::unreadable(name, line, limit),
+        None if e.is_io() => InputError::unreadable(name, 0, e),
         None if e.is_data() => InputError::new(
+            ErrorKind::Syntax,
             name,
             e.line() as u64,
             "a JSON matrix is one array of case objects",
         ),
-        None => InputError::new(name, e.line() as u64, format!("unreadable JSON: {e}")),
+        None => InputError::new(
+            ErrorKind::Syntax,
+            name,
+            e.line() as u64,
+            format!("unreadable JSON: {e}"),
+        ),
     };
     errors.push(error);
     Some(file)
@@ -118,12 +124,14 @@ fn add_json_case(
         // serde_json's parser nests at most 128 deep (no matrix cell nests at all).
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
             errors.push(InputError::new(
+                ErrorKind::Syntax,
                 &file.name,
                 line,
                 "a value nested more than 128 deep, which no matrix cell is",
             ))
         }
         Err(_) => errors.push(InputError::new(
+            ErrorKind::Syntax,
             &file.name,
             line,
             "each case must be a JSON object",
@@ -156,7 +164,7 @@ fn add_case_object(
                 && last_matrix_column.is_some_and(|last| position < last)
             {
                 errors.push(
-                    InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                    InputError::new(ErrorKind::Header, name, line, UNKNOWN_GOLDEN_COLUMN)
                         .column("key")
                         .value(key.as_str()),
                 );
@@ -166,6 +174,7 @@ fn add_case_object(
         if let Some(earlier) = named_by[column.index()] {
             errors.push(
                 InputError::new(
+                    ErrorKind::Header,
                     name,
                     line,
                     format!("keys {earlier:?} and {key:?} both name the column {column}"),
@@ -182,6 +191,7 @@ fn add_case_object(
             None => {
                 errors.push(
                     InputError::new(
+                        ErrorKind::Value,
                         name,
                         line,
                         "not a string, number, boolean, null or array of them",

@@ -32,7 +32,7 @@ use super::columns::Column;
 use super::partitions::Splitter;
 use crate::input::content::{not_text, read_head, sniff, Content, Utf16Text, HEAD_BYTES};
 use crate::input::workbook::is_workbook_extension;
-use crate::input::{InputError, InputErrors, ReadOptions};
+use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions};
 
 /// How a matrix file is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,9 +156,7 @@ impl<'a> MatrixRead<'a> {
     /// The matrix as read, with the errors found in it, or only errors when nothing could be
     /// read past them.
     fn read_partial(&self, input: MatrixInput<'_>, name: &str, split: Split<'_>) -> Partial {
-        let cannot = |e: std::io::Error| {
-            InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")))
-        };
+        let cannot = |e: std::io::Error| InputErrors::one(InputError::unreadable(name, 0, e));
         let keep = kept_columns(self.keep);
         let mut errors = InputErrors::new();
         // What was read, for [`MatrixFile::read_as`].
@@ -251,7 +249,12 @@ impl<'a> MatrixRead<'a> {
 
 /// The error of a file that is not a matrix at all (`what`: what it is).
 fn not_a_matrix(name: &str, what: &str) -> InputErrors {
-    InputErrors::one(InputError::new(name, 0, not_text(what)))
+    InputErrors::one(InputError::new(
+        ErrorKind::Encoding,
+        name,
+        0,
+        not_text(what),
+    ))
 }
 
 /// A matrix as read, with the errors found in it (it may have some), or only errors when
@@ -269,7 +272,7 @@ pub fn golden_errors(file: &MatrixFile) -> InputErrors {
             };
             if let Err(message) = column.check_canonical(cell) {
                 errors.push(
-                    InputError::new(&file.name, row.line, message)
+                    InputError::new(ErrorKind::Value, &file.name, row.line, message)
                         .column(column.name())
                         .value(cell),
                 );
@@ -283,8 +286,7 @@ pub fn golden_errors(file: &MatrixFile) -> InputErrors {
 /// (which opens, and fails at its first read), is an error of the file, at no line: "cannot
 /// be read", not "malformed".
 pub fn open_matrix(path: &Path, name: &str) -> Result<std::fs::File, InputErrors> {
-    let cannot =
-        |e: std::io::Error| InputErrors::one(InputError::new(name, 0, format!("cannot read: {e}")));
+    let cannot = |e: std::io::Error| InputErrors::one(InputError::unreadable(name, 0, e));
     let file = std::fs::File::open(path).map_err(cannot)?;
     if file.metadata().map_err(cannot)?.is_dir() {
         return Err(cannot(std::io::ErrorKind::IsADirectory.into()));
@@ -320,7 +322,7 @@ fn check_golden_cells<'c>(
     for (column, cell) in cells {
         if let Err(message) = column.check_canonical(cell) {
             errors.push(
-                InputError::new(name, line, message)
+                InputError::new(ErrorKind::Value, name, line, message)
                     .column(column.name())
                     .value(cell),
             );
@@ -337,7 +339,10 @@ fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors:
         .trim()
         .to_owned();
     if case_id.is_empty() {
-        errors.push(InputError::new(&file.name, line, "missing case id").column("case_id"));
+        errors.push(
+            InputError::new(ErrorKind::Value, &file.name, line, "missing case id")
+                .column("case_id"),
+        );
         return;
     }
     let keep = std::mem::take(&mut file.keep);
@@ -381,7 +386,7 @@ impl Table {
                 if !text.trim().is_empty() && last_matrix_column.is_some_and(|last| position < last)
                 {
                     errors.push(
-                        InputError::new(name, line, UNKNOWN_GOLDEN_COLUMN)
+                        InputError::new(ErrorKind::Header, name, line, UNKNOWN_GOLDEN_COLUMN)
                             .column("header")
                             .value(*text),
                     );
@@ -391,6 +396,7 @@ impl Table {
                 if let Some(earlier) = named_by[column.index()] {
                     errors.push(
                         InputError::new(
+                            ErrorKind::Header,
                             name,
                             line,
                             format!(
@@ -408,7 +414,10 @@ impl Table {
             targets.push(column);
         }
         if !header_columns[Column::CASE_ID.index()] {
-            errors.push(InputError::new(name, line, "no case_id column").column("header"));
+            errors.push(
+                InputError::new(ErrorKind::Header, name, line, "no case_id column")
+                    .column("header"),
+            );
         }
         Table {
             file: MatrixFile::with_split(name, Some(line), header_columns, keep, split),

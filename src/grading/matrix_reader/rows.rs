@@ -7,7 +7,7 @@ use std::hash::BuildHasher;
 use crate::grading::columns::Column;
 use crate::grading::partitions::{Partitions, Splitter, StoredRow};
 use crate::grading::spool::{Spool, SpoolWriter};
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::matrix::MatrixRow;
 
 /// The most problems of one matrix that are listed; past them, problems are counted, and the
@@ -319,8 +319,13 @@ impl MatrixFile {
                             continue;
                         }
                         sink.missing.push(
-                            InputError::new(&self.name, line, "the row has no such key")
-                                .column(column.name()),
+                            InputError::new(
+                                ErrorKind::Header,
+                                &self.name,
+                                line,
+                                "the row has no such key",
+                            )
+                            .column(column.name()),
                         );
                     }
                 }
@@ -377,8 +382,13 @@ impl MatrixFile {
                 for &column in graded {
                     if row.cell(column).is_none() {
                         errors.push(
-                            InputError::new(&self.name, row.line, "the row has no such key")
-                                .column(column.name()),
+                            InputError::new(
+                                ErrorKind::Header,
+                                &self.name,
+                                row.line,
+                                "the row has no such key",
+                            )
+                            .column(column.name()),
                         );
                     }
                 }
@@ -400,6 +410,7 @@ fn missing_headers(
         .filter(|column| !header_columns[column.index()])
         .map(|column| {
             InputError::new(
+                ErrorKind::Header,
                 name,
                 header_line,
                 format!("no column for the graded column {column}"),
@@ -722,6 +733,7 @@ impl MatrixFile {
 /// The error of a split matrix whose temporary files failed.
 pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
     InputErrors::from(vec![InputError::new(
+        ErrorKind::Temp,
         name,
         0,
         format!("cannot keep the file in temporary files: {e}"),
@@ -731,6 +743,7 @@ pub fn kept_error(name: &str, e: std::io::Error) -> InputErrors {
 /// The error for a case id at `line` that is already on line `earlier`.
 pub(super) fn duplicated(name: &str, line: u64, earlier: u64, case_id: String) -> InputError {
     InputError::new(
+        ErrorKind::Rule,
         name,
         line,
         format!("duplicated case id: it is already on line {earlier}"),

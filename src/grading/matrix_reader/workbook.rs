@@ -5,7 +5,7 @@ use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::Column;
 use crate::input::workbook::{first_rows, for_each_row, SheetStart};
-use crate::input::{InputError, InputErrors};
+use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::sanitize::spreadsheet_value;
 
 /// How much of a sheet's first row a message quotes.
@@ -61,7 +61,7 @@ fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> 
             else {
                 return Ok(None);
             };
-            Err(InputError::new(
+            Err(InputError::new(ErrorKind::Header,
                 &format!("{name}, sheet {sheet}"),
                 0,
                 format!(
@@ -76,6 +76,7 @@ fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> 
                 .map(|sheet| format!("sheet {} {}", sheet.name, starts_with(&sheet.first_row)))
                 .collect();
             Err(InputError::new(
+                ErrorKind::Missing,
                 name,
                 0,
                 format!(
@@ -85,6 +86,7 @@ fn matrix_sheet(bytes: &[u8], name: &str) -> Result<Option<String>, InputError> 
             ))
         }
         several => Err(InputError::new(
+            ErrorKind::Header,
             name,
             0,
             format!(
@@ -159,6 +161,7 @@ pub(super) fn read(
                 .map_or(0, |last| last + 1);
             if width > table.targets.len() {
                 row_errors.push(InputError::new(
+                    ErrorKind::Syntax,
                     located,
                     line,
                     format!(
@@ -191,7 +194,12 @@ pub(super) fn read(
         return table.map(|table| with_sheet(table.file, sheet));
     }
     if table.is_none() {
-        errors.push(InputError::new(name, 0, "empty sheet: no header row"));
+        errors.push(InputError::new(
+            ErrorKind::Header,
+            name,
+            0,
+            "empty sheet: no header row",
+        ));
     }
     table.map(|table| with_sheet(table.file, sheet))
 }

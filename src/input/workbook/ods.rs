@@ -11,7 +11,7 @@ use super::{
     located_name, unreadable_workbook, Cell, Located, SheetChoice, SheetRow, SheetStart, Visit,
     MAX_SHEETS_LOOKED_AT,
 };
-use crate::input::error::InputError;
+use crate::input::error::{ErrorKind, InputError};
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
 const MIMETYPE: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
@@ -167,11 +167,18 @@ fn read_head(
     use std::io::Read;
     let part = archive
         .part(index, name, true, budget)
-        .map_err(|m| InputError::new(name, 0, m))?;
+        .map_err(|m| InputError::new(ErrorKind::Syntax, name, 0, m))?;
     let mut bytes = Vec::new();
     part.take(MIMETYPE.len() as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| InputError::new(name, 0, format!("not a readable workbook: {name}: {e}")))?;
+        .map_err(|e| {
+            InputError::new(
+                ErrorKind::Syntax,
+                name,
+                0,
+                format!("not a readable workbook: {name}: {e}"),
+            )
+        })?;
     Ok(bytes)
 }
 
@@ -216,7 +223,7 @@ impl Sheet<'_> {
             Located::Xml(e) => format!("{CONTENT}: {e}"),
             Located::Message(m) => m,
         };
-        let error = InputError::new(self.located, row + 1, message);
+        let error = InputError::new(ErrorKind::Syntax, self.located, row + 1, message);
         match column {
             Some(column) => {
                 error.column(format!("cell {}", super::xlsx::cell_reference(row, column)))

@@ -12,7 +12,7 @@ use super::{
     located_name, unreadable_workbook, Cell, Located, Serial, SheetChoice, SheetRow, SheetStart,
     Visit, MAX_SHEETS_LOOKED_AT,
 };
-use crate::input::error::InputError;
+use crate::input::error::{ErrorKind, InputError};
 use crate::limits::{MAX_RECORD_BYTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS};
 
 mod strings;
@@ -535,7 +535,7 @@ impl Sheet<'_> {
             Located::Xml(e) => format!("{}: {e}", self.path),
             Located::Message(m) => m,
         };
-        let error = InputError::new(self.located, row + 1, message);
+        let error = InputError::new(ErrorKind::Syntax, self.located, row + 1, message);
         match cell {
             Some((row, column)) => error.column(format!("cell {}", cell_reference(row, column))),
             None => error,

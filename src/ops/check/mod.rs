@@ -19,7 +19,7 @@ use crate::grading::matrix_reader::{
 };
 use crate::grading::partitions::Splitter;
 use crate::grading::{FileGrade, GradeReport, ReportOptions, Unpaired, UnpairedFile};
-use crate::input::{InputError, InputErrors, ReadOptions, Source};
+use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::lease::Timestamp;
 use crate::ops::Status;
 use crate::output::{check_paths, commit_all, Named};
@@ -71,6 +71,7 @@ fn check(options: &Options) -> Result<Status> {
     }
     if options.cases.as_os_str() == "-" && options.golden.is_dir() {
         return Err(InputErrors::from(vec![InputError::new(
+            ErrorKind::Refused,
             &name(&options.golden),
             0,
             "standard input (-) has no name to pair by, so --golden must be a file",

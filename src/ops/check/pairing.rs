@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::input::{is_case_file, InputError, InputErrors};
+use crate::input::{is_case_file, ErrorKind, InputError, InputErrors};
 
 /// A case file and the golden file it is checked against (if it has one).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,8 +46,14 @@ fn is_golden_file(path: &Path) -> bool {
 
 /// The files directly in `directory` that `keep` accepts, in name order.
 fn list(directory: &Path, keep: fn(&Path) -> bool) -> Result<Vec<PathBuf>, InputError> {
-    let entries = std::fs::read_dir(directory)
-        .map_err(|e| InputError::new(&name(directory), 0, format!("cannot read directory: {e}")))?;
+    let entries = std::fs::read_dir(directory).map_err(|e| {
+        InputError::new(
+            ErrorKind::Io,
+            &name(directory),
+            0,
+            format!("cannot read directory: {e}"),
+        )
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| keep(path))
@@ -68,6 +74,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
     if !golden.is_dir() {
         if cases.is_dir() {
             return Err(InputErrors::from(vec![InputError::new(
+                ErrorKind::Refused,
                 &name(golden),
                 0,
                 format!(
@@ -90,6 +97,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
         let files = list(cases, is_case_file).map_err(InputErrors::one)?;
         if files.is_empty() {
             errors.push(InputError::new(
+                ErrorKind::Missing,
                 &name(cases),
                 0,
                 "the directory holds no case files",
@@ -109,6 +117,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
         let key = stem(&case_file);
         if let Some(earlier) = claimed.insert(key.clone(), case_file.clone()) {
             errors.push(InputError::new(
+                ErrorKind::Rule,
                 &name(&case_file),
                 0,
                 format!(
@@ -124,6 +133,7 @@ pub fn pair(cases: &Path, golden: &Path) -> Result<Pairings, InputErrors> {
             Some(many) => {
                 let names: Vec<String> = many.iter().map(|p| name(p)).collect();
                 errors.push(InputError::new(
+                    ErrorKind::Rule,
                     &name(&case_file),
                     0,
                     format!("more than one golden file matches: {}", names.join(", ")),

@@ -14,7 +14,7 @@ use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::submission_file::InstructorFiles;
 use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::Column;
-use crate::input::{InputError, InputErrors, ReadOptions};
+use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions};
 use crate::lms::{read_class, Class, Lms, Roster, Upload};
 use crate::ops::usage;
 use crate::output::escape_controls;
@@ -164,6 +164,7 @@ pub(super) fn class_entries(class: &Class) -> Vec<Entry> {
                 Upload::Missing => Entry::Refused {
                     name: label.clone(),
                     problems: InputErrors::one(InputError::new(
+                        ErrorKind::Missing,
                         label,
                         0,
                         match &learner.note {

@@ -233,7 +233,7 @@ pub fn run(options: &Options) -> Result<Status> {
         hints,
         // Unreadable, not malformed: its one problem is about the whole file.
         key_unreadable: matches!(&golden, Err(problems) if matches!(problems.listed(),
-            [only] if only.line == 0 && only.message.starts_with("cannot read"))),
+            [only] if only.is_unreadable_file())),
         key_problems: match golden {
             Ok(_) => None,
             Err(problems) => Some(if reveal { problems } else { InputErrors::new() }),
@@ -370,12 +370,10 @@ fn write_report(options: &Options, format: GradeFormat, report: &ClassReport) ->
 /// and how to see them, never its name or a value.
 fn key_trouble(problems: &InputErrors) -> String {
     match problems.listed() {
-        [only] if only.line == 0 && only.message.starts_with("cannot read") => format!(
+        [only] if only.is_unreadable_file() => format!(
             "the golden file given with --golden cannot be read ({}): check its path (the \
              report names it only with --reveal)",
-            only.message
-                .strip_prefix("cannot read: ")
-                .unwrap_or(&only.message)
+            only.io_cause().unwrap_or(&only.message)
         ),
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \

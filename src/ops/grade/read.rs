@@ -30,7 +30,7 @@ pub(super) fn read_submission(
     if path.as_os_str() == "-" {
         check_standard_input(instructor).map_err(InputErrors::one)?;
         let bytes = crate::limits::read_document(std::io::stdin().lock())
-            .map_err(|e| InputErrors::one(InputError::new("-", 0, format!("cannot read: {e}"))))?;
+            .map_err(|e| InputErrors::one(InputError::unreadable("-", 0, e)))?;
         // Standard input has no extension: a workbook is told by its bytes (a zip archive).
         let format = if bytes.starts_with(b"PK\x03\x04") {
             MatrixFileFormat::Workbook
