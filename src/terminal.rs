@@ -125,7 +125,7 @@ impl Progress {
     /// `bar` (drawn nowhere yet) in `template`, shown after [`PROGRESS_DELAY`], ticking on
     /// its own if `tick` (a spinner).
     fn start(bar: indicatif::ProgressBar, template: &str, tick: bool) -> Progress {
-        Progress::start_after(bar, template, tick, PROGRESS_DELAY)
+        Progress::start_after(bar, template, tick, progress_delay())
     }
 
     /// [`Progress::start`], shown after `delay` (the tests give none, or a day, so that what
@@ -216,6 +216,16 @@ impl Drop for Progress {
             self.bar.finish_and_clear();
         }
     }
+}
+
+/// How long work runs before its progress is drawn: [`PROGRESS_DELAY`], unless
+/// `LEASEJUDGE_PROGRESS_DELAY_MS` gives it in milliseconds (tests give 0, so that a run held
+/// on its input draws at once, or a day, so that no run of theirs draws).
+fn progress_delay() -> std::time::Duration {
+    std::env::var("LEASEJUDGE_PROGRESS_DELAY_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(PROGRESS_DELAY, std::time::Duration::from_millis)
 }
 
 /// The width of standard error's terminal, or `None` when it is not a terminal (then

@@ -1,7 +1,8 @@
-//! Progress on a terminal (issue 24): nothing is drawn for work that ends within a second,
+//! Progress on a terminal (issue 24): nothing is drawn for work that ends within the delay,
 //! what is drawn fits the terminal, and nothing is drawn when standard error is not a
 //! terminal. Run under a pseudo-terminal made by script(1) (util-linux), its width set by
-//! `stty`.
+//! `stty`. No outcome waits on time (issue 39): the delay is set (`LEASEJUDGE_PROGRESS_DELAY_MS`),
+//! and a slow run is one held on a FIFO its test feeds once progress is drawn.
 
 use std::path::Path;
 use std::process::Command;
@@ -68,6 +69,13 @@ fn case_file(dir: &Path) -> String {
     path.to_str().unwrap().to_owned()
 }
 
+/// The environment variable that sets the progress delay in milliseconds: 0 draws progress at
+/// once, a day never within a test.
+const DELAY_KNOB: &str = "LEASEJUDGE_PROGRESS_DELAY_MS";
+
+/// A day: a delay no test's work reaches.
+const NEVER: &str = "86400000";
+
 #[test]
 fn quick_work_draws_nothing_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,34 +86,79 @@ fn quick_work_draws_nothing_on_a_terminal() {
         format!("{bin} validate {cases} >/dev/null"),
         format!("{bin} explain {cases} -o /dev/null"),
     ] {
-        // Quick work is work that ends within the delay: a run the machine made slower
-        // than that proves nothing and is made again (a busy machine once drew a bar here).
-        let mut quick_run = false;
-        for _ in 0..10 {
-            let started = std::time::Instant::now();
-            let Some(shown) = on_terminal(&format!("{command}; echo END")) else {
-                eprintln!("no script(1): skipped");
-                return;
-            };
-            if started.elapsed() >= leasejudge::terminal::PROGRESS_DELAY {
-                continue;
-            }
-            assert!(shown.contains("END"), "{shown:?}");
-            assert!(!has_progress(&shown), "{command}: {shown:?}");
-            assert_eq!(shown_lines(&shown), ["END"], "{command}");
-            quick_run = true;
-            break;
-        }
-        assert!(quick_run, "{command}: no run of ten ended within the delay");
+        // Quick work is work that ends within the delay: with a delay of a day, every run
+        // is, however busy the machine (no timing is measured).
+        let Some(shown) = on_terminal(&format!("{DELAY_KNOB}={NEVER} {command}; echo END")) else {
+            eprintln!("no script(1): skipped");
+            return;
+        };
+        assert!(shown.contains("END"), "{shown:?}");
+        assert!(!has_progress(&shown), "{command}: {shown:?}");
+        assert_eq!(shown_lines(&shown), ["END"], "{command}");
     }
 }
 
-/// `command` run on standard input that takes two seconds to end (the work lasts past the
-/// delay), with the case file of `dir`.
-fn slow(dir: &Path, command: &str) -> String {
+/// A run of `leasejudge COMMAND` on a terminal that lasts past the progress delay by
+/// construction, not by time: the delay is 0, and its standard input is a FIFO that the
+/// test feeds the case file of `dir` only once `ready` holds of what the terminal shows
+/// (progress drawn), or at once when `ready` is `None`. Returns what the terminal showed, or
+/// `None` if there is no script(1).
+fn held_run(dir: &Path, command: &str, ready: Option<fn(&str) -> bool>) -> Option<String> {
+    use std::io::{Read, Write};
     let cases = case_file(dir);
+    let fifo = dir.join("input.fifo");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path; nothing is borrowed past the call.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
     let bin = env!("CARGO_BIN_EXE_leasejudge");
-    format!("(sleep 2; cat {cases}) | {bin} {command}")
+    let line = format!(
+        "stty cols {COLUMNS} rows 24; cat {fifo} | {DELAY_KNOB}=0 {bin} {command}; echo END",
+        fifo = fifo.display()
+    );
+    let mut child = match Command::new("script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(_) => return None,
+    };
+    // What the terminal shows, read as it comes.
+    let mut out = child.stdout.take().unwrap();
+    let (sender, chunks) = std::sync::mpsc::channel::<Vec<u8>>();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = out.read(&mut buf) {
+            if sender.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut shown = Vec::new();
+    if let Some(ready) = ready {
+        // Not a delay: a bound on a wait that ends as soon as the progress is drawn.
+        while !ready(&String::from_utf8_lossy(&shown)) {
+            match chunks.recv_timeout(std::time::Duration::from_secs(120)) {
+                Ok(chunk) => shown.extend(chunk),
+                Err(e) => panic!(
+                    "{command}: nothing drawn while it waited for its input ({e}): {:?}",
+                    String::from_utf8_lossy(&shown)
+                ),
+            }
+        }
+    }
+    // Opened once `cat` opens it to read; closed at the end of the case file.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .unwrap()
+        .write_all(std::fs::read_to_string(&cases).unwrap().as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+    shown.extend(chunks.try_iter().flatten());
+    Some(String::from_utf8_lossy(&shown).into_owned())
 }
 
 /// Every line of `shown` is narrower than the terminal.
@@ -120,23 +173,29 @@ fn assert_within_the_terminal_width(shown: &str) {
 #[test]
 fn slow_validate_draws_within_the_terminal_width() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(shown) = on_terminal(&slow(dir.path(), "validate - >/dev/null")) else {
+    let Some(shown) = held_run(dir.path(), "validate - >/dev/null", Some(has_progress)) else {
         eprintln!("no script(1): skipped");
         return;
     };
     assert!(has_progress(&shown), "{shown:?}");
     assert!(shown.contains("validate"), "{shown:?}");
+    assert!(shown.contains("END"), "{shown:?}");
     assert_within_the_terminal_width(&shown);
 }
 
 #[test]
 fn slow_adjudicate_draws_within_the_terminal_width() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(shown) = on_terminal(&slow(dir.path(), "adjudicate - -f csv -o /dev/null")) else {
+    let Some(shown) = held_run(
+        dir.path(),
+        "adjudicate - -f csv -o /dev/null",
+        Some(has_progress),
+    ) else {
         eprintln!("no script(1): skipped");
         return;
     };
     assert!(has_progress(&shown), "{shown:?}");
+    assert!(shown.contains("END"), "{shown:?}");
     assert_within_the_terminal_width(&shown);
 }
 
@@ -144,11 +203,13 @@ fn slow_adjudicate_draws_within_the_terminal_width() {
 fn slow_work_with_standard_error_to_a_file_draws_nothing_there_or_on_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("stderr.txt");
-    let Some(shown) = on_terminal(&format!(
-        "{} 2>{}; echo END",
-        slow(dir.path(), "validate - >/dev/null"),
-        log.display()
-    )) else {
+    // The delay is 0, so a run that drew progress would draw it at once, as the two tests
+    // above see it drawn before they feed the input; here nothing may be.
+    let Some(shown) = held_run(
+        dir.path(),
+        &format!("validate - >/dev/null 2>{}", log.display()),
+        None,
+    ) else {
         eprintln!("no script(1): skipped");
         return;
     };
