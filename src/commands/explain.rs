@@ -61,6 +61,13 @@ pub struct Args {
     /// every case. Text and JSON always have every case.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
+
+    /// Also give each case a minimal witness: some of its rows that, replayed alone as a case
+    /// (judged at their last observed_at, or --as-of if later), give its decision and reason,
+    /// none of which can be left out; marked in every format (`witness` in JSON). A search
+    /// stopped by its budget of replayed rows per case says so (JSON: "minimal": false).
+    #[arg(long)]
+    pub witness: bool,
 }
 
 /// The default `--limit`: a page of this many cases stays a few megabytes.
@@ -114,6 +121,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (format, args.limit),
         &args.cases,
         crate::streaming::Window::COMMAND,
+        args.witness.then_some(crate::limits::WITNESS_REPLAYED_ROWS),
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::lease::{ClockEffect, Message, Verdict};
 use crate::matrix::MatrixRow;
 
+use super::witness::Witness;
 use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// The opening of the array.
@@ -46,6 +47,10 @@ pub(crate) fn write_case(
         file: &summary.file,
         rows: Streamed(rows),
         verdict: VerdictJson::of(&summary.verdict, &summary.last, sentence, &summary.matrix),
+        witness: summary
+            .witness
+            .as_ref()
+            .map(|witness| WitnessJson::of(witness, StreamedWitness(rows, witness, &summary.file))),
     };
     serde_json::to_writer_pretty(out, &case).map_err(io::Error::from)
 }
@@ -76,6 +81,35 @@ impl Serialize for Streamed<'_> {
     }
 }
 
+/// A witness's rows, found as the case's rows are replayed again.
+struct StreamedWitness<'a>(&'a dyn TracedRows, &'a Witness, &'a str);
+
+impl Serialize for StreamedWitness<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let StreamedWitness(rows, witness, file) = *self;
+        let mut seq = serializer.serialize_seq(Some(witness.len()))?;
+        let mut failed = None;
+        rows.visit(&mut |index, row| {
+            if !witness.contains(index) {
+                return Ok(ControlFlow::Continue(()));
+            }
+            let line = row.source.line;
+            match seq.serialize_element(&WitnessRowJson { file, line, index }) {
+                Ok(()) => Ok(ControlFlow::Continue(())),
+                Err(e) => {
+                    failed = Some(e);
+                    Ok(ControlFlow::Break(()))
+                }
+            }
+        })
+        .map_err(S::Error::custom)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        seq.end()
+    }
+}
+
 /// The end of the array.
 pub fn end(cases: usize) -> String {
     if cases == 0 { "]\n" } else { "\n]\n" }.to_owned()
@@ -98,12 +132,54 @@ fn text<T: ToString>(value: Option<T>) -> Option<String> {
 }
 
 #[derive(Serialize)]
-struct CaseJson<'a, R: Serialize> {
+struct CaseJson<'a, R: Serialize, W: Serialize> {
     case_id: &'a str,
     job_id: &'a str,
     file: &'a str,
     rows: R,
     verdict: VerdictJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<WitnessJson<W>>,
+}
+
+/// A case's witness: its rows (each with its file, line and index in the case's `rows`), how
+/// many of the case's, the instant they are judged at alone (their last `observed_at`, or
+/// `--as-of` if later), the decision and reason they give alone, whether no one of them can be
+/// left out (`false`: the search stopped at `budget_rows`), and the rows the search replayed.
+#[derive(Serialize)]
+struct WitnessJson<W: Serialize> {
+    rows: W,
+    size: usize,
+    of: usize,
+    as_of: String,
+    decision: &'static str,
+    reason: &'static str,
+    minimal: bool,
+    replayed_rows: u64,
+    budget_rows: u64,
+}
+
+impl<W: Serialize> WitnessJson<W> {
+    fn of(witness: &Witness, rows: W) -> WitnessJson<W> {
+        WitnessJson {
+            rows,
+            size: witness.len(),
+            of: witness.of,
+            as_of: witness.as_of.to_string(),
+            decision: witness.decision.as_str(),
+            reason: witness.reason.as_str(),
+            minimal: witness.minimal,
+            replayed_rows: witness.replayed_rows,
+            budget_rows: witness.budget,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WitnessRowJson<'a> {
+    file: &'a str,
+    line: u64,
+    index: usize,
 }
 
 #[derive(Serialize)]
@@ -199,8 +275,10 @@ struct StateJson<'a> {
     ownership_conflict: Option<&'static str>,
 }
 
-impl<'a> CaseJson<'a, Vec<RowJson<'a>>> {
-    fn of(trace: &'a CaseTrace) -> CaseJson<'a, Vec<RowJson<'a>>> {
+type HeldCaseJson<'a> = CaseJson<'a, Vec<RowJson<'a>>, Vec<WitnessRowJson<'a>>>;
+
+impl<'a> HeldCaseJson<'a> {
+    fn of(trace: &'a CaseTrace) -> HeldCaseJson<'a> {
         let last = &trace.rows[trace.rows.len() - 1].after;
         CaseJson {
             case_id: &trace.case_id,
@@ -208,6 +286,14 @@ impl<'a> CaseJson<'a, Vec<RowJson<'a>>> {
             file: trace.file(),
             rows: trace.rows.iter().map(RowJson::of).collect(),
             verdict: VerdictJson::of(&trace.verdict, last, trace.sentence(), &trace.matrix),
+            witness: trace.witness.as_ref().map(|witness| {
+                let rows = witness.rows.iter().map(|index| WitnessRowJson {
+                    file: &trace.rows[index].source.file,
+                    line: trace.rows[index].source.line,
+                    index,
+                });
+                WitnessJson::of(witness, rows.collect())
+            }),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod mermaid;
 pub mod sentence;
 pub mod stream;
 pub mod text;
+pub mod witness;
 
 use std::ops::ControlFlow;
 
@@ -199,6 +200,8 @@ pub(crate) struct Summary {
     pub(crate) last: State,
     /// The last row's `observed_at`.
     pub(crate) last_observed_at: Timestamp,
+    /// Its witness, when one was asked for.
+    pub(crate) witness: Option<witness::Witness>,
 }
 
 /// A whole case replayed: every row with its outcome and state, then the verdict.
@@ -214,6 +217,8 @@ pub struct CaseTrace {
     pub verdict: Verdict,
     /// The case's row of the evidence matrix.
     pub matrix: MatrixRow,
+    /// Its minimal witness, when one was asked for ([`witness::of_trace`]).
+    pub witness: Option<witness::Witness>,
 }
 
 impl CaseTrace {
@@ -257,6 +262,7 @@ impl CaseTrace {
             matrix: MatrixRow::new(case_id, &case, &verdict),
             rows: traced,
             verdict,
+            witness: None,
         }))
     }
 

@@ -44,8 +44,16 @@ fn explained(file: &Path, format: Format, limit: usize, budget: usize) -> Vec<u8
         case_rows_in_memory: budget,
         ..Window::COMMAND
     };
-    let explanation =
-        explain_streaming(&sources(file), None, None, (format, limit), &[], window).unwrap();
+    let explanation = explain_streaming(
+        &sources(file),
+        None,
+        None,
+        (format, limit),
+        &[],
+        window,
+        None,
+    )
+    .unwrap();
     let mut out = Vec::new();
     explanation.write_to(&mut out).unwrap();
     out
@@ -61,6 +69,7 @@ fn detailed(file: &Path, encoding: Encoding, budget: usize) -> Vec<u8> {
         encoding,
         run_as_of: None,
         column: "detail",
+        witness: None,
     };
     let records = judge(
         &sources(file),

@@ -1,0 +1,674 @@
+//! Minimal witnesses (`explain --witness`): for a case, some of its rows that, replayed alone,
+//! give the case's decision and reason, and from which no one row can be left out without
+//! changing them or making the rows an invalid case. That is 1-minimal, not the smallest such
+//! subset.
+//!
+//! "Replayed alone" is the contract's reading (spec section 5) applied to the rows as a case of
+//! their own, in their order: judged at their own last `observed_at`, or at the run's `--as-of`
+//! if that is later; not at the whole case's instant. A witness is a case file a reviewer can
+//! run `adjudicate` on (with the same `--as-of`) to get the same decision and reason. Rows that
+//! are no valid case (the first is not an offer giving a `job_id`, a renewal computes an
+//! `expires_at` past year 9999: any [`crate::lease::CaseFault`]) are never a witness.
+//!
+//! The search checks every claim by replay. It starts from the rows the verdict can depend
+//! on ([`candidate`]: the first and last rows, every accepted row but progress and observe, the
+//! conflict, and the first row that made the reason's finding), kept only if a replay gives
+//! the verdict; otherwise from the whole case (which is a witness: it is the case). Then delta
+//! debugging (Zeller's ddmin, complements only) leaves out runs of rows, halves first, then
+//! smaller runs, down to one row at a time, until no one row can go. A budget of replayed rows
+//! ([`crate::limits::WITNESS_REPLAYED_ROWS`] for the commands) bounds each case's search: past
+//! it, the search stops with the witness it has (`minimal: false`), still one that replays to
+//! the verdict. A case kept in a temporary file is searched from there (every replay reads it
+//! whole, and counts every row it reads) until what is left fits the rows a case keeps in
+//! memory, then in memory.
+
+use std::io;
+use std::ops::{ControlFlow, Range};
+
+use crate::lease::{Case, CaseReason, Decision, Disposition, Row, RowReason, Timestamp, Verdict};
+use crate::streaming::{KeptRow, KeptRows};
+
+use super::{CaseTrace, TracedRow, TracedRows};
+
+/// How many of a witness's lines it keeps to list (text, HTML and Mermaid name these; the
+/// rest are marked where the rows are shown).
+pub const LISTED_LINES: usize = 20;
+
+/// How far a witness search may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Search {
+    /// The rows one case's search may replay in all: a replay of rows held in memory counts
+    /// its rows; of a case kept in a temporary file, every row it reads.
+    pub replayed_rows: u64,
+    /// The rows of a case a search holds in memory (the engine's
+    /// [`crate::streaming::Window::case_rows_in_memory`]).
+    pub rows_in_memory: usize,
+}
+
+impl Search {
+    /// The commands' search: [`crate::limits::WITNESS_REPLAYED_ROWS`], and the rows a case
+    /// keeps in memory by default.
+    pub const COMMAND: Search = Search {
+        replayed_rows: crate::limits::WITNESS_REPLAYED_ROWS,
+        rows_in_memory: crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY,
+    };
+}
+
+/// A case's witness: which of its rows, and what they give replayed alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// The rows, by their index in the case (from 0).
+    pub rows: Picked,
+    /// How many rows the case has.
+    pub of: usize,
+    /// The lines of its first [`LISTED_LINES`] rows.
+    pub lines: Vec<u64>,
+    /// The instant the rows alone are judged at: their last `observed_at`, or the run's
+    /// `--as-of` if later.
+    pub as_of: Timestamp,
+    /// Their last row's `observed_at`.
+    pub last_observed_at: Timestamp,
+    /// The decision they give alone (the case's).
+    pub decision: Decision,
+    /// The reason they give alone (the case's).
+    pub reason: CaseReason,
+    /// Whether the search finished: no one row can be left out. `false` when the budget
+    /// stopped it first.
+    pub minimal: bool,
+    /// The rows the search replayed.
+    pub replayed_rows: u64,
+    /// The budget it had ([`Search::replayed_rows`]).
+    pub budget: u64,
+}
+
+impl Witness {
+    /// How many rows it has.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether it has none (never: a witness is a case).
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Whether row `index` of the case is one of its rows.
+    pub fn contains(&self, index: usize) -> bool {
+        self.rows.contains(index)
+    }
+
+    /// Its lines as a list: `9, 10, 12`, with `and N more` past [`LISTED_LINES`].
+    pub fn lines_text(&self) -> String {
+        let mut text = self
+            .lines
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.len() > self.lines.len() {
+            text.push_str(&format!(" and {} more", self.len() - self.lines.len()));
+        }
+        text
+    }
+
+    /// `3 of 4 rows`.
+    pub fn size_text(&self) -> String {
+        format!(
+            "{} of {} row{}",
+            self.len(),
+            self.of,
+            if self.of == 1 { "" } else { "s" }
+        )
+    }
+
+    /// What it claims, in a sentence after its size and lines: what the rows give alone and
+    /// when they are judged, and whether no one of them can be left out.
+    pub fn claim_text(&self) -> String {
+        let instant = if self.as_of == self.last_observed_at {
+            "their last row's observed_at"
+        } else {
+            "--as-of"
+        };
+        let minimal = if self.minimal {
+            "leaving out any one of them changes that or makes them no valid case".to_owned()
+        } else {
+            format!(
+                "not shown minimal: the search stopped at its budget of {} replayed rows",
+                self.budget
+            )
+        };
+        format!(
+            "replayed alone, judged at {} ({instant}), they give {} ({}); {minimal}",
+            self.as_of, self.decision, self.reason
+        )
+    }
+}
+
+/// Rows of a case picked by index (from 0), as sorted, disjoint, non-adjacent ranges: a
+/// search leaves out runs of rows, so a few ranges hold what it keeps of a long case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Picked {
+    ranges: Vec<Range<usize>>,
+    len: usize,
+}
+
+impl Picked {
+    /// Rows `0..rows`.
+    pub fn all(rows: usize) -> Picked {
+        let mut picked = Picked::default();
+        picked.push_range(0..rows);
+        picked
+    }
+
+    /// The rows `indices` names, ascending.
+    pub fn of_sorted(indices: impl IntoIterator<Item = usize>) -> Picked {
+        let mut picked = Picked::default();
+        for index in indices {
+            picked.push_range(index..index + 1);
+        }
+        picked
+    }
+
+    fn push_range(&mut self, range: Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        self.len += range.len();
+        match self.ranges.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ => self.ranges.push(range),
+        }
+    }
+
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether row `index` is picked.
+    pub fn contains(&self, index: usize) -> bool {
+        let after = self.ranges.partition_point(|range| range.start <= index);
+        after > 0 && self.ranges[after - 1].contains(&index)
+    }
+
+    /// The picked rows' indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ranges.iter().flat_map(|range| range.clone())
+    }
+
+    /// These rows without those of rank `ranks` among them (the first picked row has rank 0).
+    fn without(&self, ranks: Range<usize>) -> Picked {
+        let mut kept = Picked::default();
+        let mut rank = 0;
+        for range in &self.ranges {
+            // This range's rows have ranks rank..rank + len; keep those outside `ranks`.
+            let (first, len) = (range.start, range.len());
+            let cut_from = ranks.start.clamp(rank, rank + len) - rank;
+            let cut_to = ranks.end.clamp(rank, rank + len) - rank;
+            kept.push_range(first..first + cut_from);
+            kept.push_range(first + cut_to..range.end);
+            rank += len;
+        }
+        kept
+    }
+
+    /// The rows of `original` these pick (these index into it).
+    fn map(&self, original: &[usize]) -> Picked {
+        Picked::of_sorted(self.iter().map(|index| original[index]))
+    }
+}
+
+/// What rows replayed alone give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Judged {
+    decision: Decision,
+    reason: CaseReason,
+    as_of: Timestamp,
+    last_observed_at: Timestamp,
+}
+
+impl Judged {
+    fn of_verdict(verdict: &Verdict, last_observed_at: Timestamp) -> Judged {
+        Judged {
+            decision: verdict.decision,
+            reason: verdict.reason,
+            as_of: verdict.as_of,
+            last_observed_at,
+        }
+    }
+
+    fn gives(&self, target: &Judged) -> bool {
+        (self.decision, self.reason) == (target.decision, target.reason)
+    }
+}
+
+/// Rows replayed one at a time as a case of their own: `None` once they are no valid case.
+struct Replay(Option<Option<Case>>);
+
+impl Replay {
+    fn new() -> Replay {
+        Replay(Some(None))
+    }
+
+    fn push(&mut self, row: &Row) {
+        let started = match &mut self.0 {
+            None => return,
+            Some(None) => Case::start(row).map(|(case, _)| Some(case)),
+            Some(Some(case)) => case.step(row).map(|_| None),
+        };
+        match started {
+            Ok(Some(case)) => self.0 = Some(Some(case)),
+            Ok(None) => {}
+            Err(_) => self.0 = None,
+        }
+    }
+
+    fn judged(self, run_as_of: Option<Timestamp>) -> Option<Judged> {
+        let case = self.0??;
+        let judgement = case.judge(run_as_of);
+        Some(Judged {
+            decision: judgement.decision,
+            reason: judgement.reason,
+            as_of: judgement.as_of,
+            last_observed_at: case.last_observed_at(),
+        })
+    }
+}
+
+/// Rows a search replays picks of.
+trait Subsets {
+    /// How many there are.
+    fn len(&self) -> usize;
+
+    /// The rows a replay of `picked` counts against the budget.
+    fn cost(&self, picked: &Picked) -> u64;
+
+    /// What the rows `picked` give replayed alone; `None` when they are no valid case.
+    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>>;
+
+    /// The lines of the first `at_most` rows of `picked`.
+    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>>;
+
+    /// `picked` as indices in the case.
+    fn original(&self, picked: &Picked) -> Picked;
+}
+
+/// Rows held in memory, each with its line and its index in the case.
+struct Held<'a> {
+    rows: Vec<&'a Row>,
+    lines: Vec<u64>,
+    original: Vec<usize>,
+}
+
+impl<'a> Held<'a> {
+    fn of_kept(kept: &'a [(usize, KeptRow)]) -> Held<'a> {
+        Held {
+            rows: kept.iter().map(|(_, kept)| &kept.row).collect(),
+            lines: kept.iter().map(|(_, kept)| kept.line).collect(),
+            original: kept.iter().map(|(index, _)| *index).collect(),
+        }
+    }
+}
+
+impl Subsets for Held<'_> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn cost(&self, picked: &Picked) -> u64 {
+        picked.len() as u64
+    }
+
+    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>> {
+        let mut replay = Replay::new();
+        for index in picked.iter() {
+            replay.push(self.rows[index]);
+        }
+        Ok(replay.judged(run_as_of))
+    }
+
+    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>> {
+        Ok(picked
+            .iter()
+            .take(at_most)
+            .map(|index| self.lines[index])
+            .collect())
+    }
+
+    fn original(&self, picked: &Picked) -> Picked {
+        picked.map(&self.original)
+    }
+}
+
+/// A case's rows kept in a temporary file: every replay reads them all.
+struct Spilled<'a>(&'a KeptRows);
+
+impl Spilled<'_> {
+    /// Calls `each` with every picked row, in order.
+    fn each(&self, picked: &Picked, each: &mut dyn FnMut(usize, &KeptRow)) -> io::Result<()> {
+        let mut index = 0;
+        self.0.visit(&mut |kept| {
+            if picked.contains(index) {
+                each(index, kept);
+            }
+            index += 1;
+            Ok(ControlFlow::Continue(()))
+        })
+    }
+
+    /// The picked rows, read into memory, with their indices.
+    fn hold(&self, picked: &Picked) -> io::Result<Vec<(usize, KeptRow)>> {
+        let mut held = Vec::with_capacity(picked.len());
+        self.each(picked, &mut |index, kept| held.push((index, kept.clone())))?;
+        Ok(held)
+    }
+}
+
+impl Subsets for Spilled<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn cost(&self, _picked: &Picked) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>> {
+        let mut replay = Replay::new();
+        self.each(picked, &mut |_, kept| replay.push(&kept.row))?;
+        Ok(replay.judged(run_as_of))
+    }
+
+    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>> {
+        let mut lines = Vec::new();
+        self.each(picked, &mut |_, kept| {
+            if lines.len() < at_most {
+                lines.push(kept.line);
+            }
+        })?;
+        Ok(lines)
+    }
+
+    fn original(&self, picked: &Picked) -> Picked {
+        picked.clone()
+    }
+}
+
+/// The rows a search may still replay.
+struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    /// Takes `rows` from what is left, if that much is.
+    fn spend(&mut self, rows: u64) -> bool {
+        match self.left.checked_sub(rows) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// How a reduction ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    /// No one row can be left out.
+    Minimal,
+    /// The budget ran out first.
+    Budget,
+    /// What is left is at most the rows a search holds in memory.
+    Small,
+}
+
+/// Leaves out of `picked` (which replays to `judged`) runs of rows that can go, halves
+/// first, down to one row at a time (ddmin on complements), while the budget lasts; stops
+/// early once at most `small` rows are left.
+fn reduce(
+    rows: &dyn Subsets,
+    (mut picked, mut judged): (Picked, Judged),
+    run_as_of: Option<Timestamp>,
+    budget: &mut Budget,
+    small: usize,
+) -> io::Result<(Picked, Judged, Ended)> {
+    let mut granularity = 2;
+    loop {
+        let len = picked.len();
+        if len <= small {
+            return Ok((picked, judged, Ended::Small));
+        }
+        // One row left: without it there is no case.
+        if len <= 1 {
+            return Ok((picked, judged, Ended::Minimal));
+        }
+        let chunks = granularity.min(len);
+        let mut reduced = false;
+        for chunk in 0..chunks {
+            let candidate = picked.without(chunk * len / chunks..(chunk + 1) * len / chunks);
+            if !budget.spend(rows.cost(&candidate)) {
+                return Ok((picked, judged, Ended::Budget));
+            }
+            if let Some(found) = rows.judge(&candidate, run_as_of)? {
+                if found.gives(&judged) {
+                    (picked, judged) = (candidate, found);
+                    granularity = (chunks - 1).max(2);
+                    reduced = true;
+                    break;
+                }
+            }
+        }
+        if !reduced {
+            if chunks >= len {
+                return Ok((picked, judged, Ended::Minimal));
+            }
+            granularity = (chunks * 2).min(len);
+        }
+    }
+}
+
+/// The rows a verdict can depend on, found in one pass over the replayed rows, with their
+/// indices: the first row (the case's offer and job id) and the last (its instant); every
+/// accepted row but progress and observe (offers, acks, renewals, cancellations, results);
+/// the conflict; and for the reason's finding the row that made it (the first stale row; the
+/// first late progress, and the accepted progress it came after when it was out of order;
+/// the last late ack, or the last result or renew rejected for expiry). `None` when more than
+/// `at_most` rows: the search then starts from the whole case. Nothing here is assumed: the
+/// search replays these rows before it keeps them.
+fn candidate(
+    rows: &dyn TracedRows,
+    verdict: &Verdict,
+    at_most: usize,
+) -> io::Result<Option<Vec<(usize, KeptRow)>>> {
+    let last_index = rows.len().saturating_sub(1);
+    let mut kept: Vec<(usize, KeptRow)> = Vec::new();
+    // Rows known to matter only once every row was seen: the last of their kind so far.
+    let mut last_of_reason: Option<(usize, KeptRow)> = None;
+    let mut last_progress: Option<(usize, KeptRow)> = None;
+    let mut finding_seen = false;
+    let mut too_many = false;
+    let keep_of = |index: usize, row: &TracedRow| {
+        (
+            index,
+            KeptRow {
+                line: row.source.line,
+                row: row.source.row.clone(),
+            },
+        )
+    };
+    rows.visit(&mut |index, row| {
+        let (disposition, reason) = (row.outcome.disposition, row.outcome.reason);
+        let finding = !finding_seen && makes_finding(verdict.reason, reason);
+        let mut keep = index == 0
+            || index == last_index
+            || disposition == Disposition::Conflict
+            || (disposition == Disposition::Accepted
+                && !matches!(reason, RowReason::ProgressAccepted | RowReason::Observed))
+            || finding;
+        if finding {
+            finding_seen = true;
+            if reason == RowReason::ProgressOutOfOrder {
+                kept.extend(last_progress.take());
+            }
+        }
+        if reason == RowReason::ProgressAccepted {
+            last_progress = Some(keep_of(index, row));
+        }
+        if Some(reason) == expiry_or_late_ack(verdict.reason) {
+            last_of_reason = Some(keep_of(index, row));
+            keep = false;
+        }
+        if keep {
+            kept.push(keep_of(index, row));
+        }
+        if kept.len() > at_most {
+            too_many = true;
+            return Ok(ControlFlow::Break(()));
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    kept.extend(last_of_reason);
+    kept.sort_by_key(|(index, _)| *index);
+    kept.dedup_by_key(|(index, _)| *index);
+    Ok((!too_many && kept.len() <= at_most).then_some(kept))
+}
+
+/// Whether a row of `row_reason` makes the finding the case's reason `reason` rests on
+/// (stale or late), the first of which the candidate keeps.
+fn makes_finding(reason: CaseReason, row_reason: RowReason) -> bool {
+    match reason {
+        CaseReason::StaleGeneration => row_reason == RowReason::StaleGeneration,
+        CaseReason::LateProgress => matches!(
+            row_reason,
+            RowReason::ProgressAfterExpiry
+                | RowReason::ProgressAfterResult
+                | RowReason::ProgressAfterCancel
+                | RowReason::ProgressOutOfOrder
+        ),
+        _ => false,
+    }
+}
+
+/// The row reason of the current generation's finding `reason` rests on (a late ack, a
+/// result or renew rejected for expiry), the last of which the candidate keeps.
+fn expiry_or_late_ack(reason: CaseReason) -> Option<RowReason> {
+    match reason {
+        CaseReason::AckAfterDeadline => Some(RowReason::AckAfterDeadline),
+        CaseReason::ResultAfterExpiry => Some(RowReason::ResultAfterExpiry),
+        CaseReason::RenewAfterExpiry => Some(RowReason::RenewAfterExpiry),
+        _ => None,
+    }
+}
+
+/// A case's rows as a search replays them: held in memory, or kept in a temporary file.
+enum CaseRows<'a> {
+    Held(Held<'a>),
+    Spilled(Spilled<'a>),
+}
+
+/// Searches the witness of a case judged `verdict` (at the run's `run_as_of`), whose rows
+/// are `traced` (their outcomes, for the candidate) and `all` (to replay).
+fn search(
+    traced: &dyn TracedRows,
+    all: CaseRows<'_>,
+    (verdict, last_observed_at): (&Verdict, Timestamp),
+    run_as_of: Option<Timestamp>,
+    settings: Search,
+) -> io::Result<Witness> {
+    let mut budget = Budget {
+        left: settings.replayed_rows,
+    };
+    let of = traced.len();
+    let whole = (
+        Picked::all(of),
+        Judged::of_verdict(verdict, last_observed_at),
+    );
+    let witness = |rows: &dyn Subsets, (picked, judged, ended): (Picked, Judged, Ended), left| {
+        Ok::<_, io::Error>(Witness {
+            lines: rows.lines(&picked, LISTED_LINES)?,
+            rows: rows.original(&picked),
+            of,
+            as_of: judged.as_of,
+            last_observed_at: judged.last_observed_at,
+            decision: judged.decision,
+            reason: judged.reason,
+            minimal: ended != Ended::Budget,
+            replayed_rows: settings.replayed_rows - left,
+            budget: settings.replayed_rows,
+        })
+    };
+    if let Some(candidate) = candidate(traced, verdict, settings.rows_in_memory)? {
+        let held = Held::of_kept(&candidate);
+        let picked = Picked::all(held.len());
+        if held.len() < of && budget.spend(held.cost(&picked)) {
+            if let Some(found) = held
+                .judge(&picked, run_as_of)?
+                .filter(|j| j.gives(&whole.1))
+            {
+                let reduced = reduce(&held, (picked, found), run_as_of, &mut budget, 0)?;
+                return witness(&held, reduced, budget.left);
+            }
+        }
+    }
+    let spilled = match all {
+        CaseRows::Held(held) => {
+            let reduced = reduce(&held, whole, run_as_of, &mut budget, 0)?;
+            return witness(&held, reduced, budget.left);
+        }
+        CaseRows::Spilled(spilled) => spilled,
+    };
+    let small = settings.rows_in_memory;
+    let reduced = reduce(&spilled, whole, run_as_of, &mut budget, small)?;
+    if reduced.2 != Ended::Small {
+        return witness(&spilled, reduced, budget.left);
+    }
+    // Few enough rows left to hold: the rest of the search in memory.
+    let (picked, judged, _) = reduced;
+    let kept = spilled.hold(&picked)?;
+    let held = Held::of_kept(&kept);
+    let all_held = (Picked::all(held.len()), judged);
+    let reduced = reduce(&held, all_held, run_as_of, &mut budget, 0)?;
+    witness(&held, reduced, budget.left)
+}
+
+/// The witness of a case whose trace is held whole, judged at the run's `run_as_of`.
+pub fn of_trace(trace: &CaseTrace, run_as_of: Option<Timestamp>, settings: Search) -> Witness {
+    let held = Held {
+        rows: trace.rows.iter().map(|row| &row.source.row).collect(),
+        lines: trace.rows.iter().map(|row| row.source.line).collect(),
+        original: (0..trace.rows.len()).collect(),
+    };
+    let last = trace.rows[trace.rows.len() - 1].source.row.observed_at;
+    search(
+        &trace.rows,
+        CaseRows::Held(held),
+        (&trace.verdict, last),
+        run_as_of,
+        settings,
+    )
+    .expect("rows in memory are always seen")
+}
+
+/// The witness of a case whose rows are kept in a temporary file (`kept`, replayed into
+/// `traced`) and that was judged `verdict`, its last row observed at `last_observed_at`.
+pub(crate) fn of_spilled(
+    traced: &dyn TracedRows,
+    kept: &KeptRows,
+    (verdict, last_observed_at): (&Verdict, Timestamp),
+    run_as_of: Option<Timestamp>,
+    settings: Search,
+) -> io::Result<Witness> {
+    search(
+        traced,
+        CaseRows::Spilled(Spilled(kept)),
+        (verdict, last_observed_at),
+        run_as_of,
+        settings,
+    )
+}
