@@ -121,7 +121,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (format, args.limit),
         &args.cases,
         crate::streaming::Window::COMMAND,
-        args.witness.then_some(crate::limits::WITNESS_REPLAYED_ROWS),
+        args.witness
+            .then_some(crate::explain::witness::Search::COMMAND),
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();

@@ -145,7 +145,8 @@ struct CaseJson<'a, R: Serialize, W: Serialize> {
 /// A case's witness: its rows (each with its file, line and index in the case's `rows`), how
 /// many of the case's, the instant they are judged at alone (their last `observed_at`, or
 /// `--as-of` if later), the decision and reason they give alone, whether no one of them can be
-/// left out (`false`: the search stopped at `budget_rows`), and the rows the search replayed.
+/// left out (`false`: `stopped_by` says which bound stopped the search, `budget_rows` or
+/// `held_rows`), the rows the search replayed, and its two bounds.
 #[derive(Serialize)]
 struct WitnessJson<W: Serialize> {
     rows: W,
@@ -155,8 +156,10 @@ struct WitnessJson<W: Serialize> {
     decision: &'static str,
     reason: &'static str,
     minimal: bool,
+    stopped_by: Option<&'static str>,
     replayed_rows: u64,
     budget_rows: u64,
+    held_rows: usize,
 }
 
 impl<W: Serialize> WitnessJson<W> {
@@ -169,8 +172,10 @@ impl<W: Serialize> WitnessJson<W> {
             decision: witness.decision.as_str(),
             reason: witness.reason.as_str(),
             minimal: witness.minimal,
+            stopped_by: witness.stopped_by(),
             replayed_rows: witness.replayed_rows,
             budget_rows: witness.budget,
+            held_rows: witness.held_rows,
         }
     }
 }

@@ -347,10 +347,9 @@ pub(crate) fn unknown_cases(
 /// The run keeps `window` open (the command's is [`Window::COMMAND`]): its cases and their
 /// rows before the oldest case is written, and a case's rows in memory before the rest go to
 /// a temporary file (a long case is written as it is replayed from there, to the same bytes);
-/// only an HTML page of every case keeps every case open. With `witness` (a budget of
-/// replayed rows per case, [`crate::limits::WITNESS_REPLAYED_ROWS`] for the command), each
-/// case also shows its minimal witness ([`super::witness`]), searched for within that budget
-/// and the window's rows of a case in memory.
+/// only an HTML page of every case keeps every case open. With `witness` (the command's is
+/// [`Search::COMMAND`]), each case also shows its minimal witness ([`super::witness`]), the
+/// same whatever the window.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
@@ -358,7 +357,7 @@ pub fn explain_streaming(
     (format, limit): (Format, usize),
     wanted: &[String],
     window: Window,
-    witness: Option<u64>,
+    witness: Option<Search>,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     // A page numbers its cases as their first rows are read, so that only the engine's
@@ -383,10 +382,7 @@ pub fn explain_streaming(
         run_as_of,
         wanted: wanted.to_vec(),
         numbered: first_seen.as_ref().map(Arc::clone),
-        witness: witness.map(|replayed_rows| Search {
-            replayed_rows,
-            rows_in_memory: window.case_rows_in_memory,
-        }),
+        witness,
     };
     let settings = settings(input_format, run_as_of, Some(window));
     let mut found: HashSet<&str> = HashSet::new();

@@ -12,20 +12,21 @@
 //!
 //! The search checks every claim by replay. It starts from the rows the verdict can depend
 //! on ([`candidate`]: the first and last rows, every accepted row but progress and observe, the
-//! conflict, and the first row that made the reason's finding), kept only if a replay gives
-//! the verdict; otherwise from the whole case (which is a witness: it is the case). Then delta
+//! conflict, and the rows that made the reason's finding), kept only if a replay gives the
+//! verdict; otherwise from the whole case (which is a witness: it is the case). Then delta
 //! debugging (Zeller's ddmin, complements only) leaves out runs of rows, halves first, then
-//! smaller runs, down to one row at a time, until no one row can go. A budget of replayed rows
-//! ([`crate::limits::WITNESS_REPLAYED_ROWS`] for the commands) bounds each case's search: past
-//! it, the search stops with the witness it has (`minimal: false`), still one that replays to
-//! the verdict. A case kept in a temporary file is searched from there (every replay reads it
-//! whole, and counts every row it reads) until what is left fits the rows a case keeps in
-//! memory, then in memory.
+//! smaller runs, down to one row at a time, until no one row can go. Two bounds, the same
+//! whatever the engine's window, so that a case gets the same witness held in memory or kept
+//! in a temporary file: a budget of replayed rows per case ([`Search::replayed_rows`]), past
+//! which the search stops with the witness it has (`minimal: false`, still rows that replay to
+//! the verdict); and the rows it holds ([`Search::held_rows`]): a case whose candidate and
+//! whole are both longer is not searched, its witness the whole case (`minimal: false`).
 
 use std::io;
 use std::ops::{ControlFlow, Range};
 
 use crate::lease::{Case, CaseReason, Decision, Disposition, Row, RowReason, Timestamp, Verdict};
+use crate::limits::{WITNESS_HELD_ROWS, WITNESS_REPLAYED_ROWS};
 use crate::streaming::{KeptRow, KeptRows};
 
 use super::{CaseTrace, TracedRow, TracedRows};
@@ -37,20 +38,19 @@ pub const LISTED_LINES: usize = 20;
 /// How far a witness search may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Search {
-    /// The rows one case's search may replay in all: a replay of rows held in memory counts
-    /// its rows; of a case kept in a temporary file, every row it reads.
+    /// The rows one case's search may replay in all, each replay counting the rows it
+    /// replays.
     pub replayed_rows: u64,
-    /// The rows of a case a search holds in memory (the engine's
-    /// [`crate::streaming::Window::case_rows_in_memory`]).
-    pub rows_in_memory: usize,
+    /// The most rows of a case a search holds in memory (its candidate, or else the whole
+    /// case).
+    pub held_rows: usize,
 }
 
 impl Search {
-    /// The commands' search: [`crate::limits::WITNESS_REPLAYED_ROWS`], and the rows a case
-    /// keeps in memory by default.
+    /// The commands' search: [`WITNESS_REPLAYED_ROWS`] and [`WITNESS_HELD_ROWS`].
     pub const COMMAND: Search = Search {
-        replayed_rows: crate::limits::WITNESS_REPLAYED_ROWS,
-        rows_in_memory: crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY,
+        replayed_rows: WITNESS_REPLAYED_ROWS,
+        held_rows: WITNESS_HELD_ROWS,
     };
 }
 
@@ -73,12 +73,16 @@ pub struct Witness {
     /// The reason they give alone (the case's).
     pub reason: CaseReason,
     /// Whether the search finished: no one row can be left out. `false` when the budget
-    /// stopped it first.
+    /// stopped it first, or the case was too long to search.
     pub minimal: bool,
+    /// The case was too long to search ([`Search::held_rows`]): the witness is the whole case.
+    pub unsearched: bool,
     /// The rows the search replayed.
     pub replayed_rows: u64,
     /// The budget it had ([`Search::replayed_rows`]).
     pub budget: u64,
+    /// The most rows it could hold ([`Search::held_rows`]).
+    pub held_rows: usize,
 }
 
 impl Witness {
@@ -111,6 +115,16 @@ impl Witness {
         text
     }
 
+    /// What stopped the search short of a minimal witness: `budget_rows` (its budget of
+    /// replayed rows), `held_rows` (the case was too long to search); `None` when it was not.
+    pub fn stopped_by(&self) -> Option<&'static str> {
+        match (self.minimal, self.unsearched) {
+            (true, _) => None,
+            (false, false) => Some("budget_rows"),
+            (false, true) => Some("held_rows"),
+        }
+    }
+
     /// `3 of 4 rows`.
     pub fn size_text(&self) -> String {
         format!(
@@ -131,6 +145,11 @@ impl Witness {
         };
         let minimal = if self.minimal {
             "leaving out any one of them changes that or makes them no valid case".to_owned()
+        } else if self.unsearched {
+            format!(
+                "not shown minimal: the case is too long to search (more than {} rows)",
+                self.held_rows
+            )
         } else {
             format!(
                 "not shown minimal: the search stopped at its budget of {} replayed rows",
@@ -201,17 +220,22 @@ impl Picked {
         self.ranges.iter().flat_map(|range| range.clone())
     }
 
-    /// These rows without those of rank `ranks` among them (the first picked row has rank 0).
-    fn without(&self, ranks: Range<usize>) -> Picked {
+    /// These rows without those of rank `ranks` among them (the first picked row has rank 0),
+    /// or (`only`) those alone.
+    fn cut(&self, ranks: Range<usize>, only: bool) -> Picked {
         let mut kept = Picked::default();
         let mut rank = 0;
         for range in &self.ranges {
-            // This range's rows have ranks rank..rank + len; keep those outside `ranks`.
+            // This range's rows have ranks rank..rank + len; `ranks` covers from..to of them.
             let (first, len) = (range.start, range.len());
-            let cut_from = ranks.start.clamp(rank, rank + len) - rank;
-            let cut_to = ranks.end.clamp(rank, rank + len) - rank;
-            kept.push_range(first..first + cut_from);
-            kept.push_range(first + cut_to..range.end);
+            let from = first + ranks.start.clamp(rank, rank + len) - rank;
+            let to = first + ranks.end.clamp(rank, rank + len) - rank;
+            if only {
+                kept.push_range(from..to);
+            } else {
+                kept.push_range(first..from);
+                kept.push_range(to..range.end);
+            }
             rank += len;
         }
         kept
@@ -280,24 +304,6 @@ impl Replay {
     }
 }
 
-/// Rows a search replays picks of.
-trait Subsets {
-    /// How many there are.
-    fn len(&self) -> usize;
-
-    /// The rows a replay of `picked` counts against the budget.
-    fn cost(&self, picked: &Picked) -> u64;
-
-    /// What the rows `picked` give replayed alone; `None` when they are no valid case.
-    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>>;
-
-    /// The lines of the first `at_most` rows of `picked`.
-    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>>;
-
-    /// `picked` as indices in the case.
-    fn original(&self, picked: &Picked) -> Picked;
-}
-
 /// Rows held in memory, each with its line and its index in the case.
 struct Held<'a> {
     rows: Vec<&'a Row>,
@@ -313,89 +319,18 @@ impl<'a> Held<'a> {
             original: kept.iter().map(|(index, _)| *index).collect(),
         }
     }
-}
 
-impl Subsets for Held<'_> {
     fn len(&self) -> usize {
         self.rows.len()
     }
 
-    fn cost(&self, picked: &Picked) -> u64 {
-        picked.len() as u64
-    }
-
-    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>> {
+    /// What the rows `picked` give replayed alone; `None` when they are no valid case.
+    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> Option<Judged> {
         let mut replay = Replay::new();
         for index in picked.iter() {
             replay.push(self.rows[index]);
         }
-        Ok(replay.judged(run_as_of))
-    }
-
-    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>> {
-        Ok(picked
-            .iter()
-            .take(at_most)
-            .map(|index| self.lines[index])
-            .collect())
-    }
-
-    fn original(&self, picked: &Picked) -> Picked {
-        picked.map(&self.original)
-    }
-}
-
-/// A case's rows kept in a temporary file: every replay reads them all.
-struct Spilled<'a>(&'a KeptRows);
-
-impl Spilled<'_> {
-    /// Calls `each` with every picked row, in order.
-    fn each(&self, picked: &Picked, each: &mut dyn FnMut(usize, &KeptRow)) -> io::Result<()> {
-        let mut index = 0;
-        self.0.visit(&mut |kept| {
-            if picked.contains(index) {
-                each(index, kept);
-            }
-            index += 1;
-            Ok(ControlFlow::Continue(()))
-        })
-    }
-
-    /// The picked rows, read into memory, with their indices.
-    fn hold(&self, picked: &Picked) -> io::Result<Vec<(usize, KeptRow)>> {
-        let mut held = Vec::with_capacity(picked.len());
-        self.each(picked, &mut |index, kept| held.push((index, kept.clone())))?;
-        Ok(held)
-    }
-}
-
-impl Subsets for Spilled<'_> {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn cost(&self, _picked: &Picked) -> u64 {
-        self.0.len() as u64
-    }
-
-    fn judge(&self, picked: &Picked, run_as_of: Option<Timestamp>) -> io::Result<Option<Judged>> {
-        let mut replay = Replay::new();
-        self.each(picked, &mut |_, kept| replay.push(&kept.row))?;
-        Ok(replay.judged(run_as_of))
-    }
-
-    fn lines(&self, picked: &Picked, at_most: usize) -> io::Result<Vec<u64>> {
-        let mut lines = Vec::new();
-        self.each(picked, &mut |_, kept| {
-            if lines.len() < at_most {
-                lines.push(kept.line);
-            }
-        })?;
-        Ok(lines)
-    }
-
-    fn original(&self, picked: &Picked) -> Picked {
-        picked.clone()
+        replay.judged(run_as_of)
     }
 }
 
@@ -417,59 +352,48 @@ impl Budget {
     }
 }
 
-/// How a reduction ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ended {
-    /// No one row can be left out.
-    Minimal,
-    /// The budget ran out first.
-    Budget,
-    /// What is left is at most the rows a search holds in memory.
-    Small,
-}
-
-/// Leaves out of `picked` (which replays to `judged`) runs of rows that can go, halves
-/// first, down to one row at a time (ddmin on complements), while the budget lasts; stops
-/// early once at most `small` rows are left.
+/// Reduces `picked` (which replays to `judged`) by delta debugging (Zeller's ddmin), while
+/// the budget lasts: with the rows cut into `n` runs (2 at first), it keeps one run alone if
+/// that replays to the verdict (and starts again from 2 runs), else leaves one run out if
+/// that does (and goes on with `n - 1` runs), else cuts finer (`2n` runs) until the runs are
+/// single rows, none of which can be left out: the rows left are 1-minimal. Returns them,
+/// what they give, and whether the search finished (`false`: the budget stopped it).
 fn reduce(
-    rows: &dyn Subsets,
+    rows: &Held<'_>,
     (mut picked, mut judged): (Picked, Judged),
     run_as_of: Option<Timestamp>,
     budget: &mut Budget,
-    small: usize,
-) -> io::Result<(Picked, Judged, Ended)> {
+) -> (Picked, Judged, bool) {
     let mut granularity = 2;
-    loop {
+    'cut: loop {
         let len = picked.len();
-        if len <= small {
-            return Ok((picked, judged, Ended::Small));
-        }
         // One row left: without it there is no case.
         if len <= 1 {
-            return Ok((picked, judged, Ended::Minimal));
+            return (picked, judged, true);
         }
         let chunks = granularity.min(len);
-        let mut reduced = false;
-        for chunk in 0..chunks {
-            let candidate = picked.without(chunk * len / chunks..(chunk + 1) * len / chunks);
-            if !budget.spend(rows.cost(&candidate)) {
-                return Ok((picked, judged, Ended::Budget));
-            }
-            if let Some(found) = rows.judge(&candidate, run_as_of)? {
+        // A run alone (with two runs, the other left out: the same tests as below).
+        let tries = (chunks > 2).then_some(true).into_iter().chain([false]);
+        for only in tries {
+            for chunk in 0..chunks {
+                let tried = picked.cut(chunk * len / chunks..(chunk + 1) * len / chunks, only);
+                if !budget.spend(tried.len() as u64) {
+                    return (picked, judged, false);
+                }
+                let Some(found) = rows.judge(&tried, run_as_of) else {
+                    continue;
+                };
                 if found.gives(&judged) {
-                    (picked, judged) = (candidate, found);
-                    granularity = (chunks - 1).max(2);
-                    reduced = true;
-                    break;
+                    (picked, judged) = (tried, found);
+                    granularity = if only { 2 } else { (chunks - 1).max(2) };
+                    continue 'cut;
                 }
             }
         }
-        if !reduced {
-            if chunks >= len {
-                return Ok((picked, judged, Ended::Minimal));
-            }
-            granularity = (chunks * 2).min(len);
+        if chunks >= len {
+            return (picked, judged, true);
         }
+        granularity = (chunks * 2).min(len);
     }
 }
 
@@ -566,10 +490,12 @@ fn expiry_or_late_ack(reason: CaseReason) -> Option<RowReason> {
     }
 }
 
-/// A case's rows as a search replays them: held in memory, or kept in a temporary file.
+/// A case's rows as a search replays them: held in memory, kept in a temporary file (to be
+/// read into memory), or too many to hold.
 enum CaseRows<'a> {
     Held(Held<'a>),
-    Spilled(Spilled<'a>),
+    Spilled(&'a KeptRows),
+    TooLong,
 }
 
 /// Searches the witness of a case judged `verdict` (at the run's `run_as_of`), whose rows
@@ -585,56 +511,69 @@ fn search(
         left: settings.replayed_rows,
     };
     let of = traced.len();
-    let whole = (
-        Picked::all(of),
-        Judged::of_verdict(verdict, last_observed_at),
-    );
-    let witness = |rows: &dyn Subsets, (picked, judged, ended): (Picked, Judged, Ended), left| {
-        Ok::<_, io::Error>(Witness {
-            lines: rows.lines(&picked, LISTED_LINES)?,
-            rows: rows.original(&picked),
+    let whole = Judged::of_verdict(verdict, last_observed_at);
+    let witness =
+        |lines: Vec<u64>, rows: Picked, (judged, minimal): (Judged, bool), left| Witness {
+            rows,
             of,
+            lines,
             as_of: judged.as_of,
             last_observed_at: judged.last_observed_at,
             decision: judged.decision,
             reason: judged.reason,
-            minimal: ended != Ended::Budget,
+            minimal,
+            unsearched: false,
             replayed_rows: settings.replayed_rows - left,
             budget: settings.replayed_rows,
-        })
+            held_rows: settings.held_rows,
+        };
+    let reduced = |held: &Held<'_>, start: (Picked, Judged), budget: &mut Budget| {
+        let (picked, judged, minimal) = reduce(held, start, run_as_of, budget);
+        let lines = picked.iter().take(LISTED_LINES).map(|i| held.lines[i]);
+        witness(
+            lines.collect(),
+            picked.map(&held.original),
+            (judged, minimal),
+            budget.left,
+        )
     };
-    if let Some(candidate) = candidate(traced, verdict, settings.rows_in_memory)? {
+    if let Some(candidate) = candidate(traced, verdict, settings.held_rows)? {
         let held = Held::of_kept(&candidate);
         let picked = Picked::all(held.len());
-        if held.len() < of && budget.spend(held.cost(&picked)) {
-            if let Some(found) = held
-                .judge(&picked, run_as_of)?
-                .filter(|j| j.gives(&whole.1))
-            {
-                let reduced = reduce(&held, (picked, found), run_as_of, &mut budget, 0)?;
-                return witness(&held, reduced, budget.left);
+        if held.len() < of && budget.spend(held.len() as u64) {
+            if let Some(found) = held.judge(&picked, run_as_of).filter(|j| j.gives(&whole)) {
+                return Ok(reduced(&held, (picked, found), &mut budget));
             }
         }
     }
-    let spilled = match all {
-        CaseRows::Held(held) => {
-            let reduced = reduce(&held, whole, run_as_of, &mut budget, 0)?;
-            return witness(&held, reduced, budget.left);
+    let start = (Picked::all(of), whole);
+    match all {
+        CaseRows::Held(held) => Ok(reduced(&held, start, &mut budget)),
+        CaseRows::Spilled(kept) => {
+            let mut rows = Vec::with_capacity(of);
+            kept.visit(&mut |row| {
+                rows.push((rows.len(), row.clone()));
+                Ok(ControlFlow::Continue(()))
+            })?;
+            Ok(reduced(&Held::of_kept(&rows), start, &mut budget))
         }
-        CaseRows::Spilled(spilled) => spilled,
-    };
-    let small = settings.rows_in_memory;
-    let reduced = reduce(&spilled, whole, run_as_of, &mut budget, small)?;
-    if reduced.2 != Ended::Small {
-        return witness(&spilled, reduced, budget.left);
+        // Too long to hold: the whole case, not searched.
+        CaseRows::TooLong => {
+            let mut lines = Vec::with_capacity(LISTED_LINES);
+            traced.visit(&mut |_, row| {
+                lines.push(row.source.line);
+                Ok(match lines.len() < LISTED_LINES {
+                    true => ControlFlow::Continue(()),
+                    false => ControlFlow::Break(()),
+                })
+            })?;
+            let unsearched = witness(lines, start.0, (whole, false), budget.left);
+            Ok(Witness {
+                unsearched: true,
+                ..unsearched
+            })
+        }
     }
-    // Few enough rows left to hold: the rest of the search in memory.
-    let (picked, judged, _) = reduced;
-    let kept = spilled.hold(&picked)?;
-    let held = Held::of_kept(&kept);
-    let all_held = (Picked::all(held.len()), judged);
-    let reduced = reduce(&held, all_held, run_as_of, &mut budget, 0)?;
-    witness(&held, reduced, budget.left)
 }
 
 /// The witness of a case whose trace is held whole, judged at the run's `run_as_of`.
@@ -645,9 +584,15 @@ pub fn of_trace(trace: &CaseTrace, run_as_of: Option<Timestamp>, settings: Searc
         original: (0..trace.rows.len()).collect(),
     };
     let last = trace.rows[trace.rows.len() - 1].source.row.observed_at;
+    // A trace held whole longer than a search holds is searched as one kept in a file would
+    // be (not at all), so that the witness does not depend on where the rows are.
+    let all = match trace.rows.len() <= settings.held_rows {
+        true => CaseRows::Held(held),
+        false => CaseRows::TooLong,
+    };
     search(
         &trace.rows,
-        CaseRows::Held(held),
+        all,
         (&trace.verdict, last),
         run_as_of,
         settings,
@@ -660,15 +605,13 @@ pub fn of_trace(trace: &CaseTrace, run_as_of: Option<Timestamp>, settings: Searc
 pub(crate) fn of_spilled(
     traced: &dyn TracedRows,
     kept: &KeptRows,
-    (verdict, last_observed_at): (&Verdict, Timestamp),
+    judged: (&Verdict, Timestamp),
     run_as_of: Option<Timestamp>,
     settings: Search,
 ) -> io::Result<Witness> {
-    search(
-        traced,
-        CaseRows::Spilled(Spilled(kept)),
-        (verdict, last_observed_at),
-        run_as_of,
-        settings,
-    )
+    let all = match kept.len() <= settings.held_rows {
+        true => CaseRows::Spilled(kept),
+        false => CaseRows::TooLong,
+    };
+    search(traced, all, judged, run_as_of, settings)
 }

@@ -44,4 +44,5 @@ mod spreadsheets;
 mod streaming;
 mod submission_links;
 mod validate_streaming;
+mod witness;
 mod workbook_bombs;
