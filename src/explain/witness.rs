@@ -11,11 +11,11 @@
 //! `expires_at` past year 9999: any [`crate::lease::CaseFault`]) are never a witness.
 //!
 //! The search checks every claim by replay. It starts from the rows the verdict can depend
-//! on ([`candidate`]: the first and last rows, every accepted row but progress and observe, the
+//! on (the candidate: the first and last rows, every accepted row but progress and observe, the
 //! conflict, and the rows that made the reason's finding), kept only if a replay gives the
 //! verdict; otherwise from the whole case (which is a witness: it is the case). Then delta
-//! debugging (Zeller's ddmin, complements only) leaves out runs of rows, halves first, then
-//! smaller runs, down to one row at a time, until no one row can go. Two bounds, the same
+//! debugging (Zeller's ddmin) keeps one run of rows alone, or leaves one out, halves first,
+//! then smaller runs, down to one row at a time, until no one row can go. Two bounds, the same
 //! whatever the engine's window, so that a case gets the same witness held in memory or kept
 //! in a temporary file: a budget of replayed rows per case ([`Search::replayed_rows`]), past
 //! which the search stops with the witness it has (`minimal: false`, still rows that replay to

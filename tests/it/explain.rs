@@ -109,16 +109,25 @@ fn explain_cli_agrees_with_adjudicate_detail_column() {
     }
 }
 
-/// The HTML page loads nothing from anywhere: no scripts, no external references.
+/// The HTML page loads nothing from anywhere: no scripts, no external references (with the
+/// witnesses marked too).
 #[test]
 fn html_is_self_contained_and_escaped() {
-    let out = leasejudge(&[
+    for witness in [None, Some("--witness")] {
+        html_is_self_contained_and_escaped_with(witness);
+    }
+}
+
+fn html_is_self_contained_and_escaped_with(witness: Option<&str>) {
+    let mut args = vec![
         "explain",
         "tests/data/explain/probes.csv",
         "tests/data/explain/hostile.csv",
         "-f",
         "html",
-    ]);
+    ];
+    args.extend(witness);
+    let out = leasejudge(&args);
     assert!(out.status.success(), "{out:?}");
     let page = String::from_utf8(out.stdout).unwrap();
     let lower = page.to_ascii_lowercase();
@@ -135,7 +144,7 @@ fn html_is_self_contained_and_escaped() {
     for link in links {
         let target = &link[..link.find('"').unwrap()];
         let id = target.strip_prefix('#').expect("an in-page link");
-        assert!(page.contains(&format!("<tr id=\"{id}\">")), "no row {id}");
+        assert!(page.contains(&format!("<tr id=\"{id}\"")), "no row {id}");
     }
     let without_namespace = lower.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(
