@@ -352,49 +352,77 @@ impl Budget {
     }
 }
 
-/// Reduces `picked` (which replays to `judged`) by delta debugging (Zeller's ddmin), while
-/// the budget lasts: with the rows cut into `n` runs (2 at first), it keeps one run alone if
-/// that replays to the verdict (and starts again from 2 runs), else leaves one run out if
-/// that does (and goes on with `n - 1` runs), else cuts finer (`2n` runs) until the runs are
-/// single rows, none of which can be left out: the rows left are 1-minimal. Returns them,
-/// what they give, and whether the search finished (`false`: the budget stopped it).
+/// Reduces `picked` (which replays to `judged`) by delta debugging, while the budget lasts
+/// ([`reduce_by`] with a replay of the rows `rows` holds).
 fn reduce(
     rows: &Held<'_>,
-    (mut picked, mut judged): (Picked, Judged),
+    (picked, judged): (Picked, Judged),
     run_as_of: Option<Timestamp>,
     budget: &mut Budget,
 ) -> (Picked, Judged, bool) {
+    let target = judged;
+    reduce_by((picked, judged), budget, &mut |tried| {
+        rows.judge(tried, run_as_of)
+            .filter(|found| found.gives(&target))
+    })
+}
+
+/// Delta debugging (Zeller's ddmin) of `picked`, for which `keeps` held (giving `kept`): with
+/// the rows cut into `n` runs (2 at first), it keeps one run alone if `keeps` holds for it (and
+/// starts again from 2 runs), else leaves one run out if `keeps` holds without it (and goes on
+/// with `n - 1` runs), else cuts finer (`2n` runs) until the runs are single rows, none of
+/// which can be left out: the rows left are 1-minimal. Each try spends its rows from `budget`
+/// first. Returns the rows, what `keeps` gave for them, and whether the search finished
+/// (`false`: the budget stopped it).
+fn reduce_by<K>(
+    (mut picked, mut kept): (Picked, K),
+    budget: &mut Budget,
+    keeps: &mut dyn FnMut(&Picked) -> Option<K>,
+) -> (Picked, K, bool) {
     let mut granularity = 2;
     'cut: loop {
         let len = picked.len();
-        // One row left: without it there is no case.
+        // One row left: without it there is nothing.
         if len <= 1 {
-            return (picked, judged, true);
+            return (picked, kept, true);
         }
         let chunks = granularity.min(len);
-        // A run alone (with two runs, the other left out: the same tests as below).
+        // A run alone (with two runs, the other left out: the same tries as below).
         let tries = (chunks > 2).then_some(true).into_iter().chain([false]);
         for only in tries {
             for chunk in 0..chunks {
                 let tried = picked.cut(chunk * len / chunks..(chunk + 1) * len / chunks, only);
                 if !budget.spend(tried.len() as u64) {
-                    return (picked, judged, false);
+                    return (picked, kept, false);
                 }
-                let Some(found) = rows.judge(&tried, run_as_of) else {
-                    continue;
-                };
-                if found.gives(&judged) {
-                    (picked, judged) = (tried, found);
+                if let Some(found) = keeps(&tried) {
+                    (picked, kept) = (tried, found);
                     granularity = if only { 2 } else { (chunks - 1).max(2) };
                     continue 'cut;
                 }
             }
         }
         if chunks >= len {
-            return (picked, judged, true);
+            return (picked, kept, true);
         }
         granularity = (chunks * 2).min(len);
     }
+}
+
+/// Delta debugging for any property of rows (a case that still catches a shortcut, say): of
+/// rows `0..len`, for all of which `keeps` holds, some for which it still holds and from
+/// which no one row can be left out without it failing (1-minimal), found by the search the
+/// witnesses use, each try spending its rows from a budget of `budget_rows`. Returns them, and
+/// whether the search finished (`false`: the budget stopped it, and `keeps` holds for them).
+pub fn shrink(
+    len: usize,
+    budget_rows: u64,
+    mut keeps: impl FnMut(&Picked) -> bool,
+) -> (Picked, bool) {
+    let mut budget = Budget { left: budget_rows };
+    let tried = &mut |picked: &Picked| keeps(picked).then_some(());
+    let (picked, (), finished) = reduce_by((Picked::all(len), ()), &mut budget, tried);
+    (picked, finished)
 }
 
 /// The rows a verdict can depend on, found in one pass over the replayed rows, with their
@@ -614,4 +642,51 @@ pub(crate) fn of_spilled(
         false => CaseRows::TooLong,
     };
     search(traced, all, judged, run_as_of, settings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(picked: &Picked) -> Vec<usize> {
+        picked.iter().collect()
+    }
+
+    #[test]
+    fn picked_rows_cut_by_rank_keep_their_indices() {
+        let picked = Picked::of_sorted([1, 2, 3, 7, 8, 12]);
+        assert_eq!(picked.len(), 6);
+        assert_eq!(picked.ranges, [1..4, 7..9, 12..13]);
+        assert!(picked.contains(8) && picked.contains(12) && !picked.contains(4));
+        assert_eq!(rows(&picked.cut(2..4, false)), [1, 2, 8, 12]);
+        assert_eq!(rows(&picked.cut(2..4, true)), [3, 7]);
+        assert_eq!(rows(&picked.cut(0..6, false)), Vec::<usize>::new());
+        assert_eq!(rows(&picked.cut(5..6, true)), [12]);
+        assert_eq!(
+            picked.cut(0..2, false).cut(0..1, true),
+            Picked::of_sorted([3])
+        );
+        assert_eq!(
+            rows(&picked.map(&[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22])),
+            [11, 12, 13, 17, 18, 22]
+        );
+        assert_eq!(Picked::all(3), Picked::of_sorted([0, 1, 2]));
+    }
+
+    #[test]
+    fn shrink_finds_a_one_minimal_subset_within_its_budget() {
+        // Holds while rows 3 and 7 are both kept, or row 5 alone is: either is 1-minimal.
+        let keeps =
+            |picked: &Picked| (picked.contains(3) && picked.contains(7)) || rows(picked) == [5];
+        let (found, finished) = shrink(10, u64::MAX, keeps);
+        assert!(finished && keeps(&found));
+        for left_out in found.iter() {
+            let without = Picked::of_sorted(found.iter().filter(|&i| i != left_out));
+            assert!(!keeps(&without), "{left_out} can go from {found:?}");
+        }
+        // No budget: the rows as they were, the search not finished.
+        assert_eq!(shrink(10, 0, keeps), (Picked::all(10), false));
+        // One row holds alone: nothing to try.
+        assert_eq!(shrink(1, 0, |_| true), (Picked::all(1), true));
+    }
 }
