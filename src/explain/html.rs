@@ -722,7 +722,7 @@ impl<'a> Timeline<'a> {
                 ),
             };
             let shape = match self.trace.witness.is_some_and(|w| w.contains(index)) {
-                true => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"10\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2.5\"/>{shape}"),
+                true => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"9\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\"/>{shape}"),
                 false => shape,
             };
             let text = format!("L{} {}", row.source.line, short_event(row));
