@@ -27,7 +27,7 @@ use crate::grading::{
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::lms::roster::scaled;
-use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
+use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, NotOnRoster, Roster, Upload};
 use crate::output::{
     check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
 };
@@ -238,6 +238,18 @@ pub struct Args {
     /// in its column's header) or its title [default: the export's only assignment].
     #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
     pub assignment: Option<String>,
+
+    /// A group assignment's groups, so that a group's submission is graded for every member:
+    /// Canvas's export of the group set (People, the group set, Export), or the CSV `gh
+    /// classroom assignment-grades` writes.
+    #[arg(long, value_name = "FILE", requires = "lms")]
+    pub groups: Option<PathBuf>,
+
+    /// What becomes of a submission in the download of a learner the roster lacks: `error`
+    /// nothing is graded (give the roster of every learner); `skip` it is listed and left
+    /// out, the others graded [default: error].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub not_on_roster: Option<NotOnRoster>,
 
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
@@ -579,6 +591,9 @@ fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()>
     if let Some(path) = &args.roster {
         inputs.push(Named::new("--roster", path));
     }
+    if let Some(path) = &args.groups {
+        inputs.push(Named::new("--groups", path));
+    }
     if args.lms.is_some() {
         inputs.extend(
             args.submissions
@@ -685,7 +700,16 @@ fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result
             roster_path.display()
         )));
     }
-    Ok(read_class(lms, download, roster, instructor)?)
+    if args
+        .points
+        .is_some_and(|p| !crate::lms::roster::is_gradable_points(p))
+    {
+        return Err(usage(
+            "--points with --lms must be at least 0.01: grades are written to the hundredth",
+        ));
+    }
+    let options = crate::lms::ClassOptions::read(lms, args.groups.as_deref(), args.not_on_roster)?;
+    Ok(read_class(lms, download, roster, instructor, &options)?)
 }
 
 /// A class's learners as submissions, in the roster's order: a learner's matrix is named
@@ -697,8 +721,9 @@ fn class_entries(class: &Class) -> Vec<Entry> {
         .learners()
         .iter()
         .zip(&class.uploads)
-        .map(|(learner, upload)| {
-            let label = &learner.label;
+        .enumerate()
+        .map(|(n, (learner, upload))| {
+            let label = &class.label(n);
             match upload {
                 Upload::Found(found) => Entry::Read {
                     path: found.path.clone(),
@@ -782,6 +807,9 @@ fn platform_gradebook(
             if without == 1 { "" } else { "s" }
         ));
     }
+    if let (_, Some(note)) = class.skipped_lines() {
+        line.push_str(&format!(", {note}"));
+    }
     line.push_str("; ");
     // The assignment's name is the roster's text.
     line.push_str(&escape_controls(&class.roster.describe()));
@@ -837,7 +865,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     // one from a download).
     let mut instructor = InstructorFiles::new();
     instructor.add_path(&args.golden);
-    for path in args.baseline.iter().chain(&args.roster) {
+    for path in args.baseline.iter().chain(&args.roster).chain(&args.groups) {
         instructor.add_path(path);
     }
     // A case file that cannot be listed is reported when the hints read it.
@@ -1097,6 +1125,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(out);
     }
     commit_all(outputs)?;
+    for line in class.iter().flat_map(|class| class.skipped_lines().0) {
+        crate::output::to_stderr(&format!("leasejudge: {line}"));
+    }
     if let Some(line) = imported {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
     }

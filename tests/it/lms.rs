@@ -13,31 +13,31 @@ use std::process::{Command, Output};
 use crate::common::root;
 
 /// An example learner's matrix (examples/lab/submissions).
-fn submission(name: &str) -> Vec<u8> {
+pub(super) fn submission(name: &str) -> Vec<u8> {
     fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
 }
 
-fn key() -> PathBuf {
+pub(super) fn key() -> PathBuf {
     root().join("examples/lab/key.csv")
 }
 
-fn leasejudge(args: &[&str]) -> Output {
+pub(super) fn leasejudge(args: &[&str]) -> Output {
     crate::common::leasejudge(args)
         .env("NO_COLOR", "1")
         .output()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(super) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn write(path: &Path, bytes: &[u8]) {
+pub(super) fn write(path: &Path, bytes: &[u8]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
 }
 
 /// Zips every file under `dir` (names relative to it, `prefix/` before them).
-fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
+pub(super) fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
     fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -66,7 +66,7 @@ fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
 }
 
 /// Runs `grade --lms` on the download; returns the run and the gradebook's text.
-fn grade_lms(
+pub(super) fn grade_lms(
     platform: &str,
     download: &Path,
     roster: &Path,
@@ -96,7 +96,7 @@ fn grade_lms(
 }
 
 /// CSV records as a permissive reader gives them.
-fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
+pub(super) fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -114,14 +114,14 @@ fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
 /// (`row_has_student_headers?`, `update_column_count`, the last of them `Section`), the
 /// assignment columns by the id in `Title (ID)` with the totals stripped, the `Points Possible`
 /// row, the `Muted`/`Manual Posting` rows skipped, and each learner by `ID` with their cells.
-struct CanvasImport {
+pub(super) struct CanvasImport {
     /// Per assignment id, its points.
-    points: HashMap<String, String>,
+    pub(super) points: HashMap<String, String>,
     /// Per user id, per assignment id, the cell (stripped).
-    grades: HashMap<String, HashMap<String, String>>,
+    pub(super) grades: HashMap<String, HashMap<String, String>>,
 }
 
-fn canvas_import(csv_text: &str) -> CanvasImport {
+pub(super) fn canvas_import(csv_text: &str) -> CanvasImport {
     let first: Vec<&str> = csv_text.lines().take(3).collect();
     let count = |delimiter: u8| {
         let counts: Vec<usize> = first
@@ -221,7 +221,7 @@ fn canvas_import(csv_text: &str) -> CanvasImport {
     import
 }
 
-const CANVAS_EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attendance,Lab 1 (4101),Lab 2 (4102),Current Points,Final Points,Current Score,Unposted Current Score,Final Score,Unposted Final Score\n\
+pub(super) const CANVAS_EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attendance,Lab 1 (4101),Lab 2 (4102),Current Points,Final Points,Current Score,Unposted Current Score,Final Score,Unposted Final Score\n\
 ,,,,,,,Manual Posting,,,,,,\n    \
 Points Possible,,,,,(read only),10.00,20.00,(read only),(read only),(read only),(read only),(read only),(read only)\n\
 \"Lovelace, Ada\",1001,ada,ada@example.edu,Section A,,9.00,,9.00,9.00,90.00,90.00,90.00,90.00\n\
@@ -236,7 +236,7 @@ Points Possible,,,,,(read only),10.00,20.00,(read only),(read only),(read only),
 /// A Canvas "Download Submissions" folder: every file named after its learner
 /// (`lib/content_zipper.rb`), a late one, a resubmitted file (`matrix-1.csv`), a learner with
 /// two matrix files, one without any file.
-fn canvas_download(dir: &Path) {
+pub(super) fn canvas_download(dir: &Path) {
     let files: [(&str, Vec<u8>); 8] = [
         ("lovelaceada_1001_55001_matrix.csv", submission("ada.csv")),
         (
@@ -415,7 +415,10 @@ fn a_download_entry_of_no_roster_learner_is_an_error_and_nothing_is_written() {
 /// `Participant `; a grade that is blank, negative or above the maximum skipped; the feedback
 /// cell taken whenever the column is there. Returns, per participant, the grade the import
 /// sets (None: skipped) and the feedback.
-fn moodle_import(csv_text: &str, maximum: f64) -> HashMap<String, (Option<f64>, Option<String>)> {
+pub(super) fn moodle_import(
+    csv_text: &str,
+    maximum: f64,
+) -> HashMap<String, (Option<f64>, Option<String>)> {
     let rows = records(csv_text.trim_start_matches('\u{feff}'), b',');
     let header = &rows[0];
     let at = |name: &str| header.iter().position(|h| h == name);
@@ -443,7 +446,7 @@ fn moodle_import(csv_text: &str, maximum: f64) -> HashMap<String, (Option<f64>, 
 }
 
 /// Moodle's feedback field is HTML: the plain text the learner reads.
-fn shown_in_moodle(html: &str) -> Vec<String> {
+pub(super) fn shown_in_moodle(html: &str) -> Vec<String> {
     html.split("<br>")
         .map(|line| {
             line.replace("&lt;", "<")
@@ -453,7 +456,7 @@ fn shown_in_moodle(html: &str) -> Vec<String> {
         .collect()
 }
 
-const MOODLE_WORKSHEET: &str = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments\n\
+pub(super) const MOODLE_WORKSHEET: &str = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments\n\
 Participant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:00 AM\",,-,\n\
 Participant 2002,Ben Okafor,ben@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:05 AM\",,-,\n\
 Participant 2003,Cy Yilmaz,cy@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:06 AM\",,-,\n\
@@ -464,7 +467,7 @@ Participant 2007,Ada Lovelace,ada2@example.edu,Submitted for grading,,10.00,Yes,
 /// A Moodle "Download all submissions" in folders (`mod/assign/classes/downloader.php`):
 /// `{full name}_{participant id}_assignsubmission_file/` with the files as uploaded, online
 /// text beside it; two learners of one name; a matrix in a folder of the upload.
-fn moodle_in_folders(dir: &Path) {
+pub(super) fn moodle_in_folders(dir: &Path) {
     let files: [(&str, Vec<u8>); 7] = [
         (
             "Ada Lovelace_2001_assignsubmission_file/matrix.csv",
@@ -501,7 +504,7 @@ fn moodle_in_folders(dir: &Path) {
 }
 
 /// The same download without folders: `{prefix}_assignsubmission_file_{file}`.
-fn moodle_flat(dir: &Path) {
+pub(super) fn moodle_flat(dir: &Path) {
     let files: [(&str, Vec<u8>); 6] = [
         (
             "Ada Lovelace_2001_assignsubmission_file_matrix.csv",
@@ -610,7 +613,8 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
 
 // ---------------------------------------------------------------- GitHub Classroom
 
-const GITHUB_ROSTER: &str = "\"identifier\",\"github_username\",\"github_id\",\"name\"\n\
+pub(super) const GITHUB_ROSTER: &str =
+    "\"identifier\",\"github_username\",\"github_id\",\"name\"\n\
 \"ada@example.edu\",\"ada-l\",\"101\",\"Ada Lovelace\"\n\
 \"ben@example.edu\",\"benok\",\"102\",\"Ben Okafor\"\n\
 \"sian@example.edu\",\"sian-ob\",\"105\",\"Siân O'Brien\"\n\
@@ -619,7 +623,7 @@ const GITHUB_ROSTER: &str = "\"identifier\",\"github_username\",\"github_id\",\"
 
 /// `gh classroom clone student-repos`: `{slug}-submissions/{slug}-{username}/`, each a
 /// repository with its own files (the case file handed out, a README, .github, .git).
-fn github_download(dir: &Path) {
+pub(super) fn github_download(dir: &Path) {
     for (repo, matrix) in [
         ("lab-5-ada-l", "ada.csv"),
         ("lab-5-BenOk", "ben.csv"),
@@ -707,7 +711,7 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
 /// `src/main.js` and `src/notify-classroom.js`): decodes the base64 of `{ID}_RESULTS`, parses
 /// the JSON, and for a runner whose `max_score` is not 0 adds every test's `score` and the
 /// `max_score`: the "Points X/Y" GitHub Classroom records.
-fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
+pub(super) fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
     use base64_std as b64;
     let encoded = b64::encode(json);
     // The environment string the reporter is started with fits Linux's MAX_ARG_STRLEN.
@@ -728,7 +732,7 @@ fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
 }
 
 /// Base64 as `Buffer.from(..).toString('base64')` writes it (no crate needed for a test).
-mod base64_std {
+pub(super) mod base64_std {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     pub fn encode(bytes: &[u8]) -> String {
@@ -765,7 +769,7 @@ mod base64_std {
 }
 
 /// Every field of every test, as the reporter and the graders' own results have them.
-fn check_test_fields(test: &serde_json::Value) {
+pub(super) fn check_test_fields(test: &serde_json::Value) {
     let fields: Vec<&str> = test
         .as_object()
         .unwrap()

@@ -1,0 +1,476 @@
+//! `grade --lms` at the platforms' edges (issue 36): every grade on the learner who earned it,
+//! or on nobody, said. Canvas names read back with the roster (a name ending in `_7`), group
+//! assignments graded for every member, an entry name twice in a download, learners the
+//! roster lacks, an assignment worth no points, Moodle's PHP CSV reader, and the GitHub
+//! Classroom reporter's two sums. Each platform's side is imitated from its own code, cited
+//! where it is.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use super::lms::{
+    canvas_import, grade_lms, records, submission, text, write, zip_dir, CANVAS_EXPORT,
+};
+
+/// A Canvas export of one assignment: `Student,ID,SIS Login ID,Section,Lab 2 (4102)`, a
+/// `Points Possible` row of `points`, and a row per `(sortable name, id, grade there)`.
+fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
+    let mut text = format!(
+        "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
+    );
+    for (name, id, grade) in learners {
+        text.push_str(&format!("\"{name}\",{id},login{id},A,{grade}\n"));
+    }
+    text
+}
+
+/// Each learner's grade in the import, by user id.
+fn canvas_grades(written: &str) -> HashMap<String, String> {
+    canvas_import(written)
+        .grades
+        .into_iter()
+        .map(|(id, cells)| (id, cells["4102"].clone()))
+        .collect()
+}
+
+// ------------------------------------------------ Canvas: a name ending in _DIGITS
+
+#[test]
+fn a_canvas_name_ending_in_digits_is_graded_as_its_own_learner() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    // Jane's sortable name ends in `_7`, and user 7 is someone else, with a grade already.
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[("Doe, Jane_7", "1001", ""), ("Smith, Bob", "7", "9.00")],
+        )
+        .as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    // content_zipper.rb: sortable name `Doe, Jane_7` -> `doejane_7`, then `_{user id}`, then
+    // `_{attachment id}_{display name}`.
+    write(
+        &folder.join("doejane_7_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let zip = scratch.path().join("download.zip");
+    zip_dir(&folder, &zip, "");
+    for download in [&folder, &zip] {
+        let (run, written) = grade_lms("canvas", download, &roster, &[]);
+        let stderr = text(&run.stderr);
+        assert_eq!(
+            run.status.code(),
+            Some(2),
+            "Bob has no submission: {stderr}"
+        );
+        assert!(
+            text(&run.stdout).contains("Doe, Jane_7 (1001)/matrix.csv: 4/4"),
+            "{}",
+            text(&run.stdout)
+        );
+        assert!(
+            stderr.contains("Smith, Bob (7): no submission in the download"),
+            "{stderr}"
+        );
+        let grades = canvas_grades(&written.expect("written"));
+        assert_eq!(grades.get("1001").map(String::as_str), Some("20"));
+        assert_eq!(grades.get("7"), None, "Bob's 9 stays: {grades:?}");
+    }
+    // Bob's own file beside Jane's: each graded on their own.
+    write(
+        &folder.join("smithbob_LATE_7_55002_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let grades = canvas_grades(&written.unwrap());
+    assert_eq!(grades["1001"], "20");
+    assert_eq!(grades["7"], "5");
+}
+
+#[test]
+fn a_canvas_entry_named_for_another_learner_is_said_and_nothing_is_graded() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(
+        &roster,
+        canvas_export("20.00", &[("Okafor, Ben", "1002", "")]).as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1002_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains("named for \"lovelaceada\" (user 1002), but the roster's user 1002 is \"Okafor, Ben\" (\"okaforben\" in Canvas's file names)")
+            && stderr.contains("lovelaceada_1002_55001_matrix.csv"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+    assert!(run.stdout.is_empty());
+}
+
+// ------------------------------------------------ Canvas: group assignments
+
+/// Canvas's export of a group set (`GroupCategoriesController#export`): every student, with
+/// their group's name or none.
+const GROUP_SET: &str =
+    "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
+Ada Lovelace,1001,,ada,A,Team Rocket,71,\n\
+Ben Okafor,1002,,ben,A,Team Rocket,71,\n\
+Cy Yilmaz,1003,,cy,A,Team Magma,72,\n\
+Dee Doe,1004,,dee,A,Team Magma,72,\n\
+Eve Adams,1005,,eve,A,Team Aqua,73,\n\
+Siân O'Brien,1006,,sian,A,,,\n";
+
+/// What a group assignment's grades become on Canvas: `Assignment#grade_student` grades the
+/// whole group unless the assignment grades members individually, so the import's rows,
+/// applied in user-id order, each set every member of that learner's group. Returns the
+/// grades as they end.
+fn as_canvas_grades_a_group(
+    grades: &HashMap<String, String>,
+    groups: &[&[&str]],
+) -> HashMap<String, String> {
+    let mut ids: Vec<&String> = grades.keys().collect();
+    ids.sort_by_key(|id| id.parse::<u64>().unwrap());
+    let mut end = HashMap::new();
+    for id in ids {
+        let group = groups
+            .iter()
+            .find(|g| g.contains(&id.as_str()))
+            .copied()
+            .unwrap_or(&[]);
+        for member in group.iter().map(|m| m.to_string()).chain([id.clone()]) {
+            end.insert(member, grades[id].clone());
+        }
+    }
+    end
+}
+
+#[test]
+fn a_canvas_group_submission_is_graded_for_every_member() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[
+                ("Lovelace, Ada", "1001", "3.00"),
+                ("Okafor, Ben", "1002", ""),
+                ("Yilmaz, Cy", "1003", ""),
+                ("Doe, Dee", "1004", "EX"),
+                ("Adams, Eve", "1005", ""),
+                ("O'Brien, Siân", "1006", ""),
+            ],
+        )
+        .as_bytes(),
+    );
+    let groups = scratch.path().join("groups.csv");
+    write(&groups, GROUP_SET.as_bytes());
+    // `Assignment#representatives`: one member stands for the group, under the group's name;
+    // a learner in no group under their display name.
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("teamrocket_1002_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("teammagma_LATE_1003_55002_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    write(
+        &folder.join("siânobrien_1006_55003_matrix.csv"),
+        &submission("eve.csv"),
+    );
+    // Without the groups: refused, saying why, nothing written.
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains("in a group assignment Canvas names each group's submission by the group and one member, so give the group set's export with --groups"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+    let groups_arg = groups.to_str().unwrap();
+    let zip = scratch.path().join("download.zip");
+    zip_dir(&folder, &zip, "");
+    for download in [&folder, &zip] {
+        let (run, written) = grade_lms("canvas", download, &roster, &["--groups", groups_arg]);
+        let stderr = text(&run.stderr);
+        assert_eq!(
+            run.status.code(),
+            Some(2),
+            "Eve's group handed in nothing: {stderr}"
+        );
+        let report = text(&run.stdout);
+        for line in [
+            "Lovelace, Ada (1001), group Team Rocket/matrix.csv: 4/4",
+            "Okafor, Ben (1002), group Team Rocket/matrix.csv: 4/4",
+            "Yilmaz, Cy (1003), group Team Magma/matrix.csv: 1/4",
+            "Doe, Dee (1004), group Team Magma/matrix.csv: 1/4",
+            "O'Brien, Siân (1006)/matrix.csv: 4/4",
+        ] {
+            assert!(report.contains(line), "{line} in\n{report}");
+        }
+        assert!(
+            stderr.contains("Adams, Eve (1005): no submission in the download"),
+            "{stderr}"
+        );
+        let grades = canvas_grades(&written.unwrap());
+        assert_eq!(grades["1001"], "20");
+        assert_eq!(grades["1002"], "20");
+        assert_eq!(grades["1003"], "5");
+        assert_eq!(grades["1004"], "5");
+        assert_eq!(grades["1006"], "20");
+        assert_eq!(grades.get("1005"), None);
+        // However Canvas spreads a row's grade over its group, every member ends as graded.
+        let teams: [&[&str]; 3] = [&["1001", "1002"], &["1003", "1004"], &["1005"]];
+        assert_eq!(as_canvas_grades_a_group(&grades, &teams), grades);
+    }
+    // --missing zero: the group that handed in nothing gets 0, every member; no team of a
+    // submission ends at 0.
+    let (_, written) = grade_lms(
+        "canvas",
+        &folder,
+        &roster,
+        &["--groups", groups_arg, "--missing", "zero"],
+    );
+    let grades = canvas_grades(&written.unwrap());
+    assert_eq!(grades["1005"], "0");
+    let teams: [&[&str]; 3] = [&["1001", "1002"], &["1003", "1004"], &["1005"]];
+    let end = as_canvas_grades_a_group(&grades, &teams);
+    assert_eq!(end["1001"], "20");
+    assert_eq!(end["1004"], "5");
+}
+
+// ------------------------------------------------ one name twice in a download
+
+/// A zip of stored entries whose names may repeat, laid out as APPNOTE.TXT says (the zip
+/// crate's writer refuses a name twice; Python's zipfile and Info-ZIP's zip write one).
+fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &byte in data {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let mut central: Vec<u8> = Vec::new();
+    for (name, data) in entries {
+        let offset = out.len() as u32;
+        let sizes = [crc32(data), data.len() as u32, data.len() as u32];
+        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&[20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        for value in sizes {
+            out.extend_from_slice(&value.to_le_bytes());
+            central.extend_from_slice(&value.to_le_bytes());
+        }
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 8]);
+        central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let start = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&start.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    fs::write(zip, out).unwrap();
+}
+
+const TWICE: &str =
+    "holds 2 matrices (matrix (2nd of this name).csv, matrix.csv): which one is the answer?";
+
+#[test]
+fn one_entry_name_twice_in_a_download_is_two_matrices_said_by_name() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(&roster, CANVAS_EXPORT.as_bytes());
+    let ada = submission("ada.csv");
+    let ben = submission("ben.csv");
+    // The zip holds Ada's file twice, full marks then a quarter, and Siân's once.
+    for order in [[&ada, &ben], [&ben, &ada]] {
+        let zip = scratch.path().join("twice.zip");
+        zip_with_repeats(
+            &zip,
+            &[
+                ("lovelaceada_1001_55001_matrix.csv", order[0]),
+                ("obriensiân_1005_55005_matrix.csv", &ada),
+                ("lovelaceada_1001_55001_matrix.csv", order[1]),
+            ],
+        );
+        let (run, written) = grade_lms("canvas", &zip, &roster, &["--assignment", "4102"]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2));
+        assert!(
+            stderr.contains(&format!("Lovelace, Ada (1001): {TWICE}")),
+            "{stderr}"
+        );
+        let grades = canvas_grades(&written.unwrap());
+        assert_eq!(grades.get("1001"), None, "neither wins: {grades:?}");
+        assert_eq!(grades["1005"], "20");
+    }
+}
+
+#[test]
+fn a_moodle_folder_and_a_flat_file_of_one_learner_are_two_matrices() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("worksheet.csv");
+    write(&roster, super::lms::MOODLE_WORKSHEET.as_bytes());
+    let folder = scratch.path().join("download");
+    write(
+        &folder.join("Ada Lovelace_2001_assignsubmission_file/matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("Ada Lovelace_2001_assignsubmission_file_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    write(
+        &folder.join("Ben Okafor_2002_assignsubmission_file/matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let zip = scratch.path().join("download.zip");
+    zip_dir(&folder, &zip, "");
+    for download in [&folder, &zip] {
+        let (run, written) = grade_lms("moodle", download, &roster, &[]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2));
+        assert!(
+            stderr.contains(&format!("Ada Lovelace (Participant 2001): {TWICE}")),
+            "{stderr}"
+        );
+        let rows = records(&written.unwrap(), b',');
+        assert!(
+            rows.iter().all(|row| row[0] != "Participant 2001"),
+            "no grade for Ada: {rows:?}"
+        );
+    }
+}
+
+// ------------------------------------------------ an assignment worth no points
+
+#[test]
+fn an_assignment_worth_no_points_is_refused_naming_the_row() {
+    let scratch = tempfile::tempdir().unwrap();
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let roster = scratch.path().join("gradebook.csv");
+    for points in ["0.00", "0,00", "0.004"] {
+        write(
+            &roster,
+            canvas_export(points, &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
+        );
+        let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2));
+        assert!(
+            stderr.contains(
+                "gradebook.csv:2: Lab 2 (4102): the assignment is worth no points on Canvas"
+            ) && stderr.contains(&format!("(\"{points}\")")),
+            "{stderr}"
+        );
+        assert!(written.is_none());
+    }
+    // Moodle's maximum grade of 0, and --points below a hundredth.
+    let worksheet = scratch.path().join("worksheet.csv");
+    write(
+        &worksheet,
+        b"Identifier,Full name,Grade,Maximum Grade,Last modified (grade)\nParticipant 2001,Ada Lovelace,,0.00,-\n",
+    );
+    let moodle = scratch.path().join("moodle");
+    write(
+        &moodle.join("Ada Lovelace_2001_assignsubmission_file/matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let (run, written) = grade_lms("moodle", &moodle, &worksheet, &[]);
+    assert!(
+        text(&run.stderr)
+            .contains("worksheet.csv:2: Maximum Grade: the assignment's maximum grade is 0"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+    write(
+        &roster,
+        canvas_export("", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &["--points", "0.001"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run.stderr).contains("--points with --lms must be at least 0.01"));
+    assert!(written.is_none());
+}
+
+// ------------------------------------------------ learners the roster lacks
+
+#[test]
+fn a_learner_the_roster_lacks_is_said_with_the_cause_or_left_out_and_listed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(
+        &roster,
+        canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    // An inactive student: in the download, not in the export.
+    write(
+        &folder.join("gonegary_1010_55010_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains("the submission of the Canvas user 1010, who is not on the roster: Canvas's gradebook export leaves out inactive and concluded students")
+            && stderr.contains("--not-on-roster skip"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+    let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", "skip"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("left out (--not-on-roster skip): the submission of the Canvas user 1010, who is not on the roster; it is not graded, and no grade is written for it (\"gonegary_1010_55010_matrix.csv\")"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 grade out of 20 points, 1 entry of the download of learners not on the roster left out (listed above)"),
+        "{stderr}"
+    );
+    let grades = canvas_grades(&written.unwrap());
+    assert_eq!(grades.len(), 1);
+    assert_eq!(grades["1001"], "20");
+}
