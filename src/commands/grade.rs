@@ -895,7 +895,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (None, None) => expand(&args.submissions)?
             .into_iter()
             .map(|path| Entry::Read {
-                name: path.to_string_lossy().into_owned(),
+                name: crate::grading::upload::path_name(&path),
                 path,
             })
             .collect(),

@@ -74,25 +74,59 @@ impl HandedIn {
     }
 }
 
-/// A file name as text: as it is when it is UTF-8, else with each byte that is not shown as
-/// `\xNN`.
+/// A file name as text, one for one (two names never give one text, so a gradebook's names
+/// read back into a regrade, issue 36): as it is when it is UTF-8, else with each byte that is
+/// not shown as `\xNN`, and a `\` that would read as such an escape (before `x` and two hex
+/// digits) shown as `\x5c`.
+///
+/// ```
+/// use std::ffi::OsStr;
+/// use leasejudge::grading::upload::shown_name;
+/// assert_eq!(shown_name(OsStr::new("réponse.csv")), "réponse.csv");
+/// assert_eq!(shown_name(OsStr::new("r\\xe9ponse.csv")), "r\\x5cxe9ponse.csv");
+/// assert_eq!(shown_name(OsStr::new("a\\b.csv")), "a\\b.csv");
+/// # #[cfg(unix)] {
+/// use std::os::unix::ffi::OsStrExt;
+/// assert_eq!(shown_name(OsStr::from_bytes(b"r\xe9ponse.csv")), "r\\xe9ponse.csv");
+/// assert_ne!(shown_name(OsStr::from_bytes(b"r\xe8ponse.csv")), shown_name(OsStr::from_bytes(b"r\xe9ponse.csv")));
+/// # }
+/// ```
 pub fn shown_name(name: &OsStr) -> String {
     #[cfg(unix)]
-    {
+    let bytes = {
         use std::os::unix::ffi::OsStrExt;
-        let mut shown = String::new();
-        for chunk in name.as_bytes().utf8_chunks() {
-            shown.push_str(chunk.valid());
-            for byte in chunk.invalid() {
-                shown.push_str(&format!("\\x{byte:02x}"));
+        name.as_bytes()
+    };
+    #[cfg(not(unix))]
+    let lossy = name.to_string_lossy();
+    #[cfg(not(unix))]
+    let bytes = lossy.as_bytes();
+    let mut shown = String::new();
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        for (at, c) in valid.char_indices() {
+            if c == '\\' && reads_as_escape(&valid[at + 1..]) {
+                shown.push_str("\\x5c");
+            } else {
+                shown.push(c);
             }
         }
-        shown
+        for byte in chunk.invalid() {
+            shown.push_str(&format!("\\x{byte:02x}"));
+        }
     }
-    #[cfg(not(unix))]
-    {
-        name.to_string_lossy().into_owned()
-    }
+    shown
+}
+
+/// Whether `after` (what follows a `\`) would make it read as a `\xNN` escape.
+fn reads_as_escape(after: &str) -> bool {
+    let bytes = after.as_bytes();
+    bytes.len() >= 3 && bytes[0] == b'x' && bytes[1..3].iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A path given on the command line as reports name it: [`shown_name`] of the whole path.
+pub fn path_name(path: &Path) -> String {
+    shown_name(path.as_os_str())
 }
 
 /// The matrix file found among a learner's files.

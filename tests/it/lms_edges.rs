@@ -474,3 +474,88 @@ fn a_learner_the_roster_lacks_is_said_with_the_cause_or_left_out_and_listed() {
     assert_eq!(grades.len(), 1);
     assert_eq!(grades["1001"], "20");
 }
+
+// ------------------------------------------------ regrades, whatever the names
+
+/// A gradebook's rows as `submission -> (score, previous_score)` (the gradebook's own
+/// columns, read as a spreadsheet would: `'` before a live value taken off).
+fn gradebook_scores(path: &Path) -> Vec<(String, String, Option<String>)> {
+    let text = fs::read_to_string(path).unwrap();
+    let rows = records(&text, b',');
+    let at = |name: &str| rows[0].iter().position(|h| h == name);
+    let previous = at("previous_score");
+    rows[1..]
+        .iter()
+        .map(|row| {
+            (
+                row[0].clone(),
+                row[1].clone(),
+                previous.map(|i| row[i].clone()),
+            )
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_gradebook_reads_back_into_a_regrade_whatever_the_names() {
+    use std::os::unix::ffi::OsStrExt;
+    let scratch = tempfile::tempdir().unwrap();
+    let subs = scratch.path().join("subs");
+    fs::create_dir_all(&subs).unwrap();
+    let name = |bytes: &[u8]| subs.join(std::ffi::OsStr::from_bytes(bytes));
+    // Two names that are not UTF-8 and differ in one byte, and one whose UTF-8 text spells
+    // what the first would be shown as.
+    fs::write(name(b"r\xe8ponse.csv"), submission("ada.csv")).unwrap();
+    fs::write(name(b"r\xe9ponse.csv"), submission("ben.csv")).unwrap();
+    fs::write(name(b"r\\xe8ponse.csv"), submission("eve.csv")).unwrap();
+    // Names that differ by a leading space, a spreadsheet's quote, a control character.
+    let top = [
+        (" ada.csv", "ada.csv"),
+        ("ada.csv", "ben.csv"),
+        ("=1+1.csv", "ada.csv"),
+        ("'=1+1.csv", "ben.csv"),
+        ("tab\there.csv", "ada.csv"),
+        ("tab\\u{9}here.csv", "ben.csv"),
+    ];
+    for (file, from) in top {
+        fs::write(scratch.path().join(file), submission(from)).unwrap();
+    }
+    let key = super::lms::key();
+    let mut args = vec!["grade", "--golden", key.to_str().unwrap(), "subs"];
+    args.extend(top.iter().map(|(file, _)| *file));
+    let first = [args.clone(), vec!["--gradebook", "first.csv"]].concat();
+    let run = crate::common::leasejudge_in(scratch.path(), &first);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let graded = gradebook_scores(&scratch.path().join("first.csv"));
+    assert_eq!(graded.len(), 9);
+    let names: std::collections::HashSet<&String> = graded.iter().map(|(n, _, _)| n).collect();
+    assert_eq!(names.len(), 9, "every name its own: {graded:?}");
+    // The regrade reads the gradebook back: every submission finds its own previous score.
+    let second = [
+        args,
+        vec!["--baseline", "first.csv", "--gradebook", "second.csv"],
+    ]
+    .concat();
+    let run = crate::common::leasejudge_in(scratch.path(), &second);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let regraded = gradebook_scores(&scratch.path().join("second.csv"));
+    for ((name, score, _), (again, _, previous)) in graded.iter().zip(&regraded) {
+        assert_eq!(name, again);
+        assert_eq!(previous.as_deref(), Some(score.as_str()), "{name}");
+    }
+    // The two names that are not UTF-8 are told apart, and from the text that spells one.
+    let shown: Vec<&str> = graded.iter().map(|(n, _, _)| n.as_str()).collect();
+    for expected in [
+        "subs/r\\xe8ponse.csv",
+        "subs/r\\xe9ponse.csv",
+        "subs/r\\x5cxe8ponse.csv",
+        " ada.csv",
+        "'=1+1.csv",
+        "''=1+1.csv",
+        "tab\\u{9}here.csv",
+        "tab\\u{5c}u{9}here.csv",
+    ] {
+        assert!(shown.contains(&expected), "{expected} in {shown:?}");
+    }
+}
