@@ -78,19 +78,6 @@ impl HandedIn {
 /// read back into a regrade, issue 36): as it is when it is UTF-8, else with each byte that is
 /// not shown as `\xNN`, and a `\` that would read as such an escape (before `x` and two hex
 /// digits) shown as `\x5c`.
-///
-/// ```
-/// use std::ffi::OsStr;
-/// use leasejudge::grading::upload::shown_name;
-/// assert_eq!(shown_name(OsStr::new("réponse.csv")), "réponse.csv");
-/// assert_eq!(shown_name(OsStr::new("r\\xe9ponse.csv")), "r\\x5cxe9ponse.csv");
-/// assert_eq!(shown_name(OsStr::new("a\\b.csv")), "a\\b.csv");
-/// # #[cfg(unix)] {
-/// use std::os::unix::ffi::OsStrExt;
-/// assert_eq!(shown_name(OsStr::from_bytes(b"r\xe9ponse.csv")), "r\\xe9ponse.csv");
-/// assert_ne!(shown_name(OsStr::from_bytes(b"r\xe8ponse.csv")), shown_name(OsStr::from_bytes(b"r\xe9ponse.csv")));
-/// # }
-/// ```
 pub fn shown_name(name: &OsStr) -> String {
     #[cfg(unix)]
     let bytes = {
@@ -543,6 +530,26 @@ mod tests {
         let errors = result.unwrap_err();
         assert_eq!(errors.len(), 1);
         errors.listed()[0].to_string()
+    }
+
+    #[test]
+    fn names_are_shown_one_for_one() {
+        use std::ffi::OsStr;
+        assert_eq!(shown_name(OsStr::new("réponse.csv")), "réponse.csv");
+        assert_eq!(
+            shown_name(OsStr::new("r\\xe9ponse.csv")),
+            "r\\x5cxe9ponse.csv"
+        );
+        assert_eq!(shown_name(OsStr::new("a\\b.csv")), "a\\b.csv");
+        assert_eq!(shown_name(OsStr::new("a\\x5")), "a\\x5");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = |b: &[u8]| shown_name(OsStr::from_bytes(b));
+            assert_eq!(bytes(b"r\xe9ponse.csv"), "r\\xe9ponse.csv");
+            assert_ne!(bytes(b"r\xe8ponse.csv"), bytes(b"r\xe9ponse.csv"));
+            assert_ne!(bytes(b"r\xe9ponse.csv"), bytes(b"r\\xe9ponse.csv"));
+        }
     }
 
     #[test]
