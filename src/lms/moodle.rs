@@ -36,7 +36,7 @@ use crate::input::{InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
-use super::table::{csv_text, sheet_cell, Table};
+use super::table::{php_csv_text, sheet_cell, Table};
 
 /// What follows a learner's prefix in the download: the submission plugin's name.
 const PLUGIN: &str = "_assignsubmission_";
@@ -271,7 +271,7 @@ impl Roster {
             }
             rows.push(row);
         }
-        csv_text(&rows)
+        php_csv_text(&rows)
     }
 }
 

@@ -419,7 +419,8 @@ pub(super) fn moodle_import(
     csv_text: &str,
     maximum: f64,
 ) -> HashMap<String, (Option<f64>, Option<String>)> {
-    let rows = records(csv_text.trim_start_matches('\u{feff}'), b',');
+    // Read as Moodle reads it: PHP's fgetcsv, escape character and all.
+    let rows = super::lms_edges::moodle_csv_rows(csv_text);
     let header = &rows[0];
     let at = |name: &str| header.iter().position(|h| h == name);
     let (Some(id), Some(grade), Some(_modified)) =

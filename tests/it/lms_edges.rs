@@ -559,3 +559,263 @@ fn a_gradebook_reads_back_into_a_regrade_whatever_the_names() {
         assert!(shown.contains(&expected), "{expected} in {shown:?}");
     }
 }
+
+// ------------------------------------------------ Moodle reads the worksheet with PHP
+
+/// The rows Moodle's upload reads from a worksheet: `csv_import_reader::load_csv_content`
+/// (Moodle's `lib/csvlib.class.php`: the BOM taken off, `\r\n` and `\r` made `\n`, the text
+/// trimmed, then `fgetcsv($fp, 0, ',', '"')` row by row, a blank line skipped), each row read
+/// by [`php_fgetcsv`]. A row of another width than the header's makes Moodle refuse the whole
+/// file (`csvweirdcolumns`): asserted here.
+pub(super) fn moodle_csv_rows(content: &str) -> Vec<Vec<String>> {
+    let content = content.strip_prefix('\u{feff}').unwrap_or(content);
+    let content = content.replace("\r\n", "\n").replace('\r', "\n");
+    let content = content.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0b']);
+    let mut lines = content.as_bytes().split_inclusive(|&b| b == b'\n');
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    while let Some(line) = lines.next() {
+        let Some(row) = php_fgetcsv(line, &mut lines) else {
+            continue;
+        };
+        let row: Vec<String> = row
+            .into_iter()
+            .map(|cell| String::from_utf8(cell).unwrap())
+            .collect();
+        if let Some(header) = rows.first() {
+            assert_eq!(row.len(), header.len(), "csvweirdcolumns: {row:?}");
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// Where `line`'s text ends: before a last `\r\n`, `\n` or `\r`
+/// (`php_fgetcsv_lookup_trailing_spaces`).
+fn php_line_end(line: &[u8]) -> usize {
+    match line {
+        [.., b'\r', b'\n'] => line.len() - 2,
+        [.., b'\n' | b'\r'] => line.len() - 1,
+        _ => line.len(),
+    }
+}
+
+/// One row as PHP reads it: `php_fgetcsv` of php-src's `ext/standard/file.c`, delimiter `,`,
+/// enclosure `"`, escape `\`, byte for byte (its `php_mblen` steps over a multibyte
+/// character whole, but no byte of one is `,`, `"` or `\`, so a byte at a time reads the
+/// same); an enclosure left open at the line's end goes on with the next line (`lines`).
+/// `None`: a blank line.
+fn php_fgetcsv<'a>(
+    first: &[u8],
+    lines: &mut impl Iterator<Item = &'a [u8]>,
+) -> Option<Vec<Vec<u8>>> {
+    let (delimiter, enclosure, escape) = (b',', b'"', b'\\');
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut buf = first.to_vec();
+    let mut limit = php_line_end(&buf);
+    let mut line_end = limit;
+    let mut bptr = 0;
+    let mut values = Vec::new();
+    let mut first_field = true;
+    loop {
+        let mut temp: Vec<u8> = Vec::new();
+        let mut inc_len = usize::from(bptr < limit);
+        if inc_len == 1 {
+            let mut tmp = bptr;
+            while tmp < buf.len() && buf[tmp] != delimiter && is_space(buf[tmp]) {
+                tmp += 1;
+            }
+            if tmp < limit && buf[tmp] == enclosure {
+                bptr = tmp;
+            }
+        }
+        if first_field && bptr == line_end {
+            return None;
+        }
+        first_field = false;
+        if inc_len != 0 && buf[bptr] == enclosure {
+            // 2A. an enclosed field
+            let mut state = 0;
+            bptr += 1;
+            let mut hunk = bptr;
+            'enclosed: loop {
+                if inc_len == 0 {
+                    match state {
+                        2 => {
+                            temp.extend_from_slice(&buf[hunk..bptr - 1]);
+                            hunk = bptr;
+                            break 'enclosed;
+                        }
+                        _ => {
+                            temp.extend_from_slice(&buf[hunk..bptr]);
+                            // The embedded line end, then the next line.
+                            temp.extend_from_slice(&buf[line_end..]);
+                            match lines.next() {
+                                None => {
+                                    hunk = bptr;
+                                    break 'enclosed;
+                                }
+                                Some(next) => {
+                                    buf = next.to_vec();
+                                    bptr = 0;
+                                    hunk = 0;
+                                    limit = php_line_end(&buf);
+                                    line_end = limit;
+                                    state = 0;
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    match state {
+                        1 => {
+                            bptr += 1;
+                            state = 0;
+                        }
+                        2 => {
+                            if buf[bptr] != enclosure {
+                                temp.extend_from_slice(&buf[hunk..bptr - 1]);
+                                hunk = bptr;
+                                break 'enclosed;
+                            }
+                            temp.extend_from_slice(&buf[hunk..bptr]);
+                            bptr += 1;
+                            hunk = bptr;
+                            state = 0;
+                        }
+                        _ => {
+                            if buf[bptr] == enclosure {
+                                state = 2;
+                            } else if buf[bptr] == escape {
+                                state = 1;
+                            }
+                            bptr += 1;
+                        }
+                    }
+                }
+                inc_len = usize::from(bptr < limit);
+            }
+            // What follows the enclosure, up to the delimiter, is added as it is.
+            while inc_len != 0 && buf[bptr] != delimiter {
+                bptr += 1;
+                inc_len = usize::from(bptr < limit);
+            }
+            temp.extend_from_slice(&buf[hunk..bptr]);
+            bptr += inc_len;
+        } else {
+            // 2B. a field without enclosure
+            let hunk = bptr;
+            while inc_len != 0 && buf[bptr] != delimiter {
+                bptr += 1;
+                inc_len = usize::from(bptr < limit);
+            }
+            temp.extend_from_slice(&buf[hunk..bptr]);
+            temp.truncate(php_line_end(&temp));
+            if bptr < buf.len() && buf[bptr] == delimiter {
+                bptr += 1;
+            }
+        }
+        values.push(temp);
+        if inc_len == 0 {
+            break;
+        }
+    }
+    Some(values)
+}
+
+#[test]
+fn php_fgetcsv_is_imitated_as_php_reads() {
+    // What PHP's own test suite and manual show fgetcsv doing with its escape character.
+    let read = |text: &str| moodle_csv_rows(text);
+    assert_eq!(read("a,\"b,c\",d\n"), [["a", "b,c", "d"]]);
+    assert_eq!(read("\"say \"\"hi\"\"\"\n"), [["say \"hi\""]]);
+    // The escape is kept, and the quote after it does not end the cell.
+    assert_eq!(read("\"a\\\"b\",c\n"), [["a\\\"b", "c"]]);
+    // RFC 4180's doubling after a backslash ends the cell early: the rest is added raw.
+    assert_eq!(read("\"\\\"\"x\"\n"), [["\\\"x\""]]);
+    // An enclosure open at the line's end takes the next line.
+    assert_eq!(read("\"a\nb\",c\n"), [["a\nb", "c"]]);
+    assert_eq!(read(" \"x\" ,y\n"), [["x ", "y"]]);
+}
+
+#[test]
+fn moodle_reads_back_every_cell_of_the_worksheet_written() {
+    let scratch = tempfile::tempdir().unwrap();
+    // A worksheet whose cells are hostile to a CSV reader with an escape character.
+    let names = [
+        "\\\"EXPIRED\\\"",
+        "ends in a backslash\\",
+        "two \\\\ backslashes, and \"quotes\"",
+        " leading space",
+        "tab\there",
+        "=HYPERLINK(\"x\")",
+        "plain",
+    ];
+    let mut worksheet = String::from(
+        "Identifier,Full name,Email address,Grade,Maximum Grade,Last modified (grade),Feedback comments\n",
+    );
+    let rfc = |cell: &str| format!("\"{}\"", cell.replace('"', "\"\""));
+    for (i, name) in names.iter().enumerate() {
+        worksheet.push_str(&format!(
+            "Participant {},{},{},,10.00,-,\n",
+            3000 + i,
+            rfc(name),
+            rfc(&format!("{name}@example.edu"))
+        ));
+    }
+    let roster = scratch.path().join("worksheet.csv");
+    write(&roster, worksheet.as_bytes());
+    // Each learner's matrix echoes hostile cells into the feedback.
+    let answers = [
+        "\\\"EXPIRED\\\"",
+        "x\\",
+        "\"quoted\"",
+        "a,b",
+        "tab\there",
+        "back\\slash\\\"",
+        "<b>&amp;</b>",
+    ];
+    let folder = scratch.path().join("download");
+    for (i, answer) in answers.iter().enumerate() {
+        write(
+            &folder.join(format!(
+                "Learner {i}_{}_assignsubmission_file/matrix.csv",
+                3000 + i
+            )),
+            format!(
+                "case_id,decision,reason\nprobe-1,{},within_lease\n",
+                rfc(answer)
+            )
+            .as_bytes(),
+        );
+    }
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let written = written.unwrap();
+    let rows = moodle_csv_rows(&written);
+    assert_eq!(rows.len(), names.len() + 1, "{written}");
+    let original = records(&worksheet, b',');
+    assert_eq!(rows[0], original[0]);
+    for (row, before) in rows[1..].iter().zip(&original[1..]) {
+        // The roster's own cells come back as Moodle wrote them (`'` before a live one).
+        assert_eq!(row[0], before[0]);
+        let unquoted = |cell: &str| {
+            cell.strip_prefix('\'')
+                .filter(|rest| rest.starts_with('='))
+                .unwrap_or(cell)
+                .to_owned()
+        };
+        assert_eq!(unquoted(&row[1]), before[1]);
+        assert_eq!(unquoted(&row[2]), before[2]);
+        assert_eq!(row[5], before[5]);
+    }
+    // The feedback shows each answer as the learner wrote it, its tab shown once as \u{9}.
+    for (row, answer) in rows[1..].iter().zip(answers) {
+        let feedback = super::lms::shown_in_moodle(&row[6]).join("\n");
+        let shown = answer.replace('\t', "\\u{9}");
+        assert!(
+            feedback.contains(&format!("probe-1: decision: {shown} is wrong")),
+            "{shown} in {feedback}"
+        );
+        assert!(!feedback.contains("\\u{5c}"), "escaped once: {feedback}");
+    }
+}
