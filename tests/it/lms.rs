@@ -711,8 +711,35 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
 /// What the reporter does with a step's output (classroom-resources/autograding-grading-reporter,
 /// `src/main.js` and `src/notify-classroom.js`): decodes the base64 of `{ID}_RESULTS`, parses
 /// the JSON, and for a runner whose `max_score` is not 0 adds every test's `score` and the
-/// `max_score`: the "Points X/Y" GitHub Classroom records.
+/// `max_score`: the "Points X/Y" GitHub Classroom records. Its log says the runner's total
+/// too, counted another way (`src/console-results.js`: "Total points for RUNNER:
+/// {score.toFixed(2)}/{max_score}", the score by `getTestScore` in
+/// `src/helpers/test-helpers.js`: the passing tests' share of `max_score`); the two must be
+/// the same number (issue 36), asserted here.
 pub(super) fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
+    let (results, points, logged) = reporter_totals(json);
+    if let (Some(points), Some(logged)) = (&points, &logged) {
+        let total = points
+            .strip_prefix("Points ")
+            .and_then(|p| p.split('/').next())
+            .unwrap()
+            .parse::<f64>()
+            .unwrap();
+        assert_eq!(
+            logged,
+            &format!(
+                "Total points for practice: {:.2}/{}",
+                total, results["max_score"]
+            ),
+            "the log and the check run disagree ({points})"
+        );
+    }
+    (results, points)
+}
+
+/// The reporter's two totals of a step's output: the check run's "Points X/Y" and the log's
+/// "Total points for practice: X.XX/Y".
+pub(super) fn reporter_totals(json: &[u8]) -> (serde_json::Value, Option<String>, Option<String>) {
     use base64_std as b64;
     let encoded = b64::encode(json);
     // The environment string the reporter is started with fits Linux's MAX_ARG_STRLEN.
@@ -729,7 +756,13 @@ pub(super) fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>
             .sum();
         format!("Points {total}/{max}")
     });
-    (results, points)
+    let logged = (max > 0).then(|| {
+        let tests = results["tests"].as_array().unwrap();
+        let passed = tests.iter().filter(|t| t["status"] == "pass").count();
+        let score = passed as f64 / tests.len() as f64 * max as f64;
+        format!("Total points for practice: {score:.2}/{max}")
+    });
+    (results, points, logged)
 }
 
 /// Base64 as `Buffer.from(..).toString('base64')` writes it (no crate needed for a test).
@@ -847,17 +880,49 @@ fn the_reporter_input_is_what_the_reporter_reads() {
         (results["status"].as_str(), points.as_deref()),
         (Some("pass"), Some("Points 4/4"))
     );
-    // Weighted: the points are the case's.
+    // Weighted: a test per point of each column, each passing exactly when it scores, so a
+    // case half right is a passing and a failing test, never a failing test with points.
     let weighted = run("ben.csv", &["--weights", "decision=2,reason=1"]);
     let (results, points) = reporter_points(&weighted.stdout);
     assert_eq!(points.as_deref(), Some("Points 6/12"));
-    assert_eq!(results["tests"][0]["score"], 2);
-    // --feedback none: one test carrying the score.
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 12);
+    let named: Vec<(&str, &str, u64)> = tests[..3]
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+                t["score"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("probe-1: decision (1 of 2)", "pass", 1),
+            ("probe-1: decision (2 of 2)", "pass", 1),
+            ("probe-1: reason", "fail", 0)
+        ]
+    );
+    assert_eq!(tests[2]["message"], "reason: within_lease is wrong");
+    // --feedback none: tests of equal worth stand for the score, and say it.
     let none = run("ben.csv", &["--feedback", "none"]);
     let (results, points) = reporter_points(&none.stdout);
     assert_eq!(points.as_deref(), Some("Points 1/4"));
-    assert_eq!(results["tests"].as_array().unwrap().len(), 1);
-    assert_eq!(results["tests"][0]["message"], "Score: 1/4 (25.0%)");
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 4);
+    assert!(tests[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Score: 1/4 (25.0%). These tests stand for the points"));
+    assert!(
+        !text(&none.stdout).contains("probe-"),
+        "no case at --feedback none"
+    );
+    assert!(tests
+        .iter()
+        .all(|t| t["name"].as_str().unwrap().starts_with("Points ")));
     // Ungradable: an error test that says why (the reporter prints an error test's message).
     let cy = run("cy.csv", &[]);
     assert_eq!(cy.status.code(), Some(2));
@@ -923,17 +988,27 @@ fn a_large_lab_fits_the_reporter_and_its_points_still_add_up() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.len() <= 96_000, "{} bytes", out.stdout.len());
+    // Too many cases for a test each: tests of equal worth stand for the score (a third of
+    // the points: one test of 2000 passing, two failing), and the log says the same total.
     let (results, points) = reporter_points(&out.stdout);
     assert_eq!(points.as_deref(), Some("Points 2000/6000"));
     let tests = results["tests"].as_array().unwrap();
-    let last = tests.last().unwrap();
-    assert_eq!(last["name"], "Cases not listed");
-    assert!(
-        tests[..tests.len() - 1]
-            .iter()
-            .all(|t| t["status"] == "fail"),
-        "wrong cases first"
+    let named: Vec<(&str, &str)> = tests
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("Points 1-2000 of 6000", "pass"),
+            ("Points 2001-4000 of 6000", "fail"),
+            ("Points 4001-6000 of 6000", "fail")
+        ]
     );
+    assert!(tests[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("The lab's 6000 cases do not fit the reporter's input a test each"));
 }
 
 // ------------------------------------------------- the GitHub Classroom template

@@ -819,3 +819,222 @@ fn moodle_reads_back_every_cell_of_the_worksheet_written() {
         assert!(!feedback.contains("\\u{5c}"), "escaped once: {feedback}");
     }
 }
+
+// ------------------------------------------------ GitHub Classroom: the reporter's two sums
+
+fn github_classroom_results(key: &Path, answer: &Path, extra: &[&str]) -> Vec<u8> {
+    let mut args = vec![
+        "grade",
+        "--golden",
+        key.to_str().unwrap(),
+        answer.to_str().unwrap(),
+        "-f",
+        "github-classroom",
+    ];
+    args.extend_from_slice(extra);
+    crate::common::leasejudge(&args).output().stdout
+}
+
+#[test]
+fn the_reporters_log_and_check_run_say_the_same_points_with_partial_credit() {
+    let scratch = tempfile::tempdir().unwrap();
+    let key = super::lms::key();
+    // Every mix of right and wrong columns over the lab's four cases, under several weights:
+    // `reporter_points` asserts that the log's total and "Points X/Y" are the same number.
+    let golden = fs::read_to_string(&key).unwrap();
+    // The key's last two columns are decision and reason.
+    let rows: Vec<Vec<&str>> = golden
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            vec![cells[0], cells[cells.len() - 2], cells[cells.len() - 1]]
+        })
+        .collect();
+    let answer = scratch.path().join("answer.csv");
+    let mut seen = std::collections::BTreeSet::new();
+    for mask in 0u32..256 {
+        let mut text = String::from("case_id,decision,reason\n");
+        for (i, row) in rows.iter().enumerate() {
+            let decision = if mask & (1 << (2 * i)) != 0 {
+                row[1]
+            } else {
+                "EXPIRD"
+            };
+            let reason = if mask & (1 << (2 * i + 1)) != 0 {
+                row[2]
+            } else {
+                "nope"
+            };
+            text.push_str(&format!("{},{decision},{reason}\n", row[0]));
+        }
+        write(&answer, text.as_bytes());
+        for weights in [
+            None,
+            Some("decision=2,reason=1"),
+            Some("decision=3,reason=2"),
+            Some("decision=2,reason=2"),
+            Some("decision=5,reason=0"),
+        ] {
+            let tried = if weights == Some("decision=2,reason=1") {
+                mask % 5 == 0
+            } else {
+                mask % 17 == 0
+            };
+            if !tried {
+                continue;
+            }
+            let extra: Vec<&str> = weights.map_or(vec![], |w| vec!["--weights", w]);
+            let out = github_classroom_results(&key, &answer, &extra);
+            let (results, points) = super::lms::reporter_points(&out);
+            let tests = results["tests"].as_array().unwrap();
+            // No failing test carries points, no passing one lacks them.
+            let unit = tests
+                .iter()
+                .map(|t| t["score"].as_u64().unwrap())
+                .max()
+                .unwrap();
+            for test in tests {
+                let passed = test["status"] == "pass";
+                assert_eq!(
+                    test["score"].as_u64().unwrap(),
+                    if passed { unit } else { 0 }
+                );
+            }
+            seen.insert(points.unwrap());
+        }
+    }
+    // Partial credit of every kind was tried.
+    for points in [
+        "Points 4/12",
+        "Points 7/12",
+        "Points 12/12",
+        "Points 10/20",
+        "Points 8/16",
+    ] {
+        assert!(seen.contains(points), "{points} in {seen:?}");
+    }
+}
+
+#[test]
+fn a_lab_too_large_for_a_test_a_point_keeps_both_sums_or_says_which_is_exact() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (key, answer) = (scratch.path().join("key.csv"), scratch.path().join("a.csv"));
+    let mut golden = String::from("case_id,decision,reason\n");
+    let mut text = golden.clone();
+    for i in 0..1000 {
+        golden.push_str(&format!("c{i:04},EXPIRED,expired_without_result\n"));
+        let decision = if i == 0 { "ACTIVE" } else { "EXPIRED" };
+        text.push_str(&format!("c{i:04},{decision},expired_without_result\n"));
+    }
+    write(&key, golden.as_bytes());
+    write(&answer, text.as_bytes());
+    // 999 of 1000: no whole number of equal tests under 96,000 bytes says it exactly.
+    let out = github_classroom_results(&key, &answer, &[]);
+    assert!(out.len() <= 96_000, "{} bytes", out.len());
+    let (results, points, logged) = super::lms::reporter_totals(&out);
+    assert_eq!(points.as_deref(), Some("Points 999/1000"));
+    let logged: f64 = logged.unwrap()["Total points for practice: ".len()..]
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((logged - 999.0).abs() < 10.0, "{logged}");
+    assert!(results["tests"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("\"Points 999/1000\" is exact"));
+    // 500 of 1000 is two tests, exact.
+    let half: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i > 0 && i <= 500 {
+                l.replace(",EXPIRED,", ",ACTIVE,")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    write(&answer, half.as_bytes());
+    let out = github_classroom_results(&key, &answer, &[]);
+    let (results, points) = super::lms::reporter_points(&out);
+    assert_eq!(points.as_deref(), Some("Points 500/1000"));
+    assert_eq!(results["tests"].as_array().unwrap().len(), 2);
+}
+
+// ------------------------------------------------ GitHub Classroom: team repositories
+
+#[test]
+fn github_classroom_team_repositories_are_graded_for_their_members_or_refused_for_the_true_reason()
+{
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("classroom_roster.csv");
+    write(&roster, super::lms::GITHUB_ROSTER.as_bytes());
+    // A group assignment: repositories named after the teams.
+    let folder = scratch.path().join("lab-5-submissions");
+    write(
+        &folder.join("lab-5-rocket/matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("lab-5-magma/matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let (run, written) = grade_lms("github-classroom", &folder, &roster, &["--points", "10"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains("the submission of the GitHub user rocket, who is not on the roster")
+            && stderr.contains("a team's repository of a group assignment")
+            && stderr.contains("--groups"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+    // Renamed, the folder no longer says the slug: the message says why, not the folder.
+    let renamed = scratch.path().join("renamed");
+    fs::rename(&folder, &renamed).unwrap();
+    let (run, _) = grade_lms("github-classroom", &renamed, &roster, &["--points", "10"]);
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("GitHub Classroom names a group assignment's repositories after the teams"),
+        "{stderr}"
+    );
+    // With `gh classroom assignment-grades`' CSV: each team's matrix for every member.
+    let grades = scratch.path().join("grades.csv");
+    write(
+        &grades,
+        b"assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,student_repository_name,student_repository_url,submission_timestamp,points_awarded,points_available,group_name\n\
+          Lab 5,u,s,ada-l,ada@example.edu,lab-5-rocket,r,t,,,Rocket\n\
+          Lab 5,u,s,benok,ben@example.edu,lab-5-rocket,r,t,,,Rocket\n\
+          Lab 5,u,s,sian-ob,sian@example.edu,lab-5-magma,r,t,,,Magma\n",
+    );
+    let zip = scratch.path().join("repos.zip");
+    zip_dir(&renamed, &zip, "lab-5-submissions/");
+    for download in [&renamed, &zip] {
+        let (run, written) = grade_lms(
+            "github-classroom",
+            download,
+            &roster,
+            &["--points", "10", "--groups", grades.to_str().unwrap()],
+        );
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "dee-x has no team: {stderr}");
+        assert!(
+            text(&run.stdout).contains("benok, group Rocket/matrix.csv: 10.0/10"),
+            "{}",
+            text(&run.stdout)
+        );
+        let rows = records(&written.unwrap(), b',');
+        let points: HashMap<&str, &str> = rows[1..]
+            .iter()
+            .map(|r| (r[1].as_str(), r[4].as_str()))
+            .collect();
+        assert_eq!(points["ada-l"], "10");
+        assert_eq!(points["benok"], "10");
+        assert_eq!(points["sian-ob"], "2.5");
+        assert_eq!(points["dee-x"], "");
+    }
+}
