@@ -115,8 +115,10 @@ folder or the zip: Canvas's Download Submissions, Moodle's Download all submissi
 folder `gh classroom clone student-repos` makes), --roster its roster export, and \
 --gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
 the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
-the download must be a roster learner's (one that is not is an error, named); each \
-learner's matrix is found among their files as the autograders find it. A learner with no \
+the download must be a roster learner's (one that is not is an error, named; with \
+--not-on-roster skip one of a learner the roster lacks is listed and left out), or with \
+--groups a group's, graded for every member; each learner's matrix is found among their \
+files as the autograders find it. A learner with no \
 gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
 grade already there stays) unless --missing zero. See docs/grading.md.
 

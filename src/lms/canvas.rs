@@ -197,6 +197,27 @@ fn is_posting_row(cells: &[String]) -> bool {
     })
 }
 
+/// An assignment worth no points (`0.00`): every grade written would be 0, replacing what
+/// is there (an excused `EX`, grades given), so it is refused at its row.
+fn no_points(
+    table: &Table,
+    row: &super::table::Row,
+    column: usize,
+    points: Option<f64>,
+) -> Option<InputError> {
+    points.filter(|&p| !is_gradable_points(p)).map(|_| {
+        InputError::new(
+            &table.name,
+            row.line,
+            "the assignment is worth no points on Canvas: every grade written would be 0 \
+             (replacing an excused EX and every grade there); set its points on Canvas (the \
+             assignment's Points) and export the gradebook again",
+        )
+        .column(table.header[column].trim())
+        .value(row.cells[column].trim())
+    })
+}
+
 /// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
 /// whole header; without it, the export's only assignment).
 pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
@@ -295,19 +316,8 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         if cells[0].contains("Points Possible") {
             points_row = Some(index);
             points = parse_points(&cells[assignment_column]);
-            // Every grade would be 0, overwriting what is there (an EX, grades given).
-            if points.is_some_and(|p| !is_gradable_points(p)) {
-                errors.push(
-                    InputError::new(
-                        &table.name,
-                        row.line,
-                        "the assignment is worth no points on Canvas: every grade written would \
-                         be 0 (replacing an excused EX and every grade there); set its points on \
-                         Canvas (the assignment's Points) and export the gradebook again",
-                    )
-                    .column(header[assignment_column].trim())
-                    .value(cells[assignment_column].trim()),
-                );
+            if let Some(error) = no_points(&table, row, assignment_column, points) {
+                errors.push(error);
             }
             continue;
         }

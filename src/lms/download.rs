@@ -246,28 +246,8 @@ impl Download {
         if !problems.is_empty() {
             return Err(problems);
         }
-        // A name held twice: the earlier entries, which the index does not reach, go beside
-        // the one it keeps.
-        let shadows = zip_shadows::shadowed(
-            &file,
-            archive.central_directory_start(),
-            archive.offset(),
-            &kept,
-            MAX_ZIP_ENTRIES + 1,
-        )
-        .map_err(|e| error(format!("cannot read its central directory: {e}")))?;
-        for shadow in shadows {
-            let Some(&twin) = named.get(&shadow.name) else {
-                continue;
-            };
-            let twin = &items[twin];
-            items.push(ZipItem {
-                index: twin.index,
-                components: twin.components.clone(),
-                kind: twin.kind,
-                shadow: Some(shadow),
-            });
-        }
+        add_shadows(&file, &archive, &kept, &named, &mut items)
+            .map_err(|e| error(format!("cannot read its central directory: {e}")))?;
         let mut root_name = stem(path);
         for _ in 0..MAX_WRAPPERS {
             let entries = zip_entries(&items);
@@ -426,6 +406,38 @@ fn utf8_components(enclosed: Vec<String>, raw: &[u8]) -> Vec<String> {
     } else {
         enclosed
     }
+}
+
+/// A name the zip holds twice: the earlier entries, which the archive's index does not reach
+/// (`kept`: the central directory records it does), go into `items` beside the one it keeps
+/// (`named`: an item by its name's bytes).
+fn add_shadows(
+    file: &File,
+    archive: &zip::ZipArchive<File>,
+    kept: &std::collections::HashSet<u64>,
+    named: &HashMap<Vec<u8>, usize>,
+    items: &mut Vec<ZipItem>,
+) -> io::Result<()> {
+    let shadows = zip_shadows::shadowed(
+        file,
+        archive.central_directory_start(),
+        archive.offset(),
+        kept,
+        MAX_ZIP_ENTRIES + 1,
+    )?;
+    for shadow in shadows {
+        let Some(&twin) = named.get(&shadow.name) else {
+            continue;
+        };
+        let twin = &items[twin];
+        items.push(ZipItem {
+            index: twin.index,
+            components: twin.components.clone(),
+            kind: twin.kind,
+            shadow: Some(shadow),
+        });
+    }
+    Ok(())
 }
 
 /// `base` joined with a `/`-separated place.

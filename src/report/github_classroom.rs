@@ -203,7 +203,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// A case's tests, each worth `unit` points and passing exactly when it scores them: the
 /// reporter's log prints "Total points" as the passing tests' share of `max_score`
-/// (`getTestScore` in `src/helpers/test-helpers.js`: passed / tests × max_score), while the
+/// (`getTestScore` in `src/helpers/test-helpers.js` at the `v1` tag the workflow runs: passed /
+/// tests × max_score), while the
 /// check run's "Points" adds the tests' `score` (`src/notify-classroom.js`); the two agree, and
 /// with the grade, only when every test is worth the same and scores all of it or nothing.
 fn unit_tests(report: &ClassReport, submission: &str, case: &CaseMark, unit: u64) -> Vec<Value> {

@@ -714,7 +714,8 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
 /// `max_score`: the "Points X/Y" GitHub Classroom records. Its log says the runner's total
 /// too, counted another way (`src/console-results.js`: "Total points for RUNNER:
 /// {score.toFixed(2)}/{max_score}", the score by `getTestScore` in
-/// `src/helpers/test-helpers.js`: the passing tests' share of `max_score`); the two must be
+/// `src/helpers/test-helpers.js` at the `v1` tag, built into `dist/main.js`: the passing
+/// tests' share of `max_score`); the two must be
 /// the same number (issue 36), asserted here.
 pub(super) fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
     let (results, points, logged) = reporter_totals(json);
