@@ -120,11 +120,96 @@ fn collapse_digit_runs(text: &str) -> String {
     out
 }
 
-/// What two names are compared by: lowercased, and without the characters on which Ruby's
-/// word class and Rust's alphanumerics may disagree (every non-ASCII character that is not
-/// alphabetic: combining marks, superscript digits, joiners), final sigma as sigma.
+/// A letter with marks (Latin, Greek, Cyrillic) and the letter it is without them, in
+/// pairs: what Unicode's canonical decomposition (NFD) gives as its first character, so that
+/// a name written composed (`ë`, as Canvas stores it) and one decomposed (`e` and U+0308, as
+/// an older macOS file system writes names) compare equal. Made with Python's
+/// `unicodedata.normalize("NFD", c)` over U+00C0-024F, 0370-04FF, 1E00-1FFF.
+const FOLDS: &str = "\
+    ÀAÁAÂAÃAÄAÅAÇCÈEÉEÊEËEÌIÍIÎIÏIÑNÒOÓO\
+    ÔOÕOÖOÙUÚUÛUÜUÝYàaáaâaãaäaåaçcèeéeêe\
+    ëeìiíiîiïiñnòoóoôoõoöoùuúuûuüuýyÿyĀA\
+    āaĂAăaĄAąaĆCćcĈCĉcĊCċcČCčcĎDďdĒEēeĔE\
+    ĕeĖEėeĘEęeĚEěeĜGĝgĞGğgĠGġgĢGģgĤHĥhĨI\
+    ĩiĪIīiĬIĭiĮIįiİIĴJĵjĶKķkĹLĺlĻLļlĽLľl\
+    ŃNńnŅNņnŇNňnŌOōoŎOŏoŐOőoŔRŕrŖRŗrŘRřr\
+    ŚSśsŜSŝsŞSşsŠSšsŢTţtŤTťtŨUũuŪUūuŬUŭu\
+    ŮUůuŰUűuŲUųuŴWŵwŶYŷyŸYŹZźzŻZżzŽZžzƠO\
+    ơoƯUưuǍAǎaǏIǐiǑOǒoǓUǔuǕUǖuǗUǘuǙUǚuǛU\
+    ǜuǞAǟaǠAǡaǢÆǣæǦGǧgǨKǩkǪOǫoǬOǭoǮƷǯʒǰj\
+    ǴGǵgǸNǹnǺAǻaǼÆǽæǾØǿøȀAȁaȂAȃaȄEȅeȆEȇe\
+    ȈIȉiȊIȋiȌOȍoȎOȏoȐRȑrȒRȓrȔUȕuȖUȗuȘSșs\
+    ȚTțtȞHȟhȦAȧaȨEȩeȪOȫoȬOȭoȮOȯoȰOȱoȲYȳy\
+    ΆΑΈΕΉΗΊΙΌΟΎΥΏΩΐιΪΙΫΥάαέεήηίιΰυϊιϋυόο\
+    ύυώωϓϒϔϒЀЕЁЕЃГЇІЌКЍИЎУЙИйиѐеёеѓгїіќк\
+    ѝиўуѶѴѷѵӁЖӂжӐАӑаӒАӓаӖЕӗеӚӘӛәӜЖӝжӞЗӟз\
+    ӢИӣиӤИӥиӦОӧоӪӨӫөӬЭӭэӮУӯуӰУӱуӲУӳуӴЧӵч\
+    ӸЫӹыḀAḁaḂBḃbḄBḅbḆBḇbḈCḉcḊDḋdḌDḍdḎDḏd\
+    ḐDḑdḒDḓdḔEḕeḖEḗeḘEḙeḚEḛeḜEḝeḞFḟfḠGḡg\
+    ḢHḣhḤHḥhḦHḧhḨHḩhḪHḫhḬIḭiḮIḯiḰKḱkḲKḳk\
+    ḴKḵkḶLḷlḸLḹlḺLḻlḼLḽlḾMḿmṀMṁmṂMṃmṄNṅn\
+    ṆNṇnṈNṉnṊNṋnṌOṍoṎOṏoṐOṑoṒOṓoṔPṕpṖPṗp\
+    ṘRṙrṚRṛrṜRṝrṞRṟrṠSṡsṢSṣsṤSṥsṦSṧsṨSṩs\
+    ṪTṫtṬTṭtṮTṯtṰTṱtṲUṳuṴUṵuṶUṷuṸUṹuṺUṻu\
+    ṼVṽvṾVṿvẀWẁwẂWẃwẄWẅwẆWẇwẈWẉwẊXẋxẌXẍx\
+    ẎYẏyẐZẑzẒZẓzẔZẕzẖhẗtẘwẙyẛſẠAạaẢAảaẤA\
+    ấaẦAầaẨAẩaẪAẫaẬAậaẮAắaẰAằaẲAẳaẴAẵaẶA\
+    ặaẸEẹeẺEẻeẼEẽeẾEếeỀEềeỂEểeỄEễeỆEệeỈI\
+    ỉiỊIịiỌOọoỎOỏoỐOốoỒOồoỔOổoỖOỗoỘOộoỚO\
+    ớoỜOờoỞOởoỠOỡoỢOợoỤUụuỦUủuỨUứuỪUừuỬU\
+    ửuỮUữuỰUựuỲYỳyỴYỵyỶYỷyỸYỹyἀαἁαἂαἃαἄα\
+    ἅαἆαἇαἈΑἉΑἊΑἋΑἌΑἍΑἎΑἏΑἐεἑεἒεἓεἔεἕεἘΕ\
+    ἙΕἚΕἛΕἜΕἝΕἠηἡηἢηἣηἤηἥηἦηἧηἨΗἩΗἪΗἫΗἬΗ\
+    ἭΗἮΗἯΗἰιἱιἲιἳιἴιἵιἶιἷιἸΙἹΙἺΙἻΙἼΙἽΙἾΙ\
+    ἿΙὀοὁοὂοὃοὄοὅοὈΟὉΟὊΟὋΟὌΟὍΟὐυὑυὒυὓυὔυ\
+    ὕυὖυὗυὙΥὛΥὝΥὟΥὠωὡωὢωὣωὤωὥωὦωὧωὨΩὩΩὪΩ\
+    ὫΩὬΩὭΩὮΩὯΩὰαάαὲεέεὴηήηὶιίιὸοόοὺυύυὼω\
+    ώωᾀαᾁαᾂαᾃαᾄαᾅαᾆαᾇαᾈΑᾉΑᾊΑᾋΑᾌΑᾍΑᾎΑᾏΑᾐη\
+    ᾑηᾒηᾓηᾔηᾕηᾖηᾗηᾘΗᾙΗᾚΗᾛΗᾜΗᾝΗᾞΗᾟΗᾠωᾡωᾢω\
+    ᾣωᾤωᾥωᾦωᾧωᾨΩᾩΩᾪΩᾫΩᾬΩᾭΩᾮΩᾯΩᾰαᾱαᾲαᾳαᾴα\
+    ᾶαᾷαᾸΑᾹΑᾺΑΆΑᾼΑῂηῃηῄηῆηῇηῈΕΈΕῊΗΉΗῌΗῐι\
+    ῑιῒιΐιῖιῗιῘΙῙΙῚΙΊΙῠυῡυῢυΰυῤρῥρῦυῧυῨΥ\
+    ῩΥῪΥΎΥῬΡῲωῳωῴωῶωῷωῸΟΌΟῺΩΏΩῼΩ\
+    ";
+
+/// `c` without its marks: its letter from [`FOLDS`], a Hangul syllable as its jamo (its
+/// canonical decomposition), or `c`.
+fn folded(c: char, out: &mut String) {
+    let code = u32::from(c);
+    if (0xAC00..0xAC00 + 11_172).contains(&code) {
+        // Unicode's algorithmic decomposition of Hangul syllables (chapter 3.12).
+        let index = code - 0xAC00;
+        let (lead, vowel, tail) = (index / 588, (index % 588) / 28, index % 28);
+        let jamo = |code: u32| char::from_u32(code).expect("a jamo");
+        out.push(jamo(0x1100 + lead));
+        out.push(jamo(0x1161 + vowel));
+        if tail > 0 {
+            out.push(jamo(0x11A7 + tail));
+        }
+        return;
+    }
+    if !c.is_ascii() {
+        let mut pairs = FOLDS.chars();
+        while let (Some(marked), Some(letter)) = (pairs.next(), pairs.next()) {
+            if marked == c {
+                out.push(letter);
+                return;
+            }
+        }
+    }
+    out.push(c);
+}
+
+/// What two names are compared by: lowercased, without marks (composed or not: [`folded`]),
+/// and without the characters on which Ruby's word class and Rust's alphanumerics may
+/// disagree (every non-ASCII character that is not alphabetic: combining marks, superscript
+/// digits, joiners), final sigma as sigma.
 fn comparable(name: &str) -> String {
-    name.chars()
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        folded(c, &mut out);
+    }
+    out.chars()
         .flat_map(char::to_lowercase)
         .filter(|&c| c.is_ascii() || c.is_alphabetic())
         .map(|c| if c == 'ς' { 'σ' } else { c })
@@ -199,5 +284,11 @@ mod tests {
         assert!(same_name("obriensian", "O'Brien, Sia\u{302}n"));
         assert!(!same_name("doejane", "Doe, Jane_7"));
         assert!(same_name("ΣΟΦΊΑΣ".to_lowercase().as_str(), "Σοφίας"));
+        // Composed in the roster, decomposed in a folder's names (and the other way).
+        assert!(same_name("zoe\u{308}anai\u{308}s", "Zoë, Anaïs"));
+        assert!(same_name("zoëanaïs", "Zoe\u{308}, Anai\u{308}s"));
+        assert!(same_name("\u{1100}\u{1161}\u{11a8}", "각"));
+        assert!(same_name("nguyễn", "Nguye\u{302}\u{303}n"));
+        assert!(!same_name("zoeanais", "Zoë, Anaïs, Jr"));
     }
 }
