@@ -1038,3 +1038,84 @@ fn github_classroom_team_repositories_are_graded_for_their_members_or_refused_fo
         assert_eq!(points["dee-x"], "");
     }
 }
+
+// ------------------------------------------------ names of every shape, text kept
+
+#[test]
+fn canvas_names_of_every_shape_find_their_learner_and_keep_their_text() {
+    let scratch = tempfile::tempdir().unwrap();
+    // An export as Excel may leave it (BOM, CRLF) with names Canvas's file names mangle:
+    // accents, final sigma, digits only, `LATE`, a name Canvas wrote as `="=..."`, CJK,
+    // a line break and a tab with `_8_`, a name that is `_7_`.
+    let learners = [
+        ("Zoë, Anaïs", "11", "zoe\u{308}anai\u{308}s"),
+        ("Σοφίας, ΑΣ", "12", "σοφίαςας_LATE"),
+        ("12345", "13", "12345"),
+        ("LATE, Late", "14", "latelate_LATE"),
+        ("=\"\"=cmd\"\", X", "15", "cmdx"),
+        ("新, 田中", "16", "新田中"),
+        ("Doe,\nJane\t_8_", "17", "doejane8"),
+        ("_7_", "18", "7"),
+    ];
+    let mut export = String::from(
+        "\u{feff}Student,ID,SIS Login ID,Section,Lab 2 (4102)\r\n    Points Possible,,,,10.00\r\n",
+    );
+    let folder = scratch.path().join("submissions");
+    for (i, (name, id, in_files)) in learners.iter().enumerate() {
+        export.push_str(&format!("\"{name}\",{id},login{id},A,\r\n"));
+        write(
+            &folder.join(format!("{in_files}_{id}_{}_matrix.csv", 900 + i)),
+            &submission("ada.csv"),
+        );
+    }
+    let roster = scratch.path().join("gradebook.csv");
+    write(&roster, export.as_bytes());
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let written = written.unwrap();
+    let grades = canvas_grades(&written);
+    assert_eq!(grades.len(), learners.len(), "{grades:?}");
+    assert!(grades.values().all(|g| g == "10"));
+    // The import keeps each name as the export has it (a `'` before the live one).
+    let rows = records(&written, b',');
+    let exported = records(export.trim_start_matches('\u{feff}'), b',');
+    for (row, before) in rows[2..].iter().zip(&exported[2..]) {
+        let expected = if before[0].starts_with('=') {
+            format!("'{}", before[0])
+        } else {
+            before[0].clone()
+        };
+        assert_eq!(row[0], expected);
+    }
+}
+
+#[test]
+fn the_item_analysis_keeps_the_keys_own_case_ids() {
+    let scratch = tempfile::tempdir().unwrap();
+    write(
+        &scratch.path().join("key.csv"),
+        b"case_id,decision,reason\n\"=p\t1\",ACTIVE,within_lease\n",
+    );
+    write(
+        &scratch.path().join("a.csv"),
+        b"case_id,decision,reason\n\"=p\t1\",EXPIRED,within_lease\n",
+    );
+    let run = crate::common::leasejudge_in(
+        scratch.path(),
+        &[
+            "grade",
+            "--golden",
+            "key.csv",
+            "a.csv",
+            "--item-analysis",
+            "items.csv",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let rows = records(
+        &fs::read_to_string(scratch.path().join("items.csv")).unwrap(),
+        b',',
+    );
+    // Its tab kept, a `'` before the live `=`: the case id matches the key's back.
+    assert_eq!(rows[1][0], "'=p\t1");
+}
