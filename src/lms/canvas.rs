@@ -114,6 +114,14 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
             _ => {}
         }
     }
+    // A group named as its member who handed in is the group's submission (every member's,
+    // that member's too).
+    found.dedup();
+    if let [a, b] = found.as_slice() {
+        if a.learner == b.learner && a.place == b.place && a.group.is_some() != b.group.is_some() {
+            found.retain(|claim| claim.group.is_some());
+        }
+    }
     match found.as_slice() {
         [_] => return Ok(found.remove(0)),
         [first, second, ..] => {
@@ -569,6 +577,16 @@ mod tests {
         let group = claimed.group.unwrap();
         assert_eq!(group.name, "Team Rocket");
         assert_eq!(group.members, ["7", "1002"]);
+        // A group named as the member who handed in: the group's submission.
+        let named_as_bob = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(
+            named_as_bob.path(),
+            "canvas_user_id,group_name\n7,\"Smith, Bob\"\n1002,\"Smith, Bob\"\n",
+        )
+        .unwrap();
+        let bobs = crate::lms::groups::read_canvas(named_as_bob.path()).unwrap();
+        let claimed = claim(&entry("smithbob_7_9_matrix.csv"), &roster, Some(&bobs)).unwrap();
+        assert_eq!(claimed.group.unwrap().members, ["7", "1002"]);
         // A learner in no group is named by their display name in a group assignment.
         assert_eq!(
             claim(&entry("siânobrien_42_9_matrix.csv"), &roster, Some(&groups))
