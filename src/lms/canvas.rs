@@ -96,7 +96,6 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
         };
         if learner.is_some_and(|l| same_name(reading.name, &roster.sortable_name(l))) {
             found.push(claim(None));
-            continue;
         }
         let Some(groups) = groups else { continue };
         match groups.of(reading.user) {
