@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use crate::input::{InputError, InputErrors};
 use crate::output::quote;
 
-use super::canvas_names::{name_in_files, readings, same_name};
+use super::canvas_names::{is_named, name_in_files, name_key, readings, same_name};
 use super::download::{Claim, Entry, Kind, Unclaimed};
 use super::groups::{Group, Groups};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
@@ -94,7 +94,11 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
             place: reading.place.clone(),
             group,
         };
-        if learner.is_some_and(|l| same_name(reading.name, &roster.sortable_name(l))) {
+        if roster
+            .by_id
+            .get(reading.user)
+            .is_some_and(|&i| is_named(reading.name, &roster.keys[i]))
+        {
             found.push(claim(None));
         }
         let Some(groups) = groups else { continue };
@@ -185,6 +189,9 @@ pub struct Roster {
     pub points: Option<f64>,
     /// A learner by user id.
     by_id: HashMap<String, usize>,
+    /// Per learner, their sortable name as compared with a download's names
+    /// ([`name_key`]).
+    keys: Vec<String>,
 }
 
 /// An assignment column's title and id: `Lab 5 (1234)`.
@@ -377,7 +384,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         .enumerate()
         .map(|(i, l)| (l.id.clone(), i))
         .collect();
-    Ok(Roster {
+    let mut roster = Roster {
         table,
         learners,
         section,
@@ -385,7 +392,14 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
         points_row,
         points,
         by_id,
-    })
+        keys: Vec::new(),
+    };
+    roster.keys = roster
+        .learners
+        .iter()
+        .map(|l| name_key(&roster.sortable_name(l)))
+        .collect();
+    Ok(roster)
 }
 
 impl Roster {
