@@ -5,19 +5,22 @@
 //! "test_code", "filename", "line_no", "duration"}]}`, statuses `pass`, `fail` or `error`.
 //!
 //! How the reporter reads it (`src/main.js`, `src/notify-classroom.js`,
-//! `src/console-results.js`): a workflow step's output, base64, in the environment variable
-//! `{STEP ID}_RESULTS`; "Points X/Y" (the annotation GitHub Classroom records) is the sum of
-//! every test's `score` over the sum of `max_score`, for runners whose `max_score` is not 0;
-//! a runner whose `status` is `fail` or `error` fails the reporter's step. The log shows each
-//! test's name (and ` - line N` unless `line_no` is 0), an error test's `message`, and
-//! `test_code` when it is not empty.
+//! `src/console-results.js`, `src/helpers/test-helpers.js`, at the `v1` tag workflows use): a
+//! workflow step's output, base64, in the environment variable `{STEP ID}_RESULTS`; "Points
+//! X/Y" (the annotation GitHub Classroom records) is the sum of every test's `score` over the
+//! sum of `max_score`, for runners whose `max_score` is not 0, while the log's "Total points
+//! for RUNNER" is the passing tests' share of the runner's `max_score`; a runner whose
+//! `status` is `fail` or `error` fails the reporter's step. The log shows each test's name (and
+//! ` - line N` unless `line_no` is 0), an error test's `message`, and `test_code` when it is
+//! not empty.
 //!
-//! So: a test per golden case, scoring its points (whole numbers, so the sum is exact) out of
-//! the lab's; an ungradable submission is one `error` test saying why; with `--feedback
-//! none` one test carries the score. The document is at most [`REPORTER_LIMIT`] bytes, cut
-//! as the autograder results are (the wrong cases first, one last test for the cases not
-//! listed, carrying their points). No time is written (`duration` is 0): the same input
-//! gives the same bytes. The names and messages reach a CI log: every line is made inert
+//! So every test is worth the same and scores all of it or nothing, which makes the two totals
+//! one number (issue 36): a test per golden case (one point), or with weights a test per
+//! point of each column ([`unit_tests`]); an ungradable submission is one `error` test saying
+//! why. With `--feedback none`, or when those tests do not fit in [`REPORTER_LIMIT`] bytes,
+//! tests of equal worth stand for the score ([`grouped_tests`]). No time is written
+//! (`duration` is 0): the same input gives the same bytes. The names and messages reach a CI
+//! log: every line is made inert
 //! there ([`log_text`]).
 
 use std::io::Write;
