@@ -27,7 +27,7 @@ use crate::grading::{
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::lms::roster::scaled;
-use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
+use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, NotOnRoster, Roster, Upload};
 use crate::output::{
     check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
 };
@@ -115,8 +115,10 @@ folder or the zip: Canvas's Download Submissions, Moodle's Download all submissi
 folder `gh classroom clone student-repos` makes), --roster its roster export, and \
 --gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
 the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
-the download must be a roster learner's (one that is not is an error, named); each \
-learner's matrix is found among their files as the autograders find it. A learner with no \
+the download must be a roster learner's (one that is not is an error, named; with \
+--not-on-roster skip one of a learner the roster lacks is listed and left out), or with \
+--groups a group's, graded for every member; each learner's matrix is found among their \
+files as the autograders find it. A learner with no \
 gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
 grade already there stays) unless --missing zero. See docs/grading.md.
 
@@ -238,6 +240,18 @@ pub struct Args {
     /// in its column's header) or its title [default: the export's only assignment].
     #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
     pub assignment: Option<String>,
+
+    /// A group assignment's groups, so that a group's submission is graded for every member:
+    /// Canvas's export of the group set (People, the group set, Export), or the CSV `gh
+    /// classroom assignment-grades` writes.
+    #[arg(long, value_name = "FILE", requires = "lms")]
+    pub groups: Option<PathBuf>,
+
+    /// What becomes of a submission in the download of a learner the roster lacks: `error`
+    /// nothing is graded (give the roster of every learner); `skip` it is listed and left
+    /// out, the others graded [default: error].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub not_on_roster: Option<NotOnRoster>,
 
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
@@ -579,6 +593,9 @@ fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()>
     if let Some(path) = &args.roster {
         inputs.push(Named::new("--roster", path));
     }
+    if let Some(path) = &args.groups {
+        inputs.push(Named::new("--groups", path));
+    }
     if args.lms.is_some() {
         inputs.extend(
             args.submissions
@@ -685,7 +702,16 @@ fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result
             roster_path.display()
         )));
     }
-    Ok(read_class(lms, download, roster, instructor)?)
+    if args
+        .points
+        .is_some_and(|p| !crate::lms::roster::is_gradable_points(p))
+    {
+        return Err(usage(
+            "--points with --lms must be at least 0.01: grades are written to the hundredth",
+        ));
+    }
+    let options = crate::lms::ClassOptions::read(lms, args.groups.as_deref(), args.not_on_roster)?;
+    Ok(read_class(lms, download, roster, instructor, &options)?)
 }
 
 /// A class's learners as submissions, in the roster's order: a learner's matrix is named
@@ -697,8 +723,9 @@ fn class_entries(class: &Class) -> Vec<Entry> {
         .learners()
         .iter()
         .zip(&class.uploads)
-        .map(|(learner, upload)| {
-            let label = &learner.label;
+        .enumerate()
+        .map(|(n, (learner, upload))| {
+            let label = &class.label(n);
             match upload {
                 Upload::Found(found) => Entry::Read {
                     path: found.path.clone(),
@@ -782,6 +809,9 @@ fn platform_gradebook(
             if without == 1 { "" } else { "s" }
         ));
     }
+    if let (_, Some(note)) = class.skipped_lines() {
+        line.push_str(&format!(", {note}"));
+    }
     line.push_str("; ");
     // The assignment's name is the roster's text.
     line.push_str(&escape_controls(&class.roster.describe()));
@@ -837,7 +867,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     // one from a download).
     let mut instructor = InstructorFiles::new();
     instructor.add_path(&args.golden);
-    for path in args.baseline.iter().chain(&args.roster) {
+    for path in args.baseline.iter().chain(&args.roster).chain(&args.groups) {
         instructor.add_path(path);
     }
     // A case file that cannot be listed is reported when the hints read it.
@@ -867,7 +897,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (None, None) => expand(&args.submissions)?
             .into_iter()
             .map(|path| Entry::Read {
-                name: path.to_string_lossy().into_owned(),
+                name: crate::grading::upload::path_name(&path),
                 path,
             })
             .collect(),
@@ -1097,6 +1127,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(out);
     }
     commit_all(outputs)?;
+    for line in class.iter().flat_map(|class| class.skipped_lines().0) {
+        crate::output::to_stderr(&format!("leasejudge: {line}"));
+    }
     if let Some(line) = imported {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
     }

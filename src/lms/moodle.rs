@@ -35,8 +35,8 @@ use std::collections::HashMap;
 use crate::input::{InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
-use super::roster::{parse_points, points_text, Learner, LearnerGrade};
-use super::table::{csv_text, sheet_cell, Table};
+use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
+use super::table::{php_csv_text, sheet_cell, Table};
 
 /// What follows a learner's prefix in the download: the submission plugin's name.
 const PLUGIN: &str = "_assignsubmission_";
@@ -79,6 +79,7 @@ pub fn claim(entry: &Entry) -> Result<Claim, String> {
     Ok(Claim {
         learner: id.to_owned(),
         place,
+        group: None,
     })
 }
 
@@ -174,6 +175,16 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
                         .column(table.header[at].trim())
                         .value(cells[at].trim()),
                 ),
+                (Some(max), None) if !is_gradable_points(max) => errors.push(
+                    InputError::new(
+                        &table.name,
+                        row.line,
+                        "the assignment's maximum grade is 0: every grade written would be 0; \
+                         set its maximum grade in Moodle and download the worksheet again",
+                    )
+                    .column(table.header[at].trim())
+                    .value(cells[at].trim()),
+                ),
                 (Some(max), None) => points = Some((max, row.line)),
                 (Some(max), Some((first, line))) if max != first => errors.push(
                     InputError::new(
@@ -260,7 +271,7 @@ impl Roster {
             }
             rows.push(row);
         }
-        csv_text(&rows)
+        php_csv_text(&rows)
     }
 }
 

@@ -41,6 +41,12 @@ pub fn scaled(score: u64, max: u64, points: f64) -> f64 {
     value.min(points)
 }
 
+/// Whether an assignment of `points` can hold a grade: grades are written to the hundredth,
+/// so points that round to 0.00 there would make every grade 0.
+pub fn is_gradable_points(points: f64) -> bool {
+    points >= 0.005
+}
+
 /// A number as a gradebook cell: `8`, `8.5`, `8.33` (a `.` for the decimal point, which
 /// both importers read whatever the locale).
 pub fn points_text(value: f64) -> String {

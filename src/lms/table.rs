@@ -136,12 +136,14 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
     }
 }
 
-/// A cell that came from a name, a file or a learner, as written to a file a spreadsheet
-/// may open: the project's rule for report cells ([`crate::sanitize::report_cell`]: shown as
-/// a person reads it, and never live as a formula). Every cell an LMS gradebook writes from
-/// input goes through here.
+/// A cell of a file the platform imports, from its own export (a name, an e-mail) or ours
+/// (the feedback, already shown as a person reads it): kept as it is, so the platform matches
+/// it back, and never live as a formula, made inert the reversible way
+/// ([`crate::sanitize::spreadsheet_cell`]: a `'` before a live value). Every cell an LMS
+/// gradebook writes from input goes through here (the cells the importer reads, an id, a
+/// date, are written as the platform wrote them).
 pub fn sheet_cell(text: &str) -> String {
-    crate::sanitize::report_cell(text).into_owned()
+    crate::sanitize::spreadsheet_cell(text).into_owned()
 }
 
 /// Writes `rows` as CSV (comma-separated, `\n` line ends, quoted where needed). The cells are
@@ -158,6 +160,67 @@ pub fn csv_text(rows: &[Vec<String>]) -> String {
         .into_inner()
         .expect("writing CSV to memory cannot fail");
     String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+}
+
+/// Writes `rows` as CSV that PHP's `fgetcsv` reads back cell for cell, for Moodle's upload
+/// (`csv_import_reader::load_csv_content` in Moodle's `lib/csvlib.class.php` reads the file
+/// with `fgetcsv($fp, 0, $delimiter, $enclosure)`, whose escape character is `\`).
+///
+/// `php_fgetcsv` in php-src's `ext/standard/file.c` reads an enclosed cell a byte at a time:
+/// a `"` followed by another is one `"`, a `"` followed by anything else ends the enclosure
+/// (and what follows, up to the delimiter, is added as it is), and a `\` makes the character
+/// after it literal (both kept): so a `"` after an unpaired `\` must not be doubled, and
+/// RFC 4180's doubling of `\"EXPIRED\"` is read as a quote that ends the cell early (Moodle
+/// then finds a row of other width and refuses the whole worksheet, `csvweirdcolumns`). A
+/// cell ending in an unpaired `\` is closed before it, the `\` following the enclosure. A
+/// cell is enclosed when it holds a comma, a `"`, a `\` or a line break, or starts or ends
+/// with white space (which `fgetcsv` and Moodle's `trim` of the file would take off).
+pub fn php_csv_text(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            php_cell(cell, &mut out);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One cell of [`php_csv_text`].
+fn php_cell(cell: &str, out: &mut String) {
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c');
+    let enclose = cell.contains([',', '"', '\\', '\n', '\r'])
+        || cell.starts_with(is_space)
+        || cell.ends_with(is_space);
+    if !enclose {
+        out.push_str(cell);
+        return;
+    }
+    out.push('"');
+    let mut escaped = false;
+    for c in cell.chars() {
+        if escaped {
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            out.push(c);
+            escaped = true;
+        } else if c == '"' {
+            out.push_str("\"\"");
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        // An unpaired `\` last would make the closing `"` literal: close before it.
+        out.pop();
+        out.push_str("\"\\");
+    } else {
+        out.push('"');
+    }
 }
 
 #[cfg(test)]
@@ -180,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_from_input_cannot_be_formulas() {
+    fn cells_from_input_cannot_be_formulas_and_keep_their_text() {
         assert_eq!(sheet_cell("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
         assert_eq!(sheet_cell("@SUM(1)"), "'@SUM(1)");
         assert_eq!(sheet_cell("+1+1"), "'+1+1");
@@ -188,7 +251,19 @@ mod tests {
         // A plain signed number is a number to a spreadsheet, not a formula (sanitize's rule).
         assert_eq!(sheet_cell("-1"), "-1");
         assert_eq!(sheet_cell("-"), "-");
-        assert_eq!(sheet_cell("\t=1"), "\\u{9}=1");
+        assert_eq!(sheet_cell("\t=1"), "'\t=1");
+        assert_eq!(sheet_cell("Ada\tLovelace"), "Ada\tLovelace");
         assert_eq!(sheet_cell("O'Brien, Siân"), "O'Brien, Siân");
+    }
+
+    #[test]
+    fn php_cells_escape_as_fgetcsv_reads_them() {
+        let rows = |cells: &[&str]| php_csv_text(&[cells.iter().map(|c| c.to_string()).collect()]);
+        assert_eq!(rows(&["a", "b c", ""]), "a,b c,\n");
+        assert_eq!(rows(&["\\\"EXPIRED\\\""]), "\"\\\"EXPIRED\\\"\"\n");
+        assert_eq!(rows(&["say \"hi\""]), "\"say \"\"hi\"\"\"\n");
+        assert_eq!(rows(&["ends\\"]), "\"ends\"\\\n");
+        assert_eq!(rows(&["two\\\\"]), "\"two\\\\\"\n");
+        assert_eq!(rows(&[" lead", "x,y"]), "\" lead\",\"x,y\"\n");
     }
 }

@@ -15,7 +15,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome};
-use crate::output::{escape_controls, escape_controls_keep_lines};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
 use super::class_text::score_line;
 
@@ -167,9 +167,11 @@ impl CappedLines {
         }
     }
 
-    /// Adds `line` (its control characters made visible) if it fits.
+    /// Adds `line` if it fits: its parts from input are shown as a person reads them where the
+    /// line is made, and what is still unsafe is made visible here, once (a `\u{9}` already
+    /// shown is not shown again as `\u{5c}u{9}`).
     pub(super) fn push(&mut self, line: &str) {
-        let line = escape_controls(line);
+        let line = escape_message(line);
         // Each line with the line break after it.
         let bytes = line.len() + 1;
         if self.left_out == 0 && self.bytes + bytes <= self.limit {
