@@ -88,7 +88,8 @@ fn parse_uuid(text: &str) -> Result<String, String> {
     }
 }
 
-/// Write an autograder ready to upload: a Gradescope zip or a PrairieLearn question.
+/// Write an autograder ready to upload: a Gradescope zip, a PrairieLearn question, or a GitHub
+/// Classroom template repository.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 The key is validated and the case files are adjudicated before anything is written: a \
