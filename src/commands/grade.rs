@@ -474,6 +474,12 @@ fn key_trouble(problems: &InputErrors) -> String {
                 .strip_prefix("cannot read: ")
                 .unwrap_or(&only.message)
         ),
+        [only] if only.message == crate::grading::matrix_reader::CASE_FILE_NOT_MATRIX => {
+            "the golden file given with --golden is a case file, not a matrix: its header names \
+             event and no decision or reason; give the key (the matrix adjudicate writes of \
+             the case files) with --golden, and the case files with --cases"
+                .to_owned()
+        }
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",

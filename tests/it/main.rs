@@ -43,5 +43,6 @@ mod split_cut;
 mod spreadsheets;
 mod streaming;
 mod submission_links;
+mod swapped;
 mod validate_streaming;
 mod workbook_bombs;

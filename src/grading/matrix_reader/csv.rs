@@ -99,6 +99,9 @@ pub(super) fn read(
         split,
         errors,
     );
+    if table.case_file {
+        return None;
+    }
     loop {
         let (record, ragged) = match body_record(&mut records, name, table.targets.len(), errors) {
             Ok(BodyRecord::Row(record)) => (record, false),
