@@ -53,10 +53,10 @@ impl Feedback {
 
 /// What a learner is told when the golden file cannot be used; the details go to the
 /// instructor only (`--reveal`).
-pub const KEY_MALFORMED: &str = "the golden file is malformed; contact your instructor";
+pub const KEY_MALFORMED: &str = "the key is malformed; contact your instructor";
 
 /// What learners are told when the golden file cannot be read at all (missing, no permission).
-pub const KEY_UNREADABLE: &str = "the golden file cannot be read; contact your instructor";
+pub const KEY_UNREADABLE: &str = "the key cannot be read; contact your instructor";
 
 /// Parses `--weights decision=2,reason=1` into (column, weight) pairs.
 pub fn parse_weights(text: &str) -> Result<Vec<(Column, u32)>, String> {
@@ -458,7 +458,7 @@ impl ClassReport {
             CaseStatus::Matched => return Vec::new(),
             CaseStatus::Mismatched => case.misses.iter().map(ColumnMiss::describe).collect(),
             CaseStatus::Missing => vec![format!(
-                "missing: the golden file has this case, {} does not (counted wrong)",
+                "missing: the key has this case, {} does not (counted wrong)",
                 crate::output::escape_controls(submission)
             )],
         };

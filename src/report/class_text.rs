@@ -276,7 +276,7 @@ pub fn summary_line(report: &ClassReport) -> String {
     );
     if summary.with_warnings > 0 {
         text.push_str(&format!(
-            "; {} with warnings (rows not in the golden file)",
+            "; {} with warnings (rows not in the key)",
             summary.with_warnings
         ));
     }
@@ -563,7 +563,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
 /// Writes the report as GitHub Actions workflow commands, as they are made.
 pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()> {
     for line in key_lines(report) {
-        out.write_all(command("error", None, "leasejudge grade: golden file", &line).as_bytes())?;
+        out.write_all(command("error", None, "leasejudge grade: key", &line).as_bytes())?;
     }
     for submission in &report.submissions {
         let file = Spot {

@@ -550,7 +550,7 @@ fn right_and_wrong_submissions_are_graded_on_both_platforms() {
     let results = graded(&gradescope(&[("ben.csv", Put::Copy("wrong.csv"))]));
     assert_eq!(results["score"], 1);
     let output = results["output"].as_str().unwrap();
-    assert!(output.contains("warning: ben.csv:6: probe-5: this case is not in the golden file"));
+    assert!(output.contains("warning: ben.csv:6: probe-5: this case is not in the key"));
     assert_eq!(
         test_named(&results, "probe-4")["output"],
         "decision: CANCELLED is wrong\nreason: result_accepted is wrong"
@@ -1454,6 +1454,17 @@ fn an_unusable_upload_is_explained_at_once_whatever_the_visibility() {
     assert!(results["tests"].as_array().unwrap()[1..]
         .iter()
         .all(|t| t["visibility"] == "after_due_date"));
+    // A file that is graded passes the check too, its warnings in the check's output: a
+    // learner whose file scored reads no `failed` above the score (issue 40).
+    let results = graded(&gradescope_run(
+        image.path(),
+        &[("matrix.csv", Put::Copy("wrong.csv"))],
+    ));
+    let check = check_test(&results);
+    assert_eq!(check["status"], "passed", "{check}");
+    let output = check["output"].as_str().unwrap();
+    assert!(output.contains("EXPIRD is not a decision code"), "{output}");
+    assert!(output.contains("the file can be graded"), "{output}");
 }
 
 #[test]

@@ -77,7 +77,10 @@ fn grade_names_a_case_file_given_as_the_key_without_showing_it() {
     assert_eq!(run.code, 2);
     // No grade: the gradebook (a report of problems) has every submission ungradable.
     let written = std::fs::read_to_string(&gradebook).unwrap();
-    assert!(written.ends_with("ada.csv,,0,,,,,,,,ungradable\n"), "{written}");
+    assert!(
+        written.ends_with("ada.csv,,0,,,,,,,,ungradable\n"),
+        "{written}"
+    );
     // The one running grade is told what the key is, in one line; the report, which a
     // learner may read, names neither the file nor its content.
     let told: Vec<&str> = run
