@@ -212,7 +212,8 @@ pub fn precheck(
     let mut check = Precheck {
         name: name.to_owned(),
         read_as: submission.read_as.clone(),
-        rows: submission.len(),
+        // Every row the file has, those with problems included: a learner counts them all.
+        rows: submission.records(),
         cases: lab.len(),
         gradable: true,
         problems: InputErrors::new(),

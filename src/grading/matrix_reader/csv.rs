@@ -113,6 +113,7 @@ pub(super) fn read(
                 break;
             }
         };
+        table.file.records += 1;
         let line = record.line;
         // A golden row's values are checked even where its structure is wrong, so that every
         // problem is listed in one run; a cell past the header's end has no column to check.

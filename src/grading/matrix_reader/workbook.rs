@@ -156,6 +156,7 @@ pub(super) fn read(
             if table.case_file {
                 return;
             }
+            table.file.records += 1;
             let width = cells
                 .iter()
                 .rposition(|cell| !cell.trim().is_empty())
