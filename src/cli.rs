@@ -76,10 +76,17 @@ pub fn main() -> ExitCode {
             // Messages quote input (file names, header cells): nothing in them reaches the
             // terminal as a control sequence.
             let message = format!("{error:#}");
-            crate::output::to_stderr(&format!(
+            let text = format!(
                 "leasejudge: {}",
                 crate::output::escape_controls_keep_lines(&message)
-            ));
+            );
+            // Located problems are a line each, whatever their length; a sentence fits the
+            // width of standard error.
+            if error.chain().any(|e| e.is::<crate::input::InputErrors>()) {
+                crate::output::to_stderr(&text);
+            } else {
+                crate::output::to_stderr_wrapped(&text);
+            }
             ExitCode::from(2)
         }
         // Reported by the hook.

@@ -11,6 +11,7 @@ fn precheck(args: &[&str], cwd: &Path) -> Output {
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        .env("COLUMNS", crate::common::WIDE)
         .output()
         .unwrap()
 }
