@@ -45,4 +45,5 @@ mod streaming;
 mod submission_links;
 mod swapped;
 mod validate_streaming;
+mod widths;
 mod workbook_bombs;
