@@ -269,7 +269,7 @@ pub fn write_table(
                                 _ => Color::Red,
                             };
                             let at = Spot {
-                                file: submission.name.clone(),
+                                file: submission.located(),
                                 line: case.line,
                             };
                             Ok(vec![
@@ -283,7 +283,7 @@ pub fn write_table(
                         let unknown = unknown?;
                         Ok(vec![
                             clean_cell(&unknown.case_id),
-                            clean_cell(format!("{}:{}", submission.name, unknown.line)),
+                            clean_cell(format!("{}:{}", submission.located(), unknown.line)),
                             coloured("warning", Color::Yellow, color),
                             clean_cell(UnknownRow::WARNING),
                         ])
@@ -409,7 +409,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                         let problems = report.problems(&case, &submission.name);
                         (!problems.is_empty()).then(|| {
                             let at = Spot {
-                                file: submission.name.clone(),
+                                file: submission.located(),
                                 line: case.line,
                             };
                             Ok([
@@ -424,7 +424,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                         let unknown = unknown?;
                         Ok([
                             escape_controls(&unknown.case_id).into_owned(),
-                            format!("{}:{}", submission.name, unknown.line),
+                            format!("{}:{}", submission.located(), unknown.line),
                             "warning".to_owned(),
                             UnknownRow::WARNING.to_owned(),
                         ])
@@ -485,7 +485,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                     let problems = report.problems(&case, &submission.name);
                     if !problems.is_empty() {
                         let at = Spot {
-                            file: submission.name.clone(),
+                            file: submission.located(),
                             line: case.line,
                         };
                         let title = format!(
@@ -501,7 +501,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                 for unknown in &graded.unknown {
                     let unknown = unknown?;
                     let at = Spot {
-                        file: submission.name.clone(),
+                        file: submission.located(),
                         line: Some(unknown.line),
                     };
                     let title = format!("leasejudge grade: case {} unknown", unknown.case_id);

@@ -232,7 +232,7 @@ fn warning_lines(submission: &Submission) -> std::io::Result<Vec<String>> {
     let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
-            lines.push(&unknown?.warning_line(&submission.name));
+            lines.push(&unknown?.warning_line(&submission.located()));
         }
     }
     Ok(lines.finish("rows whose case ids are not in the key (warnings, not scored)"))
