@@ -455,3 +455,75 @@ fn the_docs_name_only_files_that_exist() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn the_licenses_cargo_declares_are_there_and_packaged() {
+    let manifest = read("Cargo.toml");
+    assert!(manifest.contains("license = \"MIT OR Apache-2.0\""));
+    let mit = read("LICENSE-MIT");
+    assert!(mit.starts_with("Copyright (c) the leasejudge developers\n"));
+    assert!(mit.contains("Permission is hereby granted, free of charge"));
+    let apache = read("LICENSE-APACHE");
+    assert!(apache.contains("Apache License") && apache.contains("Version 2.0, January 2004"));
+    assert!(apache.contains("END OF TERMS AND CONDITIONS"));
+    // The crate carries them (the wheel's check is scripts/wheel-check.sh's).
+    let output = Command::new(env!("CARGO"))
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = String::from_utf8_lossy(&output.stdout);
+    for file in ["LICENSE-MIT", "LICENSE-APACHE", "CHANGELOG.md"] {
+        assert!(
+            listed.lines().any(|line| line == file),
+            "cargo package lacks {file}"
+        );
+    }
+    assert!(read("scripts/wheel-check.sh").contains("for license in LICENSE-MIT LICENSE-APACHE"));
+}
+
+#[test]
+fn the_changelog_keeps_a_changelog() {
+    let changelog = read("CHANGELOG.md");
+    let version = read("Cargo.toml")
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap()
+        .to_owned();
+    assert!(changelog.starts_with("# Changelog\n"));
+    let unreleased = changelog
+        .find("\n## [Unreleased]\n")
+        .expect("an Unreleased section");
+    let released = changelog
+        .find(&format!("\n## [{version}]"))
+        .expect("a section for Cargo.toml's version");
+    assert!(unreleased < released, "Unreleased comes first");
+    // Other branches add their lines under these at merge time: each heading stays.
+    let section = &changelog[unreleased..released];
+    for heading in ["Added", "Changed", "Fixed", "Security"] {
+        assert!(
+            section.contains(&format!("\n### {heading}\n")),
+            "Unreleased lacks ### {heading}"
+        );
+    }
+    for line in changelog.lines().filter(|line| line.starts_with("### ")) {
+        assert!(
+            [
+                "### Added",
+                "### Changed",
+                "### Deprecated",
+                "### Removed",
+                "### Fixed",
+                "### Security"
+            ]
+            .contains(&line),
+            "not a Keep a Changelog heading: {line}"
+        );
+    }
+}
