@@ -476,8 +476,8 @@ fn key_trouble(problems: &InputErrors) -> String {
                 .unwrap_or(&only.message)
         ),
         [only] if only.message == crate::grading::matrix_reader::CASE_FILE_NOT_MATRIX => {
-            "the golden file given with --golden is a case file, not a matrix: its header names \
-             event and no decision or reason; give the key (the matrix adjudicate writes of \
+            "the golden file given with --golden is a case file, not a matrix: it has an event \
+             column and no decision or reason; give the key (the matrix adjudicate writes of \
              the case files) with --golden, and the case files with --cases"
                 .to_owned()
         }

@@ -125,3 +125,46 @@ fn a_case_file_workbook_given_as_a_matrix_is_named() {
 fn leasejudge_root() -> std::path::PathBuf {
     crate::common::root()
 }
+
+#[test]
+fn a_json_case_file_given_as_a_matrix_is_named() {
+    // Its first row has an event and no decision or reason: the file is a case file.
+    for args in [
+        vec![
+            "precheck",
+            "cases/json-array.json",
+            "--cases",
+            "cases/probes.csv",
+        ],
+        vec![
+            "grade",
+            "--golden",
+            "examples/lab/key.csv",
+            "cases/json-array.json",
+        ],
+        vec![
+            "grade",
+            "--golden",
+            "cases/json-array.json",
+            "examples/lab/submissions/ada.csv",
+            "--reveal",
+        ],
+    ] {
+        let run = leasejudge(&args).run();
+        assert_eq!(run.code, 2, "{args:?}");
+        let all = format!("{}{}", run.stdout, run.stderr);
+        // Once in the report; standard error (a log when piped) may list it too.
+        let lines = saying(&run.stdout, "key: this is a case file, not a matrix");
+        assert_eq!(lines.len(), 1, "{args:?}:\n{all}");
+        assert!(
+            saying(&run.stderr, "this is a case file").len() <= 1,
+            "{all}"
+        );
+        assert!(
+            lines[0].contains("cases/json-array.json:2: key:"),
+            "{}",
+            lines[0]
+        );
+        assert!(!all.contains("duplicated case id"), "{args:?}:\n{all}");
+    }
+}

@@ -144,6 +144,19 @@ fn add_case_object(
     strictness: Strictness,
     errors: &mut InputErrors,
 ) {
+    if file.case_file {
+        return;
+    }
+    // A case file's row first: the file is a case file, said once (see `Table::new`).
+    if file.records == 0 {
+        let keys: Vec<Option<&str>> = object.0.iter().map(|(key, _)| Some(key.as_str())).collect();
+        if super::case_file_header(&keys) {
+            file.case_file = true;
+            errors
+                .push(InputError::new(&file.name, line, super::CASE_FILE_NOT_MATRIX).column("key"));
+            return;
+        }
+    }
     file.records += 1;
     let name = &file.name.clone();
     let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];

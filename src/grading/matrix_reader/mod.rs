@@ -233,6 +233,8 @@ impl<'a> MatrixRead<'a> {
             }
         };
         match file {
+            // A case file: its one error says so.
+            Some(file) if file.case_file => Err(errors),
             Some(mut file) => {
                 file.read_as = match (file.read_as.take(), utf16) {
                     (Some(ReadAs::Csv { delimiter, .. }), utf16) => {
@@ -360,11 +362,12 @@ struct Table {
 /// What a header that names a case file's event and no decision or reason is: a case file
 /// given where a matrix goes (as the key, or as a learner's answers), said in one line rather
 /// than as every row's problems as a matrix. It says nothing of any value.
-pub const CASE_FILE_NOT_MATRIX: &str = "this is a case file, not a matrix: its header names \
-     event and no decision or reason (a matrix is what adjudicate writes, or a filled-in \
+pub const CASE_FILE_NOT_MATRIX: &str = "this is a case file, not a matrix: it has an event \
+     column and no decision or reason (a matrix is what adjudicate writes, or a filled-in \
      template)";
 
-/// Whether a header is a case file's: an event column, and no decision or reason.
+/// Whether a header (a CSV or sheet header, a JSON row's keys) is a case file's: an event
+/// column, and no decision or reason.
 fn case_file_header(header: &[Option<&str>]) -> bool {
     use crate::input::{normalise_header, Field};
     let names = || header.iter().flatten().map(|cell| normalise_header(cell));

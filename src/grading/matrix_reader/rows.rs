@@ -126,6 +126,9 @@ pub struct MatrixFile {
     /// How many rows the file has, those with errors (ragged, a case id twice, bad UTF-8)
     /// included: what a learner counts in their file.
     pub(super) records: u64,
+    /// Whether its first row is a case file's ([`super::CASE_FILE_NOT_MATRIX`]): the rest is
+    /// not read.
+    pub(super) case_file: bool,
 }
 
 /// How a matrix file was read: what a learner is told, so that a file read otherwise than
@@ -199,6 +202,7 @@ impl MatrixFile {
             unlisted: 0,
             read_as: None,
             records: 0,
+            case_file: false,
         }
     }
 
