@@ -133,7 +133,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => Output::open(args.output.as_deref(), format.content())?,
     };
     if explanation.shown < explanation.selected {
-        crate::output::to_stderr(&format!(
+        crate::output::to_stderr_wrapped(&format!(
             "leasejudge: explain: showing the first {} of {} cases; {} left out \
              (--limit N, --limit 0 for all, or --case ID to choose)",
             explanation.shown,
@@ -141,7 +141,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             explanation.selected - explanation.shown
         ));
     }
-    explanation.write_to(&mut output)?;
+    if matches!(format, Format::Text) {
+        // The trace is text for people: every line fits the width (COLUMNS, the terminal, or
+        // 80), a long claim or state continuing under its value.
+        let width = crate::terminal::table_width(output.is_terminal());
+        let mut wrapped = crate::terminal::WrapLines::new(&mut output, usize::from(width));
+        explanation.write_to(&mut wrapped)?;
+        wrapped.finish()?;
+    } else {
+        explanation.write_to(&mut output)?;
+    }
     output.commit()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -455,8 +455,9 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
 /// standard output, which both platforms show only to instructors.
 fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    let mut log = Log::within(LOG_LIMIT);
-    log.line(
+    let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+    let mut log = Log::within(LOG_LIMIT).wrapped(width);
+    log.prose(
         &mut out,
         &format!(
             "the answer key {} cannot be used, so no results were written: the platform \
@@ -488,6 +489,12 @@ fn key_trouble(problems: &InputErrors) -> String {
                 .strip_prefix("cannot read: ")
                 .unwrap_or(&only.message)
         ),
+        [only] if only.message == crate::grading::matrix_reader::CASE_FILE_NOT_MATRIX => {
+            "the golden file given with --golden is a case file, not a matrix: it has an event \
+             column and no decision or reason; give the key (the matrix adjudicate writes of \
+             the case files) with --golden, and the case files with --cases"
+                .to_owned()
+        }
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",
@@ -522,22 +529,50 @@ const LOG_LIMIT: usize = 1_000_000;
 struct Log {
     left: usize,
     left_out: u64,
+    /// The width its lines are wrapped to.
+    width: usize,
 }
 
 impl Log {
-    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit), its lines unwrapped.
     fn within(limit: usize) -> Log {
         // Room kept for the last line, which counts what was left out.
         Log {
             left: limit.saturating_sub(200),
             left_out: 0,
+            width: usize::MAX,
         }
     }
 
+    /// The log with its lines wrapped to `width` columns (the width rule of the stream it
+    /// goes to), each entry's continuation indented.
+    fn wrapped(self, width: u16) -> Log {
+        Log {
+            width: usize::from(width),
+            ..self
+        }
+    }
+
+    /// A located problem: one line, whatever its length (as compilers write them, for
+    /// editors, `grep` and CI's problem matchers).
     fn line(&mut self, out: &mut dyn Write, line: &str) {
-        // One line each: a line break in a name cannot forge another. Its parts from input
-        // are escaped where the line is made; what is still unsafe is shown here.
-        let line = format!("leasejudge: {}\n", escape_message(line));
+        self.entry(out, line, usize::MAX);
+    }
+
+    /// A sentence: wrapped to the log's width, its continuation lines indented.
+    fn prose(&mut self, out: &mut dyn Write, line: &str) {
+        self.entry(out, line, self.width);
+    }
+
+    fn entry(&mut self, out: &mut dyn Write, line: &str, width: usize) {
+        // An entry starts a line of its own: a line break in a name cannot forge another, and
+        // a wrapped one's continuation lines are indented. Its parts from input are escaped
+        // where the line is made; what is still unsafe is shown here.
+        let line = crate::terminal::wrap(
+            &format!("leasejudge: {}", escape_message(line)),
+            width,
+            "  ",
+        ) + "\n";
         if self.left_out == 0 && line.len() <= self.left {
             self.left -= line.len();
             let _ = out.write_all(line.as_bytes());
@@ -1094,6 +1129,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     out.write_all(text.as_bytes())
         .context("cannot write the report")?;
+    // A table on the terminal shows each ungradable submission's problems: on that same
+    // terminal, standard error only counts them (they were printed twice).
+    let problems_shown = format == GradeFormat::Table
+        && out.is_terminal()
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // The report, the gradebook and the item analysis commit together or not at all.
     let mut outputs = vec![out];
     // With --lms, the platform's import; none when the golden file cannot be used (every
@@ -1131,7 +1171,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
     }
     if let Some(line) = imported {
-        crate::output::to_stderr(&format!("leasejudge: {line}"));
+        crate::output::to_stderr_wrapped(&format!("leasejudge: {line}"));
     }
     let code = report.exit_code();
     // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
@@ -1139,14 +1179,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         LOG_LIMIT
     } else {
         usize::MAX
-    });
+    })
+    .wrapped(crate::terminal::stderr_text_width());
     if code == 2 {
         // Trouble goes to standard error too, as with every command, whatever the report's
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
         let mut err = std::io::stderr().lock();
         match &key_trouble {
-            Some(trouble) => log.line(&mut err, trouble),
+            Some(trouble) => log.prose(&mut err, trouble),
             None => {
                 for line in key_lines(&report) {
                     log.line(&mut err, &line);
@@ -1157,8 +1198,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         for submission in &report.submissions {
             if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
-                for problem in problems {
-                    log.line(&mut err, &problem.to_string());
+                if !problems_shown {
+                    for problem in problems {
+                        log.line(&mut err, &problem.to_string());
+                    }
                 }
             }
         }
@@ -1166,8 +1209,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         if ungradable > 0 {
             let _ = writeln!(
                 err,
-                "leasejudge: {ungradable} submission{} could not be graded",
-                if ungradable == 1 { "" } else { "s" }
+                "leasejudge: {ungradable} submission{} could not be graded{}",
+                if ungradable == 1 { "" } else { "s" },
+                if problems_shown {
+                    " (the report above says why)"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -1175,8 +1223,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         // For the instructor: standard output is theirs on both platforms.
         let submission = &report.submissions[0];
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
+        let line = format!(
             "leasejudge: {}: {}; the results are in {}",
             escape_controls(&submission.name),
             score_line(&report, submission),
@@ -1187,6 +1234,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     .unwrap_or(Path::new("-"))
                     .to_string_lossy()
             )
+        );
+        let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::terminal::wrap(&line, usize::from(width), "  ")
         );
         return Ok(ExitCode::SUCCESS);
     }

@@ -7,7 +7,7 @@ pub(crate) mod completions;
 pub mod explain;
 pub(crate) mod generate;
 pub(crate) mod grade;
-pub(crate) mod man;
+pub mod man;
 pub(crate) mod precheck;
 pub(crate) mod reorder;
 pub(crate) mod template;

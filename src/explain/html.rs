@@ -73,11 +73,14 @@ h2{font-size:18px;margin:0 0 6px}
 .dot{width:11px;height:11px;border-radius:50%;display:inline-block}
 .swatch{width:22px;height:9px;display:inline-block;border:1px solid #1565c0;background:#90caf9}
 svg{max-width:100%;height:auto;display:block}
+.timeline{overflow-x:auto}
+.timeline svg{min-width:960px}
+.nw{white-space:nowrap}
 svg text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;fill:#333}
 svg .lane-label{font-family:system-ui,sans-serif;font-size:12px;fill:#24292f}
 svg .tick{fill:#6a737d;font-size:10px}
-.trace{margin-top:8px;font-size:13px}
-table{border-collapse:collapse;margin-top:8px;width:100%}
+.trace{margin-top:8px;font-size:13px;overflow-x:auto}
+table{border-collapse:collapse;margin-top:8px;width:100%;min-width:760px}
 th,td{border:1px solid #d8dee4;padding:3px 6px;text-align:left;vertical-align:top;font-family:ui-monospace,monospace;font-size:12px}
 th{background:#f3f4f6}
 td.d{font-weight:600}
@@ -275,7 +278,11 @@ fn render_case(out: &mut Page<'_>, trace: &Shown<'_>, index: usize) -> io::Resul
             escape_html(&witness.claim_text())
         );
     }
+    // On a narrow screen the timeline keeps a readable size and scrolls in its own box, as
+    // the trace table does.
+    out.push_str("<div class=\"timeline\">");
     Timeline::new(trace, index)?.render(out)?;
+    out.push_str("</div>\n");
     render_table(out, trace, index)?;
     out.push_str("</section>\n");
     Ok(())
@@ -308,12 +315,12 @@ fn render_table(out: &mut Page<'_>, trace: &Shown<'_>, case_index: usize) -> io:
             if marked { " class=\"witness\" title=\"a witness row\"" } else { "" },
             if marked { "* " } else { "" },
             row.source.line,
-            row.source.row.observed_at,
+            super::nowrap_timestamps(&row.source.row.observed_at.to_string()),
             row.source.row.message.event(),
-            escape_html(&claim_text(&row.source.row)),
+            super::nowrap_timestamps(&escape_html(&claim_text(&row.source.row))),
             disposition_colour(row.outcome.disposition),
-            escape_html(&outcome).replace('\n', "<br>"),
-            escape_html(&state_text(&row.after))
+            super::nowrap_timestamps(&escape_html(&outcome)).replace('\n', "<br>"),
+            super::nowrap_timestamps(&escape_html(&state_text(&row.after)))
         );
         out.hand_on(HAND_ON_AT)
     })?;

@@ -16,6 +16,7 @@ pub(crate) mod gradebook;
 pub(crate) mod junit;
 pub(crate) mod learner_feedback;
 pub mod markdown;
+pub(crate) mod paged;
 pub(crate) mod platform_results;
 pub(crate) mod problems;
 pub(crate) mod table;

@@ -572,6 +572,17 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
         assert!(ben
             .iter()
             .all(|l| !l.contains("EXPIRED,") && !l.contains("expected")));
+        // The feedback learners read in Moodle says "the key", never "golden" (issue 40):
+        // Ben's case the key lacks is a warning in it.
+        assert!(
+            ben.iter()
+                .any(|l| l.contains("this case is not in the key")),
+            "{ben:?}"
+        );
+        for (_, feedback) in import.values() {
+            let feedback = feedback.as_deref().unwrap_or("").to_ascii_lowercase();
+            assert!(!feedback.contains("golden"), "{feedback}");
+        }
     }
     // --missing zero, and the feedback at --feedback none: the score alone.
     let (_, written) = grade_lms(

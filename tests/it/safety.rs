@@ -600,6 +600,12 @@ fn endless_records_are_located_input_errors() {
     let long = "a".repeat(3 << 20);
     fs::write(dir.path().join("long.csv"), format!("{header}\n{long}\n")).unwrap();
     fs::write(dir.path().join("quoted.csv"), format!("{header}\n\"{long}")).unwrap();
+    // A matrix's header (a case file's is refused as a matrix before its rows are read).
+    fs::write(
+        dir.path().join("long-matrix.csv"),
+        format!("case_id,decision,reason\n{long}\n"),
+    )
+    .unwrap();
     fs::write(
         dir.path().join("long.ndjson"),
         format!("{{\"case_id\":\"{long}\"}}\n"),
@@ -664,8 +670,8 @@ fn endless_records_are_located_input_errors() {
             "long-case.json:2: cannot read: a record longer than",
         ),
         (
-            &["grade", "long.csv", "--golden", "golden.csv"],
-            "long.csv:2: cannot read: a record longer than",
+            &["grade", "long-matrix.csv", "--golden", "golden.csv"],
+            "long-matrix.csv:2: cannot read: a record longer than",
         ),
         // A device is no submission: it is refused before a byte is read (issue 22).
         (
