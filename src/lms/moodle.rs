@@ -179,8 +179,9 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
                     InputError::new(
                         &table.name,
                         row.line,
-                        "the assignment's maximum grade is 0: every grade written would be 0; \
-                         set its maximum grade in Moodle and download the worksheet again",
+                        "the assignment's maximum grade is 0 (less than 0.01): every grade \
+                         written would be 0; set its maximum grade in Moodle and download the \
+                         worksheet again",
                     )
                     .column(table.header[at].trim())
                     .value(cells[at].trim()),

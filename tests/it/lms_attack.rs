@@ -1,0 +1,200 @@
+//! `grade --lms` attacked at the edges issue 36 fixed, on classes made the way the platforms
+//! make them: each test is one break that an attack found, fixed at its cause. Every grade
+//! lands on the learner who earned it, or on nobody, said.
+
+use super::lms::{grade_lms, submission, text, write};
+
+/// A Canvas export of `Lab 2 (4102)` worth `points`, a row per `(sortable name, id, grade)`.
+fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
+    let mut text = format!(
+        "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
+    );
+    for (name, id, grade) in learners {
+        text.push_str(&format!("\"{name}\",{id},login{id},A,{grade}\n"));
+    }
+    text
+}
+
+/// Each learner's grade in a Canvas import, by user id (`ID`, the second column).
+fn canvas_grades(written: &str) -> Vec<(String, String)> {
+    super::lms::records(written, b',')
+        .into_iter()
+        .skip(2)
+        .map(|row| (row[1].clone(), row.last().unwrap().clone()))
+        .collect()
+}
+
+/// A Moodle worksheet of `Participant 3000 + i` per name, worth 10.
+fn moodle_worksheet(names: &[&str]) -> String {
+    let mut worksheet = String::from(
+        "Identifier,Full name,Email address,Grade,Maximum Grade,Last modified (grade),Feedback comments\n",
+    );
+    for (i, name) in names.iter().enumerate() {
+        worksheet.push_str(&format!(
+            "Participant {},\"{}\",p{i}@example.edu,,10.00,-,\n",
+            3000 + i,
+            name.replace('"', "\"\"")
+        ));
+    }
+    worksheet
+}
+
+// ------------------------------------------------ Canvas: a row that says Points Possible
+
+#[test]
+fn a_canvas_learner_named_points_possible_is_refused_not_taken_for_the_points() {
+    let scratch = tempfile::tempdir().unwrap();
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("pointspossiblepat_1002_55002_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let roster = scratch.path().join("gradebook.csv");
+    // Canvas's importer takes any row whose first cell holds "Points Possible" for the points
+    // row (`check_for_non_student_row`): read as such here, Pat's grade there (5.00) became
+    // the assignment's points, Ada's 4/4 was written 5 of 20, and Pat was "not on the roster".
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[
+                ("Lovelace, Ada", "1001", ""),
+                ("Points Possible, Pat", "1002", "5.00"),
+            ],
+        )
+        .as_bytes(),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "gradebook.csv:4: Student: the learner 1002's name holds \"Points Possible\", which \
+             Canvas's importer reads as the assignment's points row"
+        ) && stderr.contains("(\"Points Possible, Pat\")"),
+        "{stderr}"
+    );
+    assert!(written.is_none(), "nothing is written");
+    // A second points row (no user id) is not taken over the first either.
+    let mut two = canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]);
+    two.push_str("    Points Possible,,,,10.00\n");
+    write(&roster, two.as_bytes());
+    let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", "skip"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "gradebook.csv:4: Student: a second Points Possible row (the first is on line 2)"
+        ),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+}
+
+// ------------------------------------------------ Canvas: a learner whose name is `anon`
+
+#[test]
+fn a_canvas_learner_whose_name_canvas_writes_anon_is_graded_not_taken_for_anonymous() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    // `A, Non` is `anon` in Canvas's file names, as anonymous grading's `anon_{id}` starts.
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[("A, Non", "1001", ""), ("Okafor, Ben", "1002", "")],
+        )
+        .as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("anon_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("okaforben_LATE_1002_55002_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    assert_eq!(
+        canvas_grades(&written.unwrap()),
+        [("1001".into(), "20".into()), ("1002".into(), "5".into())]
+    );
+    // A download made with anonymous grading on is still refused, saying so.
+    write(
+        &folder.join("anon_Xb3kq_55003_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains("named for anonymous grading (anon_...)"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+}
+
+// ------------------------------------------------ points under a hundredth
+
+#[test]
+fn an_assignment_worth_under_a_hundredth_is_refused_as_worth_no_points() {
+    let scratch = tempfile::tempdir().unwrap();
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1001_55001_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let roster = scratch.path().join("gradebook.csv");
+    // 0.005 points: Ada's 1 of 4 was written 0 over her excused EX ("out of 0.01 points").
+    write(
+        &roster,
+        canvas_export("0.005", &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains(
+            "gradebook.csv:2: Lab 2 (4102): the assignment is worth no points on Canvas (less \
+             than 0.01)"
+        ),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+    write(
+        &roster,
+        canvas_export("", &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &["--points", "0.005"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(text(&run.stderr).contains("--points with --lms must be at least 0.01"));
+    assert!(written.is_none());
+    let worksheet = scratch.path().join("worksheet.csv");
+    write(
+        &worksheet,
+        moodle_worksheet(&["Ann Ames"])
+            .replace("10.00", "0.005")
+            .as_bytes(),
+    );
+    let moodle = scratch.path().join("moodle");
+    write(
+        &moodle.join("Ann Ames_3000_assignsubmission_file/matrix.csv"),
+        &submission("ben.csv"),
+    );
+    let (run, written) = grade_lms("moodle", &moodle, &worksheet, &[]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains(
+            "worksheet.csv:2: Maximum Grade: the assignment's maximum grade is 0 (less than 0.01)"
+        ),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+}
