@@ -2,7 +2,8 @@
 //! make them: each test is one break that an attack found, fixed at its cause. Every grade
 //! lands on the learner who earned it, or on nobody, said.
 
-use super::lms::{grade_lms, submission, text, write};
+use super::lms::{grade_lms, submission, text, write, CANVAS_EXPORT};
+use super::lms_edges::zip_of_stored;
 
 /// A Canvas export of `Lab 2 (4102)` worth `points`, a row per `(sortable name, id, grade)`.
 fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
@@ -138,6 +139,76 @@ fn a_canvas_learner_whose_name_canvas_writes_anon_is_graded_not_taken_for_anonym
         text(&run.stderr)
     );
     assert!(written.is_none());
+}
+
+// ------------------------------------------------ a download zipped again on a Mac
+
+#[test]
+fn a_download_zipped_again_on_a_mac_is_looked_through_its_folder() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(&roster, CANVAS_EXPORT.as_bytes());
+    // macOS's Compress of an unpacked download: the folder, and beside it `__MACOSX/` with
+    // the folder's AppleDouble files. Before, the litter's `{folder}/` was taken for an entry
+    // of the download ("whose is this entry? it is a folder") and nothing was graded.
+    let zip = scratch.path().join("submissions.zip");
+    let ada = submission("ada.csv");
+    zip_of_stored(
+        &zip,
+        &[
+            ("submissions/lovelaceada_1001_55001_matrix.csv", &ada),
+            ("submissions/.DS_Store", b"\0\0\0\x01Bud1"),
+            (
+                "__MACOSX/submissions/._lovelaceada_1001_55001_matrix.csv",
+                b"\0\x05\x16\x07",
+            ),
+        ],
+        false,
+    );
+    let (run, written) = grade_lms("canvas", &zip, &roster, &["--assignment", "4102"]);
+    let stderr = text(&run.stderr);
+    assert!(
+        !stderr.contains("whose is this entry"),
+        "the download is read: {stderr}"
+    );
+    assert_eq!(run.status.code(), Some(2), "others have no submission");
+    let grades = canvas_grades(&written.unwrap());
+    assert!(grades.contains(&("1001".into(), "20".into())), "{grades:?}");
+}
+
+// ------------------------------------------------ a name twice, with data descriptors
+
+#[test]
+fn a_name_twice_in_a_zip_written_to_a_stream_is_two_matrices_said_by_name() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(&roster, CANVAS_EXPORT.as_bytes());
+    let zip = scratch.path().join("stream.zip");
+    let (ada, ben) = (submission("ada.csv"), submission("ben.csv"));
+    // Each entry's sizes in a data descriptor: the earlier of the two names, which the zip
+    // crate's index does not reach, was "cannot unpack: unsupported Zip archive", the
+    // learner ungradable for the wrong reason.
+    zip_of_stored(
+        &zip,
+        &[
+            ("lovelaceada_1001_55001_matrix.csv", &ben),
+            ("obriensiân_1005_55005_matrix.csv", &ada),
+            ("lovelaceada_1001_55001_matrix.csv", &ada),
+        ],
+        true,
+    );
+    let (run, written) = grade_lms("canvas", &zip, &roster, &["--assignment", "4102"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr.contains(
+            "Lovelace, Ada (1001): holds 2 matrices (matrix (2nd of this name).csv, matrix.csv)"
+        ) && !stderr.contains("cannot unpack"),
+        "{stderr}"
+    );
+    let grades = canvas_grades(&written.unwrap());
+    assert!(!grades.iter().any(|(id, _)| id == "1001"), "{grades:?}");
+    assert!(grades.contains(&("1005".into(), "20".into())), "{grades:?}");
 }
 
 // ------------------------------------------------ points under a hundredth

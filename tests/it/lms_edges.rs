@@ -255,6 +255,14 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
 /// A zip of stored entries whose names may repeat, laid out as APPNOTE.TXT says (the zip
 /// crate's writer refuses a name twice; Python's zipfile and Info-ZIP's zip write one).
 fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
+    zip_of_stored(zip, entries, false);
+}
+
+/// [`zip_with_repeats`], each entry's sizes and CRC-32 in a data descriptor after its data
+/// when `descriptors` (general purpose flag bit 3, APPNOTE.TXT 4.3.9: the local header's are
+/// zero), as a zipper writing to a stream does (Python's zipfile on a pipe, `zip -` of
+/// Info-ZIP); the central directory has them as ever.
+pub(super) fn zip_of_stored(zip: &Path, entries: &[(&str, &[u8])], descriptors: bool) {
     fn crc32(data: &[u8]) -> u32 {
         let mut crc = !0u32;
         for &byte in data {
@@ -274,18 +282,26 @@ fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
     for (name, data) in entries {
         let offset = out.len() as u32;
         let sizes = [crc32(data), data.len() as u32, data.len() as u32];
+        let flags: u8 = if descriptors { 8 } else { 0 };
         out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        out.extend_from_slice(&[20, 0, flags, 0, 0, 0, 0, 0, 0, 0]);
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&[20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        central.extend_from_slice(&[20, 3, 20, 0, flags, 0, 0, 0, 0, 0, 0, 0]);
         for value in sizes {
-            out.extend_from_slice(&value.to_le_bytes());
+            let local = if descriptors { 0 } else { value };
+            out.extend_from_slice(&local.to_le_bytes());
             central.extend_from_slice(&value.to_le_bytes());
         }
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(&[0, 0]);
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(data);
+        if descriptors {
+            out.extend_from_slice(&0x0807_4b50u32.to_le_bytes());
+            for value in sizes {
+                out.extend_from_slice(&value.to_le_bytes());
+            }
+        }
         central.extend_from_slice(&(name.len() as u16).to_le_bytes());
         central.extend_from_slice(&[0; 8]);
         central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
