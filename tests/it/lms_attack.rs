@@ -3,7 +3,7 @@
 //! lands on the learner who earned it, or on nobody, said.
 
 use super::lms::{grade_lms, submission, text, write, CANVAS_EXPORT};
-use super::lms_edges::zip_of_stored;
+use super::lms_edges::{moodle_importer_rows, zip_of_stored};
 
 /// A Canvas export of `Lab 2 (4102)` worth `points`, a row per `(sortable name, id, grade)`.
 fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
@@ -209,6 +209,80 @@ fn a_name_twice_in_a_zip_written_to_a_stream_is_two_matrices_said_by_name() {
     let grades = canvas_grades(&written.unwrap());
     assert!(!grades.iter().any(|(id, _)| id == "1001"), "{grades:?}");
     assert!(grades.contains(&("1005".into(), "20".into())), "{grades:?}");
+}
+
+// ------------------------------------------------ Moodle reads the worksheet twice
+
+#[test]
+fn moodles_second_reading_of_the_worksheet_takes_each_learners_grade_from_their_row() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("worksheet.csv");
+    write(
+        &roster,
+        moodle_worksheet(&["Ann Ames", "Bo Brown"]).as_bytes(),
+    );
+    // Ann's matrix holds a quote after two backslashes. Moodle's importer writes the rows it
+    // read with fputcsv, which doubles no quote after a backslash, and reads them again with
+    // fgetcsv, which takes that quote for the cell's end: her feedback came back in 26 cells,
+    // cut at `a\\`.
+    let folder = scratch.path().join("download");
+    write(
+        &folder.join("Ann Ames_3000_assignsubmission_file/matrix.csv"),
+        b"case_id,decision,reason\nprobe-1,\"a\\\\\"\", 40, \"\"b\\\\\",within_lease\n",
+    );
+    write(
+        &folder.join("Bo Brown_3001_assignsubmission_file/matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    let rows = moodle_importer_rows(&written.unwrap());
+    assert_eq!(
+        rows[1][..4],
+        ["Participant 3000", "Ann Ames", "p0@example.edu", "0"]
+    );
+    assert_eq!(
+        rows[2][..4],
+        ["Participant 3001", "Bo Brown", "p1@example.edu", "10"]
+    );
+    let feedback = super::lms::shown_in_moodle(&rows[1][6]).join("\n");
+    assert!(
+        feedback.contains("probe-1: decision: a\\\\\", 40, \"b\\\\ is wrong"),
+        "{feedback}"
+    );
+}
+
+#[test]
+fn a_worksheet_cell_moodle_reads_back_wrongly_is_refused_naming_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("worksheet.csv");
+    // A learner may name themselves `Bob\` in Moodle: the importer's second reading took the
+    // cells after that name for one, and the grade from the feedback's text (the learner's).
+    write(
+        &roster,
+        moodle_worksheet(&["Ann Ames", "Bob\\", "Cy \\\\\"C\\\\\", Jr"]).as_bytes(),
+    );
+    let folder = scratch.path().join("download");
+    for (i, name) in ["Ann Ames", "Bob", "Cy C"].iter().enumerate() {
+        write(
+            &folder.join(format!(
+                "{name}_{}_assignsubmission_file/matrix.csv",
+                3000 + i
+            )),
+            &submission("ben.csv"),
+        );
+    }
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("worksheet.csv:3: Full name: Moodle's upload would read this row wrongly")
+            && stderr.contains("(\"Bob\\\\\")")
+            && stderr.contains("worksheet.csv:4: Full name: Moodle's upload")
+            && stderr.contains("2 input errors"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
 }
 
 // ------------------------------------------------ points under a hundredth
