@@ -2,6 +2,8 @@
 //! make them: each test is one break that an attack found, fixed at its cause. Every grade
 //! lands on the learner who earned it, or on nobody, said.
 
+use std::fs;
+
 use super::lms::{grade_lms, submission, text, write, CANVAS_EXPORT};
 use super::lms_edges::{moodle_importer_rows, zip_of_stored};
 
@@ -342,4 +344,60 @@ fn an_assignment_worth_under_a_hundredth_is_refused_as_worth_no_points() {
         text(&run.stderr)
     );
     assert!(written.is_none());
+}
+
+// ------------------------------------------------ a regrade matching nobody
+
+#[test]
+fn a_regrade_says_which_submissions_the_baseline_does_not_have() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("subs");
+    for name in ["ada.csv", "ben.csv"] {
+        write(&dir.join(name), &submission(name));
+    }
+    let key = super::lms::key();
+    let run_in = |args: &[&str]| {
+        crate::common::leasejudge(args)
+            .dir(scratch.path())
+            .env("NO_COLOR", "1")
+            .output()
+    };
+    let golden = key.to_str().unwrap();
+    let first = run_in(&[
+        "grade",
+        "--golden",
+        golden,
+        "subs/",
+        "--gradebook",
+        "gb.csv",
+    ]);
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
+    // The same files by another path: the baseline names none of them. It said "Moved since
+    // the baseline: nobody", as if each had kept their score.
+    let again = run_in(&[
+        "grade",
+        "--golden",
+        golden,
+        "./subs",
+        "--baseline",
+        "gb.csv",
+    ]);
+    let stdout = text(&again.stdout);
+    assert!(
+        stdout.contains(
+            "Moved since the baseline: nobody; 2 of 2 not in the baseline, which names \
+             submissions as given (the same paths from the same directory): ./subs/ada.csv, \
+             ./subs/ben.csv"
+        ),
+        "{stdout}"
+    );
+    // A file renamed since: said by its new name.
+    fs::rename(dir.join("ada.csv"), dir.join("ada2.csv")).unwrap();
+    let renamed = run_in(&["grade", "--golden", golden, "subs/", "--baseline", "gb.csv"]);
+    let stdout = text(&renamed.stdout);
+    assert!(
+        stdout.contains("Moved since the baseline: nobody; 1 of 2 not in the baseline")
+            && stdout.contains("): subs/ada2.csv"),
+        "{stdout}"
+    );
 }
