@@ -31,7 +31,9 @@ use std::collections::HashMap;
 use crate::input::{InputError, InputErrors};
 use crate::output::quote;
 
-use super::canvas_names::{is_named, name_in_files, name_key, readings, same_name};
+use super::canvas_names::{
+    display_name_keys, is_named, name_in_files, name_key, readings, same_name,
+};
 use super::download::{Claim, Entry, Kind, Unclaimed};
 use super::groups::{Group, Groups};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
@@ -112,11 +114,17 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
             Some(group) if same_name(reading.name, &group.name) => {
                 found.push(claim(Some(group.clone())))
             }
-            // A learner in no group of a group assignment: named by their display name.
-            None if learner.is_some()
-                && groups
+            // A learner in no group of a group assignment: named by their display name, which
+            // no export has (the group set's `name` column is the sortable name too): the
+            // words of the sortable name in another order (`Lovelace, Ada` as `Ada Lovelace`).
+            None if learner.is_some_and(|learner| {
+                groups
                     .display_name(reading.user)
-                    .is_some_and(|name| same_name(reading.name, name)) =>
+                    .is_some_and(|name| same_name(reading.name, name))
+                    || display_name_keys(&roster.sortable_name(learner))
+                        .iter()
+                        .any(|key| is_named(reading.name, key))
+            }) =>
             {
                 found.push(claim(None))
             }
@@ -629,9 +637,9 @@ mod tests {
         std::fs::write(
             export.path(),
             "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
-             Bob Smith,7,,bs,A,Team Rocket,9,\n\
-             Ben Okafor,1002,,bo,A,Team Rocket,9,\n\
-             Siân O'Brien,42,,so,A,,,\n",
+             \"Smith, Bob\",7,,bs,A,Team Rocket,9,\n\
+             \"Okafor, Ben\",1002,,bo,A,Team Rocket,9,\n\
+             \"O'Brien, Siân\",42,,so,A,,,\n",
         )
         .unwrap();
         let groups = crate::lms::groups::read_canvas(export.path()).unwrap();

@@ -119,15 +119,16 @@ fn a_canvas_entry_named_for_another_learner_is_said_and_nothing_is_graded() {
 // ------------------------------------------------ Canvas: group assignments
 
 /// Canvas's export of a group set (`GroupCategoriesController#export`): every student, with
-/// their group's name or none.
+/// their group's name or none. Its `name` column is the sortable name (`build_row`:
+/// `row << user.sortable_name`), as the gradebook export's `Student` is.
 const GROUP_SET: &str =
     "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
-Ada Lovelace,1001,,ada,A,Team Rocket,71,\n\
-Ben Okafor,1002,,ben,A,Team Rocket,71,\n\
-Cy Yilmaz,1003,,cy,A,Team Magma,72,\n\
-Dee Doe,1004,,dee,A,Team Magma,72,\n\
-Eve Adams,1005,,eve,A,Team Aqua,73,\n\
-Siân O'Brien,1006,,sian,A,,,\n";
+\"Lovelace, Ada\",1001,,ada,A,Team Rocket,71,\n\
+\"Okafor, Ben\",1002,,ben,A,Team Rocket,71,\n\
+\"Yilmaz, Cy\",1003,,cy,A,Team Magma,72,\n\
+\"Doe, Dee\",1004,,dee,A,Team Magma,72,\n\
+\"Adams, Eve\",1005,,eve,A,Team Aqua,73,\n\
+\"O'Brien, Siân\",1006,,sian,A,,,\n";
 
 /// What a group assignment's grades become on Canvas: `Assignment#grade_student` grades the
 /// whole group unless the assignment grades members individually, so the import's rows,
@@ -175,7 +176,8 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
     let groups = scratch.path().join("groups.csv");
     write(&groups, GROUP_SET.as_bytes());
     // `Assignment#representatives`: one member stands for the group, under the group's name;
-    // a learner in no group under their display name.
+    // a learner in no group under their display name (`Siân O'Brien`), which neither export
+    // has.
     let folder = scratch.path().join("submissions");
     write(
         &folder.join("teamrocket_1002_55001_matrix.csv"),
