@@ -481,6 +481,14 @@ impl Roster {
         }
     }
 
+    /// Whether the learner is excused from the assignment: their cell is `EX`
+    /// (`GradebookExporter`, for an excused submission; the importer reads it in any case).
+    pub fn excused(&self, learner: &Learner) -> bool {
+        self.table.rows[learner.row].cells[self.assignment]
+            .trim()
+            .eq_ignore_ascii_case("EX")
+    }
+
     /// The assignment's column header, `Lab 5 (1234)`.
     pub fn assignment(&self) -> &str {
         self.table.header[self.assignment].trim()

@@ -401,3 +401,43 @@ fn a_regrade_says_which_submissions_the_baseline_does_not_have() {
         "{stdout}"
     );
 }
+
+// ------------------------------------------------ --missing zero and an excused learner
+
+#[test]
+fn missing_zero_gives_an_excused_learner_no_zero() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    // Ben is excused (EX) and handed in nothing: his 0 would undo the excusal on import.
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[
+                ("Lovelace, Ada", "1001", ""),
+                ("Okafor, Ben", "1002", "EX"),
+                ("Doe, Dee", "1004", ""),
+            ],
+        )
+        .as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("lovelaceada_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    let (run, written) = grade_lms("canvas", &folder, &roster, &["--missing", "zero"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        canvas_grades(&written.unwrap()),
+        [("1001".into(), "20".into()), ("1004".into(), "0".into())]
+    );
+    assert!(
+        stderr.contains(
+            "2 grades out of 20 points, 1 learner with no gradable submission given no grade \
+             (excused on the platform: a 0 would undo the excusal)"
+        ),
+        "{stderr}"
+    );
+}
