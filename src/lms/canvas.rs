@@ -31,7 +31,9 @@ use std::collections::HashMap;
 use crate::input::{InputError, InputErrors};
 use crate::output::quote;
 
-use super::canvas_names::{is_named, name_in_files, name_key, readings, same_name};
+use super::canvas_names::{
+    display_name_keys, is_named, name_in_files, name_key, readings, same_name,
+};
 use super::download::{Claim, Entry, Kind, Unclaimed};
 use super::groups::{Group, Groups};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
@@ -70,16 +72,22 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
             "a folder: Canvas's download holds files named after their learners".into(),
         );
     }
+    let readings = readings(&entry.name);
+    // A name of anonymous grading (`anon_{anonymous id}`), unless it is a learner's whose
+    // name Canvas writes `anon` (`A, Non`), which the roster finds below.
     let parts: Vec<&str> = entry.name.split('_').collect();
-    if parts.first() == Some(&"anon") || parts.get(..2) == Some(&["LATE", "anon"]) {
-        return not_named(
+    let anonymous = parts.first() == Some(&"anon") || parts.get(..2) == Some(&["LATE", "anon"]);
+    let anonymous_error = || {
+        not_named(
             "named for anonymous grading (anon_...): the gradebook export has no anonymous ids; \
              download the submissions again once the assignment's anonymous grading is off"
                 .into(),
-        );
-    }
-    let readings = readings(&entry.name);
+        )
+    };
     if readings.is_empty() {
+        if anonymous {
+            return anonymous_error();
+        }
         return not_named(
             "not named as Canvas names a submission's files ({name}_{user id}_{attachment id}_\
              {file})"
@@ -106,11 +114,17 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
             Some(group) if same_name(reading.name, &group.name) => {
                 found.push(claim(Some(group.clone())))
             }
-            // A learner in no group of a group assignment: named by their display name.
-            None if learner.is_some()
-                && groups
+            // A learner in no group of a group assignment: named by their display name, which
+            // no export has (the group set's `name` column is the sortable name too): the
+            // words of the sortable name in another order (`Lovelace, Ada` as `Ada Lovelace`).
+            None if learner.is_some_and(|learner| {
+                groups
                     .display_name(reading.user)
-                    .is_some_and(|name| same_name(reading.name, name)) =>
+                    .is_some_and(|name| same_name(reading.name, name))
+                    || display_name_keys(&roster.sortable_name(learner))
+                        .iter()
+                        .any(|key| is_named(reading.name, key))
+            }) =>
             {
                 found.push(claim(None))
             }
@@ -137,6 +151,7 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
                 quote(&second.place)
             ))
         }
+        [] if anonymous => return anonymous_error(),
         [] => {}
     }
     // Whose it could be: someone the roster lacks, or a learner of the roster under another
@@ -223,37 +238,61 @@ fn no_points(
         InputError::new(
             &table.name,
             row.line,
-            "the assignment is worth no points on Canvas: every grade written would be 0 \
-             (replacing an excused EX and every grade there); set its points on Canvas (the \
-             assignment's Points) and export the gradebook again",
+            "the assignment is worth no points on Canvas (less than 0.01): every grade written \
+             would be 0 (replacing an excused EX and every grade there); set its points on \
+             Canvas (the assignment's Points) and export the gradebook again",
         )
         .column(table.header[column].trim())
         .value(row.cells[column].trim())
     })
 }
 
-/// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
-/// whole header; without it, the export's only assignment).
-pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
-    let header = &table.header;
-    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
-    let (names, id_column) = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
-        (1, 1)
-    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
-        (2, 2)
+/// What the first cell of the export's points row holds, and what Canvas's importer looks
+/// for in every row's first cell (`row[0] =~ /Points Possible/`).
+const POINTS_POSSIBLE: &str = "Points Possible";
+
+/// Why a row whose first cell holds `Points Possible` cannot be read as the points row: it is
+/// a learner's (their name holds it: the importer would set the assignment's points to their
+/// grade, and every grade here would be scaled to it), or a second one. `None`: it is the
+/// export's points row.
+fn points_possible_error(
+    table: &Table,
+    row: &super::table::Row,
+    id_column: usize,
+    first: Option<usize>,
+) -> Option<InputError> {
+    let id = row.cells[id_column].trim();
+    let message = if !id.is_empty() {
+        format!(
+            "the learner {id}'s name holds \"{POINTS_POSSIBLE}\", which Canvas's importer reads \
+             as the assignment's points row: the import would set the assignment's points to this \
+             learner's grade; change the name in Canvas (or take the row out of the export and \
+             give --not-on-roster skip) and export again"
+        )
+    } else if let Some(first) = first {
+        format!(
+            "a second {POINTS_POSSIBLE} row (the first is on line {}): which one is the \
+             assignment's? export the gradebook again",
+            table.rows[first].line
+        )
     } else {
-        return Err(InputErrors::from(vec![table.header_error(
-            "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
-             FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
-        )]));
+        return None;
     };
-    let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
-    else {
-        return Err(InputErrors::from(vec![table.header_error(
-            "no Section column: Canvas's importer needs the student columns to end with it; \
-             export the gradebook again",
-        )]));
-    };
+    Some(
+        InputError::new(&table.name, row.line, message)
+            .column(table.header[0].trim())
+            .value(row.cells[0].trim()),
+    )
+}
+
+/// The column of the assignment `assignment` names (its id, its title or its whole header;
+/// without it, the export's only assignment), among the columns after `section`.
+fn assignment_column(
+    table: &Table,
+    section: usize,
+    assignment: Option<&str>,
+) -> Result<usize, InputErrors> {
+    let header = &table.header;
     let assignments: Vec<(usize, &str, &str)> = (section + 1..header.len())
         .filter(|&i| !NOT_ASSIGNMENTS.iter().any(|n| header[i].contains(n)))
         .filter_map(|i| title_and_id(&header[i]).map(|(title, id)| (i, title, id)))
@@ -285,41 +324,58 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
             }
         }
     };
-    let assignment_column = match (chosen.as_slice(), assignment) {
-        ([one], _) => *one,
-        ([], None) => {
-            return Err(InputErrors::from(vec![table.header_error(
-                "no assignment columns (headed TITLE (ID)): export the gradebook with the \
-                 assignment in it",
-            )]))
-        }
-        ([], Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "no assignment {wanted:?} (give --assignment its id or title); the export's \
-                     assignments: {}",
-                    listed()
-                ))
-                .value(wanted)]))
-        }
-        (_, None) => {
-            return Err(InputErrors::from(vec![table.header_error(format!(
-                "the export has {} assignments: name the one being graded with --assignment ID \
-                 (its id, the number in parentheses): {}",
+    match (chosen.as_slice(), assignment) {
+        ([one], _) => Ok(*one),
+        ([], None) => Err(InputErrors::from(vec![table.header_error(
+            "no assignment columns (headed TITLE (ID)): export the gradebook with the \
+             assignment in it",
+        )])),
+        ([], Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "no assignment {wanted:?} (give --assignment its id or title); the export's \
+                 assignments: {}",
+                listed()
+            ))
+            .value(wanted)])),
+        (_, None) => Err(InputErrors::from(vec![table.header_error(format!(
+            "the export has {} assignments: name the one being graded with --assignment ID \
+             (its id, the number in parentheses): {}",
+            chosen.len(),
+            listed()
+        ))])),
+        (_, Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
                 chosen.len(),
                 listed()
-            ))]))
-        }
-        (_, Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
-                    chosen.len(),
-                    listed()
-                ))
-                .value(wanted)]))
-        }
+            ))
+            .value(wanted)])),
+    }
+}
+
+/// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
+/// whole header; without it, the export's only assignment).
+pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
+    let header = &table.header;
+    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
+    let (names, id_column) = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
+        (1, 1)
+    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
+        (2, 2)
+    } else {
+        return Err(InputErrors::from(vec![table.header_error(
+            "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
+             FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
+        )]));
     };
+    let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
+    else {
+        return Err(InputErrors::from(vec![table.header_error(
+            "no Section column: Canvas's importer needs the student columns to end with it; \
+             export the gradebook again",
+        )]));
+    };
+    let assignment_column = assignment_column(&table, section, assignment)?;
     let mut errors = InputErrors::new();
     let mut learners: Vec<Learner> = Vec::new();
     let mut points_row = None;
@@ -327,7 +383,13 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
     let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for (index, row) in table.rows.iter().enumerate() {
         let cells = &row.cells;
-        if cells[0].contains("Points Possible") {
+        // Canvas's importer takes any row whose first cell holds `Points Possible` for the
+        // points row (`check_for_non_student_row`): the export's own has no user id.
+        if cells[0].contains(POINTS_POSSIBLE) {
+            if let Some(error) = points_possible_error(&table, row, id_column, points_row) {
+                errors.push(error);
+                continue;
+            }
             points_row = Some(index);
             points = parse_points(&cells[assignment_column]);
             if let Some(error) = no_points(&table, row, assignment_column, points) {
@@ -417,6 +479,14 @@ impl Roster {
         } else {
             cells[0].trim().to_owned()
         }
+    }
+
+    /// Whether the learner is excused from the assignment: their cell is `EX`
+    /// (`GradebookExporter`, for an excused submission; the importer reads it in any case).
+    pub fn excused(&self, learner: &Learner) -> bool {
+        self.table.rows[learner.row].cells[self.assignment]
+            .trim()
+            .eq_ignore_ascii_case("EX")
     }
 
     /// The assignment's column header, `Lab 5 (1234)`.
@@ -575,9 +645,9 @@ mod tests {
         std::fs::write(
             export.path(),
             "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
-             Bob Smith,7,,bs,A,Team Rocket,9,\n\
-             Ben Okafor,1002,,bo,A,Team Rocket,9,\n\
-             Siân O'Brien,42,,so,A,,,\n",
+             \"Smith, Bob\",7,,bs,A,Team Rocket,9,\n\
+             \"Okafor, Ben\",1002,,bo,A,Team Rocket,9,\n\
+             \"O'Brien, Siân\",42,,so,A,,,\n",
         )
         .unwrap();
         let groups = crate::lms::groups::read_canvas(export.path()).unwrap();

@@ -225,6 +225,49 @@ pub fn name_key(name: &str) -> String {
     comparable(&name_in_files(name))
 }
 
+/// The most words of a sortable name put in every order by [`display_name_keys`] (720
+/// orders); a longer name is only turned round at its comma.
+const MAX_ORDERED_WORDS: usize = 6;
+
+/// The keys ([`name_key`]) of the display names a learner whose sortable name is `sortable`
+/// may have: its words in every order. Canvas makes a sortable name from a display name by
+/// putting the surname first (`User.last_name_first`: `Ada Lovelace` is `Lovelace, Ada`,
+/// `John Smith Jr.` is `Smith, John Jr.`), and names a learner in no group of a group
+/// assignment by the display name (`Assignment#groups_and_ungrouped`), which no export
+/// carries. A display name set apart from the sortable name is not found: said, not guessed.
+pub fn display_name_keys(sortable: &str) -> Vec<String> {
+    let mut words: Vec<&str> = sortable
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > MAX_ORDERED_WORDS {
+        let turned = match sortable.split_once(',') {
+            Some((surname, given)) => format!("{given} {surname}"),
+            None => sortable.to_owned(),
+        };
+        return vec![name_key(&turned)];
+    }
+    // Heap's algorithm: every order of the words, each once.
+    let mut keys = vec![name_key(&words.join(" "))];
+    let mut counters = vec![0; words.len()];
+    let mut at = 1;
+    while at < words.len() {
+        if counters[at] < at {
+            let other = if at % 2 == 0 { 0 } else { counters[at] };
+            words.swap(other, at);
+            keys.push(name_key(&words.join(" ")));
+            counters[at] += 1;
+            at = 1;
+        } else {
+            counters[at] = 0;
+            at += 1;
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// Whether `in_download` (an entry's name part) is what Canvas writes for a name whose
 /// [`name_key`] is `key`.
 pub fn is_named(in_download: &str, key: &str) -> bool {
@@ -305,6 +348,26 @@ mod tests {
         assert!(same_name("\u{1100}\u{1161}\u{11a8}", "각"));
         assert!(same_name("nguyễn", "Nguye\u{302}\u{303}n"));
         assert!(!same_name("zoeanais", "Zoë, Anaïs, Jr"));
+        // A display name is the sortable name's words in another order.
+        let display = |download: &str, sortable: &str| {
+            display_name_keys(sortable)
+                .iter()
+                .any(|key| is_named(download, key))
+        };
+        assert!(display("adalovelace", "Lovelace, Ada"));
+        assert!(display("siânobrien", "O'Brien, Siân"));
+        assert!(display("johnsmithjr", "Smith, John Jr."));
+        assert!(display("ana_7bordalo", "Bordalo, Ana_7"));
+        assert!(!display("bobsmith", "Smith, Robert"));
+        assert_eq!(display_name_keys("a b c d e f").len(), 720);
+        assert_eq!(
+            display_name_keys("a b c d e f g"),
+            [name_key("a b c d e f g")]
+        );
+        assert_eq!(
+            display_name_keys("Last, a b c d e f"),
+            [name_key("a b c d e f Last")]
+        );
         // The table is in code point order, as the lookup needs.
         let marked: Vec<char> = FOLDS.chars().step_by(2).collect();
         assert!(marked.windows(2).all(|w| w[0] < w[1]));

@@ -254,7 +254,11 @@ impl Download {
             match entries.as_slice() {
                 [only] if only.kind == Kind::Folder && !recognised(only) => {
                     root_name = only.name.clone();
-                    items.retain(|item| item.components.len() > 1);
+                    // Only what is in the wrapping folder: what lies beside it is litter
+                    // (macOS's `__MACOSX/{folder}/._...`), which must not become entries.
+                    items.retain(|item| {
+                        item.components.len() > 1 && item.components[0] == only.name
+                    });
                     for item in &mut items {
                         item.components.remove(0);
                     }

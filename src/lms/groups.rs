@@ -6,8 +6,9 @@
 //!   `name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id`,
 //!   whose `group_name` is empty for a learner in no group). A group assignment's download
 //!   names each group's files by the group's name and one member's user id
-//!   (`Assignment#representatives`), and a learner in no group by their display name (the
-//!   export's `name`).
+//!   (`Assignment#representatives`), and a learner in no group by their display name, which
+//!   the export does not have: its `name` is the sortable name (`build_row`), whose words
+//!   [`super::canvas_names::display_name_keys`] reorders.
 //! - **GitHub Classroom**: the CSV `gh classroom assignment-grades` writes
 //!   (`cmd/gh-classroom/assignment-grades/assignment_grades.go`): a row per learner with
 //!   `github_username` and `student_repository_name` (and `group_name` for a group
@@ -39,7 +40,8 @@ pub struct Groups {
     /// A group by its key: Canvas's group name; GitHub Classroom's repository name (in lower
     /// case).
     by_key: HashMap<String, usize>,
-    /// A learner's display name (Canvas's `name`), which names a learner in no group.
+    /// A learner's name as the file has it (Canvas's `name`: the sortable name, or a display
+    /// name in a file made by hand), which names a learner in no group.
     display: HashMap<String, String>,
 }
 
@@ -56,7 +58,7 @@ impl Groups {
             .map(|&i| &self.groups[i])
     }
 
-    /// A learner's display name, if the file has it.
+    /// A learner's name as the file has it ([`Groups::display`]), if it has one.
     pub fn display_name(&self, member: &str) -> Option<&str> {
         self.display.get(member).map(String::as_str)
     }

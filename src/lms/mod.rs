@@ -99,6 +99,15 @@ impl Roster {
         }
     }
 
+    /// Whether the `n`-th learner is excused from the assignment on the platform (Canvas's
+    /// `EX`): `--missing zero` gives them no 0, which would undo the excusal.
+    pub fn excused(&self, n: usize) -> bool {
+        match self {
+            Roster::Canvas(roster) => roster.excused(&roster.learners[n]),
+            Roster::Moodle(_) | Roster::GithubClassroom(_) => false,
+        }
+    }
+
     /// The file the platform imports, for `grades` (parallel to the learners) out of
     /// `points`.
     pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {

@@ -36,7 +36,7 @@ use crate::input::{InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
-use super::table::{php_csv_text, sheet_cell, Table};
+use super::table::{php_csv_text, php_reread_breaks, sheet_cell, Table};
 
 /// What follows a learner's prefix in the download: the submission plugin's name.
 const PLUGIN: &str = "_assignsubmission_";
@@ -95,6 +95,23 @@ pub struct Roster {
     feedback: Option<usize>,
     /// The assignment's maximum grade.
     pub points: Option<f64>,
+}
+
+/// A cell Moodle's upload would read back wrongly, with the row's other cells moved
+/// ([`php_reread_breaks`]).
+fn reread_error(table: &Table, row: &super::table::Row, at: usize) -> InputError {
+    InputError::new(
+        &table.name,
+        row.line,
+        "Moodle's upload would read this row wrongly: it reads the worksheet, writes it again \
+         with PHP's fputcsv and reads that with fgetcsv, which split a cell ending in a \
+         backslash, or holding a quote after two, and the row's grade would be read from another \
+         cell; Moodle's import reads only Identifier, Grade, Last modified (grade) and the \
+         feedback, so take the backslashes out of this cell (or change it in Moodle and download \
+         the worksheet again)",
+    )
+    .column(table.header[at].trim())
+    .value(row.cells[at].as_str())
 }
 
 /// Reads a grading worksheet.
@@ -168,6 +185,12 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
             );
             continue;
         }
+        // The cells written back as read (the grade and the feedback are written anew).
+        for (at, cell) in cells.iter().enumerate() {
+            if at != grade && Some(at) != feedback && php_reread_breaks(cell) {
+                errors.push(reread_error(&table, row, at));
+            }
+        }
         if let Some(at) = maximum {
             match (parse_points(&cells[at]), points) {
                 (None, _) => errors.push(
@@ -179,8 +202,9 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
                     InputError::new(
                         &table.name,
                         row.line,
-                        "the assignment's maximum grade is 0: every grade written would be 0; \
-                         set its maximum grade in Moodle and download the worksheet again",
+                        "the assignment's maximum grade is 0 (less than 0.01): every grade \
+                         written would be 0; set its maximum grade in Moodle and download the \
+                         worksheet again",
                     )
                     .column(table.header[at].trim())
                     .value(cells[at].trim()),
@@ -227,12 +251,15 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
 }
 
 /// Plain text as Moodle's HTML feedback field shows it: `&`, `<` and `>` as entities, and a
-/// `<br>` between lines.
+/// `<br>` between lines; `"` and `\` as entities too, so that no learner's text puts in the
+/// cell what Moodle's second reading of the worksheet splits ([`php_reread_breaks`]).
 pub fn feedback_html(lines: &[String]) -> String {
     let escape = |line: &String| {
         line.replace('&', "&amp;")
             .replace('<', "&lt;")
             .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\\', "&#92;")
     };
     lines.iter().map(escape).collect::<Vec<_>>().join("<br>")
 }

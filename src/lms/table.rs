@@ -189,6 +189,28 @@ pub fn php_csv_text(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Whether Moodle's upload would misread `cell` the second time it reads the worksheet:
+/// `load_csv_content` stores the rows it read with PHP's `fputcsv` (`csv_export_writer::
+/// print_array`) and the importer's `next()` reads them back with `fgetcsv`, and the two
+/// disagree on a backslash before a quote. `php_fputcsv` doubles no `"` after a `\`, while
+/// `php_fgetcsv` takes each `\` as escaping the character after it: so a cell ending in an
+/// odd run of backslashes (its closing `"` read as escaped) or holding a `"` after an even run
+/// (read as the enclosure's end) comes back split or joined with the cells after it, and the
+/// row's grade is read from another cell. No writing of the file avoids it: the cell is
+/// refused where it is read ([`super::moodle`]), and the feedback written holds neither
+/// character.
+pub fn php_reread_breaks(cell: &str) -> bool {
+    let mut backslashes = 0usize;
+    for c in cell.chars() {
+        match c {
+            '\\' => backslashes += 1,
+            '"' if backslashes > 0 && backslashes % 2 == 0 => return true,
+            _ => backslashes = 0,
+        }
+    }
+    backslashes % 2 == 1
+}
+
 /// One cell of [`php_csv_text`].
 fn php_cell(cell: &str, out: &mut String) {
     let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c');
@@ -265,5 +287,23 @@ mod tests {
         assert_eq!(rows(&["ends\\"]), "\"ends\"\\\n");
         assert_eq!(rows(&["two\\\\"]), "\"two\\\\\"\n");
         assert_eq!(rows(&[" lead", "x,y"]), "\" lead\",\"x,y\"\n");
+    }
+
+    #[test]
+    fn cells_moodle_reads_back_wrongly_are_known() {
+        for broken in ["x\\", "x\\\\\\", "a\\\\\", b", "\\\\\"", "a\\\\\"\"b"] {
+            assert!(php_reread_breaks(broken), "{broken}");
+        }
+        for kept in [
+            "\\\"EXPIRED\\\"",
+            "x\\\\",
+            "a\\b",
+            "say \"hi\"",
+            "plain",
+            "",
+            "\\\\\\\"",
+        ] {
+            assert!(!php_reread_breaks(kept), "{kept}");
+        }
     }
 }

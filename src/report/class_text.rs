@@ -170,11 +170,37 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
         .iter()
         .map(|(s, change)| format!("{} {}", escape_controls(&s.name), signed(*change)))
         .collect();
-    Some(if moved.is_empty() {
+    let mut line = if moved.is_empty() {
         "Moved since the baseline: nobody".to_owned()
     } else {
         format!("Moved since the baseline: {}", moved.join(", "))
-    })
+    };
+    // Matched by name as given: a submission renamed, or given by another path (`./s` for
+    // `s/`), is said, not left to look unmoved.
+    let absent: Vec<&Submission> = report
+        .submissions
+        .iter()
+        .filter(|s| s.previous.is_none())
+        .collect();
+    if !absent.is_empty() {
+        const SHOWN: usize = 5;
+        let mut names: Vec<String> = absent
+            .iter()
+            .take(SHOWN)
+            .map(|s| escape_controls(&s.name).into_owned())
+            .collect();
+        if absent.len() > SHOWN {
+            names.push(format!("and {} more", absent.len() - SHOWN));
+        }
+        line.push_str(&format!(
+            "; {} of {} not in the baseline, which names submissions as given (the same paths \
+             from the same directory): {}",
+            absent.len(),
+            report.submissions.len(),
+            names.join(", ")
+        ));
+    }
+    Some(line)
 }
 
 /// The golden-file problem lines: the learner's message, and the details when revealed.

@@ -420,7 +420,7 @@ pub(super) fn moodle_import(
     maximum: f64,
 ) -> HashMap<String, (Option<f64>, Option<String>)> {
     // Read as Moodle reads it: PHP's fgetcsv, escape character and all.
-    let rows = super::lms_edges::moodle_csv_rows(csv_text);
+    let rows = super::lms_edges::moodle_importer_rows(csv_text);
     let header = &rows[0];
     let at = |name: &str| header.iter().position(|h| h == name);
     let (Some(id), Some(grade), Some(_modified)) =
@@ -452,6 +452,8 @@ pub(super) fn shown_in_moodle(html: &str) -> Vec<String> {
         .map(|line| {
             line.replace("&lt;", "<")
                 .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#92;", "\\")
                 .replace("&amp;", "&")
         })
         .collect()

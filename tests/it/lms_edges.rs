@@ -119,15 +119,16 @@ fn a_canvas_entry_named_for_another_learner_is_said_and_nothing_is_graded() {
 // ------------------------------------------------ Canvas: group assignments
 
 /// Canvas's export of a group set (`GroupCategoriesController#export`): every student, with
-/// their group's name or none.
+/// their group's name or none. Its `name` column is the sortable name (`build_row`:
+/// `row << user.sortable_name`), as the gradebook export's `Student` is.
 const GROUP_SET: &str =
     "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
-Ada Lovelace,1001,,ada,A,Team Rocket,71,\n\
-Ben Okafor,1002,,ben,A,Team Rocket,71,\n\
-Cy Yilmaz,1003,,cy,A,Team Magma,72,\n\
-Dee Doe,1004,,dee,A,Team Magma,72,\n\
-Eve Adams,1005,,eve,A,Team Aqua,73,\n\
-Siân O'Brien,1006,,sian,A,,,\n";
+\"Lovelace, Ada\",1001,,ada,A,Team Rocket,71,\n\
+\"Okafor, Ben\",1002,,ben,A,Team Rocket,71,\n\
+\"Yilmaz, Cy\",1003,,cy,A,Team Magma,72,\n\
+\"Doe, Dee\",1004,,dee,A,Team Magma,72,\n\
+\"Adams, Eve\",1005,,eve,A,Team Aqua,73,\n\
+\"O'Brien, Siân\",1006,,sian,A,,,\n";
 
 /// What a group assignment's grades become on Canvas: `Assignment#grade_student` grades the
 /// whole group unless the assignment grades members individually, so the import's rows,
@@ -175,7 +176,8 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
     let groups = scratch.path().join("groups.csv");
     write(&groups, GROUP_SET.as_bytes());
     // `Assignment#representatives`: one member stands for the group, under the group's name;
-    // a learner in no group under their display name.
+    // a learner in no group under their display name (`Siân O'Brien`), which neither export
+    // has.
     let folder = scratch.path().join("submissions");
     write(
         &folder.join("teamrocket_1002_55001_matrix.csv"),
@@ -255,6 +257,14 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
 /// A zip of stored entries whose names may repeat, laid out as APPNOTE.TXT says (the zip
 /// crate's writer refuses a name twice; Python's zipfile and Info-ZIP's zip write one).
 fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
+    zip_of_stored(zip, entries, false);
+}
+
+/// [`zip_with_repeats`], each entry's sizes and CRC-32 in a data descriptor after its data
+/// when `descriptors` (general purpose flag bit 3, APPNOTE.TXT 4.3.9: the local header's are
+/// zero), as a zipper writing to a stream does (Python's zipfile on a pipe, `zip -` of
+/// Info-ZIP); the central directory has them as ever.
+pub(super) fn zip_of_stored(zip: &Path, entries: &[(&str, &[u8])], descriptors: bool) {
     fn crc32(data: &[u8]) -> u32 {
         let mut crc = !0u32;
         for &byte in data {
@@ -274,18 +284,26 @@ fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
     for (name, data) in entries {
         let offset = out.len() as u32;
         let sizes = [crc32(data), data.len() as u32, data.len() as u32];
+        let flags: u8 = if descriptors { 8 } else { 0 };
         out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        out.extend_from_slice(&[20, 0, flags, 0, 0, 0, 0, 0, 0, 0]);
         central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&[20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        central.extend_from_slice(&[20, 3, 20, 0, flags, 0, 0, 0, 0, 0, 0, 0]);
         for value in sizes {
-            out.extend_from_slice(&value.to_le_bytes());
+            let local = if descriptors { 0 } else { value };
+            out.extend_from_slice(&local.to_le_bytes());
             central.extend_from_slice(&value.to_le_bytes());
         }
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(&[0, 0]);
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(data);
+        if descriptors {
+            out.extend_from_slice(&0x0807_4b50u32.to_le_bytes());
+            for value in sizes {
+                out.extend_from_slice(&value.to_le_bytes());
+            }
+        }
         central.extend_from_slice(&(name.len() as u16).to_le_bytes());
         central.extend_from_slice(&[0; 8]);
         central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
@@ -571,22 +589,77 @@ pub(super) fn moodle_csv_rows(content: &str) -> Vec<Vec<String>> {
     let content = content.strip_prefix('\u{feff}').unwrap_or(content);
     let content = content.replace("\r\n", "\n").replace('\r', "\n");
     let content = content.trim_matches([' ', '\t', '\n', '\r', '\0', '\x0b']);
-    let mut lines = content.as_bytes().split_inclusive(|&b| b == b'\n');
+    let rows = php_rows(content.as_bytes());
+    for row in &rows {
+        assert_eq!(row.len(), rows[0].len(), "csvweirdcolumns: {row:?}");
+    }
+    rows
+}
+
+/// Every row of `content` as repeated `fgetcsv` calls read them, a blank line skipped.
+fn php_rows(content: &[u8]) -> Vec<Vec<String>> {
+    let mut lines = content.split_inclusive(|&b| b == b'\n');
     let mut rows: Vec<Vec<String>> = Vec::new();
     while let Some(line) = lines.next() {
         let Some(row) = php_fgetcsv(line, &mut lines) else {
             continue;
         };
-        let row: Vec<String> = row
-            .into_iter()
-            .map(|cell| String::from_utf8(cell).unwrap())
-            .collect();
-        if let Some(header) = rows.first() {
-            assert_eq!(row.len(), header.len(), "csvweirdcolumns: {row:?}");
-        }
-        rows.push(row);
+        rows.push(
+            row.into_iter()
+                .map(|cell| String::from_utf8(cell).unwrap())
+                .collect(),
+        );
     }
     rows
+}
+
+/// The rows Moodle's importer works on: `load_csv_content` keeps the rows [`moodle_csv_rows`]
+/// reads by writing them to a file of its own with PHP's `fputcsv`
+/// (`csv_export_writer::print_array`, in `lib/csvlib.class.php` too), and the importer reads
+/// that file back with `fgetcsv` (`csv_import_reader::init` and `next`, called by
+/// `assignfeedback_offline_grade_importer::next` in
+/// `mod/assign/feedback/offline/importgradeslib.php`), taking each column by its index. Those
+/// two do not agree on a backslash before a quote, so this reading is asserted to give the
+/// same cells as the first.
+pub(super) fn moodle_importer_rows(content: &str) -> Vec<Vec<String>> {
+    let first = moodle_csv_rows(content);
+    let stored: Vec<u8> = first.iter().flat_map(|row| php_fputcsv(row)).collect();
+    let again = php_rows(&stored);
+    assert_eq!(again, first, "Moodle's second reading moves cells");
+    again
+}
+
+/// A row as PHP writes it: `php_fputcsv` of php-src's `ext/standard/file.c`, delimiter `,`,
+/// enclosure `"`, escape `\`: a cell holding one of them, a line break, a tab or a space is
+/// enclosed, a `"` in it doubled unless a `\` (or a run of them) is just before it; a `\n`
+/// after the row.
+fn php_fputcsv(row: &[String]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, cell) in row.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let cell = cell.as_bytes();
+        if !cell.iter().any(|b| b",\"\\\n\r\t ".contains(b)) {
+            out.extend_from_slice(cell);
+            continue;
+        }
+        out.push(b'"');
+        let mut escaped = false;
+        for &byte in cell {
+            if byte == b'\\' {
+                escaped = true;
+            } else if !escaped && byte == b'"' {
+                out.push(b'"');
+            } else {
+                escaped = false;
+            }
+            out.push(byte);
+        }
+        out.push(b'"');
+    }
+    out.push(b'\n');
+    out
 }
 
 /// Where `line`'s text ends: before a last `\r\n`, `\n` or `\r`
@@ -735,6 +808,21 @@ fn php_fgetcsv_is_imitated_as_php_reads() {
     // An enclosure open at the line's end takes the next line.
     assert_eq!(read("\"a\nb\",c\n"), [["a\nb", "c"]]);
     assert_eq!(read(" \"x\" ,y\n"), [["x ", "y"]]);
+    // fputcsv doubles no quote after a backslash, and encloses a cell with a space.
+    let cells = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+    assert_eq!(php_fputcsv(&cells(&["a", "b c", ""])), b"a,\"b c\",\n");
+    assert_eq!(
+        php_fputcsv(&cells(&["a\\\"b", "x\\"])),
+        b"\"a\\\"b\",\"x\\\"\n"
+    );
+    assert_eq!(
+        php_fputcsv(&cells(&["say \"hi\""])),
+        b"\"say \"\"hi\"\"\"\n"
+    );
+    // So what fgetcsv reads from what fputcsv wrote is not always what was written: a cell
+    // ending in a backslash takes the rest of the line, the next cell with it.
+    let stored = php_fputcsv(&cells(&["x\\", "y"]));
+    assert_eq!(php_rows(&stored), [["x\\\",y\n"]]);
 }
 
 #[test]
@@ -743,12 +831,14 @@ fn moodle_reads_back_every_cell_of_the_worksheet_written() {
     // A worksheet whose cells are hostile to a CSV reader with an escape character.
     let names = [
         "\\\"EXPIRED\\\"",
-        "ends in a backslash\\",
+        "a backslash \\ inside",
         "two \\\\ backslashes, and \"quotes\"",
         " leading space",
         "tab\there",
         "=HYPERLINK(\"x\")",
         "plain",
+        "Nguyễn, Thị",
+        "O'Brien \\\\\\\"Jr\\\"",
     ];
     let mut worksheet = String::from(
         "Identifier,Full name,Email address,Grade,Maximum Grade,Last modified (grade),Feedback comments\n",
@@ -773,6 +863,10 @@ fn moodle_reads_back_every_cell_of_the_worksheet_written() {
         "tab\there",
         "back\\slash\\\"",
         "<b>&amp;</b>",
+        // What PHP's second reading of the worksheet would split (issue 36, attack): a quote
+        // after two backslashes, a run of backslashes at a cell's end.
+        "a\\\\\", \"b",
+        "ends in\\\\\\",
     ];
     let folder = scratch.path().join("download");
     for (i, answer) in answers.iter().enumerate() {
@@ -791,8 +885,8 @@ fn moodle_reads_back_every_cell_of_the_worksheet_written() {
     let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
     let written = written.unwrap();
-    let rows = moodle_csv_rows(&written);
-    assert_eq!(rows.len(), names.len() + 1, "{written}");
+    let rows = moodle_importer_rows(&written);
+    assert_eq!(rows.len(), answers.len() + 1, "{written}");
     let original = records(&worksheet, b',');
     assert_eq!(rows[0], original[0]);
     for (row, before) in rows[1..].iter().zip(&original[1..]) {

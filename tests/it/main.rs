@@ -28,6 +28,7 @@ mod jsonarray;
 mod label_leak;
 mod limits;
 mod lms;
+mod lms_attack;
 mod lms_edges;
 mod machine;
 mod malformed;
