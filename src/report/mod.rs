@@ -18,6 +18,7 @@ pub(crate) mod learner_feedback;
 pub mod markdown;
 pub(crate) mod platform_results;
 pub(crate) mod problems;
+pub mod shortcuts;
 pub(crate) mod table;
 
 use anyhow::{Context, Result};

@@ -1,0 +1,232 @@
+//! What the search remembers of a pair of cases (the contract's and a shortcut's after the
+//! same rows): an abstraction that keeps everything the rules and the graded columns can
+//! still tell apart, and forgets the rest, so that pairs which differ only in what no later
+//! row can reveal are one state, and the reachable states are few (often finitely many: then
+//! the search can exhaust them).
+//!
+//! Why each thing kept or forgotten is sound, for the rules and the search's alphabet:
+//! - **Times** are kept relative to the last row's instant: the rules compare instants with
+//!   each other only (a row's time with a deadline, a re-sent offer's times with the
+//!   offer's), and every time the alphabet makes is relative too. An instant more than
+//!   [`PAST`] seconds before the last row can no longer be reached by any time the
+//!   alphabet makes (a row's time, or a worker's `sent_at`, is at most [`DURATION`] before
+//!   it), so only which other instants it equals matters: it is kept as a label, the same
+//!   for equal instants.
+//! - Of the times, the rules read only the **live deadlines** (the ack deadline while
+//!   `OFFERED`; the expiry while `OFFERED`, `ACTIVE`, or `ACK_TIMEOUT`, which a late ack
+//!   may end under `late_ack_accepted`), and a re-sent offer's times, which the alphabet
+//!   copies from one of the two offers: whether the two offers are equal decides those (and
+//!   under `renewal_changes_offer`, the offer's expiry against the current one, both kept).
+//!   Any other time is kept only if its column is graded.
+//! - **Sequences and generations**: the alphabet's numbers are relative to the two cases'
+//!   current ones, and the rules only compare numbers, so both cases' numbers are kept
+//!   relative to the smaller (clamped where the alphabet's "one below" stops at 1; of
+//!   generations, the smaller's parity, which sets an offer's duration) — unless a graded column shows a set of them (`stale_generation`,
+//!   `late_progress`), whose values a later row can meet again: then they are kept whole.
+//! - A time or set that only a column shows (`renew_time`, `cancel_requested`, `cancel_ack`,
+//!   the stale and late sets) is kept only if that column is graded; otherwise only whether
+//!   it is set, which the rules read.
+//! - The progress value is the sequence's digits in every row the alphabet makes: kept by
+//!   the sequence.
+
+use std::collections::BTreeSet;
+
+use super::alphabet::DURATION;
+use crate::lease::{AckState, Case, ConflictKind, Phase, Reading, Shortcut, Timestamp};
+
+/// How far before the last row an instant is still kept as an offset.
+pub const PAST: i64 = 2 * DURATION;
+
+/// A deadline no later row's time can come before.
+const PASSED: i64 = i64::MIN + 1;
+
+/// The bits of the columns a key must keep (by position in [`crate::matrix::COLUMNS`]).
+mod column {
+    pub const ISSUED_AT: u32 = 1 << 5;
+    pub const EXPIRES_AT: u32 = 1 << 7;
+    pub const ACK_DEADLINE: u32 = 1 << 8;
+    pub const RENEW_TIME: u32 = 1 << 11;
+    pub const CANCEL_REQUESTED: u32 = 1 << 14;
+    pub const CANCEL_ACK: u32 = 1 << 15;
+    pub const STALE_GENERATION: u32 = 1 << 17;
+    pub const LATE_PROGRESS: u32 = 1 << 18;
+}
+
+/// Builds keys; holds the instants labelled so far for the key being built.
+pub struct Keys {
+    graded: u32,
+    shortcut: Shortcut,
+    labels: Vec<i64>,
+}
+
+impl Keys {
+    /// Keys for a search for `shortcut` on the `graded` columns.
+    pub fn new(graded: u32, shortcut: Shortcut) -> Keys {
+        Keys {
+            graded,
+            shortcut,
+            labels: Vec::new(),
+        }
+    }
+
+    /// The key of the pair `contract`, `under`.
+    pub fn key(&mut self, contract: &Case, under: &Case<Shortcut>) -> Box<[i64]> {
+        self.labels.clear();
+        let now = contract.last_observed_at().unix_seconds();
+        let mut key = Vec::with_capacity(64);
+        self.case(contract, now, &mut key);
+        self.case(under, now, &mut key);
+        let (mine, theirs) = (contract.lease(), under.lease());
+        // Whether a re-sent copy of one case's offer repeats the other's.
+        key.push(i64::from(mine.offer == theirs.offer));
+        let generations = [mine.identity().generation, theirs.identity().generation];
+        if self.graded & column::STALE_GENERATION != 0 {
+            key.extend(generations.map(|g| g as i64));
+            key.extend(set(contract.stale_generations()));
+            key.push(-1);
+            key.extend(set(under.stale_generations()));
+        } else {
+            // Every generation is 1 or more; the parity of the smaller decides the offers'
+            // durations (the alphabet's), so it is kept.
+            let base = generations[0].min(generations[1]);
+            key.push((base % 2) as i64);
+            key.extend(generations.map(|g| (g - base) as i64));
+        }
+        let renews = [mine, theirs].map(|lease| lease.renewal.map_or(0, |r| r.renew_seq));
+        relative(renews, 2, &mut key);
+        let progresses =
+            [mine, theirs].map(|lease| lease.progress.as_ref().map_or(0, |p| p.progress_seq));
+        if self.graded & column::LATE_PROGRESS != 0 {
+            key.extend(progresses.map(|seq| seq as i64));
+            key.extend(set(contract.late_progress()));
+            key.push(-1);
+            key.extend(set(under.late_progress()));
+        } else {
+            relative(progresses, 2, &mut key);
+        }
+        key.into_boxed_slice()
+    }
+
+    /// What the key keeps of one case but its numbers.
+    fn case<R: Reading>(&mut self, case: &Case<R>, now: i64, key: &mut Vec<i64>) {
+        let lease = case.lease();
+        let terms = &lease.offer.terms;
+        key.extend([
+            phase(lease.phase),
+            ack_state(lease.ack_state),
+            case.conflict().map_or(0, conflict),
+            i64::from(lease.result_rejected_for_expiry),
+            i64::from(lease.renew_rejected_for_expiry),
+            i64::from(lease.identity().holder.as_str() == "worker-a"),
+            terms.lease_duration.get() as i64,
+        ]);
+        // The offer's times: the rules compare a re-sent offer's with them (the pair's
+        // offers are equal or not, which the key keeps), and read the ack deadline while
+        // it is live; `renewal_changes_offer` compares the offer's expiry with the
+        // current one.
+        let renewal_changes_offer = self.shortcut == Shortcut::RenewalChangesOffer;
+        let live_expiry = matches!(
+            lease.phase,
+            Phase::Offered | Phase::Active | Phase::AckTimeout
+        );
+        for (time, column, kept) in [
+            (terms.issued_at, column::ISSUED_AT, false),
+            (
+                terms.ack_deadline,
+                column::ACK_DEADLINE,
+                lease.phase == Phase::Offered,
+            ),
+            (terms.expires_at, 0, renewal_changes_offer),
+            (
+                lease.expires_at,
+                column::EXPIRES_AT,
+                live_expiry || renewal_changes_offer,
+            ),
+        ] {
+            if self.graded & column != 0 {
+                key.push(self.time(time, now));
+            } else if kept {
+                key.push(self.deadline(time, now));
+            }
+        }
+        for (time, column) in [
+            (lease.renewal.map(|r| r.renew_time), column::RENEW_TIME),
+            (lease.cancel_requested, column::CANCEL_REQUESTED),
+            (lease.cancel_ack, column::CANCEL_ACK),
+        ] {
+            key.push(match time {
+                None => i64::MIN,
+                Some(time) if self.graded & column != 0 => self.time(time, now),
+                Some(_) => i64::MAX,
+            });
+        }
+        if self.graded & column::STALE_GENERATION == 0 {
+            key.push(i64::from(case.stale_generations().is_empty()));
+        }
+        if self.graded & column::LATE_PROGRESS == 0 {
+            key.push(i64::from(case.late_progress().is_empty()));
+        }
+    }
+
+    /// An instant the rules compare later rows' times with: its offset from `now`, or, once
+    /// no later row's time can come before it, only that it has passed.
+    fn deadline(&self, time: Timestamp, now: i64) -> i64 {
+        // Every later row's time is `now` or after it; only a worker's clock (its `sent_at`,
+        // read by `worker_clock`) may be up to a lease's duration before it.
+        let earliest = match self.shortcut {
+            Shortcut::WorkerClock => -DURATION,
+            _ => 0,
+        };
+        let offset = time.unix_seconds() - now;
+        if offset >= earliest {
+            offset
+        } else {
+            PASSED
+        }
+    }
+
+    /// An instant: its offset from `now`, or, long past, a label shared by equal instants.
+    fn time(&mut self, time: Timestamp, now: i64) -> i64 {
+        let offset = time.unix_seconds() - now;
+        if offset >= -PAST {
+            return offset;
+        }
+        let label = match self.labels.iter().position(|&seen| seen == offset) {
+            Some(label) => label,
+            None => {
+                self.labels.push(offset);
+                self.labels.len() - 1
+            }
+        };
+        -PAST - 1 - label as i64
+    }
+}
+
+/// Two numbers relative to the smaller, which is kept up to `floor` (where the alphabet's
+/// "one below" stops mattering).
+fn relative([a, b]: [u64; 2], floor: u64, key: &mut Vec<i64>) {
+    let base = a.min(b);
+    key.extend([base.min(floor) as i64, (a - base) as i64, (b - base) as i64]);
+}
+
+fn set(values: &BTreeSet<u64>) -> impl Iterator<Item = i64> + '_ {
+    values.iter().map(|&v| v as i64)
+}
+
+fn phase(phase: Phase) -> i64 {
+    match phase {
+        Phase::Offered => 0,
+        Phase::Active => 1,
+        Phase::AckTimeout => 2,
+        Phase::Expired => 3,
+        Phase::Terminal(result) => 4 + result as i64,
+    }
+}
+
+fn ack_state(state: AckState) -> i64 {
+    state as i64
+}
+
+fn conflict(kind: ConflictKind) -> i64 {
+    1 + kind as i64
+}
