@@ -6,8 +6,9 @@
 //!   and after each live deadline of either case (the ack deadline while `OFFERED`, the
 //!   expiry while `ACTIVE`), never before the last row.
 //! - **Offers**: a re-sent copy of either case's current offer (every time given), the
-//!   current generation reused with another duration, the next generation (to the other
-//!   holder), and the generation below the current one. Every offer of generation `g` is
+//!   current generation reused with another duration, and the next generation (to the
+//!   other holder); an offer of an older generation is stale, as any message of one (below).
+//!   Every offer of generation `g` is
 //!   of lease `L-g`, for [`DURATION`] seconds from its own time if `g` is odd, 8 if even,
 //!   its ack deadline [`ACK_WITHIN`] seconds after it.
 //! - **Worker messages** of either case's current generation, lease and holder: `ack`,
@@ -15,10 +16,10 @@
 //!   last accepted one, `cancel_ack`, and `result` of each value.
 //! - **Identities the rules refuse**: another holder of the current generation and lease
 //!   (any worker message is a holder conflict: one, an `ack`, stands for all), and the
-//!   generation below the current one (a `renew`, with each sequence above, since
-//!   `old_generation_renews` reads an old renew as the current one's; one `progress` stands
-//!   for every other event, each stale alike). A newer generation or another lease id is
-//!   rejected by every reading and changes nothing, like an `observe`: not tried.
+//!   generation below the current one (one `progress` stands for every message and offer of
+//!   it, each stale alike; and for `old_generation_renews`, which reads an old renew as the
+//!   current one's, a `renew` with each sequence above). A newer generation or another lease
+//!   id is rejected by every reading and changes nothing, like an `observe`: not tried.
 //! - `cancel_request` and `observe`, at each time.
 //! - For `worker_clock`, each worker message also without and with a `sent_at` one second
 //!   before, at and after the live deadline of the shortcut's case, before the row's
@@ -218,10 +219,6 @@ pub fn next_rows(contract: &Case, under: &Case<Shortcut>, shortcut: Shortcut, ro
         }
         let holder = other_holder(&mine.identity().holder);
         rows.push(offer_row(t, newer, holder, duration(newer)));
-        if let Some(older) = older {
-            let holder = &mine.identity().holder;
-            rows.push(offer_row(t, older, holder, duration(older)));
-        }
         let first_worker_row = rows.len();
         for identity in &current {
             push_worker_messages(t, identity, &renews, &progresses, rows);

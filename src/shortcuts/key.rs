@@ -32,7 +32,7 @@
 use std::collections::BTreeSet;
 
 use super::alphabet::DURATION;
-use crate::lease::{AckState, Case, ConflictKind, Phase, Reading, Shortcut, Timestamp};
+use crate::lease::{AckState, Case, ConflictKind, Lease, Phase, Reading, Shortcut, Timestamp};
 
 /// How far before the last row an instant is still kept as an offset.
 pub const PAST: i64 = 2 * DURATION;
@@ -42,6 +42,11 @@ const PASSED: i64 = i64::MIN + 1;
 
 /// The bits of the columns a key must keep (by position in [`crate::matrix::COLUMNS`]).
 mod column {
+    /// `lease_id`, `generation`, `holder_identity`.
+    pub const IDENTITY: u32 = 1 << 2 | 1 << 3 | 1 << 4;
+    pub const RENEW_SEQUENCE: u32 = 1 << 10;
+    /// `progress_sequence`, `progress_value`, `late_progress`.
+    pub const PROGRESS: u32 = 1 << 12 | 1 << 13 | 1 << 18;
     pub const ISSUED_AT: u32 = 1 << 5;
     pub const EXPIRES_AT: u32 = 1 << 7;
     pub const ACK_DEADLINE: u32 = 1 << 8;
@@ -69,42 +74,51 @@ impl Keys {
         }
     }
 
-    /// The key of the pair `contract`, `under`.
-    pub fn key(&mut self, contract: &Case, under: &Case<Shortcut>) -> Box<[i64]> {
+    /// The key of the pair `contract`, `under`, into `key` (cleared first).
+    pub fn key(&mut self, contract: &Case, under: &Case<Shortcut>, key: &mut Vec<i64>) {
         self.labels.clear();
+        key.clear();
         let now = contract.last_observed_at().unix_seconds();
-        let mut key = Vec::with_capacity(64);
-        self.case(contract, now, &mut key);
-        self.case(under, now, &mut key);
+        self.case(contract, now, key);
+        self.case(under, now, key);
         let (mine, theirs) = (contract.lease(), under.lease());
         // Whether a re-sent copy of one case's offer repeats the other's.
         key.push(i64::from(mine.offer == theirs.offer));
-        let generations = [mine.identity().generation, theirs.identity().generation];
+        // A number no later row compares with (and no graded column shows) is forgotten.
+        let keep = |read: bool, columns: u32| read || self.graded & columns != 0;
+        let generations = [
+            keep(!frozen(contract), column::IDENTITY).then_some(mine.identity().generation),
+            keep(!frozen(under), column::IDENTITY).then_some(theirs.identity().generation),
+        ];
         if self.graded & column::STALE_GENERATION != 0 {
-            key.extend(generations.map(|g| g as i64));
+            key.extend(generations.map(|g| g.map_or(-1, |g| g as i64)));
             key.extend(set(contract.stale_generations()));
             key.push(-1);
             key.extend(set(under.stale_generations()));
         } else {
             // Every generation is 1 or more; the parity of the smaller decides the offers'
             // durations (the alphabet's), so it is kept.
-            let base = generations[0].min(generations[1]);
-            key.push((base % 2) as i64);
-            key.extend(generations.map(|g| (g - base) as i64));
+            relative(generations, |base| (base % 2) as i64, key);
         }
-        let renews = [mine, theirs].map(|lease| lease.renewal.map_or(0, |r| r.renew_seq));
-        relative(renews, 2, &mut key);
-        let progresses =
-            [mine, theirs].map(|lease| lease.progress.as_ref().map_or(0, |p| p.progress_seq));
+        let renew = |lease: &Lease| lease.renewal.map_or(0, |r| r.renew_seq);
+        let renews = [
+            keep(renewal_read(contract), column::RENEW_SEQUENCE).then_some(renew(mine)),
+            keep(renewal_read(under), column::RENEW_SEQUENCE).then_some(renew(theirs)),
+        ];
+        relative(renews, |base| base.min(2) as i64, key);
+        let progress = |lease: &Lease| lease.progress.as_ref().map_or(0, |p| p.progress_seq);
+        let progresses = [
+            keep(progress_read(contract), column::PROGRESS).then_some(progress(mine)),
+            keep(progress_read(under), column::PROGRESS).then_some(progress(theirs)),
+        ];
         if self.graded & column::LATE_PROGRESS != 0 {
-            key.extend(progresses.map(|seq| seq as i64));
+            key.extend(progresses.map(|seq| seq.map_or(-1, |seq| seq as i64)));
             key.extend(set(contract.late_progress()));
             key.push(-1);
             key.extend(set(under.late_progress()));
         } else {
-            relative(progresses, 2, &mut key);
+            relative(progresses, |base| base.min(2) as i64, key);
         }
-        key.into_boxed_slice()
     }
 
     /// What the key keeps of one case but its numbers.
@@ -202,11 +216,43 @@ impl Keys {
     }
 }
 
-/// Two numbers relative to the smaller, which is kept up to `floor` (where the alphabet's
-/// "one below" stops mattering).
-fn relative([a, b]: [u64; 2], floor: u64, key: &mut Vec<i64>) {
-    let base = a.min(b);
-    key.extend([base.min(floor) as i64, (a - base) as i64, (b - base) as i64]);
+/// Two numbers (`None`: one no later row compares with) relative to the smaller of those
+/// kept, of which `base` keeps what the alphabet can tell (where its "one below" stops at
+/// 1; a generation's parity).
+fn relative(numbers: [Option<u64>; 2], base: impl Fn(u64) -> i64, key: &mut Vec<i64>) {
+    let Some(smaller) = numbers.iter().flatten().copied().min() else {
+        key.extend([-1, -1, -1]);
+        return;
+    };
+    key.push(base(smaller));
+    key.extend(numbers.map(|n| n.map_or(-1, |n| (n - smaller) as i64)));
+}
+
+/// Whether a case is frozen by a conflict for good: no later row changes it but the clock.
+fn frozen<R: Reading>(case: &Case<R>) -> bool {
+    case.conflict().is_some() && !case.reading().takes(Shortcut::ConflictNotFrozen)
+}
+
+/// Whether a later row of the case's generation may still compare a renew's sequence with
+/// the last accepted one: not once the case is frozen, `TERMINAL`, or `EXPIRED` (a renew is
+/// then refused whatever its sequence, unless `expired_lease_renews` revives the lease).
+/// A new generation starts its sequences afresh.
+fn renewal_read<R: Reading>(case: &Case<R>) -> bool {
+    !frozen(case)
+        && match case.lease().phase {
+            Phase::Terminal(_) => false,
+            Phase::Expired => case.reading().takes(Shortcut::ExpiredLeaseRenews),
+            Phase::Offered | Phase::Active | Phase::AckTimeout => true,
+        }
+}
+
+/// Whether a later row of the case's generation may still compare a progress's sequence
+/// with the last accepted one: as [`renewal_read`], and not once a cancel is requested (a
+/// progress is then late whatever its sequence, unless `late_progress_resumes`).
+fn progress_read<R: Reading>(case: &Case<R>) -> bool {
+    renewal_read(case)
+        && (case.lease().cancel_requested.is_none()
+            || case.reading().takes(Shortcut::LateProgressResumes))
 }
 
 fn set(values: &BTreeSet<u64>) -> impl Iterator<Item = i64> + '_ {

@@ -27,7 +27,9 @@ mod search;
 mod suggest;
 
 pub use judge::{CatchRecords, MatrixUnder, SideBySide};
-pub use search::{find_catching_case, find_catching_columns, Bounds, Coverage, Finding};
+pub use search::{
+    find_catching_case, find_catching_columns, Bounds, Coverage, Finding, FIXED_BY_A_CONFLICT,
+};
 pub use suggest::{format_for, row_object, write_cases};
 
 /// The columns no reading changes, which the search for columns that would catch a
@@ -277,13 +279,22 @@ pub fn standing_by_search(shortcut: Shortcut, graded: u32) -> Standing {
             Standing::Survives(Witness::new(shortcut, rows, columns))
         }
         Finding::NotCaught(search) if search.exhausted => {
-            // One search that does not stop at the first difference finds most columns; each
-            // column it did not is searched alone, with the smaller key that allows.
+            // The columns a conflict fixes were all settled by this search, if the graded
+            // ones are among them (the same pairs are reached). Of the others, one search
+            // that does not stop at the first difference finds most; each it did not is
+            // searched alone, with the smaller key that allows.
             let candidates = EVERY_COLUMN & !graded & !THE_ROWS_OWN;
-            let (mut columns, _) = find_catching_columns(shortcut, candidates, Bounds::COLUMNS);
-            let (mut never, mut unsettled) = (0, 0);
+            let (mut columns, mut never, mut unsettled) = (0, 0, 0);
+            let mut rest = candidates;
+            if graded & !FIXED_BY_A_CONFLICT == 0 {
+                columns |= search.differing & candidates & FIXED_BY_A_CONFLICT;
+                never |= candidates & FIXED_BY_A_CONFLICT & !search.differing;
+                rest &= !FIXED_BY_A_CONFLICT;
+            }
+            let (found, _) = find_catching_columns(shortcut, rest, Bounds::COLUMNS);
+            columns |= found;
             for column in (0..32).map(|bit| 1u32 << bit) {
-                if candidates & column == 0 || columns & column != 0 {
+                if rest & column == 0 || columns & column != 0 {
                     continue;
                 }
                 match find_catching_case(shortcut, column, Bounds::CATCH) {

@@ -18,8 +18,10 @@ use crate::matrix::differing_columns;
 
 /// The bits of the columns whose values an ownership conflict fixes for good, whatever the
 /// reading: `ownership_conflict` (no rule clears it), `decision` (row 1 of the decision table
-/// comes first) and `reason` (the first conflict's, which no reading replaces).
-const FIXED_BY_A_CONFLICT: u32 = 1 << 20 | 1 << 21 | 1 << 22;
+/// comes first) and `reason` (the first conflict's, which no reading replaces). A search on
+/// some of them reaches the same pairs as a search on any others of them (the key keeps
+/// none of their values, which the state decides), so an exhausted one settles all three.
+pub const FIXED_BY_A_CONFLICT: u32 = 1 << 20 | 1 << 21 | 1 << 22;
 
 /// How far a search may go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +41,7 @@ impl Bounds {
     /// The bounds of its search for the columns that would catch an uncatchable shortcut.
     pub const COLUMNS: Bounds = Bounds {
         rows: 8,
-        states: 20_000,
+        states: 2_000,
     };
 }
 
@@ -52,6 +54,9 @@ pub struct Coverage {
     pub rows: usize,
     /// Whether it reached every pair the alphabet can (else its bounds stopped it).
     pub exhausted: bool,
+    /// The columns in which some pair it reached differs (bits by position): each has a
+    /// case that catches the shortcut on it.
+    pub differing: u32,
 }
 
 /// What a search for a catching case found.
@@ -74,9 +79,18 @@ struct Tree {
     nodes: Vec<(usize, Row)>,
     seen: HashSet<Box<[i64]>>,
     keys: Keys,
+    /// The key being built.
+    key: Vec<i64>,
 }
 
 impl Tree {
+    /// Remembers the pair; `false` if an equal one was reached before.
+    fn remember(&mut self, contract: &Case, under: &Case<Shortcut>) -> bool {
+        self.keys.key(contract, under, &mut self.key);
+        // Most pairs reached were reached before: a key is made to keep only when new.
+        !self.seen.contains(&self.key[..]) && self.seen.insert(self.key.as_slice().into())
+    }
+
     /// The rows from the first offer to `node`.
     fn rows_to(&self, mut node: usize) -> Vec<Row> {
         let mut rows = vec![self.nodes[node].1.clone()];
@@ -97,12 +111,14 @@ fn differing(contract: &Case, under: &Case<Shortcut>) -> u32 {
     )
 }
 
-/// Breadth first from the first offer, calling `judged` with each new pair's differing
-/// columns (and its node): `true` stops the search. Returns the coverage.
+/// Breadth first from the first offer, over the rows of the alphabet that `allowed` lets
+/// through, calling `judged` with each new pair's differing columns (and its node): `true`
+/// stops the search. Returns the coverage.
 fn breadth_first(
     shortcut: Shortcut,
     graded: u32,
     bounds: Bounds,
+    allowed: &dyn Fn(&Row) -> bool,
     judged: &mut dyn FnMut(&Tree, usize, u32) -> bool,
 ) -> Coverage {
     let first = first_offer(&format!("job-{}", shortcut.name()));
@@ -112,14 +128,17 @@ fn breadth_first(
         nodes: vec![(0, first)],
         seen: HashSet::new(),
         keys: Keys::new(graded, shortcut),
+        key: Vec::with_capacity(64),
     };
-    tree.seen.insert(tree.keys.key(&contract, &under));
+    tree.remember(&contract, &under);
+    let first = differing(&contract, &under);
     let mut coverage = Coverage {
         states: 1,
         rows: 1,
         exhausted: false,
+        differing: first,
     };
-    if judged(&tree, 0, differing(&contract, &under)) {
+    if judged(&tree, 0, first) {
         return coverage;
     }
     let mut level = vec![(0, contract, under)];
@@ -129,7 +148,7 @@ fn breadth_first(
         let mut next = Vec::new();
         for (node, contract, under) in &level {
             next_rows(contract, under, shortcut, &mut rows);
-            for row in rows.drain(..) {
+            for row in rows.drain(..).filter(|row| allowed(row)) {
                 let mut contract = contract.clone();
                 let mut under = under.clone();
                 // A row the contract refuses is bad input, not a case; one the shortcut
@@ -137,14 +156,16 @@ fn breadth_first(
                 if contract.step(&row).is_err() || under.step(&row).is_err() {
                     continue;
                 }
-                if !tree.seen.insert(tree.keys.key(&contract, &under)) {
+                if !tree.remember(&contract, &under) {
                     continue;
                 }
                 tree.nodes.push((*node, row));
                 let reached = tree.nodes.len() - 1;
                 coverage.states += 1;
                 coverage.rows = depth;
-                if judged(&tree, reached, differing(&contract, &under)) {
+                let differs = differing(&contract, &under);
+                coverage.differing |= differs;
+                if judged(&tree, reached, differs) {
                     return coverage;
                 }
                 let settled = contract.conflict().is_some()
@@ -170,16 +191,32 @@ fn breadth_first(
 /// Searches for a case that catches `shortcut` on the `graded` columns (bits by position in
 /// the matrix's columns).
 pub fn find_catching_case(shortcut: Shortcut, graded: u32, bounds: Bounds) -> Finding {
+    find_catching_case_of(shortcut, graded, bounds, &|_| true)
+}
+
+/// [`find_catching_case`] over the rows `allowed` lets through.
+fn find_catching_case_of(
+    shortcut: Shortcut,
+    graded: u32,
+    bounds: Bounds,
+    allowed: &dyn Fn(&Row) -> bool,
+) -> Finding {
     let mut found = None;
-    let coverage = breadth_first(shortcut, graded, bounds, &mut |tree, node, differs| {
-        if differs & graded != 0 {
-            found = Some(Finding::Caught {
-                rows: tree.rows_to(node),
-                columns: differs & graded,
-            });
-        }
-        found.is_some()
-    });
+    let coverage = breadth_first(
+        shortcut,
+        graded,
+        bounds,
+        allowed,
+        &mut |tree, node, differs| {
+            if differs & graded != 0 {
+                found = Some(Finding::Caught {
+                    rows: tree.rows_to(node),
+                    columns: differs & graded,
+                });
+            }
+            found.is_some()
+        },
+    );
     found.unwrap_or(Finding::NotCaught(coverage))
 }
 
@@ -191,9 +228,68 @@ pub fn find_catching_columns(
     bounds: Bounds,
 ) -> (u32, Coverage) {
     let mut found = 0;
-    let coverage = breadth_first(shortcut, candidates, bounds, &mut |_, _, differs| {
-        found |= differs & candidates;
-        found == candidates
-    });
+    let coverage = breadth_first(
+        shortcut,
+        candidates,
+        bounds,
+        &|_| true,
+        &mut |_, _, differs| {
+            found |= differs & candidates;
+            found == candidates
+        },
+    );
     (found, coverage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lease::Message;
+
+    const DECISION_REASON: u32 = 1 << 21 | 1 << 22;
+
+    /// `late_progress_resumes` needs two generations to be caught on decision and reason:
+    /// over the rows of one generation (no offer of another), the search reaches every pair
+    /// and none differs. Within one generation a cancel requested decides the case
+    /// (RECONCILIATION_REQUIRED), or a result does, whatever the late set.
+    #[test]
+    fn late_progress_resumes_needs_two_generations() {
+        let one_generation = |row: &Row| match &row.message {
+            Message::Offer(offer) => offer.identity.generation == 1,
+            _ => true,
+        };
+        match find_catching_case_of(
+            Shortcut::LateProgressResumes,
+            DECISION_REASON,
+            Bounds::CATCH,
+            &one_generation,
+        ) {
+            Finding::NotCaught(coverage) => assert!(coverage.exhausted, "{coverage:?}"),
+            found => panic!("caught within one generation: {found:?}"),
+        }
+    }
+
+    /// Breadth first, the first catching case has the fewest rows: none of one row fewer
+    /// catches the shortcut (a search bounded one row short finds nothing).
+    #[test]
+    fn the_catching_case_has_the_fewest_rows() {
+        for &shortcut in Shortcut::ALL {
+            let Finding::Caught { rows, .. } =
+                find_catching_case(shortcut, DECISION_REASON, Bounds::CATCH)
+            else {
+                continue;
+            };
+            let shorter = Bounds {
+                rows: rows.len() - 1,
+                ..Bounds::CATCH
+            };
+            assert!(
+                matches!(
+                    find_catching_case(shortcut, DECISION_REASON, shorter),
+                    Finding::NotCaught(_)
+                ),
+                "{shortcut}"
+            );
+        }
+    }
 }

@@ -38,6 +38,7 @@ mod properties;
 mod reference;
 mod reorder_window;
 mod safety;
+mod shortcuts;
 mod snapshot;
 mod split_cut;
 mod spreadsheets;
