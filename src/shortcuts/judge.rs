@@ -271,3 +271,100 @@ impl<R: Reading> CaseWriter for MatrixUnder<R> {
         self.encoding.separator().len() as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{default_mix, write_cases, Options};
+    use crate::input::{read, CaseRead, InputErrors, InputFormat, NoObserver, ReadOptions};
+
+    /// Generated cases (every scenario of the default mix), each as its rows.
+    fn generated(seed: u64) -> Vec<(String, Vec<Row>)> {
+        let options = Options {
+            seed,
+            cases: 300,
+            rows_per_case: (3, 14),
+            interleave: 1,
+            mix: default_mix(),
+        };
+        let mut text = Vec::new();
+        write_cases(&options, &mut text).unwrap();
+        let mut errors = InputErrors::new();
+        let mut cases: Vec<(String, Vec<Row>)> = Vec::new();
+        read(
+            &text[..],
+            &CaseRead::new("g.csv", InputFormat::Csv, &ReadOptions::default()),
+            &mut errors,
+            &mut |_, row| {
+                let row = row.expect("a generated row is valid");
+                match cases.last_mut() {
+                    Some((id, rows)) if *id == row.case_id => rows.push(row.row),
+                    _ => cases.push((row.case_id.to_string(), vec![row.row])),
+                }
+            },
+            &mut NoObserver,
+        );
+        assert!(errors.is_empty());
+        cases
+    }
+
+    fn side_by_side(rows: &[Row]) -> SideBySide {
+        let mut judged = SideBySide::new(Shortcut::ALL);
+        judged.start(&rows[0]).unwrap();
+        for row in &rows[1..] {
+            judged.step(row).unwrap();
+        }
+        judged
+    }
+
+    /// The typed comparison (`differing_columns`, behind `caught`) says what the matrix rows'
+    /// cells say, column by column, for every shortcut on every generated case.
+    #[test]
+    fn caught_columns_are_the_cells_that_differ() {
+        for seed in 1..=2 {
+            for (case_id, rows) in generated(seed) {
+                let judged = side_by_side(&rows);
+                let (contract, under) = judged.matrix_rows(&case_id, None);
+                let contract = contract.cells();
+                let caught: Vec<u64> = (0..crate::matrix::COLUMNS.len())
+                    .map(|column| judged.caught(None, 1 << column))
+                    .collect();
+                for (index, (shortcut, row)) in under.iter().enumerate() {
+                    let row = row.as_ref().expect("generated times stay in range").cells();
+                    for (column, caught) in caught.iter().enumerate() {
+                        let differs = contract[column] != row[column];
+                        let caught = caught >> index & 1 == 1;
+                        assert_eq!(caught, differs, "{case_id} {shortcut} column {column}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// On generated cases, `conflict_not_frozen` never changes the decision or the reason
+    /// (what the search proves over its alphabet), and a reading of no shortcut is the
+    /// contract's.
+    #[test]
+    fn conflict_not_frozen_keeps_decisions_and_no_shortcut_is_the_contract() {
+        let index = Shortcut::ALL
+            .iter()
+            .position(|&s| s == Shortcut::ConflictNotFrozen)
+            .unwrap();
+        let mut conflicts = 0;
+        for seed in 1..=3 {
+            for (case_id, rows) in generated(seed) {
+                let judged = side_by_side(&rows);
+                let decision_reason = 1 << 21 | 1 << 22;
+                assert_eq!(judged.caught(None, decision_reason) >> index & 1, 0, "{case_id}");
+                conflicts += usize::from(judged.contract().conflict().is_some());
+                let (contract, _) = crate::lease::replay(&rows).unwrap().unwrap();
+                let (none, _) = crate::lease::replay_reading(&rows, None).unwrap().unwrap();
+                assert_eq!(
+                    MatrixRow::new(&case_id, &contract, &contract.verdict(None)),
+                    MatrixRow::new(&case_id, &none, &none.verdict(None))
+                );
+            }
+        }
+        assert!(conflicts > 10, "the generated cases have conflicts: {conflicts}");
+    }
+}
