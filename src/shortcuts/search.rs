@@ -10,6 +10,7 @@
 //! says so.
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 use super::alphabet::{first_offer, next_rows};
 use super::key::Keys;
@@ -36,7 +37,7 @@ impl Bounds {
     /// The bounds of `leasejudge shortcuts`' search for a catching case.
     pub const CATCH: Bounds = Bounds {
         rows: 64,
-        states: 200_000,
+        states: 50_000,
     };
     /// The bounds of its search for the columns that would catch an uncatchable shortcut.
     pub const COLUMNS: Bounds = Bounds {
@@ -73,32 +74,59 @@ pub enum Finding {
     NotCaught(Coverage),
 }
 
-/// A search's tree: each pair reached, by the row that reached it from its parent.
+/// A search's tree: each pair reached, by the row that reached it from its parent, kept
+/// small (a pair's key as a 128-bit hash, a row as its place in its parent's alphabet) so
+/// that the bound on pairs bounds the memory: about 30 bytes a pair, and the cases of the
+/// level being expanded.
 struct Tree {
-    /// (parent, row) of each pair; the root (index 0) is the first offer.
-    nodes: Vec<(usize, Row)>,
-    seen: HashSet<Box<[i64]>>,
+    shortcut: Shortcut,
+    /// The first row, an offer.
+    first: Row,
+    /// (parent, place of the row in the parent's alphabet) of each pair; the root (0) is
+    /// the first offer's.
+    nodes: Vec<(u32, u16)>,
+    seen: HashSet<u128>,
     keys: Keys,
     /// The key being built.
     key: Vec<i64>,
 }
 
 impl Tree {
-    /// Remembers the pair; `false` if an equal one was reached before.
+    /// Remembers the pair; `false` if an equal one was reached before. Pairs are told apart
+    /// by a 128-bit hash of their key: two keys of the at most a few hundred thousand a
+    /// search remembers share one with a chance below 1 in 10^27.
     fn remember(&mut self, contract: &Case, under: &Case<Shortcut>) -> bool {
         self.keys.key(contract, under, &mut self.key);
-        // Most pairs reached were reached before: a key is made to keep only when new.
-        !self.seen.contains(&self.key[..]) && self.seen.insert(self.key.as_slice().into())
+        let hash = |salt: u64| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            salt.hash(&mut hasher);
+            self.key.hash(&mut hasher);
+            hasher.finish()
+        };
+        self.seen
+            .insert(u128::from(hash(0)) << 64 | u128::from(hash(1)))
     }
 
-    /// The rows from the first offer to `node`.
+    /// The rows from the first offer to `node`: the alphabet made again along the way.
     fn rows_to(&self, mut node: usize) -> Vec<Row> {
-        let mut rows = vec![self.nodes[node].1.clone()];
+        let mut places = Vec::new();
         while node != 0 {
-            node = self.nodes[node].0;
-            rows.push(self.nodes[node].1.clone());
+            let (parent, place) = self.nodes[node];
+            places.push(place);
+            node = parent as usize;
         }
-        rows.reverse();
+        let (mut contract, _) = Case::start(&self.first).expect("an offer starts a case");
+        let (mut under, _) =
+            Case::start_reading(&self.first, self.shortcut).expect("an offer starts a case");
+        let mut rows = vec![self.first.clone()];
+        let mut alphabet = Vec::new();
+        for place in places.into_iter().rev() {
+            next_rows(&contract, &under, self.shortcut, &mut alphabet);
+            let row = alphabet.swap_remove(usize::from(place));
+            contract.step(&row).expect("the row replayed in the search");
+            under.step(&row).expect("the row replayed in the search");
+            rows.push(row);
+        }
         rows
     }
 }
@@ -125,7 +153,9 @@ fn breadth_first(
     let (contract, _) = Case::<Contract>::start(&first).expect("an offer starts a case");
     let (under, _) = Case::start_reading(&first, shortcut).expect("an offer starts a case");
     let mut tree = Tree {
-        nodes: vec![(0, first)],
+        shortcut,
+        first,
+        nodes: vec![(0, 0)],
         seen: HashSet::new(),
         keys: Keys::new(graded, shortcut),
         key: Vec::with_capacity(64),
@@ -141,26 +171,28 @@ fn breadth_first(
     if judged(&tree, 0, first) {
         return coverage;
     }
-    let mut level = vec![(0, contract, under)];
+    let mut level = vec![(0u32, contract, under)];
     let mut rows = Vec::new();
     while coverage.rows < bounds.rows {
         let depth = coverage.rows + 1;
         let mut next = Vec::new();
         for (node, contract, under) in &level {
             next_rows(contract, under, shortcut, &mut rows);
-            for row in rows.drain(..).filter(|row| allowed(row)) {
+            for (place, row) in rows.iter().enumerate().filter(|(_, row)| allowed(row)) {
                 let mut contract = contract.clone();
                 let mut under = under.clone();
                 // A row the contract refuses is bad input, not a case; one the shortcut
                 // alone cannot judge (an expiry past year 9999) is never made here.
-                if contract.step(&row).is_err() || under.step(&row).is_err() {
+                if contract.step(row).is_err() || under.step(row).is_err() {
                     continue;
                 }
                 if !tree.remember(&contract, &under) {
                     continue;
                 }
-                tree.nodes.push((*node, row));
+                let place = u16::try_from(place).expect("an alphabet of fewer than 65536 rows");
+                tree.nodes.push((*node, place));
                 let reached = tree.nodes.len() - 1;
+                let reached_node = u32::try_from(reached).expect("fewer pairs than the bound");
                 coverage.states += 1;
                 coverage.rows = depth;
                 let differs = differing(&contract, &under);
@@ -172,7 +204,7 @@ fn breadth_first(
                     && under.conflict().is_some()
                     && graded & !FIXED_BY_A_CONFLICT == 0;
                 if !settled {
-                    next.push((reached, contract, under));
+                    next.push((reached_node, contract, under));
                 }
                 if coverage.states >= bounds.states {
                     return coverage;
