@@ -154,8 +154,8 @@ fn why(graded: u32, standing: &Standing) -> String {
         text.push_str(&format!(
             "; on {names}, the search stopped at its bound ({} rows, {} pairs of cases) \
              without an answer",
-            Bounds::CATCH.rows,
-            Bounds::CATCH.states
+            Bounds::ONE_COLUMN.rows,
+            Bounds::ONE_COLUMN.states
         ));
     }
     text

@@ -355,7 +355,11 @@ mod tests {
             for (case_id, rows) in generated(seed) {
                 let judged = side_by_side(&rows);
                 let decision_reason = 1 << 21 | 1 << 22;
-                assert_eq!(judged.caught(None, decision_reason) >> index & 1, 0, "{case_id}");
+                assert_eq!(
+                    judged.caught(None, decision_reason) >> index & 1,
+                    0,
+                    "{case_id}"
+                );
                 conflicts += usize::from(judged.contract().conflict().is_some());
                 let (contract, _) = crate::lease::replay(&rows).unwrap().unwrap();
                 let (none, _) = crate::lease::replay_reading(&rows, None).unwrap().unwrap();
@@ -365,6 +369,9 @@ mod tests {
                 );
             }
         }
-        assert!(conflicts > 10, "the generated cases have conflicts: {conflicts}");
+        assert!(
+            conflicts > 10,
+            "the generated cases have conflicts: {conflicts}"
+        );
     }
 }

@@ -21,8 +21,13 @@
 //! - **Sequences and generations**: the alphabet's numbers are relative to the two cases'
 //!   current ones, and the rules only compare numbers, so both cases' numbers are kept
 //!   relative to the smaller (clamped where the alphabet's "one below" stops at 1; of
-//!   generations, the smaller's parity, which sets an offer's duration) — unless a graded column shows a set of them (`stale_generation`,
-//!   `late_progress`), whose values a later row can meet again: then they are kept whole.
+//!   generations, the smaller's parity, which sets an offer's duration); a number no later
+//!   row of its generation compares with (a frozen case's, a sequence once the phase or a
+//!   cancel makes every later one refused or late whatever its number) is forgotten. A
+//!   graded `stale_generation` keeps the stale sets relative to the generations too (below
+//!   the lowest a row can still add, only whether the two agree); a graded `late_progress`
+//!   keeps the sequences and late sets whole, since a new generation's sequences start
+//!   again at 1 and can meet old late ones.
 //! - A time or set that only a column shows (`renew_time`, `cancel_requested`, `cancel_ack`,
 //!   the stale and late sets) is kept only if that column is graded; otherwise only whether
 //!   it is set, which the rules read.
@@ -90,15 +95,15 @@ impl Keys {
             keep(!frozen(contract), column::IDENTITY).then_some(mine.identity().generation),
             keep(!frozen(under), column::IDENTITY).then_some(theirs.identity().generation),
         ];
+        // Every generation is 1 or more; the parity of the smaller decides the offers'
+        // durations (the alphabet's), so it is kept.
+        relative(generations, |base| (base % 2) as i64, key);
         if self.graded & column::STALE_GENERATION != 0 {
-            key.extend(generations.map(|g| g.map_or(-1, |g| g as i64)));
-            key.extend(set(contract.stale_generations()));
-            key.push(-1);
-            key.extend(set(under.stale_generations()));
-        } else {
-            // Every generation is 1 or more; the parity of the smaller decides the offers'
-            // durations (the alphabet's), so it is kept.
-            relative(generations, |base| (base % 2) as i64, key);
+            stale_sets(
+                [contract.stale_generations(), under.stale_generations()],
+                generations.iter().flatten().copied().min(),
+                key,
+            );
         }
         let renew = |lease: &Lease| lease.renewal.map_or(0, |r| r.renew_seq);
         let renews = [
@@ -257,6 +262,22 @@ fn progress_read<R: Reading>(case: &Case<R>) -> bool {
 
 fn set(values: &BTreeSet<u64>) -> impl Iterator<Item = i64> + '_ {
     values.iter().map(|&v| v as i64)
+}
+
+/// The two stale sets, for a graded `stale_generation`: a stale generation is one below a
+/// current one (the alphabet's "older" is the smaller current generation, `base`, less one),
+/// so generations are only ever added from `base - 1` up. Those are kept relative to `base`;
+/// the ones below, which no later row adds again, only by whether the two sets have the
+/// same of them, and whether each has any (`None`: no later row adds any).
+fn stale_sets(sets: [&BTreeSet<u64>; 2], base: Option<u64>, key: &mut Vec<i64>) {
+    let lowest = base.map_or(u64::MAX, |base| base.saturating_sub(1));
+    let [mine, theirs] = sets.map(|set| set.iter().copied().filter(|&g| g < lowest));
+    key.push(i64::from(mine.clone().eq(theirs.clone())));
+    key.extend([mine, theirs].map(|mut below| i64::from(below.next().is_none())));
+    for set in sets {
+        key.push(-1);
+        key.extend(set.range(lowest..).map(|&g| g as i64 - lowest as i64));
+    }
 }
 
 fn phase(phase: Phase) -> i64 {

@@ -297,7 +297,7 @@ pub fn standing_by_search(shortcut: Shortcut, graded: u32) -> Standing {
                 if rest & column == 0 || columns & column != 0 {
                     continue;
                 }
-                match find_catching_case(shortcut, column, Bounds::CATCH) {
+                match find_catching_case(shortcut, column, Bounds::ONE_COLUMN) {
                     Finding::Caught { .. } => columns |= column,
                     Finding::NotCaught(alone) if alone.exhausted => never |= column,
                     Finding::NotCaught(_) => unsettled |= column,

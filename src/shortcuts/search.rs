@@ -39,10 +39,17 @@ impl Bounds {
         rows: 64,
         states: 50_000,
     };
-    /// The bounds of its search for the columns that would catch an uncatchable shortcut.
+    /// The bounds of its search for the columns that would catch an uncatchable shortcut
+    /// (one search for all, which need not settle any).
     pub const COLUMNS: Bounds = Bounds {
         rows: 8,
         states: 2_000,
+    };
+    /// The bounds of its search on one column that the search for all did not find a case
+    /// for: enough to reach every pair where the column's values are few.
+    pub const ONE_COLUMN: Bounds = Bounds {
+        rows: 64,
+        states: 10_000,
     };
 }
 

@@ -88,7 +88,14 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["shortcuts", "in.csv", "-o", "{}"], &["in.csv"]),
     (&["shortcuts", "in.csv", "--suggest", "{}"], &["in.csv"]),
     (
-        &["shortcuts", "in.csv", "--suggest", "s.csv", "--golden", "{}"],
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "s.csv",
+            "--golden",
+            "{}",
+        ],
         &["in.csv"],
     ),
     (&["template", "in.csv", "-o", "{}"], &["in.csv"]),
@@ -157,7 +164,14 @@ fn no_output_may_be_another_output() {
             "generate", "--cases", "3", "-o", "out.csv", "--golden", "{}",
         ],
         &["check", "in.csv", "--golden", "gold", "--bless", "-o", "{}"],
-        &["shortcuts", "in.csv", "--suggest", "out.csv", "--golden", "{}"],
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "out.csv",
+            "--golden",
+            "{}",
+        ],
         &["shortcuts", "in.csv", "-o", "out.csv", "--suggest", "{}"],
     ];
     let names = [

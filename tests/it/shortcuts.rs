@@ -212,6 +212,19 @@ fn the_search_finds_what_the_catalogue_implies_on_decision_and_reason() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Graded on `stale_generation` alone, a shortcut that never touches the identity check
+/// cannot be caught (the search reaches every pair: the stale sets are kept relative to the
+/// generations), and one that does is.
+#[test]
+fn on_stale_generation_only_the_identity_shortcut_is_caught() {
+    let stale = 1 << 17;
+    match find_catching_case(Shortcut::ProgressMovesBackward, stale, Bounds::CATCH) {
+        Finding::NotCaught(coverage) => assert!(coverage.exhausted, "{coverage:?}"),
+        found => panic!("progress_moves_backward caught on stale_generation: {found:?}"),
+    }
+    caught_rows(Shortcut::OldGenerationRenews, stale);
+}
+
 /// Graded on every column, every shortcut is caught: each changes some state column as soon
 /// as its rule applies (`conflict_not_frozen`'s `ack_state`, say, by an ack after a conflict).
 #[test]
