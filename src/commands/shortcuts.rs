@@ -10,12 +10,11 @@ use anyhow::{bail, Context, Result};
 
 use crate::commands::adjudicate::source_names;
 use crate::grading::{parse_column_list, GradedColumns, DEFAULT_GRADED};
-use crate::input::{expand_inputs, InputFormat, ReadArgs, Source};
-use crate::matrix::{CsvMatrix, JsonMatrix};
+use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::output::{check_paths, persist_all, Content, Named, Output};
 use crate::report::shortcuts::{write_json, write_markdown, write_text};
-use crate::shortcuts::{assess, format_for, write_cases, Assessment};
-use crate::streaming::{judge, Sink, StreamError, StreamSettings, Window};
+use crate::shortcuts::{assess, format_for, write_suggestions};
+use crate::streaming::{StreamError, StreamSettings, Window};
 
 /// How the report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -157,58 +156,4 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .any(|(_, standing)| standing.weakens_the_lab());
     Ok(ExitCode::from(u8::from(weak)))
-}
-
-/// Writes the survivors' cases to `path` in `format`, and their golden matrix to `golden`
-/// (judged from the case file as written, as `generate --golden` does); both finished, for
-/// the run to commit with its report.
-fn write_suggestions(
-    assessment: &Assessment,
-    path: &PathBuf,
-    format: InputFormat,
-    golden: Option<&PathBuf>,
-) -> Result<Vec<crate::output::Finished>> {
-    let cases: Vec<(String, Vec<crate::lease::Row>)> = assessment
-        .witnesses()
-        .map(|witness| (witness.case_id.clone(), witness.rows.clone()))
-        .collect();
-    let content = match format {
-        InputFormat::Csv => Content::Csv,
-        _ => Content::Json,
-    };
-    let mut out = Output::open(Some(path), content)?;
-    write_cases(&cases, format, &mut out).context("cannot write the suggested cases")?;
-    let written = out.finish()?;
-    let mut finished = Vec::new();
-    if let Some(golden) = golden {
-        let Some(cases_path) = written.written_path() else {
-            bail!("--golden needs --suggest to name a regular file, not a device or pipe");
-        };
-        let source = Source {
-            name: path.to_string_lossy().into_owned(),
-            path: Some(cases_path.to_owned()),
-            options: Default::default(),
-        };
-        let settings = StreamSettings {
-            input_format: Some(format),
-            ..StreamSettings::default()
-        };
-        let (encoding, content): (&'static dyn crate::matrix::MatrixEncoding, _) =
-            match InputFormat::for_path(golden) {
-                InputFormat::Json => (&JsonMatrix, Content::Json),
-                _ => (&CsvMatrix, Content::Csv),
-            };
-        let mut out = Output::open(Some(golden), content)?;
-        judge(
-            &[source],
-            &settings,
-            Sink::Matrix(encoding),
-            &mut |_, _, _| {},
-        )
-        .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
-        .context("cannot judge the suggested cases")?;
-        finished.push(out.finish()?);
-    }
-    finished.insert(0, written);
-    Ok(finished)
 }

@@ -14,6 +14,8 @@ use crate::streaming::{CaseWriter, KeptRows, RecordOut};
 
 /// A case under one reading: replaying, or refused by a rule the reading bends into a fault
 /// (a shortcut's renewal or progress computing an expiry past year 9999).
+// Unboxed: a replay is made once per reading and reused from case to case.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Replay<R: Reading> {
     /// No row yet.

@@ -30,7 +30,7 @@ pub use judge::{CatchRecords, MatrixUnder, SideBySide};
 pub use search::{
     find_catching_case, find_catching_columns, Bounds, Coverage, Finding, FIXED_BY_A_CONFLICT,
 };
-pub use suggest::{format_for, row_object, write_cases};
+pub use suggest::{format_for, row_object, write_cases, write_suggestions};
 
 /// The columns no reading changes, which the search for columns that would catch a
 /// shortcut leaves out: `case_id` and `job_id` are the rows' own (the case's id, its first
@@ -84,7 +84,7 @@ pub enum Standing {
         cases: u64,
     },
     /// No case of the lab catches it, but this one would.
-    Survives(Witness),
+    Survives(Box<Witness>),
     /// No case at all catches it on the graded columns: the search reached every pair of
     /// cases its alphabet can build.
     Uncatchable {
@@ -156,7 +156,7 @@ impl Assessment {
         self.shortcuts
             .iter()
             .filter_map(|(_, standing)| match standing {
-                Standing::Survives(witness) => Some(witness),
+                Standing::Survives(witness) => Some(&**witness),
                 _ => None,
             })
     }
@@ -276,7 +276,7 @@ fn search_each(shortcuts: Vec<Shortcut>, graded: u32, jobs: usize) -> Vec<(Short
 pub fn standing_by_search(shortcut: Shortcut, graded: u32) -> Standing {
     match find_catching_case(shortcut, graded, Bounds::CATCH) {
         Finding::Caught { rows, columns } => {
-            Standing::Survives(Witness::new(shortcut, rows, columns))
+            Standing::Survives(Box::new(Witness::new(shortcut, rows, columns)))
         }
         Finding::NotCaught(search) if search.exhausted => {
             // The columns a conflict fixes were all settled by this search, if the graded

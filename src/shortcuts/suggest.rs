@@ -1,14 +1,18 @@
 //! The cases the search found, written as a case file: CSV, a JSON array of rows, or NDJSON,
 //! chosen by the file's extension as every case file's format is (spec section 2), each row
-//! with the fields its event uses.
+//! with the fields its event uses; and their golden matrix, judged from the file as written.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use anyhow::{bail, Context, Result};
 use serde_json::{Map, Value};
 
-use crate::input::InputFormat;
+use crate::input::{InputFormat, Source};
 use crate::lease::{Message, Row};
+use crate::matrix::{CsvMatrix, JsonMatrix};
+use crate::output::{Content, Finished, Output};
+use crate::streaming::{judge, Sink, StreamSettings};
 
 /// The columns of a written case file, in order.
 const HEADER: [&str; 16] = [
@@ -150,4 +154,58 @@ pub fn write_cases(
             writer.flush()
         }
     }
+}
+
+/// Writes the survivors' cases to `path` in `format`, and their golden matrix to `golden`
+/// (judged from the case file as written, as `generate --golden` does); both finished, for
+/// the run to commit with its report.
+pub fn write_suggestions(
+    assessment: &super::Assessment,
+    path: &Path,
+    format: InputFormat,
+    golden: Option<&PathBuf>,
+) -> Result<Vec<Finished>> {
+    let cases: Vec<(String, Vec<crate::lease::Row>)> = assessment
+        .witnesses()
+        .map(|witness| (witness.case_id.clone(), witness.rows.clone()))
+        .collect();
+    let content = match format {
+        InputFormat::Csv => Content::Csv,
+        _ => Content::Json,
+    };
+    let mut out = Output::open(Some(path), content)?;
+    write_cases(&cases, format, &mut out).context("cannot write the suggested cases")?;
+    let written = out.finish()?;
+    let mut finished = Vec::new();
+    if let Some(golden) = golden {
+        let Some(cases_path) = written.written_path() else {
+            bail!("--golden needs --suggest to name a regular file, not a device or pipe");
+        };
+        let source = Source {
+            name: path.to_string_lossy().into_owned(),
+            path: Some(cases_path.to_owned()),
+            options: Default::default(),
+        };
+        let settings = StreamSettings {
+            input_format: Some(format),
+            ..StreamSettings::default()
+        };
+        let (encoding, content): (&'static dyn crate::matrix::MatrixEncoding, _) =
+            match InputFormat::for_path(golden) {
+                InputFormat::Json => (&JsonMatrix, Content::Json),
+                _ => (&CsvMatrix, Content::Csv),
+            };
+        let mut out = Output::open(Some(golden), content)?;
+        judge(
+            &[source],
+            &settings,
+            Sink::Matrix(encoding),
+            &mut |_, _, _| {},
+        )
+        .and_then(|matrix| Ok(matrix.write_to(&mut out)?))
+        .context("cannot judge the suggested cases")?;
+        finished.push(out.finish()?);
+    }
+    finished.insert(0, written);
+    Ok(finished)
 }
