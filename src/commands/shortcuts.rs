@@ -79,8 +79,8 @@ pub struct Args {
     #[allow(missing_docs)]
     pub read: ReadArgs,
 
-    /// Threads for the searches [default: the number of CPUs]; 1 to 256. The report is the
-    /// same for any N.
+    /// Threads for the searches [default: the number of CPUs]; 1 to 256, of which at most 4
+    /// search at once (each holds up to about 45 MiB). The report is the same for any N.
     #[arg(long, value_name = "N", value_parser = crate::limits::parse_jobs)]
     pub jobs: Option<usize>,
 }

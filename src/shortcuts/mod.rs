@@ -37,6 +37,10 @@ pub use suggest::{format_for, row_object, write_cases, write_suggestions};
 /// offer's job id), the same under every reading.
 const THE_ROWS_OWN: u32 = 1 << 0 | 1 << 1;
 
+/// The most searches run at once, whatever `--jobs` says: a search at its bound holds about
+/// 45 MiB, and four of them beside the engine stay within the command's 256 MiB.
+const MAX_SEARCHES_AT_ONCE: usize = 4;
+
 /// Every column of the matrix, as bits by position.
 const EVERY_COLUMN: u32 = (1 << crate::matrix::COLUMNS.len()) - 1;
 
@@ -255,7 +259,8 @@ fn search_each(shortcuts: Vec<Shortcut>, graded: u32, jobs: usize) -> Vec<(Short
     let next = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, shortcuts.len().max(1)) {
+        let threads = jobs.min(MAX_SEARCHES_AT_ONCE).min(shortcuts.len()).max(1);
+        for _ in 0..threads {
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&shortcut) = shortcuts.get(index) else {

@@ -325,3 +325,22 @@ fn the_suggested_cases_mend_the_lab() {
         assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
     }
 }
+
+/// The report does not depend on how many threads search.
+#[test]
+fn the_report_is_the_same_for_any_number_of_threads() {
+    let lab = root().join("cases/probes.csv");
+    let run = |jobs: &str| {
+        crate::common::leasejudge(&[
+            "shortcuts",
+            lab.to_str().unwrap(),
+            "-f",
+            "json",
+            "--jobs",
+            jobs,
+        ])
+        .run()
+        .stdout
+    };
+    assert_eq!(run("1"), run("3"));
+}
