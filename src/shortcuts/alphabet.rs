@@ -8,9 +8,8 @@
 //! - **Offers**: a re-sent copy of either case's current offer (every time given), the
 //!   current generation reused with another duration, and the next generation (to the
 //!   other holder); an offer of an older generation is stale, as any message of one (below).
-//!   Every offer of generation `g` is
-//!   of lease `L-g`, for [`DURATION`] seconds from its own time if `g` is odd, 8 if even,
-//!   its ack deadline [`ACK_WITHIN`] seconds after it.
+//!   Every offer of generation `g` is of lease `L-g`, for [`DURATION`] seconds from its own
+//!   time if `g` is odd, 8 if even, its ack deadline [`ACK_WITHIN`] seconds after it.
 //! - **Worker messages** of either case's current generation, lease and holder: `ack`,
 //!   `renew` and `progress` with a sequence equal to, one above or one below either case's
 //!   last accepted one, `cancel_ack`, and `result` of each value.
