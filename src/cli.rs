@@ -44,6 +44,8 @@ enum Command {
     Validate(commands::validate::Args),
     /// Permute renew/progress arrivals (spec section 7) and check what may not change.
     Reorder(commands::reorder::Args),
+    /// Say which shortcuts (misreadings of the contract) a lab's cases catch, and mend it.
+    Shortcuts(commands::shortcuts::Args),
     /// Write a shell completion script to standard output.
     Completions(commands::completions::Args),
     /// Write the manual page (roff) to standard output, or a page per command (--dir).
@@ -164,6 +166,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Template(args) => commands::template::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
+        Command::Shortcuts(args) => commands::shortcuts::run(args),
         Command::Completions(args) => commands::completions::run(args, documented_command()),
         Command::Man(args) => commands::man::run(args, documented_command()),
     }

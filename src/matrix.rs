@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use crate::sanitize::spreadsheet_cell;
 
 use crate::lease::{
-    AckState, Case, CaseReason, Decision, Judgement, Phase, Seconds, TerminalResult, Timestamp,
-    Verdict,
+    AckState, Case, CaseReason, Decision, Judgement, Phase, Reading, Seconds, TerminalResult,
+    Timestamp, Verdict,
 };
 
 /// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
@@ -92,8 +92,9 @@ pub struct MatrixRow {
 }
 
 impl MatrixRow {
-    /// The matrix row of a replayed case and its verdict.
-    pub fn new(case_id: &str, case: &Case, verdict: &Verdict) -> MatrixRow {
+    /// The matrix row of a replayed case and its verdict (under any reading: a shortcut's row
+    /// has the contract's columns).
+    pub fn new<R: Reading>(case_id: &str, case: &Case<R>, verdict: &Verdict) -> MatrixRow {
         let lease = &verdict.lease;
         let identity = lease.identity();
         let terms = &lease.offer.terms;
@@ -210,6 +211,62 @@ impl MatrixRow {
         ];
         COLUMNS.iter().map(|c| c.to_string()).zip(values).collect()
     }
+}
+
+/// The columns in which the matrix rows of two judged cases differ, as bits by position in
+/// [`COLUMNS`] (bit 0 `case_id`, which they share): what [`MatrixRow::new`] would make of each,
+/// compared value for value, without making them (for comparing a case under the contract
+/// with the same case under each shortcut). An empty progress value is no value, as the
+/// matrix writes both.
+pub fn differing_columns<A: Reading, B: Reading>(
+    (a, a_judged): (&Case<A>, &Judgement),
+    (b, b_judged): (&Case<B>, &Judgement),
+) -> u32 {
+    let (a_lease, b_lease) = (a.lease(), b.lease());
+    let (a_id, b_id) = (a_lease.identity(), b_lease.identity());
+    let (a_terms, b_terms) = (&a_lease.offer.terms, &b_lease.offer.terms);
+    fn value(lease: &crate::lease::Lease) -> &str {
+        lease
+            .progress
+            .as_ref()
+            .and_then(|p| p.progress_value.as_deref())
+            .unwrap_or("")
+    }
+    let result = |judged: &Judgement| match judged.phase {
+        Phase::Terminal(result) => Some(result),
+        _ => None,
+    };
+    let same = [
+        true,
+        a.job_id() == b.job_id(),
+        a_id.lease_id == b_id.lease_id,
+        a_id.generation == b_id.generation,
+        a_id.holder == b_id.holder,
+        a_terms.issued_at == b_terms.issued_at,
+        a_terms.lease_duration == b_terms.lease_duration,
+        a_lease.expires_at == b_lease.expires_at,
+        a_terms.ack_deadline == b_terms.ack_deadline,
+        a_judged.ack_state == b_judged.ack_state,
+        a_lease.renewal.map(|r| r.renew_seq) == b_lease.renewal.map(|r| r.renew_seq),
+        a_lease.renewal.map(|r| r.renew_time) == b_lease.renewal.map(|r| r.renew_time),
+        a_lease.progress.as_ref().map(|p| p.progress_seq)
+            == b_lease.progress.as_ref().map(|p| p.progress_seq),
+        value(a_lease) == value(b_lease),
+        a_lease.cancel_requested == b_lease.cancel_requested,
+        a_lease.cancel_ack == b_lease.cancel_ack,
+        result(a_judged) == result(b_judged),
+        a.stale_generations() == b.stale_generations(),
+        a.late_progress() == b.late_progress(),
+        a_judged.lease_expired() == b_judged.lease_expired(),
+        a.conflict().is_some() == b.conflict().is_some(),
+        a_judged.decision == b_judged.decision,
+        a_judged.reason == b_judged.reason,
+    ];
+    const _: () = assert!(COLUMNS.len() == 23);
+    same.iter()
+        .enumerate()
+        .filter(|(_, same)| !**same)
+        .fold(0, |bits, (column, _)| bits | 1 << column)
 }
 
 /// Appends one case's matrix row as CSV to `out`: the same bytes as

@@ -10,5 +10,6 @@ pub(crate) mod grade;
 pub mod man;
 pub(crate) mod precheck;
 pub(crate) mod reorder;
+pub(crate) mod shortcuts;
 pub(crate) mod template;
 pub(crate) mod validate;

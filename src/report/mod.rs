@@ -19,6 +19,7 @@ pub mod markdown;
 pub(crate) mod paged;
 pub(crate) mod platform_results;
 pub(crate) mod problems;
+pub mod shortcuts;
 pub(crate) mod table;
 
 use anyhow::{Context, Result};

@@ -24,7 +24,7 @@ fn leasejudge(args: &[&str]) -> Run {
     leasejudge_env(args, &[])
 }
 
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "adjudicate",
     "generate",
     "explain",
@@ -32,6 +32,7 @@ const SUBCOMMANDS: [&str; 10] = [
     "grade",
     "validate",
     "reorder",
+    "shortcuts",
     "template",
     "completions",
     "man",

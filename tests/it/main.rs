@@ -41,6 +41,7 @@ mod reference;
 mod reorder_window;
 mod safety;
 mod sheets;
+mod shortcuts;
 mod snapshot;
 mod split_cut;
 mod spreadsheets;

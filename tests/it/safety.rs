@@ -85,6 +85,19 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["explain", "in.csv", "-o", "{}"], &["in.csv"]),
     (&["reorder", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["shortcuts", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["shortcuts", "in.csv", "--suggest", "{}"], &["in.csv"]),
+    (
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "s.csv",
+            "--golden",
+            "{}",
+        ],
+        &["in.csv"],
+    ),
     (&["template", "in.csv", "-o", "{}"], &["in.csv"]),
     (
         &["check", "in.csv", "--golden", "golden.csv", "-o", "{}"],
@@ -151,6 +164,15 @@ fn no_output_may_be_another_output() {
             "generate", "--cases", "3", "-o", "out.csv", "--golden", "{}",
         ],
         &["check", "in.csv", "--golden", "gold", "--bless", "-o", "{}"],
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "out.csv",
+            "--golden",
+            "{}",
+        ],
+        &["shortcuts", "in.csv", "-o", "out.csv", "--suggest", "{}"],
     ];
     let names = [
         ("itself", "out.csv"),
