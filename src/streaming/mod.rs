@@ -298,6 +298,17 @@ impl CaseRecords {
         self.spills.iter().map(SpillFile::rows).sum()
     }
 
+    /// Hands `visit` every record in order, of a run whose sink was
+    /// `Sink::Matrix(&CellsMatrix)`, with the line of its case's first row in its file.
+    pub fn for_each_cells_record(
+        self,
+        visit: &mut dyn FnMut(u64, crate::matrix::CellsRecord<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        spill::for_each_cells_record(self.spills, &mut |line_base, record| {
+            visit(line_base + record.first_line, record)
+        })
+    }
+
     /// Writes them in order to `out`: the whole matrix (header or brackets included), or
     /// every case record (the first without its leading separator).
     pub fn write_to(self, out: &mut impl AppendFile) -> io::Result<()> {
