@@ -324,11 +324,7 @@ fn check(args: &Args) -> Result<ExitCode> {
                 )
             })
         };
-        let threads = Threads::like_adjudicate(
-            std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(crate::limits::MAX_JOBS),
-        );
+        let threads = Threads::like_adjudicate(crate::streaming::default_jobs());
         let mut on_case = |case_id: &str, line: u64| {
             if let Some(places) = &mut places {
                 places.push(case_id, line, file_index);

@@ -105,7 +105,7 @@ pub fn write_blank_matrix(
     out: &mut impl AppendFile,
 ) -> Result<()> {
     let settings = StreamSettings {
-        ..StreamSettings::in_file_order()
+        ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
     };
     let rows = BlankRows {
         blanks: columns.len(),

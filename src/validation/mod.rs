@@ -368,7 +368,7 @@ pub fn validate_streaming(
         open_cases: window.open_cases,
         kept_rows: window.kept_rows,
         case_rows_in_memory: window.case_rows_in_memory,
-        ..crate::streaming::StreamSettings::in_file_order()
+        ..crate::streaming::StreamSettings::in_file_order_on(crate::streaming::default_jobs())
     };
     let judged = crate::streaming::judge(
         sources,
