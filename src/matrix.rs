@@ -295,7 +295,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 /// Appends a text cell as the csv writer would write what [`spreadsheet_cell`] gives for it:
 /// quoted (with `"` doubled) only if it holds a `,`, `"`, CR or LF.
 #[inline(always)]
-fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let text = spreadsheet_cell(text);
     let bytes = text.as_bytes();
     if !bytes
