@@ -316,7 +316,7 @@ pub(crate) fn push_csv_text(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Appends a number's decimal digits.
-fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     if value < 10 {
         // Most numbers of a matrix row are single digits: no copy of a digit buffer.
         out.push(b'0' + value as u8);

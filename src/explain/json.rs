@@ -2,19 +2,16 @@
 //! and its verdict (rule, sentence and matrix row). Keys keep a fixed order.
 //!
 //! Serialised from borrowed structs rather than built as `serde_json::Value`s: a trace of
-//! hundreds of thousands of rows would otherwise allocate every key of every object.
+//! hundreds of thousands of rows would otherwise allocate every key of every object. The
+//! streaming explanation writes the same bytes without serde (`json_write.rs`).
 
-use std::io;
-use std::ops::ControlFlow;
-
-use serde::ser::{Error as _, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::lease::{ClockEffect, Message, Verdict};
 use crate::matrix::MatrixRow;
 
-use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
+use super::{CaseTrace, Rule, State, TracedRow};
 
 /// The opening of the array.
 pub fn start() -> String {
@@ -28,52 +25,6 @@ pub fn case(index: usize, trace: &CaseTrace) -> String {
         &serde_json::to_string_pretty(&CaseJson::of(trace)).expect("a trace always serialises"),
     );
     text
-}
-
-/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
-/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
-pub(crate) fn write_case(
-    out: &mut dyn io::Write,
-    index: usize,
-    summary: &Summary,
-    rows: &dyn TracedRows,
-    sentence: String,
-) -> io::Result<()> {
-    out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
-    let case = CaseJson {
-        case_id: &summary.case_id,
-        job_id: &summary.job_id,
-        file: &summary.file,
-        rows: Streamed(rows),
-        verdict: VerdictJson::of(&summary.verdict, &summary.last, sentence, &summary.matrix),
-    };
-    serde_json::to_writer_pretty(out, &case).map_err(io::Error::from)
-}
-
-/// Rows serialised as they are replayed, one at a time.
-struct Streamed<'a>(&'a dyn TracedRows);
-
-impl Serialize for Streamed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        let mut failed = None;
-        self.0
-            .visit(
-                &mut |_, row| match seq.serialize_element(&RowJson::of(row)) {
-                    Ok(()) => Ok(ControlFlow::Continue(())),
-                    // The serializer's error is its own type: kept, and returned as itself.
-                    Err(e) => {
-                        failed = Some(e);
-                        Ok(ControlFlow::Break(()))
-                    }
-                },
-            )
-            .map_err(S::Error::custom)?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        seq.end()
-    }
 }
 
 /// The end of the array.

@@ -251,7 +251,9 @@ impl CaseWriter for Traces {
                 Format::Html => {
                     super::html::write_case(out, index, &summary, &replayed, &sentence)?
                 }
-                Format::Json => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+                Format::Json => {
+                    super::json_write::write_case(out, index, &summary, &replayed, &sentence)?
+                }
             }
             return Ok(true);
         }

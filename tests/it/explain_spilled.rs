@@ -100,6 +100,18 @@ fn same_bytes_written_out(file: &Path) {
             file.display()
         );
     }
+    // The streaming JSON, written straight into bytes, is what serde_json writes for every
+    // case's whole trace.
+    let traces =
+        leasejudge::commands::explain::traces(&[file.to_owned()], None, None, &[]).unwrap();
+    let whole = Format::Json.render(&traces).into_bytes();
+    for budget in [DEFAULT_CASE_ROWS_IN_MEMORY, FEW_ROWS] {
+        assert!(
+            explained(file, Format::Json, 0, budget) == whole,
+            "{} -f json, budget {budget}",
+            file.display()
+        );
+    }
     for encoding in ENCODINGS {
         let held = detailed(file, encoding, DEFAULT_CASE_ROWS_IN_MEMORY);
         assert!(!held.is_empty());
