@@ -23,6 +23,7 @@
 #   SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh                               # styles only
 #   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 SKIP_CLASS=1 ...                      # fewer commands
 #   CLASS_SIZES="2000" bench/run.sh                                               # one class size
+#   SIDE_ONLY=1 SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh   # issue 38's comparisons only
 #   LJ=/path/to/leasejudge bench/run.sh                                           # another build
 #
 # Workbook bombs (time and memory of every command on each): bench/bombs.sh.
@@ -245,6 +246,8 @@ if [ -z "${SKIP_CLASS:-}" ]; then
     done
     echo
 fi
+
+[ -n "${SIDE_ONLY:-}" ] && exit 0
 
 # ---- every command on every shape --------------------------------------------------------
 echo "## Every command ($RUNS runs each: median wall, largest peak RSS; exit status of the last run)"
