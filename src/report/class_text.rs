@@ -366,7 +366,8 @@ fn counts_line(counts: Counts) -> String {
 /// Writes the report as tables for people; statuses are coloured when `color`. A
 /// submission's table lists the cases that differ and the warnings, or every case when
 /// `verbose`; in a class (more than one submission) without `verbose`, after its counts, only
-/// the first [`CLASS_ROWS_SHOWN`] and how many more there are. Tables are drawn a page at a time: a submission of any size fits in memory.
+/// the first [`CLASS_ROWS_SHOWN`] and how many more there are. Tables are drawn a page at a
+/// time: a submission of any size fits in memory.
 /// `width`: the widest a table may be (a terminal's width), its widest columns narrowed to
 /// fit; `None`, as wide as its cells.
 pub fn write_table(
