@@ -20,6 +20,12 @@ pub fn start() -> String {
 
 /// One case's object as an element of the array (pretty-printed).
 pub fn case(index: usize, trace: &CaseTrace) -> String {
+    super::json_write::case_text(index, trace)
+}
+
+/// [`case`] through serde_json: what [`super::json_write`] must write (its tests).
+#[cfg(test)]
+pub(crate) fn case_serde(index: usize, trace: &CaseTrace) -> String {
     let mut text = String::from(if index == 0 { "\n" } else { ",\n" });
     text.push_str(
         &serde_json::to_string_pretty(&CaseJson::of(trace)).expect("a trace always serialises"),

@@ -1,8 +1,9 @@
 //! A case's trace written as pretty JSON straight into bytes: the same bytes serde_json's
 //! pretty printer writes for [`super::json`]'s structs (two spaces an indent, `"key": value`,
 //! `[]` and `{}` when empty), without a serializer call per key or a string per timestamp.
-//! The streaming explanation writes every case this way (830 MB for a 52 MB file); the
-//! structs stay for [`super::json::case`], and the tests compare the two on every case.
+//! Every case of `explain -f json` is written this way (830 MB for a 52 MB file); the structs
+//! stay for [`super::json::case_json`] (a value to inspect), and the tests compare the two on
+//! every case.
 
 use std::io;
 use std::ops::ControlFlow;
@@ -10,7 +11,7 @@ use std::ops::ControlFlow;
 use crate::lease::{ClockEffect, Lease, Message, Timestamp, Verdict};
 use crate::matrix::{push_json_str, push_u64, MatrixRow};
 
-use super::{Rule, State, Summary, TracedRow, TracedRows};
+use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// Bytes of a case kept before they go on to the output.
 const CHUNK: usize = 1 << 16;
@@ -141,9 +142,9 @@ fn clock_name(effect: Option<ClockEffect>) -> Option<&'static str> {
     })
 }
 
-/// Writes one case's object as an element of the array, the bytes [`super::json::case`]
-/// gives for the case's whole trace: `summary` from a first pass over `rows`, `sentence` from
-/// [`super::sentence::sentence_of`].
+/// Writes one case's object as an element of the array, the bytes serde_json's pretty printer
+/// writes for [`super::json`]'s structs: `summary` from a first pass over `rows`, `sentence`
+/// from [`super::sentence::sentence_of`].
 pub(crate) fn write_case(
     out: &mut dyn io::Write,
     index: usize,
@@ -151,6 +152,50 @@ pub(crate) fn write_case(
     rows: &dyn TracedRows,
     sentence: &str,
 ) -> io::Result<()> {
+    let case = Case {
+        case_id: &summary.case_id,
+        job_id: &summary.job_id,
+        file: &summary.file,
+        rows,
+        verdict: &summary.verdict,
+        last: &summary.last,
+        sentence,
+        matrix: &summary.matrix,
+    };
+    write(out, index, &case)
+}
+
+/// [`write_case`] of a whole trace, as a string.
+pub(crate) fn case_text(index: usize, trace: &CaseTrace) -> String {
+    let sentence = trace.sentence();
+    let case = Case {
+        case_id: &trace.case_id,
+        job_id: &trace.job_id,
+        file: trace.file(),
+        rows: &trace.rows,
+        verdict: &trace.verdict,
+        last: &trace.rows[trace.rows.len() - 1].after,
+        sentence: &sentence,
+        matrix: &trace.matrix,
+    };
+    let mut out = Vec::new();
+    write(&mut out, index, &case).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("JSON of UTF-8 text is UTF-8")
+}
+
+/// What a case's object holds.
+struct Case<'a> {
+    case_id: &'a str,
+    job_id: &'a str,
+    file: &'a str,
+    rows: &'a dyn TracedRows,
+    verdict: &'a Verdict,
+    last: &'a State,
+    sentence: &'a str,
+    matrix: &'a MatrixRow,
+}
+
+fn write(out: &mut dyn io::Write, index: usize, case: &Case<'_>) -> io::Result<()> {
     let mut json = Pretty {
         out: Vec::with_capacity(4096),
         depth: 0,
@@ -159,13 +204,13 @@ pub(crate) fn write_case(
     json.out
         .extend_from_slice(if index == 0 { b"\n" } else { b",\n" });
     json.open(b'{');
-    json.str("case_id", &summary.case_id);
-    json.str("job_id", &summary.job_id);
-    json.str("file", &summary.file);
+    json.str("case_id", case.case_id);
+    json.str("job_id", case.job_id);
+    json.str("file", case.file);
     json.key("rows");
     json.open(b'[');
     let mut failed = None;
-    rows.visit(&mut |_, row| {
+    case.rows.visit(&mut |_, row| {
         json.element();
         write_row(&mut json, row);
         if let Err(e) = json.move_on_if_full(out) {
@@ -181,10 +226,10 @@ pub(crate) fn write_case(
     json.key("verdict");
     write_verdict(
         &mut json,
-        &summary.verdict,
-        &summary.last,
-        sentence,
-        &summary.matrix,
+        case.verdict,
+        case.last,
+        case.sentence,
+        case.matrix,
     );
     json.close(b'}');
     out.write_all(&json.out)
@@ -341,4 +386,47 @@ fn write_state(json: &mut Pretty, lease: &Lease, findings: &State) {
         findings.conflict.map(|c| c.row_reason().as_str()),
     );
     json.close(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{default_mix, write_cases, write_messy_cases, Options};
+
+    /// Every case of generated and messy files, at their own time and later: the bytes
+    /// serde_json's pretty printer writes for the structs.
+    #[test]
+    fn every_case_is_written_as_serde_json_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = |seed| Options {
+            seed,
+            cases: 300,
+            rows_per_case: (2, 20),
+            interleave: 5,
+            mix: default_mix(),
+        };
+        let (mut plain, mut messy) = (Vec::new(), Vec::new());
+        write_cases(&options(21), &mut plain).unwrap();
+        write_messy_cases(&options(22), &mut messy, &mut |_| {}).unwrap();
+        let later = Timestamp::parse("2027-01-01T00:00:00Z").ok();
+        for (name, bytes) in [("plain.csv", &plain), ("messy.csv", &messy)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            for as_of in [None, later] {
+                let traces =
+                    crate::commands::explain::traces(std::slice::from_ref(&path), None, as_of, &[])
+                        .unwrap();
+                assert_eq!(traces.len(), 300);
+                for (index, trace) in traces.iter().enumerate() {
+                    let expected = super::super::json::case_serde(index, trace);
+                    assert_eq!(
+                        case_text(index, trace),
+                        expected,
+                        "{name} {}",
+                        trace.case_id
+                    );
+                }
+            }
+        }
+    }
 }
