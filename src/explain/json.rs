@@ -1,9 +1,9 @@
 //! The trace as JSON: one object per case with its rows (claim, clock, outcome, state after)
 //! and its verdict (rule, sentence and matrix row). Keys keep a fixed order.
 //!
-//! Serialised from borrowed structs rather than built as `serde_json::Value`s: a trace of
-//! hundreds of thousands of rows would otherwise allocate every key of every object. The
-//! streaming explanation writes the same bytes without serde (`json_write.rs`).
+//! A case's text is written straight into bytes (`json_write.rs`); the borrowed structs here
+//! give the same document to serde_json, for [`case_json`] (a value to inspect) and as the
+//! reference the writer is tested against.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
