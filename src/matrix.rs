@@ -12,6 +12,13 @@ use crate::lease::{
     Timestamp, Verdict,
 };
 
+mod cells;
+mod json_row;
+
+pub use cells::{push_cells_record, CellsMatrix, CellsRecord};
+pub use json_row::push_json_case;
+pub(crate) use json_row::push_json_str;
+
 /// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
 pub const COLUMNS: [&str; 23] = [
     "case_id",
@@ -352,7 +359,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 /// Appends a text cell as the csv writer would write what [`spreadsheet_cell`] gives for it:
 /// quoted (with `"` doubled) only if it holds a `,`, `"`, CR or LF.
 #[inline(always)]
-fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let text = spreadsheet_cell(text);
     let bytes = text.as_bytes();
     if !bytes
@@ -373,7 +380,7 @@ fn push_csv_text(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Appends a number's decimal digits.
-fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     if value < 10 {
         // Most numbers of a matrix row are single digits: no copy of a digit buffer.
         out.push(b'0' + value as u8);
@@ -406,10 +413,13 @@ pub trait MatrixEncoding: Sync + std::fmt::Debug {
 
     /// Appends a closed case's row, judged at `run_as_of` (without a separator): as
     /// [`write_row`](MatrixEncoding::write_row) of its [`MatrixRow`] with no extra cells.
+    /// `first_line` is the line of the case's first row (counted from the start of the part
+    /// of the file its run read: see [`CellsMatrix`]); the outputs' encodings ignore it.
     fn push_case(
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()>;
@@ -456,6 +466,7 @@ impl MatrixEncoding for CsvMatrix {
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        _first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
@@ -496,15 +507,19 @@ impl MatrixEncoding for JsonMatrix {
         b","
     }
 
+    /// [`push_json_case`]: no [`MatrixRow`], no JSON value tree (the hot path of
+    /// `adjudicate -f json`).
     fn push_case(
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        _first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
-        let row = MatrixRow::new(case_id, case, &case.verdict(run_as_of));
-        push_json_row(out, &row, &[])
+        out.push(b'\n');
+        push_json_case(out, case_id, case, &case.judge(run_as_of));
+        Ok(())
     }
 
     fn write_row(
@@ -621,7 +636,46 @@ mod tests {
                     String::from_utf8(actual).unwrap(),
                     String::from_utf8(expected).unwrap()
                 );
+                // The typed cells, through both paths.
+                let mut record = Vec::new();
+                push_cells_record(&mut record, case_id, 7, &case, &case.judge(as_of));
+                let (read, len) = CellsRecord::split_first(&record).unwrap();
+                assert_eq!((read.first_line, len), (7, record.len()));
+                let cells: Vec<String> = read.cells().map(|c| c.unwrap().to_owned()).collect();
+                assert_eq!(cells, row.cells().to_vec());
+                // The JSON row, through both paths: serde_json of the row's value tree, and
+                // the direct encoding.
+                let mut expected = Vec::new();
+                push_json_row(&mut expected, &row, &[]).unwrap();
+                let mut actual = vec![b'\n'];
+                push_json_case(&mut actual, case_id, &case, &case.judge(as_of));
+                assert_eq!(
+                    String::from_utf8(actual).unwrap(),
+                    String::from_utf8(expected).unwrap()
+                );
             }
+        }
+    }
+
+    /// Every character serde_json escapes, and some it does not, escaped as it escapes them.
+    #[test]
+    fn json_strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x80)
+            .map(|c| format!("a{}b", char::from_u32(c).unwrap()))
+            .collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "é\u{2028}\u{1F600}\"\\/\u{7f}",
+                "\n\r\t\u{8}\u{c}",
+            ]
+            .map(String::from),
+        );
+        for text in texts {
+            let mut actual = Vec::new();
+            push_json_str(&mut actual, &text);
+            assert_eq!(actual, serde_json::to_vec(&text).unwrap(), "{text:?}");
         }
     }
 }

@@ -1,21 +1,18 @@
 //! The trace as JSON: one object per case with its rows (claim, clock, outcome, state after)
 //! and its verdict (rule, sentence and matrix row). Keys keep a fixed order.
 //!
-//! Serialised from borrowed structs rather than built as `serde_json::Value`s: a trace of
-//! hundreds of thousands of rows would otherwise allocate every key of every object.
+//! A case's text is written straight into bytes (`json_write.rs`); the borrowed structs here
+//! give the same document to serde_json, for [`case_json`] (a value to inspect) and as the
+//! reference the writer is tested against.
 
-use std::io;
-use std::ops::ControlFlow;
-
-use serde::ser::{Error as _, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::lease::{ClockEffect, Message, Verdict};
 use crate::matrix::MatrixRow;
 
 use super::witness::Witness;
-use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
+use super::{CaseTrace, Rule, State, TracedRow};
 
 /// The opening of the array.
 pub fn start() -> String {
@@ -24,90 +21,17 @@ pub fn start() -> String {
 
 /// One case's object as an element of the array (pretty-printed).
 pub fn case(index: usize, trace: &CaseTrace) -> String {
+    super::json_write::case_text(index, trace)
+}
+
+/// [`case`] through serde_json: what [`super::json_write`] must write (its tests).
+#[cfg(test)]
+pub(crate) fn case_serde(index: usize, trace: &CaseTrace) -> String {
     let mut text = String::from(if index == 0 { "\n" } else { ",\n" });
     text.push_str(
         &serde_json::to_string_pretty(&CaseJson::of(trace)).expect("a trace always serialises"),
     );
     text
-}
-
-/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
-/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
-pub(crate) fn write_case(
-    out: &mut dyn io::Write,
-    index: usize,
-    summary: &Summary,
-    rows: &dyn TracedRows,
-    sentence: String,
-) -> io::Result<()> {
-    out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
-    let case = CaseJson {
-        case_id: &summary.case_id,
-        job_id: &summary.job_id,
-        file: &summary.file,
-        rows: Streamed(rows),
-        verdict: VerdictJson::of(&summary.verdict, &summary.last, sentence, &summary.matrix),
-        witness: summary
-            .witness
-            .as_ref()
-            .map(|witness| WitnessJson::of(witness, StreamedWitness(rows, witness, &summary.file))),
-    };
-    serde_json::to_writer_pretty(out, &case).map_err(io::Error::from)
-}
-
-/// Rows serialised as they are replayed, one at a time.
-struct Streamed<'a>(&'a dyn TracedRows);
-
-impl Serialize for Streamed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        let mut failed = None;
-        self.0
-            .visit(
-                &mut |_, row| match seq.serialize_element(&RowJson::of(row)) {
-                    Ok(()) => Ok(ControlFlow::Continue(())),
-                    // The serializer's error is its own type: kept, and returned as itself.
-                    Err(e) => {
-                        failed = Some(e);
-                        Ok(ControlFlow::Break(()))
-                    }
-                },
-            )
-            .map_err(S::Error::custom)?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        seq.end()
-    }
-}
-
-/// A witness's rows, found as the case's rows are replayed again.
-struct StreamedWitness<'a>(&'a dyn TracedRows, &'a Witness, &'a str);
-
-impl Serialize for StreamedWitness<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let StreamedWitness(rows, witness, file) = *self;
-        let mut seq = serializer.serialize_seq(Some(witness.len()))?;
-        let mut failed = None;
-        rows.visit(&mut |index, row| {
-            if !witness.contains(index) {
-                return Ok(ControlFlow::Continue(()));
-            }
-            let line = row.source.line;
-            match seq.serialize_element(&WitnessRowJson { file, line, index }) {
-                Ok(()) => Ok(ControlFlow::Continue(())),
-                Err(e) => {
-                    failed = Some(e);
-                    Ok(ControlFlow::Break(()))
-                }
-            }
-        })
-        .map_err(S::Error::custom)?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        seq.end()
-    }
 }
 
 /// The end of the array.

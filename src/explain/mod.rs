@@ -8,6 +8,7 @@
 
 pub mod html;
 pub mod json;
+mod json_write;
 pub mod mermaid;
 pub mod sentence;
 pub mod stream;

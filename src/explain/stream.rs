@@ -260,7 +260,9 @@ impl CaseWriter for Traces {
                 Format::Html => {
                     super::html::write_case(out, index, &summary, &replayed, &sentence)?
                 }
-                Format::Json => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+                Format::Json => {
+                    super::json_write::write_case(out, index, &summary, &replayed, &sentence)?
+                }
             }
             return Ok(true);
         }
@@ -425,7 +427,7 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a one-thread run in file order, keeping `window` open; without
+/// The engine's settings for a run in file order (parsed on a second core), keeping `window` open; without
 /// one, every case of a file stays open to its end.
 fn settings(
     input_format: Option<InputFormat>,
@@ -443,7 +445,7 @@ fn settings(
             .map_or(crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY, |window| {
                 window.case_rows_in_memory
             }),
-        ..StreamSettings::in_file_order()
+        ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
     }
 }
 

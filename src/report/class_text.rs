@@ -6,7 +6,9 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, Color};
 
-use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
+use crate::grading::class::{
+    CaseStatus, ClassReport, Counts, Submission, SubmissionOutcome, UnknownRow,
+};
 use crate::grading::marks::CaseMark;
 use crate::grading::Spot;
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
@@ -243,9 +245,27 @@ pub fn baseline_cells(submission: &Submission) -> [String; 2] {
     ]
 }
 
+/// The most rows of wrong cases and warnings a class report shows for one submission (without
+/// `--verbose`): a 24-line screen when each wraps to four lines, as a missing case's does.
+pub const CLASS_ROWS_SHOWN: usize = 5;
+
+/// A graded submission's counts, as a class report lists them.
+fn counts_line(counts: Counts) -> String {
+    let mut text = format!(
+        "{} matched, {} mismatched, {} missing",
+        counts.matched, counts.mismatched, counts.missing
+    );
+    if counts.unknown > 0 {
+        text.push_str(&format!("; {} unknown (not scored)", counts.unknown));
+    }
+    text
+}
+
 /// Writes the report as tables for people; statuses are coloured when `color`. A
 /// submission's table lists the cases that differ and the warnings, or every case when
-/// `verbose`. Tables are drawn a page at a time: a submission of any size fits in memory.
+/// `verbose`; in a class (more than one submission) without `verbose`, after its counts, only
+/// the first [`CLASS_ROWS_SHOWN`] and how many more there are. Tables are drawn a page at a
+/// time: a submission of any size fits in memory.
 /// `width`: the widest a table may be (a terminal's width), its widest columns narrowed to
 /// fit; `None`, as wide as its cells.
 pub fn write_table(
@@ -279,6 +299,15 @@ pub fn write_table(
             }
             SubmissionOutcome::Graded(graded) => {
                 let shows_cases = report.feedback.shows_cases();
+                // A class lists each submission's counts and its first few wrong cases: a
+                // class of learners who handed in nothing would be a table row per missing
+                // case each (364 KB a learner for a 1,000-case key).
+                let capped = report.submissions.len() > 1 && !verbose;
+                let counts = graded.counts();
+                if capped {
+                    writeln!(out, "  {}", counts_line(counts))?;
+                }
+                let shown = if capped { CLASS_ROWS_SHOWN } else { usize::MAX };
                 let rows = || {
                     let cases = graded
                         .cases
@@ -314,7 +343,7 @@ pub fn write_table(
                             clean_cell(UnknownRow::WARNING),
                         ])
                     });
-                    cases.chain(unknown)
+                    cases.chain(unknown).take(shown)
                 };
                 let style = PagedStyle {
                     color,
@@ -322,6 +351,19 @@ pub fn write_table(
                     width,
                 };
                 write_paged(out, &["case", "where", "result", "details"], style, rows)?;
+                let listed = counts.unknown
+                    + if shows_cases {
+                        counts.mismatched + counts.missing
+                    } else {
+                        0
+                    };
+                if listed > shown {
+                    writeln!(
+                        out,
+                        "  and {} more: see the learner's feedback or `-f json`",
+                        listed - shown
+                    )?;
+                }
             }
         }
     }
