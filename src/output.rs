@@ -564,6 +564,11 @@ pub fn to_stderr(text: &str) {
     let mut line = String::with_capacity(text.len() + 1);
     line.push_str(text);
     line.push('\n');
+    write_stderr(&line);
+}
+
+/// Writes `line` to standard error in one write, inert, if it can.
+fn write_stderr(line: &str) {
     // No line of it can be a workflow command in a CI log, whatever the message quotes.
     let mut out = InertWriter::new(Vec::with_capacity(line.len()), Syntax::Text);
     if out.write_all(line.as_bytes()).is_ok() {

@@ -12,7 +12,7 @@
 //! `{STEP ID}_RESULTS`, as it reads its own graders' (`src/main.js`).
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -302,7 +302,7 @@ pub fn github_classroom(options: &GithubClassroomOptions) -> Result<Status> {
         }
     )?;
     if let Ok(out) = stdout.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        super::say(&out);
     }
     Ok(Status::Success)
 }

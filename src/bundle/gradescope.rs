@@ -72,7 +72,7 @@ pub fn gradescope(options: &GradescopeOptions) -> Result<Status> {
         points = number(prepared.total_points)
     )?;
     if let Ok(out) = out.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        super::say(&out);
     }
     Ok(Status::Success)
 }

@@ -19,7 +19,10 @@ use super::carried::carried;
 use super::course::share_binary;
 use super::prepare::{needs, prepare, Inputs, Prepared};
 use super::question_dir::{existing_question, nothing_added};
-use super::{info_json, question_html, run_script, BinaryAt, Platform, QuestionHash, BINARY, RUN};
+use super::{
+    info_json, question_html, run_script, say, BinaryAt, Platform, QuestionHash, BINARY,
+    CLIENT_FILES, RUN,
+};
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
 /// system each is built on, and its GNU C library.
@@ -60,6 +63,9 @@ pub struct PrairieLearnOptions {
     pub title: String,
     /// The question's topic.
     pub topic: String,
+    /// Whether the question carries the lab's case files and the blank matrix in
+    /// `clientFilesQuestion/` for learners to download (never the key).
+    pub client_files: bool,
 }
 
 /// Builds the question `options` describe and says what it holds and how to set it up.
@@ -131,10 +137,10 @@ pub fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
         points = number(prepared.total_points)
     )?;
     if let Ok(out) = out.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        say(&out);
     }
     if let Some(warning) = upload_warning(prepared.matrix_bytes, &prepared.options.columns) {
-        crate::output::to_stderr(&format!("leasejudge: warning: {warning}"));
+        crate::terminal::to_stderr_wrapped(&format!("leasejudge: warning: {warning}"));
     }
     Ok(Status::Success)
 }
@@ -274,6 +280,42 @@ impl<R: Read> Read for Hashing<'_, R> {
     }
 }
 
+/// The blank matrix's name among the case files `names`: `matrix.csv`, unless a case file
+/// has that name.
+fn blank_name(names: &[String]) -> String {
+    ["matrix.csv", "blank-matrix.csv", "blank-matrix-0.csv"]
+        .into_iter()
+        .find(|name| !names.iter().any(|n| n == name))
+        .unwrap_or("blank-matrix-0.csv")
+        .to_owned()
+}
+
+/// Writes what learners download from the question's page into its `clientFilesQuestion/`:
+/// the case files by their own names, and the blank matrix as `blank`.
+fn write_client_files(out: &OutputDir, prepared: &Prepared, blank: &str) -> Result<()> {
+    let open = |path: &Path| carried(&prepared.stamps, path);
+    for (case_file, name) in &prepared.cases {
+        out.write_file(
+            &format!("{CLIENT_FILES}/{name}"),
+            0o644,
+            &mut open(case_file)?,
+        )?;
+    }
+    let sources: Vec<crate::input::Source> = prepared
+        .cases
+        .iter()
+        .map(|(path, _)| crate::input::Source::file(path))
+        .collect();
+    let mut matrix = Vec::new();
+    crate::grading::template::write_blank_matrix(&sources, &prepared.options.columns, &mut matrix)?;
+    out.write_file(
+        &format!("{CLIENT_FILES}/{blank}"),
+        0o644,
+        &mut matrix.as_slice(),
+    )?;
+    Ok(())
+}
+
 /// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
 /// key, the case files only when hints cite them, and the binary unless the course shares
 /// it. Returns its uuid and what `tests/` holds.
@@ -297,9 +339,27 @@ fn write_question(
     if binary_at == BinaryAt::Bundle {
         carried_names.push(BINARY.to_owned());
     }
+    // What learners download from the question's page: the case files by their own names
+    // (a hint names the file they have) and the blank matrix; never the key.
+    let downloads: Vec<String> = if options.client_files {
+        let mut names: Vec<String> = prepared
+            .cases
+            .iter()
+            .map(|(_, name)| name.clone())
+            .collect();
+        names.push(blank_name(&names));
+        names
+    } else {
+        Vec::new()
+    };
     let wrote: Vec<String> = carried_names
         .iter()
         .map(|name| format!("tests/{name}"))
+        .chain(
+            downloads
+                .iter()
+                .map(|name| format!("{CLIENT_FILES}/{name}")),
+        )
         .collect();
     let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
@@ -340,7 +400,11 @@ fn write_question(
         binary_at,
     );
     out.write_file("info.json", 0o644, &mut info.as_bytes())?;
-    out.write_file("question.html", 0o644, &mut question_html().as_bytes())?;
+    if let Some(blank) = downloads.last() {
+        write_client_files(&out, prepared, blank)?;
+    }
+    let html = question_html(&downloads);
+    out.write_file("question.html", 0o644, &mut html.as_bytes())?;
     out.commit_checked(&|replaced| nothing_added(&place.dir, replaced))?;
     let mut listed = vec![RUN.to_owned()];
     listed.extend(carried_names.into_iter().map(|name| {

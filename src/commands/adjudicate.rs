@@ -54,6 +54,13 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
 
+    /// With --explain, add two columns after `detail`: `witness`, the lines of a minimal
+    /// witness (rows that, replayed alone, give the case's decision and reason, none of which
+    /// can be left out), `;`-joined; and `witness_minimal`, `false` when the search stopped at
+    /// its budget of replayed rows (see `leasejudge explain --witness`).
+    #[arg(long, requires = "explain")]
+    pub witness: bool,
+
     /// Threads for reading several input files at once, or the two halves of one CSV file of
     /// 4 MiB or more [default: the number of CPUs]; 1 to 256. The output is the same for any N.
     #[arg(long, value_name = "N", value_parser = crate::limits::parse_jobs)]
@@ -94,6 +101,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         as_of: args.as_of,
         audit: args.audit.clone(),
         explain: args.explain,
+        witness: args.witness,
         jobs: args.jobs,
         open_cases: args.open_cases,
         columns: args.columns.clone(),

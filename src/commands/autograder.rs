@@ -43,7 +43,8 @@ fn parse_uuid(text: &str) -> Result<String, String> {
     }
 }
 
-/// Write an autograder ready to upload: a Gradescope zip or a PrairieLearn question.
+/// Write an autograder ready to upload: a Gradescope zip, a PrairieLearn question, or a GitHub
+/// Classroom template repository.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 The key is validated and the case files are adjudicated before anything is written: a \
@@ -176,6 +177,12 @@ struct PrairieLearnArgs {
     /// The question's topic.
     #[arg(long, value_name = "TOPIC", default_value = "Leases")]
     topic: String,
+
+    /// Leave out clientFilesQuestion/: by default the question carries the lab's case files
+    /// and the blank matrix there, linked from question.html for learners to download (never
+    /// the key).
+    #[arg(long)]
+    no_client_files: bool,
 }
 
 /// What a GitHub Classroom template repository is made from.
@@ -252,6 +259,7 @@ impl Args {
                 uuid: args.uuid.clone(),
                 title: args.title.clone(),
                 topic: args.topic.clone(),
+                client_files: !args.no_client_files,
             }),
             PlatformArgs::GithubClassroom(args) => Build::GithubClassroom(GithubClassroomOptions {
                 cases: args.cases.clone(),

@@ -58,6 +58,13 @@ pub struct Args {
     /// every case. Text and JSON always have every case.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
+
+    /// Also give each case a minimal witness: some of its rows that, replayed alone as a case
+    /// (judged at their last observed_at, or --as-of if later), give its decision and reason,
+    /// none of which can be left out; marked in every format (`witness` in JSON). A search
+    /// stopped by its budget of replayed rows per case says so (JSON: "minimal": false).
+    #[arg(long)]
+    pub witness: bool,
 }
 
 /// Runs `explain`.
@@ -71,6 +78,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         read: args.read.options(),
         as_of: args.as_of,
         limit: args.limit,
+        witness: args.witness,
     };
     crate::ops::explain::run(&options).map(super::exit_code)
 }

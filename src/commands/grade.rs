@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::grading::class::{parse_points, parse_weights, Feedback};
 use crate::grading::{parse_column_list, Column, GradedColumns};
 use crate::input::ReadArgs;
-use crate::lms::{Lms, Missing};
+use crate::lms::{Lms, Missing, NotOnRoster};
 use crate::ops::grade::{GradeFormat, Options};
 use crate::report::platform_results::Visibility;
 
@@ -53,8 +53,10 @@ folder or the zip: Canvas's Download Submissions, Moodle's Download all submissi
 folder `gh classroom clone student-repos` makes), --roster its roster export, and \
 --gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
 the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
-the download must be a roster learner's (one that is not is an error, named); each \
-learner's matrix is found among their files as the autograders find it. A learner with no \
+the download must be a roster learner's (one that is not is an error, named; with \
+--not-on-roster skip one of a learner the roster lacks is listed and left out), or with \
+--groups a group's, graded for every member; each learner's matrix is found among their \
+files as the autograders find it. A learner with no \
 gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
 grade already there stays) unless --missing zero. See docs/grading.md.
 
@@ -177,6 +179,18 @@ pub struct Args {
     #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
     pub assignment: Option<String>,
 
+    /// A group assignment's groups, so that a group's submission is graded for every member:
+    /// Canvas's export of the group set (People, the group set, Export), or the CSV `gh
+    /// classroom assignment-grades` writes.
+    #[arg(long, value_name = "FILE", requires = "lms")]
+    pub groups: Option<PathBuf>,
+
+    /// What becomes of a submission in the download of a learner the roster lacks: `error`
+    /// nothing is graded (give the roster of every learner); `skip` it is listed and left
+    /// out, the others graded [default: error].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub not_on_roster: Option<NotOnRoster>,
+
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
     #[command(flatten)]
@@ -211,6 +225,8 @@ impl Args {
             roster: self.roster.clone(),
             missing: self.missing,
             assignment: self.assignment.clone(),
+            groups: self.groups.clone(),
+            not_on_roster: self.not_on_roster,
             read: self.read.options(),
         }
     }

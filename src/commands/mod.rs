@@ -9,9 +9,10 @@ pub(crate) mod completions;
 pub(crate) mod explain;
 pub(crate) mod generate;
 pub(crate) mod grade;
-pub(crate) mod man;
+pub mod man;
 pub(crate) mod precheck;
 pub(crate) mod reorder;
+pub(crate) mod shortcuts;
 pub(crate) mod template;
 pub(crate) mod validate;
 

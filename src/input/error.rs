@@ -37,6 +37,9 @@ pub enum ErrorKind {
     /// A bound on what is kept or explored passed while the input itself was read (a case too
     /// long to explore, an entry too large to unpack).
     Limit,
+    /// The file is of the other kind, told by its header: a case file given where a matrix
+    /// goes (the key, a golden file, a learner's answers), or a matrix given as a case file.
+    Swapped,
     /// A file refused for what it is, not what it holds: a link, a hard link, the key or
     /// another of the instructor's files, standard input where it cannot be read, a file that
     /// changed while it was read, an entry leading out of its folder.

@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::input::{ErrorKind, InputError, InputErrors};
 
+use super::groups::Group;
+use super::zip_shadows::{self, Shadow};
+
 /// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
@@ -70,12 +73,26 @@ pub struct Entry {
 /// Whose an entry is, as a platform's naming says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
-    /// The learner's id on the platform (as the roster has it).
+    /// The learner's id on the platform (as the roster has it): for a group's submission,
+    /// the member it is named by.
     pub learner: String,
     /// Where the entry goes in the learner's upload: a file's name as the learner gave it
     /// (`matrix.csv` of Canvas's `doejane_123456_7890123_matrix.csv`), or for a folder the
     /// folder its files go in (empty: the upload itself).
     pub place: String,
+    /// A group's submission, every member's (`--groups`).
+    pub group: Option<Group>,
+}
+
+/// Why an entry is no learner's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unclaimed {
+    /// It is not named as the platform names a submission, or its name is not the roster's
+    /// for the learner it names: why.
+    NotNamed(String),
+    /// It is named for someone the roster lacks: said as `the submission of WHO, who is not
+    /// on the roster`.
+    NotOnRoster(String),
 }
 
 /// Whether `name` is what an operating system or a spreadsheet leaves beside a file (the
@@ -92,6 +109,9 @@ struct ZipItem {
     components: Vec<String>,
     /// What it is.
     kind: Kind,
+    /// For an entry whose name the archive holds again later (which the archive's index does
+    /// not reach), where it is.
+    shadow: Option<Shadow>,
 }
 
 enum Source {
@@ -100,6 +120,8 @@ enum Source {
     /// A zip: the archive and its entries below the download's root.
     Zip {
         archive: RefCell<zip::ZipArchive<File>>,
+        /// The zip file, for the entries the archive's index does not reach.
+        file: File,
         items: Vec<ZipItem>,
         /// The items under each top-level name, in archive order: a learner's are found
         /// without a pass over every learner's.
@@ -161,7 +183,11 @@ impl Download {
         }
         let file =
             File::open(path).map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-        let archive = zip::ZipArchive::new(file).map_err(|e| {
+        let archive = zip::ZipArchive::new(
+            file.try_clone()
+                .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?,
+        )
+        .map_err(|e| {
             error(
                 ErrorKind::Syntax,
                 format!(
@@ -182,6 +208,9 @@ impl Download {
         let mut archive = archive;
         let mut items = Vec::new();
         let mut problems = InputErrors::new();
+        // The central directory's records the index keeps, and where each name is.
+        let mut kept = std::collections::HashSet::new();
+        let mut named: HashMap<Vec<u8>, usize> = HashMap::new();
         for index in 0..archive.len() {
             let entry = archive.by_index(index).map_err(|e| {
                 error(
@@ -189,6 +218,7 @@ impl Download {
                     format!("cannot read entry {}: {e}", index + 1),
                 )
             })?;
+            kept.insert(entry.central_header_start());
             let Some(enclosed) = entry.enclosed_name() else {
                 problems.push(
                     InputError::new(
@@ -202,10 +232,13 @@ impl Download {
                 );
                 continue;
             };
-            let components: Vec<String> = enclosed
-                .iter()
-                .map(|c| c.to_string_lossy().into_owned())
-                .collect();
+            let components = utf8_components(
+                enclosed
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect(),
+                entry.name_raw(),
+            );
             if components.is_empty() {
                 continue;
             }
@@ -216,22 +249,34 @@ impl Download {
             } else {
                 Kind::File
             };
+            named.insert(entry.name_raw().to_vec(), items.len());
             items.push(ZipItem {
                 index,
                 components,
                 kind,
+                shadow: None,
             });
         }
         if !problems.is_empty() {
             return Err(problems);
         }
+        add_shadows(&file, &archive, &kept, &named, &mut items).map_err(|e| {
+            error(
+                ErrorKind::Io,
+                format!("cannot read its central directory: {e}"),
+            )
+        })?;
         let mut root_name = stem(path);
         for _ in 0..MAX_WRAPPERS {
             let entries = zip_entries(&items);
             match entries.as_slice() {
                 [only] if only.kind == Kind::Folder && !recognised(only) => {
                     root_name = only.name.clone();
-                    items.retain(|item| item.components.len() > 1);
+                    // Only what is in the wrapping folder: what lies beside it is litter
+                    // (macOS's `__MACOSX/{folder}/._...`), which must not become entries.
+                    items.retain(|item| {
+                        item.components.len() > 1 && item.components[0] == only.name
+                    });
                     for item in &mut items {
                         item.components.remove(0);
                     }
@@ -251,6 +296,7 @@ impl Download {
             root_name,
             source: Source::Zip {
                 archive: RefCell::new(archive),
+                file,
                 items,
                 by_top,
                 unpacked: RefCell::new(0),
@@ -312,6 +358,7 @@ impl Download {
                 }
                 Source::Zip {
                     archive,
+                    file,
                     items,
                     by_top,
                     unpacked,
@@ -329,7 +376,7 @@ impl Download {
                             .collect::<Vec<_>>()
                             .join("/");
                         unzip_item(
-                            &mut archive.borrow_mut(),
+                            (&mut archive.borrow_mut(), file),
                             item,
                             &path,
                             &shown,
@@ -346,6 +393,68 @@ impl Download {
             Err(problems)
         })
     }
+}
+
+/// A zip entry's path components (`enclosed`, as the zip crate decoded its name) read as
+/// UTF-8 when its name's bytes (`raw`) are UTF-8: a name not flagged as UTF-8 is decoded by
+/// the crate as CP437, but rubyzip (Canvas) and other Unix zippers write UTF-8 names without
+/// the flag, and Info-ZIP's unzip takes such a name's bytes as they are. A name that is not
+/// UTF-8 stays as the crate read it; the crate has already checked that it stays inside
+/// the folder, and the separators and dots are the same in either reading.
+fn utf8_components(enclosed: Vec<String>, raw: &[u8]) -> Vec<String> {
+    let Ok(text) = std::str::from_utf8(raw) else {
+        return enclosed;
+    };
+    if raw.is_ascii() {
+        return enclosed;
+    }
+    let mut components: Vec<String> = Vec::new();
+    for part in text.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                components.pop();
+            }
+            part => components.push(part.to_owned()),
+        }
+    }
+    if components.len() == enclosed.len() {
+        components
+    } else {
+        enclosed
+    }
+}
+
+/// A name the zip holds twice: the earlier entries, which the archive's index does not reach
+/// (`kept`: the central directory records it does), go into `items` beside the one it keeps
+/// (`named`: an item by its name's bytes).
+fn add_shadows(
+    file: &File,
+    archive: &zip::ZipArchive<File>,
+    kept: &std::collections::HashSet<u64>,
+    named: &HashMap<Vec<u8>, usize>,
+    items: &mut Vec<ZipItem>,
+) -> io::Result<()> {
+    let shadows = zip_shadows::shadowed(
+        file,
+        archive.central_directory_start(),
+        archive.offset(),
+        kept,
+        MAX_ZIP_ENTRIES + 1,
+    )?;
+    for shadow in shadows {
+        let Some(&twin) = named.get(&shadow.name) else {
+            continue;
+        };
+        let twin = &items[twin];
+        items.push(ZipItem {
+            index: twin.index,
+            components: twin.components.clone(),
+            kind: twin.kind,
+            shadow: Some(shadow),
+        });
+    }
+    Ok(())
 }
 
 /// `base` joined with a `/`-separated place.
@@ -418,6 +527,7 @@ fn dangling_link(path: &Path) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
+    let path = free_place(path);
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink("a symbolic link in the download", path)
@@ -427,6 +537,40 @@ fn dangling_link(path: &Path) -> io::Result<()> {
         // Without symbolic links, an empty file stands for it.
         File::create(path).map(drop)
     }
+}
+
+/// `path`, or, when a file of the learner's upload is there already (two entries of the
+/// download put a file at one place: a zip holding a name twice, a Moodle folder and a flat
+/// file of one learner, a file uploaded twice under one name), the first free
+/// `{stem} (2nd of this name){.extension}`: the later file goes beside the earlier, never over
+/// it, and the autograders' rule sees both (two matrices make the upload ungradable, both
+/// named).
+fn free_place(path: &Path) -> PathBuf {
+    if fs::symlink_metadata(path).is_err() {
+        return path.to_owned();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_os_string();
+    let extension = path.extension().map(|e| e.to_os_string());
+    for n in 2u64.. {
+        let suffix = match n % 10 {
+            _ if (11..=13).contains(&(n % 100)) => "th",
+            1 => "st",
+            2 => "nd",
+            3 => "rd",
+            _ => "th",
+        };
+        let mut name = stem.clone();
+        name.push(format!(" ({n}{suffix} of this name)"));
+        if let Some(extension) = &extension {
+            name.push(".");
+            name.push(extension);
+        }
+        let candidate = path.with_file_name(name);
+        if fs::symlink_metadata(&candidate).is_err() {
+            return candidate;
+        }
+    }
+    unreachable!("some name is free")
 }
 
 /// Copies `from` (a `kind` entry) to `to`; `shown` is its place in the upload. A file is
@@ -489,7 +633,7 @@ fn copy_entry(
 /// Copies `reader` to a new file at `to`, at most `limit` bytes and one more; returns how
 /// many bytes were copied (more than `limit`: it was cut there).
 fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64> {
-    let mut out = File::create(to)?;
+    let mut out = File::create(free_place(to))?;
     let copied = io::copy(&mut reader.take(limit + 1), &mut out)?;
     out.flush()?;
     Ok(copied)
@@ -510,7 +654,7 @@ fn too_large(shown: &str) -> InputError {
 /// Unpacks one zip item to `path` (`shown`: its place in the upload), counting what it
 /// inflates to against the limits.
 fn unzip_item(
-    archive: &mut zip::ZipArchive<File>,
+    (archive, zip_file): (&mut zip::ZipArchive<File>, &File),
     item: &ZipItem,
     path: &Path,
     shown: &str,
@@ -520,6 +664,31 @@ fn unzip_item(
     match item.kind {
         Kind::Folder => fs::create_dir_all(path),
         Kind::Link => dangling_link(path),
+        Kind::File if item.shadow.is_some() => {
+            let shadow = item.shadow.as_ref().expect("a shadowed entry");
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let mut out = File::create(free_place(path))?;
+            match zip_shadows::unpack(zip_file, shadow, &mut out, MAX_FILE_BYTES) {
+                Ok(copied) => {
+                    *unpacked += copied;
+                    if copied > MAX_FILE_BYTES {
+                        problems.push(too_large(shown));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    problems.push(InputError::new(
+                        ErrorKind::Io,
+                        shown,
+                        0,
+                        format!("cannot unpack: {e}"),
+                    ));
+                }
+                Err(e) => return Err(e),
+            }
+            Ok(())
+        }
         Kind::File => {
             if *unpacked > MAX_DOWNLOAD_BYTES {
                 return Err(io::Error::other(format!(

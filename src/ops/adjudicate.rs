@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::explain::stream::DetailedRows;
+use crate::explain::stream::{DetailedRows, WITNESS_COLUMNS};
 use crate::input::{expand_inputs, InputFormat, ReadOptions};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
@@ -50,6 +50,9 @@ pub struct Options {
     pub audit: Option<PathBuf>,
     /// Add a `detail` column after `reason`: one sentence per case.
     pub explain: bool,
+    /// With `explain`, add each case's minimal witness and whether the search found it
+    /// minimal, in two columns after `detail`.
+    pub witness: bool,
     /// Threads for reading [default: the number of CPUs].
     pub jobs: Option<usize>,
     /// Cases kept open at once before the oldest is judged and written out.
@@ -176,10 +179,11 @@ pub fn run(options: &Options) -> Result<Status> {
         MatrixFormat::Table => Content::Text,
     });
     // --explain's sentences come after `reason`, in a column of their own.
-    let extra: &[&str] = if options.explain {
-        &[DETAIL_COLUMN]
-    } else {
-        &[]
+    let [witness_lines, witness_minimal] = WITNESS_COLUMNS;
+    let extra: &[&str] = match (options.explain, options.witness) {
+        (true, true) => &[DETAIL_COLUMN, witness_lines, witness_minimal],
+        (true, false) => &[DETAIL_COLUMN],
+        (false, _) => &[],
     };
     let style = table_style(options, &output);
     if format == MatrixFormat::Table {
@@ -198,6 +202,9 @@ pub fn run(options: &Options) -> Result<Status> {
             encoding,
             run_as_of: options.as_of,
             column: DETAIL_COLUMN,
+            witness: options
+                .witness
+                .then_some(crate::explain::witness::Search::COMMAND),
         }))
     } else {
         Sink::Matrix(encoding)

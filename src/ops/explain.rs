@@ -34,6 +34,8 @@ pub struct Options {
     pub as_of: Option<Timestamp>,
     /// Without `cases`, how many cases HTML and Mermaid show (0: every case).
     pub limit: usize,
+    /// Also give each case a minimal witness, marked in every format.
+    pub witness: bool,
 }
 
 /// The default `--limit`: a page of this many cases stays a few megabytes.
@@ -95,6 +97,9 @@ pub fn run(options: &Options) -> Result<Status> {
         (format, options.limit),
         &options.cases,
         crate::streaming::Window::COMMAND,
+        options
+            .witness
+            .then_some(crate::explain::witness::Search::COMMAND),
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();
@@ -105,7 +110,7 @@ pub fn run(options: &Options) -> Result<Status> {
         None => Output::open(options.output.as_deref(), format.content())?,
     };
     if explanation.shown < explanation.selected {
-        crate::output::to_stderr(&format!(
+        crate::terminal::to_stderr_wrapped(&format!(
             "leasejudge: explain: showing the first {} of {} cases; {} left out \
              (--limit N, --limit 0 for all, or --case ID to choose)",
             explanation.shown,
@@ -113,7 +118,16 @@ pub fn run(options: &Options) -> Result<Status> {
             explanation.selected - explanation.shown
         ));
     }
-    explanation.write_to(&mut output)?;
+    if matches!(format, Format::Text) {
+        // The trace is text for people: every line fits the width (COLUMNS, the terminal, or
+        // 80), a long claim or state continuing under its value.
+        let width = crate::terminal::table_width(output.is_terminal());
+        let mut wrapped = crate::terminal::WrapLines::new(&mut output, usize::from(width));
+        explanation.write_to(&mut wrapped)?;
+        wrapped.finish()?;
+    } else {
+        explanation.write_to(&mut output)?;
+    }
     output.commit()?;
     Ok(Status::Success)
 }

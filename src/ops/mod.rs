@@ -10,6 +10,7 @@ pub mod generate;
 pub mod grade;
 pub mod precheck;
 pub mod reorder;
+pub mod shortcuts;
 pub mod template;
 pub mod validate;
 

@@ -403,6 +403,10 @@ impl<'a> Timeline<'a> {
                     "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6.5\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
                 ),
             };
+            let shape = match self.trace.witness.is_some_and(|w| w.contains(index)) {
+                true => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"9\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\"/>{shape}"),
+                false => shape,
+            };
             let text = format!("L{} {}", row.source.line, short_event(row));
             // Near the right edge a label moves left, so that it is not cut off.
             let start = (x - 4.0).min(WIDTH - 2.0 - label_width(&text));

@@ -79,23 +79,20 @@ pub(super) fn bless(to_bless: &[&Pairing], options: &Options) -> Result<Vec<Outp
     Ok(outputs)
 }
 
-/// Says what `--bless` wrote.
+/// Says what `--bless` wrote (each line fitted to standard error's width).
 pub(super) fn say_blessed(to_bless: &[&Pairing], checked: usize) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
+    crate::terminal::to_stderr_wrapped(&format!(
         "leasejudge: bless: {} of {} case files differ from their golden files (or have none)",
         to_bless.len(),
         checked
-    );
+    ));
     for pairing in to_bless {
-        let _ = writeln!(
-            err,
+        crate::terminal::to_stderr_wrapped(&format!(
             "leasejudge: bless: wrote {} for review",
             crate::output::escape_controls(&pairing.blessed.to_string_lossy())
-        );
+        ));
     }
     if to_bless.is_empty() {
-        let _ = writeln!(err, "leasejudge: bless: nothing to write");
+        crate::terminal::to_stderr_wrapped("leasejudge: bless: nothing to write");
     }
 }

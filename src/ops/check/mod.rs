@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::grading::clashes::CasePlaces;
-use crate::grading::engine_check::{grade_judged, judge};
+use crate::grading::engine_check::{grade_judged, judge, OnCase, Threads};
 use crate::grading::matrix_reader::{
     insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
     SplitMatrix,
@@ -195,24 +195,46 @@ fn grade_files<'p>(
             path: (!from_stdin).then(|| pairing.cases.clone()),
             options: options.read.clone(),
         };
-        let judged = judge(&source, options.as_of, &mut |case_id, line| {
+        // The golden file is read split by case-id hash, planned for the larger of it and
+        // the case file, on a thread of its own while the engine judges the case file (on
+        // every core: its first lines come with its rows, unless several files want them
+        // in file order), and joined a partition at a time.
+        let read_golden = || {
+            pairing.golden.as_deref().map(|path| {
+                let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
+                let case_bytes = source.path.as_deref().map_or(0, size);
+                let splitter = Splitter::for_bytes(size(path).max(case_bytes));
+                MatrixRead::golden(columns).read_split(
+                    MatrixInput::Path(path),
+                    &name(path),
+                    &splitter,
+                )
+            })
+        };
+        let threads = Threads::like_adjudicate(crate::streaming::default_jobs());
+        let mut on_case = |case_id: &str, line: u64| {
             if let Some(places) = &mut places {
                 places.push(case_id, line, file_index);
             }
+        };
+        let on_case: Option<&mut OnCase<'_>> = several.then_some(&mut on_case);
+        let (judged, golden) = std::thread::scope(|scope| {
+            let golden = std::thread::Builder::new()
+                .name("leasejudge-golden".into())
+                .spawn_scoped(scope, read_golden);
+            let judged = judge(&source, options.as_of, threads, on_case);
+            // No thread to be had: the golden file is read after.
+            let golden = match golden {
+                Ok(thread) => thread
+                    .join()
+                    .expect("reading the golden file does not panic"),
+                Err(_) => read_golden(),
+            };
+            (judged, golden)
         });
         if let Some(places) = &mut places {
             places.end_file(errors.len());
         }
-        // The golden file is read split by case-id hash, planned for the largest of it, the
-        // case file and the engine's matrix (known even for standard input), and joined a
-        // partition at a time.
-        let golden = pairing.golden.as_deref().map(|path| {
-            let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
-            let case_bytes = source.path.as_deref().map_or(0, size);
-            let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
-            let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
-            MatrixRead::golden(columns).read_split(MatrixInput::Path(path), &name(path), &splitter)
-        });
         match (judged, golden) {
             (Ok(_), None) => graded_files.push((pairing, None)),
             (Ok(judged), Some(Ok((golden, read_errors))))

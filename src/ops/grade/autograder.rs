@@ -22,8 +22,9 @@ use super::Options;
 /// standard output, which both platforms show only to instructors.
 pub(super) fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> Status {
     let mut out = std::io::stdout().lock();
-    let mut log = Log::within(LOG_LIMIT);
-    log.line(
+    let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+    let mut log = Log::within(LOG_LIMIT).wrapped(width);
+    log.prose(
         &mut out,
         &format!(
             "the answer key {} cannot be used, so no results were written: the platform \
@@ -68,22 +69,50 @@ pub(super) const LOG_LIMIT: usize = 1_000_000;
 pub(super) struct Log {
     left: usize,
     left_out: u64,
+    /// The width its lines are wrapped to.
+    width: usize,
 }
 
 impl Log {
-    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit), its lines unwrapped.
     pub(super) fn within(limit: usize) -> Log {
         // Room kept for the last line, which counts what was left out.
         Log {
             left: limit.saturating_sub(200),
             left_out: 0,
+            width: usize::MAX,
         }
     }
 
+    /// The log with its lines wrapped to `width` columns (the width rule of the stream it
+    /// goes to), each entry's continuation indented.
+    pub(super) fn wrapped(self, width: u16) -> Log {
+        Log {
+            width: usize::from(width),
+            ..self
+        }
+    }
+
+    /// A located problem: one line, whatever its length (as compilers write them, for
+    /// editors, `grep` and CI's problem matchers).
     pub(super) fn line(&mut self, out: &mut dyn Write, line: &str) {
-        // One line each: a line break in a name cannot forge another. Its parts from input
-        // are escaped where the line is made; what is still unsafe is shown here.
-        let line = format!("leasejudge: {}\n", escape_message(line));
+        self.entry(out, line, usize::MAX);
+    }
+
+    /// A sentence: wrapped to the log's width, its continuation lines indented.
+    pub(super) fn prose(&mut self, out: &mut dyn Write, line: &str) {
+        self.entry(out, line, self.width);
+    }
+
+    fn entry(&mut self, out: &mut dyn Write, line: &str, width: usize) {
+        // An entry starts a line of its own: a line break in a name cannot forge another, and
+        // a wrapped one's continuation lines are indented. Its parts from input are escaped
+        // where the line is made; what is still unsafe is shown here.
+        let line = crate::terminal::wrap(
+            &format!("leasejudge: {}", escape_message(line)),
+            width,
+            "  ",
+        ) + "\n";
         if self.left_out == 0 && line.len() <= self.left {
             self.left -= line.len();
             let _ = out.write_all(line.as_bytes());
@@ -107,13 +136,20 @@ impl Log {
 
 /// Trouble goes to standard error too, as with every command, whatever the report's format:
 /// what is wrong with an unusable key (`key_trouble`, or the key's problems only as the
-/// report shows them, in full with --reveal) and each ungradable submission's problems. An
+/// report shows them, in full with --reveal) and each ungradable submission's problems,
+/// unless `problems_shown` (the table on this terminal showed them: they are counted). An
 /// autograder's log is the instructor's: kept under 1 MB whatever the upload.
-pub(super) fn log_trouble(autograder: bool, report: &ClassReport, key_trouble: Option<&str>) {
-    let mut log = Log::within(if autograder { LOG_LIMIT } else { usize::MAX });
+pub(super) fn log_trouble(
+    autograder: bool,
+    report: &ClassReport,
+    key_trouble: Option<&str>,
+    problems_shown: bool,
+) {
+    let mut log = Log::within(if autograder { LOG_LIMIT } else { usize::MAX })
+        .wrapped(crate::terminal::stderr_text_width());
     let mut err = std::io::stderr().lock();
     match key_trouble {
-        Some(trouble) => log.line(&mut err, trouble),
+        Some(trouble) => log.prose(&mut err, trouble),
         None => {
             for line in key_lines(report) {
                 log.line(&mut err, &line);
@@ -124,8 +160,10 @@ pub(super) fn log_trouble(autograder: bool, report: &ClassReport, key_trouble: O
     for submission in &report.submissions {
         if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
             ungradable += 1;
-            for problem in problems {
-                log.line(&mut err, &problem.to_string());
+            if !problems_shown {
+                for problem in problems {
+                    log.line(&mut err, &problem.to_string());
+                }
             }
         }
     }
@@ -133,8 +171,13 @@ pub(super) fn log_trouble(autograder: bool, report: &ClassReport, key_trouble: O
     if ungradable > 0 {
         let _ = writeln!(
             err,
-            "leasejudge: {ungradable} submission{} could not be graded",
-            if ungradable == 1 { "" } else { "s" }
+            "leasejudge: {ungradable} submission{} could not be graded{}",
+            if ungradable == 1 { "" } else { "s" },
+            if problems_shown {
+                " (the report above says why)"
+            } else {
+                ""
+            }
         );
     }
 }
@@ -144,8 +187,7 @@ pub(super) fn log_trouble(autograder: bool, report: &ClassReport, key_trouble: O
 pub(super) fn say_results(options: &Options, report: &ClassReport) {
     let submission = &report.submissions[0];
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
+    let line = format!(
         "leasejudge: {}: {}; the results are in {}",
         escape_controls(&submission.name),
         score_line(report, submission),
@@ -156,6 +198,12 @@ pub(super) fn say_results(options: &Options, report: &ClassReport) {
                 .unwrap_or(Path::new("-"))
                 .to_string_lossy()
         )
+    );
+    let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+    let _ = writeln!(
+        out,
+        "{}",
+        crate::terminal::wrap(&line, usize::from(width), "  ")
     );
 }
 

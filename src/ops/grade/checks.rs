@@ -86,6 +86,9 @@ pub(super) fn check_outputs(options: &Options, submissions: &[&Path], reveal: bo
     if let Some(path) = &options.roster {
         inputs.push(Named::new("--roster", path));
     }
+    if let Some(path) = &options.groups {
+        inputs.push(Named::new("--groups", path));
+    }
     if options.lms.is_some() {
         inputs.extend(
             options

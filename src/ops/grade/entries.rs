@@ -127,7 +127,17 @@ pub(super) fn read_lms_class(
             roster_path.display()
         )));
     }
-    Ok(read_class(lms, download, roster, instructor)?)
+    if options
+        .points
+        .is_some_and(|p| !crate::lms::roster::is_gradable_points(p))
+    {
+        return Err(usage(
+            "--points with --lms must be at least 0.01: grades are written to the hundredth",
+        ));
+    }
+    let options =
+        crate::lms::ClassOptions::read(lms, options.groups.as_deref(), options.not_on_roster)?;
+    Ok(read_class(lms, download, roster, instructor, &options)?)
 }
 
 /// A class's learners as submissions, in the roster's order: a learner's matrix is named
@@ -139,8 +149,9 @@ pub(super) fn class_entries(class: &Class) -> Vec<Entry> {
         .learners()
         .iter()
         .zip(&class.uploads)
-        .map(|(learner, upload)| {
-            let label = &learner.label;
+        .enumerate()
+        .map(|(n, (learner, upload))| {
+            let label = &class.label(n);
             match upload {
                 Upload::Found(found) => Entry::Read {
                     path: found.path.clone(),
@@ -196,7 +207,7 @@ pub(super) fn entries(options: &Options, class: Option<&Class>) -> Result<Vec<En
         (None, None) => expand(&options.submissions)?
             .into_iter()
             .map(|path| Entry::Read {
-                name: path.to_string_lossy().into_owned(),
+                name: crate::grading::upload::path_name(&path),
                 path,
             })
             .collect(),

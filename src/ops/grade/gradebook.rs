@@ -40,13 +40,15 @@ fn platform_gradebook(
         .submissions
         .iter()
         .zip(&class.uploads)
-        .map(|(submission, upload)| {
+        .enumerate()
+        .map(|(n, (submission, upload))| {
             Ok(LearnerGrade {
                 points: match &submission.outcome {
                     SubmissionOutcome::Graded(graded) => {
                         Some(scaled(graded.score, report.max_score(), points))
                     }
-                    _ if missing == Missing::Zero => Some(0.0),
+                    // An excused learner's 0 would undo the excusal.
+                    _ if missing == Missing::Zero && !class.roster.excused(n) => Some(0.0),
                     _ => None,
                 },
                 feedback: match upload {
@@ -66,10 +68,16 @@ fn platform_gradebook(
     );
     if without > 0 {
         line.push_str(&format!(
-            ", {without} learner{} with no gradable submission given no grade (--missing zero \
-             gives 0)",
-            if without == 1 { "" } else { "s" }
+            ", {without} learner{} with no gradable submission given no grade ({})",
+            if without == 1 { "" } else { "s" },
+            match missing {
+                Missing::Skip => "--missing zero gives 0",
+                Missing::Zero => "excused on the platform: a 0 would undo the excusal",
+            }
         ));
+    }
+    if let (_, Some(note)) = class.skipped_lines() {
+        line.push_str(&format!(", {note}"));
     }
     line.push_str("; ");
     // The assignment's name is the roster's text.

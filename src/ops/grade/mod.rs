@@ -18,8 +18,8 @@ use crate::grading::class::{ClassReport, Feedback, Scoring};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::InstructorFiles;
 use crate::grading::{default_format, Column, ReportFormat};
-use crate::input::{InputErrors, ReadOptions};
-use crate::lms::{Class, Lms, Missing};
+use crate::input::{ErrorKind, InputErrors, ReadOptions};
+use crate::lms::{Class, Lms, Missing, NotOnRoster};
 use crate::ops::{usage, Status};
 use crate::output::{commit_all, Content, Output};
 use crate::report::class_json::write_json;
@@ -124,6 +124,10 @@ pub struct Options {
     pub missing: Option<Missing>,
     /// Which of a Canvas export's assignments is graded.
     pub assignment: Option<String>,
+    /// A group assignment's groups: a group's submission is graded for every member.
+    pub groups: Option<PathBuf>,
+    /// What becomes of a submission of a learner the roster lacks [default: an error].
+    pub not_on_roster: Option<NotOnRoster>,
     /// How submissions are read if they are CSV or workbooks.
     pub read: ReadOptions,
 }
@@ -243,10 +247,16 @@ pub fn run(options: &Options) -> Result<Status> {
         precheck: check,
         points: options.points,
     };
-    write_outputs(options, format, &report, class.as_ref(), case_ids.as_ref())?;
+    let problems_shown =
+        write_outputs(options, format, &report, class.as_ref(), case_ids.as_ref())?;
     let code = report.exit_code();
     if code == 2 {
-        log_trouble(options.autograder, &report, key_trouble.as_deref());
+        log_trouble(
+            options.autograder,
+            &report,
+            key_trouble.as_deref(),
+            problems_shown,
+        );
     }
     if options.autograder {
         say_results(options, &report);
@@ -289,7 +299,12 @@ fn checked_format(options: &Options) -> Result<GradeFormat> {
 fn instructor_files(options: &Options) -> InstructorFiles {
     let mut instructor = InstructorFiles::new();
     instructor.add_path(&options.golden);
-    for path in options.baseline.iter().chain(&options.roster) {
+    for path in options
+        .baseline
+        .iter()
+        .chain(&options.roster)
+        .chain(&options.groups)
+    {
         instructor.add_path(path);
     }
     // A case file that cannot be listed is reported when the hints read it.
@@ -302,14 +317,16 @@ fn instructor_files(options: &Options) -> InstructorFiles {
 }
 
 /// Writes the report, the gradebook and the item analysis, committed together or not at
-/// all, and says what a platform's import holds.
+/// all, and says which learners a download's entries were not graded for and what a
+/// platform's import holds. Whether the report showed each ungradable submission's problems
+/// on the terminal standard error is on too (a table on the terminal).
 fn write_outputs(
     options: &Options,
     format: GradeFormat,
     report: &ClassReport,
     class: Option<&Class>,
     case_ids: Option<&Spool<(u64, String)>>,
-) -> Result<()> {
+) -> Result<bool> {
     if options.autograder {
         // PrairieLearn does not create /grade/results.
         let directory = options.output.as_deref().and_then(Path::parent);
@@ -323,13 +340,21 @@ fn write_outputs(
         }
     }
     let out = write_report(options, format, report)?;
+    // A table on the terminal shows each ungradable submission's problems: on that same
+    // terminal, standard error only counts them (they were printed twice).
+    let problems_shown = format == GradeFormat::Table
+        && out.is_terminal()
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut outputs = vec![out];
     let imported = files_beside_report(options, report, class, case_ids, &mut outputs)?;
     commit_all(outputs)?;
-    if let Some(line) = imported {
+    for line in class.iter().flat_map(|class| class.skipped_lines().0) {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
     }
-    Ok(())
+    if let Some(line) = imported {
+        crate::terminal::to_stderr_wrapped(&format!("leasejudge: {line}"));
+    }
+    Ok(problems_shown)
 }
 
 /// The report in `format`, written as it is made (a table a page at a time, a test per
@@ -375,6 +400,12 @@ fn key_trouble(problems: &InputErrors) -> String {
              report names it only with --reveal)",
             only.io_cause().unwrap_or(&only.message)
         ),
+        [only] if only.kind == ErrorKind::Swapped => {
+            "the golden file given with --golden is a case file, not a matrix: it has an event \
+             column and no decision or reason; give the key (the matrix adjudicate writes of \
+             the case files) with --golden, and the case files with --cases"
+                .to_owned()
+        }
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",
