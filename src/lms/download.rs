@@ -147,9 +147,6 @@ impl Download {
     /// `MAX_WRAPPERS` deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
-        let error = |kind: ErrorKind, message: String| {
-            InputErrors::one(InputError::new(kind, &name, 0, message))
-        };
         let meta = fs::metadata(path)
             .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
         let stem = |p: &Path| {
@@ -181,6 +178,20 @@ impl Download {
                 source: Source::Folder(root),
             });
         }
+        Download::open_zip(path, name, stem(path), recognised)
+    }
+
+    /// Opens the zip at `path` (named `name`; `stem`, its name without `.zip`), looking
+    /// through a wrapping folder as [`Download::open`] says.
+    fn open_zip(
+        path: &Path,
+        name: String,
+        stem: String,
+        recognised: &dyn Fn(&Entry) -> bool,
+    ) -> Result<Download, InputErrors> {
+        let error = |kind: ErrorKind, message: String| {
+            InputErrors::one(InputError::new(kind, &name, 0, message))
+        };
         let file =
             File::open(path).map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
         let archive = zip::ZipArchive::new(
@@ -266,7 +277,7 @@ impl Download {
                 format!("cannot read its central directory: {e}"),
             )
         })?;
-        let mut root_name = stem(path);
+        let mut root_name = stem;
         for _ in 0..MAX_WRAPPERS {
             let entries = zip_entries(&items);
             match entries.as_slice() {
