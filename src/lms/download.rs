@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::input::{InputError, InputErrors};
 
+use super::staging::{self, EntryFailure};
+
 /// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
@@ -286,9 +288,16 @@ impl Download {
             }
         }
         let mut problems = InputErrors::new();
-        fs::create_dir_all(staged)?;
+        staging::make_folders(staged)?;
         for (entry, place) in claimed {
             let target = join(staged, place);
+            // A failure of the run names the entry it came at.
+            let named = |e: io::Error| {
+                io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", crate::output::escape_controls(&entry.name)),
+                )
+            };
             match &self.source {
                 Source::Folder(root) => {
                     copy_entry(
@@ -299,7 +308,8 @@ impl Download {
                         instructor,
                         0,
                         &mut problems,
-                    )?;
+                    )
+                    .map_err(named)?;
                 }
                 Source::Zip {
                     archive,
@@ -326,7 +336,8 @@ impl Download {
                             &shown,
                             &mut unpacked.borrow_mut(),
                             &mut problems,
-                        )?;
+                        )
+                        .map_err(named)?;
                     }
                 }
             }
@@ -403,20 +414,23 @@ fn zip_entries(items: &[ZipItem]) -> Vec<Entry> {
         .collect()
 }
 
-/// A link at `path` that points nowhere: the upload had a link there, and the rule refuses
-/// links without following them.
-fn dangling_link(path: &Path) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::symlink("a symbolic link in the download", path)
-    }
-    #[cfg(not(unix))]
-    {
-        // Without symbolic links, an empty file stands for it.
-        File::create(path).map(drop)
+/// Puts an entry in the learner's tree with `make`: a failure because of its name (too long,
+/// another entry's) is a problem of the learner's upload, named `shown`; any other is the
+/// run's.
+fn place_entry(
+    shown: &str,
+    problems: &mut InputErrors,
+    make: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    match make() {
+        Ok(()) => Ok(()),
+        Err(e) => match staging::entry_failure(shown, e) {
+            EntryFailure::Entry(problem) => {
+                problems.push(problem);
+                Ok(())
+            }
+            EntryFailure::Run(e) => Err(e),
+        },
     }
 }
 
@@ -433,7 +447,7 @@ fn copy_entry(
     problems: &mut InputErrors,
 ) -> io::Result<()> {
     match kind {
-        Kind::Link => dangling_link(to),
+        Kind::Link => place_entry(shown, problems, || staging::dangling_link(to)),
         Kind::File => {
             let mut file = match open_submission(from, shown, instructor) {
                 Ok(file) => file,
@@ -442,18 +456,24 @@ fn copy_entry(
                     return Ok(());
                 }
             };
-            if let Some(parent) = to.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let copied = copy_limited(&mut file, to, MAX_FILE_BYTES)?;
-            if copied > MAX_FILE_BYTES {
-                problems.push(too_large(shown));
+            match copy_limited(&mut file, to, MAX_FILE_BYTES) {
+                Ok(copied) if copied > MAX_FILE_BYTES => problems.push(too_large(shown)),
+                Ok(_) => {}
+                Err(CopyFailure::Read(e)) => {
+                    problems.push(InputError::new(shown, 0, format!("cannot read: {e}")))
+                }
+                Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
+                    place_entry(shown, problems, || Err(e))?
+                }
             }
             Ok(())
         }
         Kind::Folder => {
-            fs::create_dir_all(to)?;
-            if depth >= MAX_DEPTH {
+            let mut made = true;
+            place_entry(shown, problems, || {
+                staging::make_folders(to).inspect_err(|_| made = false)
+            })?;
+            if depth >= MAX_DEPTH || !made {
                 return Ok(());
             }
             for entry in folder_entries(from)? {
@@ -477,12 +497,31 @@ fn copy_entry(
     }
 }
 
-/// Copies `reader` to a new file at `to`, at most `limit` bytes and one more; returns how
-/// many bytes were copied (more than `limit`: it was cut there).
-fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64> {
-    let mut out = File::create(to)?;
-    let copied = io::copy(&mut reader.take(limit + 1), &mut out)?;
-    out.flush()?;
+/// Why a copy failed: making the file (its name), reading what is copied, or writing it.
+enum CopyFailure {
+    Create(io::Error),
+    Read(io::Error),
+    Write(io::Error),
+}
+
+/// Copies `reader` to a new file at `to` (the owner's alone: [`staging::create_file`]), at
+/// most `limit` bytes and one more; returns how many bytes were copied (more than `limit`: it
+/// was cut there).
+fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> Result<u64, CopyFailure> {
+    let mut out = staging::create_file(to).map_err(CopyFailure::Create)?;
+    let mut reader = reader.take(limit + 1);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut copied = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyFailure::Read(e)),
+        };
+        out.write_all(&buf[..n]).map_err(CopyFailure::Write)?;
+        copied += n as u64;
+    }
     Ok(copied)
 }
 
@@ -508,17 +547,14 @@ fn unzip_item(
     problems: &mut InputErrors,
 ) -> io::Result<()> {
     match item.kind {
-        Kind::Folder => fs::create_dir_all(path),
-        Kind::Link => dangling_link(path),
+        Kind::Folder => place_entry(shown, problems, || staging::make_folders(path)),
+        Kind::Link => place_entry(shown, problems, || staging::dangling_link(path)),
         Kind::File => {
             if *unpacked > MAX_DOWNLOAD_BYTES {
                 return Err(io::Error::other(format!(
                     "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
                      most a download may"
                 )));
-            }
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)?;
             }
             let mut file = match archive.by_index(item.index) {
                 Ok(file) if !file.encrypted() => file,
@@ -539,14 +575,17 @@ fn unzip_item(
                 Ok(copied) => copied,
                 // A damaged entry (a bad checksum, a truncated stream) is the learner's file
                 // that cannot be read, not the run's failure.
-                Err(e)
+                Err(CopyFailure::Read(e))
                     if e.kind() == io::ErrorKind::InvalidData
                         || e.kind() == io::ErrorKind::UnexpectedEof =>
                 {
                     problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
                     return Ok(());
                 }
-                Err(e) => return Err(e),
+                Err(CopyFailure::Read(e)) => return Err(e),
+                Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
+                    return place_entry(shown, problems, || Err(e));
+                }
             };
             *unpacked += copied;
             if copied > MAX_FILE_BYTES {
@@ -637,10 +676,15 @@ mod tests {
     fn a_file_is_cut_past_its_limit_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big");
-        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10).unwrap();
+        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10)
+            .ok()
+            .unwrap();
         assert_eq!(copied, 11, "one byte past the limit tells it was reached");
         assert_eq!(fs::metadata(&path).unwrap().len(), 11);
-        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10).unwrap();
+        let path = dir.path().join("small");
+        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10)
+            .ok()
+            .unwrap();
         assert_eq!(copied, 10);
     }
 

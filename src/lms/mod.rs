@@ -10,9 +10,10 @@ pub mod download;
 pub mod github_classroom;
 pub mod moodle;
 pub mod roster;
+mod staging;
 pub mod table;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::grading::submission_file::InstructorFiles;
@@ -187,6 +188,8 @@ pub fn read_class(
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
     let mut claimed: Vec<Vec<(Entry, String)>> = vec![Vec::new(); roster.learners().len()];
+    // The places each learner's entries were given: a learner may have many thousands.
+    let mut places: HashSet<(usize, String)> = HashSet::new();
     let mut errors = InputErrors::new();
     let whose = |learner: &str| match lms {
         Lms::Canvas => format!("the Canvas user {learner}"),
@@ -223,9 +226,7 @@ pub fn read_class(
                     .value(entry.name.clone()),
                 ),
                 Some(&learner) => {
-                    let taken = claimed[learner]
-                        .iter()
-                        .any(|(_, place)| *place == claim.place);
+                    let taken = places.contains(&(learner, claim.place.clone()));
                     // Two files of one learner under one name (Canvas lets an upload repeat
                     // a name): each keeps the download's name.
                     let place = if taken {
@@ -233,6 +234,7 @@ pub fn read_class(
                     } else {
                         claim.place
                     };
+                    places.insert((learner, place.clone()));
                     claimed[learner].push((entry, place));
                 }
             },
@@ -241,7 +243,8 @@ pub fn read_class(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
+    // The owner's alone (0700) before anything goes in: see `staging`.
+    let staging = GuardedTempDir::private("leasejudge-download-").map_err(|e| {
         InputErrors::from(vec![InputError::new(
             opened.name(),
             0,

@@ -1,0 +1,317 @@
+//! Issue 36, "a class readable or writable by others" and "inputs that are read whole, or
+//! never end": a class's download is unpacked into the owner's private tree (folders `0700`,
+//! files `0600`, whatever the umask), an entry whose name the file system refuses is the
+//! learner's problem and not the class's, and every input of `grade` is read within bounds.
+
+#![cfg(unix)]
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::root;
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// An example learner's matrix (examples/lab/submissions).
+fn submission(name: &str) -> Vec<u8> {
+    fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
+}
+
+fn key() -> PathBuf {
+    root().join("examples/lab/key.csv")
+}
+
+/// A Moodle grading worksheet of the participants `ids` (`Participant {id}`), out of 10.
+fn moodle_worksheet(path: &Path, ids: &[u32]) {
+    let mut text = String::from(
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,\
+         Last modified (submission),Online text,Last modified (grade),Feedback comments\n",
+    );
+    for id in ids {
+        text.push_str(&format!(
+            "Participant {id},Learner {id},l{id}@example.edu,Submitted for grading,,10.00,Yes,-,,-,\n"
+        ));
+    }
+    fs::write(path, text).unwrap();
+}
+
+/// The folder Moodle's download puts participant `id`'s files in.
+fn moodle_folder(id: u32) -> String {
+    format!("Learner {id}_{id}_assignsubmission_file")
+}
+
+/// A zip of `entries` (a name ending in `/` is a folder).
+fn zip_of(path: &Path, entries: &[(String, Vec<u8>)]) {
+    let mut zip = zip::ZipWriter::new(fs::File::create(path).unwrap());
+    for (name, bytes) in entries {
+        if name.ends_with('/') {
+            zip.add_directory(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+        } else {
+            zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+    }
+    zip.finish().unwrap();
+}
+
+/// The command of `grade` with `args`, in `dir`, under `umask`, with `TMPDIR` set to `tmp`.
+fn grade_command(dir: &Path, tmp: &Path, umask: u32, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    command
+        .current_dir(dir)
+        .arg("grade")
+        .args(args)
+        .env("TMPDIR", tmp)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: umask is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(umask as libc::mode_t);
+            Ok(())
+        });
+    }
+    command
+}
+
+fn mkfifo(path: &Path) {
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+}
+
+/// Every folder and file under `root` with its mode (links left out).
+fn modes_under(root: &Path) -> Vec<(PathBuf, bool, u32)> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let meta = fs::symlink_metadata(entry.path()).unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+            if !meta.file_type().is_symlink() {
+                found.push((
+                    entry.path(),
+                    meta.is_dir(),
+                    meta.permissions().mode() & 0o7777,
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// A class's download is unpacked into a tree no one else can enter, each folder made `0700`
+/// and each file `0600` whatever the umask: seen while the run waits for its key (a FIFO it
+/// opens once the class is unpacked).
+#[test]
+fn a_download_is_unpacked_into_the_owners_private_tree_whatever_the_umask() {
+    for umask in [0o000, 0o022] {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let tmp = dir.join("tmp");
+        fs::create_dir(&tmp).unwrap();
+        moodle_worksheet(&dir.join("worksheet.csv"), &[2001, 2002]);
+        zip_of(
+            &dir.join("download.zip"),
+            &[
+                (
+                    format!("{}/matrix.csv", moodle_folder(2001)),
+                    submission("ada.csv"),
+                ),
+                (
+                    format!("{}/lab/matrix.csv", moodle_folder(2002)),
+                    submission("ben.csv"),
+                ),
+                (format!("{}/notes.txt", moodle_folder(2002)), b"x".to_vec()),
+            ],
+        );
+        let fifo = dir.join("key.csv");
+        mkfifo(&fifo);
+        let child = grade_command(
+            dir,
+            &tmp,
+            umask,
+            &[
+                "--golden",
+                "key.csv",
+                "download.zip",
+                "--lms",
+                "moodle",
+                "--roster",
+                "worksheet.csv",
+                "--gradebook",
+                "import.csv",
+            ],
+        )
+        .spawn()
+        .unwrap();
+        // Waited for on a thread of its own, which opens the FIFO once the run ends: a run
+        // that ends without opening its key fails the test rather than leaves it waiting.
+        let opener = fifo.clone();
+        let waiter = std::thread::spawn(move || {
+            let out = child.wait_with_output().unwrap();
+            let _ = fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&opener);
+            out
+        });
+        // Returns once the run has opened its key: the class is unpacked by then.
+        let writer = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        let staged: Vec<PathBuf> = fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("leasejudge-download-")
+            })
+            .collect();
+        assert_eq!(staged.len(), 1, "umask {umask:03o}: {staged:?}");
+        let root_mode = fs::metadata(&staged[0]).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(root_mode, 0o700, "umask {umask:03o}: the tree's root");
+        let modes = modes_under(&staged[0]);
+        assert!(
+            modes.iter().any(|(p, _, _)| p.ends_with("lab/matrix.csv")),
+            "{modes:?}"
+        );
+        for (path, is_dir, mode) in &modes {
+            let want = if *is_dir { 0o700 } else { 0o600 };
+            assert_eq!(*mode, want, "umask {umask:03o}: {}", path.display());
+        }
+        // A FIFO is no key (it is read by seeking): this run ends there.
+        drop(writer);
+        let out = waiter.join().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "{}", text(&out));
+        // The same class with its key, under the same umask, graded.
+        let key = key();
+        let out = grade_command(
+            dir,
+            &tmp,
+            umask,
+            &[
+                "--golden",
+                key.to_str().unwrap(),
+                "download.zip",
+                "--lms",
+                "moodle",
+                "--roster",
+                "worksheet.csv",
+                "--gradebook",
+                "import.csv",
+            ],
+        )
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let import = fs::read_to_string(dir.join("import.csv")).unwrap();
+        assert!(import.contains("Participant 2001,") && import.contains("Participant 2002,"));
+        assert_eq!(
+            fs::read_dir(&tmp).unwrap().count(),
+            0,
+            "the tree is gone when the run ends"
+        );
+    }
+}
+
+/// An entry whose name the file system refuses (too long), or that another entry's name
+/// takes (a file where a folder must be, a name twice), is a problem of its learner's upload,
+/// named; the rest of the class is graded.
+#[test]
+fn an_entry_the_file_system_refuses_is_its_learners_problem_named_and_the_rest_is_graded() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let tmp = dir.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    moodle_worksheet(&dir.join("worksheet.csv"), &[2001, 2002, 2003, 2004]);
+    let long = "n".repeat(300);
+    zip_of(
+        &dir.join("download.zip"),
+        &[
+            (
+                format!("{}/matrix.csv", moodle_folder(2001)),
+                submission("ada.csv"),
+            ),
+            (
+                format!("{}/{long}.txt", moodle_folder(2002)),
+                b"notes".to_vec(),
+            ),
+            (
+                format!("{}/matrix.csv", moodle_folder(2002)),
+                submission("ada.csv"),
+            ),
+            (format!("{}/lab", moodle_folder(2003)), b"a file".to_vec()),
+            (
+                format!("{}/lab/matrix.csv", moodle_folder(2003)),
+                submission("ada.csv"),
+            ),
+            (
+                format!("{}/matrix.csv", moodle_folder(2004)),
+                submission("ada.csv"),
+            ),
+            // The same name once resolved.
+            (
+                format!("{}/./matrix.csv", moodle_folder(2004)),
+                submission("ben.csv"),
+            ),
+        ],
+    );
+    let out = grade_command(
+        dir,
+        &tmp,
+        0o022,
+        &[
+            "--golden",
+            key().to_str().unwrap(),
+            "download.zip",
+            "--lms",
+            "moodle",
+            "--roster",
+            "worksheet.csv",
+            "--gradebook",
+            "import.csv",
+        ],
+    )
+    .output()
+    .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&format!("Learner 2002 (Participant 2002)/{long}.txt: cannot be graded: it cannot be unpacked: its name is too long")),
+        "{said}"
+    );
+    assert!(
+        said.contains("Learner 2003 (Participant 2003)/lab/matrix.csv: cannot be graded: it cannot be unpacked"),
+        "{said}"
+    );
+    assert!(
+        said.contains("Learner 2004 (Participant 2004)/matrix.csv: cannot be graded: it cannot be unpacked: another entry of the upload has its name"),
+        "{said}"
+    );
+    let import = fs::read_to_string(dir.join("import.csv")).unwrap();
+    let graded: Vec<&str> = import
+        .lines()
+        .filter(|line| line.starts_with("Participant 2001,"))
+        .collect();
+    assert_eq!(graded.len(), 1, "{import}");
+    assert!(graded[0].contains(",10,"), "{import}");
+}
