@@ -19,17 +19,17 @@
 //! [`MAX_DOWNLOAD_BYTES`] in all. What systems leave beside files (names starting with `.`,
 //! `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
 use std::ffi::OsString;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use crate::grading::submission_file::{open_submission, InstructorFiles};
+use crate::grading::submission_file::InstructorFiles;
 use crate::input::{InputError, InputErrors};
 
-use super::staging::{self, EntryFailure};
+use super::staging::{self, Placing};
 
 /// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -37,11 +37,19 @@ pub const MAX_FILE_BYTES: u64 = 1 << 30;
 /// The most a zip download may inflate to in all.
 pub const MAX_DOWNLOAD_BYTES: u64 = 16 << 30;
 
-/// The most entries a zip download may have.
-pub const MAX_ZIP_ENTRIES: usize = 500_000;
+/// The most entries a download may have (a zip's, or a folder's at its top): the zip
+/// crate keeps some 500 bytes in memory for each entry of a zip's directory, and a class's
+/// download is graded within 256 MiB (500,000 entries took 529 MB).
+pub const MAX_ZIP_ENTRIES: usize = 100_000;
+
+/// The most bytes of a zip's directory that are read: what the zip crate keeps in memory is
+/// about eight times as much (its entries, each name three times), so this bounds the memory
+/// of a download's directory whatever its entries' names, as [`MAX_ZIP_ENTRIES`] bounds their
+/// number (100,000 entries named as Canvas names them take about 9 MiB).
+pub const MAX_ZIP_DIRECTORY_BYTES: u64 = 12 << 20;
 
 /// How deep folders are copied or unpacked.
-const MAX_DEPTH: usize = 32;
+pub(super) const MAX_DEPTH: usize = 32;
 
 /// How many wrapping folders are looked through for the download's entries (a zip of the
 /// folder a download was unpacked into).
@@ -87,25 +95,58 @@ pub fn is_litter(name: &str) -> bool {
 }
 
 /// One entry of a zip download.
-struct ZipItem {
+pub(super) struct ZipItem {
     /// Its index in the archive.
-    index: usize,
+    pub(super) index: usize,
     /// Its path's components below the download's root.
-    components: Vec<String>,
+    pub(super) components: Vec<String>,
     /// What it is.
-    kind: Kind,
+    pub(super) kind: Kind,
+}
+
+/// A zip download's file, read by the zip crate: while it reads the directory, no more than
+/// [`MAX_ZIP_DIRECTORY_BYTES`] of it (the crate keeps each entry the directory lists in
+/// memory, however many it says there are); then as much as unpacking needs.
+pub(super) struct Metered {
+    file: File,
+    /// Bytes that may still be read (`u64::MAX` once the directory is read).
+    left: Rc<Cell<u64>>,
+}
+
+impl Read for Metered {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.left.get();
+        if left == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "its directory is larger than {MAX_ZIP_DIRECTORY_BYTES} bytes (12 MiB), the \
+                     most a download's may be (about {MAX_ZIP_ENTRIES} entries)"
+                ),
+            ));
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.file.read(&mut buf[..want])?;
+        self.left.set(left - n as u64);
+        Ok(n)
+    }
+}
+
+impl Seek for Metered {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.file.seek(to)
+    }
 }
 
 enum Source {
     /// A folder: the download's root in it.
     Folder(PathBuf),
-    /// A zip: the archive and its entries below the download's root.
+    /// A zip: the archive and its entries below the download's root, in order of their
+    /// top-level names (each name's in archive order): a learner's are found by a binary
+    /// search, without a pass over every learner's.
     Zip {
-        archive: RefCell<zip::ZipArchive<File>>,
+        archive: RefCell<zip::ZipArchive<Metered>>,
         items: Vec<ZipItem>,
-        /// The items under each top-level name, in archive order: a learner's are found
-        /// without a pass over every learner's.
-        by_top: HashMap<String, Vec<usize>>,
         /// Bytes unpacked so far, against [`MAX_DOWNLOAD_BYTES`].
         unpacked: RefCell<u64>,
     },
@@ -159,12 +200,19 @@ impl Download {
             });
         }
         let file = File::open(path).map_err(|e| error(format!("cannot read: {e}")))?;
-        let archive = zip::ZipArchive::new(file).map_err(|e| {
-            error(format!(
+        let left = Rc::new(Cell::new(MAX_ZIP_DIRECTORY_BYTES));
+        let metered = Metered {
+            file,
+            left: Rc::clone(&left),
+        };
+        let archive = zip::ZipArchive::new(metered).map_err(|e| match e {
+            zip::result::ZipError::Io(e) if left.get() == 0 => error(format!("cannot read: {e}")),
+            e => error(format!(
                 "is neither a folder nor a zip the platform made ({e}); give the download as the \
                  platform made it"
-            ))
+            )),
         })?;
+        left.set(u64::MAX);
         if archive.len() > MAX_ZIP_ENTRIES {
             return Err(error(format!(
                 "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
@@ -227,20 +275,14 @@ impl Download {
                 _ => break,
             }
         }
-        let mut by_top: HashMap<String, Vec<usize>> = HashMap::new();
-        for (index, item) in items.iter().enumerate() {
-            by_top
-                .entry(item.components[0].clone())
-                .or_default()
-                .push(index);
-        }
+        // Stable: each top-level name's items stay in archive order.
+        items.sort_by(|a, b| a.components[0].cmp(&b.components[0]));
         Ok(Download {
             name,
             root_name,
             source: Source::Zip {
                 archive: RefCell::new(archive),
                 items,
-                by_top,
                 unpacked: RefCell::new(0),
             },
         })
@@ -287,9 +329,12 @@ impl Download {
                 return Ok(Ok(root.join(&entry.os_name)));
             }
         }
-        let mut problems = InputErrors::new();
+        let mut placing = Placing::new();
         staging::make_folders(staged)?;
         for (entry, place) in claimed {
+            if placing.is_full() {
+                break;
+            }
             let target = join(staged, place);
             // A failure of the run names the entry it came at.
             let named = |e: io::Error| {
@@ -300,28 +345,36 @@ impl Download {
             };
             match &self.source {
                 Source::Folder(root) => {
-                    copy_entry(
+                    if entry.kind != Kind::Folder && !placing.one_more_file() {
+                        break;
+                    }
+                    staging::copy_entry(
                         &root.join(&entry.os_name),
                         entry.kind,
                         &target,
                         place,
                         instructor,
                         0,
-                        &mut problems,
+                        &mut placing,
                     )
                     .map_err(named)?;
                 }
                 Source::Zip {
                     archive,
                     items,
-                    by_top,
                     unpacked,
                 } => {
-                    let own = by_top.get(&entry.name).map_or(&[][..], Vec::as_slice);
-                    for item in own.iter().map(|&i| &items[i]) {
+                    let from = items.partition_point(|item| item.components[0] < entry.name);
+                    let own = items[from..]
+                        .iter()
+                        .take_while(|item| item.components[0] == entry.name);
+                    for item in own {
                         let rest = &item.components[1..];
                         if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
                             continue;
+                        }
+                        if item.kind != Kind::Folder && !placing.one_more_file() {
+                            break;
                         }
                         let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
                         let shown = std::iter::once(place.as_str())
@@ -329,23 +382,23 @@ impl Download {
                             .filter(|p| !p.is_empty())
                             .collect::<Vec<_>>()
                             .join("/");
-                        unzip_item(
+                        staging::unzip_item(
                             &mut archive.borrow_mut(),
                             item,
                             &path,
                             &shown,
                             &mut unpacked.borrow_mut(),
-                            &mut problems,
+                            &mut placing.problems,
                         )
                         .map_err(named)?;
                     }
                 }
             }
         }
-        Ok(if problems.is_empty() {
+        Ok(if placing.problems.is_empty() {
             Ok(staged.to_owned())
         } else {
-            Err(problems)
+            Err(placing.problems)
         })
     }
 }
@@ -358,11 +411,17 @@ fn join(base: &Path, place: &str) -> PathBuf {
         .fold(base.to_owned(), |path, part| path.join(part))
 }
 
-/// A folder's entries, litter skipped, in name order; links are not followed.
-fn folder_entries(root: &Path) -> io::Result<Vec<Entry>> {
+/// A folder's entries, litter skipped, in name order; links are not followed. A folder of
+/// more than [`MAX_ZIP_ENTRIES`] is an error, found before more are kept.
+pub(super) fn folder_entries(root: &Path) -> io::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for entry in fs::read_dir(root)? {
         let entry = entry?;
+        if entries.len() == MAX_ZIP_ENTRIES {
+            return Err(io::Error::other(format!(
+                "holds more than {MAX_ZIP_ENTRIES} entries, the most a download's folder may"
+            )));
+        }
         let name = entry.file_name().to_string_lossy().into_owned();
         if is_litter(&name) {
             continue;
@@ -414,191 +473,10 @@ fn zip_entries(items: &[ZipItem]) -> Vec<Entry> {
         .collect()
 }
 
-/// Puts an entry in the learner's tree with `make`: a failure because of its name (too long,
-/// another entry's) is a problem of the learner's upload, named `shown`; any other is the
-/// run's.
-fn place_entry(
-    shown: &str,
-    problems: &mut InputErrors,
-    make: impl FnOnce() -> io::Result<()>,
-) -> io::Result<()> {
-    match make() {
-        Ok(()) => Ok(()),
-        Err(e) => match staging::entry_failure(shown, e) {
-            EntryFailure::Entry(problem) => {
-                problems.push(problem);
-                Ok(())
-            }
-            EntryFailure::Run(e) => Err(e),
-        },
-    }
-}
-
-/// Copies `from` (a `kind` entry) to `to`; `shown` is its place in the upload. A file is
-/// opened as a submission is (a link, a hard link or an instructor's file is a problem); a
-/// link becomes one that points nowhere; a folder is copied whole but for its litter.
-fn copy_entry(
-    from: &Path,
-    kind: Kind,
-    to: &Path,
-    shown: &str,
-    instructor: &InstructorFiles,
-    depth: usize,
-    problems: &mut InputErrors,
-) -> io::Result<()> {
-    match kind {
-        Kind::Link => place_entry(shown, problems, || staging::dangling_link(to)),
-        Kind::File => {
-            let mut file = match open_submission(from, shown, instructor) {
-                Ok(file) => file,
-                Err(problem) => {
-                    problems.push(problem);
-                    return Ok(());
-                }
-            };
-            match copy_limited(&mut file, to, MAX_FILE_BYTES) {
-                Ok(copied) if copied > MAX_FILE_BYTES => problems.push(too_large(shown)),
-                Ok(_) => {}
-                Err(CopyFailure::Read(e)) => {
-                    problems.push(InputError::new(shown, 0, format!("cannot read: {e}")))
-                }
-                Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
-                    place_entry(shown, problems, || Err(e))?
-                }
-            }
-            Ok(())
-        }
-        Kind::Folder => {
-            let mut made = true;
-            place_entry(shown, problems, || {
-                staging::make_folders(to).inspect_err(|_| made = false)
-            })?;
-            if depth >= MAX_DEPTH || !made {
-                return Ok(());
-            }
-            for entry in folder_entries(from)? {
-                let shown = if shown.is_empty() {
-                    entry.name.clone()
-                } else {
-                    format!("{shown}/{}", entry.name)
-                };
-                copy_entry(
-                    &from.join(&entry.os_name),
-                    entry.kind,
-                    &to.join(&entry.os_name),
-                    &shown,
-                    instructor,
-                    depth + 1,
-                    problems,
-                )?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Why a copy failed: making the file (its name), reading what is copied, or writing it.
-enum CopyFailure {
-    Create(io::Error),
-    Read(io::Error),
-    Write(io::Error),
-}
-
-/// Copies `reader` to a new file at `to` (the owner's alone: [`staging::create_file`]), at
-/// most `limit` bytes and one more; returns how many bytes were copied (more than `limit`: it
-/// was cut there).
-fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> Result<u64, CopyFailure> {
-    let mut out = staging::create_file(to).map_err(CopyFailure::Create)?;
-    let mut reader = reader.take(limit + 1);
-    let mut buf = vec![0u8; 64 << 10];
-    let mut copied = 0u64;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(CopyFailure::Read(e)),
-        };
-        out.write_all(&buf[..n]).map_err(CopyFailure::Write)?;
-        copied += n as u64;
-    }
-    Ok(copied)
-}
-
-fn too_large(shown: &str) -> InputError {
-    InputError::new(
-        shown,
-        0,
-        format!(
-            "cannot be graded: it is larger than {} bytes (1 GiB) unpacked",
-            MAX_FILE_BYTES
-        ),
-    )
-}
-
-/// Unpacks one zip item to `path` (`shown`: its place in the upload), counting what it
-/// inflates to against the limits.
-fn unzip_item(
-    archive: &mut zip::ZipArchive<File>,
-    item: &ZipItem,
-    path: &Path,
-    shown: &str,
-    unpacked: &mut u64,
-    problems: &mut InputErrors,
-) -> io::Result<()> {
-    match item.kind {
-        Kind::Folder => place_entry(shown, problems, || staging::make_folders(path)),
-        Kind::Link => place_entry(shown, problems, || staging::dangling_link(path)),
-        Kind::File => {
-            if *unpacked > MAX_DOWNLOAD_BYTES {
-                return Err(io::Error::other(format!(
-                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
-                     most a download may"
-                )));
-            }
-            let mut file = match archive.by_index(item.index) {
-                Ok(file) if !file.encrypted() => file,
-                Ok(_) => {
-                    problems.push(InputError::new(
-                        shown,
-                        0,
-                        "cannot be graded: it is encrypted in the download",
-                    ));
-                    return Ok(());
-                }
-                Err(e) => {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
-                    return Ok(());
-                }
-            };
-            let copied = match copy_limited(&mut file, path, MAX_FILE_BYTES) {
-                Ok(copied) => copied,
-                // A damaged entry (a bad checksum, a truncated stream) is the learner's file
-                // that cannot be read, not the run's failure.
-                Err(CopyFailure::Read(e))
-                    if e.kind() == io::ErrorKind::InvalidData
-                        || e.kind() == io::ErrorKind::UnexpectedEof =>
-                {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
-                    return Ok(());
-                }
-                Err(CopyFailure::Read(e)) => return Err(e),
-                Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
-                    return place_entry(shown, problems, || Err(e));
-                }
-            };
-            *unpacked += copied;
-            if copied > MAX_FILE_BYTES {
-                problems.push(too_large(shown));
-            }
-            Ok(())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn zip_of(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {
         let file = tempfile::NamedTempFile::new().unwrap();
@@ -670,22 +548,6 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(fs::read(b.join("matrix.csv")).unwrap(), b"case_id\n");
-    }
-
-    #[test]
-    fn a_file_is_cut_past_its_limit_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big");
-        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10)
-            .ok()
-            .unwrap();
-        assert_eq!(copied, 11, "one byte past the limit tells it was reached");
-        assert_eq!(fs::metadata(&path).unwrap().len(), 11);
-        let path = dir.path().join("small");
-        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10)
-            .ok()
-            .unwrap();
-        assert_eq!(copied, 10);
     }
 
     #[cfg(unix)]

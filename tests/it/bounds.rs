@@ -315,3 +315,114 @@ fn an_entry_the_file_system_refuses_is_its_learners_problem_named_and_the_rest_i
     assert_eq!(graded.len(), 1, "{import}");
     assert!(graded[0].contains(",10,"), "{import}");
 }
+
+/// Runs `grade --lms moodle` on `download` with `worksheet.csv` in `dir`, the gradebook to
+/// `import.csv`.
+fn grade_moodle(dir: &Path, download: &str) -> Output {
+    let key = key();
+    let tmp = dir.join("tmp");
+    let _ = fs::create_dir(&tmp);
+    grade_command(
+        dir,
+        &tmp,
+        0o022,
+        &[
+            "--golden",
+            key.to_str().unwrap(),
+            download,
+            "--lms",
+            "moodle",
+            "--roster",
+            "worksheet.csv",
+            "--gradebook",
+            "import.csv",
+        ],
+    )
+    .output()
+    .unwrap()
+}
+
+/// A learner's upload of more files than an upload may hold is refused as soon as that is
+/// known, named, without being unpacked or walked whole (one learner's 100,000 entries took
+/// ten seconds, quadratic in them, and 500,000 more than nine minutes); the rest of the class
+/// is graded. From a zip, and from a folder graded where it is.
+#[test]
+fn a_learner_with_more_files_than_an_upload_may_hold_is_refused_and_the_rest_graded() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    moodle_worksheet(&dir.join("worksheet.csv"), &[2001, 2002]);
+    let mut entries = vec![
+        (
+            format!("{}/matrix.csv", moodle_folder(2001)),
+            submission("ada.csv"),
+        ),
+        (
+            format!("{}/matrix.csv", moodle_folder(2002)),
+            submission("ada.csv"),
+        ),
+    ];
+    for n in 0..10_001 {
+        entries.push((format!("{}/n/{n}.txt", moodle_folder(2002)), Vec::new()));
+    }
+    zip_of(&dir.join("download.zip"), &entries);
+    let folder = dir.join("download");
+    for (name, bytes) in &entries {
+        let path = folder.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+    for download in ["download.zip", "download"] {
+        let out = grade_moodle(dir, download);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{download}: {said}");
+        assert!(
+            said.contains(
+                "Learner 2002 (Participant 2002): holds more than 10000 files, the most an \
+                 upload may hold"
+            ),
+            "{download}: {said}"
+        );
+        let import = fs::read_to_string(dir.join("import.csv")).unwrap();
+        assert!(
+            import
+                .lines()
+                .any(|l| l.starts_with("Participant 2001,") && l.contains(",10,")),
+            "{download}: {import}"
+        );
+    }
+}
+
+/// A zip of more entries than a download may have, or whose directory is larger than a
+/// download's may be, is refused before its entries are kept: the zip crate keeps some 500
+/// bytes for each entry its directory lists (500,000 entries took 529 MB).
+#[test]
+fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    moodle_worksheet(&dir.join("worksheet.csv"), &[2001]);
+    let many: Vec<(String, Vec<u8>)> = (0..100_001)
+        .map(|n| (format!("{}/{n}", moodle_folder(2001)), Vec::new()))
+        .collect();
+    zip_of(&dir.join("many.zip"), &many);
+    let out = grade_moodle(dir, "many.zip");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "many.zip: holds 100001 entries, more than 100000, the most a download may have"
+        ),
+        "{}",
+        text(&out)
+    );
+    let long = "x".repeat(400);
+    let wide: Vec<(String, Vec<u8>)> = (0..30_000)
+        .map(|n| (format!("{}/{long}{n}", moodle_folder(2001)), Vec::new()))
+        .collect();
+    zip_of(&dir.join("wide.zip"), &wide);
+    let out = grade_moodle(dir, "wide.zip");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("wide.zip: cannot read: its directory is larger than 12582912 bytes"),
+        "{}",
+        text(&out)
+    );
+}
