@@ -16,6 +16,7 @@
 //! Interrupted runs leave nothing behind: temporary files are removed on SIGINT, SIGTERM
 //! and SIGHUP ([`install_signal_handlers`]).
 
+mod append;
 mod cleanup;
 mod dir;
 mod paths;
@@ -27,6 +28,7 @@ pub use crate::sanitize::{
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
     InertFilter, InertWriter, Syntax,
 };
+pub use append::{commit_all_appending, Appended};
 pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use paths::{check_paths, Named, PathClash, PathClashes};

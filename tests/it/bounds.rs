@@ -426,3 +426,81 @@ fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
         text(&out)
     );
 }
+
+/// `check -f github` on bad input with `$GITHUB_STEP_SUMMARY` set, in `dir` (a bad case file
+/// `bad.csv`, the golden file `golden.csv`), its report to `-o report.txt`.
+fn check_with_summary(dir: &Path, summary: &Path) -> Output {
+    crate::common::leasejudge(&[
+        "check",
+        "bad.csv",
+        "--golden",
+        "golden.csv",
+        "-f",
+        "github",
+        "-o",
+        "report.txt",
+    ])
+    .dir(dir)
+    .env("GITHUB_STEP_SUMMARY", summary)
+    .output()
+}
+
+/// The step summary is an output like the others: one that names an input (the case file, the
+/// golden file) or another output is refused before anything is written, and one that cannot
+/// be appended to (`/dev/full`) commits nothing (the report stays as it was).
+#[test]
+fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_the_rest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let bad = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+               c1,teleport,2026-01-01T10:00:00Z,j,L,1,w,30\n";
+    fs::write(dir.join("bad.csv"), bad).unwrap();
+    let golden = fs::read(root().join("golden/probes.csv")).unwrap();
+    fs::write(dir.join("golden.csv"), &golden).unwrap();
+    fs::write(dir.join("report.txt"), "an earlier report\n").unwrap();
+    for (named, role) in [
+        ("bad.csv", "input bad.csv"),
+        ("golden.csv", "--golden golden.csv"),
+        ("report.txt", "-o report.txt"),
+    ] {
+        let out = check_with_summary(dir, &dir.join(named));
+        assert_eq!(out.status.code(), Some(2), "{named}: {}", text(&out));
+        assert!(
+            text(&out).contains(&format!("{role} and $GITHUB_STEP_SUMMARY"))
+                && text(&out).contains("are the same file"),
+            "{named}: {}",
+            text(&out)
+        );
+        assert_eq!(fs::read_to_string(dir.join("bad.csv")).unwrap(), bad);
+        assert_eq!(fs::read(dir.join("golden.csv")).unwrap(), golden);
+        assert_eq!(
+            fs::read_to_string(dir.join("report.txt")).unwrap(),
+            "an earlier report\n"
+        );
+    }
+    let out = check_with_summary(dir, Path::new("/dev/full"));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("cannot append to $GITHUB_STEP_SUMMARY /dev/full")
+            && text(&out).contains("so report.txt was not written (it is as it was)"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("report.txt")).unwrap(),
+        "an earlier report\n"
+    );
+    // A summary that can be appended to: the report and the summary both written.
+    let summary = dir.join("summary.md");
+    fs::write(&summary, "# earlier steps\n").unwrap();
+    let out = check_with_summary(dir, &summary);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(fs::read_to_string(dir.join("report.txt"))
+        .unwrap()
+        .contains("teleport"));
+    let summary = fs::read_to_string(&summary).unwrap();
+    assert!(
+        summary.starts_with("# earlier steps\n") && summary.contains("teleport"),
+        "{summary}"
+    );
+}
