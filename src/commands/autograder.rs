@@ -591,16 +591,21 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         Some(_) => BinaryAt::Course,
         None => BinaryAt::Bundle,
     };
-    // The shared binary first: the question names it.
-    let shared = match &place.course {
-        Some(course) => Some(share_binary(course, &prepared.binary)?),
-        None => None,
+    // The shared binary is made ready first, and renamed into place with the question: a
+    // build that fails leaves the course's binary as it was.
+    let (shared, binary_file) = match &place.course {
+        Some(course) => {
+            let (path, how, file) = share_binary(course, &prepared.binary)?;
+            (Some((path, how)), file)
+        }
+        None => (None, None),
     };
     if let Some(parent) = place.dir.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot write {}", place.dir.display()))?;
     }
-    let (uuid, carried) = write_question(args, &place, &prepared, existing, binary_at)?;
+    let (uuid, carried) =
+        write_question(args, &place, &prepared, existing, binary_at, binary_file)?;
     // What was written, for the instructor: said if standard output takes it (the run is
     // done either way). Names from the command line and the case files: no line of it is
     // a workflow command.
@@ -1396,17 +1401,22 @@ fn listed_names(names: &[String]) -> String {
     text
 }
 
-/// Puts the binary in the course's shared folder, `serverFilesCourse/leasejudge/leasejudge`
-/// (written atomically, executable), unless the same bytes are there already; returns where,
-/// and whether it was written, kept or replaced. A file there that is not an x86-64 Linux
+/// Makes the binary ready for the course's shared folder,
+/// `serverFilesCourse/leasejudge/leasejudge` (written to a temporary file beside it, to rename
+/// into place with the question: `rwxr-xr-x` less the umask when new, its mode kept when it
+/// replaces one), unless the same bytes are there already; returns where, whether it is
+/// written, kept or replaced, and the file to rename. A file there that is not an x86-64 Linux
 /// executable is refused: leasejudge did not write it.
-fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)> {
+fn share_binary(
+    course: &Path,
+    binary: &Path,
+) -> Result<(PathBuf, &'static str, Option<crate::output::Finished>)> {
     let folder = course.join("serverFilesCourse").join(COURSE_FOLDER);
     let target = folder.join(BINARY);
     let how = match std::fs::symlink_metadata(&target) {
         Err(_) => "wrote",
         Ok(meta) if meta.is_file() && same_bytes(&target, binary)? => {
-            return Ok((target, "kept"));
+            return Ok((target, "kept", None));
         }
         Ok(meta) if meta.is_file() && inspect(&target).is_ok() => "replaced",
         Ok(_) => anyhow::bail!(
@@ -1417,27 +1427,11 @@ fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)>
     };
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot write {}", target.display()))?;
-    let mut out = Output::open(Some(&target), Content::Binary)?;
+    let mut out = Output::open_executable(&target)?;
     let mut file =
         File::open(binary).with_context(|| format!("cannot read {}", binary.display()))?;
     io::copy(&mut file, &mut out).with_context(|| format!("cannot write {}", target.display()))?;
-    let finished = out.finish()?;
-    if let Some(path) = finished.written_path() {
-        set_executable(path).with_context(|| format!("cannot write {}", target.display()))?;
-    }
-    finished.persist()?;
-    Ok((target, how))
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> io::Result<()> {
-    Ok(())
+    Ok((target, how, Some(out.finish()?)))
 }
 
 /// Whether two files hold the same bytes.
@@ -1477,13 +1471,15 @@ impl<R: Read> Read for Hashing<'_, R> {
 
 /// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
 /// key, the case files only when hints cite them, and the binary unless the course shares
-/// it. Returns its uuid and what `tests/` holds.
+/// it; `shared` (the course's binary, ready) is renamed into place with it. Returns its uuid
+/// and what `tests/` holds.
 fn write_question(
     args: &PrairieLearnArgs,
     place: &QuestionPlace,
     prepared: &Prepared,
     existing: Option<String>,
     binary_at: BinaryAt,
+    shared: Option<crate::output::Finished>,
 ) -> Result<(String, Vec<String>)> {
     let out = OutputDir::create(&place.dir)?;
     let mut hash = QuestionHash::default();
@@ -1542,7 +1538,10 @@ fn write_question(
     );
     out.write_file("info.json", 0o644, &mut info.as_bytes())?;
     out.write_file("question.html", 0o644, &mut question_html().as_bytes())?;
-    out.commit_checked(&|replaced| nothing_added(&place.dir, replaced))?;
+    out.commit_with(
+        &|replaced| nothing_added(&place.dir, replaced),
+        shared.into_iter().collect(),
+    )?;
     let mut listed = vec![RUN.to_owned()];
     listed.extend(carried_names.into_iter().map(|name| {
         if name == prepared.options.key {

@@ -504,3 +504,94 @@ fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_t
         "{summary}"
     );
 }
+
+/// Runs leasejudge with `args` in `dir` under `umask`.
+fn under_umask(dir: &Path, umask: u32, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    command.current_dir(dir).args(args).stdin(Stdio::null());
+    // SAFETY: umask is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(umask as libc::mode_t);
+            Ok(())
+        });
+    }
+    command.output().unwrap()
+}
+
+/// A PrairieLearn course's shared binary is made as any program is, `rwxr-xr-x` less the
+/// umask (`rwx------` under `umask 077`, as the question beside it), and is renamed into place
+/// with the question: a build that fails (its question's place is a file) leaves the binary
+/// every question of the course runs as it was.
+#[test]
+fn a_courses_binary_honours_the_umask_and_is_replaced_only_with_its_question() {
+    let scratch = tempfile::tempdir().unwrap();
+    let course = scratch.path().join("course");
+    fs::create_dir(&course).unwrap();
+    fs::write(course.join("infoCourse.json"), "{}").unwrap();
+    let data = |name: &str| root().join("tests/data/autograder").join(name);
+    let (key, cases) = (data("key.csv"), data("cases.csv"));
+    let build = |umask: u32, qid: &str, binary: Option<&Path>| {
+        let mut args = vec![
+            "autograder",
+            "prairielearn",
+            "--golden",
+            key.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--course",
+            course.to_str().unwrap(),
+            "--qid",
+            qid,
+        ];
+        if let Some(binary) = binary {
+            args.extend(["--binary", binary.to_str().unwrap()]);
+        }
+        under_umask(scratch.path(), umask, &args)
+    };
+    let built = build(0o077, "lab-1", None);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built));
+    let shared = course.join("serverFilesCourse/leasejudge/leasejudge");
+    for path in [
+        shared.clone(),
+        course.join("serverFilesCourse/leasejudge"),
+        course.join("questions/lab-1/tests/run_autograder"),
+    ] {
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{} is {mode:03o}", path.display());
+    }
+    assert_eq!(
+        fs::metadata(&shared).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    let first = fs::read(&shared).unwrap();
+    // Another build of the binary (the same program, one byte more), for a question whose
+    // place cannot be made: nothing is written, the course's binary stays.
+    let other = scratch.path().join("other-leasejudge");
+    let mut bytes = first.clone();
+    bytes.push(0);
+    fs::write(&other, &bytes).unwrap();
+    fs::set_permissions(&other, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(course.join("questions/a"), "a file").unwrap();
+    let failed = build(0o022, "a/b", Some(&other));
+    assert_eq!(failed.status.code(), Some(2), "{}", text(&failed));
+    assert_eq!(fs::read(&shared).unwrap(), first, "{}", text(&failed));
+    let left: Vec<String> = fs::read_dir(course.join("serverFilesCourse/leasejudge"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["leasejudge"], "no temporary file is left");
+    // Built where it can be: the binary is replaced with the question, and keeps its mode.
+    let rebuilt = build(0o022, "lab-2", Some(&other));
+    assert_eq!(rebuilt.status.code(), Some(0), "{}", text(&rebuilt));
+    assert!(
+        text(&rebuilt).contains("leasejudge: replaced "),
+        "{}",
+        text(&rebuilt)
+    );
+    assert_eq!(fs::read(&shared).unwrap(), bytes);
+    assert_eq!(
+        fs::metadata(&shared).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+}
