@@ -7,6 +7,14 @@
 /// limit.
 pub const MAX_JOBS: usize = 256;
 
+/// The stack of every thread leasejudge starts (a file's reader, the half of a split file,
+/// the parser of a pipelined file, the progress display), given explicitly: a thread started
+/// without one gets `RUST_MIN_STACK` bytes, which an environment may set as low as it likes
+/// (16 KiB aborted every file thread, and left a temporary file behind). 8 MiB, what the main
+/// thread runs the same code on (a Linux process's default stack); only what is used is
+/// touched, and up to [`MAX_JOBS`] of them fit in the address space of a 4 GiB limit.
+pub const THREAD_STACK_BYTES: usize = 8 << 20;
+
 /// The most cases `--open-cases` may keep open at once (per half of a split file). Each open
 /// case holds its state and pending rows, so this bounds memory at a few hundred megabytes.
 pub const MAX_OPEN_CASES: usize = 1_000_000;

@@ -200,6 +200,7 @@ pub(super) fn stream_source(
             std::thread::scope(|scope| {
                 let parser = std::thread::Builder::new()
                     .name("leasejudge-parse".into())
+                    .stack_size(crate::limits::THREAD_STACK_BYTES)
                     .spawn_scoped(scope, move || {
                         let mut errors = InputErrors::new();
                         let mut filler = BatchFiller {
@@ -445,6 +446,7 @@ pub(super) fn stream_parallel(
             // A thread that cannot be started leaves its share to the others.
             match std::thread::Builder::new()
                 .name("leasejudge-file".into())
+                .stack_size(crate::limits::THREAD_STACK_BYTES)
                 .spawn_scoped(scope, move || work(worker))
             {
                 Ok(thread) => threads.push(thread),

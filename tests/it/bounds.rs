@@ -595,3 +595,57 @@ fn a_courses_binary_honours_the_umask_and_is_replaced_only_with_its_question() {
         0o700
     );
 }
+
+/// Every thread leasejudge starts is given its stack: `RUST_MIN_STACK=16384` (the default of
+/// threads started without one) aborted every file thread (exit 134, a temporary file left).
+/// A lone large file (read as two halves), several files (read by several workers) and a lone
+/// small one (parsed on a thread of its own) give the matrix they give without it.
+#[test]
+fn threads_have_their_stack_whatever_rust_min_stack_says() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let header = "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n";
+    let mut big = String::from(header);
+    let mut n = 0;
+    while big.len() < 5 << 20 {
+        big.push_str(&format!(
+            "case-{n},offer,2026-01-01T00:00:00Z,job-{n},L-{n},1,w,30\n"
+        ));
+        n += 1;
+    }
+    fs::write(dir.join("big.csv"), &big).unwrap();
+    fs::copy(root().join("cases/probes.csv"), dir.join("probes.csv")).unwrap();
+    fs::copy(root().join("cases/acks.csv"), dir.join("acks.csv")).unwrap();
+    for inputs in [
+        &["big.csv"][..],
+        &["probes.csv", "acks.csv"],
+        &["probes.csv"],
+    ] {
+        let run = |env: bool| {
+            let mut args = vec!["adjudicate", "--jobs", "2", "-f", "csv", "-o", "out.csv"];
+            args.extend_from_slice(inputs);
+            let mut run = crate::common::leasejudge(&args).dir(dir);
+            if env {
+                run = run.env("RUST_MIN_STACK", "16384");
+            }
+            let out = run.output();
+            (out, fs::read(dir.join("out.csv")).unwrap_or_default())
+        };
+        let (plain, want) = run(false);
+        assert_eq!(plain.status.code(), Some(0), "{inputs:?}: {}", text(&plain));
+        let (starved, got) = run(true);
+        assert_eq!(
+            starved.status.code(),
+            Some(0),
+            "{inputs:?}: {}",
+            text(&starved)
+        );
+        assert!(got == want, "{inputs:?}: another matrix");
+        let left: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|name| name.to_string_lossy().starts_with(".leasejudge-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
