@@ -328,21 +328,37 @@ fn read_golden(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &mut InstructorFiles,
-) -> Result<SplitMatrix, InputErrors> {
+) -> Result<Result<SplitMatrix, InputErrors>> {
     let name = path.to_string_lossy();
-    let file = open_matrix(path, &name)?;
+    let file = match open_matrix(path, &name) {
+        Ok(file) => file,
+        Err(problems) => return Ok(Err(problems)),
+    };
     instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
     let format = MatrixFileFormat::for_path(path);
-    let golden = MatrixRead::golden(columns)
-        .read_split(MatrixInput::Open(file, format), &name, splitter)
-        .and_then(|(golden, errors)| golden.checked(errors))?;
+    let (golden, errors) = match MatrixRead::golden(columns).read_split(
+        MatrixInput::Open(file, format),
+        &name,
+        splitter,
+    ) {
+        Ok(read) => read,
+        Err(problems) => return Ok(Err(problems)),
+    };
+    // A full temporary directory is the run's trouble, never a malformed key.
+    let golden = match golden
+        .checked_kept(errors)
+        .context("cannot keep the golden file in temporary files")?
+    {
+        Ok(golden) => golden,
+        Err(problems) => return Ok(Err(problems)),
+    };
     let missing = golden.missing_columns(columns);
-    if missing.is_empty() {
+    Ok(if missing.is_empty() {
         Ok(golden)
     } else {
         Err(missing)
-    }
+    })
 }
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
@@ -901,7 +917,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
-    let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
+    let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor)?;
     if let (true, Err(problems)) = (args.autograder, &golden) {
         return Ok(refuse_unusable_key(&args.golden, problems));
     }

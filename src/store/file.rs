@@ -47,11 +47,22 @@ pub(crate) fn temp_error(doing: &str, e: io::Error) -> io::Error {
     }
     let (directory, chosen_by) = temporary_directory();
     let kind = e.kind();
+    // A full disk is said as what it is, with what to do about it.
+    let remedy = match kind {
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            "; there is no space left there for temporary files: free some, or set TMPDIR to a \
+             directory with room"
+        }
+        _ => "",
+    };
     io::Error::new(
         kind,
         TempDirError {
             // Shown through the command line's error, which escapes what it quotes.
-            message: format!("{doing} in {} ({chosen_by}): {e}", directory.display()),
+            message: format!(
+                "{doing} in {} ({chosen_by}): {e}{remedy}",
+                directory.display()
+            ),
         },
     )
 }

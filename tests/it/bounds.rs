@@ -649,3 +649,65 @@ fn threads_have_their_stack_whatever_rust_min_stack_says() {
         assert!(left.is_empty(), "{left:?}");
     }
 }
+
+/// A temporary directory that fills up (a limit on the size of a file the run writes stands
+/// for a full disk: `EFBIG` as `ENOSPC` would be) while the golden file is kept in temporary
+/// files is said as what it is, to the one running `grade`, never to learners as a malformed
+/// key; an autograder run writes no results (the platform says the run failed), its log says
+/// why.
+#[test]
+fn a_full_temporary_directory_is_said_as_such_never_as_a_malformed_key() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let tmp = dir.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let mut key = String::from("case_id,decision,reason\n");
+    for n in 0..50_000 {
+        key.push_str(&format!("case-{n},ACTIVE,progress_accepted\n"));
+    }
+    fs::write(dir.join("key.csv"), &key).unwrap();
+    fs::write(dir.join("matrix.csv"), &key).unwrap();
+    for extra in [
+        &[][..],
+        &[
+            "-f",
+            "gradescope",
+            "--autograder",
+            "-o",
+            "results/results.json",
+        ],
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+        command
+            .current_dir(dir)
+            .args(["grade", "matrix.csv", "--golden", "key.csv"])
+            .args(extra)
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::null());
+        // SAFETY: signal and setrlimit are async-signal-safe and touch nothing of the parent's.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                let limit = libc::rlimit {
+                    rlim_cur: 256 << 10,
+                    rlim_max: libc::RLIM_INFINITY,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = command.output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {said}");
+        assert!(!said.contains("malformed"), "{extra:?}: {said}");
+        assert!(
+            said.contains(
+                "cannot keep the golden file in temporary files: cannot write a temporary file in"
+            ) && said.contains("no space left there for temporary files"),
+            "{extra:?}: {said}"
+        );
+        assert!(!dir.join("results/results.json").exists());
+    }
+}
