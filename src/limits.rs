@@ -50,6 +50,12 @@ pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 /// zip bomb declares small).
 pub const MAX_WORKBOOK_INFLATED_BYTES: u64 = MAX_DOCUMENT_BYTES;
 
+/// The most temporary files may hold together when they are kept in memory, for want of a
+/// temporary directory (an empty root: see `store::memory`): with the memory a command uses
+/// besides (under 100 MiB), within the 256 MiB every command is held to. Past it, a write
+/// fails with an error saying so (a missing `TMPDIR` grew one file to 199 MB).
+pub const MAX_MEMORY_TEMP_BYTES: u64 = 128 << 20;
+
 /// The most the parts of a workbook that are kept in memory while its sheet is read (its
 /// shared strings, styles, list of sheets and their relationships; an `.ods` file's manifest)
 /// may inflate to together: what they hold in memory is at most this, which keeps `validate`

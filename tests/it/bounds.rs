@@ -711,3 +711,47 @@ fn a_full_temporary_directory_is_said_as_such_never_as_a_malformed_key() {
         assert!(!dir.join("results/results.json").exists());
     }
 }
+
+/// With no temporary directory, temporary files are kept in memory, as for an empty root, but
+/// only up to a budget, past which the run says why it stops (a workbook on standard input,
+/// copied to a temporary file to be read from its end, grew one to 200 MB before).
+#[test]
+fn temporary_files_kept_in_memory_for_want_of_a_directory_stay_within_a_budget() {
+    let scratch = tempfile::tempdir().unwrap();
+    let input = scratch.path().join("input");
+    // A zip's first bytes and 200 MiB of zeros (sparse: no disk).
+    fs::write(&input, b"PK\x03\x04").unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(200 << 20)
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+        .args(["adjudicate", "-", "--input-format", "workbook", "-f", "csv"])
+        .env("TMPDIR", scratch.path().join("no-such-directory"))
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "no-such-directory (named by TMPDIR): no temporary file can be made there, so they \
+             are kept in memory, and they would hold more than 134217728 bytes (128 MiB)"
+        ),
+        "{}",
+        text(&out)
+    );
+    // Within the budget, the fallback does its work as before: a small class graded.
+    let key = key();
+    let ada = root().join("examples/lab/submissions/ada.csv");
+    let out = crate::common::leasejudge(&[
+        "grade",
+        ada.to_str().unwrap(),
+        "--golden",
+        key.to_str().unwrap(),
+    ])
+    .env("TMPDIR", scratch.path().join("no-such-directory"))
+    .output();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
