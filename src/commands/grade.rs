@@ -19,7 +19,7 @@ use crate::grading::partitions::Splitter;
 use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
-    check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
+    is_symbolic_link, open_submission, standard_input_submission, InstructorFiles,
 };
 use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{
@@ -295,17 +295,9 @@ fn read_submission(
 ) -> Result<(SplitMatrix, InputErrors), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
-        check_standard_input(instructor).map_err(InputErrors::one)?;
-        let bytes = crate::limits::read_document(std::io::stdin().lock())
-            .map_err(|e| InputErrors::one(InputError::new("-", 0, format!("cannot read: {e}"))))?;
-        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
-        let format = if bytes.starts_with(b"PK\x03\x04") {
-            MatrixFileFormat::Workbook
-        } else {
-            MatrixFileFormat::Csv
-        };
+        let (file, format) = standard_input_submission(instructor).map_err(InputErrors::one)?;
         MatrixRead::submission(columns, &options).read_split(
-            MatrixInput::Bytes(&bytes, format),
+            MatrixInput::Open(file, format),
             "-",
             splitter,
         )

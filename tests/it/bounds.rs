@@ -755,3 +755,97 @@ fn temporary_files_kept_in_memory_for_want_of_a_directory_stay_within_a_budget()
     .output();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// Runs `command` with what `feed` writes on its standard input (from a thread of its own; a
+/// run that stops reading closes the pipe), its output to files; its exit status, what it
+/// said and its peak resident memory in KiB (`wait4`'s `ru_maxrss`: the child's own).
+fn with_peak_rss(
+    mut command: Command,
+    feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
+) -> (Option<i32>, String, u64) {
+    let out = tempfile::tempfile().unwrap();
+    let err = tempfile::tempfile().unwrap();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(out.try_clone().unwrap())
+        .stderr(err.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || feed(stdin));
+    let mut status = 0;
+    // SAFETY: zeroed rusage is valid; wait4 writes both out-parameters for the child it reaps.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    writer.join().unwrap();
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let mut said = String::new();
+    for mut file in [out, err] {
+        use std::io::{Read, Seek};
+        file.rewind().unwrap();
+        file.read_to_string(&mut said).unwrap();
+    }
+    (code, said, usage.ru_maxrss as u64)
+}
+
+/// Writes `head`, then `line` over and over until `bytes` are written or the reader goes.
+fn feed_lines(
+    head: &'static [u8],
+    line: &'static [u8],
+    bytes: usize,
+) -> impl FnOnce(std::process::ChildStdin) + Send {
+    move |mut stdin| {
+        if stdin.write_all(head).is_err() {
+            return;
+        }
+        let chunk: Vec<u8> = line
+            .iter()
+            .copied()
+            .cycle()
+            .take((1 << 20) / line.len() * line.len())
+            .collect();
+        let mut left = bytes;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            if stdin.write_all(&chunk[..n]).is_err() {
+                return;
+            }
+            left -= n;
+        }
+    }
+}
+
+/// A submission on standard input is held to the limit of one read whole as it is read, in
+/// flat memory: 300 MiB of rows stop at 256 MiB with a located error (the whole was read into
+/// memory first, and `/dev/zero` took 537 MiB); what is not text is refused by its first bytes.
+#[test]
+fn a_submission_on_standard_input_is_bounded_as_it_is_read_in_flat_memory() {
+    let key = key();
+    let grade = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+        command.args(["grade", "-", "--golden", key.to_str().unwrap()]);
+        command
+    };
+    let (code, said, peak) = with_peak_rss(
+        grade(),
+        feed_lines(
+            b"case_id,decision,reason\n",
+            b"c9,ACTIVE,progress_accepted\n",
+            300 << 20,
+        ),
+    );
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("-: cannot read: larger than 268435456 bytes (256 MiB)"),
+        "{said}"
+    );
+    assert!(peak < 64 << 10, "peak {peak} KiB");
+    let (code, said, peak) = with_peak_rss(grade(), feed_lines(b"", b"\0", 300 << 20));
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("-: not a matrix: it is binary data"),
+        "{said}"
+    );
+    assert!(peak < 64 << 10, "peak {peak} KiB");
+}
