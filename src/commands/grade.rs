@@ -650,6 +650,14 @@ enum Entry {
     },
 }
 
+impl Entry {
+    /// Its name as a gradebook shows it (as a person reads it: `escape_controls`).
+    fn shown_name(&self) -> String {
+        let (Entry::Read { name, .. } | Entry::Refused { name, .. }) = self;
+        escape_controls(name).into_owned()
+    }
+}
+
 /// The roster and the download of `--lms`, read. The points the roster holds must agree
 /// with `--points`.
 fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result<Class> {
@@ -904,7 +912,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     crate::limits::raise_open_files_limit();
     let baseline = match &args.baseline {
-        Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
+        // Only this class's earlier scores are kept (a gradebook names a submission as a
+        // person reads it: `escape_controls`).
+        Some(path) => {
+            let names: std::collections::HashSet<String> =
+                entries.iter().map(Entry::shown_name).collect();
+            Some(crate::grading::baseline::read_baseline(path, &|listed| {
+                names.contains(listed)
+            })?)
+        }
         None => None,
     };
     let reveal = feedback.reveals();
