@@ -50,6 +50,19 @@ pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 /// zip bomb declares small).
 pub const MAX_WORKBOOK_INFLATED_BYTES: u64 = MAX_DOCUMENT_BYTES;
 
+/// The most rows a roster (a Canvas gradebook export, a Moodle grading worksheet, a GitHub
+/// Classroom roster) may have: a class is graded with each learner's outcome held (about a
+/// kilobyte each, the roster's row besides), and written back whole, so its size is bounded
+/// rather than streamed; 100,000 learners, as many as a download may have entries
+/// ([`crate::lms::download::MAX_ZIP_ENTRIES`]), are graded within 256 MiB (a million took
+/// 1.7 GB). A longer roster is a located error where it passes the limit.
+pub const MAX_ROSTER_ROWS: usize = 100_000;
+
+/// The most cells a roster may have, all its rows' together: each is held (a Canvas export
+/// has a column per assignment; 70 columns of 100,000 learners would be 7,000,000 cells and
+/// as many strings).
+pub const MAX_ROSTER_CELLS: usize = 2_000_000;
+
 /// The most temporary files may hold together when they are kept in memory, for want of a
 /// temporary directory (an empty root: see `store::memory`): with the memory a command uses
 /// besides (under 100 MiB), within the 256 MiB every command is held to. Past it, a write

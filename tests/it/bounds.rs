@@ -892,3 +892,46 @@ fn a_large_baseline_is_read_in_flat_memory_and_its_class_scores_found() {
     );
     assert!(peak < 96 << 10, "peak {peak} KiB");
 }
+
+/// A roster is read a record at a time and held to a documented size as it is read: its
+/// class is graded with every learner held, within 256 MiB up to 100,000 learners (a Canvas
+/// export of a million took 1.7 GB); past that, or past 2,000,000 cells, a located error.
+#[test]
+fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let download = dir.join("download");
+    fs::create_dir(&download).unwrap();
+    let header = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be \
+                  changed,Last modified (submission),Online text,Last modified (grade),Feedback \
+                  comments\n";
+    let row = |n: usize| format!("Participant {n},Learner {n},,Submitted,,10.00,Yes,-,,-,\n");
+    let mut long = String::from(header);
+    for n in 1..=100_001 {
+        long.push_str(&row(n));
+    }
+    fs::write(dir.join("worksheet.csv"), &long).unwrap();
+    let out = grade_moodle(dir, "download");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "worksheet.csv:100002: the roster has more than 100,000 rows or 2,000,000 cells"
+        ),
+        "{}",
+        text(&out)
+    );
+    // Wide: 1,000 columns of 2,001 rows.
+    let extra: String = (0..989).map(|n| format!(",x{n}")).collect();
+    let mut wide = format!("{}{extra}\n", header.trim_end());
+    for n in 1..=2_001 {
+        wide.push_str(&format!("{}{}\n", row(n).trim_end(), ",".repeat(989)));
+    }
+    fs::write(dir.join("worksheet.csv"), &wide).unwrap();
+    let out = grade_moodle(dir, "download");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("worksheet.csv:2001: the roster has more than"),
+        "{}",
+        text(&out)
+    );
+}
