@@ -186,12 +186,13 @@ mod tests {
 
     #[test]
     fn tables_are_read_strictly_with_their_delimiter() {
-        let table = parse_table(b"\xEF\xBB\xBFa;b;c\r\n1;\"x;y\";3\n\n4;5;6\n", "t.csv").unwrap();
+        let table =
+            parse_table(&b"\xEF\xBB\xBFa;b;c\r\n1;\"x;y\";3\n\n4;5;6\n"[..], "t.csv").unwrap();
         assert_eq!(table.header, ["a", "b", "c"]);
         assert_eq!(table.rows.len(), 2);
         assert_eq!(table.rows[0].cells, ["1", "x;y", "3"]);
         assert_eq!(table.rows[1].line, 4);
-        let errors = parse_table(b"a,b\n1,2,3\n\xff,2\n", "t.csv").unwrap_err();
+        let errors = parse_table(&b"a,b\n1,2,3\n\xff,2\n"[..], "t.csv").unwrap_err();
         let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(messages[0].starts_with("t.csv:2: the row has 3 cells"));
