@@ -63,6 +63,12 @@ pub const MAX_ROSTER_ROWS: usize = 100_000;
 /// as many strings).
 pub const MAX_ROSTER_CELLS: usize = 2_000_000;
 
+/// The most of an input that cannot be read twice (standard input, a pipe, a FIFO) that is
+/// copied to a temporary file to read again: by the engine, for a case that comes back (past
+/// it the copy stops, and only such a case is an error), and by `validate`, which reads its
+/// inputs twice (past it, the input is an error). An endless input copied 2.5 GB in 5 s.
+pub const MAX_KEPT_INPUT_BYTES: u64 = 4 << 30;
+
 /// The most temporary files may hold together when they are kept in memory, for want of a
 /// temporary directory (an empty root: see `store::memory`): with the memory a command uses
 /// besides (under 100 MiB), within the 256 MiB every command is held to. Past it, a write

@@ -19,6 +19,7 @@
 mod append;
 mod cleanup;
 mod dir;
+mod once;
 mod paths;
 mod straight;
 
@@ -31,6 +32,7 @@ pub use crate::sanitize::{
 pub use append::{commit_all_appending, Appended};
 pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
+pub use once::{read_twice, ReadTwice};
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 
 use std::fs;
@@ -42,7 +44,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 use tempfile::NamedTempFile;
 
-use crate::input::{InputError, InputErrors, Source};
+use crate::input::{InputError, InputErrors};
 use straight::Straight;
 
 /// Set when standard output was closed when the process started (`leasejudge ... >&-`).
@@ -603,33 +605,6 @@ impl AppendFile for Output {
             }
         }
     }
-}
-
-/// The case-file sources with standard input copied to a guarded temporary file (kept alive
-/// by the returned handles, and named as before), for commands that read their inputs more
-/// than once. The copy has no extension, so it is read as CSV unless a format is given, as
-/// standard input is. It is removed when the handle is dropped, or by an interrupting signal.
-pub fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<GuardedTemp>)> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = GuardedTemp::new()?;
-        io::copy(
-            &mut io::stdin().lock(),
-            &mut crate::store::TempWriter(spool.as_file_mut()),
-        )?;
-        readable.push(Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-            options: source.options.clone(),
-        });
-        spools.push(spool);
-    }
-    Ok((readable, spools))
 }
 
 /// Writes `text` and a line end to standard error in one write, if it can: a closed or full

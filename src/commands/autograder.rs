@@ -280,6 +280,8 @@ struct Prepared {
     options: GradeOptions,
     /// How many cases the key has.
     key_cases: u64,
+    /// The copies of the case files that cannot be read twice, which `cases` names.
+    _copies: crate::output::ReadTwice,
     /// What the key and the case files were before they were checked: each is carried only
     /// as it was then.
     stamps: HashMap<PathBuf, Option<FileStamp>>,
@@ -725,7 +727,14 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         ));
     }
     let (binary, c_library) = check_binary(common.binary.as_deref())?;
-    let sources = expand_inputs(&common.cases)?;
+    // A case file that cannot be read twice (a pipe, `<(…)`) is read once, into a copy that
+    // is checked against the key and carried.
+    let copies = crate::output::read_twice(
+        &expand_inputs(&common.cases)?,
+        crate::limits::MAX_KEPT_INPUT_BYTES,
+    )?
+    .map_err(InputErrors::one)?;
+    let sources = copies.sources.clone();
     let mut cases = Vec::new();
     let mut names: HashMap<String, PathBuf> = HashMap::new();
     for source in &sources {
@@ -774,6 +783,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         .collect();
     let (key_cases, matrix_bytes) = check_key(&common.golden, &sources, &scoring, true)?;
     Ok(Prepared {
+        _copies: copies,
         stamps,
         key: common.golden.clone(),
         cases: cases.clone(),

@@ -935,3 +935,223 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
         text(&out)
     );
 }
+
+/// Case rows in which case `a` comes back after `b` opened: with one case open at a time, `a`
+/// is closed and read again.
+const COMES_BACK: &str =
+    "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration
+a,offer,2026-01-01T00:00:00Z,j,L,1,w,30
+b,offer,2026-01-01T00:00:00Z,j2,L2,1,w,30
+a,ack,2026-01-01T00:00:05Z,j,L,1,w,
+";
+
+/// A FIFO at `path` that a thread fills with `text` once a reader opens it, and keeps
+/// answering any later open with an empty end (so that a reader that opens it again sees it
+/// end rather than waits forever) until `done` is set.
+fn fifo_with(
+    path: &Path,
+    text: &'static str,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    mkfifo(path);
+    let path = path.to_owned();
+    std::thread::spawn(move || {
+        let mut writer = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let _ = writer.write_all(text.as_bytes());
+        drop(writer);
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            // Fails (ENXIO) while no reader waits; a reader waiting is released at once.
+            let _ = fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path);
+            std::thread::yield_now();
+        }
+    })
+}
+
+/// Runs `args` in `dir` with a FIFO `name` there that holds `text`.
+fn with_fifo(dir: &Path, name: &str, text: &'static str, args: &[&str]) -> Output {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let feeder = fifo_with(&dir.join(name), text, std::sync::Arc::clone(&done));
+    let out = crate::common::leasejudge(args).dir(dir).output();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    feeder.join().unwrap();
+    out
+}
+
+/// An input that cannot be read twice — a FIFO, a shell's `<(…)` — is read once: `validate`
+/// (which reads its inputs twice) counts its rows (it waited on a FIFO forever, and said "0
+/// rows" of a pipe), and a case that comes back is read again from a copy made as it was read
+/// ("the header cannot be read again").
+#[test]
+fn an_input_that_cannot_be_read_twice_is_read_once() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    fs::write(dir.join("back.csv"), COMES_BACK).unwrap();
+    let out = with_fifo(dir, "fifo.csv", COMES_BACK, &["validate", "fifo.csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("2 cases, 3 rows: 0 input errors"),
+        "{}",
+        text(&out)
+    );
+    let piped = Command::new("bash")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "\"$0\" validate <(cat back.csv) && \"$0\" adjudicate <(cat back.csv) --open-cases 1 -f csv",
+            env!("CARGO_BIN_EXE_leasejudge"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped));
+    assert!(
+        text(&piped).contains("2 cases, 3 rows: 0 input errors"),
+        "{}",
+        text(&piped)
+    );
+    assert!(text(&piped).contains(",ACKED,"), "{}", text(&piped));
+    let want =
+        crate::common::leasejudge(&["adjudicate", "back.csv", "--open-cases", "1", "-f", "csv"])
+            .dir(dir)
+            .output();
+    for args in [
+        &["adjudicate", "fifo.csv", "--open-cases", "1", "-f", "csv"][..],
+        &[
+            "adjudicate",
+            "fifo.csv",
+            "--open-cases",
+            "1",
+            "-f",
+            "csv",
+            "--jobs",
+            "2",
+        ],
+    ] {
+        let _ = fs::remove_file(dir.join("fifo.csv"));
+        let out = with_fifo(dir, "fifo.csv", COMES_BACK, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        assert_eq!(out.stdout, want.stdout, "{args:?}");
+    }
+}
+
+/// `autograder --cases <(…)` carries the case file it checked against the key, not the empty
+/// one a second read of the pipe finds.
+#[test]
+fn an_autograder_carries_the_case_file_it_checked_even_from_a_pipe() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let data = root().join("tests/data/autograder");
+    let built = Command::new("bash")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "\"$0\" autograder prairielearn --golden \"$1/key.csv\" --cases <(cat \"$1/cases.csv\") --feedback hint -o question",
+            env!("CARGO_BIN_EXE_leasejudge"),
+            data.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built));
+    let tests = dir.join("question/tests");
+    let carried: Vec<PathBuf> = fs::read_dir(&tests)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            !["run_autograder", "golden.csv", "leasejudge"].contains(&name.as_str())
+        })
+        .collect();
+    assert_eq!(carried.len(), 1, "{carried:?}");
+    let (got, want) = (
+        fs::read(&carried[0]).unwrap(),
+        fs::read(data.join("cases.csv")).unwrap(),
+    );
+    assert!(
+        got == want,
+        "the case file carried is not the one checked: {} bytes",
+        got.len()
+    );
+}
+
+/// The engine's copy of an input that cannot be read twice is bounded
+/// (`StreamSettings::kept_input_bytes`; 4 GiB for the commands, a few bytes here): past it the
+/// copy stops and the input is still judged to its end, and only a case that then comes back,
+/// to be read again, is an error that says why (the copy of an endless input grew without
+/// bound).
+#[test]
+fn the_copy_of_an_input_read_once_is_bounded_and_a_case_read_again_past_it_says_so() {
+    use leasejudge::input::Source;
+    use leasejudge::matrix::CsvMatrix;
+    use leasejudge::streaming::{judge, Sink, StreamError, StreamSettings};
+    let scratch = tempfile::tempdir().unwrap();
+    let run = |name: &str, text: &'static str, open_cases: usize, kept: u64| {
+        let path = scratch.path().join(name);
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let feeder = fifo_with(&path, text, std::sync::Arc::clone(&done));
+        let settings = StreamSettings {
+            open_cases,
+            kept_input_bytes: kept,
+            ..StreamSettings::default()
+        };
+        let judged = judge(
+            &[Source::file(&path)],
+            &settings,
+            Sink::Matrix(&CsvMatrix),
+            &mut |_, _, _| {},
+        );
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        feeder.join().unwrap();
+        match judged {
+            Ok(_) => Ok(()),
+            Err(StreamError::Io(e)) => Err(e.to_string()),
+            Err(StreamError::Input(errors)) => panic!("{errors}"),
+        }
+    };
+    // Every case read once: judged to the end, past the copy's limit.
+    assert_eq!(run("once.csv", COMES_BACK, 2, 10), Ok(()));
+    // A case that comes back within the copy is read again from it.
+    assert_eq!(run("within.csv", COMES_BACK, 1, 4096), Ok(()));
+    let error = run("past.csv", COMES_BACK, 1, 10).unwrap_err();
+    assert!(
+        error.contains(
+            "past.csv: a case comes back, to be read again, but it is longer than 10 bytes, the \
+             most of it kept to read again"
+        ),
+        "{error}"
+    );
+    // `validate` reads every input twice: one past the copy's limit is an error of its own,
+    // found as it is copied.
+    let validate = |name: &str, kept: u64| {
+        let path = scratch.path().join(name);
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let feeder = fifo_with(&path, COMES_BACK, std::sync::Arc::clone(&done));
+        let report = leasejudge::validation::validate_streaming(
+            &[Source::file(&path)],
+            None,
+            None,
+            false,
+            leasejudge::streaming::Window {
+                kept_input_bytes: kept,
+                ..leasejudge::streaming::Window::COMMAND
+            },
+        )
+        .unwrap();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        feeder.join().unwrap();
+        report
+    };
+    let report = validate("validated.csv", 4096);
+    assert!(report.errors.is_empty(), "{}", report.errors);
+    assert_eq!((report.cases, report.rows), (2, 3));
+    let report = validate("too-long.csv", 10);
+    assert_eq!(
+        report.errors.listed()[0].to_string(),
+        format!(
+            "{}: it is longer than 10 bytes, the most kept of an input that cannot be read \
+             twice (standard input, a pipe, a FIFO) to read again; give it as a file",
+            scratch.path().join("too-long.csv").display()
+        )
+    );
+}
