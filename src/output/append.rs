@@ -84,7 +84,7 @@ fn append_to(append: &Appended) -> Result<Done> {
         .open(&append.path)
         .with_context(cannot)?;
     let meta = file.metadata().with_context(cannot)?;
-    let length = meta.is_file().then(|| meta.len());
+    let length = meta.is_file().then_some(meta.len());
     let written = file
         .write_all(&append.bytes)
         .and_then(|()| file.flush())

@@ -765,6 +765,8 @@ fn with_peak_rss(
 ) -> (Option<i32>, String, u64) {
     let out = tempfile::tempfile().unwrap();
     let err = tempfile::tempfile().unwrap();
+    // Reaped below by `wait4`, which gives its peak memory (`Child::wait` does not).
+    #[allow(clippy::zombie_processes)]
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(out.try_clone().unwrap())
