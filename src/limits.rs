@@ -69,12 +69,6 @@ pub const MAX_ROSTER_CELLS: usize = 2_000_000;
 /// inputs twice (past it, the input is an error). An endless input copied 2.5 GB in 5 s.
 pub const MAX_KEPT_INPUT_BYTES: u64 = 4 << 30;
 
-/// The most temporary files may hold together when they are kept in memory, for want of a
-/// temporary directory (an empty root: see `store::memory`): with the memory a command uses
-/// besides (under 100 MiB), within the 256 MiB every command is held to. Past it, a write
-/// fails with an error saying so (a missing `TMPDIR` grew one file to 199 MB).
-pub const MAX_MEMORY_TEMP_BYTES: u64 = 128 << 20;
-
 /// The most the parts of a workbook that are kept in memory while its sheet is read (its
 /// shared strings, styles, list of sheets and their relationships; an `.ods` file's manifest)
 /// may inflate to together: what they hold in memory is at most this, which keeps `validate`

@@ -7,6 +7,7 @@
 
 pub mod canvas;
 pub mod download;
+mod entries;
 pub mod github_classroom;
 pub mod moodle;
 pub mod roster;

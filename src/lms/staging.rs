@@ -20,7 +20,7 @@ use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::grading::upload::{too_many_files, MAX_UPLOAD_FILES};
 use crate::input::{InputError, InputErrors};
 
-use super::download::{
+use super::entries::{
     folder_entries, Kind, Metered, ZipItem, MAX_DEPTH, MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES,
 };
 

@@ -20,7 +20,7 @@ pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
 /// It is made in the temporary directory (`TMPDIR`, else `/tmp`). Where there is none (an
 /// empty root: a chroot or a container holding nothing but the binary), it is an anonymous
 /// file in memory on Linux, as a `/tmp` on tmpfs would be, within a budget
-/// ([`MAX_MEMORY_TEMP_BYTES`](crate::limits::MAX_MEMORY_TEMP_BYTES), see `memory.rs`); failing
+/// (`memory::MAX_MEMORY_TEMP_BYTES`, see `memory.rs`); failing
 /// both, the error names the directory and what chose it. Its owner writes it through a
 /// [`TempWriter`], so that a full disk names the directory.
 pub(crate) fn scratch_file() -> io::Result<File> {

@@ -13,7 +13,11 @@ use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::limits::MAX_MEMORY_TEMP_BYTES;
+/// The most temporary files may hold together when they are kept in memory, for want of a
+/// temporary directory (an empty root): with the memory a command uses besides (under 100
+/// MiB), within the 256 MiB every command is held to. Past it, a write
+/// fails with an error saying so (a missing `TMPDIR` grew one file to 199 MB).
+pub const MAX_MEMORY_TEMP_BYTES: u64 = 128 << 20;
 
 /// Bytes written to temporary files between two counts of what the files in memory hold: the
 /// most they can pass the budget by before it is seen.
