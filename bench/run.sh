@@ -21,7 +21,9 @@
 #   bench/run.sh                     # everything (several GB of disk at the default sizes)
 #   CASES=20000 BIG_CASES=200000 JSON_MB=20 SMALL_FILES=1000 RUNS=1 bench/run.sh   # quick
 #   SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh                               # styles only
-#   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 ...                                   # fewer commands
+#   SKIP_EXPLAIN=1 SKIP_GRADE=1 SKIP_TABLE=1 SKIP_CLASS=1 ...                      # fewer commands
+#   CLASS_SIZES="2000" bench/run.sh                                               # one class size
+#   SIDE_ONLY=1 SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh   # issue 38's comparisons only
 #   LJ=/path/to/leasejudge bench/run.sh                                           # another build
 #
 # Workbook bombs (time and memory of every command on each): bench/bombs.sh.
@@ -184,6 +186,69 @@ for entry in plain:"$PLAIN" messy:"$MESSY" short-ids:"$SHORT"; do
 done
 echo
 
+# ---- every command against adjudicate, side by side (issue 38) -----------------------------
+# Each run of the round takes every command once, in turn, so that a machine whose speed
+# drifts slows them alike: ratios of medians taken together, never absolute times alone.
+echo "## Every command against adjudicate on the plain file ($RUNS rounds, each command once a round, median wall)"
+echo
+SIDE="$DIR/side"
+mkdir -p "$SIDE"
+side_names=(parse adjudicate "adjudicate --jobs 1" "adjudicate -f json" validate "check --golden" template "explain -f json")
+side_run() { # index -> wall seconds (outputs to $SIDE, never to the terminal)
+    case $1 in
+        0) run_once "$BASE" "$PLAIN" ;;
+        1) run_once "$LJ" adjudicate "$PLAIN" --format csv -o "$SIDE/m.csv" ;;
+        2) run_once "$LJ" adjudicate "$PLAIN" --format csv --jobs 1 -o "$SIDE/m1.csv" ;;
+        3) run_once "$LJ" adjudicate "$PLAIN" --format json -o "$SIDE/m.json" ;;
+        4) run_once "$LJ" validate "$PLAIN" ;;
+        5) run_once "$LJ" check "$PLAIN" --golden "${PLAIN%.csv}.golden.csv" ;;
+        6) run_once "$LJ" template "$PLAIN" -o "$SIDE/t.csv" ;;
+        7) run_once "$LJ" explain "$PLAIN" --format json -o "$SIDE/e.json" ;;
+    esac
+}
+declare -a side_walls
+for _ in $(seq "$RUNS"); do
+    for i in "${!side_names[@]}"; do
+        read -r wall _ _ <<<"$(side_run "$i")"
+        side_walls[i]+="$wall "
+    done
+done
+side_median() { printf '%s\n' ${side_walls[$1]} | median; }
+adj=$(side_median 1) parse=$(side_median 0)
+echo "| command | wall | ÷ adjudicate | bare parse ÷ it |"
+echo "|---|---:|---:|---:|"
+for i in "${!side_names[@]}"; do
+    m=$(side_median "$i")
+    printf '| %s | %s s | %.2f | %.2f× |\n' "${side_names[i]}" "$m" "$(echo "$m / $adj" | bc -l)" \
+        "$(echo "$parse / $m" | bc -l)"
+done
+explain_bytes=$(stat -c %s "$SIDE/e.json")
+printf '\nexplain -f json: %d MB of output, %.0f MB/s (median wall)\n\n' "$((explain_bytes / 1000000))" \
+    "$(echo "$explain_bytes / 1000000 / $(side_median 7)" | bc -l)"
+
+# ---- a class of learners who handed in almost nothing (issue 38) -------------------------
+if [ -z "${SKIP_CLASS:-}" ]; then
+    KEY="$DIR/class-key.golden.csv"
+    [ -s "$KEY" ] || "$LJ" generate --seed 3 --cases 1000 -o "$DIR/class-key.csv" --golden "$KEY"
+    for n in ${CLASS_SIZES:-2000 20000}; do
+        CLASS="$DIR/class-$n"
+        if [ ! -d "$CLASS" ]; then
+            mkdir -p "$CLASS"
+            # One row each: a learner who handed in almost nothing (999 missing cases).
+            awk -v dir="$CLASS" -v n="$n" 'NR == 1 {header = $0; next} {rows[NR - 2] = $0}
+                END {for (i = 0; i < n; i++) {
+                    file = sprintf("%s/s%05d.csv", dir, i)
+                    print header > file; print rows[i % (NR - 1)] > file; close(file)}}' "$KEY"
+        fi
+        read -r wall rss status <<<"$(measure "$LJ" grade "$CLASS" --golden "$KEY" -o "$SIDE/class.txt")"
+        printf '| class of %d one-row submissions, 1,000-case key | grade (text report) | %s s | %s MiB | report %d bytes | exit %s |\n' \
+            "$n" "$wall" "$rss" "$(stat -c %s "$SIDE/class.txt")" "$status"
+    done
+    echo
+fi
+
+[ -n "${SIDE_ONLY:-}" ] && exit 0
+
 # ---- every command on every shape --------------------------------------------------------
 echo "## Every command ($RUNS runs each: median wall, largest peak RSS; exit status of the last run)"
 echo
@@ -204,6 +269,8 @@ for entry in "${shapes[@]}"; do
     if [ -f "$golden" ] && [ ! -d "$file" ]; then
         row "$name" "check" "$n" -- "$LJ" check "$file" --golden "$golden"
     fi
+    # Exit 1 when a shortcut survives the file's cases (generated files let some survive).
+    [ -z "${SKIP_SHORTCUTS:-}" ] && row "$name" "shortcuts" "$n" -- "$LJ" shortcuts "$file"
 done
 
 if [ -z "${SKIP_GRADE:-}" ]; then

@@ -41,6 +41,14 @@ if readelf -lW "$carried" | grep -q "INTERP" || readelf -dW "$carried" | grep -q
     exit 1
 fi
 echo "wheel-check: its leasejudge is statically linked (no interpreter, no shared library)"
+# The licenses Cargo.toml declares (MIT OR Apache-2.0) travel with the binary.
+for license in LICENSE-MIT LICENSE-APACHE; do
+    if ! find "$dir/unpacked" -path "*.dist-info/*" -name "$license" | grep -q .; then
+        echo "wheel-check: the wheel's .dist-info lacks $license" >&2
+        exit 1
+    fi
+done
+echo "wheel-check: the wheel carries LICENSE-MIT and LICENSE-APACHE"
 
 # A clean environment for the checks: no cargo, no rustc, no ~/.cargo/bin on PATH.
 clean_run() {

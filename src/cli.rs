@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands;
 use crate::terminal::{set_color_choice, ColorChoice};
@@ -35,7 +35,8 @@ enum Command {
     Grade(commands::grade::Args),
     /// Check a filled-in matrix before handing it in, without the key, as the autograder will.
     Precheck(commands::precheck::Args),
-    /// Write an autograder ready to upload to Gradescope or PrairieLearn.
+    /// Write an autograder: a Gradescope zip, a PrairieLearn question, or a GitHub Classroom
+    /// template repository.
     Autograder(commands::autograder::Args),
     /// Write the blank matrix to hand out: the header and the case ids of case files.
     Template(commands::template::Args),
@@ -43,9 +44,11 @@ enum Command {
     Validate(commands::validate::Args),
     /// Permute renew/progress arrivals (spec section 7) and check what may not change.
     Reorder(commands::reorder::Args),
+    /// Say which shortcuts (misreadings of the contract) a lab's cases catch, and mend it.
+    Shortcuts(commands::shortcuts::Args),
     /// Write a shell completion script to standard output.
     Completions(commands::completions::Args),
-    /// Write the manual page (roff) to standard output.
+    /// Write the manual page (roff) to standard output, or a page per command (--dir).
     Man(commands::man::Args),
 }
 
@@ -75,10 +78,17 @@ pub fn main() -> ExitCode {
             // Messages quote input (file names, header cells): nothing in them reaches the
             // terminal as a control sequence.
             let message = format!("{error:#}");
-            crate::output::to_stderr(&format!(
+            let text = format!(
                 "leasejudge: {}",
                 crate::output::escape_controls_keep_lines(&message)
-            ));
+            );
+            // Located problems are a line each, whatever their length; a sentence fits the
+            // width of standard error.
+            if error.chain().any(|e| e.is::<crate::input::InputErrors>()) {
+                crate::output::to_stderr(&text);
+            } else {
+                crate::output::to_stderr_wrapped(&text);
+            }
             ExitCode::from(2)
         }
         // Reported by the hook.
@@ -86,9 +96,63 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The commands that write no table, which `--color` means nothing to.
+const UNCOLOURED: [&str; 2] = ["man", "completions"];
+
+/// The `--color` argument as defined on [`Cli`].
+fn color_arg(command: &clap::Command) -> clap::Arg {
+    command
+        .get_arguments()
+        .find(|arg| arg.get_id() == "color")
+        .expect("--color is defined")
+        .clone()
+}
+
+/// The command line's definitions, as parsed: `--color` is global, but `man` and
+/// `completions` write no table, so there it is hidden (a subcommand that has an argument of
+/// a global one's id is not given the global one): accepted, as a global option is, and
+/// ignored.
+pub fn command() -> clap::Command {
+    let mut command = Cli::command();
+    let hidden = color_arg(&command).hide(true);
+    for name in UNCOLOURED {
+        command = command.mut_subcommand(name, |sub| sub.arg(hidden.clone()));
+    }
+    command
+}
+
+/// The command line as the manual and the completion scripts show it: `--color` on every
+/// command but `man` and `completions` (clap_complete lists hidden arguments too, so it is
+/// not defined there at all).
+pub fn documented_command() -> clap::Command {
+    fn with_arg(mut command: clap::Command, arg: &clap::Arg) -> clap::Command {
+        command = command.arg(arg.clone());
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_owned())
+            .collect();
+        for name in names {
+            command = command.mut_subcommand(name, |sub| with_arg(sub, arg));
+        }
+        command
+    }
+    let command = Cli::command();
+    let local = color_arg(&command).global(false);
+    let mut command = command.mut_arg("color", |arg| arg.global(false));
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .filter(|name| !UNCOLOURED.contains(&name.as_str()))
+        .collect();
+    for name in names {
+        command = command.mut_subcommand(name, |sub| with_arg(sub, &local));
+    }
+    command
+}
+
 /// Parses the command line and runs the subcommand; the exit code is the subcommand's.
 pub fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     set_color_choice(cli.color);
     crate::output::install_signal_handlers().context("cannot install the signal handlers")?;
     match &cli.command {
@@ -102,7 +166,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Template(args) => commands::template::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Reorder(args) => commands::reorder::run(args),
-        Command::Completions(args) => commands::completions::run(args, Cli::command()),
-        Command::Man(args) => commands::man::run(args, Cli::command()),
+        Command::Shortcuts(args) => commands::shortcuts::run(args),
+        Command::Completions(args) => commands::completions::run(args, documented_command()),
+        Command::Man(args) => commands::man::run(args, documented_command()),
     }
 }

@@ -15,6 +15,8 @@
 //! - `store` keeps what outgrows memory in temporary files: spills, logs and sorted runs.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
+//! - [`shortcuts`] says how strong a lab is against the catalogue of shortcuts (misreadings
+//!   of the contract, [`lease::Shortcut`]): which its cases catch, and the cases that would.
 //! - [`validation`] is what `validate` finds: input errors and warnings, in bounded memory.
 //!
 //! One case's rows through the engine's per-case rules ([`streaming::rules`]), as a caller
@@ -66,6 +68,7 @@ pub mod random;
 pub mod reorder;
 pub mod report;
 pub mod sanitize;
+pub mod shortcuts;
 mod store;
 pub mod streaming;
 pub mod terminal;

@@ -29,6 +29,20 @@ pub const MAX_PERMUTATIONS: usize = 1_000_000;
 /// holding it would take gigabytes.
 pub const MAX_REORDER_CASE_ROWS: usize = 100_000;
 
+/// The rows one case's minimal-witness search (`explain --witness`) may replay in all, each
+/// replay of some of its rows counting those rows. A search leaves out halves, then smaller
+/// runs, then one row at a time; a pass of one row at a time over `n` rows replays about
+/// `2 * n * n` rows, so this finishes the search of every case whose candidate rows (its
+/// accepted offers, acks, renewals, cancellations and results, with a few more) number up to
+/// about 2,000, in half a second or so; past it the search stops with the witness it has,
+/// marked not minimal.
+pub const WITNESS_REPLAYED_ROWS: u64 = 1 << 23;
+
+/// The most rows of one case a minimal-witness search holds in memory (about 50 MiB): its
+/// candidate rows, or else the whole case. A case with more of both is not searched: its
+/// witness is the whole case, marked not minimal.
+pub const WITNESS_HELD_ROWS: usize = 1 << 16;
+
 /// The most rows `generate` may hold at once: the rows of every case in progress, that is
 /// `--interleave` times the largest `--rows-per-case` (about 200 bytes each).
 pub const MAX_GENERATED_ROWS_IN_MEMORY: u64 = 1_000_000;

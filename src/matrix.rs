@@ -8,9 +8,16 @@ use serde_json::{Map, Value};
 use crate::sanitize::spreadsheet_cell;
 
 use crate::lease::{
-    AckState, Case, CaseReason, Decision, Judgement, Phase, Seconds, TerminalResult, Timestamp,
-    Verdict,
+    AckState, Case, CaseReason, Decision, Judgement, Phase, Reading, Seconds, TerminalResult,
+    Timestamp, Verdict,
 };
+
+mod cells;
+mod json_row;
+
+pub use cells::{push_cells_record, CellsMatrix, CellsRecord};
+pub use json_row::push_json_case;
+pub(crate) use json_row::push_json_str;
 
 /// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
 pub const COLUMNS: [&str; 23] = [
@@ -92,8 +99,9 @@ pub struct MatrixRow {
 }
 
 impl MatrixRow {
-    /// The matrix row of a replayed case and its verdict.
-    pub fn new(case_id: &str, case: &Case, verdict: &Verdict) -> MatrixRow {
+    /// The matrix row of a replayed case and its verdict (under any reading: a shortcut's row
+    /// has the contract's columns).
+    pub fn new<R: Reading>(case_id: &str, case: &Case<R>, verdict: &Verdict) -> MatrixRow {
         let lease = &verdict.lease;
         let identity = lease.identity();
         let terms = &lease.offer.terms;
@@ -212,6 +220,62 @@ impl MatrixRow {
     }
 }
 
+/// The columns in which the matrix rows of two judged cases differ, as bits by position in
+/// [`COLUMNS`] (bit 0 `case_id`, which they share): what [`MatrixRow::new`] would make of each,
+/// compared value for value, without making them (for comparing a case under the contract
+/// with the same case under each shortcut). An empty progress value is no value, as the
+/// matrix writes both.
+pub fn differing_columns<A: Reading, B: Reading>(
+    (a, a_judged): (&Case<A>, &Judgement),
+    (b, b_judged): (&Case<B>, &Judgement),
+) -> u32 {
+    let (a_lease, b_lease) = (a.lease(), b.lease());
+    let (a_id, b_id) = (a_lease.identity(), b_lease.identity());
+    let (a_terms, b_terms) = (&a_lease.offer.terms, &b_lease.offer.terms);
+    fn value(lease: &crate::lease::Lease) -> &str {
+        lease
+            .progress
+            .as_ref()
+            .and_then(|p| p.progress_value.as_deref())
+            .unwrap_or("")
+    }
+    let result = |judged: &Judgement| match judged.phase {
+        Phase::Terminal(result) => Some(result),
+        _ => None,
+    };
+    let same = [
+        true,
+        a.job_id() == b.job_id(),
+        a_id.lease_id == b_id.lease_id,
+        a_id.generation == b_id.generation,
+        a_id.holder == b_id.holder,
+        a_terms.issued_at == b_terms.issued_at,
+        a_terms.lease_duration == b_terms.lease_duration,
+        a_lease.expires_at == b_lease.expires_at,
+        a_terms.ack_deadline == b_terms.ack_deadline,
+        a_judged.ack_state == b_judged.ack_state,
+        a_lease.renewal.map(|r| r.renew_seq) == b_lease.renewal.map(|r| r.renew_seq),
+        a_lease.renewal.map(|r| r.renew_time) == b_lease.renewal.map(|r| r.renew_time),
+        a_lease.progress.as_ref().map(|p| p.progress_seq)
+            == b_lease.progress.as_ref().map(|p| p.progress_seq),
+        value(a_lease) == value(b_lease),
+        a_lease.cancel_requested == b_lease.cancel_requested,
+        a_lease.cancel_ack == b_lease.cancel_ack,
+        result(a_judged) == result(b_judged),
+        a.stale_generations() == b.stale_generations(),
+        a.late_progress() == b.late_progress(),
+        a_judged.lease_expired() == b_judged.lease_expired(),
+        a.conflict().is_some() == b.conflict().is_some(),
+        a_judged.decision == b_judged.decision,
+        a_judged.reason == b_judged.reason,
+    ];
+    const _: () = assert!(COLUMNS.len() == 23);
+    same.iter()
+        .enumerate()
+        .filter(|(_, same)| !**same)
+        .fold(0, |bits, (column, _)| bits | 1 << column)
+}
+
 /// Appends one case's matrix row as CSV to `out`: the same bytes as
 /// [`MatrixRow::new`] then [`CsvMatrix`]'s [`write_row`](MatrixEncoding::write_row), built
 /// straight from the case and verdict (no row, no string per cell: for the streaming pass,
@@ -295,7 +359,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
 /// Appends a text cell as the csv writer would write what [`spreadsheet_cell`] gives for it:
 /// quoted (with `"` doubled) only if it holds a `,`, `"`, CR or LF.
 #[inline(always)]
-fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     let text = spreadsheet_cell(text);
     let bytes = text.as_bytes();
     if !bytes
@@ -316,7 +380,7 @@ fn push_csv_text(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Appends a number's decimal digits.
-fn push_u64(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut value: u64) {
     if value < 10 {
         // Most numbers of a matrix row are single digits: no copy of a digit buffer.
         out.push(b'0' + value as u8);
@@ -349,10 +413,13 @@ pub trait MatrixEncoding: Sync + std::fmt::Debug {
 
     /// Appends a closed case's row, judged at `run_as_of` (without a separator): as
     /// [`write_row`](MatrixEncoding::write_row) of its [`MatrixRow`] with no extra cells.
+    /// `first_line` is the line of the case's first row (counted from the start of the part
+    /// of the file its run read: see [`CellsMatrix`]); the outputs' encodings ignore it.
     fn push_case(
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()>;
@@ -399,6 +466,7 @@ impl MatrixEncoding for CsvMatrix {
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        _first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
@@ -439,15 +507,19 @@ impl MatrixEncoding for JsonMatrix {
         b","
     }
 
+    /// [`push_json_case`]: no [`MatrixRow`], no JSON value tree (the hot path of
+    /// `adjudicate -f json`).
     fn push_case(
         &self,
         out: &mut Vec<u8>,
         case_id: &str,
+        _first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
-        let row = MatrixRow::new(case_id, case, &case.verdict(run_as_of));
-        push_json_row(out, &row, &[])
+        out.push(b'\n');
+        push_json_case(out, case_id, case, &case.judge(run_as_of));
+        Ok(())
     }
 
     fn write_row(
@@ -564,7 +636,46 @@ mod tests {
                     String::from_utf8(actual).unwrap(),
                     String::from_utf8(expected).unwrap()
                 );
+                // The typed cells, through both paths.
+                let mut record = Vec::new();
+                push_cells_record(&mut record, case_id, 7, &case, &case.judge(as_of));
+                let (read, len) = CellsRecord::split_first(&record).unwrap();
+                assert_eq!((read.first_line, len), (7, record.len()));
+                let cells: Vec<String> = read.cells().map(|c| c.unwrap().to_owned()).collect();
+                assert_eq!(cells, row.cells().to_vec());
+                // The JSON row, through both paths: serde_json of the row's value tree, and
+                // the direct encoding.
+                let mut expected = Vec::new();
+                push_json_row(&mut expected, &row, &[]).unwrap();
+                let mut actual = vec![b'\n'];
+                push_json_case(&mut actual, case_id, &case, &case.judge(as_of));
+                assert_eq!(
+                    String::from_utf8(actual).unwrap(),
+                    String::from_utf8(expected).unwrap()
+                );
             }
+        }
+    }
+
+    /// Every character serde_json escapes, and some it does not, escaped as it escapes them.
+    #[test]
+    fn json_strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x80)
+            .map(|c| format!("a{}b", char::from_u32(c).unwrap()))
+            .collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "é\u{2028}\u{1F600}\"\\/\u{7f}",
+                "\n\r\t\u{8}\u{c}",
+            ]
+            .map(String::from),
+        );
+        for text in texts {
+            let mut actual = Vec::new();
+            push_json_str(&mut actual, &text);
+            assert_eq!(actual, serde_json::to_vec(&text).unwrap(), "{text:?}");
         }
     }
 }

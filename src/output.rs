@@ -571,6 +571,9 @@ impl<W: Write> AppendFile for crate::store::TempWriter<W> {}
 
 impl<W: Write> AppendFile for io::BufWriter<W> {}
 
+/// Text wrapped to the terminal as it is appended (`explain`'s trace).
+impl<W: Write> AppendFile for crate::terminal::WrapLines<W> {}
+
 /// For runs that want the engine's rows or errors, not its matrix: the spill is skipped, not read.
 impl AppendFile for io::Sink {
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
@@ -614,6 +617,23 @@ pub fn to_stderr(text: &str) {
     let mut line = String::with_capacity(text.len() + 1);
     line.push_str(text);
     line.push('\n');
+    write_stderr(&line);
+}
+
+/// [`to_stderr`] for prose: each line fitted to the width of standard error (COLUMNS, its
+/// terminal, or 80), wrapped at spaces with its hanging indent. A list of located problems
+/// (`FILE:LINE: column: message (value)`) goes through [`to_stderr`] instead, a problem to a
+/// line whatever its length, as compilers write them, for editors, `grep` and CI's problem
+/// matchers.
+pub fn to_stderr_wrapped(text: &str) {
+    let width = usize::from(crate::terminal::stderr_text_width());
+    let mut line = crate::terminal::wrap_lines(text, width);
+    line.push('\n');
+    write_stderr(&line);
+}
+
+/// Writes `line` to standard error in one write, inert, if it can.
+fn write_stderr(line: &str) {
     // No line of it can be a workflow command in a CI log, whatever the message quotes.
     let mut out = InertWriter::new(Vec::with_capacity(line.len()), Syntax::Text);
     if out.write_all(line.as_bytes()).is_ok() {

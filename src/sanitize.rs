@@ -394,10 +394,16 @@ impl InertFilter {
                 continue;
             }
             if byte == b' ' {
+                // A run of spaces at once (pretty JSON's indentation): each does what the
+                // first does.
+                let run = buf[at..]
+                    .iter()
+                    .position(|&b| b != b' ')
+                    .unwrap_or(buf.len() - at);
                 if !self.guard.line_start {
                     self.guard.ordinary();
                 }
-                at += 1;
+                at += run;
                 continue;
             }
             let width = match byte {
@@ -414,6 +420,8 @@ impl InertFilter {
             }
             let c = match width {
                 0 => None,
+                // ASCII is its own character: no UTF-8 decoding for a line end or a colon.
+                1 => Some(char::from(byte)),
                 _ => std::str::from_utf8(&buf[at..at + width])
                     .ok()
                     .and_then(|s| s.chars().next()),
@@ -611,6 +619,9 @@ pub fn escape_markdown(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod filter_runs;
 
 #[cfg(test)]
 mod tests {

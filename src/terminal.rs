@@ -82,11 +82,7 @@ pub const PIPED_TABLE_WIDTH: u16 = 80;
 /// table goes to one (`to_terminal`: standard output, and a terminal), else
 /// [`PIPED_TABLE_WIDTH`]. Coloured or not, the rule is the same.
 pub fn table_width(to_terminal: bool) -> u16 {
-    if let Some(columns) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|text| text.trim().parse::<u16>().ok())
-        .filter(|&n| n > 0)
-    {
+    if let Some(columns) = columns_variable() {
         return columns;
     }
     if to_terminal {
@@ -95,6 +91,175 @@ pub fn table_width(to_terminal: bool) -> u16 {
         }
     }
     PIPED_TABLE_WIDTH
+}
+
+/// The width text to standard error may take: `COLUMNS` when set, else standard error's
+/// terminal's when it is one, else [`PIPED_TABLE_WIDTH`] (the rule of [`table_width`], for
+/// the stream the text goes to).
+pub fn stderr_text_width() -> u16 {
+    if let Some(columns) = columns_variable() {
+        return columns;
+    }
+    if std::io::stderr().is_terminal() {
+        if let Some((terminal_size::Width(width), _)) =
+            terminal_size::terminal_size_of(std::io::stderr())
+        {
+            return width;
+        }
+    }
+    PIPED_TABLE_WIDTH
+}
+
+/// `COLUMNS`, when it is set to a number above 0.
+fn columns_variable() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|text| text.trim().parse::<u16>().ok())
+        .filter(|&n| n > 0)
+}
+
+/// How many columns `text` takes on a terminal (a wide character two, a combining one none).
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` for a terminal `width` columns wide: each of its lines broken at spaces into lines
+/// no wider, the lines after the first of each started with `indent` (a hanging indent, where
+/// the layout has one: a located problem's continuation, a trace's field). It breaks only at
+/// spaces, never inside a word, so a code (`cancel_acknowledged_no_result`), a path
+/// (`examples/lab/submissions/ben.csv:2`) or a number stays whole: a word wider than the
+/// line stands alone on its own line, wider than `width`. The one wrapping of every line of
+/// prose the commands print for people; a table's cells are fitted by the table.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut wrapped = String::with_capacity(text.len() + text.len() / 8);
+    for (index, line) in text.split('\n').enumerate() {
+        if index > 0 {
+            wrapped.push('\n');
+        }
+        wrap_line(line, width, indent, &mut wrapped);
+    }
+    wrapped
+}
+
+/// One line of [`wrap`], appended to `out`: the spaces between words kept as they are (a
+/// label's alignment) except where the line breaks.
+fn wrap_line(line: &str, width: usize, indent: &str, out: &mut String) {
+    if display_width(line) <= width {
+        out.push_str(line);
+        return;
+    }
+    let indent_width = display_width(indent);
+    let mut used = 0;
+    let mut at_start = true;
+    let mut rest = line;
+    // Each word with the spaces before it; the line's own leading spaces stay on its first.
+    while !rest.is_empty() {
+        let gap = rest.len() - rest.trim_start_matches(' ').len();
+        let spaces = &rest[..gap];
+        let after_gap = &rest[gap..];
+        let end = after_gap.find(' ').unwrap_or(after_gap.len());
+        let word = &after_gap[..end];
+        rest = &after_gap[end..];
+        if word.is_empty() {
+            break;
+        }
+        let n = display_width(word);
+        if !at_start && used + gap + n > width {
+            out.push('\n');
+            out.push_str(indent);
+            used = indent_width;
+        } else {
+            out.push_str(spaces);
+            used += gap;
+        }
+        out.push_str(word);
+        used += n;
+        at_start = false;
+    }
+}
+
+/// The hanging indent of a line of a report laid out as people read it: a `label   value`
+/// line (`    claims    lease L-2, …`, `    decision  EXPIRED: …`) continues under its value;
+/// any other line two columns further in than it starts (`FILE:LINE: message` continues at
+/// 2, an indented problem at 4).
+pub fn hanging_indent(line: &str) -> usize {
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[lead..];
+    if let Some(label_end) = rest.find("  ") {
+        let label = &rest[..label_end];
+        let value = rest[label_end..].trim_start_matches(' ');
+        if !label.is_empty() && !label.contains(' ') && !value.is_empty() {
+            return lead + label_end + (rest[label_end..].len() - value.len());
+        }
+    }
+    lead + 2
+}
+
+/// `text` for a terminal `width` columns wide, each line wrapped ([`wrap`]) with its
+/// [`hanging_indent`].
+pub fn wrap_lines(text: &str, width: usize) -> String {
+    text.split('\n')
+        .map(|line| wrap(line, width, &" ".repeat(hanging_indent(line))))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Writes text for people to `W`, each line wrapped ([`wrap`]) to `width` columns with its
+/// [`hanging_indent`]: for reports written a line at a time (`explain`'s trace), so that
+/// every line fits however long the values it quotes.
+pub struct WrapLines<W: std::io::Write> {
+    out: W,
+    width: usize,
+    line: Vec<u8>,
+}
+
+impl<W: std::io::Write> WrapLines<W> {
+    /// Lines to `out`, wrapped to `width` columns.
+    pub fn new(out: W, width: usize) -> WrapLines<W> {
+        WrapLines {
+            out,
+            width,
+            line: Vec::new(),
+        }
+    }
+
+    /// Writes a line that was not ended, and returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.write_line(false)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn write_line(&mut self, ended: bool) -> std::io::Result<()> {
+        if self.line.is_empty() && !ended {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&self.line);
+        let indent = " ".repeat(hanging_indent(&text));
+        let mut wrapped = wrap(&text, self.width, &indent).into_bytes();
+        if ended {
+            wrapped.push(b'\n');
+        }
+        self.line.clear();
+        self.out.write_all(&wrapped)
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for WrapLines<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut rest = bytes;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            self.line.extend_from_slice(&rest[..end]);
+            self.write_line(true)?;
+            rest = &rest[end + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// How long work may take before its progress is drawn: work that ends sooner draws
@@ -396,6 +561,57 @@ mod tests {
                 .find(|(key, _)| *key == name)
                 .map(|(_, value)| OsString::from(value))
         })
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_only_with_a_hanging_indent() {
+        let text = "examples/lab/submissions/ben.csv:4: reason: cancel_acknowledged_no_result is \
+                    wrong, and a_word_far_longer_than_the_whole_line_can_hold stays whole";
+        for width in [10, 20, 40, 60, 80] {
+            let wrapped = wrap(text, width, "  ");
+            // Nothing but spaces is taken out or put in: the words, in order.
+            let words: Vec<&str> = wrapped.split_whitespace().collect();
+            assert_eq!(words, text.split_whitespace().collect::<Vec<_>>());
+            for (index, line) in wrapped.lines().enumerate() {
+                assert!(
+                    display_width(line) <= width || !line.trim().contains(' '),
+                    "{width}: {line:?}"
+                );
+                assert_eq!(index > 0, line.starts_with("  "), "{width}: {line:?}");
+            }
+        }
+        assert_eq!(wrap("a bb ccc dddd", 6, "  "), "a bb\n  ccc\n  dddd");
+        // Short lines, line breaks and leading spaces are kept.
+        assert_eq!(wrap("  one\ntwo", 80, "    "), "  one\ntwo");
+        assert_eq!(wrap("  aaa bbb", 7, "    "), "  aaa\n    bbb");
+        // Display columns, not bytes: a wide character takes two.
+        assert_eq!(wrap("日本 語", 5, ""), "日本\n語");
+        assert_eq!(display_width("Siân"), 4);
+    }
+
+    #[test]
+    fn a_report_line_continues_under_its_value() {
+        assert_eq!(hanging_indent("    claims    lease L-2, generation 1"), 14);
+        assert_eq!(
+            hanging_indent("    decision  EXPIRED: decision table row 4"),
+            14
+        );
+        assert_eq!(hanging_indent("  line 9: offer at 2026-01-01T10:00:00Z"), 4);
+        assert_eq!(
+            hanging_indent("cases.csv:3: decision: EXPIRD is not a code"),
+            2
+        );
+        assert_eq!(hanging_indent("  ben.csv:4: case_id: duplicated"), 4);
+        use std::io::Write;
+        let mut out = WrapLines::new(Vec::new(), 20);
+        out.write_all(b"    claims    lease L-2, generation 1\nshort\n")
+            .unwrap();
+        out.write_all(b"no end").unwrap();
+        let text = String::from_utf8(out.finish().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "    claims    lease\n              L-2,\n              generation\n              1\nshort\nno end"
+        );
     }
 
     #[test]

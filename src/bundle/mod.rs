@@ -305,21 +305,40 @@ pub fn info_json(
     serde_json::to_string_pretty(&info).expect("JSON prints") + "\n"
 }
 
-/// The PrairieLearn question's `question.html`: a file upload for the one matrix file and the
-/// external grader's results.
-pub fn question_html() -> &'static str {
-    "<pl-question-panel>\n  \
-     <p>\n    \
-     Fill in the evidence matrix for the lab's case files and upload it as one file: a CSV\n    \
-     saved from any spreadsheet, a JSON matrix, or the workbook itself (.xlsx, .xlsm or .ods).\n  \
-     </p>\n  \
-     <pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\"></pl-file-upload>\n\
-     </pl-question-panel>\n\
-     \n\
-     <pl-submission-panel>\n  \
-     <pl-external-grader-results></pl-external-grader-results>\n  \
-     <pl-file-preview></pl-file-preview>\n\
-     </pl-submission-panel>\n"
+/// Where a PrairieLearn question keeps the files learners download (`pl-file-download`'s
+/// default directory): the lab's case files and the blank matrix, never the key.
+pub const CLIENT_FILES: &str = "clientFilesQuestion";
+
+/// The PrairieLearn question's `question.html`: a link to each file learners work from
+/// (`downloads`, in [`CLIENT_FILES`]: the case files and the blank matrix), a file upload for
+/// the one matrix file, and the external grader's results.
+pub fn question_html(downloads: &[String]) -> String {
+    let mut html = String::from(
+        "<pl-question-panel>\n  \
+         <p>\n    \
+         Fill in the evidence matrix for the lab's case files and upload it as one file: a CSV\n    \
+         saved from any spreadsheet, a JSON matrix, or the workbook itself (.xlsx, .xlsm or .ods).\n  \
+         </p>\n",
+    );
+    if !downloads.is_empty() {
+        html.push_str("  <p>The lab's case files, and the blank matrix to fill in:</p>\n");
+        for name in downloads {
+            html.push_str(&format!(
+                "  <pl-file-download file-name=\"{}\"></pl-file-download>\n",
+                crate::explain::html::escape_html(name)
+            ));
+        }
+    }
+    html.push_str(
+        "  <pl-file-upload optional-file-patterns=\"*.csv, *.json, *.xlsx, *.xlsm, *.ods\"></pl-file-upload>\n\
+         </pl-question-panel>\n\
+         \n\
+         <pl-submission-panel>\n  \
+         <pl-external-grader-results></pl-external-grader-results>\n  \
+         <pl-file-preview></pl-file-preview>\n\
+         </pl-submission-panel>\n",
+    );
+    html
 }
 
 /// FNV-1a, 128 bits: a stable hash of the bytes a question is made from, for its uuid.

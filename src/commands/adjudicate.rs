@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::explain::stream::DetailedRows;
+use crate::explain::stream::{DetailedRows, WITNESS_COLUMNS};
 use crate::input::{expand_inputs, InputFormat, ReadArgs};
 use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
@@ -69,6 +69,13 @@ pub struct Args {
     /// decided it (the sentence of `leasejudge explain`).
     #[arg(long)]
     pub explain: bool,
+
+    /// With --explain, add two columns after `detail`: `witness`, the lines of a minimal
+    /// witness (rows that, replayed alone, give the case's decision and reason, none of which
+    /// can be left out), `;`-joined; and `witness_minimal`, `false` when the search stopped at
+    /// its budget of replayed rows (see `leasejudge explain --witness`).
+    #[arg(long, requires = "explain")]
+    pub witness: bool,
 
     /// Threads for reading several input files at once, or the two halves of one CSV file of
     /// 4 MiB or more [default: the number of CPUs]; 1 to 256. The output is the same for any N.
@@ -203,7 +210,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         MatrixFormat::Table => Content::Text,
     });
     // --explain's sentences come after `reason`, in a column of their own.
-    let extra: &[&str] = if args.explain { &[DETAIL_COLUMN] } else { &[] };
+    let [witness_lines, witness_minimal] = WITNESS_COLUMNS;
+    let extra: &[&str] = match (args.explain, args.witness) {
+        (true, true) => &[DETAIL_COLUMN, witness_lines, witness_minimal],
+        (true, false) => &[DETAIL_COLUMN],
+        (false, _) => &[],
+    };
     let style = table_style(args, &output);
     if format == MatrixFormat::Table {
         // An unknown column is a usage error before any input is read.
@@ -221,6 +233,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             encoding,
             run_as_of: args.as_of,
             column: DETAIL_COLUMN,
+            witness: args
+                .witness
+                .then_some(crate::explain::witness::Search::COMMAND),
         }))
     } else {
         Sink::Matrix(encoding)

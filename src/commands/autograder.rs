@@ -19,7 +19,8 @@ use zip::write::SimpleFileOptions;
 use crate::bundle::binary::{inspect, CLibrary, GlibcVersion};
 use crate::bundle::{
     info_json, is_reserved, is_uuid, question_html, run_script, setup_script, BinaryAt,
-    GradeOptions, Platform, QuestionHash, BINARY, COURSE_FOLDER, KEY_STEM, RUN, SETUP, WROTE,
+    GradeOptions, Platform, QuestionHash, BINARY, CLIENT_FILES, COURSE_FOLDER, KEY_STEM, RUN,
+    SETUP, WROTE,
 };
 use crate::commands::grade::Weights;
 use crate::grading::class::{
@@ -88,7 +89,8 @@ fn parse_uuid(text: &str) -> Result<String, String> {
     }
 }
 
-/// Write an autograder ready to upload: a Gradescope zip or a PrairieLearn question.
+/// Write an autograder ready to upload: a Gradescope zip, a PrairieLearn question, or a GitHub
+/// Classroom template repository.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 The key is validated and the case files are adjudicated before anything is written: a \
@@ -221,6 +223,12 @@ struct PrairieLearnArgs {
     /// The question's topic.
     #[arg(long, value_name = "TOPIC", default_value = "Leases")]
     topic: String,
+
+    /// Leave out clientFilesQuestion/: by default the question carries the lab's case files
+    /// and the blank matrix there, linked from question.html for learners to download (never
+    /// the key).
+    #[arg(long)]
+    no_client_files: bool,
 }
 
 /// What a GitHub Classroom template repository is made from.
@@ -445,9 +453,18 @@ fn github_classroom(args: &GithubClassroomArgs) -> Result<ExitCode> {
         }
     )?;
     if let Ok(out) = stdout.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        say(&out);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes what a build says to standard output, each line wrapped to its width (COLUMNS,
+/// the terminal, or 80) and continued two columns in; a closed standard output loses it.
+fn say(said: &[u8]) {
+    let mut stdout = io::stdout().lock();
+    let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&stdout));
+    let text = crate::terminal::wrap_lines(&String::from_utf8_lossy(said), usize::from(width));
+    let _ = stdout.write_all(text.as_bytes());
 }
 
 fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
@@ -490,7 +507,7 @@ fn gradescope(args: &GradescopeArgs) -> Result<ExitCode> {
         points = number(prepared.total_points)
     )?;
     if let Ok(out) = out.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        say(&out);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -657,10 +674,10 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         points = number(prepared.total_points)
     )?;
     if let Ok(out) = out.finish() {
-        let _ = io::stdout().lock().write_all(&out);
+        say(&out);
     }
     if let Some(warning) = upload_warning(prepared.matrix_bytes, &prepared.options.columns) {
-        crate::output::to_stderr(&format!("leasejudge: warning: {warning}"));
+        crate::output::to_stderr_wrapped(&format!("leasejudge: warning: {warning}"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1479,6 +1496,16 @@ impl<R: Read> Read for Hashing<'_, R> {
     }
 }
 
+/// The blank matrix's name among the case files `names`: `matrix.csv`, unless a case file
+/// has that name.
+fn blank_name(names: &[String]) -> String {
+    ["matrix.csv", "blank-matrix.csv", "blank-matrix-0.csv"]
+        .into_iter()
+        .find(|name| !names.iter().any(|n| n == name))
+        .unwrap_or("blank-matrix-0.csv")
+        .to_owned()
+}
+
 /// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
 /// key, the case files only when hints cite them, and the binary unless the course shares
 /// it; `shared` (the course's binary, ready) is renamed into place with it. Returns its uuid
@@ -1504,9 +1531,27 @@ fn write_question(
     if binary_at == BinaryAt::Bundle {
         carried_names.push(BINARY.to_owned());
     }
+    // What learners download from the question's page: the case files by their own names
+    // (a hint names the file they have) and the blank matrix; never the key.
+    let downloads: Vec<String> = if args.no_client_files {
+        Vec::new()
+    } else {
+        let mut names: Vec<String> = prepared
+            .cases
+            .iter()
+            .map(|(_, name)| name.clone())
+            .collect();
+        names.push(blank_name(&names));
+        names
+    };
     let wrote: Vec<String> = carried_names
         .iter()
         .map(|name| format!("tests/{name}"))
+        .chain(
+            downloads
+                .iter()
+                .map(|name| format!("{CLIENT_FILES}/{name}")),
+        )
         .collect();
     let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
@@ -1547,7 +1592,33 @@ fn write_question(
         binary_at,
     );
     out.write_file("info.json", 0o644, &mut info.as_bytes())?;
-    out.write_file("question.html", 0o644, &mut question_html().as_bytes())?;
+    if !downloads.is_empty() {
+        for (case_file, name) in &prepared.cases {
+            out.write_file(
+                &format!("{CLIENT_FILES}/{name}"),
+                0o644,
+                &mut open(case_file)?,
+            )?;
+        }
+        let sources: Vec<crate::input::Source> = prepared
+            .cases
+            .iter()
+            .map(|(path, _)| crate::input::Source::file(path))
+            .collect();
+        let mut blank = Vec::new();
+        crate::commands::template::write_blank_matrix(
+            &sources,
+            &prepared.options.columns,
+            &mut blank,
+        )?;
+        out.write_file(
+            &format!("{CLIENT_FILES}/{}", downloads[downloads.len() - 1]),
+            0o644,
+            &mut blank.as_slice(),
+        )?;
+    }
+    let html = question_html(&downloads);
+    out.write_file("question.html", 0o644, &mut html.as_bytes())?;
     out.commit_with(
         &|replaced| nothing_added(&place.dir, replaced),
         shared.into_iter().collect(),

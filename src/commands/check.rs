@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 
 use crate::commands::adjudicate::parse_timestamp;
 use crate::grading::clashes::CasePlaces;
-use crate::grading::engine_check::{grade_judged, judge};
+use crate::grading::engine_check::{grade_judged, judge, OnCase, Threads};
 use crate::grading::matrix_reader::{
     insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
     SplitMatrix,
@@ -313,24 +313,46 @@ fn check(args: &Args) -> Result<ExitCode> {
             path: (!from_stdin).then(|| pairing.cases.clone()),
             options: args.read.options(),
         };
-        let judged = judge(&source, args.as_of, &mut |case_id, line| {
+        // The golden file is read split by case-id hash, planned for the larger of it and
+        // the case file, on a thread of its own while the engine judges the case file (on
+        // every core: its first lines come with its rows, unless several files want them
+        // in file order), and joined a partition at a time.
+        let read_golden = || {
+            pairing.golden.as_deref().map(|path| {
+                let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
+                let case_bytes = source.path.as_deref().map_or(0, size);
+                let splitter = Splitter::for_bytes(size(path).max(case_bytes));
+                MatrixRead::golden(columns).read_split(
+                    MatrixInput::Path(path),
+                    &name(path),
+                    &splitter,
+                )
+            })
+        };
+        let threads = Threads::like_adjudicate(crate::streaming::default_jobs());
+        let mut on_case = |case_id: &str, line: u64| {
             if let Some(places) = &mut places {
                 places.push(case_id, line, file_index);
             }
+        };
+        let on_case: Option<&mut OnCase<'_>> = several.then_some(&mut on_case);
+        let (judged, golden) = std::thread::scope(|scope| {
+            let golden = std::thread::Builder::new()
+                .name("leasejudge-golden".into())
+                .spawn_scoped(scope, read_golden);
+            let judged = judge(&source, args.as_of, threads, on_case);
+            // No thread to be had: the golden file is read after.
+            let golden = match golden {
+                Ok(thread) => thread
+                    .join()
+                    .expect("reading the golden file does not panic"),
+                Err(_) => read_golden(),
+            };
+            (judged, golden)
         });
         if let Some(places) = &mut places {
             places.end_file(errors.len());
         }
-        // The golden file is read split by case-id hash, planned for the largest of it, the
-        // case file and the engine's matrix (known even for standard input), and joined a
-        // partition at a time.
-        let golden = pairing.golden.as_deref().map(|path| {
-            let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
-            let case_bytes = source.path.as_deref().map_or(0, size);
-            let matrix_bytes = judged.as_ref().map_or(0, |judged| judged.bytes());
-            let splitter = Splitter::for_bytes(size(path).max(case_bytes).max(matrix_bytes));
-            MatrixRead::golden(columns).read_split(MatrixInput::Path(path), &name(path), &splitter)
-        });
         match (judged, golden) {
             (Ok(_), None) => graded_files.push((pairing, None)),
             (Ok(judged), Some(Ok((golden, read_errors))))
@@ -510,23 +532,20 @@ fn bless(to_bless: &[&Pairing], args: &Args) -> Result<Vec<Output>> {
     Ok(outputs)
 }
 
-/// Says what `--bless` wrote.
+/// Says what `--bless` wrote (each line fitted to standard error's width).
 fn say_blessed(to_bless: &[&Pairing], checked: usize) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
+    crate::output::to_stderr_wrapped(&format!(
         "leasejudge: bless: {} of {} case files differ from their golden files (or have none)",
         to_bless.len(),
         checked
-    );
+    ));
     for pairing in to_bless {
-        let _ = writeln!(
-            err,
+        crate::output::to_stderr_wrapped(&format!(
             "leasejudge: bless: wrote {} for review",
             crate::output::escape_controls(&pairing.blessed.to_string_lossy())
-        );
+        ));
     }
     if to_bless.is_empty() {
-        let _ = writeln!(err, "leasejudge: bless: nothing to write");
+        crate::output::to_stderr_wrapped("leasejudge: bless: nothing to write");
     }
 }

@@ -61,6 +61,13 @@ pub struct Args {
     /// every case. Text and JSON always have every case.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)]
     pub limit: usize,
+
+    /// Also give each case a minimal witness: some of its rows that, replayed alone as a case
+    /// (judged at their last observed_at, or --as-of if later), give its decision and reason,
+    /// none of which can be left out; marked in every format (`witness` in JSON). A search
+    /// stopped by its budget of replayed rows per case says so (JSON: "minimal": false).
+    #[arg(long)]
+    pub witness: bool,
 }
 
 /// The default `--limit`: a page of this many cases stays a few megabytes.
@@ -114,6 +121,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (format, args.limit),
         &args.cases,
         crate::streaming::Window::COMMAND,
+        args.witness
+            .then_some(crate::explain::witness::Search::COMMAND),
     );
     if let Some(progress) = progress {
         progress.finish_and_clear();
@@ -124,7 +133,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => Output::open(args.output.as_deref(), format.content())?,
     };
     if explanation.shown < explanation.selected {
-        crate::output::to_stderr(&format!(
+        crate::output::to_stderr_wrapped(&format!(
             "leasejudge: explain: showing the first {} of {} cases; {} left out \
              (--limit N, --limit 0 for all, or --case ID to choose)",
             explanation.shown,
@@ -132,7 +141,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             explanation.selected - explanation.shown
         ));
     }
-    explanation.write_to(&mut output)?;
+    if matches!(format, Format::Text) {
+        // The trace is text for people: every line fits the width (COLUMNS, the terminal, or
+        // 80), a long claim or state continuing under its value.
+        let width = crate::terminal::table_width(output.is_terminal());
+        let mut wrapped = crate::terminal::WrapLines::new(&mut output, usize::from(width));
+        explanation.write_to(&mut wrapped)?;
+        wrapped.finish()?;
+    } else {
+        explanation.write_to(&mut output)?;
+    }
     output.commit()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -27,7 +27,7 @@ use crate::grading::{
 };
 use crate::input::{InputError, InputErrors, ReadArgs};
 use crate::lms::roster::scaled;
-use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, Roster, Upload};
+use crate::lms::{read_class, Class, LearnerGrade, Lms, Missing, NotOnRoster, Roster, Upload};
 use crate::output::{
     check_paths, commit_all, escape_controls, escape_message, Content, Named, Output,
 };
@@ -115,8 +115,10 @@ folder or the zip: Canvas's Download Submissions, Moodle's Download all submissi
 folder `gh classroom clone student-repos` makes), --roster its roster export, and \
 --gradebook writes the file the platform's gradebook imports: each learner's grade scaled to \
 the assignment's points, Moodle's feedback comments at the --feedback level. Every entry of \
-the download must be a roster learner's (one that is not is an error, named); each \
-learner's matrix is found among their files as the autograders find it. A learner with no \
+the download must be a roster learner's (one that is not is an error, named; with \
+--not-on-roster skip one of a learner the roster lacks is listed and left out), or with \
+--groups a group's, graded for every member; each learner's matrix is found among their \
+files as the autograders find it. A learner with no \
 gradable submission is listed as ungradable and gets no grade (left out of the import, so a \
 grade already there stays) unless --missing zero. See docs/grading.md.
 
@@ -238,6 +240,18 @@ pub struct Args {
     /// in its column's header) or its title [default: the export's only assignment].
     #[arg(long, value_name = "ASSIGNMENT", requires = "lms")]
     pub assignment: Option<String>,
+
+    /// A group assignment's groups, so that a group's submission is graded for every member:
+    /// Canvas's export of the group set (People, the group set, Export), or the CSV `gh
+    /// classroom assignment-grades` writes.
+    #[arg(long, value_name = "FILE", requires = "lms")]
+    pub groups: Option<PathBuf>,
+
+    /// What becomes of a submission in the download of a learner the roster lacks: `error`
+    /// nothing is graded (give the roster of every learner); `skip` it is listed and left
+    /// out, the others graded [default: error].
+    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    pub not_on_roster: Option<NotOnRoster>,
 
     /// How submissions are read if they are CSV or workbooks (the golden file: always
     /// detected, first sheet).
@@ -449,8 +463,9 @@ fn check_format_options(args: &Args, format: GradeFormat) -> Result<()> {
 /// standard output, which both platforms show only to instructors.
 fn refuse_unusable_key(golden: &Path, problems: &InputErrors) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    let mut log = Log::within(LOG_LIMIT);
-    log.line(
+    let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+    let mut log = Log::within(LOG_LIMIT).wrapped(width);
+    log.prose(
         &mut out,
         &format!(
             "the answer key {} cannot be used, so no results were written: the platform \
@@ -482,6 +497,12 @@ fn key_trouble(problems: &InputErrors) -> String {
                 .strip_prefix("cannot read: ")
                 .unwrap_or(&only.message)
         ),
+        [only] if only.message == crate::grading::matrix_reader::CASE_FILE_NOT_MATRIX => {
+            "the golden file given with --golden is a case file, not a matrix: it has an event \
+             column and no decision or reason; give the key (the matrix adjudicate writes of \
+             the case files) with --golden, and the case files with --cases"
+                .to_owned()
+        }
         _ => format!(
             "the golden file given with --golden is malformed: {} problem{}; rerun with \
              --reveal to see each one located (learners are told only that it is malformed)",
@@ -516,22 +537,50 @@ const LOG_LIMIT: usize = 1_000_000;
 struct Log {
     left: usize,
     left_out: u64,
+    /// The width its lines are wrapped to.
+    width: usize,
 }
 
 impl Log {
-    /// A log of at most `limit` bytes (`usize::MAX`: no limit).
+    /// A log of at most `limit` bytes (`usize::MAX`: no limit), its lines unwrapped.
     fn within(limit: usize) -> Log {
         // Room kept for the last line, which counts what was left out.
         Log {
             left: limit.saturating_sub(200),
             left_out: 0,
+            width: usize::MAX,
         }
     }
 
+    /// The log with its lines wrapped to `width` columns (the width rule of the stream it
+    /// goes to), each entry's continuation indented.
+    fn wrapped(self, width: u16) -> Log {
+        Log {
+            width: usize::from(width),
+            ..self
+        }
+    }
+
+    /// A located problem: one line, whatever its length (as compilers write them, for
+    /// editors, `grep` and CI's problem matchers).
     fn line(&mut self, out: &mut dyn Write, line: &str) {
-        // One line each: a line break in a name cannot forge another. Its parts from input
-        // are escaped where the line is made; what is still unsafe is shown here.
-        let line = format!("leasejudge: {}\n", escape_message(line));
+        self.entry(out, line, usize::MAX);
+    }
+
+    /// A sentence: wrapped to the log's width, its continuation lines indented.
+    fn prose(&mut self, out: &mut dyn Write, line: &str) {
+        self.entry(out, line, self.width);
+    }
+
+    fn entry(&mut self, out: &mut dyn Write, line: &str, width: usize) {
+        // An entry starts a line of its own: a line break in a name cannot forge another, and
+        // a wrapped one's continuation lines are indented. Its parts from input are escaped
+        // where the line is made; what is still unsafe is shown here.
+        let line = crate::terminal::wrap(
+            &format!("leasejudge: {}", escape_message(line)),
+            width,
+            "  ",
+        ) + "\n";
         if self.left_out == 0 && line.len() <= self.left {
             self.left -= line.len();
             let _ = out.write_all(line.as_bytes());
@@ -586,6 +635,9 @@ fn check_outputs(args: &Args, submissions: &[&Path], reveal: bool) -> Result<()>
     }
     if let Some(path) = &args.roster {
         inputs.push(Named::new("--roster", path));
+    }
+    if let Some(path) = &args.groups {
+        inputs.push(Named::new("--groups", path));
     }
     if args.lms.is_some() {
         inputs.extend(
@@ -701,7 +753,16 @@ fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result
             roster_path.display()
         )));
     }
-    Ok(read_class(lms, download, roster, instructor)?)
+    if args
+        .points
+        .is_some_and(|p| !crate::lms::roster::is_gradable_points(p))
+    {
+        return Err(usage(
+            "--points with --lms must be at least 0.01: grades are written to the hundredth",
+        ));
+    }
+    let options = crate::lms::ClassOptions::read(lms, args.groups.as_deref(), args.not_on_roster)?;
+    Ok(read_class(lms, download, roster, instructor, &options)?)
 }
 
 /// A class's learners as submissions, in the roster's order: a learner's matrix is named
@@ -713,8 +774,9 @@ fn class_entries(class: &Class) -> Vec<Entry> {
         .learners()
         .iter()
         .zip(&class.uploads)
-        .map(|(learner, upload)| {
-            let label = &learner.label;
+        .enumerate()
+        .map(|(n, (learner, upload))| {
+            let label = &class.label(n);
             match upload {
                 Upload::Found(found) => Entry::Read {
                     path: found.path.clone(),
@@ -767,13 +829,15 @@ fn platform_gradebook(
         .submissions
         .iter()
         .zip(&class.uploads)
-        .map(|(submission, upload)| {
+        .enumerate()
+        .map(|(n, (submission, upload))| {
             Ok(LearnerGrade {
                 points: match &submission.outcome {
                     SubmissionOutcome::Graded(graded) => {
                         Some(scaled(graded.score, report.max_score(), points))
                     }
-                    _ if missing == Missing::Zero => Some(0.0),
+                    // An excused learner's 0 would undo the excusal.
+                    _ if missing == Missing::Zero && !class.roster.excused(n) => Some(0.0),
                     _ => None,
                 },
                 feedback: match upload {
@@ -793,10 +857,16 @@ fn platform_gradebook(
     );
     if without > 0 {
         line.push_str(&format!(
-            ", {without} learner{} with no gradable submission given no grade (--missing zero \
-             gives 0)",
-            if without == 1 { "" } else { "s" }
+            ", {without} learner{} with no gradable submission given no grade ({})",
+            if without == 1 { "" } else { "s" },
+            match missing {
+                Missing::Skip => "--missing zero gives 0",
+                Missing::Zero => "excused on the platform: a 0 would undo the excusal",
+            }
         ));
+    }
+    if let (_, Some(note)) = class.skipped_lines() {
+        line.push_str(&format!(", {note}"));
     }
     line.push_str("; ");
     // The assignment's name is the roster's text.
@@ -853,7 +923,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     // one from a download).
     let mut instructor = InstructorFiles::new();
     instructor.add_path(&args.golden);
-    for path in args.baseline.iter().chain(&args.roster) {
+    for path in args.baseline.iter().chain(&args.roster).chain(&args.groups) {
         instructor.add_path(path);
     }
     // A case file that cannot be listed is reported when the hints read it.
@@ -883,7 +953,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         (None, None) => expand(&args.submissions)?
             .into_iter()
             .map(|path| Entry::Read {
-                name: path.to_string_lossy().into_owned(),
+                name: crate::grading::upload::path_name(&path),
                 path,
             })
             .collect(),
@@ -1088,6 +1158,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     };
     out.write_all(text.as_bytes())
         .context("cannot write the report")?;
+    // A table on the terminal shows each ungradable submission's problems: on that same
+    // terminal, standard error only counts them (they were printed twice).
+    let problems_shown = format == GradeFormat::Table
+        && out.is_terminal()
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // The report, the gradebook and the item analysis commit together or not at all.
     let mut outputs = vec![out];
     // With --lms, the platform's import; none when the golden file cannot be used (every
@@ -1121,8 +1196,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         outputs.push(out);
     }
     commit_all(outputs)?;
-    if let Some(line) = imported {
+    for line in class.iter().flat_map(|class| class.skipped_lines().0) {
         crate::output::to_stderr(&format!("leasejudge: {line}"));
+    }
+    if let Some(line) = imported {
+        crate::output::to_stderr_wrapped(&format!("leasejudge: {line}"));
     }
     let code = report.exit_code();
     // An autograder's log is the instructor's: kept under 1 MB whatever the upload.
@@ -1130,14 +1208,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         LOG_LIMIT
     } else {
         usize::MAX
-    });
+    })
+    .wrapped(crate::terminal::stderr_text_width());
     if code == 2 {
         // Trouble goes to standard error too, as with every command, whatever the report's
         // format: a submission's own problems, and the golden file's only as the report
         // shows them (in full with --reveal).
         let mut err = std::io::stderr().lock();
         match &key_trouble {
-            Some(trouble) => log.line(&mut err, trouble),
+            Some(trouble) => log.prose(&mut err, trouble),
             None => {
                 for line in key_lines(&report) {
                     log.line(&mut err, &line);
@@ -1148,8 +1227,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         for submission in &report.submissions {
             if let SubmissionOutcome::Ungradable(problems) = &submission.outcome {
                 ungradable += 1;
-                for problem in problems {
-                    log.line(&mut err, &problem.to_string());
+                if !problems_shown {
+                    for problem in problems {
+                        log.line(&mut err, &problem.to_string());
+                    }
                 }
             }
         }
@@ -1157,8 +1238,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         if ungradable > 0 {
             let _ = writeln!(
                 err,
-                "leasejudge: {ungradable} submission{} could not be graded",
-                if ungradable == 1 { "" } else { "s" }
+                "leasejudge: {ungradable} submission{} could not be graded{}",
+                if ungradable == 1 { "" } else { "s" },
+                if problems_shown {
+                    " (the report above says why)"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -1166,8 +1252,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         // For the instructor: standard output is theirs on both platforms.
         let submission = &report.submissions[0];
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
+        let line = format!(
             "leasejudge: {}: {}; the results are in {}",
             escape_controls(&submission.name),
             score_line(&report, submission),
@@ -1178,6 +1263,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     .unwrap_or(Path::new("-"))
                     .to_string_lossy()
             )
+        );
+        let width = crate::terminal::table_width(std::io::IsTerminal::is_terminal(&out));
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::terminal::wrap(&line, usize::from(width), "  ")
         );
         return Ok(ExitCode::SUCCESS);
     }

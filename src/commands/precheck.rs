@@ -127,8 +127,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut out = match args.format {
         PrecheckFormat::Text => {
             let mut out = Output::open(None, Content::Text)?;
+            // Each line fits the width (COLUMNS, the terminal, or 80), a located problem
+            // continuing two columns in.
+            let width = usize::from(crate::terminal::table_width(out.is_terminal()));
             for line in check.lines() {
-                writeln!(out, "{}", escape_message(&line))?;
+                let line = escape_message(&line);
+                writeln!(out, "{}", crate::terminal::wrap(&line, width, "  "))?;
             }
             out
         }

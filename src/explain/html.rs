@@ -16,6 +16,7 @@ use std::ops::ControlFlow;
 use crate::lease::{ClockEffect, CompactString, Disposition, Phase, RowReason, Timestamp, Verdict};
 
 use super::text::{claim_text, clock_text, state_text};
+use super::witness::Witness;
 use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// Escapes `& < > " '` for HTML text and attribute values, after showing what a reader could
@@ -72,15 +73,20 @@ h2{font-size:18px;margin:0 0 6px}
 .dot{width:11px;height:11px;border-radius:50%;display:inline-block}
 .swatch{width:22px;height:9px;display:inline-block;border:1px solid #1565c0;background:#90caf9}
 svg{max-width:100%;height:auto;display:block}
+.timeline{overflow-x:auto}
+.timeline svg{min-width:960px}
+.nw{white-space:nowrap}
 svg text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;fill:#333}
 svg .lane-label{font-family:system-ui,sans-serif;font-size:12px;fill:#24292f}
 svg .tick{fill:#6a737d;font-size:10px}
-.trace{margin-top:8px;font-size:13px}
-table{border-collapse:collapse;margin-top:8px;width:100%}
+.trace{margin-top:8px;font-size:13px;overflow-x:auto}
+table{border-collapse:collapse;margin-top:8px;width:100%;min-width:760px}
 th,td{border:1px solid #d8dee4;padding:3px 6px;text-align:left;vertical-align:top;font-family:ui-monospace,monospace;font-size:12px}
 th{background:#f3f4f6}
 td.d{font-weight:600}
 tr:target{background:#fff3b0;outline:2px solid #d4a72c}
+.witness{border-left:4px solid #1565c0;padding-left:8px}
+tr.witness td:first-child{border-left:4px solid #1565c0;font-weight:600}
 svg a{cursor:pointer}
 svg a:focus circle,svg a:hover circle{stroke:#1b1f23;stroke-width:2.5}
 svg a:focus path,svg a:hover path{stroke-width:5}
@@ -127,6 +133,7 @@ pub fn case(index: usize, trace: &CaseTrace) -> String {
         verdict: &trace.verdict,
         rows: &trace.rows,
         sentence: &trace.sentence(),
+        witness: trace.witness.as_ref(),
     };
     render_case(&mut out, &shown, index).expect("rows in memory are always seen");
     out.text
@@ -152,6 +159,7 @@ pub(crate) fn write_case(
         verdict: &summary.verdict,
         rows,
         sentence,
+        witness: summary.witness.as_ref(),
     };
     render_case(&mut page, &shown, index)?;
     page.hand_on(0)
@@ -166,6 +174,8 @@ struct Shown<'a> {
     verdict: &'a Verdict,
     rows: &'a dyn TracedRows,
     sentence: &'a str,
+    /// Its witness, marked (a ring on the timeline, a bar beside the trace's rows).
+    witness: Option<&'a Witness>,
 }
 
 /// A case's section as it is written: held whole, or handed on to `sink` a row or so at a
@@ -258,7 +268,21 @@ fn render_case(out: &mut Page<'_>, trace: &Shown<'_>, index: usize) -> io::Resul
         "<p class=\"sentence\">{}</p>",
         escape_html(trace.sentence)
     );
+    if let Some(witness) = trace.witness {
+        let _ = writeln!(
+            out,
+            "<p class=\"witness\">Witness: {} (line{} {}), ringed on the timeline and marked * in the trace: {}.</p>",
+            witness.size_text(),
+            if witness.len() == 1 { "" } else { "s" },
+            witness.lines_text(),
+            escape_html(&witness.claim_text())
+        );
+    }
+    // On a narrow screen the timeline keeps a readable size and scrolls in its own box, as
+    // the trace table does.
+    out.push_str("<div class=\"timeline\">");
     Timeline::new(trace, index)?.render(out)?;
+    out.push_str("</div>\n");
     render_table(out, trace, index)?;
     out.push_str("</section>\n");
     Ok(())
@@ -283,17 +307,20 @@ fn render_table(out: &mut Page<'_>, trace: &Shown<'_>, case_index: usize) -> io:
         if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
             outcome = format!("clock: {}\n{outcome}", clock_text(effect, before));
         }
+        let marked = trace.witness.is_some_and(|witness| witness.contains(index));
         let _ = writeln!(
             out,
-            "<tr id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"d\" style=\"color:{}\">{}</td><td>{}</td></tr>",
+            "<tr id=\"{}\"{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"d\" style=\"color:{}\">{}</td><td>{}</td></tr>",
             row_id(case_index, index),
+            if marked { " class=\"witness\" title=\"a witness row\"" } else { "" },
+            if marked { "* " } else { "" },
             row.source.line,
-            row.source.row.observed_at,
+            super::nowrap_timestamps(&row.source.row.observed_at.to_string()),
             row.source.row.message.event(),
-            escape_html(&claim_text(&row.source.row)),
+            super::nowrap_timestamps(&escape_html(&claim_text(&row.source.row))),
             disposition_colour(row.outcome.disposition),
-            escape_html(&outcome).replace('\n', "<br>"),
-            escape_html(&state_text(&row.after))
+            super::nowrap_timestamps(&escape_html(&outcome)).replace('\n', "<br>"),
+            super::nowrap_timestamps(&escape_html(&state_text(&row.after)))
         );
         out.hand_on(HAND_ON_AT)
     })?;
@@ -700,6 +727,10 @@ impl<'a> Timeline<'a> {
                 _ => format!(
                     "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6.5\" fill=\"{colour}\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
                 ),
+            };
+            let shape = match self.trace.witness.is_some_and(|w| w.contains(index)) {
+                true => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"9\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\"/>{shape}"),
+                false => shape,
             };
             let text = format!("L{} {}", row.source.line, short_event(row));
             // Near the right edge a label moves left, so that it is not cut off.

@@ -1,20 +1,18 @@
 //! The trace as JSON: one object per case with its rows (claim, clock, outcome, state after)
 //! and its verdict (rule, sentence and matrix row). Keys keep a fixed order.
 //!
-//! Serialised from borrowed structs rather than built as `serde_json::Value`s: a trace of
-//! hundreds of thousands of rows would otherwise allocate every key of every object.
+//! A case's text is written straight into bytes (`json_write.rs`); the borrowed structs here
+//! give the same document to serde_json, for [`case_json`] (a value to inspect) and as the
+//! reference the writer is tested against.
 
-use std::io;
-use std::ops::ControlFlow;
-
-use serde::ser::{Error as _, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::lease::{ClockEffect, Message, Verdict};
 use crate::matrix::MatrixRow;
 
-use super::{CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
+use super::witness::Witness;
+use super::{CaseTrace, Rule, State, TracedRow};
 
 /// The opening of the array.
 pub fn start() -> String {
@@ -23,57 +21,17 @@ pub fn start() -> String {
 
 /// One case's object as an element of the array (pretty-printed).
 pub fn case(index: usize, trace: &CaseTrace) -> String {
+    super::json_write::case_text(index, trace)
+}
+
+/// [`case`] through serde_json: what [`super::json_write`] must write (its tests).
+#[cfg(test)]
+pub(crate) fn case_serde(index: usize, trace: &CaseTrace) -> String {
     let mut text = String::from(if index == 0 { "\n" } else { ",\n" });
     text.push_str(
         &serde_json::to_string_pretty(&CaseJson::of(trace)).expect("a trace always serialises"),
     );
     text
-}
-
-/// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
-/// (`summary` from a first pass, `sentence` from [`super::sentence::sentence_of`]).
-pub(crate) fn write_case(
-    out: &mut dyn io::Write,
-    index: usize,
-    summary: &Summary,
-    rows: &dyn TracedRows,
-    sentence: String,
-) -> io::Result<()> {
-    out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
-    let case = CaseJson {
-        case_id: &summary.case_id,
-        job_id: &summary.job_id,
-        file: &summary.file,
-        rows: Streamed(rows),
-        verdict: VerdictJson::of(&summary.verdict, &summary.last, sentence, &summary.matrix),
-    };
-    serde_json::to_writer_pretty(out, &case).map_err(io::Error::from)
-}
-
-/// Rows serialised as they are replayed, one at a time.
-struct Streamed<'a>(&'a dyn TracedRows);
-
-impl Serialize for Streamed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        let mut failed = None;
-        self.0
-            .visit(
-                &mut |_, row| match seq.serialize_element(&RowJson::of(row)) {
-                    Ok(()) => Ok(ControlFlow::Continue(())),
-                    // The serializer's error is its own type: kept, and returned as itself.
-                    Err(e) => {
-                        failed = Some(e);
-                        Ok(ControlFlow::Break(()))
-                    }
-                },
-            )
-            .map_err(S::Error::custom)?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        seq.end()
-    }
 }
 
 /// The end of the array.
@@ -98,12 +56,59 @@ fn text<T: ToString>(value: Option<T>) -> Option<String> {
 }
 
 #[derive(Serialize)]
-struct CaseJson<'a, R: Serialize> {
+struct CaseJson<'a, R: Serialize, W: Serialize> {
     case_id: &'a str,
     job_id: &'a str,
     file: &'a str,
     rows: R,
     verdict: VerdictJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<WitnessJson<W>>,
+}
+
+/// A case's witness: its rows (each with its file, line and index in the case's `rows`), how
+/// many of the case's, the instant they are judged at alone (their last `observed_at`, or
+/// `--as-of` if later), the decision and reason they give alone, whether no one of them can be
+/// left out (`false`: `stopped_by` says which bound stopped the search, `budget_rows` or
+/// `held_rows`), the rows the search replayed, and its two bounds.
+#[derive(Serialize)]
+struct WitnessJson<W: Serialize> {
+    rows: W,
+    size: usize,
+    of: usize,
+    as_of: String,
+    decision: &'static str,
+    reason: &'static str,
+    minimal: bool,
+    stopped_by: Option<&'static str>,
+    replayed_rows: u64,
+    budget_rows: u64,
+    held_rows: usize,
+}
+
+impl<W: Serialize> WitnessJson<W> {
+    fn of(witness: &Witness, rows: W) -> WitnessJson<W> {
+        WitnessJson {
+            rows,
+            size: witness.len(),
+            of: witness.of,
+            as_of: witness.as_of.to_string(),
+            decision: witness.decision.as_str(),
+            reason: witness.reason.as_str(),
+            minimal: witness.minimal,
+            stopped_by: witness.stopped_by(),
+            replayed_rows: witness.replayed_rows,
+            budget_rows: witness.budget,
+            held_rows: witness.held_rows,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WitnessRowJson<'a> {
+    file: &'a str,
+    line: u64,
+    index: usize,
 }
 
 #[derive(Serialize)]
@@ -199,8 +204,10 @@ struct StateJson<'a> {
     ownership_conflict: Option<&'static str>,
 }
 
-impl<'a> CaseJson<'a, Vec<RowJson<'a>>> {
-    fn of(trace: &'a CaseTrace) -> CaseJson<'a, Vec<RowJson<'a>>> {
+type HeldCaseJson<'a> = CaseJson<'a, Vec<RowJson<'a>>, Vec<WitnessRowJson<'a>>>;
+
+impl<'a> HeldCaseJson<'a> {
+    fn of(trace: &'a CaseTrace) -> HeldCaseJson<'a> {
         let last = &trace.rows[trace.rows.len() - 1].after;
         CaseJson {
             case_id: &trace.case_id,
@@ -208,6 +215,14 @@ impl<'a> CaseJson<'a, Vec<RowJson<'a>>> {
             file: trace.file(),
             rows: trace.rows.iter().map(RowJson::of).collect(),
             verdict: VerdictJson::of(&trace.verdict, last, trace.sentence(), &trace.matrix),
+            witness: trace.witness.as_ref().map(|witness| {
+                let rows = witness.rows.iter().map(|index| WitnessRowJson {
+                    file: &trace.rows[index].source.file,
+                    line: trace.rows[index].source.line,
+                    index,
+                });
+                WitnessJson::of(witness, rows.collect())
+            }),
         }
     }
 }

@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use crate::lease::{ClockEffect, CompactString, Disposition, Message, RowReason, Verdict};
 use crate::output::{escape_controls, escape_markdown};
 
+use super::witness::Witness;
 use super::{CaseTrace, State, Summary, TracedRow, TracedRows};
 
 /// The document's title.
@@ -86,9 +87,17 @@ impl Participants {
 
 fn render_case(out: &mut String, trace: &CaseTrace) {
     let participants = Participants::of(&trace.rows).expect("rows in memory are always seen");
-    render_head(out, &trace.case_id, &trace.sentence(), &participants);
+    let witness = trace.witness.as_ref();
+    render_head(
+        out,
+        &trace.case_id,
+        &trace.sentence(),
+        witness,
+        &participants,
+    );
     for (index, row) in trace.rows.iter().enumerate() {
-        render_row(out, &participants, trace.before(index), row);
+        let marked = witness.is_some_and(|witness| witness.contains(index));
+        render_row(out, &participants, trace.before(index), (row, marked));
     }
     render_verdict(
         out,
@@ -108,12 +117,20 @@ pub(crate) fn write_case(
 ) -> io::Result<()> {
     let participants = Participants::of(rows)?;
     let mut text = String::from("\n");
-    render_head(&mut text, &summary.case_id, sentence, &participants);
+    let witness = summary.witness.as_ref();
+    render_head(
+        &mut text,
+        &summary.case_id,
+        sentence,
+        witness,
+        &participants,
+    );
     out.write_all(text.as_bytes())?;
     let mut before: Option<State> = None;
-    rows.visit(&mut |_, row| {
+    rows.visit(&mut |index, row| {
         text.clear();
-        render_row(&mut text, &participants, before.as_ref(), row);
+        let marked = witness.is_some_and(|witness| witness.contains(index));
+        render_row(&mut text, &participants, before.as_ref(), (row, marked));
         before = Some(row.after.clone());
         out.write_all(text.as_bytes())?;
         Ok(ControlFlow::Continue(()))
@@ -123,14 +140,30 @@ pub(crate) fn write_case(
     out.write_all(text.as_bytes())
 }
 
-/// The case's heading, sentence, and the diagram's start with its participants.
-fn render_head(out: &mut String, case_id: &str, sentence: &str, participants: &Participants) {
+/// The case's heading, sentence (and witness), and the diagram's start with its participants.
+fn render_head(
+    out: &mut String,
+    case_id: &str,
+    sentence: &str,
+    witness: Option<&Witness>,
+    participants: &Participants,
+) {
     let _ = writeln!(
         out,
         "## Case {}\n",
         escape_markdown(&escape_controls(case_id))
     );
     let _ = writeln!(out, "{}\n", escape_markdown(sentence));
+    if let Some(witness) = witness {
+        let text = format!(
+            "Witness: {} (line{} {}), highlighted and marked (witness) in the diagram: {}.",
+            witness.size_text(),
+            if witness.len() == 1 { "" } else { "s" },
+            witness.lines_text(),
+            witness.claim_text()
+        );
+        let _ = writeln!(out, "{}\n", escape_markdown(&text));
+    }
     out.push_str("```mermaid\nsequenceDiagram\n");
     out.push_str("    participant C as coordinator\n");
     for (i, holder) in participants.holders.iter().enumerate() {
@@ -193,12 +226,13 @@ fn arrow(disposition: Disposition) -> &'static str {
     }
 }
 
-/// One row's arrow and notes, given the state before it (none for the first).
+/// One row's arrow and notes, given the state before it (none for the first); a row of the
+/// case's witness (`marked`) is highlighted (a `rect` around its arrow) and its label says so.
 fn render_row(
     out: &mut String,
     participants: &Participants,
     before: Option<&State>,
-    row: &TracedRow,
+    (row, marked): (&TracedRow, bool),
 ) {
     let source = &row.source;
     if let (Some(effect), Some(before)) = (row.outcome.clock, before) {
@@ -233,6 +267,10 @@ fn render_row(
         ": {} {}",
         row.outcome.disposition, row.outcome.reason
     );
+    if marked {
+        label.push_str(" (witness)");
+        out.push_str("    rect rgb(255, 243, 176)\n");
+    }
     let label = escape_mermaid(&label, true);
     let arrow = arrow(row.outcome.disposition);
     // Messages without an identity go to the holder current before the row.
@@ -256,6 +294,9 @@ fn render_row(
             let from = participants.id(&identity.holder);
             let _ = writeln!(out, "    {from}{arrow}C: {label}");
         }
+    }
+    if marked {
+        out.push_str("    end\n");
     }
     match (row.outcome.disposition, row.outcome.reason, before) {
         (Disposition::Accepted, RowReason::Reassigned, Some(before)) => {

@@ -8,10 +8,12 @@
 
 pub mod html;
 pub mod json;
+mod json_write;
 pub mod mermaid;
 pub mod sentence;
 pub mod stream;
 pub mod text;
+pub mod witness;
 
 use std::ops::ControlFlow;
 
@@ -199,6 +201,8 @@ pub(crate) struct Summary {
     pub(crate) last: State,
     /// The last row's `observed_at`.
     pub(crate) last_observed_at: Timestamp,
+    /// Its witness, when one was asked for.
+    pub(crate) witness: Option<witness::Witness>,
 }
 
 /// A whole case replayed: every row with its outcome and state, then the verdict.
@@ -214,6 +218,8 @@ pub struct CaseTrace {
     pub verdict: Verdict,
     /// The case's row of the evidence matrix.
     pub matrix: MatrixRow,
+    /// Its minimal witness, when one was asked for ([`witness::of_trace`]).
+    pub witness: Option<witness::Witness>,
 }
 
 impl CaseTrace {
@@ -257,6 +263,7 @@ impl CaseTrace {
             matrix: MatrixRow::new(case_id, &case, &verdict),
             rows: traced,
             verdict,
+            witness: None,
         }))
     }
 
@@ -375,4 +382,72 @@ impl Rule {
 /// A timestamp or `-` for none.
 pub(crate) fn or_dash<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// `html` with each timestamp (`2026-01-01T10:00:00Z`, a fraction or not) kept on one line:
+/// a browser would break it after a hyphen.
+pub(crate) fn nowrap_timestamps(html: &str) -> String {
+    let bytes = html.as_bytes();
+    let digits = |at: usize, n: usize| {
+        bytes
+            .get(at..at + n)
+            .is_some_and(|part| part.iter().all(u8::is_ascii_digit))
+    };
+    let starts_at = |at: usize| {
+        digits(at, 4)
+            && bytes.get(at + 4) == Some(&b'-')
+            && digits(at + 5, 2)
+            && bytes.get(at + 7) == Some(&b'-')
+            && digits(at + 8, 2)
+            && bytes.get(at + 10) == Some(&b'T')
+    };
+    let mut out = String::with_capacity(html.len() + 32);
+    let mut copied = 0;
+    let mut at = 0;
+    while at + 11 <= bytes.len() {
+        if (at == 0 || !bytes[at - 1].is_ascii_digit()) && starts_at(at) {
+            // The clock part: digits, `:` and a fraction's `.`, then `Z`.
+            let clock = html[at + 11..]
+                .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+                .map_or(html.len(), |n| at + 11 + n);
+            if bytes.get(clock) != Some(&b'Z') {
+                at += 1;
+                continue;
+            }
+            let end = clock + 1;
+            out.push_str(&html[copied..at]);
+            out.push_str("<span class=\"nw\">");
+            out.push_str(&html[at..end]);
+            out.push_str("</span>");
+            copied = end;
+            at = end;
+        } else {
+            at += 1;
+        }
+    }
+    out.push_str(&html[copied..]);
+    out
+}
+
+#[cfg(test)]
+mod nowrap_tests {
+    use super::nowrap_timestamps;
+
+    #[test]
+    fn timestamps_are_kept_on_one_line_and_nothing_else_is_touched() {
+        assert_eq!(
+            nowrap_timestamps("at 2026-01-01T10:00:00Z, expires_at 2026-01-01T10:00:30.5Z"),
+            "at <span class=\"nw\">2026-01-01T10:00:00Z</span>, expires_at \
+             <span class=\"nw\">2026-01-01T10:00:30.5Z</span>"
+        );
+        // Not a timestamp of ours: left as it is, and no span across markup.
+        for text in [
+            "2026-01-01Tx<br>Z",
+            "12026-01-01T10:00:00Z",
+            "2026-01-01T10:00",
+            "x",
+        ] {
+            assert_eq!(nowrap_timestamps(text), text);
+        }
+    }
 }

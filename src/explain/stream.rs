@@ -29,6 +29,7 @@ use crate::streaming::{
 };
 
 use super::sentence::sentence_of;
+use super::witness::{of_spilled, of_trace, Search, Witness};
 use super::{CaseTrace, Format, SourcedRow, State, Summary, TracedRow, TracedRows, VisitRow};
 
 /// Replays a case's kept rows (every row that replayed, in file order) into its trace.
@@ -146,6 +147,7 @@ fn summary_of(
         last: State::of(&case),
         last_observed_at,
         verdict,
+        witness: None,
     }))
 }
 
@@ -166,6 +168,8 @@ struct Traces {
     /// `--case`), so that a case that comes back after the engine's window let it go keeps
     /// its number, and the window bounds the cases kept.
     numbered: Option<Arc<Mutex<FirstSeen>>>,
+    /// How far each case's witness is searched for; `None`: no witness.
+    witness: Option<Search>,
 }
 
 /// The cases a page shows, numbered in order of first appearance as their first rows are
@@ -238,10 +242,15 @@ impl CaseWriter for Traces {
         };
         if rows.is_spilled() {
             // Too long to hold: written as it is replayed, a row at a time.
-            let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
+            let Some(mut summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
                 return Ok(false);
             };
             let replayed = Replayed { file, rows };
+            if let Some(search) = self.witness {
+                let judged = (&summary.verdict, summary.last_observed_at);
+                summary.witness =
+                    Some(of_spilled(&replayed, rows, judged, self.run_as_of, search)?);
+            }
             let sentence = sentence_of(&summary.verdict, &replayed)?;
             match self.format {
                 Format::Text => {
@@ -251,12 +260,17 @@ impl CaseWriter for Traces {
                 Format::Html => {
                     super::html::write_case(out, index, &summary, &replayed, &sentence)?
                 }
-                Format::Json => super::json::write_case(out, index, &summary, &replayed, sentence)?,
+                Format::Json => {
+                    super::json_write::write_case(out, index, &summary, &replayed, &sentence)?
+                }
             }
             return Ok(true);
         }
         match trace_of_kept(file, case_id, rows, self.run_as_of)? {
-            Some(trace) => {
+            Some(mut trace) => {
+                if let Some(search) = self.witness {
+                    trace.witness = Some(of_trace(&trace, self.run_as_of, search));
+                }
                 out.put_raw(self.format.case(index, &trace).as_bytes());
                 Ok(true)
             }
@@ -335,7 +349,9 @@ pub(crate) fn unknown_cases(
 /// The run keeps `window` open (the command's is [`Window::COMMAND`]): its cases and their
 /// rows before the oldest case is written, and a case's rows in memory before the rest go to
 /// a temporary file (a long case is written as it is replayed from there, to the same bytes);
-/// only an HTML page of every case keeps every case open.
+/// only an HTML page of every case keeps every case open. With `witness` (the command's is
+/// [`Search::COMMAND`]), each case also shows its minimal witness ([`super::witness`]), the
+/// same whatever the window.
 pub fn explain_streaming(
     sources: &[Source],
     input_format: Option<InputFormat>,
@@ -343,6 +359,7 @@ pub fn explain_streaming(
     (format, limit): (Format, usize),
     wanted: &[String],
     window: Window,
+    witness: Option<Search>,
 ) -> anyhow::Result<Explanation> {
     let paged = matches!(format, Format::Html | Format::Mermaid);
     // A page numbers its cases as their first rows are read, so that only the engine's
@@ -367,6 +384,7 @@ pub fn explain_streaming(
         run_as_of,
         wanted: wanted.to_vec(),
         numbered: first_seen.as_ref().map(Arc::clone),
+        witness,
     };
     let settings = settings(input_format, run_as_of, Some(window));
     let mut found: HashSet<&str> = HashSet::new();
@@ -409,7 +427,7 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a one-thread run in file order, keeping `window` open; without
+/// The engine's settings for a run in file order (parsed on a second core), keeping `window` open; without
 /// one, every case of a file stays open to its end.
 fn settings(
     input_format: Option<InputFormat>,
@@ -427,7 +445,7 @@ fn settings(
             .map_or(crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY, |window| {
                 window.case_rows_in_memory
             }),
-        ..StreamSettings::in_file_order()
+        ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
     }
 }
 
@@ -529,7 +547,9 @@ pub fn trace_records(
 }
 
 /// Writes each case's matrix row with its sentence in a `detail` column after the matrix's
-/// (`adjudicate --explain`), as CSV rows or JSON objects (each after a comma).
+/// (`adjudicate --explain`), as CSV rows or JSON objects (each after a comma); with `witness`,
+/// two more: the witness's lines (`9;10;12`, ascending) and whether it is minimal
+/// (`adjudicate --explain --witness`, [`WITNESS_COLUMNS`]).
 pub struct DetailedRows {
     /// How the rows are written.
     pub encoding: &'static dyn MatrixEncoding,
@@ -537,6 +557,35 @@ pub struct DetailedRows {
     pub run_as_of: Option<Timestamp>,
     /// The extra column's name.
     pub column: &'static str,
+    /// How far each case's witness is searched for; `None`: no witness columns.
+    pub witness: Option<Search>,
+}
+
+/// The names of the columns `adjudicate --explain --witness` adds after `detail`: the
+/// witness's lines, and whether it is minimal (`true`, or `false` when its search stopped at
+/// its budget).
+pub const WITNESS_COLUMNS: [&str; 2] = ["witness", "witness_minimal"];
+
+/// A witness's cells: its lines, `;`-joined, and whether it is minimal.
+fn witness_cells(
+    witness: &Witness,
+    rows: &dyn TracedRows,
+) -> io::Result<[(&'static str, String); 2]> {
+    let mut lines = String::new();
+    rows.visit(&mut |index, row| {
+        if witness.contains(index) {
+            if !lines.is_empty() {
+                lines.push(';');
+            }
+            lines.push_str(&row.source.line.to_string());
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let [lines_column, minimal_column] = WITNESS_COLUMNS;
+    Ok([
+        (lines_column, lines),
+        (minimal_column, witness.minimal.to_string()),
+    ])
 }
 
 impl CaseWriter for DetailedRows {
@@ -548,26 +597,36 @@ impl CaseWriter for DetailedRows {
         rows: &KeptRows,
         out: &mut RecordOut<'_>,
     ) -> io::Result<bool> {
-        let (matrix, sentence) = match rows.as_slice() {
+        let mut cells = Vec::with_capacity(3);
+        let matrix = match rows.as_slice() {
             Some(rows) => {
                 let Some(trace) = trace_of(file, case_id, rows, self.run_as_of)? else {
                     return Ok(false);
                 };
-                let sentence = trace.sentence();
-                (trace.matrix, sentence)
+                cells.push((self.column, trace.sentence()));
+                if let Some(search) = self.witness {
+                    let witness = of_trace(&trace, self.run_as_of, search);
+                    cells.extend(witness_cells(&witness, &trace.rows)?);
+                }
+                trace.matrix
             }
             // Too long to hold: replayed a pass at a time.
             None => {
                 let Some(summary) = summary_of(file, case_id, rows, self.run_as_of)? else {
                     return Ok(false);
                 };
-                let sentence = sentence_of(&summary.verdict, &Replayed { file, rows })?;
-                (summary.matrix, sentence)
+                let replayed = Replayed { file, rows };
+                cells.push((self.column, sentence_of(&summary.verdict, &replayed)?));
+                if let Some(search) = self.witness {
+                    let judged = (&summary.verdict, summary.last_observed_at);
+                    let witness = of_spilled(&replayed, rows, judged, self.run_as_of, search)?;
+                    cells.extend(witness_cells(&witness, &replayed)?);
+                }
+                summary.matrix
             }
         };
         out.put_raw(self.encoding.separator());
-        self.encoding
-            .write_row(out, &matrix, &[(self.column, sentence)])?;
+        self.encoding.write_row(out, &matrix, &cells)?;
         Ok(true)
     }
 

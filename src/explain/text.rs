@@ -8,6 +8,7 @@ use std::ops::ControlFlow;
 
 use crate::lease::{ClockEffect, Message, Row, Timestamp, Verdict};
 
+use super::witness::Witness;
 use super::{or_dash, CaseTrace, Rule, State, Summary, TracedRow, TracedRows};
 
 /// One case's trace; cases after the first are preceded by a blank line.
@@ -34,8 +35,10 @@ fn render_case(out: &mut String, trace: &CaseTrace) {
         trace.rows.len(),
         trace.file(),
     );
+    let witness = trace.witness.as_ref();
     for (index, row) in trace.rows.iter().enumerate() {
-        render_row(out, row, trace.before(index));
+        let marked = witness.map(|witness| witness.contains(index));
+        render_row(out, row, trace.before(index), marked);
     }
     let last = &trace.rows[trace.rows.len() - 1];
     render_verdict(
@@ -44,6 +47,9 @@ fn render_case(out: &mut String, trace: &CaseTrace) {
         (&last.after, last.source.row.observed_at),
         &trace.sentence(),
     );
+    if let Some(witness) = witness {
+        render_witness(out, witness);
+    }
 }
 
 /// [`case`] written to `out` as it is made, for a case whose rows are seen a pass at a time
@@ -68,9 +74,11 @@ pub(crate) fn write_case(
     );
     out.write_all(text.as_bytes())?;
     let mut before: Option<State> = None;
-    rows.visit(&mut |_, row| {
+    let witness = summary.witness.as_ref();
+    rows.visit(&mut |index, row| {
         text.clear();
-        render_row(&mut text, row, before.as_ref());
+        let marked = witness.map(|witness| witness.contains(index));
+        render_row(&mut text, row, before.as_ref(), marked);
         before = Some(row.after.clone());
         out.write_all(text.as_bytes())?;
         Ok(ControlFlow::Continue(()))
@@ -82,7 +90,22 @@ pub(crate) fn write_case(
         (&summary.last, summary.last_observed_at),
         sentence,
     );
+    if let Some(witness) = witness {
+        render_witness(&mut text, witness);
+    }
     out.write_all(text.as_bytes())
+}
+
+/// The witness's lines, after the verdict's: its size and lines, then what it claims.
+fn render_witness(out: &mut String, witness: &Witness) {
+    let _ = writeln!(
+        out,
+        "    witness   {}, marked *: line{} {}",
+        witness.size_text(),
+        if witness.len() == 1 { "" } else { "s" },
+        witness.lines_text()
+    );
+    let _ = writeln!(out, "              {}", witness.claim_text());
 }
 
 /// The case's first line: its id, job, number of rows and file.
@@ -140,12 +163,14 @@ fn render_verdict(
     let _ = writeln!(out, "    sentence  {}", clean(sentence));
 }
 
-/// One row's lines, given the state before it (none for the first).
-fn render_row(out: &mut String, row: &TracedRow, before: Option<&State>) {
+/// One row's lines, given the state before it (none for the first); with a witness,
+/// `marked` says whether the row is one of its rows (marked `*`).
+fn render_row(out: &mut String, row: &TracedRow, before: Option<&State>, marked: Option<bool>) {
     let source = &row.source;
     let _ = writeln!(
         out,
-        "  line {}: {} at {}",
+        "{} line {}: {} at {}",
+        if marked == Some(true) { '*' } else { ' ' },
         source.line,
         source.row.message.event(),
         source.row.observed_at

@@ -130,7 +130,7 @@ fn read_scores(
         let cell = |index: usize, column: &str, errors: &mut InputErrors| {
             let bytes = record.iter().nth(index).unwrap_or_default();
             match std::str::from_utf8(bytes) {
-                Ok(text) => Some(text.trim().to_owned()),
+                Ok(text) => Some(text.to_owned()),
                 Err(_) => {
                     errors.push(
                         InputError::new(name, line, "not valid UTF-8")
@@ -144,7 +144,10 @@ fn read_scores(
         // As `grade --gradebook` wrote it: `'=x` is `=x` (`crate::sanitize::report_cell`).
         let submission = cell(submission_at, "submission", &mut errors)
             .map(|text| crate::sanitize::spreadsheet_value(&text).to_owned());
+        // A name is kept as written, spaces and all (` ada.csv` is not `ada.csv`); a score
+        // may have spaces around it.
         let score = cell(score_at, "score", &mut errors).and_then(|text| {
+            let text = text.trim().to_owned();
             if text.is_empty() {
                 return Some(None);
             }

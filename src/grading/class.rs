@@ -53,10 +53,10 @@ impl Feedback {
 
 /// What a learner is told when the golden file cannot be used; the details go to the
 /// instructor only (`--reveal`).
-pub const KEY_MALFORMED: &str = "the golden file is malformed; contact your instructor";
+pub const KEY_MALFORMED: &str = "the key is malformed; contact your instructor";
 
 /// What learners are told when the golden file cannot be read at all (missing, no permission).
-pub const KEY_UNREADABLE: &str = "the golden file cannot be read; contact your instructor";
+pub const KEY_UNREADABLE: &str = "the key cannot be read; contact your instructor";
 
 /// Parses `--weights decision=2,reason=1` into (column, weight) pairs.
 pub fn parse_weights(text: &str) -> Result<Vec<(Column, u32)>, String> {
@@ -177,6 +177,9 @@ pub struct Graded {
     counts: Counts,
     /// Per graded column, how many cases have it right.
     column_correct: Vec<usize>,
+    /// The workbook's sheet the matrix was read from, if it was: its rows are located as
+    /// `FILE[SHEET]:LINE`, as its reader locates its problems.
+    pub sheet: Option<String>,
 }
 
 /// The counts of one graded submission.
@@ -234,6 +237,17 @@ pub struct Submission {
 }
 
 impl Submission {
+    /// The name its rows are located by: `bob.xlsx[Answers]` for a workbook's sheet (as its
+    /// reader locates its problems), else its name.
+    pub fn located(&self) -> String {
+        match &self.outcome {
+            SubmissionOutcome::Graded(Graded {
+                sheet: Some(sheet), ..
+            }) => format!("{}[{sheet}]", self.name),
+            _ => self.name.clone(),
+        }
+    }
+
     /// The score, if graded.
     pub fn score(&self) -> Option<u64> {
         match &self.outcome {
@@ -458,7 +472,7 @@ impl ClassReport {
             CaseStatus::Matched => return Vec::new(),
             CaseStatus::Mismatched => case.misses.iter().map(ColumnMiss::describe).collect(),
             CaseStatus::Missing => vec![format!(
-                "missing: the golden file has this case, {} does not (counted wrong)",
+                "missing: the key has this case, {} does not (counted wrong)",
                 crate::output::escape_controls(submission)
             )],
         };
@@ -502,6 +516,10 @@ pub fn grade_submission(
     scoring: &Scoring,
     reveal: bool,
 ) -> std::io::Result<SubmissionOutcome> {
+    let sheet = match &submission.read_as {
+        Some(crate::grading::matrix_reader::ReadAs::Sheet(sheet)) => Some(sheet.clone()),
+        _ => None,
+    };
     let lacks = submission.lacks_columns(&scoring.columns);
     let Some(golden) = golden.filter(|_| errors.is_empty() && !lacks) else {
         let errors = with_duplicates(errors, submission.duplicates()?);
@@ -571,6 +589,7 @@ pub fn grade_submission(
         score,
         counts,
         column_correct,
+        sheet,
     }))
 }
 

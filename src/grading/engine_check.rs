@@ -17,84 +17,89 @@
 //! matrix, field for field when matched cases are listed (with them only counted, the same
 //! report renders the same).
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::io;
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
-use crate::store::{Get, Put, SpillBuffer, Spilled, TempWriter};
-use crate::streaming::{Sink, StreamError, StreamSettings};
+use crate::matrix::{CellsMatrix, COLUMNS};
+use crate::streaming::{CaseRecords, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
 use super::matrix_reader::{with_duplicates, Duplicates, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
-/// The engine's matrix of one case file, kept in temporary files until it is graded.
+/// The engine's matrix of one case file as typed rows ([`CellsMatrix`]: each case's first
+/// line and cells), kept in the engine's temporary files until it is graded.
 pub struct Judged {
-    /// The matrix as CSV, a header and a row per case in order of first appearance.
-    matrix: File,
-    /// Each case's first line in the case file, in the matrix's order (8 bytes each).
-    first_lines: Spilled,
-    /// The matrix's size in bytes, to plan partitions by.
-    bytes: u64,
+    records: CaseRecords,
 }
 
-impl Judged {
-    /// The size of the engine's matrix as CSV: what a join must hold, spread over partitions.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+/// What is told each case's id and first line as the case starts.
+pub type OnCase<'a> = dyn FnMut(&str, u64) + 'a;
+
+/// How many threads the engine reads a case file on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threads {
+    /// Threads for a large file's two halves (1: one thread reads it from start to end).
+    pub jobs: usize,
+    /// The least size of a file read in two halves.
+    pub split_min_bytes: u64,
+}
+
+impl Threads {
+    /// One thread reads the file from start to end.
+    pub const ONE: Threads = Threads {
+        jobs: 1,
+        split_min_bytes: u64::MAX,
+    };
+
+    /// As `adjudicate` reads a file: in two halves if it is large, on `jobs` threads.
+    pub fn like_adjudicate(jobs: usize) -> Threads {
+        Threads {
+            jobs,
+            split_min_bytes: crate::streaming::DEFAULT_SPLIT_MIN_BYTES,
+        }
     }
 }
 
-/// Judges `source` at `run_as_of`, keeping its matrix in temporary files, and tells `on_case`
-/// each case's id and first line as the case starts (so that a caller checking several files
-/// can find a case id in two of them).
+/// Judges `source` at `run_as_of`, keeping its matrix as typed rows in temporary files. With
+/// `on_case`, every case's id and first line is told to it as the case starts, in file
+/// order (so that a caller checking several files can find a case id in two of them, even
+/// in a file with errors), and the file is read on one thread; without, on `threads` (a
+/// large file in two halves, as `adjudicate` reads it), each case's first line coming with
+/// its row.
 pub fn judge(
     source: &Source,
     run_as_of: Option<Timestamp>,
-    on_case: &mut dyn FnMut(&str, u64),
+    threads: Threads,
+    mut on_case: Option<&mut OnCase<'_>>,
 ) -> Result<Judged, StreamError> {
-    // The engine's matrix, appended to a temporary file.
-    let mut spill = TempWriter(BufWriter::with_capacity(
-        1 << 16,
-        crate::store::scratch_file()?,
-    ));
-    let mut first_lines = SpillBuffer::new(1 << 16);
-    let mut lines_failed: Option<io::Error> = None;
-    let settings = StreamSettings {
-        run_as_of,
-        // `on_row` must see the rows in file order, for the first lines.
-        ..StreamSettings::in_file_order()
+    let settings = match on_case {
+        // `on_row` must see the rows in file order.
+        Some(_) => StreamSettings {
+            run_as_of,
+            ..StreamSettings::in_file_order()
+        },
+        None => StreamSettings {
+            run_as_of,
+            jobs: threads.jobs,
+            split_min_bytes: threads.split_min_bytes,
+            ..StreamSettings::default()
+        },
     };
-    crate::streaming::judge(
+    let records = crate::streaming::judge(
         std::slice::from_ref(source),
         &settings,
-        Sink::Matrix(&crate::matrix::CsvMatrix),
+        Sink::Matrix(&CellsMatrix),
         &mut |at, parsed, outcome| {
-            if outcome.reason == RowReason::Offered {
-                if lines_failed.is_none() {
-                    first_lines.buf().put_u64(at.line);
-                    lines_failed = first_lines.spill_if_full().err();
-                }
+            // A case's first row is the only one whose outcome is `ACCEPTED offered`.
+            if let (Some(on_case), RowReason::Offered) = (&mut on_case, outcome.reason) {
                 on_case(&parsed.case_id, at.line);
             }
         },
-    )?
-    .write_to(&mut spill)?;
-    if let Some(e) = lines_failed {
-        return Err(e.into());
-    }
-    // Flushed through the writer whose failures name the temporary directory.
-    spill.flush()?;
-    let mut matrix = spill.0.into_inner().map_err(|e| e.into_error())?;
-    let bytes = matrix.stream_position()?;
-    matrix.seek(SeekFrom::Start(0))?;
-    Ok(Judged {
-        matrix,
-        first_lines: first_lines.finish()?,
-        bytes,
-    })
+    )?;
+    Ok(Judged { records })
 }
 
 /// Grades the engine's matrix `judged` of the case file `name` against `golden` on `columns`
@@ -223,35 +228,26 @@ enum Slot {
     Listed { start: u32, end: u32, kind: u8 },
 }
 
-/// The engine's matrix read back a row at a time into partitions split as `golden` is, each
-/// row with its case's first line and only the graded cells.
+/// The engine's typed rows split into partitions as `golden` is, each row with its case's
+/// first line and only the graded cells (no CSV written and read back).
 fn split_matrix(
     judged: Judged,
     golden: &SplitMatrix,
     columns: &[Column],
 ) -> io::Result<Partitions> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(BufReader::with_capacity(1 << 16, judged.matrix));
-    let mut first_lines = judged.first_lines.reader(0, None, 1 << 16);
     let mut partitions = Partitions::new(golden.splitter());
-    let mut record = csv::StringRecord::new();
-    while reader
-        .read_record(&mut record)
-        .map_err(|e| io::Error::other(e.to_string()))?
-    {
-        let line = first_lines.get_u64()?;
-        // The engine's matrix has every column, in column order.
+    judged.records.for_each_cells_record(&mut |line, record| {
+        let mut all = [""; COLUMNS.len()];
+        for (cell, text) in all.iter_mut().zip(record.cells()) {
+            *cell = text.ok_or_else(|| io::Error::other("a spilled matrix row is malformed"))?;
+        }
         let cells: Vec<(Column, &str)> = columns
             .iter()
-            .map(|&column| {
-                let cell = record.get(column.index()).unwrap_or_default();
-                (column, crate::sanitize::spreadsheet_value(cell))
-            })
+            .map(|&column| (column, all[column.index()]))
             .collect();
-        let case_id = crate::sanitize::spreadsheet_value(&record[0]);
-        partitions.push(case_id, line, 0, &cells);
-    }
+        partitions.push(all[0], line, 0, &cells);
+        Ok(())
+    })?;
     partitions.seal();
     Ok(partitions)
 }
@@ -262,11 +258,12 @@ fn split_matrix(
 pub fn judge_and_compare(
     source: &Source,
     run_as_of: Option<Timestamp>,
+    threads: Threads,
     golden: Option<&SplitMatrix>,
     columns: &[Column],
     list_matched: bool,
 ) -> Result<Option<FileGrade>, StreamError> {
-    let judged = judge(source, run_as_of, &mut |_, _| {})?;
+    let judged = judge(source, run_as_of, threads, None)?;
     let Some(golden) = golden else {
         return Ok(None);
     };

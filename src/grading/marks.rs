@@ -85,7 +85,7 @@ pub struct UnknownRow {
 impl UnknownRow {
     /// The warning, for people (never naming the golden file).
     pub const WARNING: &'static str =
-        "this case is not in the golden file; the row is ignored (warning, not scored)";
+        "this case is not in the key; the row is ignored (warning, not scored)";
 
     /// The warning as a line of plain text, located in `submission` (a platform's results
     /// and a learner's feedback say it so).

@@ -209,10 +209,16 @@ pub fn precheck(
     errors: &InputErrors,
     columns: &[Column],
 ) -> std::io::Result<Precheck> {
+    // A row is located in its sheet, as the reader locates its problems: `bob.xlsx[Answers]:3`.
+    let at = match &submission.read_as {
+        Some(super::matrix_reader::ReadAs::Sheet(sheet)) => format!("{name}[{sheet}]"),
+        _ => name.to_owned(),
+    };
     let mut check = Precheck {
         name: name.to_owned(),
         read_as: submission.read_as.clone(),
-        rows: submission.len(),
+        // Every row the file has, those with problems included: a learner counts them all.
+        rows: submission.records(),
         cases: lab.len(),
         gradable: true,
         problems: InputErrors::new(),
@@ -243,7 +249,7 @@ pub fn precheck(
                     row.line,
                     index * 64,
                     InputError::new(
-                        name,
+                        &at,
                         row.line,
                         format!(
                             "{} is not a case of the lab: the row is not graded (is its case id \
@@ -265,7 +271,7 @@ pub fn precheck(
                     found.add(
                         row.line,
                         index * 64 + 1 + order as u64,
-                        InputError::new(name, row.line, problem).column(column.name()),
+                        InputError::new(&at, row.line, problem).column(column.name()),
                     );
                 }
             }

@@ -80,25 +80,46 @@ impl HandedIn {
     }
 }
 
-/// A file name as text: as it is when it is UTF-8, else with each byte that is not shown as
-/// `\xNN`.
+/// A file name as text, one for one (two names never give one text, so a gradebook's names
+/// read back into a regrade, issue 36): as it is when it is UTF-8, else with each byte that is
+/// not shown as `\xNN`, and a `\` that would read as such an escape (before `x` and two hex
+/// digits) shown as `\x5c`.
 pub fn shown_name(name: &OsStr) -> String {
     #[cfg(unix)]
-    {
+    let bytes = {
         use std::os::unix::ffi::OsStrExt;
-        let mut shown = String::new();
-        for chunk in name.as_bytes().utf8_chunks() {
-            shown.push_str(chunk.valid());
-            for byte in chunk.invalid() {
-                shown.push_str(&format!("\\x{byte:02x}"));
+        name.as_bytes()
+    };
+    #[cfg(not(unix))]
+    let lossy = name.to_string_lossy();
+    #[cfg(not(unix))]
+    let bytes = lossy.as_bytes();
+    let mut shown = String::new();
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        for (at, c) in valid.char_indices() {
+            if c == '\\' && reads_as_escape(&valid[at + 1..]) {
+                shown.push_str("\\x5c");
+            } else {
+                shown.push(c);
             }
         }
-        shown
+        for byte in chunk.invalid() {
+            shown.push_str(&format!("\\x{byte:02x}"));
+        }
     }
-    #[cfg(not(unix))]
-    {
-        name.to_string_lossy().into_owned()
-    }
+    shown
+}
+
+/// Whether `after` (what follows a `\`) would make it read as a `\xNN` escape.
+fn reads_as_escape(after: &str) -> bool {
+    let bytes = after.as_bytes();
+    bytes.len() >= 3 && bytes[0] == b'x' && bytes[1..3].iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A path given on the command line as reports name it: [`shown_name`] of the whole path.
+pub fn path_name(path: &Path) -> String {
+    shown_name(path.as_os_str())
 }
 
 /// The matrix file found among a learner's files.
@@ -540,6 +561,26 @@ mod tests {
         let errors = result.unwrap_err();
         assert_eq!(errors.len(), 1);
         errors.listed()[0].to_string()
+    }
+
+    #[test]
+    fn names_are_shown_one_for_one() {
+        use std::ffi::OsStr;
+        assert_eq!(shown_name(OsStr::new("réponse.csv")), "réponse.csv");
+        assert_eq!(
+            shown_name(OsStr::new("r\\xe9ponse.csv")),
+            "r\\x5cxe9ponse.csv"
+        );
+        assert_eq!(shown_name(OsStr::new("a\\b.csv")), "a\\b.csv");
+        assert_eq!(shown_name(OsStr::new("a\\x5")), "a\\x5");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = |b: &[u8]| shown_name(OsStr::from_bytes(b));
+            assert_eq!(bytes(b"r\xe9ponse.csv"), "r\\xe9ponse.csv");
+            assert_ne!(bytes(b"r\xe8ponse.csv"), bytes(b"r\xe9ponse.csv"));
+            assert_ne!(bytes(b"r\xe9ponse.csv"), bytes(b"r\\xe9ponse.csv"));
+        }
     }
 
     #[test]

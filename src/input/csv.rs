@@ -181,6 +181,10 @@ pub(super) fn map_header(
     errors: &mut InputErrors,
     observer: &mut dyn super::ReadObserver,
 ) -> Option<Vec<Option<Field>>> {
+    if let Some(message) = matrix_not_case_file(header_names) {
+        errors.push(InputError::new(file, header_line, message).column("header"));
+        return None;
+    }
     let mut header_ok = true;
     let mut map = FieldMap::<usize>::new();
     for (index, name) in header_names.iter().enumerate() {
@@ -230,6 +234,26 @@ pub(super) fn map_header(
         }
     }
     Some(columns)
+}
+
+/// What a header that names no event but a matrix's decision or reason is: a matrix (a key,
+/// a learner's answers) given where a case file goes, said in one line rather than as the
+/// case-file columns it lacks.
+pub(crate) fn matrix_not_case_file(header_names: &[String]) -> Option<&'static str> {
+    let names: Vec<String> = header_names
+        .iter()
+        .map(|name| super::fields::normalise_header(name))
+        .collect();
+    let event = names.iter().any(|name| {
+        super::fields::Field::from_normalised(name) == Some(super::fields::Field::Event)
+    });
+    let answers = names
+        .iter()
+        .any(|name| name == "decision" || name == "reason");
+    (answers && !event).then_some(
+        "this is a matrix, not a case file: its header names decision or reason and no event \
+         (case files record events; a matrix is what adjudicate writes)",
+    )
 }
 
 /// The message for a record the input ends inside of.

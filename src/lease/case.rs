@@ -8,21 +8,14 @@ use std::fmt;
 
 use compact_str::CompactString;
 
+use super::generation::{ClockEffect, Lease, Progress};
 use super::row::{Identity, Message, Offer, Row};
+use super::shortcut::{Contract, Reading, Shortcut};
 use super::types::{
     AckState, CaseReason, ConflictKind, Decision, Disposition, Event, Phase, ReasonPrecedence,
     RowReason, TerminalResult,
 };
 use super::values::{same_text, Timestamp, ValueError};
-
-/// What the clock step (spec section 4, step 1) did before a row was applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ClockEffect {
-    /// The ack deadline passed with no ack: `OFFERED` became `ACK_TIMEOUT`, ack `MISSING`.
-    AckTimedOut,
-    /// The lease reached `expires_at`: `ACTIVE` became `EXPIRED`.
-    Expired,
-}
 
 /// The outcome of one row: the clock step's effect, the disposition and the row reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,158 +87,18 @@ impl fmt::Display for CaseFault {
 
 impl std::error::Error for CaseFault {}
 
-/// The last accepted renewal of a generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Renewal {
-    /// Its `renew_seq`.
-    pub renew_seq: u64,
-    /// When it was observed (`renew_time`).
-    pub renew_time: Timestamp,
-}
-
-/// The last accepted progress of a generation.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Progress {
-    /// Its `progress_seq`.
-    pub progress_seq: u64,
-    /// Its value, verbatim.
-    pub progress_value: Option<CompactString>,
-}
-
-/// The current generation's record: every *per generation* field of spec section 3.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Lease {
-    /// The accepted offer, as issued (renewals do not change it).
-    pub offer: Offer,
-    /// When authority ends: the offer's, or the last accepted renewal's time plus the duration.
-    pub expires_at: Timestamp,
-    /// Where the generation stands.
-    pub phase: Phase,
-    /// Whether the offer was acknowledged.
-    pub ack_state: AckState,
-    /// The last accepted renewal.
-    pub renewal: Option<Renewal>,
-    /// The last accepted progress.
-    pub progress: Option<Progress>,
-    /// When a cancel was requested.
-    pub cancel_requested: Option<Timestamp>,
-    /// When the holder acknowledged the cancel.
-    pub cancel_ack: Option<Timestamp>,
-    /// A result of this generation was rejected for arriving after expiry.
-    pub result_rejected_for_expiry: bool,
-    /// A renew of this generation was rejected for arriving after expiry.
-    pub renew_rejected_for_expiry: bool,
-}
-
-impl Lease {
-    fn new(offer: Offer) -> Lease {
-        Lease {
-            expires_at: offer.terms.expires_at,
-            offer,
-            phase: Phase::Offered,
-            ack_state: AckState::Pending,
-            renewal: None,
-            progress: None,
-            cancel_requested: None,
-            cancel_ack: None,
-            result_rejected_for_expiry: false,
-            renew_rejected_for_expiry: false,
-        }
-    }
-
-    /// Makes this the record [`Lease::new`] would make of `offer`, reusing its strings.
-    fn reset(&mut self, offer: &Offer) {
-        // Every field named, so that a new one cannot be forgotten here.
-        let Lease {
-            offer: current,
-            expires_at,
-            phase,
-            ack_state,
-            renewal,
-            progress,
-            cancel_requested,
-            cancel_ack,
-            result_rejected_for_expiry,
-            renew_rejected_for_expiry,
-        } = self;
-        let Offer {
-            identity,
-            terms,
-            given,
-        } = current;
-        let Identity {
-            lease_id,
-            generation,
-            holder,
-        } = identity;
-        lease_id.clone_from(&offer.identity.lease_id);
-        *generation = offer.identity.generation;
-        holder.clone_from(&offer.identity.holder);
-        *terms = offer.terms;
-        *given = offer.given;
-        *expires_at = offer.terms.expires_at;
-        *phase = Phase::Offered;
-        *ack_state = AckState::Pending;
-        *renewal = None;
-        *progress = None;
-        *cancel_requested = None;
-        *cancel_ack = None;
-        *result_rejected_for_expiry = false;
-        *renew_rejected_for_expiry = false;
-    }
-
-    /// The generation's identity.
-    pub fn identity(&self) -> &Identity {
-        &self.offer.identity
-    }
-
-    /// Step 1: lets the clock reach `now`.
-    fn advance_clock(&mut self, now: Timestamp) -> Option<ClockEffect> {
-        let (phase, ack_state, effect) = self.clock_at(now);
-        self.phase = phase;
-        self.ack_state = ack_state;
-        effect
-    }
-
-    /// What step 1 at `now` would make of the phase and the ack state, and its effect.
-    fn clock_at(&self, now: Timestamp) -> (Phase, AckState, Option<ClockEffect>) {
-        match self.phase {
-            Phase::Offered if now >= self.offer.terms.ack_deadline => (
-                Phase::AckTimeout,
-                AckState::Missing,
-                Some(ClockEffect::AckTimedOut),
-            ),
-            Phase::Active if now >= self.expires_at => {
-                (Phase::Expired, self.ack_state, Some(ClockEffect::Expired))
-            }
-            phase => (phase, self.ack_state, None),
-        }
-    }
-
-    /// Whether `offer` repeats this generation's accepted offer (spec 4.2, `offer`, same
-    /// generation): identity and duration equal, and each time the row gives equal to the
-    /// accepted offer's.
-    fn is_repeated_by(&self, offer: &Offer) -> bool {
-        let accepted = &self.offer;
-        let same_if_given =
-            |given: Option<Timestamp>, issued: Timestamp| given.is_none_or(|value| value == issued);
-        accepted.identity == offer.identity
-            && accepted.terms.lease_duration == offer.terms.lease_duration
-            && same_if_given(offer.given.issued_at, accepted.terms.issued_at)
-            && same_if_given(offer.given.expires_at, accepted.terms.expires_at)
-            && same_if_given(offer.given.ack_deadline, accepted.terms.ack_deadline)
-    }
-}
-
-/// One case's lease record: the current generation and the whole-case findings.
+/// One case's lease record: the current generation and the whole-case findings, replayed
+/// under a [`Reading`]: the contract (the default, [`Contract`], which every command judges
+/// with) or a shortcut of the catalogue ([`Case::start_reading`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Case {
+pub struct Case<R: Reading = Contract> {
     job_id: CompactString,
     lease: Lease,
     stale_generations: BTreeSet<u64>,
     late_progress: BTreeSet<u64>,
     conflict: Option<ConflictKind>,
     last_observed_at: Timestamp,
+    reading: R,
 }
 
 /// A case judged at `as_of` without a copy of its lease: what the final clock step changes
@@ -307,6 +160,13 @@ fn outcome(clock: Option<ClockEffect>, disposition: Disposition, reason: RowReas
 impl Case {
     /// Starts a case from its first row, which must be an `offer` giving a `job_id`.
     pub fn start(row: &Row) -> Result<(Case, Outcome), CaseFault> {
+        Case::start_reading(row, Contract)
+    }
+}
+
+impl<R: Reading> Case<R> {
+    /// [`Case::start`] under `reading`: the case's later rows are replayed as it reads them.
+    pub fn start_reading(row: &Row, reading: R) -> Result<(Case<R>, Outcome), CaseFault> {
         let Message::Offer(offer) = &row.message else {
             return Err(CaseFault::FirstRowNotOffer(row.message.event()));
         };
@@ -318,11 +178,17 @@ impl Case {
             late_progress: BTreeSet::new(),
             conflict: None,
             last_observed_at: row.observed_at,
+            reading,
         };
         Ok((
             case,
             outcome(None, Disposition::Accepted, RowReason::Offered),
         ))
+    }
+
+    /// The reading the case is replayed under.
+    pub fn reading(&self) -> R {
+        self.reading
     }
 
     /// The faults a row of this case has whatever its event: `observed_at` earlier than the
@@ -365,6 +231,7 @@ impl Case {
             late_progress,
             conflict,
             last_observed_at,
+            reading: _,
         } = self;
         current_job_id.clone_from(job_id);
         lease.reset(offer);
@@ -378,8 +245,8 @@ impl Case {
     /// Replays one more row (spec section 4): the clock, the conflict freeze, the identity
     /// check and the event's rule. A row that breaks the file's rules is a [`CaseFault`].
     pub fn step(&mut self, row: &Row) -> Result<Outcome, CaseFault> {
-        let now = row.observed_at;
-        if now < self.last_observed_at {
+        let observed_at = row.observed_at;
+        if observed_at < self.last_observed_at {
             return Err(CaseFault::ObservedAtDecreased {
                 previous: self.last_observed_at,
             });
@@ -391,9 +258,15 @@ impl Case {
                 });
             }
         }
-        self.last_observed_at = now;
-        let clock = self.lease.advance_clock(now);
-        if self.conflict.is_some() {
+        self.last_observed_at = observed_at;
+        // `t`: the coordinator's clock; `sent_at` is the worker's claim, for the audit only.
+        let now = match row.sent_at {
+            Some(sent_at) if self.reading.takes(Shortcut::WorkerClock) => sent_at,
+            _ => observed_at,
+        };
+        let clock = self.lease.advance_clock(now, self.reading);
+        // Step 2: the conflict freeze.
+        if self.conflict.is_some() && !self.reading.takes(Shortcut::ConflictNotFrozen) {
             return Ok(outcome(
                 clock,
                 Disposition::Blocked,
@@ -408,7 +281,7 @@ impl Case {
                 let identity = worker
                     .identity()
                     .expect("worker messages carry an identity");
-                match self.check_identity(identity) {
+                match self.check_identity(identity, worker.event()) {
                     Some(refusal) => refusal,
                     None => self.worker_message(worker, now)?,
                 }
@@ -418,9 +291,16 @@ impl Case {
     }
 
     /// Spec 4.1: `None` when the message is from the current generation's lease and holder.
-    fn check_identity(&mut self, identity: &Identity) -> Option<(Disposition, RowReason)> {
+    fn check_identity(
+        &mut self,
+        identity: &Identity,
+        event: Event,
+    ) -> Option<(Disposition, RowReason)> {
         let current = self.lease.identity();
         if identity.generation < current.generation {
+            if event == Event::Renew && self.reading.takes(Shortcut::OldGenerationRenews) {
+                return None;
+            }
             self.stale_generations.insert(identity.generation);
             Some((Disposition::Rejected, RowReason::StaleGeneration))
         } else if identity.generation > current.generation {
@@ -435,8 +315,14 @@ impl Case {
     }
 
     fn raise_conflict(&mut self, kind: ConflictKind) -> (Disposition, RowReason) {
-        assert!(self.conflict.is_none(), "a frozen case takes no more rows");
-        self.conflict = Some(kind);
+        if self.reading.takes(Shortcut::ConflictNotFrozen) {
+            // Rows after a conflict are applied: a later one may conflict again, and the
+            // first conflict's reason stays.
+            self.conflict.get_or_insert(kind);
+        } else {
+            assert!(self.conflict.is_none(), "a frozen case takes no more rows");
+            self.conflict = Some(kind);
+        }
         (Disposition::Conflict, kind.row_reason())
     }
 
@@ -445,6 +331,13 @@ impl Case {
         let generation = offer.identity.generation;
         if generation > current {
             match self.lease.phase {
+                Phase::Offered | Phase::Active
+                    if self.lease.cancel_requested.is_some()
+                        && self.reading.takes(Shortcut::CancelEndsAuthority) =>
+                {
+                    self.lease.reset(offer);
+                    (Disposition::Accepted, RowReason::Reassigned)
+                }
                 Phase::Offered | Phase::Active => {
                     self.raise_conflict(ConflictKind::OverlappingGenerations)
                 }
@@ -454,7 +347,7 @@ impl Case {
                 }
             }
         } else if generation == current {
-            if self.lease.is_repeated_by(offer) {
+            if self.lease.is_repeated_by(offer, self.reading) {
                 (Disposition::Duplicate, RowReason::DuplicateOffer)
             } else {
                 self.raise_conflict(ConflictKind::GenerationReused)
@@ -478,122 +371,186 @@ impl Case {
     }
 
     /// Spec 4.2 for a worker message that passed the identity check.
+    #[inline]
     fn worker_message(
         &mut self,
         message: &Message,
         now: Timestamp,
     ) -> Result<(Disposition, RowReason), CaseFault> {
-        use Disposition::*;
-        use RowReason::*;
-        let lease = &mut self.lease;
         let decided = match message {
-            Message::Ack(_) => match lease.phase {
-                Phase::Offered => {
-                    lease.phase = Phase::Active;
-                    lease.ack_state = AckState::Acked;
-                    (Accepted, Acked)
-                }
-                Phase::AckTimeout => {
-                    lease.ack_state = AckState::Late;
-                    (Rejected, AckAfterDeadline)
-                }
-                Phase::Active | Phase::Expired | Phase::Terminal(_) => {
-                    assert_eq!(lease.ack_state, AckState::Acked, "only an ack activates");
-                    (Duplicate, DuplicateAck)
-                }
-            },
-            Message::Renew { renew_seq, .. } => match lease.phase {
-                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
-                Phase::Expired => {
-                    lease.renew_rejected_for_expiry = true;
-                    (Rejected, RenewAfterExpiry)
-                }
-                Phase::Terminal(_) => (Rejected, AfterResult),
-                Phase::Active => {
-                    let last = lease.renewal.map_or(0, |r| r.renew_seq);
-                    if *renew_seq > last {
-                        lease.expires_at = now
-                            .checked_add(lease.offer.terms.lease_duration)
-                            .map_err(CaseFault::ExpiryOutOfRange)?;
-                        lease.renewal = Some(Renewal {
-                            renew_seq: *renew_seq,
-                            renew_time: now,
-                        });
-                        (Accepted, Renewed)
-                    } else if *renew_seq == last {
-                        (Duplicate, DuplicateRenew)
-                    } else {
-                        (Rejected, RenewOutOfOrder)
-                    }
-                }
-            },
+            Message::Ack(_) => self.ack(),
+            Message::Renew { renew_seq, .. } => self.renew(*renew_seq, now)?,
             Message::Progress {
                 progress_seq,
                 progress_value,
                 ..
-            } => match lease.phase {
-                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
-                Phase::Expired => {
-                    self.late_progress.insert(*progress_seq);
-                    (Recorded, ProgressAfterExpiry)
-                }
-                Phase::Terminal(_) => {
-                    self.late_progress.insert(*progress_seq);
-                    (Recorded, ProgressAfterResult)
-                }
-                Phase::Active if lease.cancel_requested.is_some() => {
-                    self.late_progress.insert(*progress_seq);
-                    (Recorded, ProgressAfterCancel)
-                }
-                Phase::Active => {
-                    let last = lease.progress.as_ref().map_or(0, |p| p.progress_seq);
-                    if *progress_seq > last {
-                        lease.progress = Some(Progress {
-                            progress_seq: *progress_seq,
-                            progress_value: progress_value.clone(),
-                        });
-                        (Accepted, ProgressAccepted)
-                    } else if *progress_seq == last {
-                        (Duplicate, DuplicateProgress)
-                    } else {
-                        self.late_progress.insert(*progress_seq);
-                        (Recorded, ProgressOutOfOrder)
-                    }
-                }
-            },
+            } => self.progress(*progress_seq, progress_value, now)?,
             Message::CancelAck(_) => {
+                let lease = &mut self.lease;
                 if lease.cancel_requested.is_none() {
-                    (Rejected, CancelNotRequested)
+                    (Disposition::Rejected, RowReason::CancelNotRequested)
                 } else if lease.cancel_ack.is_some() {
-                    (Duplicate, DuplicateCancelAck)
+                    (Disposition::Duplicate, RowReason::DuplicateCancelAck)
                 } else {
                     lease.cancel_ack = Some(now);
-                    (Accepted, CancelAcked)
+                    (Disposition::Accepted, RowReason::CancelAcked)
                 }
             }
-            Message::Result { result, .. } => match lease.phase {
-                Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
-                Phase::Expired => {
-                    lease.result_rejected_for_expiry = true;
-                    (Rejected, ResultAfterExpiry)
-                }
-                Phase::Terminal(accepted) if accepted == *result => (Duplicate, DuplicateResult),
-                Phase::Terminal(_) => (Rejected, ContradictoryResult),
-                Phase::Active
-                    if *result == TerminalResult::Cancelled && lease.cancel_requested.is_none() =>
-                {
-                    (Rejected, CancelNotRequested)
-                }
-                Phase::Active => {
-                    lease.phase = Phase::Terminal(*result);
-                    (Accepted, ResultAccepted)
-                }
-            },
+            Message::Result { result, .. } => self.result(*result),
             Message::Offer(_) | Message::CancelRequest | Message::Observe => {
                 unreachable!("not a worker message: {:?}", message.event())
             }
         };
         Ok(decided)
+    }
+
+    /// Spec 4.2, `ack`.
+    #[inline]
+    fn ack(&mut self) -> (Disposition, RowReason) {
+        let lease = &mut self.lease;
+        match lease.phase {
+            Phase::Offered => {
+                lease.phase = Phase::Active;
+                lease.ack_state = AckState::Acked;
+                (Disposition::Accepted, RowReason::Acked)
+            }
+            Phase::AckTimeout if self.reading.takes(Shortcut::LateAckAccepted) => {
+                lease.phase = Phase::Active;
+                lease.ack_state = AckState::Acked;
+                (Disposition::Accepted, RowReason::Acked)
+            }
+            Phase::AckTimeout => {
+                lease.ack_state = AckState::Late;
+                (Disposition::Rejected, RowReason::AckAfterDeadline)
+            }
+            Phase::Active | Phase::Expired | Phase::Terminal(_) => {
+                assert_eq!(lease.ack_state, AckState::Acked, "only an ack activates");
+                (Disposition::Duplicate, RowReason::DuplicateAck)
+            }
+        }
+    }
+
+    /// Spec 4.2, `renew` with `renew_seq`.
+    #[inline]
+    fn renew(
+        &mut self,
+        renew_seq: u64,
+        now: Timestamp,
+    ) -> Result<(Disposition, RowReason), CaseFault> {
+        let reading = self.reading;
+        let lease = &mut self.lease;
+        Ok(match lease.phase {
+            Phase::Offered | Phase::AckTimeout => (Disposition::Rejected, RowReason::NotAcked),
+            Phase::Expired if reading.takes(Shortcut::ExpiredLeaseRenews) => {
+                let decided = lease
+                    .renew_active(renew_seq, now, reading)
+                    .map_err(CaseFault::ExpiryOutOfRange)?;
+                if decided.0 == Disposition::Accepted {
+                    lease.phase = Phase::Active;
+                }
+                decided
+            }
+            // An expired lease is never revived.
+            Phase::Expired => {
+                lease.renew_rejected_for_expiry = true;
+                (Disposition::Rejected, RowReason::RenewAfterExpiry)
+            }
+            Phase::Terminal(_) => (Disposition::Rejected, RowReason::AfterResult),
+            Phase::Active => lease
+                .renew_active(renew_seq, now, reading)
+                .map_err(CaseFault::ExpiryOutOfRange)?,
+        })
+    }
+
+    /// Spec 4.2, `progress` with `progress_seq` and its value.
+    #[inline]
+    fn progress(
+        &mut self,
+        progress_seq: u64,
+        progress_value: &Option<CompactString>,
+        now: Timestamp,
+    ) -> Result<(Disposition, RowReason), CaseFault> {
+        use Disposition::*;
+        use RowReason::*;
+        let reading = self.reading;
+        let lease = &mut self.lease;
+        Ok(match lease.phase {
+            Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
+            Phase::Expired => {
+                self.late_progress.insert(progress_seq);
+                (Recorded, ProgressAfterExpiry)
+            }
+            Phase::Terminal(_) => {
+                self.late_progress.insert(progress_seq);
+                (Recorded, ProgressAfterResult)
+            }
+            Phase::Active
+                if lease.cancel_requested.is_some()
+                    && !reading.takes(Shortcut::LateProgressResumes) =>
+            {
+                self.late_progress.insert(progress_seq);
+                (Recorded, ProgressAfterCancel)
+            }
+            Phase::Active => {
+                let last = lease.progress.as_ref().map_or(0, |p| p.progress_seq);
+                // The newer progress is kept: progress never moves backward.
+                let backward =
+                    progress_seq < last && reading.takes(Shortcut::ProgressMovesBackward);
+                if progress_seq > last || backward {
+                    lease.progress = Some(Progress {
+                        progress_seq,
+                        progress_value: progress_value.clone(),
+                    });
+                    // Progress never renews.
+                    if reading.takes(Shortcut::ProgressRenews) {
+                        lease.expires_at = now
+                            .checked_add(lease.offer.terms.lease_duration)
+                            .map_err(CaseFault::ExpiryOutOfRange)?;
+                    }
+                    (Accepted, ProgressAccepted)
+                } else if progress_seq == last {
+                    (Duplicate, DuplicateProgress)
+                } else {
+                    self.late_progress.insert(progress_seq);
+                    (Recorded, ProgressOutOfOrder)
+                }
+            }
+        })
+    }
+
+    /// Spec 4.2, `result` with value `result`.
+    #[inline]
+    fn result(&mut self, result: TerminalResult) -> (Disposition, RowReason) {
+        use Disposition::*;
+        use RowReason::*;
+        let reading = self.reading;
+        let lease = &mut self.lease;
+        match lease.phase {
+            Phase::Offered | Phase::AckTimeout => (Rejected, NotAcked),
+            Phase::Expired => {
+                lease.result_rejected_for_expiry = true;
+                (Rejected, ResultAfterExpiry)
+            }
+            Phase::Terminal(accepted) if accepted == result => (Duplicate, DuplicateResult),
+            // The first accepted result stands.
+            Phase::Terminal(_) if reading.takes(Shortcut::LastResultWins) => {
+                lease.phase = Phase::Terminal(result);
+                (Accepted, ResultAccepted)
+            }
+            Phase::Terminal(_) => (Rejected, ContradictoryResult),
+            // A worker cannot claim a cancellation the coordinator never asked for.
+            Phase::Active
+                if result == TerminalResult::Cancelled
+                    && lease.cancel_requested.is_none()
+                    && !reading.takes(Shortcut::UnrequestedCancelAccepted) =>
+            {
+                (Rejected, CancelNotRequested)
+            }
+            Phase::Active => {
+                lease.phase = Phase::Terminal(result);
+                (Accepted, ResultAccepted)
+            }
+        }
     }
 
     /// The case's job id.
@@ -645,7 +602,7 @@ impl Case {
     /// [`verdict`](Case::verdict) without copying the lease.
     pub fn judge(&self, run_as_of: Option<Timestamp>) -> Judgement {
         let as_of = run_as_of.map_or(self.last_observed_at, |t| t.max(self.last_observed_at));
-        let (phase, ack_state, clock) = self.lease.clock_at(as_of);
+        let (phase, ack_state, clock) = self.lease.clock_at(as_of, self.reading);
         let (decision, reason) = self.decide(phase, ack_state);
         // The reason table's rows: `explain` finds the reason in its decision's list.
         debug_assert_eq!(reason.decision_row(), decision.table_row(), "{reason:?}");

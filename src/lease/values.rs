@@ -322,6 +322,11 @@ impl Timestamp {
         DateTime::from_timestamp(self.seconds, self.nanos).expect("years 0001 to 9999")
     }
 
+    /// Whole seconds since the Unix epoch (the fraction left off).
+    pub fn unix_seconds(self) -> i64 {
+        self.seconds
+    }
+
     /// Seconds since the Unix epoch, with the fraction (for drawing timelines).
     pub fn unix_seconds_f64(self) -> f64 {
         self.seconds as f64 + f64::from(self.nanos) / 1e9

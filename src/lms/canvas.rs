@@ -26,10 +26,17 @@
 //!   the student columns through `Section`, this assignment's column, the `Points Possible`
 //!   row, and a row per learner given a grade: a learner with no grade is left out.
 
-use crate::input::{InputError, InputErrors};
+use std::collections::HashMap;
 
-use super::download::{Claim, Entry, Kind};
-use super::roster::{parse_points, points_text, Learner, LearnerGrade};
+use crate::input::{InputError, InputErrors};
+use crate::output::quote;
+
+use super::canvas_names::{
+    display_name_keys, is_named, name_in_files, name_key, readings, same_name,
+};
+use super::download::{Claim, Entry, Kind, Unclaimed};
+use super::groups::{Group, Groups};
+use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
 use super::table::{csv_text, sheet_cell, Table};
 
 /// The headers of the export's total columns, which are not assignments
@@ -47,42 +54,138 @@ const NOT_ASSIGNMENTS: [&str; 9] = [
     "Override Status",
 ];
 
-/// Whose the download's entry `entry` is.
-pub fn claim(entry: &Entry) -> Result<Claim, String> {
+/// Whether `entry` is named as Canvas names a submission's files (by its shape alone: which
+/// learner's it is takes the roster, [`claim`]).
+pub fn looks_named(entry: &Entry) -> bool {
+    entry.kind != Kind::Folder && !readings(&entry.name).is_empty()
+}
+
+/// Whose the download's entry `entry` is: of its readings ([`readings`]), the one whose user
+/// id is on the roster and whose name part is the name Canvas writes for that learner, or
+/// (with `groups`) for that learner's group, or for a learner in no group their display
+/// name. None: an entry of someone the roster lacks, or a name that is not the roster's
+/// (said, with what the roster has); two: said too. Never a guess.
+pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<Claim, Unclaimed> {
+    let not_named = |why: String| Err(Unclaimed::NotNamed(why));
     if entry.kind == Kind::Folder {
-        return Err("a folder: Canvas's download holds files named after their learners".into());
+        return not_named(
+            "a folder: Canvas's download holds files named after their learners".into(),
+        );
     }
+    let readings = readings(&entry.name);
+    // A name of anonymous grading (`anon_{anonymous id}`), unless it is a learner's whose
+    // name Canvas writes `anon` (`A, Non`), which the roster finds below.
     let parts: Vec<&str> = entry.name.split('_').collect();
-    if parts.first() == Some(&"anon") || parts.get(..2) == Some(&["LATE", "anon"]) {
-        return Err(
+    let anonymous = parts.first() == Some(&"anon") || parts.get(..2) == Some(&["LATE", "anon"]);
+    let anonymous_error = || {
+        not_named(
             "named for anonymous grading (anon_...): the gradebook export has no anonymous ids; \
              download the submissions again once the assignment's anonymous grading is off"
                 .into(),
+        )
+    };
+    if readings.is_empty() {
+        if anonymous {
+            return anonymous_error();
+        }
+        return not_named(
+            "not named as Canvas names a submission's files ({name}_{user id}_{attachment id}_\
+             {file})"
+                .into(),
         );
     }
-    let numbers: Vec<usize> = parts
+    let mut found: Vec<Claim> = Vec::new();
+    for reading in &readings {
+        let learner = roster.learner(reading.user);
+        let claim = |group: Option<Group>| Claim {
+            learner: reading.user.to_owned(),
+            place: reading.place.clone(),
+            group,
+        };
+        if roster
+            .by_id
+            .get(reading.user)
+            .is_some_and(|&i| is_named(reading.name, &roster.keys[i]))
+        {
+            found.push(claim(None));
+        }
+        let Some(groups) = groups else { continue };
+        match groups.of(reading.user) {
+            Some(group) if same_name(reading.name, &group.name) => {
+                found.push(claim(Some(group.clone())))
+            }
+            // A learner in no group of a group assignment: named by their display name, which
+            // no export has (the group set's `name` column is the sortable name too): the
+            // words of the sortable name in another order (`Lovelace, Ada` as `Ada Lovelace`).
+            None if learner.is_some_and(|learner| {
+                groups
+                    .display_name(reading.user)
+                    .is_some_and(|name| same_name(reading.name, name))
+                    || display_name_keys(&roster.sortable_name(learner))
+                        .iter()
+                        .any(|key| is_named(reading.name, key))
+            }) =>
+            {
+                found.push(claim(None))
+            }
+            _ => {}
+        }
+    }
+    // A group named as its member who handed in is the group's submission (every member's,
+    // that member's too).
+    found.dedup();
+    if let [a, b] = found.as_slice() {
+        if a.learner == b.learner && a.place == b.place && a.group.is_some() != b.group.is_some() {
+            found.retain(|claim| claim.group.is_some());
+        }
+    }
+    match found.as_slice() {
+        [_] => return Ok(found.remove(0)),
+        [first, second, ..] => {
+            return not_named(format!(
+                "named for two learners of the roster: user {} (file {}) and user {} (file {}); \
+                 rename it in the download to the one it is",
+                first.learner,
+                quote(&first.place),
+                second.learner,
+                quote(&second.place)
+            ))
+        }
+        [] if anonymous => return anonymous_error(),
+        [] => {}
+    }
+    // Whose it could be: someone the roster lacks, or a learner of the roster under another
+    // name.
+    let absent: Vec<&str> = readings
         .iter()
-        .enumerate()
-        .filter(|(_, part)| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
-        .map(|(i, _)| i)
+        .map(|r| r.user)
+        .filter(|user| roster.learner(user).is_none())
         .collect();
-    let not_canvas = || {
-        "not named as Canvas names a submission's files ({name}_{user id}_{attachment id}_{file})"
-            .to_owned()
-    };
-    let Some(&user) = numbers.first() else {
-        return Err(not_canvas());
-    };
-    let rest = |from: usize| parts[from..].join("_");
-    let place = match numbers.get(1) {
-        Some(&attachment) if !rest(attachment + 1).is_empty() => rest(attachment + 1),
-        _ if matches!(rest(user + 1).as_str(), "text.html" | "link.html") => rest(user + 1),
-        _ => return Err(not_canvas()),
-    };
-    Ok(Claim {
-        learner: parts[user].to_owned(),
-        place,
-    })
+    if !absent.is_empty() {
+        let mut absent = absent;
+        absent.dedup();
+        return Err(Unclaimed::NotOnRoster(format!(
+            "the submission of the Canvas user {}, who is not on the roster",
+            absent.join(" or ")
+        )));
+    }
+    let reading = &readings[0];
+    let learner = roster
+        .learner(reading.user)
+        .expect("every reading's user is on the roster");
+    let name = roster.sortable_name(learner);
+    not_named(format!(
+        "named for {} (user {}), but the roster's user {} is {} ({} in Canvas's file names): \
+         in a group assignment Canvas names each group's submission by the group and one \
+         member, so give the group set's export with --groups; otherwise the download and the \
+         gradebook export are not of one class, or the name changed between them (export \
+         again)",
+        quote(reading.name),
+        reading.user,
+        reading.user,
+        quote(&name),
+        quote(&name_in_files(&name))
+    ))
 }
 
 /// A Canvas gradebook export, read for one assignment.
@@ -99,6 +202,11 @@ pub struct Roster {
     points_row: Option<usize>,
     /// The points Canvas holds for the assignment.
     pub points: Option<f64>,
+    /// A learner by user id.
+    by_id: HashMap<String, usize>,
+    /// Per learner, their sortable name as compared with a download's names
+    /// ([`name_key`]).
+    keys: Vec<String>,
 }
 
 /// An assignment column's title and id: `Lab 5 (1234)`.
@@ -118,28 +226,73 @@ fn is_posting_row(cells: &[String]) -> bool {
     })
 }
 
-/// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
-/// whole header; without it, the export's only assignment).
-pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
-    let header = &table.header;
-    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
-    let (names, id_column) = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
-        (1, 1)
-    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
-        (2, 2)
+/// An assignment worth no points (`0.00`): every grade written would be 0, replacing what
+/// is there (an excused `EX`, grades given), so it is refused at its row.
+fn no_points(
+    table: &Table,
+    row: &super::table::Row,
+    column: usize,
+    points: Option<f64>,
+) -> Option<InputError> {
+    points.filter(|&p| !is_gradable_points(p)).map(|_| {
+        InputError::new(
+            &table.name,
+            row.line,
+            "the assignment is worth no points on Canvas (less than 0.01): every grade written \
+             would be 0 (replacing an excused EX and every grade there); set its points on \
+             Canvas (the assignment's Points) and export the gradebook again",
+        )
+        .column(table.header[column].trim())
+        .value(row.cells[column].trim())
+    })
+}
+
+/// What the first cell of the export's points row holds, and what Canvas's importer looks
+/// for in every row's first cell (`row[0] =~ /Points Possible/`).
+const POINTS_POSSIBLE: &str = "Points Possible";
+
+/// Why a row whose first cell holds `Points Possible` cannot be read as the points row: it is
+/// a learner's (their name holds it: the importer would set the assignment's points to their
+/// grade, and every grade here would be scaled to it), or a second one. `None`: it is the
+/// export's points row.
+fn points_possible_error(
+    table: &Table,
+    row: &super::table::Row,
+    id_column: usize,
+    first: Option<usize>,
+) -> Option<InputError> {
+    let id = row.cells[id_column].trim();
+    let message = if !id.is_empty() {
+        format!(
+            "the learner {id}'s name holds \"{POINTS_POSSIBLE}\", which Canvas's importer reads \
+             as the assignment's points row: the import would set the assignment's points to this \
+             learner's grade; change the name in Canvas (or take the row out of the export and \
+             give --not-on-roster skip) and export again"
+        )
+    } else if let Some(first) = first {
+        format!(
+            "a second {POINTS_POSSIBLE} row (the first is on line {}): which one is the \
+             assignment's? export the gradebook again",
+            table.rows[first].line
+        )
     } else {
-        return Err(InputErrors::from(vec![table.header_error(
-            "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
-             FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
-        )]));
+        return None;
     };
-    let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
-    else {
-        return Err(InputErrors::from(vec![table.header_error(
-            "no Section column: Canvas's importer needs the student columns to end with it; \
-             export the gradebook again",
-        )]));
-    };
+    Some(
+        InputError::new(&table.name, row.line, message)
+            .column(table.header[0].trim())
+            .value(row.cells[0].trim()),
+    )
+}
+
+/// The column of the assignment `assignment` names (its id, its title or its whole header;
+/// without it, the export's only assignment), among the columns after `section`.
+fn assignment_column(
+    table: &Table,
+    section: usize,
+    assignment: Option<&str>,
+) -> Result<usize, InputErrors> {
+    let header = &table.header;
     let assignments: Vec<(usize, &str, &str)> = (section + 1..header.len())
         .filter(|&i| !NOT_ASSIGNMENTS.iter().any(|n| header[i].contains(n)))
         .filter_map(|i| title_and_id(&header[i]).map(|(title, id)| (i, title, id)))
@@ -171,41 +324,58 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
             }
         }
     };
-    let assignment_column = match (chosen.as_slice(), assignment) {
-        ([one], _) => *one,
-        ([], None) => {
-            return Err(InputErrors::from(vec![table.header_error(
-                "no assignment columns (headed TITLE (ID)): export the gradebook with the \
-                 assignment in it",
-            )]))
-        }
-        ([], Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "no assignment {wanted:?} (give --assignment its id or title); the export's \
-                     assignments: {}",
-                    listed()
-                ))
-                .value(wanted)]))
-        }
-        (_, None) => {
-            return Err(InputErrors::from(vec![table.header_error(format!(
-                "the export has {} assignments: name the one being graded with --assignment ID \
-                 (its id, the number in parentheses): {}",
+    match (chosen.as_slice(), assignment) {
+        ([one], _) => Ok(*one),
+        ([], None) => Err(InputErrors::from(vec![table.header_error(
+            "no assignment columns (headed TITLE (ID)): export the gradebook with the \
+             assignment in it",
+        )])),
+        ([], Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "no assignment {wanted:?} (give --assignment its id or title); the export's \
+                 assignments: {}",
+                listed()
+            ))
+            .value(wanted)])),
+        (_, None) => Err(InputErrors::from(vec![table.header_error(format!(
+            "the export has {} assignments: name the one being graded with --assignment ID \
+             (its id, the number in parentheses): {}",
+            chosen.len(),
+            listed()
+        ))])),
+        (_, Some(wanted)) => Err(InputErrors::from(vec![table
+            .header_error(format!(
+                "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
                 chosen.len(),
                 listed()
-            ))]))
-        }
-        (_, Some(wanted)) => {
-            return Err(InputErrors::from(vec![table
-                .header_error(format!(
-                    "{} assignments are titled {wanted:?}: give --assignment the id of one: {}",
-                    chosen.len(),
-                    listed()
-                ))
-                .value(wanted)]))
-        }
+            ))
+            .value(wanted)])),
+    }
+}
+
+/// Reads a gradebook export for the assignment `assignment` names (its id, its title or its
+/// whole header; without it, the export's only assignment).
+pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, InputErrors> {
+    let header = &table.header;
+    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
+    let (names, id_column) = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
+        (1, 1)
+    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
+        (2, 2)
+    } else {
+        return Err(InputErrors::from(vec![table.header_error(
+            "not a Canvas gradebook export: its header starts with Student and ID (or LastName, \
+             FirstName and ID); export the gradebook from Canvas's Gradebook, Export",
+        )]));
     };
+    let Some(section) = (id_column + 1..header.len()).find(|&i| header[i].trim() == "Section")
+    else {
+        return Err(InputErrors::from(vec![table.header_error(
+            "no Section column: Canvas's importer needs the student columns to end with it; \
+             export the gradebook again",
+        )]));
+    };
+    let assignment_column = assignment_column(&table, section, assignment)?;
     let mut errors = InputErrors::new();
     let mut learners: Vec<Learner> = Vec::new();
     let mut points_row = None;
@@ -213,9 +383,18 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
     let mut seen: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for (index, row) in table.rows.iter().enumerate() {
         let cells = &row.cells;
-        if cells[0].contains("Points Possible") {
+        // Canvas's importer takes any row whose first cell holds `Points Possible` for the
+        // points row (`check_for_non_student_row`): the export's own has no user id.
+        if cells[0].contains(POINTS_POSSIBLE) {
+            if let Some(error) = points_possible_error(&table, row, id_column, points_row) {
+                errors.push(error);
+                continue;
+            }
             points_row = Some(index);
             points = parse_points(&cells[assignment_column]);
+            if let Some(error) = no_points(&table, row, assignment_column, points) {
+                errors.push(error);
+            }
             continue;
         }
         if is_posting_row(cells) {
@@ -262,17 +441,54 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(Roster {
+    let by_id = learners
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.clone(), i))
+        .collect();
+    let mut roster = Roster {
         table,
         learners,
         section,
         assignment: assignment_column,
         points_row,
         points,
-    })
+        by_id,
+        keys: Vec::new(),
+    };
+    roster.keys = roster
+        .learners
+        .iter()
+        .map(|l| name_key(&roster.sortable_name(l)))
+        .collect();
+    Ok(roster)
 }
 
 impl Roster {
+    /// The learner whose user id is `id`.
+    pub fn learner(&self, id: &str) -> Option<&Learner> {
+        self.by_id.get(id).map(|&i| &self.learners[i])
+    }
+
+    /// A learner's sortable name, which Canvas names their files by: the `Student` cell
+    /// (`Last, First`), or `LastName, FirstName` from an export that splits them.
+    pub fn sortable_name(&self, learner: &Learner) -> String {
+        let cells = &self.table.rows[learner.row].cells;
+        if self.id_column() == 2 {
+            format!("{}, {}", cells[0].trim(), cells[1].trim())
+        } else {
+            cells[0].trim().to_owned()
+        }
+    }
+
+    /// Whether the learner is excused from the assignment: their cell is `EX`
+    /// (`GradebookExporter`, for an excused submission; the importer reads it in any case).
+    pub fn excused(&self, learner: &Learner) -> bool {
+        self.table.rows[learner.row].cells[self.assignment]
+            .trim()
+            .eq_ignore_ascii_case("EX")
+    }
+
     /// The assignment's column header, `Lab 5 (1234)`.
     pub fn assignment(&self) -> &str {
         self.table.header[self.assignment].trim()
@@ -352,32 +568,114 @@ mod tests {
         }
     }
 
+    const NAMES: &str = "Student,ID,SIS Login ID,Section,Lab (5)\n\
+        \"Doe, Jane_7\",1001,jd,A,\n\
+        \"Smith, Bob\",7,bs,A,\n\
+        \"Okafor, Ben\",1002,bo,A,\n\
+        \"O'Brien, Siân\",42,so,A,\n";
+
+    fn roster_of(text: &str) -> Roster {
+        read_roster(parse_table(text.as_bytes(), "gb.csv").unwrap(), None).unwrap()
+    }
+
     #[test]
-    fn canvas_names_are_read_as_canvas_reads_them() {
-        let claim_of = |name: &str| claim(&entry(name)).map(|c| (c.learner, c.place));
+    fn canvas_names_are_read_from_the_right_learner_of_the_roster() {
+        let roster = roster_of(NAMES);
+        let claim_of =
+            |name: &str| claim(&entry(name), &roster, None).map(|c| (c.learner, c.place, c.group));
+        // Jane's name ends in _7: her file is hers, not user 7's.
         assert_eq!(
-            claim_of("doejane_LATE_123456_7890123_matrix.csv"),
-            Ok(("123456".into(), "matrix.csv".into()))
+            claim_of("doejane_7_1001_55001_matrix.csv"),
+            Ok(("1001".into(), "matrix.csv".into(), None))
         );
         assert_eq!(
-            claim_of("obriensiân_42_99_lab_2_matrix-1.csv"),
-            Ok(("42".into(), "lab_2_matrix-1.csv".into()))
+            claim_of("smithbob_LATE_7_55002_lab_2_matrix-1.csv"),
+            Ok(("7".into(), "lab_2_matrix-1.csv".into(), None))
         );
         assert_eq!(
-            claim_of("smith_7_text.html"),
-            Ok(("7".into(), "text.html".into()))
+            claim_of("obriensiân_42_text.html"),
+            Ok(("42".into(), "text.html".into(), None))
         );
-        assert!(claim_of("anon_Xb3kq_99_matrix.csv")
-            .unwrap_err()
-            .contains("anonymous"));
+        // Named for a learner of the roster under another name: said, never graded.
+        let Err(Unclaimed::NotNamed(why)) = claim_of("teamrocket_1002_55003_matrix.csv") else {
+            panic!("a name that is not the roster's is refused");
+        };
+        assert!(
+            why.contains("\"teamrocket\"")
+                && why.contains("\"Okafor, Ben\"")
+                && why.contains("--groups"),
+            "{why}"
+        );
+        assert_eq!(
+            claim_of("strangerx_4242_1_matrix.csv"),
+            Err(Unclaimed::NotOnRoster(
+                "the submission of the Canvas user 4242, who is not on the roster".into()
+            ))
+        );
+        // Jane not on the roster: both of her name's readings are named.
+        let without_jane = roster_of(&NAMES.replace("\"Doe, Jane_7\",1001,jd,A,\n", ""));
+        assert_eq!(
+            claim(
+                &entry("doejane_7_1001_55001_matrix.csv"),
+                &without_jane,
+                None
+            ),
+            Err(Unclaimed::NotOnRoster(
+                "the submission of the Canvas user 1001, who is not on the roster".into()
+            ))
+        );
+        assert!(matches!(
+            claim_of("anon_Xb3kq_99_matrix.csv"),
+            Err(Unclaimed::NotNamed(why)) if why.contains("anonymous")
+        ));
         assert!(claim_of("notes.txt").is_err());
         assert!(claim_of("doe_12_34_").is_err());
         let folder = Entry {
-            name: "doe_1_2_x".into(),
+            name: "smithbob_7_2_x".into(),
             kind: Kind::Folder,
-            os_name: "doe_1_2_x".into(),
+            os_name: "smithbob_7_2_x".into(),
         };
-        assert!(claim(&folder).is_err());
+        assert!(claim(&folder, &roster, None).is_err());
+    }
+
+    #[test]
+    fn a_groups_submission_is_every_members() {
+        let roster = roster_of(NAMES);
+        let export = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(
+            export.path(),
+            "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
+             \"Smith, Bob\",7,,bs,A,Team Rocket,9,\n\
+             \"Okafor, Ben\",1002,,bo,A,Team Rocket,9,\n\
+             \"O'Brien, Siân\",42,,so,A,,,\n",
+        )
+        .unwrap();
+        let groups = crate::lms::groups::read_canvas(export.path()).unwrap();
+        let claimed = claim(
+            &entry("teamrocket_1002_55003_matrix.csv"),
+            &roster,
+            Some(&groups),
+        )
+        .unwrap();
+        let group = claimed.group.unwrap();
+        assert_eq!(group.name, "Team Rocket");
+        assert_eq!(group.members, ["7", "1002"]);
+        // A group named as the member who handed in: the group's submission.
+        let named_as_bob = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(
+            named_as_bob.path(),
+            "canvas_user_id,group_name\n7,\"Smith, Bob\"\n1002,\"Smith, Bob\"\n",
+        )
+        .unwrap();
+        let bobs = crate::lms::groups::read_canvas(named_as_bob.path()).unwrap();
+        let claimed = claim(&entry("smithbob_7_9_matrix.csv"), &roster, Some(&bobs)).unwrap();
+        assert_eq!(claimed.group.unwrap().members, ["7", "1002"]);
+        // A learner in no group is named by their display name in a group assignment.
+        assert_eq!(
+            claim(&entry("siânobrien_42_9_matrix.csv"), &roster, Some(&groups))
+                .map(|c| (c.learner, c.group)),
+            Ok(("42".into(), None))
+        );
     }
 
     const EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Notes,Lab 1 (11),Lab 2 (22),Current Score,Final Score\n\

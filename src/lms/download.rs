@@ -15,12 +15,14 @@
 //! folder (`../x`) is an error of the download, and one that stays inside is where its name,
 //! resolved, puts it (`zip`'s `enclosed_name`); a file copied from a folder is opened
 //! as `grade` opens a submission (not a link, not a hard link, none of the instructor's files);
-//! what is unpacked is counted as it inflates, against `MAX_FILE_BYTES` a file and
+//! what is unpacked or copied is counted as it is, against `MAX_FILE_BYTES` a file and
 //! `MAX_DOWNLOAD_BYTES` in all (`entries.rs`), and put in the owner's private tree
-//! (`staging.rs`). What systems leave beside files (names starting with `.`,
-//! `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
+//! (`staging.rs`). A name the zip holds twice is two entries, the earlier read past the
+//! zip's index (`zip_shadows.rs`) and put beside the later. What systems leave beside files
+//! (names starting with `.`, `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
 
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,7 +33,9 @@ use crate::input::{InputError, InputErrors};
 
 use super::entries::{folder_entries, zip_entries, Metered, ZipItem, MAX_DEPTH};
 pub use super::entries::{is_litter, Entry, Kind, MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES};
+use super::groups::Group;
 use super::staging::{self, Placing};
+use super::zip_shadows;
 
 /// How many wrapping folders are looked through for the download's entries (a zip of the
 /// folder a download was unpacked into).
@@ -40,25 +44,40 @@ const MAX_WRAPPERS: usize = 3;
 /// Whose an entry is, as a platform's naming says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
-    /// The learner's id on the platform (as the roster has it).
+    /// The learner's id on the platform (as the roster has it): for a group's submission,
+    /// the member it is named by.
     pub learner: String,
     /// Where the entry goes in the learner's upload: a file's name as the learner gave it
     /// (`matrix.csv` of Canvas's `doejane_123456_7890123_matrix.csv`), or for a folder the
     /// folder its files go in (empty: the upload itself).
     pub place: String,
+    /// A group's submission, every member's (`--groups`).
+    pub group: Option<Group>,
+}
+
+/// Why an entry is no learner's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unclaimed {
+    /// It is not named as the platform names a submission, or its name is not the roster's
+    /// for the learner it names: why.
+    NotNamed(String),
+    /// It is named for someone the roster lacks: said as `the submission of WHO, who is not
+    /// on the roster`.
+    NotOnRoster(String),
 }
 
 enum Source {
     /// A folder: the download's root in it.
     Folder(PathBuf),
     /// A zip: the archive and its entries below the download's root, in order of their
-    /// top-level names (each name's in archive order): a learner's are found by a binary
-    /// search, without a pass over every learner's.
+    /// top-level names (each name's in archive order, then the earlier copies of a name it
+    /// holds twice): a learner's are found by a binary search, without a pass over every
+    /// learner's.
     Zip {
         archive: RefCell<zip::ZipArchive<Metered>>,
+        /// The zip file, for the entries the archive's index does not reach.
+        file: File,
         items: Vec<ZipItem>,
-        /// Bytes unpacked so far, against `MAX_DOWNLOAD_BYTES`.
-        unpacked: RefCell<u64>,
     },
 }
 
@@ -70,6 +89,8 @@ pub struct Download {
     /// innermost wrapping folder's).
     root_name: String,
     source: Source,
+    /// Bytes unpacked or copied so far, every upload's, against `MAX_DOWNLOAD_BYTES`.
+    unpacked: Cell<u64>,
 }
 
 impl Download {
@@ -86,112 +107,35 @@ impl Download {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        if meta.is_dir() {
-            let mut root = path.to_owned();
-            let mut root_name = fs::canonicalize(path)
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| stem(path));
-            for _ in 0..MAX_WRAPPERS {
-                let entries =
-                    folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
-                match entries.as_slice() {
-                    [only] if only.kind == Kind::Folder && !recognised(only) => {
-                        root = root.join(&only.name);
-                        root_name = only.name.clone();
-                    }
-                    _ => break,
-                }
-            }
+        if !meta.is_dir() {
+            let (source, root_name) = open_zip(path, &name, recognised)?;
             return Ok(Download {
                 name,
-                root_name,
-                source: Source::Folder(root),
+                root_name: root_name.unwrap_or_else(|| stem(path)),
+                source,
+                unpacked: Cell::new(0),
             });
         }
-        let file = File::open(path).map_err(|e| error(format!("cannot read: {e}")))?;
-        let left = Rc::new(Cell::new(MAX_ZIP_DIRECTORY_BYTES));
-        let metered = Metered::new(file, Rc::clone(&left));
-        let archive = zip::ZipArchive::new(metered).map_err(|e| match e {
-            zip::result::ZipError::Io(e) if left.get() == 0 => error(format!("cannot read: {e}")),
-            e => error(format!(
-                "is neither a folder nor a zip the platform made ({e}); give the download as the \
-                 platform made it"
-            )),
-        })?;
-        left.set(u64::MAX);
-        if archive.len() > MAX_ZIP_ENTRIES {
-            return Err(error(format!(
-                "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
-                archive.len()
-            )));
-        }
-        let mut archive = archive;
-        let mut items = Vec::new();
-        let mut problems = InputErrors::new();
-        for index in 0..archive.len() {
-            let entry = archive
-                .by_index(index)
-                .map_err(|e| error(format!("cannot read entry {}: {e}", index + 1)))?;
-            let Some(enclosed) = entry.enclosed_name() else {
-                problems.push(
-                    InputError::new(
-                        &name,
-                        0,
-                        "an entry's name leads out of the download's folder: this is not a \
-                         download the platform made",
-                    )
-                    .value(entry.name()),
-                );
-                continue;
-            };
-            let components: Vec<String> = enclosed
-                .iter()
-                .map(|c| c.to_string_lossy().into_owned())
-                .collect();
-            if components.is_empty() {
-                continue;
-            }
-            let kind = if entry.is_dir() {
-                Kind::Folder
-            } else if entry.is_symlink() {
-                Kind::Link
-            } else {
-                Kind::File
-            };
-            items.push(ZipItem {
-                index,
-                components,
-                kind,
-            });
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        let mut root_name = stem(path);
+        let mut root = path.to_owned();
+        let mut root_name = fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| stem(path));
         for _ in 0..MAX_WRAPPERS {
-            let entries = zip_entries(&items);
+            let entries = folder_entries(&root).map_err(|e| error(format!("cannot read: {e}")))?;
             match entries.as_slice() {
                 [only] if only.kind == Kind::Folder && !recognised(only) => {
+                    root = root.join(&only.name);
                     root_name = only.name.clone();
-                    items.retain(|item| item.components.len() > 1);
-                    for item in &mut items {
-                        item.components.remove(0);
-                    }
                 }
                 _ => break,
             }
         }
-        // Stable: each top-level name's items stay in archive order.
-        items.sort_by(|a, b| a.components[0].cmp(&b.components[0]));
         Ok(Download {
             name,
             root_name,
-            source: Source::Zip {
-                archive: RefCell::new(archive),
-                items,
-                unpacked: RefCell::new(0),
-            },
+            source: Source::Folder(root),
+            unpacked: Cell::new(0),
         })
     }
 
@@ -236,13 +180,12 @@ impl Download {
                 return Ok(Ok(root.join(&entry.os_name)));
             }
         }
-        let mut placing = Placing::new();
+        let mut placing = Placing::new(self.unpacked.get());
         staging::make_folders(staged)?;
         for (entry, place) in claimed {
             if placing.is_full() {
                 break;
             }
-            let target = join(staged, place);
             // A failure of the run names the entry it came at.
             let named = |e: io::Error| {
                 io::Error::new(
@@ -250,63 +193,260 @@ impl Download {
                     format!("{}: {e}", crate::output::escape_controls(&entry.name)),
                 )
             };
-            match &self.source {
-                Source::Folder(root) => {
-                    if entry.kind != Kind::Folder && !placing.one_more_file() {
-                        break;
-                    }
-                    staging::copy_entry(
-                        &root.join(&entry.os_name),
-                        entry.kind,
-                        &target,
-                        place,
-                        instructor,
-                        0,
-                        &mut placing,
-                    )
-                    .map_err(named)?;
-                }
-                Source::Zip {
-                    archive,
-                    items,
-                    unpacked,
-                } => {
-                    let from = items.partition_point(|item| item.components[0] < entry.name);
-                    let own = items[from..]
-                        .iter()
-                        .take_while(|item| item.components[0] == entry.name);
-                    for item in own {
-                        let rest = &item.components[1..];
-                        if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
-                            continue;
-                        }
-                        if item.kind != Kind::Folder && !placing.one_more_file() {
-                            break;
-                        }
-                        let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
-                        let shown = std::iter::once(place.as_str())
-                            .chain(rest.iter().map(String::as_str))
-                            .filter(|p| !p.is_empty())
-                            .collect::<Vec<_>>()
-                            .join("/");
-                        staging::unzip_item(
-                            &mut archive.borrow_mut(),
-                            item,
-                            &path,
-                            &shown,
-                            &mut unpacked.borrow_mut(),
-                            &mut placing.problems,
-                        )
-                        .map_err(named)?;
-                    }
-                }
-            }
+            self.place(entry, place, staged, instructor, &mut placing)
+                .map_err(named)?;
         }
+        self.unpacked.set(placing.unpacked);
         Ok(if placing.problems.is_empty() {
             Ok(staged.to_owned())
         } else {
             Err(placing.problems)
         })
+    }
+
+    /// Puts the top-level `entry` at `place` of the upload being made in `staged`.
+    fn place(
+        &self,
+        entry: &Entry,
+        place: &str,
+        staged: &Path,
+        instructor: &InstructorFiles,
+        placing: &mut Placing,
+    ) -> io::Result<()> {
+        let target = join(staged, place);
+        match &self.source {
+            Source::Folder(root) => {
+                if entry.kind != Kind::Folder && !placing.one_more_file() {
+                    return Ok(());
+                }
+                staging::copy_entry(
+                    &root.join(&entry.os_name),
+                    entry.kind,
+                    &target,
+                    place,
+                    instructor,
+                    0,
+                    placing,
+                )
+            }
+            Source::Zip {
+                archive,
+                file,
+                items,
+            } => {
+                let from = items.partition_point(|item| item.components[0] < entry.name);
+                let own = items[from..]
+                    .iter()
+                    .take_while(|item| item.components[0] == entry.name);
+                for item in own {
+                    let rest = &item.components[1..];
+                    if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
+                        continue;
+                    }
+                    if item.kind != Kind::Folder && !placing.one_more_file() {
+                        break;
+                    }
+                    let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
+                    let shown = std::iter::once(place)
+                        .chain(rest.iter().map(String::as_str))
+                        .filter(|p| !p.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    let zip = staging::Zip {
+                        archive: &mut archive.borrow_mut(),
+                        file,
+                    };
+                    staging::unzip_item(zip, item, &path, &shown, placing)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Opens the zip at `path` (`name` in messages): its items below the download's root, and
+/// the name of the wrapping folder looked through, if any. Its directory is read within
+/// `MAX_ZIP_DIRECTORY_BYTES`, and it may hold at most `MAX_ZIP_ENTRIES` entries, those of a
+/// name it holds twice counted.
+fn open_zip(
+    path: &Path,
+    name: &str,
+    recognised: &dyn Fn(&Entry) -> bool,
+) -> Result<(Source, Option<String>), InputErrors> {
+    let error = |message: String| InputErrors::one(InputError::new(name, 0, message));
+    let too_many = |count: usize| {
+        error(format!(
+            "holds {count} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have"
+        ))
+    };
+    let file = File::open(path).map_err(|e| error(format!("cannot read: {e}")))?;
+    let shadows_file = file
+        .try_clone()
+        .map_err(|e| error(format!("cannot read: {e}")))?;
+    let left = Rc::new(Cell::new(MAX_ZIP_DIRECTORY_BYTES));
+    let metered = Metered::new(file, Rc::clone(&left));
+    let mut archive = zip::ZipArchive::new(metered).map_err(|e| match e {
+        zip::result::ZipError::Io(e) if left.get() == 0 => error(format!("cannot read: {e}")),
+        e => error(format!(
+            "is neither a folder nor a zip the platform made ({e}); give the download as the \
+             platform made it"
+        )),
+    })?;
+    left.set(u64::MAX);
+    if archive.len() > MAX_ZIP_ENTRIES {
+        return Err(too_many(archive.len()));
+    }
+    let (mut items, kept, named) = zip_items(&mut archive, name)?;
+    let shadows = zip_shadows::shadowed(
+        &shadows_file,
+        archive.central_directory_start(),
+        archive.offset(),
+        &kept,
+        (MAX_ZIP_ENTRIES + 1, MAX_ZIP_DIRECTORY_BYTES),
+    )
+    .map_err(|e| error(format!("cannot read its central directory: {e}")))?;
+    if archive.len() + shadows.len() > MAX_ZIP_ENTRIES {
+        return Err(too_many(archive.len() + shadows.len()));
+    }
+    // A name the zip holds twice: the earlier entries, which the archive's index does not
+    // reach, go beside the one it keeps.
+    for shadow in shadows {
+        let Some(&twin) = named.get(&shadow.name) else {
+            continue;
+        };
+        let twin = &items[twin];
+        let kind = if shadow.is_dir() {
+            Kind::Folder
+        } else if shadow.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::File
+        };
+        items.push(ZipItem {
+            index: twin.index,
+            components: twin.components.clone(),
+            kind,
+            shadow: Some(shadow),
+        });
+    }
+    let mut root_name = None;
+    for _ in 0..MAX_WRAPPERS {
+        let entries = zip_entries(&items);
+        match entries.as_slice() {
+            [only] if only.kind == Kind::Folder && !recognised(only) => {
+                // Only what is in the wrapping folder: what lies beside it is litter
+                // (macOS's `__MACOSX/{folder}/._...`), which must not become entries.
+                items.retain(|item| item.components.len() > 1 && item.components[0] == only.name);
+                for item in &mut items {
+                    item.components.remove(0);
+                }
+                root_name = Some(only.name.clone());
+            }
+            _ => break,
+        }
+    }
+    // Stable: each top-level name's items stay in archive order, the earlier copies of a
+    // name the zip holds twice after them.
+    items.sort_by(|a, b| a.components[0].cmp(&b.components[0]));
+    let source = Source::Zip {
+        archive: RefCell::new(archive),
+        file: shadows_file,
+        items,
+    };
+    Ok((source, root_name))
+}
+
+/// The items of the zip's index, the central directory records it keeps (their offsets) and
+/// the item of each name (its bytes).
+type Indexed = (Vec<ZipItem>, HashSet<u64>, HashMap<Vec<u8>, usize>);
+
+/// The zip's items as its index has them (one per name); an entry whose name leads out of
+/// the download's folder is an error (every one listed).
+fn zip_items(archive: &mut zip::ZipArchive<Metered>, name: &str) -> Result<Indexed, InputErrors> {
+    let mut items = Vec::new();
+    let mut problems = InputErrors::new();
+    let mut kept = HashSet::new();
+    let mut named = HashMap::new();
+    for index in 0..archive.len() {
+        let entry = archive.by_index(index).map_err(|e| {
+            InputErrors::one(InputError::new(
+                name,
+                0,
+                format!("cannot read entry {}: {e}", index + 1),
+            ))
+        })?;
+        kept.insert(entry.central_header_start());
+        let Some(enclosed) = entry.enclosed_name() else {
+            problems.push(
+                InputError::new(
+                    name,
+                    0,
+                    "an entry's name leads out of the download's folder: this is not a \
+                     download the platform made",
+                )
+                .value(entry.name()),
+            );
+            continue;
+        };
+        let components = utf8_components(
+            enclosed
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect(),
+            entry.name_raw(),
+        );
+        if components.is_empty() {
+            continue;
+        }
+        let kind = if entry.is_dir() {
+            Kind::Folder
+        } else if entry.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::File
+        };
+        named.insert(entry.name_raw().to_vec(), items.len());
+        items.push(ZipItem {
+            index,
+            components,
+            kind,
+            shadow: None,
+        });
+    }
+    if problems.is_empty() {
+        Ok((items, kept, named))
+    } else {
+        Err(problems)
+    }
+}
+
+/// A zip entry's path components (`enclosed`, as the zip crate decoded its name) read as
+/// UTF-8 when its name's bytes (`raw`) are UTF-8: a name not flagged as UTF-8 is decoded by
+/// the crate as CP437, but rubyzip (Canvas) and other Unix zippers write UTF-8 names without
+/// the flag, and Info-ZIP's unzip takes such a name's bytes as they are. A name that is not
+/// UTF-8 stays as the crate read it; the crate has already checked that it stays inside
+/// the folder, and the separators and dots are the same in either reading.
+fn utf8_components(enclosed: Vec<String>, raw: &[u8]) -> Vec<String> {
+    let Ok(text) = std::str::from_utf8(raw) else {
+        return enclosed;
+    };
+    if raw.is_ascii() {
+        return enclosed;
+    }
+    let mut components: Vec<String> = Vec::new();
+    for part in text.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                components.pop();
+            }
+            part => components.push(part.to_owned()),
+        }
+    }
+    if components.len() == enclosed.len() {
+        components
+    } else {
+        enclosed
     }
 }
 

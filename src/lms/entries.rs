@@ -10,6 +10,8 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::rc::Rc;
 
+use super::zip_shadows::Shadow;
+
 /// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
@@ -66,6 +68,9 @@ pub(super) struct ZipItem {
     pub(super) components: Vec<String>,
     /// What it is.
     pub(super) kind: Kind,
+    /// For an earlier entry of a name the archive holds again (which the archive's index
+    /// does not reach), where it is.
+    pub(super) shadow: Option<Shadow>,
 }
 
 /// A zip download's file, read by the zip crate: while it reads the directory, no more than

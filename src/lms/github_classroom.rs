@@ -20,7 +20,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::input::{InputError, InputErrors};
 
-use super::download::{Claim, Entry, Kind};
+use super::download::{Claim, Entry, Kind, Unclaimed};
+use super::groups::Groups;
 use super::roster::{points_text, Learner, LearnerGrade};
 use super::table::{csv_text, sheet_cell, Table};
 
@@ -129,6 +130,18 @@ impl Roster {
         }
         match common.map(|c| c.into_iter().collect::<Vec<_>>()).as_deref() {
             Some([slug]) => Ok(slug.clone()),
+            // No repository is named after a roster learner: the repositories of a group
+            // assignment are named after the teams.
+            None => Err(InputError::new(
+                download,
+                0,
+                "no repository is named SLUG-USERNAME for a username of the roster: GitHub \
+                 Classroom names a group assignment's repositories after the teams \
+                 (SLUG-TEAM), so give --groups with the CSV `gh classroom assignment-grades -a \
+                 ASSIGNMENT_ID` writes, whose github_username and student_repository_name say \
+                 whose each repository is; for a roster of another classroom, give this \
+                 classroom's",
+            )),
             _ => Err(InputError::new(
                 download,
                 0,
@@ -177,11 +190,29 @@ fn slugs(name: &str, usernames: &BTreeSet<&str>) -> BTreeSet<String> {
         .collect()
 }
 
-/// Whose the repository `entry` is, for the assignment `slug`.
-pub fn claim(entry: &Entry, slug: &str) -> Result<Claim, String> {
+/// Whose the repository `entry` is, for the assignment `slug` (`None`: not known, the
+/// repositories being known by `groups`): a team's repository that `groups` names is every
+/// member's, any other is the learner whose username ends its name.
+pub fn claim(
+    entry: &Entry,
+    slug: Option<&str>,
+    groups: Option<&Groups>,
+) -> Result<Claim, Unclaimed> {
     if entry.kind != Kind::Folder {
-        return Err("not a repository's folder".into());
+        return Err(Unclaimed::NotNamed("not a repository's folder".into()));
     }
+    if let Some(group) = groups.and_then(|groups| groups.by_key(&entry.name)) {
+        return Ok(Claim {
+            learner: group.members[0].clone(),
+            place: String::new(),
+            group: (group.members.len() > 1 || group.name != entry.name).then(|| group.clone()),
+        });
+    }
+    let Some(slug) = slug else {
+        return Err(Unclaimed::NotNamed(
+            "not a repository the --groups file names (its student_repository_name)".into(),
+        ));
+    };
     match entry
         .name
         .strip_prefix(slug)
@@ -190,10 +221,11 @@ pub fn claim(entry: &Entry, slug: &str) -> Result<Claim, String> {
         Some(user) if !user.is_empty() => Ok(Claim {
             learner: user.to_ascii_lowercase(),
             place: String::new(),
+            group: None,
         }),
-        _ => Err(format!(
+        _ => Err(Unclaimed::NotNamed(format!(
             "not named as a repository of the assignment {slug} ({slug}-USERNAME)"
-        )),
+        ))),
     }
 }
 
@@ -237,10 +269,10 @@ mod tests {
         assert_eq!(roster.slug("renamed", &entries, "d").unwrap(), "lab-5");
         assert!(roster.slug("renamed", &entries[1..2], "d").is_err());
         assert_eq!(
-            claim(&entries[1], "lab-5").map(|c| c.learner),
+            claim(&entries[1], Some("lab-5"), None).map(|c| c.learner),
             Ok("x-bob".to_owned())
         );
-        assert!(claim(&folder("lab-6-bob"), "lab-5").is_err());
+        assert!(claim(&folder("lab-6-bob"), Some("lab-5"), None).is_err());
         assert!(roster.recognises(&entries[0]));
         assert!(!roster.recognises(&folder("lab-5-submissions")));
         let grades = [

@@ -35,8 +35,8 @@ use std::collections::HashMap;
 use crate::input::{InputError, InputErrors};
 
 use super::download::{Claim, Entry, Kind};
-use super::roster::{parse_points, points_text, Learner, LearnerGrade};
-use super::table::{csv_text, sheet_cell, Table};
+use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
+use super::table::{php_csv_text, php_reread_breaks, sheet_cell, Table};
 
 /// What follows a learner's prefix in the download: the submission plugin's name.
 const PLUGIN: &str = "_assignsubmission_";
@@ -79,6 +79,7 @@ pub fn claim(entry: &Entry) -> Result<Claim, String> {
     Ok(Claim {
         learner: id.to_owned(),
         place,
+        group: None,
     })
 }
 
@@ -94,6 +95,23 @@ pub struct Roster {
     feedback: Option<usize>,
     /// The assignment's maximum grade.
     pub points: Option<f64>,
+}
+
+/// A cell Moodle's upload would read back wrongly, with the row's other cells moved
+/// ([`php_reread_breaks`]).
+fn reread_error(table: &Table, row: &super::table::Row, at: usize) -> InputError {
+    InputError::new(
+        &table.name,
+        row.line,
+        "Moodle's upload would read this row wrongly: it reads the worksheet, writes it again \
+         with PHP's fputcsv and reads that with fgetcsv, which split a cell ending in a \
+         backslash, or holding a quote after two, and the row's grade would be read from another \
+         cell; Moodle's import reads only Identifier, Grade, Last modified (grade) and the \
+         feedback, so take the backslashes out of this cell (or change it in Moodle and download \
+         the worksheet again)",
+    )
+    .column(table.header[at].trim())
+    .value(row.cells[at].as_str())
 }
 
 /// Reads a grading worksheet.
@@ -167,12 +185,29 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
             );
             continue;
         }
+        // The cells written back as read (the grade and the feedback are written anew).
+        for (at, cell) in cells.iter().enumerate() {
+            if at != grade && Some(at) != feedback && php_reread_breaks(cell) {
+                errors.push(reread_error(&table, row, at));
+            }
+        }
         if let Some(at) = maximum {
             match (parse_points(&cells[at]), points) {
                 (None, _) => errors.push(
                     InputError::new(&table.name, row.line, "not a number of points")
                         .column(table.header[at].trim())
                         .value(cells[at].trim()),
+                ),
+                (Some(max), None) if !is_gradable_points(max) => errors.push(
+                    InputError::new(
+                        &table.name,
+                        row.line,
+                        "the assignment's maximum grade is 0 (less than 0.01): every grade \
+                         written would be 0; set its maximum grade in Moodle and download the \
+                         worksheet again",
+                    )
+                    .column(table.header[at].trim())
+                    .value(cells[at].trim()),
                 ),
                 (Some(max), None) => points = Some((max, row.line)),
                 (Some(max), Some((first, line))) if max != first => errors.push(
@@ -216,12 +251,15 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
 }
 
 /// Plain text as Moodle's HTML feedback field shows it: `&`, `<` and `>` as entities, and a
-/// `<br>` between lines.
+/// `<br>` between lines; `"` and `\` as entities too, so that no learner's text puts in the
+/// cell what Moodle's second reading of the worksheet splits ([`php_reread_breaks`]).
 pub fn feedback_html(lines: &[String]) -> String {
     let escape = |line: &String| {
         line.replace('&', "&amp;")
             .replace('<', "&lt;")
             .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\\', "&#92;")
     };
     lines.iter().map(escape).collect::<Vec<_>>().join("<br>")
 }
@@ -260,7 +298,7 @@ impl Roster {
             }
             rows.push(row);
         }
-        csv_text(&rows)
+        php_csv_text(&rows)
     }
 }
 

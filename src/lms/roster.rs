@@ -41,6 +41,13 @@ pub fn scaled(score: u64, max: u64, points: f64) -> f64 {
     value.min(points)
 }
 
+/// Whether an assignment of `points` can hold a grade: grades are written to the hundredth,
+/// so under a hundredth every grade but full marks would be 0 (`0.005` points: 3 of 4 is
+/// 0.00375, written 0, over an excused `EX` too), as `--points` under 0.01 is refused.
+pub fn is_gradable_points(points: f64) -> bool {
+    points >= 0.01
+}
+
 /// A number as a gradebook cell: `8`, `8.5`, `8.33` (a `.` for the decimal point, which
 /// both importers read whatever the locale).
 pub fn points_text(value: f64) -> String {
@@ -88,5 +95,9 @@ mod tests {
         assert_eq!(parse_points(" 12.5 "), Some(12.5));
         assert_eq!(parse_points("(read only)"), None);
         assert_eq!(parse_points("-1"), None);
+        assert!(is_gradable_points(parse_points("0.01").unwrap()));
+        assert!(is_gradable_points(parse_points("0,01").unwrap()));
+        assert!(!is_gradable_points(parse_points("0.005").unwrap()));
+        assert!(!is_gradable_points(parse_points("0.00").unwrap()));
     }
 }

@@ -3,18 +3,23 @@
 //! mode `0700` before anything goes in, so no other local user can enter it, list it, or swap
 //! a file in it between unpacking and grading; within it every folder is made `0700` and
 //! every file `0600` as it is created (not changed after the data is in), whatever the umask.
-//! A file is created only where nothing is (`O_EXCL`), never through a link (`O_NOFOLLOW`).
+//! A file is created only where nothing is (`O_EXCL`), never through a link (`O_NOFOLLOW`):
+//! a file or link of the upload whose place another entry has taken (a zip holding a name
+//! twice, the earlier copy read past the zip's index by `zip_shadows`; a Moodle folder and a
+//! flat file of one learner) goes beside it, `matrix (2nd of this name).csv`, made the same
+//! way, so the autograders' rule sees both ([`Placing::beside`]).
 //!
-//! An entry that cannot be put there because of its name (too long for the file system, the
-//! name of another entry, a folder where a file is) is the learner's problem, named by the
-//! entry ([`EntryFailure::Entry`]); a failure of the disk the temporary directory is on (it is
+//! An entry that cannot be put there because of its name (too long for the file system, a
+//! file where a folder must be) is the learner's problem, named by the entry
+//! ([`EntryFailure::Entry`]); a failure of the disk the temporary directory is on (it is
 //! full) is the run's, and says so ([`EntryFailure::Run`]). A learner's entries are copied
 //! (from a folder) or unpacked (from a zip) here ([`copy_entry`], [`unzip_item`]), counted
 //! against [`MAX_UPLOAD_FILES`] and the download's size limits as they are.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::grading::upload::{too_many_files, MAX_UPLOAD_FILES};
@@ -23,6 +28,7 @@ use crate::input::{InputError, InputErrors};
 use super::entries::{
     folder_entries, Kind, Metered, ZipItem, MAX_DEPTH, MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES,
 };
+use super::zip_shadows;
 
 /// The mode of an unpacked folder.
 pub const FOLDER_MODE: u32 = 0o700;
@@ -41,7 +47,18 @@ pub fn make_folders(path: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, FOLDER_MODE);
-    builder.create(path)?;
+    match builder.create(path) {
+        Ok(()) => {}
+        // What is there is not a folder (it was looked at above): a file or a link of the
+        // upload has the folder's name, which is what the learner is told.
+        #[cfg(unix)]
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            let errno = if link { libc::ELOOP } else { libc::ENOTDIR };
+            return Err(io::Error::from_raw_os_error(errno));
+        }
+        Err(e) => return Err(e),
+    }
     // A umask that takes the owner's own bits (`077` does not; `277` would) is undone on the
     // empty folder, before anything goes in.
     set_mode(path, FOLDER_MODE)
@@ -164,20 +181,33 @@ fn place_entry(
     }
 }
 
-/// A learner's upload being put together: its problems so far, and how many more files it
-/// may have ([`MAX_UPLOAD_FILES`]).
+/// A learner's upload being put together: its problems so far, how many more files it may
+/// have ([`MAX_UPLOAD_FILES`]), the names two of its entries were given, and what the
+/// download has unpacked or copied so far, against `MAX_DOWNLOAD_BYTES`.
 pub struct Placing {
     /// The problems of the upload.
     pub problems: InputErrors,
     files_left: usize,
+    /// For each place two entries were given, the next `n` of its `n`th of this name: the
+    /// free name of a place given many times is found without trying every one before it.
+    taken: HashMap<PathBuf, u64>,
+    /// Bytes the download's uploads have unpacked or copied so far, this one's with them.
+    pub unpacked: u64,
+    /// How many names were tried ([`Placing::beside`]): the tests hold it linear.
+    #[cfg(test)]
+    tries: u64,
 }
 
 impl Placing {
-    /// Nothing placed yet.
-    pub fn new() -> Placing {
+    /// Nothing placed yet of this upload; `unpacked`: bytes of the download's other uploads.
+    pub fn new(unpacked: u64) -> Placing {
         Placing {
             problems: InputErrors::new(),
             files_left: MAX_UPLOAD_FILES,
+            taken: HashMap::new(),
+            unpacked,
+            #[cfg(test)]
+            tries: 0,
         }
     }
 
@@ -202,6 +232,84 @@ impl Placing {
     pub fn is_full(&self) -> bool {
         self.files_left == 0
     }
+
+    /// Makes a file or a link of the upload with `make` at `path` (its folders made), which
+    /// makes one only where nothing is (`O_EXCL`, or a link's own `EEXIST`); when an entry of
+    /// the upload is there already (two entries of the download put a file at one place: a
+    /// zip holding a name twice, a Moodle folder and a flat file of one learner, a file
+    /// uploaded twice under one name, a group's file beside the member's own), at the first
+    /// free `{stem} (2nd of this name){.extension}` beside it: the later goes beside the
+    /// earlier, never over it, and the autograders' rule sees both (two matrices make the
+    /// upload ungradable, both named). Returns what `make` made and where.
+    fn beside<T>(
+        &mut self,
+        path: &Path,
+        mut make: impl FnMut(&Path) -> io::Result<T>,
+    ) -> io::Result<(T, PathBuf)> {
+        if let Some(parent) = path.parent() {
+            make_folders(parent)?;
+        }
+        let mut n = self.taken.get(path).copied().unwrap_or(1);
+        loop {
+            let candidate = if n == 1 {
+                path.to_owned()
+            } else {
+                nth_of_name(path, n)
+            };
+            #[cfg(test)]
+            {
+                self.tries += 1;
+            }
+            match make(&candidate) {
+                // Nothing but the upload's own entries is in the owner's private tree, and it
+                // has at most `MAX_UPLOAD_FILES`: a name is free before that many are tried.
+                Err(e)
+                    if e.kind() == io::ErrorKind::AlreadyExists && n <= MAX_UPLOAD_FILES as u64 =>
+                {
+                    n += 1
+                }
+                Err(e) => return Err(e),
+                Ok(made) => {
+                    if n > 1 {
+                        self.taken.insert(path.to_owned(), n + 1);
+                    }
+                    return Ok((made, candidate));
+                }
+            }
+        }
+    }
+}
+
+/// The name of the `n`th entry (`n` > 1) of the upload put at `path`: `matrix.csv`'s second
+/// is `matrix (2nd of this name).csv`.
+fn nth_of_name(path: &Path, n: u64) -> PathBuf {
+    let suffix = match n % 10 {
+        _ if (11..=13).contains(&(n % 100)) => "th",
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    };
+    let mut name = path.file_stem().unwrap_or_default().to_os_string();
+    name.push(format!(" ({n}{suffix} of this name)"));
+    if let Some(extension) = path.extension() {
+        name.push(".");
+        name.push(extension);
+    }
+    path.with_file_name(name)
+}
+
+/// Counts `bytes` more unpacked or copied from the download; past `MAX_DOWNLOAD_BYTES` the
+/// run stops (a group's submission is put in each member's upload, and counts for each).
+fn count_unpacked(placing: &mut Placing, bytes: u64) -> io::Result<()> {
+    placing.unpacked = placing.unpacked.saturating_add(bytes);
+    if placing.unpacked > MAX_DOWNLOAD_BYTES {
+        return Err(io::Error::other(format!(
+            "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the most a \
+             download may (a group's submission counts once for each of its members)"
+        )));
+    }
+    Ok(())
 }
 
 /// Copies `from` (a `kind` entry) to `to`; `shown` is its place in the upload. A file is
@@ -216,32 +324,40 @@ pub fn copy_entry(
     depth: usize,
     placing: &mut Placing,
 ) -> io::Result<()> {
-    let problems = &mut placing.problems;
     match kind {
-        Kind::Link => place_entry(shown, problems, || dangling_link(to)),
+        Kind::Link => {
+            let made = placing.beside(to, dangling_link).map(drop);
+            place_entry(shown, &mut placing.problems, || made)
+        }
         Kind::File => {
             let mut file = match open_submission(from, shown, instructor) {
                 Ok(file) => file,
                 Err(problem) => {
-                    problems.push(problem);
+                    placing.problems.push(problem);
                     return Ok(());
                 }
             };
-            match copy_limited(&mut file, to, MAX_FILE_BYTES) {
-                Ok(copied) if copied > MAX_FILE_BYTES => problems.push(too_large(shown)),
-                Ok(_) => {}
+            match copy_limited(&mut file, to, MAX_FILE_BYTES, placing) {
+                Ok(copied) => {
+                    if copied > MAX_FILE_BYTES {
+                        placing.problems.push(too_large(shown));
+                    }
+                    count_unpacked(placing, copied)?;
+                }
                 Err(CopyFailure::Read(e)) => {
-                    problems.push(InputError::new(shown, 0, format!("cannot read: {e}")))
+                    placing
+                        .problems
+                        .push(InputError::new(shown, 0, format!("cannot read: {e}")))
                 }
                 Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
-                    place_entry(shown, problems, || Err(e))?
+                    place_entry(shown, &mut placing.problems, || Err(e))?
                 }
             }
             Ok(())
         }
         Kind::Folder => {
             let mut made = true;
-            place_entry(shown, problems, || {
+            place_entry(shown, &mut placing.problems, || {
                 make_folders(to).inspect_err(|_| made = false)
             })?;
             if depth >= MAX_DEPTH || !made {
@@ -278,11 +394,18 @@ enum CopyFailure {
     Write(io::Error),
 }
 
-/// Copies `reader` to a new file at `to` (the owner's alone: [`create_file`]), at
-/// most `limit` bytes and one more; returns how many bytes were copied (more than `limit`: it
-/// was cut there).
-fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> Result<u64, CopyFailure> {
-    let mut out = create_file(to).map_err(CopyFailure::Create)?;
+/// Copies `reader` to a new file at `to`, or beside it ([`Placing::beside`]), the owner's
+/// alone ([`create_file`]), at most `limit` bytes and one more; returns how many bytes were
+/// copied (more than `limit`: it was cut there).
+fn copy_limited(
+    reader: &mut dyn Read,
+    to: &Path,
+    limit: u64,
+    placing: &mut Placing,
+) -> Result<u64, CopyFailure> {
+    let (mut out, _) = placing
+        .beside(to, create_file)
+        .map_err(CopyFailure::Create)?;
     let mut reader = reader.take(limit + 1);
     let mut buf = vec![0u8; 64 << 10];
     let mut copied = 0u64;
@@ -310,62 +433,78 @@ fn too_large(shown: &str) -> InputError {
     )
 }
 
-/// Unpacks one zip item to `path` (`shown`: its place in the upload), counting what it
-/// inflates to against the limits.
+/// A zip download as its items are unpacked: the archive's index, and the file itself for
+/// the entries the index does not reach (`zip_shadows`).
+pub struct Zip<'a> {
+    /// The archive.
+    pub archive: &'a mut zip::ZipArchive<Metered>,
+    /// The zip file.
+    pub file: &'a File,
+}
+
+/// Unpacks one zip item to `path` (`shown`: its place in the upload), or beside it when an
+/// entry of the upload is there already, counting what it inflates to against the limits.
 pub fn unzip_item(
-    archive: &mut zip::ZipArchive<Metered>,
+    zip: Zip<'_>,
     item: &ZipItem,
     path: &Path,
     shown: &str,
-    unpacked: &mut u64,
-    problems: &mut InputErrors,
+    placing: &mut Placing,
 ) -> io::Result<()> {
     match item.kind {
-        Kind::Folder => place_entry(shown, problems, || make_folders(path)),
-        Kind::Link => place_entry(shown, problems, || dangling_link(path)),
+        Kind::Folder => place_entry(shown, &mut placing.problems, || make_folders(path)),
+        Kind::Link => {
+            let made = placing.beside(path, dangling_link).map(drop);
+            place_entry(shown, &mut placing.problems, || made)
+        }
         Kind::File => {
-            if *unpacked > MAX_DOWNLOAD_BYTES {
-                return Err(io::Error::other(format!(
-                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
-                     most a download may"
-                )));
-            }
-            let mut file = match archive.by_index(item.index) {
-                Ok(file) if !file.encrypted() => file,
-                Ok(_) => {
-                    problems.push(InputError::new(
-                        shown,
-                        0,
-                        "cannot be graded: it is encrypted in the download",
-                    ));
-                    return Ok(());
-                }
-                Err(e) => {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
-                    return Ok(());
-                }
+            count_unpacked(placing, 0)?;
+            let copied = match &item.shadow {
+                // An earlier entry of a name the zip holds again, which the index does not
+                // reach: read where the central directory says it is.
+                Some(shadow) => zip_shadows::read_with(zip.file, shadow, |reader| {
+                    copy_limited(reader, path, MAX_FILE_BYTES, placing)
+                })
+                .unwrap_or_else(|e| Err(CopyFailure::Read(e))),
+                None => match zip.archive.by_index(item.index) {
+                    Ok(file) if file.encrypted() => {
+                        placing.problems.push(InputError::new(
+                            shown,
+                            0,
+                            "cannot be graded: it is encrypted in the download",
+                        ));
+                        return Ok(());
+                    }
+                    Ok(mut file) => copy_limited(&mut file, path, MAX_FILE_BYTES, placing),
+                    Err(e) => {
+                        let problem = InputError::new(shown, 0, format!("cannot unpack: {e}"));
+                        placing.problems.push(problem);
+                        return Ok(());
+                    }
+                },
             };
-            let copied = match copy_limited(&mut file, path, MAX_FILE_BYTES) {
+            let copied = match copied {
                 Ok(copied) => copied,
-                // A damaged entry (a bad checksum, a truncated stream) is the learner's file
-                // that cannot be read, not the run's failure.
+                // A damaged entry (a bad checksum, a truncated stream, no local header where
+                // the directory says) is the learner's file that cannot be read, not the
+                // run's failure.
                 Err(CopyFailure::Read(e))
                     if e.kind() == io::ErrorKind::InvalidData
                         || e.kind() == io::ErrorKind::UnexpectedEof =>
                 {
-                    problems.push(InputError::new(shown, 0, format!("cannot unpack: {e}")));
+                    let problem = InputError::new(shown, 0, format!("cannot unpack: {e}"));
+                    placing.problems.push(problem);
                     return Ok(());
                 }
                 Err(CopyFailure::Read(e)) => return Err(e),
                 Err(CopyFailure::Create(e) | CopyFailure::Write(e)) => {
-                    return place_entry(shown, problems, || Err(e));
+                    return place_entry(shown, &mut placing.problems, || Err(e));
                 }
             };
-            *unpacked += copied;
             if copied > MAX_FILE_BYTES {
-                problems.push(too_large(shown));
+                placing.problems.push(too_large(shown));
             }
-            Ok(())
+            count_unpacked(placing, copied)
         }
     }
 }
@@ -378,16 +517,107 @@ mod tests {
     fn a_file_is_cut_past_its_limit_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big");
-        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10)
-            .ok()
-            .unwrap();
+        let copied = copy_limited(
+            &mut io::repeat(b'x').take(100),
+            &path,
+            10,
+            &mut Placing::new(0),
+        )
+        .ok()
+        .unwrap();
         assert_eq!(copied, 11, "one byte past the limit tells it was reached");
         assert_eq!(fs::metadata(&path).unwrap().len(), 11);
         let path = dir.path().join("small");
-        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10)
-            .ok()
-            .unwrap();
+        let copied = copy_limited(
+            &mut io::repeat(b'x').take(10),
+            &path,
+            10,
+            &mut Placing::new(0),
+        )
+        .ok()
+        .unwrap();
         assert_eq!(copied, 10);
+    }
+
+    #[test]
+    fn an_entry_whose_place_is_taken_goes_beside_it_named_by_its_rank() {
+        assert_eq!(
+            [2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1002].map(|n| nth_of_name(
+                Path::new("a/matrix.csv"),
+                n
+            )
+            .to_string_lossy()
+            .into_owned()),
+            [
+                "a/matrix (2nd of this name).csv",
+                "a/matrix (3rd of this name).csv",
+                "a/matrix (4th of this name).csv",
+                "a/matrix (11th of this name).csv",
+                "a/matrix (12th of this name).csv",
+                "a/matrix (13th of this name).csv",
+                "a/matrix (21st of this name).csv",
+                "a/matrix (22nd of this name).csv",
+                "a/matrix (23rd of this name).csv",
+                "a/matrix (101st of this name).csv",
+                "a/matrix (111th of this name).csv",
+                "a/matrix (1002nd of this name).csv",
+            ]
+        );
+        assert_eq!(
+            nth_of_name(Path::new("notes"), 2),
+            Path::new("notes (2nd of this name)")
+        );
+    }
+
+    #[test]
+    fn what_is_copied_from_a_folder_counts_against_the_downloads_limit() {
+        // A group's file is copied into each member's upload: every copy counts.
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("teamrocket_1002_55001_matrix.csv");
+        fs::write(&from, "case_id\n").unwrap();
+        let copy = |placing: &mut Placing, member: &str| {
+            copy_entry(
+                &from,
+                Kind::File,
+                &dir.path().join(member).join("matrix.csv"),
+                "matrix.csv",
+                &InstructorFiles::new(),
+                0,
+                placing,
+            )
+        };
+        let mut placing = Placing::new(0);
+        copy(&mut placing, "0").unwrap();
+        assert_eq!(placing.unpacked, 8);
+        let mut placing = Placing::new(MAX_DOWNLOAD_BYTES - 10);
+        copy(&mut placing, "1").unwrap();
+        let e = copy(&mut placing, "2").unwrap_err();
+        assert!(e.to_string().contains("16 GiB"), "{e}");
+    }
+
+    #[test]
+    fn many_entries_of_one_name_are_placed_in_linear_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/matrix.csv");
+        let mut placing = Placing::new(0);
+        let copies = 2_000u64;
+        for n in 0..copies {
+            let text = n.to_string();
+            copy_limited(&mut text.as_bytes(), &path, 10, &mut placing)
+                .ok()
+                .unwrap();
+        }
+        // Each name tried once, but for the first of each later copy (taken by the first).
+        assert!(
+            placing.tries <= 2 * copies,
+            "{} names tried for {copies} copies",
+            placing.tries
+        );
+        assert_eq!(fs::read(&path).unwrap(), b"0");
+        assert_eq!(fs::read(nth_of_name(&path, 2)).unwrap(), b"1");
+        assert_eq!(fs::read(nth_of_name(&path, copies)).unwrap(), b"1999");
+        assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 2_000);
+        assert!(placing.problems.is_empty());
     }
 }
 
@@ -425,6 +655,27 @@ mod unix_tests {
             .file_name()
             .to_string_lossy()
             .starts_with('.')));
+        // An entry whose place is taken (by a file, a link, a folder) goes beside it, made
+        // the same way; the one there is not touched.
+        let mut placing = Placing::new(0);
+        let (mut second, at) = placing.beside(&file, create_file).unwrap();
+        second.write_all(b"y").unwrap();
+        assert_eq!(at, root.path().join("a/b/matrix (2nd of this name).csv"));
+        assert_eq!(mode(&at), FILE_MODE);
+        assert_eq!(fs::read(&file).unwrap(), b"x");
+        let (_, beside_link) = placing.beside(&link, create_file).unwrap();
+        assert_eq!(beside_link, root.path().join("l (2nd of this name).csv"));
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let ((), beside_folder) = placing
+            .beside(&root.path().join("a"), dangling_link)
+            .unwrap();
+        assert_eq!(beside_folder, root.path().join("a (2nd of this name)"));
+        assert!(fs::symlink_metadata(root.path().join("a"))
+            .unwrap()
+            .is_dir());
         let long = root.path().join("x".repeat(300));
         match entry_failure("x", create_file(&long).unwrap_err()) {
             EntryFailure::Entry(problem) => {

@@ -156,12 +156,14 @@ pub fn parse_table(reader: impl Read, name: &str) -> Result<Table, InputErrors> 
     }
 }
 
-/// A cell that came from a name, a file or a learner, as written to a file a spreadsheet
-/// may open: the project's rule for report cells ([`crate::sanitize::report_cell`]: shown as
-/// a person reads it, and never live as a formula). Every cell an LMS gradebook writes from
-/// input goes through here.
+/// A cell of a file the platform imports, from its own export (a name, an e-mail) or ours
+/// (the feedback, already shown as a person reads it): kept as it is, so the platform matches
+/// it back, and never live as a formula, made inert the reversible way
+/// ([`crate::sanitize::spreadsheet_cell`]: a `'` before a live value). Every cell an LMS
+/// gradebook writes from input goes through here (the cells the importer reads, an id, a
+/// date, are written as the platform wrote them).
 pub fn sheet_cell(text: &str) -> String {
-    crate::sanitize::report_cell(text).into_owned()
+    crate::sanitize::spreadsheet_cell(text).into_owned()
 }
 
 /// Writes `rows` as CSV (comma-separated, `\n` line ends, quoted where needed). The cells are
@@ -178,6 +180,89 @@ pub fn csv_text(rows: &[Vec<String>]) -> String {
         .into_inner()
         .expect("writing CSV to memory cannot fail");
     String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+}
+
+/// Writes `rows` as CSV that PHP's `fgetcsv` reads back cell for cell, for Moodle's upload
+/// (`csv_import_reader::load_csv_content` in Moodle's `lib/csvlib.class.php` reads the file
+/// with `fgetcsv($fp, 0, $delimiter, $enclosure)`, whose escape character is `\`).
+///
+/// `php_fgetcsv` in php-src's `ext/standard/file.c` reads an enclosed cell a byte at a time:
+/// a `"` followed by another is one `"`, a `"` followed by anything else ends the enclosure
+/// (and what follows, up to the delimiter, is added as it is), and a `\` makes the character
+/// after it literal (both kept): so a `"` after an unpaired `\` must not be doubled, and
+/// RFC 4180's doubling of `\"EXPIRED\"` is read as a quote that ends the cell early (Moodle
+/// then finds a row of other width and refuses the whole worksheet, `csvweirdcolumns`). A
+/// cell ending in an unpaired `\` is closed before it, the `\` following the enclosure. A
+/// cell is enclosed when it holds a comma, a `"`, a `\` or a line break, or starts or ends
+/// with white space (which `fgetcsv` and Moodle's `trim` of the file would take off).
+pub fn php_csv_text(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            php_cell(cell, &mut out);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether Moodle's upload would misread `cell` the second time it reads the worksheet:
+/// `load_csv_content` stores the rows it read with PHP's `fputcsv` (`csv_export_writer::
+/// print_array`) and the importer's `next()` reads them back with `fgetcsv`, and the two
+/// disagree on a backslash before a quote. `php_fputcsv` doubles no `"` after a `\`, while
+/// `php_fgetcsv` takes each `\` as escaping the character after it: so a cell ending in an
+/// odd run of backslashes (its closing `"` read as escaped) or holding a `"` after an even run
+/// (read as the enclosure's end) comes back split or joined with the cells after it, and the
+/// row's grade is read from another cell. No writing of the file avoids it: the cell is
+/// refused where it is read ([`super::moodle`]), and the feedback written holds neither
+/// character.
+pub fn php_reread_breaks(cell: &str) -> bool {
+    let mut backslashes = 0usize;
+    for c in cell.chars() {
+        match c {
+            '\\' => backslashes += 1,
+            '"' if backslashes > 0 && backslashes % 2 == 0 => return true,
+            _ => backslashes = 0,
+        }
+    }
+    backslashes % 2 == 1
+}
+
+/// One cell of [`php_csv_text`].
+fn php_cell(cell: &str, out: &mut String) {
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c');
+    let enclose = cell.contains([',', '"', '\\', '\n', '\r'])
+        || cell.starts_with(is_space)
+        || cell.ends_with(is_space);
+    if !enclose {
+        out.push_str(cell);
+        return;
+    }
+    out.push('"');
+    let mut escaped = false;
+    for c in cell.chars() {
+        if escaped {
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            out.push(c);
+            escaped = true;
+        } else if c == '"' {
+            out.push_str("\"\"");
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        // An unpaired `\` last would make the closing `"` literal: close before it.
+        out.pop();
+        out.push_str("\"\\");
+    } else {
+        out.push('"');
+    }
 }
 
 #[cfg(test)]
@@ -201,7 +286,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_from_input_cannot_be_formulas() {
+    fn cells_from_input_cannot_be_formulas_and_keep_their_text() {
         assert_eq!(sheet_cell("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
         assert_eq!(sheet_cell("@SUM(1)"), "'@SUM(1)");
         assert_eq!(sheet_cell("+1+1"), "'+1+1");
@@ -209,7 +294,37 @@ mod tests {
         // A plain signed number is a number to a spreadsheet, not a formula (sanitize's rule).
         assert_eq!(sheet_cell("-1"), "-1");
         assert_eq!(sheet_cell("-"), "-");
-        assert_eq!(sheet_cell("\t=1"), "\\u{9}=1");
+        assert_eq!(sheet_cell("\t=1"), "'\t=1");
+        assert_eq!(sheet_cell("Ada\tLovelace"), "Ada\tLovelace");
         assert_eq!(sheet_cell("O'Brien, Siân"), "O'Brien, Siân");
+    }
+
+    #[test]
+    fn php_cells_escape_as_fgetcsv_reads_them() {
+        let rows = |cells: &[&str]| php_csv_text(&[cells.iter().map(|c| c.to_string()).collect()]);
+        assert_eq!(rows(&["a", "b c", ""]), "a,b c,\n");
+        assert_eq!(rows(&["\\\"EXPIRED\\\""]), "\"\\\"EXPIRED\\\"\"\n");
+        assert_eq!(rows(&["say \"hi\""]), "\"say \"\"hi\"\"\"\n");
+        assert_eq!(rows(&["ends\\"]), "\"ends\"\\\n");
+        assert_eq!(rows(&["two\\\\"]), "\"two\\\\\"\n");
+        assert_eq!(rows(&[" lead", "x,y"]), "\" lead\",\"x,y\"\n");
+    }
+
+    #[test]
+    fn cells_moodle_reads_back_wrongly_are_known() {
+        for broken in ["x\\", "x\\\\\\", "a\\\\\", b", "\\\\\"", "a\\\\\"\"b"] {
+            assert!(php_reread_breaks(broken), "{broken}");
+        }
+        for kept in [
+            "\\\"EXPIRED\\\"",
+            "x\\\\",
+            "a\\b",
+            "say \"hi\"",
+            "plain",
+            "",
+            "\\\\\\\"",
+        ] {
+            assert!(!php_reread_breaks(kept), "{kept}");
+        }
     }
 }

@@ -220,7 +220,7 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
     if let Some(problems) = &report.key_problems {
         let mut key = vec![json!({"message": report.key_message()})];
         key.extend(problems.shown().iter().map(error_json));
-        document.insert("golden_errors".into(), key.into());
+        document.insert("key_errors".into(), key.into());
     }
     document.insert("cases".into(), report.cases.into());
     document.insert("max_score".into(), max_score(report));

@@ -64,10 +64,10 @@ fn each_case(
         SubmissionOutcome::KeyMalformed => {
             let lines = key_lines(report);
             add(
-                "golden file",
+                "key",
                 non_success(
                     NonSuccessKind::Error,
-                    "golden_malformed",
+                    "key_malformed",
                     report.key_message().to_owned(),
                     format!("{}\n", lines.join("\n")),
                 ),

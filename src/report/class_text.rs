@@ -4,10 +4,11 @@
 
 use std::io::{self, Write};
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
+use comfy_table::{Cell, Color};
 
-use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome, UnknownRow};
+use crate::grading::class::{
+    CaseStatus, ClassReport, Counts, Submission, SubmissionOutcome, UnknownRow,
+};
 use crate::grading::marks::CaseMark;
 use crate::grading::Spot;
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
@@ -28,6 +29,7 @@ fn command(level: &str, at: Option<&Spot>, title: &str, message: &str) -> String
     )
 }
 use super::markdown;
+pub(crate) use super::paged::{write_paged, PagedStyle};
 
 /// Escapes Markdown table-cell text, control characters included.
 fn escape_cell(text: &str) -> String {
@@ -40,134 +42,6 @@ fn escape_cell(text: &str) -> String {
 /// from input escapes it.
 pub fn visible_controls(text: &str) -> String {
     escape_controls_keep_lines(text).into_owned()
-}
-
-/// Rows drawn at once: a class table of any length needs no more memory than a page.
-const PAGE_ROWS: usize = 512;
-
-fn new_table(color: bool) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if color {
-        // Also to a pipe or a file, for `--color always`.
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    table
-}
-
-/// How [`write_paged`] draws a table.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PagedStyle {
-    /// Colour the cells that ask for it.
-    pub color: bool,
-    /// Write nothing for a table without rows (rather than its header).
-    pub skip_empty: bool,
-    /// The widest the table may be (`COLUMNS`, a terminal); `None`: no limit.
-    pub width: Option<u16>,
-}
-
-/// Writes a table of `header` and the rows `rows` yields (called twice), a page at a time:
-/// the first pass measures every column as comfy-table does, and each page is drawn at those
-/// widths, so that the pages join (their inner borders dropped) into the table comfy-table
-/// draws whole, without holding more than a page of it. Too wide for `style.width`, the widest
-/// columns are narrowed a character at a time until it fits (or every column is down to its
-/// header's longest word), and comfy-table wraps their cells. Writes nothing when `rows` is
-/// empty and `style.skip_empty`; returns whether it wrote. Every line ends in a line break.
-pub(crate) fn write_paged<I>(
-    out: &mut dyn Write,
-    header: &[&str],
-    style: PagedStyle,
-    rows: impl Fn() -> I,
-) -> io::Result<bool>
-where
-    I: Iterator<Item = io::Result<Vec<Cell>>>,
-{
-    let mut widths: Vec<u16> = Vec::new();
-    let mut count = 0usize;
-    let mut measure = |page: Vec<Vec<Cell>>| {
-        let mut table = Table::new();
-        table.set_header(header.to_vec());
-        for row in page {
-            table.add_row(row);
-        }
-        for (index, width) in table.column_max_content_widths().into_iter().enumerate() {
-            match widths.get_mut(index) {
-                Some(max) => *max = (*max).max(width),
-                None => widths.push(width),
-            }
-        }
-    };
-    let mut page = Vec::with_capacity(PAGE_ROWS);
-    for row in rows() {
-        count += 1;
-        page.push(row?);
-        if page.len() == PAGE_ROWS {
-            measure(std::mem::take(&mut page));
-        }
-    }
-    measure(page);
-    if count == 0 && style.skip_empty {
-        return Ok(false);
-    }
-    if let Some(width) = style.width {
-        // Each column has a space either side and a rule after it, and there is one before.
-        let frame = 3 * widths.len() + 1;
-        let floor: Vec<u16> = header
-            .iter()
-            .map(|h| h.split(' ').map(|w| w.chars().count()).max().unwrap_or(1) as u16)
-            .collect();
-        while widths.iter().map(|&w| usize::from(w)).sum::<usize>() + frame > usize::from(width) {
-            let Some(widest) = (0..widths.len())
-                .filter(|&i| widths[i] > floor[i].max(1))
-                .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
-            else {
-                break;
-            };
-            widths[widest] -= 1;
-        }
-    }
-    let color = style.color;
-    // Draws a page; returns its bottom border, written only after the last page.
-    let draw = |page: Vec<Vec<Cell>>, first: bool, out: &mut dyn Write| -> io::Result<String> {
-        let mut table = new_table(color);
-        if first {
-            table.set_header(header.to_vec());
-        }
-        for row in page {
-            table.add_row(row);
-        }
-        // The width comfy-table gives a column is its content's and the padding either side.
-        table.set_constraints(
-            widths
-                .iter()
-                .map(|&w| ColumnConstraint::Absolute(Width::Fixed(w.saturating_add(2)))),
-        );
-        let text = table.to_string();
-        let lines: Vec<&str> = text.split('\n').collect();
-        let (last, body) = lines.split_last().expect("a table has a border");
-        for line in &body[usize::from(!first)..] {
-            writeln!(out, "{line}")?;
-        }
-        Ok((*last).to_owned())
-    };
-    let mut bottom = None;
-    let mut page = Vec::with_capacity(PAGE_ROWS);
-    for row in rows() {
-        page.push(row?);
-        if page.len() == PAGE_ROWS {
-            bottom = Some(draw(std::mem::take(&mut page), bottom.is_none(), out)?);
-        }
-    }
-    if !page.is_empty() || bottom.is_none() {
-        bottom = Some(draw(page, bottom.is_none(), out)?);
-    }
-    let bottom = bottom.unwrap_or_default();
-    writeln!(out, "{bottom}")?;
-    Ok(true)
 }
 
 /// A table cell of text that may have come from input: line breaks escaped too, so a
@@ -276,7 +150,7 @@ pub fn summary_line(report: &ClassReport) -> String {
     );
     if summary.with_warnings > 0 {
         text.push_str(&format!(
-            "; {} with warnings (rows not in the golden file)",
+            "; {} with warnings (rows not in the key)",
             summary.with_warnings
         ));
     }
@@ -298,11 +172,37 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
         .iter()
         .map(|(s, change)| format!("{} {}", escape_controls(&s.name), signed(*change)))
         .collect();
-    Some(if moved.is_empty() {
+    let mut line = if moved.is_empty() {
         "Moved since the baseline: nobody".to_owned()
     } else {
         format!("Moved since the baseline: {}", moved.join(", "))
-    })
+    };
+    // Matched by name as given: a submission renamed, or given by another path (`./s` for
+    // `s/`), is said, not left to look unmoved.
+    let absent: Vec<&Submission> = report
+        .submissions
+        .iter()
+        .filter(|s| s.previous.is_none())
+        .collect();
+    if !absent.is_empty() {
+        const SHOWN: usize = 5;
+        let mut names: Vec<String> = absent
+            .iter()
+            .take(SHOWN)
+            .map(|s| escape_controls(&s.name).into_owned())
+            .collect();
+        if absent.len() > SHOWN {
+            names.push(format!("and {} more", absent.len() - SHOWN));
+        }
+        line.push_str(&format!(
+            "; {} of {} not in the baseline, which names submissions as given (the same paths \
+             from the same directory): {}",
+            absent.len(),
+            report.submissions.len(),
+            names.join(", ")
+        ));
+    }
+    Some(line)
 }
 
 /// The golden-file problem lines: the learner's message, and the details when revealed.
@@ -345,9 +245,27 @@ pub fn baseline_cells(submission: &Submission) -> [String; 2] {
     ]
 }
 
+/// The most rows of wrong cases and warnings a class report shows for one submission (without
+/// `--verbose`): a 24-line screen when each wraps to four lines, as a missing case's does.
+pub const CLASS_ROWS_SHOWN: usize = 5;
+
+/// A graded submission's counts, as a class report lists them.
+fn counts_line(counts: Counts) -> String {
+    let mut text = format!(
+        "{} matched, {} mismatched, {} missing",
+        counts.matched, counts.mismatched, counts.missing
+    );
+    if counts.unknown > 0 {
+        text.push_str(&format!("; {} unknown (not scored)", counts.unknown));
+    }
+    text
+}
+
 /// Writes the report as tables for people; statuses are coloured when `color`. A
 /// submission's table lists the cases that differ and the warnings, or every case when
-/// `verbose`. Tables are drawn a page at a time: a submission of any size fits in memory.
+/// `verbose`; in a class (more than one submission) without `verbose`, after its counts, only
+/// the first [`CLASS_ROWS_SHOWN`] and how many more there are. Tables are drawn a page at a
+/// time: a submission of any size fits in memory.
 /// `width`: the widest a table may be (a terminal's width), its widest columns narrowed to
 /// fit; `None`, as wide as its cells.
 pub fn write_table(
@@ -358,26 +276,38 @@ pub fn write_table(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for line in key_lines(report) {
-        out.write_all(visible_controls(&format!("{line}\n")).as_bytes())?;
+        write_prose(out, &visible_controls(&line), width)?;
     }
     for submission in &report.submissions {
-        writeln!(
-            out,
+        let score = format!(
             "{}: {}",
             escape_controls(&submission.name),
             escape_controls(&score_line(report, submission))
-        )?;
+        );
+        write_prose(out, &score, width)?;
         match &submission.outcome {
-            SubmissionOutcome::KeyMalformed => {
-                writeln!(out, "  not graded: {}", report.key_message())?
-            }
+            SubmissionOutcome::KeyMalformed => write_prose(
+                out,
+                &format!("  not graded: {}", report.key_message()),
+                width,
+            )?,
             SubmissionOutcome::Ungradable(problems) => {
                 for problem in problems.shown() {
-                    writeln!(out, "  {}", escape_message(&problem.to_string()))?;
+                    let line = format!("  {}", escape_message(&problem.to_string()));
+                    write_prose(out, &line, width)?;
                 }
             }
             SubmissionOutcome::Graded(graded) => {
                 let shows_cases = report.feedback.shows_cases();
+                // A class lists each submission's counts and its first few wrong cases: a
+                // class of learners who handed in nothing would be a table row per missing
+                // case each (364 KB a learner for a 1,000-case key).
+                let capped = report.submissions.len() > 1 && !verbose;
+                let counts = graded.counts();
+                if capped {
+                    writeln!(out, "  {}", counts_line(counts))?;
+                }
+                let shown = if capped { CLASS_ROWS_SHOWN } else { usize::MAX };
                 let rows = || {
                     let cases = graded
                         .cases
@@ -394,7 +324,7 @@ pub fn write_table(
                                 _ => Color::Red,
                             };
                             let at = Spot {
-                                file: submission.name.clone(),
+                                file: submission.located(),
                                 line: case.line,
                             };
                             Ok(vec![
@@ -408,12 +338,12 @@ pub fn write_table(
                         let unknown = unknown?;
                         Ok(vec![
                             clean_cell(&unknown.case_id),
-                            clean_cell(format!("{}:{}", submission.name, unknown.line)),
+                            clean_cell(format!("{}:{}", submission.located(), unknown.line)),
                             coloured("warning", Color::Yellow, color),
                             clean_cell(UnknownRow::WARNING),
                         ])
                     });
-                    cases.chain(unknown)
+                    cases.chain(unknown).take(shown)
                 };
                 let style = PagedStyle {
                     color,
@@ -421,11 +351,25 @@ pub fn write_table(
                     width,
                 };
                 write_paged(out, &["case", "where", "result", "details"], style, rows)?;
+                let listed = counts.unknown
+                    + if shows_cases {
+                        counts.mismatched + counts.missing
+                    } else {
+                        0
+                    };
+                if listed > shown {
+                    writeln!(
+                        out,
+                        "  and {} more: see the learner's feedback or `-f json`",
+                        listed - shown
+                    )?;
+                }
             }
         }
     }
     writeln!(out)?;
-    out.write_all(visible_controls(&format!("Class: {}\n", summary_line(report))).as_bytes())?;
+    let summary = visible_controls(&format!("Class: {}", summary_line(report)));
+    write_prose(out, &summary, width)?;
     let mut header = vec!["submission", "score", "max", "percent", "status"];
     if report.baseline {
         header.extend(["previous", "change"]);
@@ -444,12 +388,26 @@ pub fn write_table(
     };
     write_paged(out, &header, style, rows)?;
     if let Some(moved) = moved_line(report) {
-        out.write_all(visible_controls(&format!("{moved}\n")).as_bytes())?;
+        write_prose(out, &visible_controls(&moved), width)?;
     }
     if !report.feedback.reveals() {
         writeln!(out, "Expected values are hidden.")?;
     }
     Ok(())
+}
+
+/// Writes `text`, lines for people, and a line end: each line wrapped to `width` when there
+/// is one ([`crate::terminal::wrap_lines`]: at spaces, never inside a code or a path), as
+/// wide as it is otherwise.
+pub(crate) fn write_prose(out: &mut dyn Write, text: &str, width: Option<u16>) -> io::Result<()> {
+    match width {
+        Some(width) => writeln!(
+            out,
+            "{}",
+            crate::terminal::wrap_lines(text, usize::from(width))
+        ),
+        None => writeln!(out, "{text}"),
+    }
 }
 
 /// Writes the report as Markdown, as it is made.
@@ -519,7 +477,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                         let problems = report.problems(&case, &submission.name);
                         (!problems.is_empty()).then(|| {
                             let at = Spot {
-                                file: submission.name.clone(),
+                                file: submission.located(),
                                 line: case.line,
                             };
                             Ok([
@@ -534,7 +492,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
                         let unknown = unknown?;
                         Ok([
                             escape_controls(&unknown.case_id).into_owned(),
-                            format!("{}:{}", submission.name, unknown.line),
+                            format!("{}:{}", submission.located(), unknown.line),
                             "warning".to_owned(),
                             UnknownRow::WARNING.to_owned(),
                         ])
@@ -563,7 +521,7 @@ pub fn write_markdown(report: &ClassReport, out: &mut dyn Write) -> io::Result<(
 /// Writes the report as GitHub Actions workflow commands, as they are made.
 pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()> {
     for line in key_lines(report) {
-        out.write_all(command("error", None, "leasejudge grade: golden file", &line).as_bytes())?;
+        out.write_all(command("error", None, "leasejudge grade: key", &line).as_bytes())?;
     }
     for submission in &report.submissions {
         let file = Spot {
@@ -595,7 +553,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                     let problems = report.problems(&case, &submission.name);
                     if !problems.is_empty() {
                         let at = Spot {
-                            file: submission.name.clone(),
+                            file: submission.located(),
                             line: case.line,
                         };
                         let title = format!(
@@ -611,7 +569,7 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
                 for unknown in &graded.unknown {
                     let unknown = unknown?;
                     let at = Spot {
-                        file: submission.name.clone(),
+                        file: submission.located(),
                         line: Some(unknown.line),
                     };
                     let title = format!("leasejudge grade: case {} unknown", unknown.case_id);
@@ -645,107 +603,4 @@ pub fn write_github(report: &ClassReport, out: &mut dyn Write) -> io::Result<()>
         "error"
     };
     out.write_all(command(level, None, "leasejudge grade", &message).as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The whole table as comfy-table draws it in one piece: what pages must join into.
-    fn whole(header: &[&str], rows: &[Vec<String>], color: bool) -> String {
-        let mut table = Table::new();
-        table.load_preset(UTF8_FULL_CONDENSED);
-        if color {
-            table.enforce_styling();
-        }
-        table.force_no_tty();
-        table.set_header(header.to_vec());
-        for (index, row) in rows.iter().enumerate() {
-            let mut cells: Vec<Cell> = row.iter().map(Cell::new).collect();
-            if color && index % 3 == 0 {
-                cells[1] = Cell::new(&row[1]).fg(Color::Red);
-            }
-            table.add_row(cells);
-        }
-        format!("{table}\n")
-    }
-
-    #[test]
-    fn pages_join_into_the_whole_table() {
-        // Three pages and a bit; the widest cells and a multi-line one late in the table.
-        let rows: Vec<Vec<String>> = (0..PAGE_ROWS * 3 + 7)
-            .map(|i| {
-                let details = match i {
-                    1500 => "a much longer line than any before it — with a dash".to_owned(),
-                    1530 => "two\nlines, the second wider".to_owned(),
-                    _ => "x".repeat(i % 17),
-                };
-                vec![format!("case-{i}"), format!("f.csv:{}", i + 2), details]
-            })
-            .collect();
-        let header = ["case", "where", "details"];
-        for color in [false, true] {
-            let mut out = Vec::new();
-            let cells = || {
-                rows.iter().enumerate().map(|(index, row)| {
-                    let mut cells: Vec<Cell> = row.iter().map(Cell::new).collect();
-                    if color && index % 3 == 0 {
-                        cells[1] = Cell::new(&row[1]).fg(Color::Red);
-                    }
-                    Ok(cells)
-                })
-            };
-            let style = PagedStyle {
-                color,
-                skip_empty: true,
-                width: None,
-            };
-            assert!(write_paged(&mut out, &header, style, cells).unwrap());
-            let paged = String::from_utf8(out).unwrap();
-            assert_eq!(paged, whole(&header, &rows, color), "color {color}");
-        }
-        // No rows: nothing, or the header alone as comfy-table draws it.
-        let mut out = Vec::new();
-        let mut style = PagedStyle {
-            color: false,
-            skip_empty: true,
-            width: None,
-        };
-        assert!(!write_paged(&mut out, &header, style, std::iter::empty).unwrap());
-        assert!(out.is_empty());
-        style.skip_empty = false;
-        assert!(write_paged(&mut out, &header, style, std::iter::empty).unwrap());
-        assert_eq!(String::from_utf8(out).unwrap(), whole(&header, &[], false));
-    }
-
-    #[test]
-    fn a_table_too_wide_is_narrowed_to_fit() {
-        let rows: Vec<Vec<String>> = (0..PAGE_ROWS + 40)
-            .map(|i| {
-                let details = format!("{} words to wrap", "many ".repeat(i % 20));
-                vec![format!("case-{i}"), details]
-            })
-            .collect();
-        let mut out = Vec::new();
-        let style = PagedStyle {
-            color: false,
-            skip_empty: true,
-            width: Some(40),
-        };
-        let cells = || {
-            rows.iter()
-                .map(|row| Ok(row.iter().map(Cell::new).collect()))
-        };
-        write_paged(&mut out, &["case", "details"], style, cells).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines.len() > rows.len() + 4, "long details wrap");
-        let rule = |line: &str| line.chars().position(|c| c == '┆' || c == '╪' || c == '┬');
-        for line in &lines {
-            assert!(line.chars().count() <= 40, "{line:?}");
-        }
-        assert!(lines[1..lines.len() - 1]
-            .iter()
-            .all(|line| rule(line) == rule(lines[1])));
-    }
 }

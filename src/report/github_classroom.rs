@@ -5,19 +5,22 @@
 //! "test_code", "filename", "line_no", "duration"}]}`, statuses `pass`, `fail` or `error`.
 //!
 //! How the reporter reads it (`src/main.js`, `src/notify-classroom.js`,
-//! `src/console-results.js`): a workflow step's output, base64, in the environment variable
-//! `{STEP ID}_RESULTS`; "Points X/Y" (the annotation GitHub Classroom records) is the sum of
-//! every test's `score` over the sum of `max_score`, for runners whose `max_score` is not 0;
-//! a runner whose `status` is `fail` or `error` fails the reporter's step. The log shows each
-//! test's name (and ` - line N` unless `line_no` is 0), an error test's `message`, and
-//! `test_code` when it is not empty.
+//! `src/console-results.js`, `src/helpers/test-helpers.js`, at the `v1` tag workflows use): a
+//! workflow step's output, base64, in the environment variable `{STEP ID}_RESULTS`; "Points
+//! X/Y" (the annotation GitHub Classroom records) is the sum of every test's `score` over the
+//! sum of `max_score`, for runners whose `max_score` is not 0, while the log's "Total points
+//! for RUNNER" is the passing tests' share of the runner's `max_score`; a runner whose
+//! `status` is `fail` or `error` fails the reporter's step. The log shows each test's name (and
+//! ` - line N` unless `line_no` is 0), an error test's `message`, and `test_code` when it is
+//! not empty.
 //!
-//! So: a test per golden case, scoring its points (whole numbers, so the sum is exact) out of
-//! the lab's; an ungradable submission is one `error` test saying why; with `--feedback
-//! none` one test carries the score. The document is at most [`REPORTER_LIMIT`] bytes, cut
-//! as the autograder results are (the wrong cases first, one last test for the cases not
-//! listed, carrying their points). No time is written (`duration` is 0): the same input
-//! gives the same bytes. The names and messages reach a CI log: every line is made inert
+//! So every test is worth the same and scores all of it or nothing, which makes the two totals
+//! one number (issue 36): a test per golden case (one point), or with weights a test per
+//! point of each column ([`unit_tests`]); an ungradable submission is one `error` test saying
+//! why. With `--feedback none`, or when those tests do not fit in [`REPORTER_LIMIT`] bytes,
+//! tests of equal worth stand for the score ([`grouped_tests`]). No time is written
+//! (`duration` is 0): the same input gives the same bytes. The names and messages reach a CI
+//! log: every line is made inert
 //! there ([`log_text`]).
 
 use std::io::Write;
@@ -29,8 +32,8 @@ use crate::grading::precheck::Precheck;
 
 use super::class_text::score_line;
 use super::platform_results::{
-    element_bytes, head_text, lists_cases, only, plan, planned_tests, problem_lines, test_output,
-    test_text, write_document, Plan, TESTS_TAIL,
+    element_bytes, head_text, lists_cases, only, problem_lines, test_output, test_text,
+    write_document, TESTS_TAIL,
 };
 
 /// The most bytes the document has. The reporter is handed it through an environment
@@ -141,51 +144,180 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
         return write_document(&head("error"), tests, out);
     };
     let status = if graded.score == max { "pass" } else { "fail" };
-    if !lists_cases(report, submission) {
-        let line = format!("Score: {}", score_line(report, submission));
-        let tests = [Ok(test_text(&test(
-            "Score",
-            Some(graded.score == max),
-            graded.score,
-            &line,
-        )))];
-        return write_document(&head(status), tests, out);
+    let budget = limit.saturating_sub(head(status).len() + TESTS_TAIL);
+    if lists_cases(report, submission) {
+        let unit = unit_points(report);
+        let tests = |case: &CaseMark| unit_tests(report, &submission.name, case, unit);
+        // Sized only until they overflow.
+        let mut total = 0usize;
+        for case in &graded.cases {
+            total += tests(&case?).iter().map(element_bytes).sum::<usize>();
+            if total > budget {
+                break;
+            }
+        }
+        if total <= budget {
+            let all = graded.cases.iter().flat_map(|case| match case {
+                Ok(case) => tests(&case)
+                    .into_iter()
+                    .map(|t| Ok(test_text(&t)))
+                    .collect::<Vec<_>>(),
+                Err(e) => vec![Err(e)],
+            });
+            return write_document(&head(status), all, out);
+        }
     }
-    let case_test = |case: &CaseMark| {
-        let problems = report.problems(case, &submission.name);
-        test(
+    let score = format!("Score: {}.", score_line(report, submission));
+    let why = if lists_cases(report, submission) {
+        format!(
+            "The lab's {} cases do not fit the reporter's input a test each (it is limited to \
+             {REPORTER_LIMIT} bytes): these tests stand for the points, each worth the same; the \
+             report above lists the cases.",
+            report.cases
+        )
+    } else {
+        "These tests stand for the points, each worth the same.".to_owned()
+    };
+    let grouped = grouped_tests(graded.score, max, &format!("{score} {why}"), budget);
+    write_document(&head(status), grouped.iter().map(|t| Ok(test_text(t))), out)
+}
+
+/// What every test of a case's tests is worth: a case without weights is one test of one
+/// point (right when every graded column is); with weights, each column's weight is split in
+/// tests of the weights' greatest common divisor.
+fn unit_points(report: &ClassReport) -> u64 {
+    match &report.scoring.weights {
+        None => 1,
+        Some(weights) => weights
+            .iter()
+            .filter(|&&w| w > 0)
+            .fold(0u64, |g, &w| gcd(g, u64::from(w)))
+            .max(1),
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A case's tests, each worth `unit` points and passing exactly when it scores them: the
+/// reporter's log prints "Total points" as the passing tests' share of `max_score`
+/// (`getTestScore` in `src/helpers/test-helpers.js` at the `v1` tag the workflow runs: passed /
+/// tests × max_score), while the
+/// check run's "Points" adds the tests' `score` (`src/notify-classroom.js`); the two agree, and
+/// with the grade, only when every test is worth the same and scores all of it or nothing.
+fn unit_tests(report: &ClassReport, submission: &str, case: &CaseMark, unit: u64) -> Vec<Value> {
+    let message = |right: bool| {
+        if right {
+            String::new()
+        } else {
+            test_output(&report.problems(case, submission))
+        }
+    };
+    let Some(weights) = &report.scoring.weights else {
+        let right = case.status == CaseStatus::Matched;
+        return vec![test(
             &case.case_id,
-            Some(case.status == CaseStatus::Matched),
+            Some(right),
             case.points,
-            &test_output(&problems),
-        )
+            &message(right),
+        )];
     };
-    let note = |plan: &Plan| {
-        test(
-            "Cases not listed",
-            Some(plan.left_points == plan.left_max),
-            plan.left_points,
-            &format!(
-                "{} cases are not listed here ({} wrong, {} right): the reporter's input is \
-                 limited to {} bytes. Their points are counted in this test.",
-                plan.wrong_left + plan.right_left,
-                plan.wrong_left,
-                plan.right_left,
-                REPORTER_LIMIT
-            ),
-        )
+    let mut tests = Vec::new();
+    for (i, (column, &weight)) in report.scoring.columns.iter().zip(weights).enumerate() {
+        let parts = u64::from(weight) / unit;
+        let right = case.is_correct(i);
+        for part in 1..=parts {
+            let name = if parts == 1 {
+                format!("{}: {column}", case.case_id)
+            } else {
+                format!("{}: {column} ({part} of {parts})", case.case_id)
+            };
+            let score = if right { unit } else { 0 };
+            tests.push(test(&name, Some(right), score, &message(right)));
+        }
+    }
+    tests
+}
+
+/// Tests that stand for the score when a test per case (or per point) does not fit, or the
+/// feedback lists no cases (`why` says which, after the score, in the first test): `score`
+/// of `max` in tests of equal worth, the first ones passing, each scoring all of its worth or
+/// nothing, so the log's "Total points" and the check run's "Points" are both the score. With
+/// `v` the greatest common divisor of the score and `max`, that is `max / v` tests. When even
+/// those do not fit in `budget` bytes, as many as fit stand for the score as nearly as they
+/// can: the check run's "Points" is still the score, exactly, and the first test says so.
+fn grouped_tests(score: u64, max: u64, why: &str, budget: usize) -> Vec<Value> {
+    if max == 0 {
+        return vec![test("Score", Some(true), 0, why)];
+    }
+    let note = |exact: bool| {
+        let mut text = why.to_owned();
+        if !exact {
+            text.push_str(&format!(
+                " So many points cannot be told in whole tests of equal worth here: the log's \
+                 \"Total points\" is near {score}, and \"Points {score}/{max}\" is exact."
+            ));
+        }
+        text
     };
-    let widest = Plan::widest(report.cases, max);
-    let fixed = head(status).len() + element_bytes(&note(&widest)) + TESTS_TAIL;
-    let size = |case: &CaseMark| element_bytes(&case_test(case));
-    let plan = plan(
-        &graded.cases,
-        limit.saturating_sub(fixed),
-        &size,
-        report.scoring.case_max(),
-    )?;
-    let tests = planned_tests(&graded.cases, plan, &case_test, &note);
-    write_document(&head(status), tests, out)
+    let v = gcd(score, max);
+    let fits = |count: u64| -> bool {
+        // Every test but the first is as long as the widest one's number.
+        let widest = test(&format!("Points {max} of {max}"), Some(false), max, "");
+        let first = element_bytes(&test("Points", Some(false), max, &note(false)));
+        count <= 100_000 && first + element_bytes(&widest) * count as usize <= budget
+    };
+    let (count, passing, exact) = if fits(max / v) {
+        (max / v, score / v, true)
+    } else {
+        let mut count = (max / v).min(100_000);
+        while count > 2 && !fits(count) {
+            count /= 2;
+        }
+        // The share of passing tests nearest the score's, at least one if it scored, and one
+        // failing if it lost any.
+        let mut passing = (score * count + max / 2) / max;
+        if score > 0 {
+            passing = passing.max(1);
+        }
+        if score < max {
+            passing = passing.min(count - 1);
+        }
+        (count, passing, false)
+    };
+    // The points: `score` spread over the passing tests (equal when exact), none on a failing
+    // one.
+    let each = score.checked_div(passing).unwrap_or(0);
+    let extra = score.checked_rem(passing).unwrap_or(0);
+    (0..count)
+        .map(|i| {
+            let right = i < passing;
+            let points = if right {
+                each + u64::from(i < extra)
+            } else {
+                0
+            };
+            let worth = max / count;
+            let name = if exact {
+                let from = i * worth + 1;
+                let to = (i + 1) * worth;
+                if from == to {
+                    format!("Points {from} of {max}")
+                } else {
+                    format!("Points {from}-{to} of {max}")
+                }
+            } else {
+                format!("Points, part {} of {count}", i + 1)
+            };
+            let message = if i == 0 { note(exact) } else { String::new() };
+            test(&name, Some(right), points, &message)
+        })
+        .collect()
 }
 
 #[cfg(test)]

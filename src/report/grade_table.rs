@@ -98,5 +98,5 @@ pub fn write(
     if !report.revealed {
         text.push_str("Expected values are hidden.\n");
     }
-    out.write_all(text.as_bytes())
+    super::class_text::write_prose(out, text.trim_end_matches('\n'), width)
 }

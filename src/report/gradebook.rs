@@ -8,7 +8,7 @@ use std::io::Write;
 use anyhow::{Context, Result};
 
 use crate::grading::class::{item_analysis, ClassReport, SubmissionOutcome};
-use crate::output::report_cell;
+use crate::output::{report_cell, spreadsheet_cell};
 
 use super::class_text::baseline_cells;
 
@@ -112,7 +112,9 @@ pub fn write_item_analysis(
     let mut row = Vec::new();
     item_analysis(report, golden_ids, &mut |item| {
         row.clear();
-        row.push(report_cell(&item.case_id).into_owned());
+        // The key's own case id, so that a row is matched back to the key: kept as it is,
+        // never live in a spreadsheet (a `'` before a live one).
+        row.push(spreadsheet_cell(&item.case_id).into_owned());
         row.push(graded.clone());
         for (right, top) in item.columns {
             row.push(right.to_string());

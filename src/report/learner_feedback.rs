@@ -38,7 +38,7 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Resu
                 }
             }
             for unknown in &graded.unknown {
-                lines.push(&unknown?.warning_line(&submission.name));
+                lines.push(&unknown?.warning_line(&submission.located()));
             }
         }
     }

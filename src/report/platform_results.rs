@@ -15,7 +15,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome};
-use crate::output::{escape_controls, escape_controls_keep_lines};
+use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
 use super::class_text::score_line;
 
@@ -167,9 +167,11 @@ impl CappedLines {
         }
     }
 
-    /// Adds `line` (its control characters made visible) if it fits.
+    /// Adds `line` if it fits: its parts from input are shown as a person reads them where the
+    /// line is made, and what is still unsafe is made visible here, once (a `\u{9}` already
+    /// shown is not shown again as `\u{5c}u{9}`).
     pub(super) fn push(&mut self, line: &str) {
-        let line = escape_controls(line);
+        let line = escape_message(line);
         // Each line with the line break after it.
         let bytes = line.len() + 1;
         if self.left_out == 0 && self.bytes + bytes <= self.limit {
@@ -232,10 +234,10 @@ fn warning_lines(submission: &Submission) -> std::io::Result<Vec<String>> {
     let mut lines = CappedLines::new(TOP_TEXT_LIMIT, TOP_TEXT_NOTE);
     if let SubmissionOutcome::Graded(graded) = &submission.outcome {
         for unknown in &graded.unknown {
-            lines.push(&unknown?.warning_line(&submission.name));
+            lines.push(&unknown?.warning_line(&submission.located()));
         }
     }
-    Ok(lines.finish("rows whose case ids are not in the golden file (warnings, not scored)"))
+    Ok(lines.finish("rows whose case ids are not in the key (warnings, not scored)"))
 }
 
 /// Which cases' tests a document lists when not all fit: every case's test when they do;
@@ -525,9 +527,11 @@ fn write_gradescope_within(
             test
         })
     };
-    // The check, first and visible whatever the visibility; it carries no points.
+    // The check, first and visible whatever the visibility; it carries no points. It passes
+    // when the file is graded (its warnings, a row the lab lacks or a cell that is no code,
+    // in its output): a learner whose file is graded reads no `failed` before any score.
     let check_test = check_lines(report).map(|lines| {
-        let passed = checked.is_some_and(|check| check.passed());
+        let passed = checked.is_some_and(|check| check.gradable);
         json!({
             "name": CHECK_TEST,
             "status": if passed { "passed" } else { "failed" },
@@ -881,7 +885,7 @@ mod tests {
             assert!(listed > 100 && listed < 20_000, "{listed}");
             assert!(
                 output.contains(&format!(
-                    "… and {} more rows whose case ids are not in the golden file",
+                    "… and {} more rows whose case ids are not in the key",
                     20_000 - listed
                 )),
                 "{}",

@@ -626,7 +626,16 @@ impl<W: Write> TableWriter<W> {
                             ansi_foreground(decision_colour(decision))
                         )
                     }
-                    _ => text.clone(),
+                    // Wrapped at spaces under itself: a `detail` sentence fits the width too.
+                    _ => match self.style.width {
+                        Some(width) => crate::terminal::wrap(
+                            &format!("{:<name_width$}  {text}", column.name),
+                            usize::from(width),
+                            &" ".repeat(name_width + 2),
+                        )[name_width + 2..]
+                            .to_owned(),
+                        None => text.clone(),
+                    },
                 };
                 writeln!(self.out, "{:<name_width$}  {value}", column.name)?;
             }

@@ -151,13 +151,28 @@ impl StreamSettings<'_> {
     /// One thread reading every file from start to end, `on_row` seeing every row in file
     /// order (for an audit, or the first lines of each case); otherwise the defaults.
     pub fn in_file_order() -> Self {
+        StreamSettings::in_file_order_on(1)
+    }
+
+    /// [`in_file_order`](StreamSettings::in_file_order), a file parsed on a second thread
+    /// while this one replays its rows (and a [`CaseWriter`] writes its cases) when `jobs` is
+    /// more than 1: the same rows in the same order, so the same records, on two cores.
+    pub fn in_file_order_on(jobs: usize) -> Self {
         StreamSettings {
-            jobs: 1,
+            jobs,
             rows_observed: true,
             split_min_bytes: u64::MAX,
             ..StreamSettings::default()
         }
     }
+}
+
+/// The threads a command reads its files on when not told: one per core, at most
+/// [`MAX_JOBS`](crate::limits::MAX_JOBS).
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(crate::limits::MAX_JOBS)
 }
 
 /// A Bloom filter sized for `sources` ([`SeenIds::for_input_bytes`]) when every input is a
@@ -227,8 +242,8 @@ pub enum Sink {
     /// Its row of the evidence matrix, in this encoding (the command's choice).
     Matrix(&'static dyn MatrixEncoding),
     /// The record a [`CaseWriter`] makes of its rows (which the case keeps while it is open).
-    /// Files are then read on one thread, in order, so that the records (and `on_row`)
-    /// follow the input.
+    /// Files are then replayed on one thread, in order, so that the records (and `on_row`)
+    /// follow the input; with `jobs` > 1 a file is parsed on a second thread meanwhile.
     Cases(Box<dyn CaseWriter + Send>),
 }
 
@@ -263,8 +278,8 @@ pub fn judge(
         }
         Sink::Cases(cases) => {
             let separator = cases.separator_len();
+            // In file order; with `jobs` > 1 a file is parsed on a second thread.
             let settings = StreamSettings {
-                jobs: 1,
                 rows_observed: true,
                 split_min_bytes: u64::MAX,
                 ..*settings
@@ -309,6 +324,17 @@ impl CaseRecords {
     /// How many records there are.
     pub fn count(&self) -> u64 {
         self.spills.iter().map(SpillFile::rows).sum()
+    }
+
+    /// Hands `visit` every record in order, of a run whose sink was
+    /// `Sink::Matrix(&CellsMatrix)`, with the line of its case's first row in its file.
+    pub fn for_each_cells_record(
+        self,
+        visit: &mut dyn FnMut(u64, crate::matrix::CellsRecord<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        spill::for_each_cells_record(self.spills, &mut |line_base, record| {
+            visit(line_base + record.first_line, record)
+        })
     }
 
     /// Writes them in order to `out`: the whole matrix (header or brackets included), or

@@ -514,9 +514,14 @@ impl StreamRun {
                         cases.write_case(file_index, file, case_id, rows, out)
                     })?;
                 }
-                None => self
-                    .spill
-                    .replace_case(at, len, case_id, case, self.run_as_of)?,
+                None => self.spill.replace_case(
+                    at,
+                    len,
+                    case_id,
+                    pinned.closed.first_line,
+                    case,
+                    self.run_as_of,
+                )?,
             }
         }
         self.ids.push(case_id, &pinned.closed)
@@ -580,7 +585,12 @@ impl StreamRun {
             // Whether this case continues a case of the first half is known only later: its
             // row is written whatever happened, and it can be left out then.
             let spilled = match &open.slot {
-                Slot::Live(case) => self.spill.push_case(&open.case_id, case, self.run_as_of)?.1,
+                Slot::Live(case) => {
+                    let first_line = open.first_line;
+                    self.spill
+                        .push_case(&open.case_id, first_line, case, self.run_as_of)?
+                        .1
+                }
                 Slot::Broken => 0,
             };
             log.push(&open.case_id, (open.first_line, open.last_line), spilled)?;
@@ -598,7 +608,12 @@ impl StreamRun {
                             cases.write_case(self.file_index, file, &open.case_id, &open.rows, out)
                         })?
                     }
-                    None => Some(self.spill.push_case(&open.case_id, case, self.run_as_of)?),
+                    None => Some(self.spill.push_case(
+                        &open.case_id,
+                        open.first_line,
+                        case,
+                        self.run_as_of,
+                    )?),
                 };
             }
         }

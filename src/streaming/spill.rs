@@ -52,12 +52,20 @@ pub struct SpillFile {
     rows: u64,
     /// Rows left out or replaced when it is assembled.
     replace: Vec<Replace>,
+    /// Lines before the part of the file its run read (a second half's): added to the first
+    /// lines its [`CellsMatrix`](crate::matrix::CellsMatrix) records hold.
+    line_base: u64,
 }
 
 impl SpillFile {
     /// How many rows (or records) it holds, once assembled.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Says that its run counted lines from after the first `line_base` lines of the file.
+    pub(super) fn set_line_base(&mut self, line_base: u64) {
+        self.line_base = line_base;
     }
 
     /// Leaves out, when assembled, the row of `len` bytes at byte `offset` of this stretch
@@ -160,11 +168,19 @@ impl Spill {
     pub fn push_case(
         &mut self,
         case_id: &str,
+        first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<(u64, u64)> {
         let start = self.pending.buf().len();
-        encode_case(self.encoding, self.pending.buf(), case_id, case, run_as_of)?;
+        encode_case(
+            self.encoding,
+            self.pending.buf(),
+            case_id,
+            first_line,
+            case,
+            run_as_of,
+        )?;
         self.appended(start)
     }
 
@@ -176,11 +192,19 @@ impl Spill {
         at: u64,
         len: u64,
         case_id: &str,
+        first_line: u64,
         case: &Case,
         run_as_of: Option<Timestamp>,
     ) -> io::Result<()> {
         self.scratch.clear();
-        encode_case(self.encoding, &mut self.scratch, case_id, case, run_as_of)?;
+        encode_case(
+            self.encoding,
+            &mut self.scratch,
+            case_id,
+            first_line,
+            case,
+            run_as_of,
+        )?;
         self.append_patch(at, len)
     }
 
@@ -215,6 +239,7 @@ impl Spill {
             end: self.pending.written(),
             rows: self.rows,
             replace: std::mem::take(&mut self.replace),
+            line_base: 0,
         };
         self.start = self.pending.written();
         self.rows = 0;
@@ -241,13 +266,14 @@ fn encode_case(
     encoding: Option<&dyn MatrixEncoding>,
     out: &mut Vec<u8>,
     case_id: &str,
+    first_line: u64,
     case: &Case,
     run_as_of: Option<Timestamp>,
 ) -> io::Result<()> {
     let encoding = encoding
         .ok_or_else(|| io::Error::other("a run that writes records writes no matrix rows"))?;
     out.extend_from_slice(encoding.separator());
-    encoding.push_case(out, case_id, case, run_as_of)
+    encoding.push_case(out, case_id, first_line, case, run_as_of)
 }
 
 /// Writes the whole matrix from spills in order: header, every row not left out or its
@@ -269,6 +295,53 @@ pub fn assemble_rows(
     out: &mut impl AppendFile,
     spills: Vec<SpillFile>,
     skip: u64,
+) -> io::Result<()> {
+    for_each_stretch(spills, skip, &mut |_, source, len| {
+        if out.append_file(source, len)? != len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a spill file is shorter than what was written to it",
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Hands every [`CellsMatrix`](crate::matrix::CellsMatrix) record of `spills` to `visit` in
+/// order (each replaced record by its replacement), with the lines its run counted from.
+pub fn for_each_cells_record(
+    spills: Vec<SpillFile>,
+    visit: &mut dyn FnMut(u64, crate::matrix::CellsRecord<'_>) -> io::Result<()>,
+) -> io::Result<()> {
+    // A stretch ends where a record does.
+    let mut record = Vec::new();
+    for_each_stretch(spills, 0, &mut |line_base, source, len| {
+        let mut stretch = io::BufReader::with_capacity(1 << 16, source.take(len));
+        loop {
+            let mut len = [0u8; 4];
+            match stretch.read_exact(&mut len) {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                read => read?,
+            }
+            record.clear();
+            record.extend_from_slice(&len);
+            let len = u32::from_le_bytes(len) as usize;
+            record.resize(4 + len, 0);
+            stretch.read_exact(&mut record[4..])?;
+            let (cells, _) = crate::matrix::CellsRecord::split_first(&record)
+                .ok_or_else(|| io::Error::other("a spilled record is malformed"))?;
+            visit(line_base, cells)?;
+        }
+    })
+}
+
+/// Hands `visit` every stretch of `spills` to copy in order (its spill's line base, the file
+/// positioned at its start, and its length): the rows between those left out, and the
+/// replacements; the first `skip` bytes of the first row are skipped.
+fn for_each_stretch(
+    spills: Vec<SpillFile>,
+    skip: u64,
+    visit: &mut dyn FnMut(u64, &mut std::fs::File, u64) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut first = true;
     for mut spill in spills {
@@ -317,12 +390,7 @@ pub fn assemble_rows(
                 len = len.saturating_sub(skip);
             }
             first = false;
-            if out.append_file(source, len)? != len {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a spill file is shorter than what was written to it",
-                ));
-            }
+            visit(spill.line_base, source, len)?;
         }
     }
     Ok(())

@@ -569,6 +569,7 @@ fn stitch(
         shift(error, at.line_base);
     }
     errors.append(tail_errors);
+    spill.set_line_base(at.line_base);
     Ok(Stitched::Done(spill))
 }
 

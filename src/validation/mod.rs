@@ -343,7 +343,8 @@ fn read_case_warnings(
 /// in bounded memory. The engine lists the input errors (as `adjudicate` does) and, through
 /// its case writer, writes each case's warnings when it closes (a case that comes back is
 /// rebuilt from its own lines and its warnings written again in place of the first); a
-/// second, lighter pass reads every file for the reader's warnings and counts. The report is
+/// second, lighter pass reads every file for the reader's warnings and counts, on a thread of
+/// its own meanwhile. The report is
 /// the same, to the byte, whatever the `window` (the command gives
 /// [`Window::COMMAND`](crate::streaming::Window::COMMAND); tests give a small one, to go past
 /// it with few cases).
@@ -376,41 +377,61 @@ pub fn validate_streaming(
         open_cases: window.open_cases,
         kept_rows: window.kept_rows,
         case_rows_in_memory: window.case_rows_in_memory,
-        ..crate::streaming::StreamSettings::in_file_order()
+        ..crate::streaming::StreamSettings::in_file_order_on(crate::streaming::default_jobs())
     };
-    let judged = crate::streaming::judge(
-        sources,
-        &settings,
-        crate::streaming::Sink::Cases(Box::new(CaseWarnings { lint })),
-        &mut |_, _, _| {},
-    );
+    // The reader's warnings and the counts, on a thread of their own while the engine
+    // judges (the two passes share nothing but the files).
+    let reader_pass = |ids: Option<&mut std::collections::HashSet<String>>| {
+        let mut warnings = Warnings::new(limit);
+        let mut row_count = 0usize;
+        let mut ids = ids;
+        for (file_index, source) in sources.iter().enumerate() {
+            let (_, rows) = read_file(
+                file_index,
+                source,
+                input_format,
+                &mut warnings,
+                &mut |_, row| {
+                    if let (Some(ids), Ok(ParsedRow { case_id, .. })) = (&mut ids, &row) {
+                        if !ids.contains(&**case_id) {
+                            ids.insert(case_id.to_string());
+                        }
+                    }
+                },
+            );
+            row_count += rows;
+        }
+        (warnings, row_count)
+    };
+    let (judged, read) = std::thread::scope(|scope| {
+        let read = std::thread::Builder::new()
+            .name("leasejudge-warnings".into())
+            .spawn_scoped(scope, || reader_pass(None));
+        let judged = crate::streaming::judge(
+            sources,
+            &settings,
+            crate::streaming::Sink::Cases(Box::new(CaseWarnings { lint })),
+            &mut |_, _, _| {},
+        );
+        let read = read.map(|thread| thread.join().expect("the reader's pass does not panic"));
+        (judged, read)
+    });
     let (errors, records) = match judged {
         Ok(records) => (InputErrors::new(), Some(records)),
         Err(crate::streaming::StreamError::Input(errors)) => (errors, None),
         Err(crate::streaming::StreamError::Io(e)) => return Err(e),
     };
-
-    // The reader's warnings and the counts. With input errors the cases counted are the ids
-    // of every row that parsed, which needs their ids.
-    let mut warnings = Warnings::new(limit);
+    // With input errors the cases counted are the ids of every row that parsed, which the
+    // pass read again for (rare: bad input); without a second thread, the pass is made here.
     let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut row_count = 0usize;
-    for (file_index, source) in sources.iter().enumerate() {
-        let (_, rows) = read_file(
-            file_index,
-            source,
-            input_format,
-            &mut warnings,
-            &mut |_, row| {
-                if let (None, Ok(ParsedRow { case_id, .. })) = (&records, &row) {
-                    if !ids.contains(&**case_id) {
-                        ids.insert(case_id.to_string());
-                    }
-                }
-            },
-        );
-        row_count += rows;
-    }
+    let (mut warnings, row_count) = match (read, &records) {
+        (Ok(read), Some(_)) => read,
+        (Ok(read), None) => {
+            reader_pass(Some(&mut ids));
+            read
+        }
+        (Err(_), _) => reader_pass(records.is_none().then_some(&mut ids)),
+    };
     let cases = match records {
         None => ids.len(),
         Some(records) => {

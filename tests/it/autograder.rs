@@ -550,7 +550,7 @@ fn right_and_wrong_submissions_are_graded_on_both_platforms() {
     let results = graded(&gradescope(&[("ben.csv", Put::Copy("wrong.csv"))]));
     assert_eq!(results["score"], 1);
     let output = results["output"].as_str().unwrap();
-    assert!(output.contains("warning: ben.csv:6: probe-5: this case is not in the golden file"));
+    assert!(output.contains("warning: ben.csv:6: probe-5: this case is not in the key"));
     assert_eq!(
         test_named(&results, "probe-4")["output"],
         "decision: CANCELLED is wrong\nreason: result_accepted is wrong"
@@ -1454,6 +1454,17 @@ fn an_unusable_upload_is_explained_at_once_whatever_the_visibility() {
     assert!(results["tests"].as_array().unwrap()[1..]
         .iter()
         .all(|t| t["visibility"] == "after_due_date"));
+    // A file that is graded passes the check too, its warnings in the check's output: a
+    // learner whose file scored reads no `failed` above the score (issue 40).
+    let results = graded(&gradescope_run(
+        image.path(),
+        &[("matrix.csv", Put::Copy("wrong.csv"))],
+    ));
+    let check = check_test(&results);
+    assert_eq!(check["status"], "passed", "{check}");
+    let output = check["output"].as_str().unwrap();
+    assert!(output.contains("EXPIRD is not a decision code"), "{output}");
+    assert!(output.contains("the file can be graded"), "{output}");
 }
 
 #[test]
@@ -1860,4 +1871,88 @@ fn precheck_says_what_the_autograders_check_says() {
             "{check}"
         );
     }
+}
+
+/// A PrairieLearn question gives learners what they work from (issue 40): the lab's case
+/// files and the blank matrix in `clientFilesQuestion/`, each linked from `question.html`
+/// with `pl-file-download`; never the key. `--no-client-files` leaves them out, and a rebuild
+/// takes them for the build's own.
+#[test]
+fn a_prairielearn_question_hands_learners_the_case_files_and_the_blank_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    lab(dir.path());
+    let args = [
+        "autograder",
+        "prairielearn",
+        "--golden",
+        "key.csv",
+        "--cases",
+        "cases.csv",
+        "-o",
+        "q",
+    ];
+    let run = leasejudge(&args, dir.path());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let client = dir.path().join("q/clientFilesQuestion");
+    let mut names: Vec<String> = fs::read_dir(&client)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cases.csv", "matrix.csv"]);
+    assert_eq!(
+        fs::read(client.join("cases.csv")).unwrap(),
+        fs::read(dir.path().join("cases.csv")).unwrap()
+    );
+    // The blank matrix `template` writes of the case files, on the graded columns.
+    let blank = leasejudge(
+        &[
+            "template",
+            "cases.csv",
+            "--columns",
+            "decision,reason",
+            "-o",
+            "-",
+        ],
+        dir.path(),
+    );
+    assert_eq!(fs::read(client.join("matrix.csv")).unwrap(), blank.stdout);
+    // No answer of the key is in anything learners can download.
+    let key = fs::read_to_string(dir.path().join("key.csv")).unwrap();
+    let blank_text = fs::read_to_string(client.join("matrix.csv")).unwrap();
+    for line in key.lines().skip(1) {
+        let answer = line.split_once(',').unwrap().1;
+        assert!(!blank_text.contains(answer), "{answer}");
+    }
+    let html = fs::read_to_string(dir.path().join("q/question.html")).unwrap();
+    for name in ["cases.csv", "matrix.csv"] {
+        assert!(
+            html.contains(&format!(
+                "<pl-file-download file-name=\"{name}\"></pl-file-download>"
+            )),
+            "{html}"
+        );
+    }
+    // Built again in place: the files are the build's own, not a reason to refuse.
+    let again = leasejudge(&args, dir.path());
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    // Left out on request.
+    let without = leasejudge(
+        &[
+            "autograder",
+            "prairielearn",
+            "--golden",
+            "key.csv",
+            "--cases",
+            "cases.csv",
+            "--no-client-files",
+            "-o",
+            "bare",
+        ],
+        dir.path(),
+    );
+    assert!(without.status.success(), "{}", text(&without.stderr));
+    assert!(!dir.path().join("bare/clientFilesQuestion").exists());
+    let html = fs::read_to_string(dir.path().join("bare/question.html")).unwrap();
+    assert!(!html.contains("pl-file-download"));
 }

@@ -68,7 +68,7 @@ fn zip_of(path: &Path, entries: &[(String, Vec<u8>)]) {
 
 /// The command of `grade` with `args`, in `dir`, under `umask`, with `TMPDIR` set to `tmp`.
 fn grade_command(dir: &Path, tmp: &Path, umask: u32, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    let mut command = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")));
     command
         .current_dir(dir)
         .arg("grade")
@@ -85,6 +85,13 @@ fn grade_command(dir: &Path, tmp: &Path, umask: u32, args: &[&str]) -> Command {
             Ok(())
         });
     }
+    command
+}
+
+/// `command` with the tests' wide `COLUMNS`, so a message is found whole on one line (a test
+/// of the width rule sets it itself).
+fn wide(mut command: Command) -> Command {
+    command.env("COLUMNS", crate::common::WIDE);
     command
 }
 
@@ -117,6 +124,104 @@ fn modes_under(root: &Path) -> Vec<(PathBuf, bool, u32)> {
     found
 }
 
+/// The tree `grade --lms moodle` unpacks `download` (in `dir`, with `worksheet.csv`) into,
+/// under `umask` with `TMPDIR` at `tmp`: every folder and file in it with its mode, seen while
+/// the run waits for its key (a FIFO it opens once the class is unpacked; the tree's root
+/// checked `0700`). The run then ends (a FIFO is no key), and the tree is gone.
+fn unpacked_tree(dir: &Path, tmp: &Path, umask: u32, download: &str) -> Vec<(PathBuf, bool, u32)> {
+    unpacked_tree_and_links(dir, tmp, umask, &moodle_args(download)).0
+}
+
+/// What follows the key in `grade` of the Moodle class `download` with `worksheet.csv`.
+fn moodle_args(download: &str) -> [&str; 7] {
+    [
+        download,
+        "--lms",
+        "moodle",
+        "--roster",
+        "worksheet.csv",
+        "--gradebook",
+        "import.csv",
+    ]
+}
+
+/// Every link of a tree with what it points to, and every file with what it holds.
+type Links = Vec<(PathBuf, PathBuf)>;
+type Contents = Vec<(PathBuf, Vec<u8>)>;
+
+/// [`unpacked_tree`] of `grade --golden key.csv` with `args`, every link in the tree with what
+/// it points to, and every file with what it holds.
+fn unpacked_tree_and_links(
+    dir: &Path,
+    tmp: &Path,
+    umask: u32,
+    args: &[&str],
+) -> (Vec<(PathBuf, bool, u32)>, Links, Contents) {
+    let fifo = dir.join("key.csv");
+    mkfifo(&fifo);
+    let child = grade_command(dir, tmp, umask, &[&["--golden", "key.csv"], args].concat())
+        .spawn()
+        .unwrap();
+    // Waited for on a thread of its own, which opens the FIFO once the run ends: a run that
+    // ends without opening its key fails the test rather than leaves it waiting.
+    let opener = fifo.clone();
+    let waiter = std::thread::spawn(move || {
+        let out = child.wait_with_output().unwrap();
+        let _ = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&opener);
+        out
+    });
+    // Returns once the run has opened its key: the class is unpacked by then.
+    let writer = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let staged: Vec<PathBuf> = fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("leasejudge-download-")
+        })
+        .collect();
+    assert_eq!(staged.len(), 1, "umask {umask:03o}: {staged:?}");
+    let root_mode = fs::metadata(&staged[0]).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(root_mode, 0o700, "umask {umask:03o}: the tree's root");
+    let modes = modes_under(&staged[0]);
+    let links = links_under(&staged[0]);
+    let contents = modes
+        .iter()
+        .filter(|(_, is_dir, _)| !is_dir)
+        .map(|(path, _, _)| (path.clone(), fs::read(path).unwrap()))
+        .collect();
+    drop(writer);
+    let out = waiter.join().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0, "{}", text(&out));
+    fs::remove_file(&fifo).unwrap();
+    (modes, links, contents)
+}
+
+/// Every link under `root`, with what it points to.
+fn links_under(root: &Path) -> Links {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else if meta.file_type().is_symlink() {
+                let target = fs::read_link(&path).unwrap();
+                found.push((path, target));
+            }
+        }
+    }
+    found
+}
+
 /// A class's download is unpacked into a tree no one else can enter, each folder made `0700`
 /// and each file `0600` whatever the umask: seen while the run waits for its key (a FIFO it
 /// opens once the class is unpacked).
@@ -142,53 +247,7 @@ fn a_download_is_unpacked_into_the_owners_private_tree_whatever_the_umask() {
                 (format!("{}/notes.txt", moodle_folder(2002)), b"x".to_vec()),
             ],
         );
-        let fifo = dir.join("key.csv");
-        mkfifo(&fifo);
-        let child = grade_command(
-            dir,
-            &tmp,
-            umask,
-            &[
-                "--golden",
-                "key.csv",
-                "download.zip",
-                "--lms",
-                "moodle",
-                "--roster",
-                "worksheet.csv",
-                "--gradebook",
-                "import.csv",
-            ],
-        )
-        .spawn()
-        .unwrap();
-        // Waited for on a thread of its own, which opens the FIFO once the run ends: a run
-        // that ends without opening its key fails the test rather than leaves it waiting.
-        let opener = fifo.clone();
-        let waiter = std::thread::spawn(move || {
-            let out = child.wait_with_output().unwrap();
-            let _ = fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NONBLOCK)
-                .open(&opener);
-            out
-        });
-        // Returns once the run has opened its key: the class is unpacked by then.
-        let writer = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-        let staged: Vec<PathBuf> = fs::read_dir(&tmp)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("leasejudge-download-")
-            })
-            .collect();
-        assert_eq!(staged.len(), 1, "umask {umask:03o}: {staged:?}");
-        let root_mode = fs::metadata(&staged[0]).unwrap().permissions().mode() & 0o7777;
-        assert_eq!(root_mode, 0o700, "umask {umask:03o}: the tree's root");
-        let modes = modes_under(&staged[0]);
+        let modes = unpacked_tree(dir, &tmp, umask, "download.zip");
         assert!(
             modes.iter().any(|(p, _, _)| p.ends_with("lab/matrix.csv")),
             "{modes:?}"
@@ -197,11 +256,6 @@ fn a_download_is_unpacked_into_the_owners_private_tree_whatever_the_umask() {
             let want = if *is_dir { 0o700 } else { 0o600 };
             assert_eq!(*mode, want, "umask {umask:03o}: {}", path.display());
         }
-        // A FIFO is no key (it is read by seeking): this run ends there.
-        drop(writer);
-        let out = waiter.join().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "{}", text(&out));
         // The same class with its key, under the same umask, graded.
         let key = key();
         let out = grade_command(
@@ -233,9 +287,211 @@ fn a_download_is_unpacked_into_the_owners_private_tree_whatever_the_umask() {
     }
 }
 
-/// An entry whose name the file system refuses (too long), or that another entry's name
-/// takes (a file where a folder must be, a name twice), is a problem of its learner's upload,
-/// named; the rest of the class is graded.
+/// The platforms' unpacking goes through the private tree too: a name the zip holds twice,
+/// its entries written with data descriptors (the earlier copy, which the zip crate's index
+/// does not reach, read where the central directory says), is two files, the later beside
+/// the earlier as `matrix (2nd of this name).csv`, each `0600` in folders `0700` whatever the
+/// umask; a link beside a file of its name is a link pointing nowhere, as its own record
+/// says (never a file holding its target's name); a long name twice is its learner's problem,
+/// named. The learner with two matrices is ungradable, both named; the rest of the class is
+/// graded.
+#[test]
+fn a_name_twice_is_unpacked_beside_itself_into_the_private_tree_whatever_the_umask() {
+    let long = format!("{}.txt", "n".repeat(300));
+    let folder = |id: u32, name: &str| format!("{}/{name}", moodle_folder(id));
+    let (ada, ben) = (submission("ada.csv"), submission("ben.csv"));
+    let entries: Vec<(String, Vec<u8>, u32)> = vec![
+        (folder(2001, "matrix.csv"), ada.clone(), 0o100_644),
+        (folder(2002, "matrix.csv"), ben.clone(), 0o100_644),
+        (folder(2002, "lab/notes.txt"), b"first".to_vec(), 0o100_644),
+        (folder(2002, "lab/notes.txt"), b"second".to_vec(), 0o100_644),
+        (folder(2002, "matrix.csv"), ada.clone(), 0o100_644),
+        // The earlier of two a link to the instructor's key, the later a file.
+        (
+            folder(2003, "matrix.csv"),
+            b"/etc/passwd".to_vec(),
+            0o120_777,
+        ),
+        (folder(2003, "matrix.csv"), ada.clone(), 0o100_644),
+        (folder(2004, &long), b"one".to_vec(), 0o100_644),
+        (folder(2004, &long), b"two".to_vec(), 0o100_644),
+        (folder(2004, "matrix.csv"), ada.clone(), 0o100_644),
+    ];
+    let entries: Vec<(&str, &[u8], u32)> = entries
+        .iter()
+        .map(|(name, data, mode)| (name.as_str(), data.as_slice(), *mode))
+        .collect();
+    for umask in [0o000, 0o022] {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let tmp = dir.join("tmp");
+        fs::create_dir(&tmp).unwrap();
+        moodle_worksheet(&dir.join("worksheet.csv"), &[2001, 2002, 2003, 2004]);
+        crate::lms_edges::zip_of_stored_modes(&dir.join("download.zip"), &entries, true);
+        let (modes, links, contents) =
+            unpacked_tree_and_links(dir, &tmp, umask, &moodle_args("download.zip"));
+        for (path, is_dir, mode) in &modes {
+            let want = if *is_dir { 0o700 } else { 0o600 };
+            assert_eq!(*mode, want, "umask {umask:03o}: {}", path.display());
+        }
+        let read = |end: &str| {
+            let (_, bytes) = contents
+                .iter()
+                .find(|(p, _)| p.ends_with(end))
+                .unwrap_or_else(|| panic!("umask {umask:03o}: no {end} in {modes:?}"));
+            bytes.clone()
+        };
+        // Learner 2002 (the roster's second, folder 1): the later copy where the index has it,
+        // the earlier beside it.
+        assert_eq!(read("1/matrix.csv"), ada);
+        assert_eq!(read("1/matrix (2nd of this name).csv"), ben);
+        assert_eq!(read("1/lab/notes.txt"), b"second");
+        assert_eq!(read("1/lab/notes (2nd of this name).txt"), b"first");
+        assert_eq!(read("2/matrix.csv"), ada);
+        assert_eq!(links.len(), 1, "{links:?}");
+        assert!(links[0].0.ends_with("2/matrix (2nd of this name).csv"));
+        assert_ne!(links[0].1, Path::new("/etc/passwd"));
+        assert!(fs::metadata(&links[0].0).is_err(), "it points nowhere");
+        let out = grade_command(
+            dir,
+            &tmp,
+            umask,
+            &[
+                "--golden",
+                key().to_str().unwrap(),
+                "download.zip",
+                "--lms",
+                "moodle",
+                "--roster",
+                "worksheet.csv",
+                "--gradebook",
+                "import.csv",
+            ],
+        )
+        .output()
+        .unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(!said.contains("cannot unpack:"), "{said}");
+        assert!(
+            said.contains(
+                "Learner 2002 (Participant 2002): holds 2 matrices (matrix (2nd of this \
+                 name).csv, matrix.csv)"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.contains(&format!(
+                "Learner 2004 (Participant 2004)/{long}: cannot be graded: it cannot be \
+                 unpacked: its name is too long"
+            )),
+            "{said}"
+        );
+        // Learner 2003's link is no file of the upload (never opened), and their matrix is
+        // graded, as the autograders' rule has it.
+        let import = fs::read_to_string(dir.join("import.csv")).unwrap();
+        for graded in ["Participant 2001,", "Participant 2003,"] {
+            let row: Vec<&str> = import.lines().filter(|l| l.starts_with(graded)).collect();
+            assert!(row.len() == 1 && row[0].contains(",10,"), "{import}");
+        }
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+}
+
+/// A group's submission (`--groups`) is put in each member's upload by the same private
+/// unpacking, within the same rules: every file `0600` in folders `0700` whatever the umask; a
+/// name too long is each member's problem, named; a name twice is each member's two matrices,
+/// both named; a learner of no group is graded as ever.
+#[test]
+fn a_groups_submission_is_unpacked_for_each_member_by_the_same_rules() {
+    let long = format!("{}.txt", "n".repeat(300));
+    let long_entry = format!("teamrocket_1002_55004_{long}");
+    let (ada, ben, eve) = (
+        submission("ada.csv"),
+        submission("ben.csv"),
+        submission("eve.csv"),
+    );
+    let entries = [
+        ("teamrocket_1002_55001_matrix.csv".to_owned(), ada.clone()),
+        (long_entry, b"notes".to_vec()),
+        ("teammagma_1003_55002_matrix.csv".to_owned(), ben),
+        ("teammagma_1003_55005_matrix.csv".to_owned(), ada),
+        ("siânobrien_1006_55003_matrix.csv".to_owned(), eve),
+    ];
+    let learners = [
+        ("Lovelace, Ada", "1001", ""),
+        ("Okafor, Ben", "1002", ""),
+        ("Yilmaz, Cy", "1003", ""),
+        ("Doe, Dee", "1004", ""),
+        ("Adams, Eve", "1005", ""),
+        ("O'Brien, Siân", "1006", ""),
+    ];
+    let args = [
+        "download.zip",
+        "--lms",
+        "canvas",
+        "--roster",
+        "gradebook.csv",
+        "--groups",
+        "groups.csv",
+        "--gradebook",
+        "import.csv",
+    ];
+    for umask in [0o000, 0o022] {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let tmp = dir.join("tmp");
+        fs::create_dir(&tmp).unwrap();
+        let export = crate::lms_edges::canvas_export("20.00", &learners);
+        fs::write(dir.join("gradebook.csv"), export).unwrap();
+        fs::write(dir.join("groups.csv"), crate::lms_edges::GROUP_SET).unwrap();
+        zip_of(&dir.join("download.zip"), &entries);
+        let (modes, _, _) = unpacked_tree_and_links(dir, &tmp, umask, &args);
+        // Both members of each group have the group's files.
+        for member in ["0", "1", "2", "3"] {
+            let end = format!("{member}/matrix.csv");
+            assert!(modes.iter().any(|(p, _, _)| p.ends_with(&end)), "{modes:?}");
+        }
+        for (path, is_dir, mode) in &modes {
+            let want = if *is_dir { 0o700 } else { 0o600 };
+            assert_eq!(*mode, want, "umask {umask:03o}: {}", path.display());
+        }
+        let key = key();
+        let out = grade_command(
+            dir,
+            &tmp,
+            umask,
+            &[&["--golden", key.to_str().unwrap()][..], &args].concat(),
+        )
+        .output()
+        .unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        for member in ["Lovelace, Ada (1001)", "Okafor, Ben (1002)"] {
+            let line = format!(
+                "{member}, group Team Rocket/{long}: cannot be graded: it cannot be unpacked: \
+                 its name is too long"
+            );
+            assert!(said.contains(&line), "{line} in {said}");
+        }
+        for member in ["Yilmaz, Cy (1003)", "Doe, Dee (1004)"] {
+            let line = format!(
+                "{member}, group Team Magma: holds 2 matrices (matrix (2nd of this name).csv, \
+                 matrix.csv)"
+            );
+            assert!(said.contains(&line), "{line} in {said}");
+        }
+        let import = fs::read_to_string(dir.join("import.csv")).unwrap();
+        let rows: Vec<&str> = import.lines().filter(|l| l.contains(",1006,")).collect();
+        assert!(rows.len() == 1 && rows[0].contains(",20"), "{import}");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+}
+
+/// An entry whose name the file system refuses (too long), or whose place another entry takes
+/// (a file where a folder must be), is a problem of its learner's upload, named; a name twice
+/// (once resolved) is two files, the learner's two matrices, said by name; the rest of the
+/// class is graded.
 #[test]
 fn an_entry_the_file_system_refuses_is_its_learners_problem_named_and_the_rest_is_graded() {
     let scratch = tempfile::tempdir().unwrap();
@@ -300,11 +556,11 @@ fn an_entry_the_file_system_refuses_is_its_learners_problem_named_and_the_rest_i
         "{said}"
     );
     assert!(
-        said.contains("Learner 2003 (Participant 2003)/lab/matrix.csv: cannot be graded: it cannot be unpacked"),
+        said.contains("Learner 2003 (Participant 2003)/lab/matrix.csv: cannot be graded: it cannot be unpacked: a file of the upload has the name of a folder on its way"),
         "{said}"
     );
     assert!(
-        said.contains("Learner 2004 (Participant 2004)/matrix.csv: cannot be graded: it cannot be unpacked: another entry of the upload has its name"),
+        said.contains("Learner 2004 (Participant 2004): holds 2 matrices (matrix (2nd of this name).csv, matrix.csv)"),
         "{said}"
     );
     let import = fs::read_to_string(dir.join("import.csv")).unwrap();
@@ -413,6 +669,21 @@ fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
         "{}",
         text(&out)
     );
+    // The entries of a name the zip holds again count: the zip crate's index keeps one of
+    // them, the rest are read past it. (The end record's count is 16 bits, as a zip of fewer
+    // than 65,536 entries has it: it says 34,465 here, and the crate reads that many.)
+    let name = format!("{}/matrix.csv", moodle_folder(2001));
+    let twice: Vec<(&str, &[u8])> = (0..100_001).map(|_| (name.as_str(), &b""[..])).collect();
+    crate::lms_edges::zip_of_stored(&dir.join("twice.zip"), &twice, false);
+    let out = grade_moodle(dir, "twice.zip");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "twice.zip: holds 100001 entries, more than 100000, the most a download may have"
+        ),
+        "{}",
+        text(&out)
+    );
     let long = "x".repeat(400);
     let wide: Vec<(String, Vec<u8>)> = (0..30_000)
         .map(|n| (format!("{}/{long}{n}", moodle_folder(2001)), Vec::new()))
@@ -507,7 +778,7 @@ fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_t
 
 /// Runs leasejudge with `args` in `dir` under `umask`.
 fn under_umask(dir: &Path, umask: u32, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    let mut command = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")));
     command.current_dir(dir).args(args).stdin(Stdio::null());
     // SAFETY: umask is async-signal-safe and touches nothing of the parent's.
     unsafe {
@@ -677,7 +948,7 @@ fn a_full_temporary_directory_is_said_as_such_never_as_a_malformed_key() {
             "results/results.json",
         ],
     ] {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+        let mut command = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")));
         command
             .current_dir(dir)
             .args(["grade", "matrix.csv", "--golden", "key.csv"])
@@ -727,7 +998,7 @@ fn temporary_files_kept_in_memory_for_want_of_a_directory_stay_within_a_budget()
         .unwrap()
         .set_len(200 << 20)
         .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
+    let out = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")))
         .args(["adjudicate", "-", "--input-format", "workbook", "-f", "csv"])
         .env("TMPDIR", scratch.path().join("no-such-directory"))
         .stdin(fs::File::open(&input).unwrap())
@@ -828,7 +1099,7 @@ fn feed_lines(
 fn a_submission_on_standard_input_is_bounded_as_it_is_read_in_flat_memory() {
     let key = key();
     let grade = || {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+        let mut command = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")));
         command.args(["grade", "-", "--golden", key.to_str().unwrap()]);
         command
     };
@@ -874,7 +1145,7 @@ fn a_large_baseline_is_read_in_flat_memory_and_its_class_scores_found() {
     old.push_str("subs/ben.csv,4\n");
     fs::write(dir.join("old.csv"), &old).unwrap();
     let key = key();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
+    let mut command = wide(Command::new(env!("CARGO_BIN_EXE_leasejudge")));
     command.current_dir(dir).args([
         "grade",
         "subs",
@@ -1000,7 +1271,7 @@ fn an_input_that_cannot_be_read_twice_is_read_once() {
         "{}",
         text(&out)
     );
-    let piped = Command::new("bash")
+    let piped = wide(Command::new("bash"))
         .current_dir(dir)
         .args([
             "-c",
@@ -1047,7 +1318,7 @@ fn an_autograder_carries_the_case_file_it_checked_even_from_a_pipe() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path();
     let data = root().join("tests/data/autograder");
-    let built = Command::new("bash")
+    let built = wide(Command::new("bash"))
         .current_dir(dir)
         .args([
             "-c",

@@ -5,7 +5,7 @@
 //! `--as-of`, and one partition or many (each one's cases merged back into golden order).
 
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::grading::engine_check::judge_and_compare;
+use leasejudge::grading::engine_check::{judge_and_compare, Threads};
 use leasejudge::grading::matrix_reader::SplitMatrix;
 use leasejudge::grading::partitions::Splitter;
 use leasejudge::grading::{
@@ -113,19 +113,31 @@ fn streamed_check_grades_as_the_whole_matrix_does(
             "golden.csv",
         )
         .unwrap();
-    for (columns, parts) in [("decision,reason", 1), ("decision,reason", 7), ("all", 3)] {
-        let name = format!("{name}, {columns}, {parts} partitions");
+    // Every case through both paths: the file read on one thread, and in two halves.
+    let halves = Threads {
+        jobs: 2,
+        split_min_bytes: 1,
+    };
+    for (columns, parts, threads) in [
+        ("decision,reason", 1, Threads::ONE),
+        ("decision,reason", 1, halves),
+        ("decision,reason", 7, Threads::ONE),
+        ("decision,reason", 7, halves),
+        ("all", 3, Threads::ONE),
+        ("all", 3, halves),
+    ] {
+        let name = format!("{name}, {columns}, {parts} partitions, {threads:?}");
         let columns = parse_column_list(columns).unwrap();
         let split = golden_split(&golden_path, &columns, &Splitter::with_parts(parts)).unwrap();
         assert_eq!(split.parts(), parts);
         let expected = compare(&golden, &actual, &columns, true, MissingAt::GoldenRow);
-        let got = judge_and_compare(&source, as_of, Some(&split), &columns, true)
+        let got = judge_and_compare(&source, as_of, threads, Some(&split), &columns, true)
             .unwrap()
             .unwrap();
         assert_eq!(got, expected, "{name}");
         // Without the matched cases listed: only the differences are kept, the counts
         // are the same, and the reports that do not list matched cases are the same.
-        let counted = judge_and_compare(&source, as_of, Some(&split), &columns, false)
+        let counted = judge_and_compare(&source, as_of, threads, Some(&split), &columns, false)
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -247,11 +259,17 @@ fn duplicates_found_by_the_join_are_the_golden_files_errors() {
         .read_split(MatrixInput::Path(&golden_path), "golden.csv", &splitter)
         .unwrap();
     assert!(read_errors.is_empty());
-    match judge_and_compare(&source, None, Some(&split), &columns, true) {
-        Err(StreamError::Input(errors)) => {
-            let got: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            assert_eq!(got, expected);
+    let halves = Threads {
+        jobs: 2,
+        split_min_bytes: 1,
+    };
+    for threads in [Threads::ONE, halves] {
+        match judge_and_compare(&source, None, threads, Some(&split), &columns, true) {
+            Err(StreamError::Input(errors)) => {
+                let got: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                assert_eq!(got, expected);
+            }
+            other => panic!("{:?}", other.map(|_| ())),
         }
-        other => panic!("{:?}", other.map(|_| ())),
     }
 }

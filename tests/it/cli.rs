@@ -164,7 +164,9 @@ fn stdout_defaults_to_csv_when_not_a_terminal_and_the_table_is_on_request() {
     let run = leasejudge(&["adjudicate", "cases/probes.csv"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.starts_with(HEADER));
-    let run = leasejudge(&["adjudicate", "cases/probes.csv", "--format", "table"]);
+    let run = common::leasejudge(&["adjudicate", "cases/probes.csv", "--format", "table"])
+        .env_remove(&["COLUMNS"])
+        .run();
     assert_eq!(run.code, 0);
     let lines: Vec<&str> = run.stdout.lines().collect();
     // A header, its rule, four cases (the default columns, 80 characters wide on a pipe:

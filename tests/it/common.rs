@@ -97,13 +97,19 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The width the tests' runs have unless a test says otherwise: wide enough that every
+/// message and table row is one line, so that a test of what is said finds its words on
+/// one line. A test of the width rule sets `COLUMNS` itself, or removes it (then 80).
+pub const WIDE: &str = "1000";
+
 /// One run of the binary being built: `leasejudge(args).dir(..).env(..).stdin(..)`, then
 /// [`Invocation::output`] (the bytes) or [`Invocation::run`] (UTF-8 text). It runs from the
-/// repository root with nothing on standard input unless told otherwise; what the caller's
-/// environment says of colour, width or CI summaries reaches it unless a test removes it.
+/// repository root with nothing on standard input and `COLUMNS` at [`WIDE`] unless told
+/// otherwise; what the caller's environment says of colour or CI summaries reaches it unless
+/// a test removes it.
 pub fn leasejudge(args: &[&str]) -> Invocation {
     let mut command = Command::new(env!("CARGO_BIN_EXE_leasejudge"));
-    command.args(args).current_dir(root());
+    command.args(args).current_dir(root()).env("COLUMNS", WIDE);
     Invocation {
         command,
         stdin: Vec::new(),

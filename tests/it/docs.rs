@@ -455,3 +455,260 @@ fn the_docs_name_only_files_that_exist() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn the_licenses_cargo_declares_are_there_and_packaged() {
+    let manifest = read("Cargo.toml");
+    assert!(manifest.contains("license = \"MIT OR Apache-2.0\""));
+    let mit = read("LICENSE-MIT");
+    assert!(mit.starts_with("Copyright (c) the leasejudge developers\n"));
+    assert!(mit.contains("Permission is hereby granted, free of charge"));
+    let apache = read("LICENSE-APACHE");
+    assert!(apache.contains("Apache License") && apache.contains("Version 2.0, January 2004"));
+    assert!(apache.contains("END OF TERMS AND CONDITIONS"));
+    // The crate carries them (the wheel's check is scripts/wheel-check.sh's).
+    let output = Command::new(env!("CARGO"))
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed = String::from_utf8_lossy(&output.stdout);
+    for file in ["LICENSE-MIT", "LICENSE-APACHE", "CHANGELOG.md"] {
+        assert!(
+            listed.lines().any(|line| line == file),
+            "cargo package lacks {file}"
+        );
+    }
+    assert!(read("scripts/wheel-check.sh").contains("for license in LICENSE-MIT LICENSE-APACHE"));
+}
+
+#[test]
+fn the_changelog_keeps_a_changelog() {
+    let changelog = read("CHANGELOG.md");
+    let version = read("Cargo.toml")
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap()
+        .to_owned();
+    assert!(changelog.starts_with("# Changelog\n"));
+    let unreleased = changelog
+        .find("\n## [Unreleased]\n")
+        .expect("an Unreleased section");
+    let released = changelog
+        .find(&format!("\n## [{version}]"))
+        .expect("a section for Cargo.toml's version");
+    assert!(unreleased < released, "Unreleased comes first");
+    // Other branches add their lines under these at merge time: each heading stays.
+    let section = &changelog[unreleased..released];
+    for heading in ["Added", "Changed", "Fixed", "Security"] {
+        assert!(
+            section.contains(&format!("\n### {heading}\n")),
+            "Unreleased lacks ### {heading}"
+        );
+    }
+    for line in changelog.lines().filter(|line| line.starts_with("### ")) {
+        assert!(
+            [
+                "### Added",
+                "### Changed",
+                "### Deprecated",
+                "### Removed",
+                "### Fixed",
+                "### Security"
+            ]
+            .contains(&line),
+            "not a Keep a Changelog heading: {line}"
+        );
+    }
+}
+
+/// A fenced block of a document: where it starts, its info string, its lines (the fence's
+/// indentation taken off), and the HTML comment just before it, if any.
+struct Block {
+    line: usize,
+    /// The lines of its body, by index: `body.0..body.1`.
+    body: (usize, usize),
+    indent: usize,
+    info: String,
+    text: String,
+    comment: Option<String>,
+}
+
+fn fenced_blocks(markdown: &str) -> Vec<Block> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut blocks = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        let indent = line.len() - line.trim_start().len();
+        let Some(info) = line.trim_start().strip_prefix("```") else {
+            index += 1;
+            continue;
+        };
+        let start = index;
+        let mut text = String::new();
+        index += 1;
+        while index < lines.len() && !lines[index].trim_start().starts_with("```") {
+            let body = lines[index];
+            text.push_str(
+                body.get(indent.min(body.len() - body.trim_start().len())..)
+                    .unwrap_or(""),
+            );
+            text.push('\n');
+            index += 1;
+        }
+        index += 1;
+        // The comment ends on the line before the fence.
+        let comment = (start > 0 && lines[start - 1].trim_end().ends_with("-->")).then(|| {
+            let mut at = start - 1;
+            while at > 0 && !lines[at].contains("<!--") {
+                at -= 1;
+            }
+            let joined = lines[at..start].join("\n");
+            let body = joined.trim();
+            body.trim_start_matches("<!--")
+                .trim_end_matches("-->")
+                .trim()
+                .to_owned()
+        });
+        blocks.push(Block {
+            line: start + 1,
+            body: (start + 1, index - 1),
+            indent,
+            info: info.trim().to_owned(),
+            text,
+            comment,
+        });
+    }
+    blocks
+}
+
+/// Every quoted output of the docs is the program's (issue 40): each fenced block of
+/// README.md and docs/*.md is a command (`sh`), a configuration (`yaml`), or says in the
+/// comment before it what it is: `<!-- output of: COMMANDS -->` (a shell script, run from a
+/// copy of the repository's data with `COLUMNS=80`; its standard output must be the block),
+/// or `<!-- not output: WHY -->`. A block whose first line is `$ COMMAND` is that command's
+/// output. So a change in what the program prints fails here until the docs follow.
+#[test]
+fn every_quoted_output_in_the_docs_is_what_the_program_prints() {
+    let mut docs = vec![root().join("README.md")];
+    for entry in fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") && !path.ends_with("lease-v1.md") {
+            docs.push(path);
+        }
+    }
+    docs.sort();
+    let dir = tempfile::tempdir().unwrap();
+    for data in ["cases", "golden", "tests/data", "examples"] {
+        copy_dir(&root().join(data), &dir.path().join(data));
+    }
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_leasejudge"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // The workbook spreadsheets.md quotes an error of: the lab's case file with a timestamp
+    // that is none, on a sheet named "Lab 3".
+    let cases = read("examples/lab/cases.csv");
+    let mut rows: Vec<Vec<String>> = cases
+        .lines()
+        .map(|line| line.split(',').map(str::to_owned).collect())
+        .collect();
+    rows[2][2] = "yesterday".to_owned();
+    let header: Vec<&str> = rows[0].iter().map(String::as_str).collect();
+    let workbook = leasejudge::input::workbook::matrix_xlsx("Lab 3", &header, &rows[1..]).unwrap();
+    fs::write(dir.path().join("tests/data/docs/cases.xlsx"), workbook).unwrap();
+    let bless = std::env::var_os("LEASEJUDGE_BLESS").is_some();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for doc in &docs {
+        let name = doc.strip_prefix(root()).unwrap().display().to_string();
+        let markdown = fs::read_to_string(doc).unwrap();
+        let mut lines: Vec<String> = markdown.lines().map(str::to_owned).collect();
+        // Blessed blocks, last first, so that the lines before them keep their places.
+        let mut blessed: Vec<(usize, usize, Vec<String>)> = Vec::new();
+        for block in fenced_blocks(&markdown) {
+            if matches!(block.info.as_str(), "sh" | "yaml") {
+                continue;
+            }
+            let (script, expected) = match (&block.comment, block.text.strip_prefix("$ ")) {
+                (_, Some(rest)) => {
+                    let (command, output) = rest.split_once('\n').unwrap_or((rest, ""));
+                    (command.to_owned(), output.to_owned())
+                }
+                (Some(comment), None) if comment.starts_with("not output:") => continue,
+                (Some(comment), None) if comment.starts_with("output of:") => (
+                    comment["output of:".len()..].trim().to_owned(),
+                    block.text.clone(),
+                ),
+                _ => {
+                    failures.push(format!(
+                        "{name}:{}: a fenced block that says neither `<!-- output of: … -->` \
+                         nor `<!-- not output: … -->`",
+                        block.line
+                    ));
+                    continue;
+                }
+            };
+            let output = Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .current_dir(dir.path())
+                .env("PATH", &path)
+                .env("COLUMNS", "80")
+                .env("NO_COLOR", "1")
+                .env_remove("TMPDIR")
+                .output()
+                .expect("sh runs");
+            checked += 1;
+            let actual = String::from_utf8_lossy(&output.stdout);
+            if bless && actual.trim_end() != expected.trim_end() {
+                let pad = " ".repeat(block.indent);
+                let kept = block.text.len() - expected.len();
+                let mut new: Vec<String> = block.text[..kept]
+                    .lines()
+                    .map(|line| format!("{pad}{line}"))
+                    .collect();
+                new.extend(actual.trim_end().lines().map(|line| format!("{pad}{line}")));
+                blessed.push((block.body.0, block.body.1, new));
+                continue;
+            }
+            if actual.trim_end() != expected.trim_end() {
+                failures.push(format!(
+                    "{name}:{}: `{script}` prints\n{actual}\nnot what the docs quote:\n{expected}\n{}",
+                    block.line,
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+        }
+        if !blessed.is_empty() {
+            for (start, end, new) in blessed.into_iter().rev() {
+                lines.splice(start..end, new);
+            }
+            fs::write(doc, lines.join("\n") + "\n").unwrap();
+        }
+    }
+    assert!(checked >= 12, "only {checked} quoted outputs were checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The message docs/safety.md quotes for a file changed under a run, which no script can
+/// time, is the one the program renders for such a file.
+#[test]
+fn the_changed_file_message_the_docs_quote_is_the_programs() {
+    let changed = leasejudge::input::FileChanged {
+        file: "work.csv".to_owned(),
+        how: "it had 19377906 bytes when it was opened and has 4096 now".to_owned(),
+    };
+    let errors = leasejudge::input::InputErrors::from(vec![changed.input_error()]);
+    let quoted = format!("```\nleasejudge: {errors}\n```");
+    assert!(read("docs/safety.md").contains(&quoted), "{quoted}");
+}

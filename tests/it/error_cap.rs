@@ -127,6 +127,11 @@ fn every_command_lists_the_first_errors_and_counts_the_rest() {
             total_line: all,
         },
         Case {
+            args: &["shortcuts", "bad.csv"],
+            on_stdout: false,
+            total_line: all,
+        },
+        Case {
             args: &["grade", "key.csv", "--golden", "ragged.csv", "--reveal"],
             on_stdout: false,
             total_line: "",

@@ -44,23 +44,33 @@ fn explained(file: &Path, format: Format, limit: usize, budget: usize) -> Vec<u8
         case_rows_in_memory: budget,
         ..Window::COMMAND
     };
-    let explanation =
-        explain_streaming(&sources(file), None, None, (format, limit), &[], window).unwrap();
+    let explanation = explain_streaming(
+        &sources(file),
+        None,
+        None,
+        (format, limit),
+        &[],
+        window,
+        None,
+    )
+    .unwrap();
     let mut out = Vec::new();
     explanation.write_to(&mut out).unwrap();
     out
 }
 
-/// `adjudicate --explain`'s rows of `file` in `encoding`, with at most `budget` rows kept.
-fn detailed(file: &Path, encoding: Encoding, budget: usize) -> Vec<u8> {
+/// `adjudicate --explain`'s rows of `file` in `encoding`, with at most `budget` rows kept, the
+/// file parsed on a second thread if `jobs` is more than 1.
+fn detailed_on(file: &Path, encoding: Encoding, budget: usize, jobs: usize) -> Vec<u8> {
     let settings = StreamSettings {
         case_rows_in_memory: budget,
-        ..StreamSettings::default()
+        ..StreamSettings::in_file_order_on(jobs)
     };
     let writer = DetailedRows {
         encoding,
         run_as_of: None,
         column: "detail",
+        witness: None,
     };
     let records = judge(
         &sources(file),
@@ -72,6 +82,11 @@ fn detailed(file: &Path, encoding: Encoding, budget: usize) -> Vec<u8> {
     let mut out = Vec::new();
     records.write_to(&mut out).unwrap();
     out
+}
+
+/// [`detailed_on`] one thread.
+fn detailed(file: &Path, encoding: Encoding, budget: usize) -> Vec<u8> {
+    detailed_on(file, encoding, budget, 1)
 }
 
 /// Every format and limit, and both detail encodings: the same bytes whichever path.
@@ -94,6 +109,18 @@ fn same_bytes_written_out(file: &Path) {
             file.display()
         );
     }
+    // The streaming JSON, written straight into bytes, is what serde_json writes for every
+    // case's whole trace.
+    let traces =
+        leasejudge::commands::explain::traces(&[file.to_owned()], None, None, &[]).unwrap();
+    let whole = Format::Json.render(&traces).into_bytes();
+    for budget in [DEFAULT_CASE_ROWS_IN_MEMORY, FEW_ROWS] {
+        assert!(
+            explained(file, Format::Json, 0, budget) == whole,
+            "{} -f json, budget {budget}",
+            file.display()
+        );
+    }
     for encoding in ENCODINGS {
         let held = detailed(file, encoding, DEFAULT_CASE_ROWS_IN_MEMORY);
         assert!(!held.is_empty());
@@ -102,6 +129,14 @@ fn same_bytes_written_out(file: &Path) {
             "{} --explain as {encoding:?}",
             file.display()
         );
+        // Parsed on a second thread while the first replays and writes: the same records.
+        for budget in [DEFAULT_CASE_ROWS_IN_MEMORY, FEW_ROWS] {
+            assert!(
+                held == detailed_on(file, encoding, budget, 2),
+                "{} --explain as {encoding:?}, two threads, budget {budget}",
+                file.display()
+            );
+        }
     }
 }
 

@@ -58,7 +58,8 @@ fn whole(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp
 /// What `explain FILE -f FORMAT [--case ...] [--as-of ...]` writes, [`WINDOW`] open.
 fn streamed(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp>) -> Vec<u8> {
     let sources = [Source::file(file.to_owned())];
-    let explained = explain_streaming(&sources, None, as_of, (format, 0), wanted, WINDOW).unwrap();
+    let explained =
+        explain_streaming(&sources, None, as_of, (format, 0), wanted, WINDOW, None).unwrap();
     let mut out = Vec::new();
     explained.write_to(&mut out).unwrap();
     out

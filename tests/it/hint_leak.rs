@@ -308,6 +308,10 @@ fn every_format_adds_the_hint_text_and_nothing_else(index: usize) {
         if hinted.to_ascii_lowercase().contains("section") {
             failures.push(format!("{what}: names a section"));
         }
+        // "Golden" is the instructor's word: a learner's report says "the key" (issue 40).
+        if hinted.to_ascii_lowercase().contains("golden") {
+            failures.push(format!("{what}: says golden:\n{hinted}"));
+        }
         let shown = hinted.matches("look again at").count();
         if shown < expected.len() {
             failures.push(format!(

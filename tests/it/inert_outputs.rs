@@ -408,6 +408,28 @@ fn every_output_of_every_command_is_inert() {
             vec!["wrong-key.csv.new"],
             csv_out(&["wrong-key.csv.new"]),
         ),
+        (
+            vec![
+                "shortcuts",
+                "cases.csv",
+                "--suggest",
+                "catch.csv",
+                "--golden",
+                "catch.golden.csv",
+            ],
+            vec!["catch.csv", "catch.golden.csv"],
+            csv_out(&["catch.csv", "catch.golden.csv"]),
+        ),
+        (
+            vec!["shortcuts", "cases.csv", "-f", "json"],
+            vec![],
+            BTreeMap::new(),
+        ),
+        (
+            vec!["shortcuts", "cases.csv", "-f", "markdown"],
+            vec![],
+            stdout_is(Kind::Markdown),
+        ),
     ];
     let mut runs = runs;
     for format in ["table", "json", "junit", "github", "markdown"] {

@@ -438,6 +438,20 @@ fn assert_no_leak_without_reveal(format: &str, extra: &[&str]) {
             ));
         }
         for (what, bytes) in &outputs {
+            // "golden" is the instructor's word: the report a learner reads (standard output,
+            // or the `-o` file) says "the key", or nothing.
+            let learners = what.starts_with("stdout") || what.ends_with("report.out");
+            if learners
+                && String::from_utf8_lossy(bytes)
+                    .to_ascii_lowercase()
+                    .contains("golden")
+            {
+                failures.push(format!(
+                    "{} -f {format} {extra:?}: {what} says \"golden\":\n{}",
+                    golden.0,
+                    String::from_utf8_lossy(bytes)
+                ));
+            }
             let found = leaks(bytes);
             if !found.is_empty() {
                 failures.push(format!(
@@ -500,7 +514,7 @@ fn a_malformed_golden_file_tells_the_learner_to_ask() {
         let (outputs, _) = run(&golden, "table", &[]);
         assert!(
             String::from_utf8_lossy(&outputs[0].1)
-                .contains("the golden file is malformed; contact your instructor"),
+                .contains("the key is malformed; contact your instructor"),
             "{}: {}",
             golden.0,
             String::from_utf8_lossy(&outputs[0].1)

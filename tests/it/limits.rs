@@ -116,9 +116,8 @@ fn assert_every_role(case_file: &str, matrix: &str, case_error: &str, matrix_err
         } else {
             // Malformed, or (a file refused by its size, before it is read) unreadable.
             assert!(
-                text(&out).contains("the golden file is malformed; contact your instructor")
-                    || text(&out)
-                        .contains("the golden file cannot be read; contact your instructor"),
+                text(&out).contains("the key is malformed; contact your instructor")
+                    || text(&out).contains("the key cannot be read; contact your instructor"),
                 "{args:?}: {}",
                 text(&out)
             );

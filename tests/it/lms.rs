@@ -13,31 +13,31 @@ use std::process::{Command, Output};
 use crate::common::root;
 
 /// An example learner's matrix (examples/lab/submissions).
-fn submission(name: &str) -> Vec<u8> {
+pub(super) fn submission(name: &str) -> Vec<u8> {
     fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
 }
 
-fn key() -> PathBuf {
+pub(super) fn key() -> PathBuf {
     root().join("examples/lab/key.csv")
 }
 
-fn leasejudge(args: &[&str]) -> Output {
+pub(super) fn leasejudge(args: &[&str]) -> Output {
     crate::common::leasejudge(args)
         .env("NO_COLOR", "1")
         .output()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(super) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn write(path: &Path, bytes: &[u8]) {
+pub(super) fn write(path: &Path, bytes: &[u8]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
 }
 
 /// Zips every file under `dir` (names relative to it, `prefix/` before them).
-fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
+pub(super) fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
     fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -66,7 +66,7 @@ fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
 }
 
 /// Runs `grade --lms` on the download; returns the run and the gradebook's text.
-fn grade_lms(
+pub(super) fn grade_lms(
     platform: &str,
     download: &Path,
     roster: &Path,
@@ -96,7 +96,7 @@ fn grade_lms(
 }
 
 /// CSV records as a permissive reader gives them.
-fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
+pub(super) fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -114,14 +114,14 @@ fn records(text: &str, delimiter: u8) -> Vec<Vec<String>> {
 /// (`row_has_student_headers?`, `update_column_count`, the last of them `Section`), the
 /// assignment columns by the id in `Title (ID)` with the totals stripped, the `Points Possible`
 /// row, the `Muted`/`Manual Posting` rows skipped, and each learner by `ID` with their cells.
-struct CanvasImport {
+pub(super) struct CanvasImport {
     /// Per assignment id, its points.
-    points: HashMap<String, String>,
+    pub(super) points: HashMap<String, String>,
     /// Per user id, per assignment id, the cell (stripped).
-    grades: HashMap<String, HashMap<String, String>>,
+    pub(super) grades: HashMap<String, HashMap<String, String>>,
 }
 
-fn canvas_import(csv_text: &str) -> CanvasImport {
+pub(super) fn canvas_import(csv_text: &str) -> CanvasImport {
     let first: Vec<&str> = csv_text.lines().take(3).collect();
     let count = |delimiter: u8| {
         let counts: Vec<usize> = first
@@ -221,7 +221,7 @@ fn canvas_import(csv_text: &str) -> CanvasImport {
     import
 }
 
-const CANVAS_EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attendance,Lab 1 (4101),Lab 2 (4102),Current Points,Final Points,Current Score,Unposted Current Score,Final Score,Unposted Final Score\n\
+pub(super) const CANVAS_EXPORT: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attendance,Lab 1 (4101),Lab 2 (4102),Current Points,Final Points,Current Score,Unposted Current Score,Final Score,Unposted Final Score\n\
 ,,,,,,,Manual Posting,,,,,,\n    \
 Points Possible,,,,,(read only),10.00,20.00,(read only),(read only),(read only),(read only),(read only),(read only)\n\
 \"Lovelace, Ada\",1001,ada,ada@example.edu,Section A,,9.00,,9.00,9.00,90.00,90.00,90.00,90.00\n\
@@ -236,7 +236,7 @@ Points Possible,,,,,(read only),10.00,20.00,(read only),(read only),(read only),
 /// A Canvas "Download Submissions" folder: every file named after its learner
 /// (`lib/content_zipper.rb`), a late one, a resubmitted file (`matrix-1.csv`), a learner with
 /// two matrix files, one without any file.
-fn canvas_download(dir: &Path) {
+pub(super) fn canvas_download(dir: &Path) {
     let files: [(&str, Vec<u8>); 8] = [
         ("lovelaceada_1001_55001_matrix.csv", submission("ada.csv")),
         (
@@ -415,8 +415,12 @@ fn a_download_entry_of_no_roster_learner_is_an_error_and_nothing_is_written() {
 /// `Participant `; a grade that is blank, negative or above the maximum skipped; the feedback
 /// cell taken whenever the column is there. Returns, per participant, the grade the import
 /// sets (None: skipped) and the feedback.
-fn moodle_import(csv_text: &str, maximum: f64) -> HashMap<String, (Option<f64>, Option<String>)> {
-    let rows = records(csv_text.trim_start_matches('\u{feff}'), b',');
+pub(super) fn moodle_import(
+    csv_text: &str,
+    maximum: f64,
+) -> HashMap<String, (Option<f64>, Option<String>)> {
+    // Read as Moodle reads it: PHP's fgetcsv, escape character and all.
+    let rows = super::lms_edges::moodle_importer_rows(csv_text);
     let header = &rows[0];
     let at = |name: &str| header.iter().position(|h| h == name);
     let (Some(id), Some(grade), Some(_modified)) =
@@ -443,17 +447,19 @@ fn moodle_import(csv_text: &str, maximum: f64) -> HashMap<String, (Option<f64>, 
 }
 
 /// Moodle's feedback field is HTML: the plain text the learner reads.
-fn shown_in_moodle(html: &str) -> Vec<String> {
+pub(super) fn shown_in_moodle(html: &str) -> Vec<String> {
     html.split("<br>")
         .map(|line| {
             line.replace("&lt;", "<")
                 .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#92;", "\\")
                 .replace("&amp;", "&")
         })
         .collect()
 }
 
-const MOODLE_WORKSHEET: &str = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments\n\
+pub(super) const MOODLE_WORKSHEET: &str = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments\n\
 Participant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:00 AM\",,-,\n\
 Participant 2002,Ben Okafor,ben@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:05 AM\",,-,\n\
 Participant 2003,Cy Yilmaz,cy@example.edu,Submitted for grading,,10.00,Yes,\"Monday, 3 March 2025, 9:06 AM\",,-,\n\
@@ -464,7 +470,7 @@ Participant 2007,Ada Lovelace,ada2@example.edu,Submitted for grading,,10.00,Yes,
 /// A Moodle "Download all submissions" in folders (`mod/assign/classes/downloader.php`):
 /// `{full name}_{participant id}_assignsubmission_file/` with the files as uploaded, online
 /// text beside it; two learners of one name; a matrix in a folder of the upload.
-fn moodle_in_folders(dir: &Path) {
+pub(super) fn moodle_in_folders(dir: &Path) {
     let files: [(&str, Vec<u8>); 7] = [
         (
             "Ada Lovelace_2001_assignsubmission_file/matrix.csv",
@@ -501,7 +507,7 @@ fn moodle_in_folders(dir: &Path) {
 }
 
 /// The same download without folders: `{prefix}_assignsubmission_file_{file}`.
-fn moodle_flat(dir: &Path) {
+pub(super) fn moodle_flat(dir: &Path) {
     let files: [(&str, Vec<u8>); 6] = [
         (
             "Ada Lovelace_2001_assignsubmission_file_matrix.csv",
@@ -568,6 +574,17 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
         assert!(ben
             .iter()
             .all(|l| !l.contains("EXPIRED,") && !l.contains("expected")));
+        // The feedback learners read in Moodle says "the key", never "golden" (issue 40):
+        // Ben's case the key lacks is a warning in it.
+        assert!(
+            ben.iter()
+                .any(|l| l.contains("this case is not in the key")),
+            "{ben:?}"
+        );
+        for (_, feedback) in import.values() {
+            let feedback = feedback.as_deref().unwrap_or("").to_ascii_lowercase();
+            assert!(!feedback.contains("golden"), "{feedback}");
+        }
     }
     // --missing zero, and the feedback at --feedback none: the score alone.
     let (_, written) = grade_lms(
@@ -610,7 +627,8 @@ fn moodle_downloads_in_folders_or_not_folder_and_zip_grade_into_the_worksheet_mo
 
 // ---------------------------------------------------------------- GitHub Classroom
 
-const GITHUB_ROSTER: &str = "\"identifier\",\"github_username\",\"github_id\",\"name\"\n\
+pub(super) const GITHUB_ROSTER: &str =
+    "\"identifier\",\"github_username\",\"github_id\",\"name\"\n\
 \"ada@example.edu\",\"ada-l\",\"101\",\"Ada Lovelace\"\n\
 \"ben@example.edu\",\"benok\",\"102\",\"Ben Okafor\"\n\
 \"sian@example.edu\",\"sian-ob\",\"105\",\"Siân O'Brien\"\n\
@@ -619,7 +637,7 @@ const GITHUB_ROSTER: &str = "\"identifier\",\"github_username\",\"github_id\",\"
 
 /// `gh classroom clone student-repos`: `{slug}-submissions/{slug}-{username}/`, each a
 /// repository with its own files (the case file handed out, a README, .github, .git).
-fn github_download(dir: &Path) {
+pub(super) fn github_download(dir: &Path) {
     for (repo, matrix) in [
         ("lab-5-ada-l", "ada.csv"),
         ("lab-5-BenOk", "ben.csv"),
@@ -706,8 +724,36 @@ fn github_classroom_repositories_grade_into_the_roster_with_points_awarded() {
 /// What the reporter does with a step's output (classroom-resources/autograding-grading-reporter,
 /// `src/main.js` and `src/notify-classroom.js`): decodes the base64 of `{ID}_RESULTS`, parses
 /// the JSON, and for a runner whose `max_score` is not 0 adds every test's `score` and the
-/// `max_score`: the "Points X/Y" GitHub Classroom records.
-fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
+/// `max_score`: the "Points X/Y" GitHub Classroom records. Its log says the runner's total
+/// too, counted another way (`src/console-results.js`: "Total points for RUNNER:
+/// {score.toFixed(2)}/{max_score}", the score by `getTestScore` in
+/// `src/helpers/test-helpers.js` at the `v1` tag, built into `dist/main.js`: the passing
+/// tests' share of `max_score`); the two must be
+/// the same number (issue 36), asserted here.
+pub(super) fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
+    let (results, points, logged) = reporter_totals(json);
+    if let (Some(points), Some(logged)) = (&points, &logged) {
+        let total = points
+            .strip_prefix("Points ")
+            .and_then(|p| p.split('/').next())
+            .unwrap()
+            .parse::<f64>()
+            .unwrap();
+        assert_eq!(
+            logged,
+            &format!(
+                "Total points for practice: {:.2}/{}",
+                total, results["max_score"]
+            ),
+            "the log and the check run disagree ({points})"
+        );
+    }
+    (results, points)
+}
+
+/// The reporter's two totals of a step's output: the check run's "Points X/Y" and the log's
+/// "Total points for practice: X.XX/Y".
+pub(super) fn reporter_totals(json: &[u8]) -> (serde_json::Value, Option<String>, Option<String>) {
     use base64_std as b64;
     let encoded = b64::encode(json);
     // The environment string the reporter is started with fits Linux's MAX_ARG_STRLEN.
@@ -724,11 +770,17 @@ fn reporter_points(json: &[u8]) -> (serde_json::Value, Option<String>) {
             .sum();
         format!("Points {total}/{max}")
     });
-    (results, points)
+    let logged = (max > 0).then(|| {
+        let tests = results["tests"].as_array().unwrap();
+        let passed = tests.iter().filter(|t| t["status"] == "pass").count();
+        let score = passed as f64 / tests.len() as f64 * max as f64;
+        format!("Total points for practice: {score:.2}/{max}")
+    });
+    (results, points, logged)
 }
 
 /// Base64 as `Buffer.from(..).toString('base64')` writes it (no crate needed for a test).
-mod base64_std {
+pub(super) mod base64_std {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     pub fn encode(bytes: &[u8]) -> String {
@@ -765,7 +817,7 @@ mod base64_std {
 }
 
 /// Every field of every test, as the reporter and the graders' own results have them.
-fn check_test_fields(test: &serde_json::Value) {
+pub(super) fn check_test_fields(test: &serde_json::Value) {
     let fields: Vec<&str> = test
         .as_object()
         .unwrap()
@@ -842,17 +894,49 @@ fn the_reporter_input_is_what_the_reporter_reads() {
         (results["status"].as_str(), points.as_deref()),
         (Some("pass"), Some("Points 4/4"))
     );
-    // Weighted: the points are the case's.
+    // Weighted: a test per point of each column, each passing exactly when it scores, so a
+    // case half right is a passing and a failing test, never a failing test with points.
     let weighted = run("ben.csv", &["--weights", "decision=2,reason=1"]);
     let (results, points) = reporter_points(&weighted.stdout);
     assert_eq!(points.as_deref(), Some("Points 6/12"));
-    assert_eq!(results["tests"][0]["score"], 2);
-    // --feedback none: one test carrying the score.
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 12);
+    let named: Vec<(&str, &str, u64)> = tests[..3]
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+                t["score"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("probe-1: decision (1 of 2)", "pass", 1),
+            ("probe-1: decision (2 of 2)", "pass", 1),
+            ("probe-1: reason", "fail", 0)
+        ]
+    );
+    assert_eq!(tests[2]["message"], "reason: within_lease is wrong");
+    // --feedback none: tests of equal worth stand for the score, and say it.
     let none = run("ben.csv", &["--feedback", "none"]);
     let (results, points) = reporter_points(&none.stdout);
     assert_eq!(points.as_deref(), Some("Points 1/4"));
-    assert_eq!(results["tests"].as_array().unwrap().len(), 1);
-    assert_eq!(results["tests"][0]["message"], "Score: 1/4 (25.0%)");
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 4);
+    assert!(tests[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Score: 1/4 (25.0%). These tests stand for the points"));
+    assert!(
+        !text(&none.stdout).contains("probe-"),
+        "no case at --feedback none"
+    );
+    assert!(tests
+        .iter()
+        .all(|t| t["name"].as_str().unwrap().starts_with("Points ")));
     // Ungradable: an error test that says why (the reporter prints an error test's message).
     let cy = run("cy.csv", &[]);
     assert_eq!(cy.status.code(), Some(2));
@@ -918,17 +1002,27 @@ fn a_large_lab_fits_the_reporter_and_its_points_still_add_up() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.len() <= 96_000, "{} bytes", out.stdout.len());
+    // Too many cases for a test each: tests of equal worth stand for the score (a third of
+    // the points: one test of 2000 passing, two failing), and the log says the same total.
     let (results, points) = reporter_points(&out.stdout);
     assert_eq!(points.as_deref(), Some("Points 2000/6000"));
     let tests = results["tests"].as_array().unwrap();
-    let last = tests.last().unwrap();
-    assert_eq!(last["name"], "Cases not listed");
-    assert!(
-        tests[..tests.len() - 1]
-            .iter()
-            .all(|t| t["status"] == "fail"),
-        "wrong cases first"
+    let named: Vec<(&str, &str)> = tests
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("Points 1-2000 of 6000", "pass"),
+            ("Points 2001-4000 of 6000", "fail"),
+            ("Points 4001-6000 of 6000", "fail")
+        ]
     );
+    assert!(tests[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("The lab's 6000 cases do not fit the reporter's input a test each"));
 }
 
 // ------------------------------------------------- the GitHub Classroom template

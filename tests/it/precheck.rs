@@ -11,6 +11,7 @@ fn precheck(args: &[&str], cwd: &Path) -> Output {
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
+        .env("COLUMNS", crate::common::WIDE)
         .output()
         .unwrap()
 }
@@ -140,4 +141,34 @@ fn a_folder_and_utf16_text_are_read_as_the_grader_reads_them() {
     let run = precheck(&["repo", "--cases", "bad.csv"], dir.path());
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("bad.csv:"));
+}
+
+#[test]
+fn every_row_of_the_file_is_counted_those_with_problems_too() {
+    // Tab-separated, a case id twice and a ragged row: three rows, as the learner counts them
+    // (issue 40: it said "2 rows"), in every format a matrix comes in.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("tabs.csv"),
+        "case_id\tdecision\treason\nprobe-1\tACTIVE\tstale_generation\n\
+         probe-1\tEXPIRED\texpired_without_result\nprobe-3\tACTIVE\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("rows.json"),
+        r#"[{"case_id": "probe-1", "decision": "ACTIVE", "reason": "stale_generation"},
+{"case_id": "probe-1", "decision": "EXPIRED", "reason": "expired_without_result"},
+"not an object"]"#,
+    )
+    .unwrap();
+    let cases = lab().join("cases.csv");
+    for (file, read_as) in [
+        ("tabs.csv", "read as CSV, cells separated by tab: 3 rows"),
+        ("rows.json", "read as a JSON matrix: 3 rows"),
+    ] {
+        let run = precheck(&[file, "--cases", cases.to_str().unwrap()], dir.path());
+        assert_eq!(run.status.code(), Some(2));
+        let first = stdout(&run).lines().next().unwrap().to_owned();
+        assert_eq!(first, format!("{file}: {read_as}, for the lab's 4 cases"));
+    }
 }

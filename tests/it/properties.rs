@@ -447,3 +447,58 @@ fn generated_rows_reach_every_row_reason() {
         .collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
+
+/// Minimal witnesses (`explain --witness`), on generated cases judged at their own instant or
+/// at a run's `--as-of` (earlier or later than their rows): every witness replayed alone gives
+/// the case's decision and reason, and no one of its rows can be left out
+/// ([`crate::witness::check`]), unless its search says it was stopped (`minimal: false`), which
+/// only small bounds do; a search never replays more rows than its budget.
+#[test]
+fn witnesses_replay_alone_to_the_verdict_and_lose_no_row() {
+    use leasejudge::explain::witness::{of_trace, Search};
+    use leasejudge::explain::{CaseTrace, SourcedRow};
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        ..Config::default()
+    });
+    let bounds = prop_oneof![
+        3 => Just(None),
+        1 => (0u64..80, 1usize..12).prop_map(Some),
+    ];
+    let strategy = (rows(), proptest::option::of(0u64..200), bounds);
+    let (shorter, stopped) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    runner
+        .run(&strategy, |(rows, as_of, bounds)| {
+            let sourced = rows
+                .iter()
+                .enumerate()
+                .map(|(i, row)| SourcedRow {
+                    file: "case.csv".to_owned(),
+                    line: i as u64 + 2,
+                    row: row.clone(),
+                })
+                .collect();
+            let run_as_of = as_of.map(at);
+            let Ok(Some(trace)) = CaseTrace::replay("case", sourced, run_as_of) else {
+                return Ok(());
+            };
+            let search = match bounds {
+                None => Search::COMMAND,
+                Some((replayed_rows, held_rows)) => Search {
+                    replayed_rows,
+                    held_rows,
+                },
+            };
+            let witness = of_trace(&trace, run_as_of, search);
+            crate::witness::check(&rows, &witness, run_as_of).map_err(TestCaseError::fail)?;
+            prop_assert!(witness.replayed_rows <= search.replayed_rows);
+            prop_assert!(witness.minimal || bounds.is_some(), "{witness:?}");
+            shorter.set(shorter.get() + u32::from(witness.len() < rows.len()));
+            stopped.set(stopped.get() + u32::from(!witness.minimal));
+            Ok(())
+        })
+        .unwrap();
+    // The property means something: most witnesses leave rows out, and some searches stop.
+    assert!(shorter.get() >= 200, "{} shorter", shorter.get());
+    assert!(stopped.get() >= 10, "{} stopped", stopped.get());
+}

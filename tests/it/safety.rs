@@ -85,6 +85,19 @@ const OUTPUT_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["explain", "in.csv", "-o", "{}"], &["in.csv"]),
     (&["reorder", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["shortcuts", "in.csv", "-o", "{}"], &["in.csv"]),
+    (&["shortcuts", "in.csv", "--suggest", "{}"], &["in.csv"]),
+    (
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "s.csv",
+            "--golden",
+            "{}",
+        ],
+        &["in.csv"],
+    ),
     (&["template", "in.csv", "-o", "{}"], &["in.csv"]),
     (
         &["check", "in.csv", "--golden", "golden.csv", "-o", "{}"],
@@ -151,6 +164,15 @@ fn no_output_may_be_another_output() {
             "generate", "--cases", "3", "-o", "out.csv", "--golden", "{}",
         ],
         &["check", "in.csv", "--golden", "gold", "--bless", "-o", "{}"],
+        &[
+            "shortcuts",
+            "in.csv",
+            "--suggest",
+            "out.csv",
+            "--golden",
+            "{}",
+        ],
+        &["shortcuts", "in.csv", "-o", "out.csv", "--suggest", "{}"],
     ];
     let names = [
         ("itself", "out.csv"),
@@ -600,6 +622,12 @@ fn endless_records_are_located_input_errors() {
     let long = "a".repeat(3 << 20);
     fs::write(dir.path().join("long.csv"), format!("{header}\n{long}\n")).unwrap();
     fs::write(dir.path().join("quoted.csv"), format!("{header}\n\"{long}")).unwrap();
+    // A matrix's header (a case file's is refused as a matrix before its rows are read).
+    fs::write(
+        dir.path().join("long-matrix.csv"),
+        format!("case_id,decision,reason\n{long}\n"),
+    )
+    .unwrap();
     fs::write(
         dir.path().join("long.ndjson"),
         format!("{{\"case_id\":\"{long}\"}}\n"),
@@ -664,8 +692,8 @@ fn endless_records_are_located_input_errors() {
             "long-case.json:2: cannot read: a record longer than",
         ),
         (
-            &["grade", "long.csv", "--golden", "golden.csv"],
-            "long.csv:2: cannot read: a record longer than",
+            &["grade", "long-matrix.csv", "--golden", "golden.csv"],
+            "long-matrix.csv:2: cannot read: a record longer than",
         ),
         // A device is no submission: it is refused before a byte is read (issue 22).
         (

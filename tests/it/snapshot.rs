@@ -2,9 +2,12 @@
 //!
 //! A snapshot is a file `NAME.cmd` in a data directory: its first line is the command line
 //! after `leasejudge` (split on whitespace); a line `filter: F` may follow, naming a filter the
-//! test applies to standard output before comparing (explain's `html-structure`). It runs in a
-//! fresh copy of its directory (so relative paths work and files it writes stay in the copy),
-//! with `NO_COLOR=1`, and must match:
+//! test applies to standard output before comparing (explain's `html-structure`), and lines
+//! `copy: PATH`, each a file or directory of the repository (`cases/probes.csv`, `cases`)
+//! copied to the same relative path (so that a snapshot runs on the bundled cases as the
+//! docs show them, without a copy of them to keep). It runs in a fresh copy of its directory
+//! (so relative paths work and files it writes stay in the copy), with `NO_COLOR=1`, and
+//! must match:
 //! - `NAME.expected`: `exit status N`, then standard output, then `--- stderr` and standard
 //!   error if there is any;
 //! - `NAME.files/` (optional): files that must exist in the copy afterwards with exactly this
@@ -103,16 +106,30 @@ pub fn run(cmd_file: &Path, filters: &[Filter]) -> Vec<String> {
     let spec = fs::read_to_string(cmd_file).unwrap();
     let mut lines = spec.lines();
     let args: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
-    let filter = lines.find_map(|l| l.strip_prefix("filter: ")).map(|name| {
-        let name = name.trim();
-        filters
-            .iter()
-            .find(|(known, _)| *known == name)
-            .unwrap_or_else(|| panic!("{}: unknown filter {name}", cmd_file.display()))
-            .1
-    });
+    let directives: Vec<&str> = lines.collect();
+    let filter = directives
+        .iter()
+        .find_map(|l| l.strip_prefix("filter: "))
+        .map(|name| {
+            let name = name.trim();
+            filters
+                .iter()
+                .find(|(known, _)| *known == name)
+                .unwrap_or_else(|| panic!("{}: unknown filter {name}", cmd_file.display()))
+                .1
+        });
     let work = tempfile::tempdir().unwrap();
     copy_inputs(dir, work.path());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for path in directives.iter().filter_map(|l| l.strip_prefix("copy: ")) {
+        let (from, to) = (root.join(path.trim()), work.path().join(path.trim()));
+        if from.is_dir() {
+            copy_inputs(&from, &to);
+        } else {
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            fs::copy(&from, &to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        }
+    }
     let output = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
         .args(&args)
         .current_dir(work.path())

@@ -542,7 +542,7 @@ fn the_delimiter_is_detected_or_forced_and_a_failed_detection_says_what_it_tried
     assert_eq!(run.status, 1, "{}", run.stderr);
     assert!(
         run.stdout.contains(": 1/4 (25.0%)")
-            && run.stdout.matches("the golden file has this case").count() == 3,
+            && run.stdout.matches("the key has this case").count() == 3,
         "{}",
         run.stdout
     );

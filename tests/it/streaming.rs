@@ -896,10 +896,10 @@ fn a_bad_row_of_an_earlier_files_case_lists_its_own_errors_only() {
         expected.contains("b.csv:3: case_id: case id also appears in "),
         "{expected}"
     );
-    for open_cases in [EVERY_CASE, 4096, 1] {
+    for (open_cases, jobs) in [(EVERY_CASE, 1), (4096, 1), (1, 1), (4096, 2), (1, 2)] {
         let settings = StreamSettings {
             open_cases,
-            ..StreamSettings::in_file_order()
+            ..StreamSettings::in_file_order_on(jobs)
         };
         let errors = match judge(
             &sources,
@@ -910,7 +910,7 @@ fn a_bad_row_of_an_earlier_files_case_lists_its_own_errors_only() {
             Err(StreamError::Input(errors)) => errors.to_string(),
             _ => panic!("bad input is an error"),
         };
-        assert_eq!(errors, expected, "open {open_cases}");
+        assert_eq!(errors, expected, "open {open_cases}, jobs {jobs}");
     }
     assert_eq!(
         streamed(&sources, &CsvMatrix, 4096, 1).unwrap_err(),

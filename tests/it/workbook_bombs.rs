@@ -565,7 +565,7 @@ fn stops_every_command(name: &str, commands: Commands) {
             // The learner sees only that the key is malformed, not where.
             (_, false) => {
                 assert!(
-                    text(&out).contains("the golden file is malformed"),
+                    text(&out).contains("the key is malformed"),
                     "{}",
                     text(&out)
                 );

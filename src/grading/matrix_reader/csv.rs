@@ -99,6 +99,9 @@ pub(super) fn read(
         split,
         errors,
     );
+    if table.case_file {
+        return None;
+    }
     loop {
         let (record, ragged) = match body_record(&mut records, name, table.targets.len(), errors) {
             Ok(BodyRecord::Row(record)) => (record, false),
@@ -110,6 +113,7 @@ pub(super) fn read(
                 break;
             }
         };
+        table.file.records += 1;
         let line = record.line;
         // A golden row's values are checked even where its structure is wrong, so that every
         // problem is listed in one run; a cell past the header's end has no column to check.

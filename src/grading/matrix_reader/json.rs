@@ -113,7 +113,12 @@ fn add_json_case(
     strictness: Strictness,
     errors: &mut InputErrors,
 ) {
-    match serde_json::from_str::<CaseObject>(element) {
+    let parsed = serde_json::from_str::<CaseObject>(element);
+    if parsed.is_err() {
+        // A row all the same (add_case_object counts the others).
+        file.records += 1;
+    }
+    match parsed {
         Ok(object) => add_case_object(file, line, &object, strictness, errors),
         // serde_json's parser nests at most 128 deep (no matrix cell nests at all).
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
@@ -139,6 +144,20 @@ fn add_case_object(
     strictness: Strictness,
     errors: &mut InputErrors,
 ) {
+    if file.case_file {
+        return;
+    }
+    // A case file's row first: the file is a case file, said once (see `Table::new`).
+    if file.records == 0 {
+        let keys: Vec<Option<&str>> = object.0.iter().map(|(key, _)| Some(key.as_str())).collect();
+        if super::case_file_header(&keys) {
+            file.case_file = true;
+            errors
+                .push(InputError::new(&file.name, line, super::CASE_FILE_NOT_MATRIX).column("key"));
+            return;
+        }
+    }
+    file.records += 1;
     let name = &file.name.clone();
     let mut cells: Vec<Option<String>> = vec![None; Column::COUNT];
     let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];

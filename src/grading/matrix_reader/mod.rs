@@ -233,6 +233,8 @@ impl<'a> MatrixRead<'a> {
             }
         };
         match file {
+            // A case file: its one error says so.
+            Some(file) if file.case_file => Err(errors),
             Some(mut file) => {
                 file.read_as = match (file.read_as.take(), utf16) {
                     (Some(ReadAs::Csv { delimiter, .. }), utf16) => {
@@ -353,6 +355,24 @@ struct Table {
     file: MatrixFile,
     /// The matrix column each header cell names, if any.
     targets: Vec<Option<Column>>,
+    /// Whether the header is a case file's ([`CASE_FILE_NOT_MATRIX`]): its rows are not read.
+    case_file: bool,
+}
+
+/// What a header that names a case file's event and no decision or reason is: a case file
+/// given where a matrix goes (as the key, or as a learner's answers), said in one line rather
+/// than as every row's problems as a matrix. It says nothing of any value.
+pub const CASE_FILE_NOT_MATRIX: &str = "this is a case file, not a matrix: it has an event \
+     column and no decision or reason (a matrix is what adjudicate writes, or a filled-in \
+     template)";
+
+/// Whether a header (a CSV or sheet header, a JSON row's keys) is a case file's: an event
+/// column, and no decision or reason.
+fn case_file_header(header: &[Option<&str>]) -> bool {
+    use crate::input::{normalise_header, Field};
+    let names = || header.iter().flatten().map(|cell| normalise_header(cell));
+    names().any(|name| Field::from_normalised(&name) == Some(Field::Event))
+        && !names().any(|name| name == "decision" || name == "reason")
 }
 
 impl Table {
@@ -368,6 +388,20 @@ impl Table {
         split: Split<'_>,
         errors: &mut InputErrors,
     ) -> Table {
+        if case_file_header(header) {
+            errors.push(InputError::new(name, line, CASE_FILE_NOT_MATRIX).column("header"));
+            return Table {
+                file: MatrixFile::with_split(
+                    name,
+                    Some(line),
+                    vec![false; Column::COUNT],
+                    keep,
+                    split,
+                ),
+                targets: vec![None; header.len()],
+                case_file: true,
+            };
+        }
         let mut targets: Vec<Option<Column>> = Vec::with_capacity(header.len());
         let mut header_columns = vec![false; Column::COUNT];
         let mut named_by: Vec<Option<&str>> = vec![None; Column::COUNT];
@@ -413,6 +447,7 @@ impl Table {
         Table {
             file: MatrixFile::with_split(name, Some(line), header_columns, keep, split),
             targets,
+            case_file: false,
         }
     }
 

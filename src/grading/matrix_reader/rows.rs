@@ -123,6 +123,12 @@ pub struct MatrixFile {
     pub(super) unlisted: u64,
     /// How the file was read (its format, delimiter, encoding or sheet).
     pub read_as: Option<ReadAs>,
+    /// How many rows the file has, those with errors (ragged, a case id twice, bad UTF-8)
+    /// included: what a learner counts in their file.
+    pub(super) records: u64,
+    /// Whether its first row is a case file's ([`super::CASE_FILE_NOT_MATRIX`]): the rest is
+    /// not read.
+    pub(super) case_file: bool,
 }
 
 /// How a matrix file was read: what a learner is told, so that a file read otherwise than
@@ -195,7 +201,14 @@ impl MatrixFile {
             split: None,
             unlisted: 0,
             read_as: None,
+            records: 0,
+            case_file: false,
         }
+    }
+
+    /// How many rows the file has, those with errors included.
+    pub fn records(&self) -> u64 {
+        self.records
     }
 
     /// As [`MatrixFile::new`], its rows split by `split` (the splitter, and the graded
@@ -428,6 +441,8 @@ pub struct SplitMatrix {
     unlisted: u64,
     /// How it was read.
     pub read_as: Option<ReadAs>,
+    /// How many rows the file has, those with errors included.
+    records: u64,
     /// Its one partition, loaded once for all ([`SplitMatrix::hold`]).
     held: Option<LoadedPart>,
 }
@@ -513,6 +528,12 @@ impl SplitMatrix {
     /// How many rows were read (duplicates included).
     pub fn len(&self) -> u64 {
         self.partitions.len()
+    }
+
+    /// How many rows the file has, those with errors (ragged, bad UTF-8) included: what a
+    /// learner counts in their file.
+    pub fn records(&self) -> u64 {
+        self.records
     }
 
     /// Whether no row was read.
@@ -723,6 +744,7 @@ impl MatrixFile {
             missing_unlisted: sink.missing_unlisted,
             unlisted: self.unlisted,
             read_as: self.read_as,
+            records: self.records,
             held: None,
         })
     }

@@ -153,6 +153,10 @@ pub(super) fn read(
                 ));
                 return;
             };
+            if table.case_file {
+                return;
+            }
+            table.file.records += 1;
             let width = cells
                 .iter()
                 .rposition(|cell| !cell.trim().is_empty())
@@ -193,7 +197,9 @@ pub(super) fn read(
     if table.is_none() {
         errors.push(InputError::new(name, 0, "empty sheet: no header row"));
     }
-    table.map(|table| with_sheet(table.file, sheet))
+    table
+        .filter(|table| !table.case_file)
+        .map(|table| with_sheet(table.file, sheet))
 }
 
 /// The file, read from `sheet`.

@@ -1,0 +1,212 @@
+//! The matrix as typed rows ([`CellsMatrix`]) for a reader in this process: `check`'s join.
+
+use std::io::{self, Write};
+
+use crate::lease::{Case, Judgement, Phase, Timestamp};
+
+use super::{push_u64, MatrixEncoding, MatrixRow, COLUMNS};
+
+/// The matrix as typed rows for a reader in this process (`check`'s join with a golden
+/// file), never an output: per case, its first line and every cell's text as the CSV matrix
+/// holds it before [`spreadsheet_cell`](crate::sanitize::spreadsheet_cell) quotes it for a
+/// spreadsheet. A record is its length (u32, little-endian, of what follows), the first line
+/// (u64) and, per column of [`COLUMNS`], the cell's length (u32) and bytes ([`CellsRecord`]
+/// reads it). No header, no separator, no trailer.
+#[derive(Clone, Copy, Debug)]
+pub struct CellsMatrix;
+
+impl MatrixEncoding for CellsMatrix {
+    fn write_header(&self, _out: &mut dyn Write, _extra_columns: &[&str]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn separator(&self) -> &'static [u8] {
+        b""
+    }
+
+    fn push_case(
+        &self,
+        out: &mut Vec<u8>,
+        case_id: &str,
+        first_line: u64,
+        case: &Case,
+        run_as_of: Option<Timestamp>,
+    ) -> io::Result<()> {
+        push_cells_record(out, case_id, first_line, case, &case.judge(run_as_of));
+        Ok(())
+    }
+
+    /// The row's cells with a first line of 0 (extra cells are left out).
+    fn write_row(
+        &self,
+        out: &mut dyn Write,
+        row: &MatrixRow,
+        _extra: &[(&str, String)],
+    ) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        let start = begin_record(&mut bytes, 0);
+        for cell in row.cells() {
+            push_cell(&mut bytes, |out| out.extend_from_slice(cell.as_bytes()));
+        }
+        end_record(&mut bytes, start);
+        out.write_all(&bytes)
+    }
+
+    fn write_trailer(&self, _out: &mut dyn Write, _rows: u64) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Starts a [`CellsMatrix`] record: its length's place, and its first line; returns where
+/// the length goes.
+fn begin_record(out: &mut Vec<u8>, first_line: u64) -> usize {
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&first_line.to_le_bytes());
+    start
+}
+
+/// Ends the record begun at `start`: its length.
+fn end_record(out: &mut [u8], start: usize) {
+    let len = u32::try_from(out.len() - start - 4).expect("a matrix row is far below 4 GiB");
+    out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Appends one cell of a [`CellsMatrix`] record: its length, then what `fill` writes.
+#[inline(always)]
+fn push_cell(out: &mut Vec<u8>, fill: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    fill(out);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Appends one case's [`CellsMatrix`] record, its cells what [`MatrixRow::cells`] gives, built
+/// straight from the case and its judgement as [`push_csv_row`](super::push_csv_row) builds
+/// the CSV row.
+pub fn push_cells_record(
+    out: &mut Vec<u8>,
+    case_id: &str,
+    first_line: u64,
+    case: &Case,
+    judgement: &Judgement,
+) {
+    let lease = case.lease();
+    let identity = lease.identity();
+    let terms = &lease.offer.terms;
+    let start = begin_record(out, first_line);
+    let text = |out: &mut Vec<u8>, text: &str| {
+        push_cell(out, |out| out.extend_from_slice(text.as_bytes()))
+    };
+    let number = |out: &mut Vec<u8>, value: Option<u64>| {
+        push_cell(out, |out| {
+            if let Some(value) = value {
+                push_u64(out, value);
+            }
+        })
+    };
+    let time = |out: &mut Vec<u8>, value: Option<Timestamp>| {
+        push_cell(out, |out| {
+            if let Some(value) = value {
+                value.write_to(out);
+            }
+        })
+    };
+    text(out, case_id);
+    text(out, case.job_id());
+    text(out, &identity.lease_id);
+    number(out, Some(identity.generation));
+    text(out, &identity.holder);
+    time(out, Some(terms.issued_at));
+    number(out, Some(terms.lease_duration.get()));
+    time(out, Some(lease.expires_at));
+    time(out, Some(terms.ack_deadline));
+    text(out, judgement.ack_state.as_str());
+    number(out, lease.renewal.map(|r| r.renew_seq));
+    time(out, lease.renewal.map(|r| r.renew_time));
+    number(out, lease.progress.as_ref().map(|p| p.progress_seq));
+    text(
+        out,
+        lease
+            .progress
+            .as_ref()
+            .and_then(|p| p.progress_value.as_deref())
+            .unwrap_or(""),
+    );
+    time(out, lease.cancel_requested);
+    time(out, lease.cancel_ack);
+    text(
+        out,
+        match judgement.phase {
+            Phase::Terminal(result) => result.as_str(),
+            _ => "",
+        },
+    );
+    for values in [case.stale_generations(), case.late_progress()] {
+        push_cell(out, |out| {
+            for (i, &value) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push(b';');
+                }
+                push_u64(out, value);
+            }
+        });
+    }
+    text(
+        out,
+        if judgement.lease_expired() {
+            "true"
+        } else {
+            "false"
+        },
+    );
+    text(
+        out,
+        if case.conflict().is_some() {
+            "true"
+        } else {
+            "false"
+        },
+    );
+    text(out, judgement.decision.as_str());
+    text(out, judgement.reason.as_str());
+    end_record(out, start);
+}
+
+/// One [`CellsMatrix`] record, read in place.
+#[derive(Clone, Copy, Debug)]
+pub struct CellsRecord<'a> {
+    /// The line of the case's first row, as its run counted it.
+    pub first_line: u64,
+    /// The cells after the first line.
+    cells: &'a [u8],
+}
+
+impl<'a> CellsRecord<'a> {
+    /// The record at the start of `bytes` and its length (its own length field included), if
+    /// `bytes` holds a whole one.
+    pub fn split_first(bytes: &'a [u8]) -> Option<(CellsRecord<'a>, usize)> {
+        let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        let record = bytes.get(4..4 + len)?;
+        let first_line = u64::from_le_bytes(record.get(..8)?.try_into().ok()?);
+        Some((
+            CellsRecord {
+                first_line,
+                cells: &record[8..],
+            },
+            4 + len,
+        ))
+    }
+
+    /// The record's cells in [`COLUMNS`] order (`None` for a cell of a malformed record).
+    pub fn cells(&self) -> impl Iterator<Item = Option<&'a str>> + 'a {
+        let mut rest = self.cells;
+        (0..COLUMNS.len()).map(move |_| {
+            let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+            let text = rest.get(4..4 + len)?;
+            rest = &rest[4 + len..];
+            std::str::from_utf8(text).ok()
+        })
+    }
+}

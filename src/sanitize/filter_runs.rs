@@ -1,0 +1,119 @@
+//! The inert filter's runs against the filter as it was, a byte and a character at a time.
+
+use super::*;
+
+impl InertFilter {
+    /// [`InertFilter::filter`] as it was, a space and an ASCII character at a time: what its
+    /// runs must give.
+    fn filter_one_at_a_time(&mut self, buf: &[u8]) {
+        let syntax = self.syntax;
+        let out = &mut self.scratch;
+        let mut plain_from = 0;
+        let mut at = 0;
+        while at < buf.len() {
+            let byte = buf[at];
+            // Bytes that neither the guard nor the escapes care about pass in runs: ASCII
+            // but whitespace, controls, `#`, `:` and `[`; a space only ends a line's start.
+            if is_ordinary_ascii(byte) {
+                let run = buf[at..]
+                    .iter()
+                    .position(|&b| !is_ordinary_ascii(b))
+                    .unwrap_or(buf.len() - at);
+                self.guard.ordinary();
+                at += run;
+                continue;
+            }
+            if byte == b' ' {
+                if !self.guard.line_start {
+                    self.guard.ordinary();
+                }
+                at += 1;
+                continue;
+            }
+            let width = match byte {
+                0..=0x7f => 1,
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => 0,
+            };
+            if width > 1 && at + width > buf.len() {
+                out.extend_from_slice(&buf[plain_from..at]);
+                self.carry.extend_from_slice(&buf[at..]);
+                return;
+            }
+            let c = match width {
+                0 => None,
+                _ => std::str::from_utf8(&buf[at..at + width])
+                    .ok()
+                    .and_then(|s| s.chars().next()),
+            };
+            let Some(c) = c else {
+                // Not UTF-8: the byte passes, an ordinary character.
+                self.guard.ordinary();
+                at += 1;
+                continue;
+            };
+            if self.guard.step(c).is_some() || syntax.escapes_unsafe(c) {
+                out.extend_from_slice(&buf[plain_from..at]);
+                syntax.write_escaped(c, out);
+                plain_from = at + width;
+            }
+            at += width;
+        }
+        out.extend_from_slice(&buf[plain_from..]);
+    }
+}
+
+/// The filter's runs (of ordinary bytes, of spaces, ASCII undecoded) give what a byte
+/// and a character at a time gave, in every syntax, on pretty JSON, commands, controls,
+/// cut characters and bytes that are not UTF-8, cut into writes at every place.
+#[test]
+fn the_filters_runs_give_what_one_at_a_time_gave() {
+    let texts: [&[u8]; 8] = [
+        b"[\n  {\n    \"case_id\": \"c1\",\n    \"rows\": [],\n    \"x\": null\n  }\n]\n",
+        b"  ::warning::x\n\t::error ::\n##[group]a\n# ## [ #[ ##  [\n",
+        b"a\x1b[31mred\x07\x00 \r\n   ::set-output\r::x",
+        "caf\u{e9} \u{202e}evil\u{2066} \u{feff}::x\n\u{200b}::y \u{85}z".as_bytes(),
+        b"\xff\xfe ::\n\xc3 \xe2\x80 ok\n",
+        b"          \n          ::   \n",
+        b"::",
+        b"",
+    ];
+    let syntaxes = [
+        Syntax::Text,
+        Syntax::WorkflowCommands,
+        Syntax::Json,
+        Syntax::Markup,
+        Syntax::CsvOnTerminal,
+    ];
+    for text in texts {
+        for syntax in syntaxes {
+            for cut in 0..=text.len() {
+                let mut runs = InertFilter::new(syntax);
+                let mut one = InertFilter::new(syntax);
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                for part in [&text[..cut], &text[cut..]] {
+                    runs.write_through(&mut a, part).unwrap();
+                    one.scratch.clear();
+                    if one.carry.is_empty() {
+                        one.filter_one_at_a_time(part);
+                    } else {
+                        let mut joined = std::mem::take(&mut one.carry);
+                        joined.extend_from_slice(part);
+                        one.filter_one_at_a_time(&joined);
+                    }
+                    b.extend_from_slice(&one.scratch);
+                }
+                runs.end(&mut a).unwrap();
+                one.end(&mut b).unwrap();
+                assert_eq!(
+                    a,
+                    b,
+                    "{syntax:?}, {:?} cut at {cut}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+adjudicate probes.csv --explain --witness -f csv

@@ -1,0 +1,2 @@
+explain probes.csv --witness --format html
+filter: html-structure

@@ -1,0 +1,1 @@
+explain probes.csv --witness --format json

@@ -1,0 +1,1 @@
+adjudicate probes.csv --witness

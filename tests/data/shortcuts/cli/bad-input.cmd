@@ -1,0 +1,1 @@
+shortcuts inputs/bad.csv --suggest catch.csv

@@ -1,0 +1,2 @@
+shortcuts cases/ -f json
+copy: cases

@@ -1,0 +1,2 @@
+shortcuts cases/
+copy: cases

@@ -1,0 +1,2 @@
+shortcuts cases/probes.csv --columns all
+copy: cases/probes.csv

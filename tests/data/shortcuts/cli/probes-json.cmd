@@ -1,0 +1,2 @@
+shortcuts cases/probes.csv -f json
+copy: cases/probes.csv

@@ -1,0 +1,2 @@
+shortcuts cases/probes.csv -f markdown
+copy: cases/probes.csv

@@ -1,0 +1,2 @@
+shortcuts cases/probes.csv
+copy: cases/probes.csv

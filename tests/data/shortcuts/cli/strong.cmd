@@ -1,0 +1,2 @@
+shortcuts cases/probes.csv inputs/mend.csv
+copy: cases/probes.csv
