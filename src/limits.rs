@@ -68,7 +68,7 @@ pub const MAX_WORKBOOK_INFLATED_BYTES: u64 = MAX_DOCUMENT_BYTES;
 /// Classroom roster) may have: a class is graded with each learner's outcome held (about a
 /// kilobyte each, the roster's row besides), and written back whole, so its size is bounded
 /// rather than streamed; 100,000 learners, as many as a download may have entries
-/// ([`crate::lms::download::MAX_ZIP_ENTRIES`]), are graded within 256 MiB (a million took
+/// (`MAX_ZIP_ENTRIES`), are graded within 256 MiB (a million took
 /// 1.7 GB). A longer roster is a located error where it passes the limit.
 pub const MAX_ROSTER_ROWS: usize = 100_000;
 
