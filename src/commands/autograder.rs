@@ -288,6 +288,8 @@ struct Prepared {
     options: GradeOptions,
     /// How many cases the key has.
     key_cases: u64,
+    /// The copies of the case files that cannot be read twice, which `cases` names.
+    _copies: crate::output::ReadTwice,
     /// What the key and the case files were before they were checked: each is carried only
     /// as it was then.
     stamps: HashMap<PathBuf, Option<FileStamp>>,
@@ -608,16 +610,21 @@ fn prairielearn(args: &PrairieLearnArgs) -> Result<ExitCode> {
         Some(_) => BinaryAt::Course,
         None => BinaryAt::Bundle,
     };
-    // The shared binary first: the question names it.
-    let shared = match &place.course {
-        Some(course) => Some(share_binary(course, &prepared.binary)?),
-        None => None,
+    // The shared binary is made ready first, and renamed into place with the question: a
+    // build that fails leaves the course's binary as it was.
+    let (shared, binary_file) = match &place.course {
+        Some(course) => {
+            let (path, how, file) = share_binary(course, &prepared.binary)?;
+            (Some((path, how)), file)
+        }
+        None => (None, None),
     };
     if let Some(parent) = place.dir.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot write {}", place.dir.display()))?;
     }
-    let (uuid, carried) = write_question(args, &place, &prepared, existing, binary_at)?;
+    let (uuid, carried) =
+        write_question(args, &place, &prepared, existing, binary_at, binary_file)?;
     // What was written, for the instructor: said if standard output takes it (the run is
     // done either way). Names from the command line and the case files: no line of it is
     // a workflow command.
@@ -737,7 +744,14 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         ));
     }
     let (binary, c_library) = check_binary(common.binary.as_deref())?;
-    let sources = expand_inputs(&common.cases)?;
+    // A case file that cannot be read twice (a pipe, `<(…)`) is read once, into a copy that
+    // is checked against the key and carried.
+    let copies = crate::output::read_twice(
+        &expand_inputs(&common.cases)?,
+        crate::limits::MAX_KEPT_INPUT_BYTES,
+    )?
+    .map_err(InputErrors::one)?;
+    let sources = copies.sources.clone();
     let mut cases = Vec::new();
     let mut names: HashMap<String, PathBuf> = HashMap::new();
     for source in &sources {
@@ -786,6 +800,7 @@ fn prepare(common: &Common, visibility: Option<Visibility>, output: &Path) -> Re
         .collect();
     let (key_cases, matrix_bytes) = check_key(&common.golden, &sources, &scoring, true)?;
     Ok(Prepared {
+        _copies: copies,
         stamps,
         key: common.golden.clone(),
         cases: cases.clone(),
@@ -1413,17 +1428,22 @@ fn listed_names(names: &[String]) -> String {
     text
 }
 
-/// Puts the binary in the course's shared folder, `serverFilesCourse/leasejudge/leasejudge`
-/// (written atomically, executable), unless the same bytes are there already; returns where,
-/// and whether it was written, kept or replaced. A file there that is not an x86-64 Linux
+/// Makes the binary ready for the course's shared folder,
+/// `serverFilesCourse/leasejudge/leasejudge` (written to a temporary file beside it, to rename
+/// into place with the question: `rwxr-xr-x` less the umask when new, its mode kept when it
+/// replaces one), unless the same bytes are there already; returns where, whether it is
+/// written, kept or replaced, and the file to rename. A file there that is not an x86-64 Linux
 /// executable is refused: leasejudge did not write it.
-fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)> {
+fn share_binary(
+    course: &Path,
+    binary: &Path,
+) -> Result<(PathBuf, &'static str, Option<crate::output::Finished>)> {
     let folder = course.join("serverFilesCourse").join(COURSE_FOLDER);
     let target = folder.join(BINARY);
     let how = match std::fs::symlink_metadata(&target) {
         Err(_) => "wrote",
         Ok(meta) if meta.is_file() && same_bytes(&target, binary)? => {
-            return Ok((target, "kept"));
+            return Ok((target, "kept", None));
         }
         Ok(meta) if meta.is_file() && inspect(&target).is_ok() => "replaced",
         Ok(_) => anyhow::bail!(
@@ -1434,27 +1454,11 @@ fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)>
     };
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot write {}", target.display()))?;
-    let mut out = Output::open(Some(&target), Content::Binary)?;
+    let mut out = Output::open_executable(&target)?;
     let mut file =
         File::open(binary).with_context(|| format!("cannot read {}", binary.display()))?;
     io::copy(&mut file, &mut out).with_context(|| format!("cannot write {}", target.display()))?;
-    let finished = out.finish()?;
-    if let Some(path) = finished.written_path() {
-        set_executable(path).with_context(|| format!("cannot write {}", target.display()))?;
-    }
-    finished.persist()?;
-    Ok((target, how))
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> io::Result<()> {
-    Ok(())
+    Ok((target, how, Some(out.finish()?)))
 }
 
 /// Whether two files hold the same bytes.
@@ -1504,13 +1508,15 @@ fn blank_name(names: &[String]) -> String {
 
 /// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
 /// key, the case files only when hints cite them, and the binary unless the course shares
-/// it. Returns its uuid and what `tests/` holds.
+/// it; `shared` (the course's binary, ready) is renamed into place with it. Returns its uuid
+/// and what `tests/` holds.
 fn write_question(
     args: &PrairieLearnArgs,
     place: &QuestionPlace,
     prepared: &Prepared,
     existing: Option<String>,
     binary_at: BinaryAt,
+    shared: Option<crate::output::Finished>,
 ) -> Result<(String, Vec<String>)> {
     let out = OutputDir::create(&place.dir)?;
     let mut hash = QuestionHash::default();
@@ -1613,7 +1619,10 @@ fn write_question(
     }
     let html = question_html(&downloads);
     out.write_file("question.html", 0o644, &mut html.as_bytes())?;
-    out.commit_checked(&|replaced| nothing_added(&place.dir, replaced))?;
+    out.commit_with(
+        &|replaced| nothing_added(&place.dir, replaced),
+        shared.into_iter().collect(),
+    )?;
     let mut listed = vec![RUN.to_owned()];
     listed.extend(carried_names.into_iter().map(|name| {
         if name == prepared.options.key {

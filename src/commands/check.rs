@@ -23,7 +23,7 @@ use crate::lease::Timestamp;
 use crate::matrix::COLUMNS;
 use crate::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding};
 use crate::output::{check_paths, commit_all, Content, Named, Output};
-use crate::report::{render_report, report_output, write_problems};
+use crate::report::{render_report, report_output, step_summary, write_problems, STEP_SUMMARY};
 use crate::streaming::{Sink, StreamError, StreamSettings};
 
 /// Adjudicate case files and compare their matrices with golden files.
@@ -233,7 +233,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 Named::new("input", &args.cases),
                 Named::new("--golden", &args.golden),
             ];
-            check_paths(&inputs, &[report_output(&args.report)])?;
+            let summary = step_summary(&args.report);
+            let mut outputs = vec![report_output(&args.report)];
+            outputs.extend(summary.as_deref().map(|p| Named::new(STEP_SUMMARY, p)));
+            check_paths(&inputs, &outputs)?;
             write_problems(errors, &args.report, "check")?;
         }
     }
@@ -278,7 +281,9 @@ fn check(args: &Args) -> Result<ExitCode> {
             .iter()
             .map(|golden| Named::new("--golden", golden)),
     );
+    let summary = step_summary(&args.report);
     let mut outputs = vec![report_output(&args.report)];
+    outputs.extend(summary.as_deref().map(|p| Named::new(STEP_SUMMARY, p)));
     if args.bless {
         // Every file --bless might write: which ones it does depends on the results.
         outputs.extend(

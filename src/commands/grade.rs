@@ -19,7 +19,7 @@ use crate::grading::partitions::Splitter;
 use crate::grading::precheck::{precheck, Precheck};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::{
-    check_standard_input, is_symbolic_link, open_submission, InstructorFiles,
+    is_symbolic_link, open_submission, standard_input_submission, InstructorFiles,
 };
 use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::{
@@ -309,17 +309,9 @@ fn read_submission(
 ) -> Result<(SplitMatrix, InputErrors), InputErrors> {
     let options = read.options();
     if path.as_os_str() == "-" {
-        check_standard_input(instructor).map_err(InputErrors::one)?;
-        let bytes = crate::limits::read_document(std::io::stdin().lock())
-            .map_err(|e| InputErrors::one(InputError::new("-", 0, format!("cannot read: {e}"))))?;
-        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
-        let format = if bytes.starts_with(b"PK\x03\x04") {
-            MatrixFileFormat::Workbook
-        } else {
-            MatrixFileFormat::Csv
-        };
+        let (file, format) = standard_input_submission(instructor).map_err(InputErrors::one)?;
         MatrixRead::submission(columns, &options).read_split(
-            MatrixInput::Bytes(&bytes, format),
+            MatrixInput::Open(file, format),
             "-",
             splitter,
         )
@@ -342,21 +334,37 @@ fn read_golden(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &mut InstructorFiles,
-) -> Result<SplitMatrix, InputErrors> {
+) -> Result<Result<SplitMatrix, InputErrors>> {
     let name = path.to_string_lossy();
-    let file = open_matrix(path, &name)?;
+    let file = match open_matrix(path, &name) {
+        Ok(file) => file,
+        Err(problems) => return Ok(Err(problems)),
+    };
     instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
     let format = MatrixFileFormat::for_path(path);
-    let golden = MatrixRead::golden(columns)
-        .read_split(MatrixInput::Open(file, format), &name, splitter)
-        .and_then(|(golden, errors)| golden.checked(errors))?;
+    let (golden, errors) = match MatrixRead::golden(columns).read_split(
+        MatrixInput::Open(file, format),
+        &name,
+        splitter,
+    ) {
+        Ok(read) => read,
+        Err(problems) => return Ok(Err(problems)),
+    };
+    // A full temporary directory is the run's trouble, never a malformed key.
+    let golden = match golden
+        .checked_kept(errors)
+        .context("cannot keep the golden file in temporary files")?
+    {
+        Ok(golden) => golden,
+        Err(problems) => return Ok(Err(problems)),
+    };
     let missing = golden.missing_columns(columns);
-    if missing.is_empty() {
+    Ok(if missing.is_empty() {
         Ok(golden)
     } else {
         Err(missing)
-    }
+    })
 }
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
@@ -694,6 +702,14 @@ enum Entry {
     },
 }
 
+impl Entry {
+    /// Its name as a gradebook shows it (as a person reads it: `escape_controls`).
+    fn shown_name(&self) -> String {
+        let (Entry::Read { name, .. } | Entry::Refused { name, .. }) = self;
+        escape_controls(name).into_owned()
+    }
+}
+
 /// The roster and the download of `--lms`, read. The points the roster holds must agree
 /// with `--points`.
 fn read_lms_class(args: &Args, lms: Lms, instructor: &InstructorFiles) -> Result<Class> {
@@ -966,12 +982,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     crate::limits::raise_open_files_limit();
     let baseline = match &args.baseline {
-        Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
+        // Only this class's earlier scores are kept (a gradebook names a submission as a
+        // person reads it: `escape_controls`).
+        Some(path) => {
+            let names: std::collections::HashSet<String> =
+                entries.iter().map(Entry::shown_name).collect();
+            Some(crate::grading::baseline::read_baseline(path, &|listed| {
+                names.contains(listed)
+            })?)
+        }
         None => None,
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&args.golden, &paths);
-    let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor);
+    let golden = read_golden(&args.golden, &columns, &splitter, &mut instructor)?;
     if let (true, Err(problems)) = (args.autograder, &golden) {
         return Ok(refuse_unusable_key(&args.golden, problems));
     }

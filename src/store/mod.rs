@@ -10,6 +10,7 @@
 mod buffer;
 mod codec;
 mod file;
+mod memory;
 mod merge;
 mod sort;
 

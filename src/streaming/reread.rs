@@ -164,6 +164,7 @@ pub(super) fn read_case_again(
     case_id: &str,
     closed: &Closed,
 ) -> io::Result<(Slot, Vec<KeptRow>)> {
+    current.reread.readable_again()?;
     if current.opened.is_none() {
         let file = current.reread.handle()?;
         let header = match current.format {

@@ -361,8 +361,16 @@ pub fn validate_streaming(
     // input, copied once, cannot change).
     let named = sources;
     let stamps = file_stamps(named);
-    let (readable, spools) = crate::output::spool_standard_input(sources)?;
-    let sources = &readable[..];
+    let read_twice = match crate::output::read_twice(sources, window.kept_input_bytes)? {
+        Ok(read_twice) => read_twice,
+        Err(too_long) => {
+            return Ok(Report {
+                errors: InputErrors::one(too_long),
+                ..Report::default()
+            })
+        }
+    };
+    let sources = &read_twice.sources[..];
 
     let settings = crate::streaming::StreamSettings {
         input_format,
@@ -437,7 +445,7 @@ pub fn validate_streaming(
             cases
         }
     };
-    drop(spools);
+    drop(read_twice);
     let changed = changed_files(named, &stamps);
     if !changed.is_empty() {
         // Its errors, warnings and counts would be of two files.
