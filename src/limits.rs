@@ -7,6 +7,14 @@
 /// limit.
 pub const MAX_JOBS: usize = 256;
 
+/// The stack of every thread leasejudge starts (a file's reader, the half of a split file,
+/// the parser of a pipelined file, the progress display), given explicitly: a thread started
+/// without one gets `RUST_MIN_STACK` bytes, which an environment may set as low as it likes
+/// (16 KiB aborted every file thread, and left a temporary file behind). 8 MiB, what the main
+/// thread runs the same code on (a Linux process's default stack); only what is used is
+/// touched, and up to [`MAX_JOBS`] of them fit in the address space of a 4 GiB limit.
+pub const THREAD_STACK_BYTES: usize = 8 << 20;
+
 /// The most cases `--open-cases` may keep open at once (per half of a split file). Each open
 /// case holds its state and pending rows, so this bounds memory at a few hundred megabytes.
 pub const MAX_OPEN_CASES: usize = 1_000_000;
@@ -55,6 +63,25 @@ pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 /// counting is of bytes as they are inflated, not of the sizes the archive declares (which a
 /// zip bomb declares small).
 pub const MAX_WORKBOOK_INFLATED_BYTES: u64 = MAX_DOCUMENT_BYTES;
+
+/// The most rows a roster (a Canvas gradebook export, a Moodle grading worksheet, a GitHub
+/// Classroom roster) may have: a class is graded with each learner's outcome held (about a
+/// kilobyte each, the roster's row besides), and written back whole, so its size is bounded
+/// rather than streamed; 100,000 learners, as many as a download may have entries
+/// (`MAX_ZIP_ENTRIES`), are graded within 256 MiB (a million took
+/// 1.7 GB). A longer roster is a located error where it passes the limit.
+pub const MAX_ROSTER_ROWS: usize = 100_000;
+
+/// The most cells a roster may have, all its rows' together: each is held (a Canvas export
+/// has a column per assignment; 70 columns of 100,000 learners would be 7,000,000 cells and
+/// as many strings).
+pub const MAX_ROSTER_CELLS: usize = 2_000_000;
+
+/// The most of an input that cannot be read twice (standard input, a pipe, a FIFO) that is
+/// copied to a temporary file to read again: by the engine, for a case that comes back (past
+/// it the copy stops, and only such a case is an error), and by `validate`, which reads its
+/// inputs twice (past it, the input is an error). An endless input copied 2.5 GB in 5 s.
+pub const MAX_KEPT_INPUT_BYTES: u64 = 4 << 30;
 
 /// The most the parts of a workbook that are kept in memory while its sheet is read (its
 /// shared strings, styles, list of sheets and their relationships; an `.ods` file's manifest)

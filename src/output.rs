@@ -16,8 +16,10 @@
 //! Interrupted runs leave nothing behind: temporary files are removed on SIGINT, SIGTERM
 //! and SIGHUP ([`install_signal_handlers`]).
 
+mod append;
 mod cleanup;
 mod dir;
+mod once;
 mod paths;
 mod straight;
 
@@ -26,8 +28,10 @@ pub use crate::sanitize::{
     quote, report_cell, spreadsheet_cell, spreadsheet_value, workflow_command_in, CommandGuard,
     InertFilter, InertWriter, Syntax,
 };
+pub use append::{commit_all_appending, Appended};
 pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
+pub use once::{copy_read_once, NotText, ReadOnce};
 pub use paths::{check_paths, Named, PathClash, PathClashes};
 
 use std::fs;
@@ -250,8 +254,24 @@ pub fn persist_all(finished: Vec<Finished>) -> Result<()> {
 impl Output {
     /// Opens `target` for `content`; `None` or `-` means standard output.
     pub fn open(target: Option<&Path>, content: Content) -> Result<Output> {
-        let mut output = Output::open_raw(target)?;
+        let mut output = Output::open_raw(target, new_file_permissions())?;
         output.set_content(content);
+        Ok(output)
+    }
+
+    /// Opens the file `target` for a program (bytes only): a new file is made `rwxr-xr-x` less
+    /// the umask (under `umask 077`, `rwx------`), as a compiler makes one; a file it replaces
+    /// keeps its mode, as every output does.
+    pub fn open_executable(target: &Path) -> Result<Output> {
+        #[cfg(unix)]
+        let permissions = {
+            use std::os::unix::fs::PermissionsExt;
+            Some(fs::Permissions::from_mode(0o755))
+        };
+        #[cfg(not(unix))]
+        let permissions = None;
+        let mut output = Output::open_raw(Some(target), permissions)?;
+        output.set_content(Content::Binary);
         Ok(output)
     }
 
@@ -269,7 +289,9 @@ impl Output {
         self.filter = syntax.map(InertFilter::new);
     }
 
-    fn open_raw(target: Option<&Path>) -> Result<Output> {
+    /// `target` opened; a new file's temporary file is made with `permissions` (less the
+    /// umask, which the kernel applies).
+    fn open_raw(target: Option<&Path>, permissions: Option<fs::Permissions>) -> Result<Output> {
         match target {
             None => Output::stdout(),
             Some(path) if path == Path::new("-") => Output::stdout(),
@@ -309,7 +331,7 @@ impl Output {
                 let mode = existing_mode(&path);
                 let mut builder = tempfile::Builder::new();
                 builder.prefix(".leasejudge-").suffix(".tmp");
-                if let (None, Some(permissions)) = (mode, new_file_permissions()) {
+                if let (None, Some(permissions)) = (mode, permissions) {
                     // A new file gets what any program's new file gets: rw for all, less
                     // the umask (the kernel applies it, and a directory's default ACL).
                     // One that replaces a file stays owner-only until it has that file's.

@@ -332,13 +332,11 @@ impl Progress {
         );
         let reveal = std::thread::Builder::new()
             .name("leasejudge-progress".into())
+            .stack_size(crate::limits::THREAD_STACK_BYTES)
             .spawn(move || {
                 if let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(delay) {
                     drawn.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     flag.store(true, Ordering::SeqCst);
-                    if tick {
-                        drawn.enable_steady_tick(std::time::Duration::from_millis(120));
-                    }
                     drawn.tick();
                     // The bytes read since last time (a bar fed through a writer it wraps
                     // counts them itself: this adds nothing to it).
@@ -347,6 +345,11 @@ impl Progress {
                         let now = counted.load(Ordering::Relaxed);
                         drawn.inc(now - taken);
                         taken = now;
+                        // A spinner turns here, not on a thread of indicatif's own (started
+                        // without a stack of our choosing: see THREAD_STACK_BYTES).
+                        if tick {
+                            drawn.tick();
+                        }
                         if !matches!(
                             wait.recv_timeout(BYTES_READ_EVERY),
                             Err(RecvTimeoutError::Timeout)

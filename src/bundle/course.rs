@@ -1,5 +1,6 @@
 //! The binary a PrairieLearn course's leasejudge questions share, in its
-//! `serverFilesCourse/`: written once, kept while it is the same bytes.
+//! `serverFilesCourse/`: written once, kept while it is the same bytes, and renamed into
+//! place with the question that names it.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -7,22 +8,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::output::{Content, Output};
+use crate::output::Output;
 
 use super::binary::inspect;
 use super::{BINARY, COURSE_FOLDER};
 
-/// Puts the binary in the course's shared folder, `serverFilesCourse/leasejudge/leasejudge`
-/// (written atomically, executable), unless the same bytes are there already; returns where,
-/// and whether it was written, kept or replaced. A file there that is not an x86-64 Linux
+/// Makes the binary ready for the course's shared folder,
+/// `serverFilesCourse/leasejudge/leasejudge` (written to a temporary file beside it, to rename
+/// into place with the question: `rwxr-xr-x` less the umask when new, its mode kept when it
+/// replaces one), unless the same bytes are there already; returns where, whether it is
+/// written, kept or replaced, and the file to rename. A file there that is not an x86-64 Linux
 /// executable is refused: leasejudge did not write it.
-pub(super) fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'static str)> {
+pub(super) fn share_binary(
+    course: &Path,
+    binary: &Path,
+) -> Result<(PathBuf, &'static str, Option<crate::output::Finished>)> {
     let folder = course.join("serverFilesCourse").join(COURSE_FOLDER);
     let target = folder.join(BINARY);
     let how = match std::fs::symlink_metadata(&target) {
         Err(_) => "wrote",
         Ok(meta) if meta.is_file() && same_bytes(&target, binary)? => {
-            return Ok((target, "kept"));
+            return Ok((target, "kept", None));
         }
         Ok(meta) if meta.is_file() && inspect(&target).is_ok() => "replaced",
         Ok(_) => anyhow::bail!(
@@ -33,27 +39,11 @@ pub(super) fn share_binary(course: &Path, binary: &Path) -> Result<(PathBuf, &'s
     };
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot write {}", target.display()))?;
-    let mut out = Output::open(Some(&target), Content::Binary)?;
+    let mut out = Output::open_executable(&target)?;
     let mut file =
         File::open(binary).with_context(|| format!("cannot read {}", binary.display()))?;
     io::copy(&mut file, &mut out).with_context(|| format!("cannot write {}", target.display()))?;
-    let finished = out.finish()?;
-    if let Some(path) = finished.written_path() {
-        set_executable(path).with_context(|| format!("cannot write {}", target.display()))?;
-    }
-    finished.persist()?;
-    Ok((target, how))
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> io::Result<()> {
-    Ok(())
+    Ok((target, how, Some(out.finish()?)))
 }
 
 /// Whether two files hold the same bytes.

@@ -78,16 +78,21 @@ pub fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
         Some(_) => BinaryAt::Course,
         None => BinaryAt::Bundle,
     };
-    // The shared binary first: the question names it.
-    let shared = match &place.course {
-        Some(course) => Some(share_binary(course, &prepared.binary)?),
-        None => None,
+    // The shared binary is made ready first, and renamed into place with the question: a
+    // build that fails leaves the course's binary as it was.
+    let (shared, binary_file) = match &place.course {
+        Some(course) => {
+            let (path, how, file) = share_binary(course, &prepared.binary)?;
+            (Some((path, how)), file)
+        }
+        None => (None, None),
     };
     if let Some(parent) = place.dir.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot write {}", place.dir.display()))?;
     }
-    let (uuid, carried) = write_question(options, &place, &prepared, existing, binary_at)?;
+    let (uuid, carried) =
+        write_question(options, &place, &prepared, existing, binary_at, binary_file)?;
     // What was written, for the instructor: said if standard output takes it (the run is
     // done either way). Names from the command line and the case files: no line of it is
     // a workflow command.
@@ -318,13 +323,15 @@ fn write_client_files(out: &OutputDir, prepared: &Prepared, blank: &str) -> Resu
 
 /// Writes the PrairieLearn question directory atomically: its `tests/` holds the script, the
 /// key, the case files only when hints cite them, and the binary unless the course shares
-/// it. Returns its uuid and what `tests/` holds.
+/// it; `shared` (the course's binary, ready) is renamed into place with it. Returns its uuid
+/// and what `tests/` holds.
 fn write_question(
     options: &PrairieLearnOptions,
     place: &QuestionPlace,
     prepared: &Prepared,
     existing: Option<String>,
     binary_at: BinaryAt,
+    shared: Option<crate::output::Finished>,
 ) -> Result<(String, Vec<String>)> {
     let out = OutputDir::create(&place.dir)?;
     let mut hash = QuestionHash::default();
@@ -405,7 +412,10 @@ fn write_question(
     }
     let html = question_html(&downloads);
     out.write_file("question.html", 0o644, &mut html.as_bytes())?;
-    out.commit_checked(&|replaced| nothing_added(&place.dir, replaced))?;
+    out.commit_with(
+        &|replaced| nothing_added(&place.dir, replaced),
+        shared.into_iter().collect(),
+    )?;
     let mut listed = vec![RUN.to_owned()];
     listed.extend(carried_names.into_iter().map(|name| {
         if name == prepared.options.key {

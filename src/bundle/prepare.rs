@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 
 use crate::grading::class::{Feedback, Scoring};
 use crate::grading::{Column, MatrixFileFormat};
-use crate::input::{expand_inputs, FileStamp, ReadOptions};
+use crate::input::{expand_inputs, FileStamp, InputErrors, ReadOptions};
 use crate::ops::usage;
 use crate::output::{check_paths, Named};
 use crate::report::platform_results::Visibility;
@@ -54,6 +54,8 @@ pub(super) struct Prepared {
     pub(super) options: GradeOptions,
     /// How many cases the key has.
     pub(super) key_cases: u64,
+    /// The copies of the case files that cannot be read twice, which `cases` names.
+    pub(super) _copies: crate::validation::ReadTwice,
     /// What the key and the case files were before they were checked: each is carried only
     /// as it was then.
     pub(super) stamps: HashMap<PathBuf, Option<FileStamp>>,
@@ -81,7 +83,14 @@ pub(super) fn prepare(
         ));
     }
     let (binary, c_library) = check_binary(inputs.binary.as_deref())?;
-    let sources = expand_inputs(&inputs.cases)?;
+    // A case file that cannot be read twice (a pipe, `<(…)`) is read once, into a copy that
+    // is checked against the key and carried.
+    let copies = crate::validation::read_twice(
+        &expand_inputs(&inputs.cases)?,
+        crate::limits::MAX_KEPT_INPUT_BYTES,
+    )?
+    .map_err(InputErrors::one)?;
+    let sources = copies.sources.clone();
     let mut cases = Vec::new();
     let mut names: HashMap<String, PathBuf> = HashMap::new();
     for source in &sources {
@@ -130,6 +139,7 @@ pub(super) fn prepare(
         .collect();
     let (key_cases, matrix_bytes) = check_key(&inputs.golden, &sources, &scoring, true)?;
     Ok(Prepared {
+        _copies: copies,
         stamps,
         key: inputs.golden.clone(),
         cases: cases.clone(),

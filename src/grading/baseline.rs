@@ -7,35 +7,61 @@
 //! located. It is the comma-separated file `grade --gradebook` writes.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 
+use crate::grading::partitions::{Partitions, Splitter};
 use crate::input::records::RecordReader;
 use crate::input::ErrorKind;
 use crate::input::{
     body_record, header_record, normalise_header, BodyRecord, InputError, InputErrors,
+    MAX_LISTED_ERRORS,
 };
 
 /// The scores of an old gradebook by submission name (as the gradebook shows it:
-/// [`crate::sanitize::escape_controls`] of the name); `None` where the score cell is empty (an
-/// ungradable submission).
-pub fn read_baseline(path: &Path) -> Result<HashMap<String, Option<f64>>, InputErrors> {
+/// [`crate::sanitize::escape_controls`] of the name), of the submissions `wanted` names (the
+/// class being graded); `None` where the score cell is empty (an ungradable submission).
+///
+/// It is read a record at a time, never whole: its rows' names go to partitions on disk
+/// (`grading::partitions`, as a golden file's case ids do) where a name listed twice is
+/// found a partition at a time, and only the scores `wanted` are kept in memory, so a
+/// gradebook of any size is read within the same memory (a 60 MB one took 365 MB).
+pub fn read_baseline(
+    path: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<HashMap<String, Option<f64>>, InputErrors> {
     let name = path.to_string_lossy().into_owned();
-    let bytes = std::fs::File::open(path)
-        .and_then(crate::limits::read_document)
-        .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-    parse_baseline(&bytes, &name)
+    let cannot = |e: std::io::Error| InputErrors::one(InputError::unreadable(&name, 0, e));
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    // A partition of a gradebook holds an eighth of what one of a matrix does: its rows are
+    // short, each name one entry of the map a partition is checked with.
+    let size = file.metadata().map_err(cannot)?.len();
+    read_scores(
+        file,
+        &name,
+        &Splitter::for_bytes(size.saturating_mul(8)),
+        wanted,
+    )
 }
 
 /// The columns a gradebook is read by.
 const COLUMNS: [&str; 2] = ["submission", "score"];
 
-/// Parses a gradebook's bytes (named `name` in errors): a header with `submission` and
-/// `score` columns (named in any case; others ignored), then one row per submission.
-pub fn parse_baseline(
-    bytes: &[u8],
+/// A score as a partition keeps it beside its row: `None` (an empty cell) as a bit pattern
+/// no finite score has.
+const NO_SCORE: u64 = u64::MAX;
+
+/// Reads a gradebook (named `name` in errors): a header with `submission` and `score` columns
+/// (named in any case; others ignored), then one row per submission; the scores of the
+/// submissions `wanted` names are returned. Its rows are split by `splitter` (a partition at
+/// a time is held to find a name listed twice).
+fn read_scores(
+    reader: impl Read,
     name: &str,
+    splitter: &Splitter,
+    wanted: &dyn Fn(&str) -> bool,
 ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
-    let mut records = RecordReader::new(bytes, true);
+    let mut records = RecordReader::new(reader, true);
     let mut errors = InputErrors::new();
     let (header_line, header) = match header_record(&mut records, name, &mut errors) {
         Ok(Some(record)) => (
@@ -89,9 +115,8 @@ pub fn parse_baseline(
     let [Some(submission_at), Some(score_at)] = at else {
         return Err(errors);
     };
-    let mut scores = HashMap::new();
-    // The line each submission is on, for a second listing's message.
-    let mut lines: HashMap<String, u64> = HashMap::new();
+    // Every named row, by name, to find a name listed twice once all are read.
+    let mut named = Partitions::new(splitter);
     loop {
         let record = match body_record(&mut records, name, header.len(), &mut errors) {
             Ok(BodyRecord::Row(record)) => record,
@@ -150,24 +175,18 @@ pub fn parse_baseline(
             continue;
         }
         // A row with a bad score still names its submission: a second row for it is an error.
-        if let Some(&earlier) = lines.get(&submission) {
-            errors.push(
-                InputError::new(
-                    ErrorKind::Rule,
-                    name,
-                    line,
-                    format!("duplicated submission: it is already on line {earlier}"),
-                )
-                .column("submission")
-                .value(submission),
-            );
-            continue;
-        }
-        lines.insert(submission.clone(), line);
-        if let Some(score) = score {
-            scores.insert(submission, score);
-        }
+        let kept = score.flatten().map_or(NO_SCORE, f64::to_bits);
+        named.push(&submission, line, kept, &[]);
     }
+    let (scores, duplicates) = scores_and_duplicates(&named, name, wanted).map_err(|e| {
+        InputErrors::one(InputError::new(
+            ErrorKind::Temp,
+            name,
+            0,
+            format!("cannot keep the file in temporary files: {e}"),
+        ))
+    })?;
+    errors.merge_by_line(duplicates);
     if errors.is_empty() {
         Ok(scores)
     } else {
@@ -175,9 +194,68 @@ pub fn parse_baseline(
     }
 }
 
+/// A partition at a time: the scores of the submissions `wanted` names, and each row that
+/// names a submission an earlier row names (the first [`MAX_LISTED_ERRORS`] by line, the
+/// rest counted).
+fn scores_and_duplicates(
+    named: &Partitions,
+    name: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> std::io::Result<(HashMap<String, Option<f64>>, InputErrors)> {
+    let mut scores = HashMap::new();
+    let mut found: Vec<InputError> = Vec::new();
+    let mut unlisted = 0u64;
+    for part in 0..named.parts() {
+        // The line each submission of the partition is first on.
+        let mut lines: HashMap<String, u64> = HashMap::new();
+        named.read(part, &mut |row| {
+            if let Some(&earlier) = lines.get(row.case_id) {
+                found.push(
+                    InputError::new(
+                        ErrorKind::Rule,
+                        name,
+                        row.line,
+                        format!("duplicated submission: it is already on line {earlier}"),
+                    )
+                    .column("submission")
+                    .value(row.case_id),
+                );
+                // Only the first by line are listed: the others are counted.
+                if found.len() >= 2 * MAX_LISTED_ERRORS {
+                    found.sort_by_key(|e| e.line);
+                    unlisted += (found.len() - MAX_LISTED_ERRORS) as u64;
+                    found.truncate(MAX_LISTED_ERRORS);
+                }
+                return Ok(());
+            }
+            lines.insert(row.case_id.to_owned(), row.line);
+            if wanted(row.case_id) {
+                let score = (row.tag != NO_SCORE).then(|| f64::from_bits(row.tag));
+                scores.insert(row.case_id.to_owned(), score);
+            }
+            Ok(())
+        })?;
+    }
+    found.sort_by_key(|e| e.line);
+    let mut duplicates = InputErrors::new();
+    for error in found {
+        duplicates.push(error);
+    }
+    duplicates.count_unlisted(unlisted);
+    Ok((scores, duplicates))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A gradebook's bytes (named `name` in errors) read, every submission's score kept.
+    fn parse_baseline(
+        bytes: &[u8],
+        name: &str,
+    ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
+        read_scores(bytes, name, &Splitter::with_parts(1), &|_| true)
+    }
 
     fn messages(text: &str) -> Vec<String> {
         parse_baseline(text.as_bytes(), "old.csv")
@@ -198,6 +276,47 @@ mod tests {
         assert_eq!(scores["alice.csv"], Some(3.0));
         assert_eq!(scores["bob.csv"], None);
         assert_eq!(scores["c,d.csv"], Some(2.5));
+    }
+
+    #[test]
+    fn a_gradebook_split_many_ways_keeps_the_wanted_scores_and_finds_every_name_twice() {
+        let mut text = String::from("submission,score\n");
+        for n in 0..2000 {
+            text.push_str(&format!("s{n}.csv,{}\n", n % 5));
+        }
+        text.push_str("s7.csv,1\ns1999.csv,2\ns3.csv,\n");
+        let read = |wanted: &dyn Fn(&str) -> bool| {
+            read_scores(
+                text.as_bytes(),
+                "old.csv",
+                &Splitter::with_parts(16),
+                wanted,
+            )
+        };
+        let messages: Vec<String> = read(&|_| true)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "old.csv:2002: submission: duplicated submission: it is already on line 9 (\"s7.csv\")",
+                "old.csv:2003: submission: duplicated submission: it is already on line 2001 (\"s1999.csv\")",
+                "old.csv:2004: submission: duplicated submission: it is already on line 5 (\"s3.csv\")",
+            ]
+        );
+        let text = text.lines().take(2001).collect::<Vec<_>>().join("\n");
+        let scores = read_scores(
+            text.as_bytes(),
+            "old.csv",
+            &Splitter::with_parts(16),
+            &|name| name == "s7.csv" || name == "s10.csv" || name == "absent.csv",
+        )
+        .unwrap();
+        assert_eq!(scores.len(), 2, "only the wanted are kept");
+        assert_eq!(scores["s7.csv"], Some(2.0));
+        assert_eq!(scores["s10.csv"], Some(0.0));
     }
 
     #[test]

@@ -222,6 +222,63 @@ pub fn check_standard_input(instructor: &InstructorFiles) -> Result<(), InputErr
     }
 }
 
+/// Standard input as a submission (`-`), to be read as a file is: checked as
+/// [`check_standard_input`] checks it; a regular file (a redirect) is read from a handle of
+/// its own, as a named submission is; anything else (a pipe) is copied to an anonymous
+/// temporary file as it is read, at most [`MAX_DOCUMENT_BYTES`] (the limit of a submission on
+/// standard input, obeyed while it is read: past it the copy stops and the run says so),
+/// and an input whose first bytes are not text (`/dev/zero`) no further than them. Its
+/// format: a workbook if it starts as a zip archive does, else CSV (it has no name to say).
+///
+/// [`MAX_DOCUMENT_BYTES`]: crate::limits::MAX_DOCUMENT_BYTES
+pub fn standard_input_submission(
+    instructor: &InstructorFiles,
+) -> Result<(File, crate::grading::MatrixFileFormat), InputError> {
+    use crate::input::content::{read_head, sniff, Content, HEAD_BYTES};
+    use std::io::Read;
+    check_standard_input(instructor)?;
+    let cannot = |e: io::Error| InputError::unreadable("-", 0, e);
+    let mut file = match standard_input_file() {
+        Some(file) => file,
+        None => {
+            let mut stdin = io::stdin().lock();
+            let mut head = Vec::with_capacity(HEAD_BYTES);
+            (&mut stdin)
+                .take(HEAD_BYTES as u64)
+                .read_to_end(&mut head)
+                .map_err(cannot)?;
+            let head = &head[..];
+            let rest: Box<dyn Read + '_> = match sniff(head) {
+                // Its first bytes say what it is: the reader says so from them.
+                Content::NotText(_) => Box::new(io::empty()),
+                _ => Box::new(stdin),
+            };
+            crate::limits::spool_document(head.chain(rest)).map_err(cannot)?
+        }
+    };
+    let mut first = [0u8; 4];
+    let read = read_head(&mut file, &mut first).map_err(cannot)?;
+    let format = if matches!(sniff(&first[..read]), Content::Workbook) {
+        crate::grading::MatrixFileFormat::Workbook
+    } else {
+        crate::grading::MatrixFileFormat::Csv
+    };
+    Ok((file, format))
+}
+
+/// Standard input's own handle, if it is a regular file (read from where it stands).
+#[cfg(unix)]
+fn standard_input_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    let file = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+#[cfg(not(unix))]
+fn standard_input_file() -> Option<File> {
+    None
+}
+
 #[cfg(unix)]
 fn standard_input_metadata() -> Option<Metadata> {
     use std::os::fd::AsFd;

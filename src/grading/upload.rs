@@ -47,6 +47,12 @@ const QUOTED_NAMES: usize = 10;
 /// notes, and is refused without opening them.
 const MAX_LOOKED_AT: usize = 100;
 
+/// The most files an upload may hold (its folders walked, a learner's entries of a download
+/// unpacked): more is no learner's matrix and its notes, and is refused as soon as it is
+/// found, without a list of them held or unpacked (a learner's 500,000 entries took minutes
+/// and half a gigabyte).
+pub const MAX_UPLOAD_FILES: usize = 10_000;
+
 /// How many bytes of a text file are read to find its first row.
 const HEADER_BYTES: usize = 64 << 10;
 
@@ -145,7 +151,8 @@ fn is_litter(name: &OsStr) -> bool {
 pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, InputErrors> {
     let mut files = Vec::new();
     let mut problems = InputErrors::new();
-    walk(dir, &mut PathBuf::new(), 0, &mut files, &mut problems);
+    // Stopped past the most an upload may hold: `problems` says so.
+    let _ = walk(dir, &mut PathBuf::new(), 0, &mut files, &mut problems);
     if problems.is_empty() {
         Ok(files)
     } else {
@@ -153,13 +160,16 @@ pub fn files_in_upload(dir: &Path) -> Result<Vec<HandedIn>, InputErrors> {
     }
 }
 
+/// Walks `dir` (at `place` in the upload, `depth` folders down) into `files`; `false` once the
+/// upload is found to hold more than [`MAX_UPLOAD_FILES`] files (said in `problems`), and the
+/// walk stops.
 fn walk(
     dir: &Path,
     place: &mut PathBuf,
     depth: usize,
     files: &mut Vec<HandedIn>,
     problems: &mut InputErrors,
-) {
+) -> bool {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -174,10 +184,16 @@ fn walk(
                 0,
                 format!("cannot read {what}: {e}"),
             ));
-            return;
+            return true;
         }
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    // No more are kept than the upload may hold, however many the folder has.
+    let room = MAX_UPLOAD_FILES - files.len();
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).take(room + 1).collect();
+    if entries.len() > room {
+        problems.push(too_many_files());
+        return false;
+    }
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let name: OsString = entry.file_name();
@@ -191,7 +207,9 @@ fn walk(
         place.push(&name);
         if kind.is_dir() {
             if depth < MAX_DEPTH {
-                walk(&entry.path(), place, depth + 1, files, problems);
+                if !walk(&entry.path(), place, depth + 1, files, problems) {
+                    return false;
+                }
             } else {
                 problems.push(InputError::new(
                     ErrorKind::Limit,
@@ -203,6 +221,9 @@ fn walk(
                     ),
                 ));
             }
+        } else if files.len() == MAX_UPLOAD_FILES {
+            problems.push(too_many_files());
+            return false;
         } else {
             files.push(HandedIn {
                 path: entry.path(),
@@ -212,6 +233,17 @@ fn walk(
         }
         place.pop();
     }
+    true
+}
+
+/// The problem of an upload of more than [`MAX_UPLOAD_FILES`] files.
+pub fn too_many_files() -> InputError {
+    InputError::new(
+        ErrorKind::Limit,
+        UPLOAD,
+        0,
+        format!("holds more than {MAX_UPLOAD_FILES} files, the most an upload may hold; {HAND_IN}"),
+    )
 }
 
 fn shown_place(place: &Path) -> String {

@@ -244,7 +244,8 @@ pub fn read_class(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let staging = GuardedTempDir::new("leasejudge-download-").map_err(|e| {
+    // The owner's alone (0700) before anything goes in: see `staging`.
+    let staging = GuardedTempDir::private("leasejudge-download-").map_err(|e| {
         InputErrors::one(InputError::new(
             ErrorKind::Temp,
             opened.name(),

@@ -15,60 +15,31 @@
 //! folder (`../x`) is an error of the download, and one that stays inside is where its name,
 //! resolved, puts it (`zip`'s `enclosed_name`); a file copied from a folder is opened
 //! as `grade` opens a submission (not a link, not a hard link, none of the instructor's files);
-//! what is unpacked is counted as it inflates, against [`MAX_FILE_BYTES`] a file and
-//! [`MAX_DOWNLOAD_BYTES`] in all. What systems leave beside files (names starting with `.`,
-//! `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
+//! what is unpacked or copied is counted as it is, against `MAX_FILE_BYTES` a file and
+//! `MAX_DOWNLOAD_BYTES` in all (`entries.rs`), and put in the owner's private tree
+//! (`staging.rs`). A name the zip holds twice is two entries, the earlier read past the
+//! zip's index (`zip_shadows.rs`) and put beside the later. What systems leave beside files
+//! (names starting with `.`, `__MACOSX`, `~$` owner files) is skipped, as the rule skips it.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use crate::grading::submission_file::{open_submission, InstructorFiles};
+use crate::grading::submission_file::InstructorFiles;
 use crate::input::{ErrorKind, InputError, InputErrors};
 
+use super::entries::{folder_entries, zip_entries, Metered, ZipItem, MAX_DEPTH};
+pub use super::entries::{is_litter, Entry, Kind, MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES};
 use super::groups::Group;
-use super::zip_shadows::{self, Shadow};
-
-/// The most one unpacked file may inflate to: far more than a matrix of the largest lab.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
-
-/// The most a zip download may inflate to in all.
-pub const MAX_DOWNLOAD_BYTES: u64 = 16 << 30;
-
-/// The most entries a zip download may have.
-pub const MAX_ZIP_ENTRIES: usize = 500_000;
-
-/// How deep folders are copied or unpacked.
-const MAX_DEPTH: usize = 32;
+use super::staging::{self, Placing};
+use super::zip_shadows;
 
 /// How many wrapping folders are looked through for the download's entries (a zip of the
 /// folder a download was unpacked into).
 const MAX_WRAPPERS: usize = 3;
-
-/// What an entry is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A regular file.
-    File,
-    /// A folder.
-    Folder,
-    /// A symbolic link (never followed).
-    Link,
-}
-
-/// A top-level entry of the download.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// Its name (a name that is not UTF-8 with U+FFFD for what is not).
-    pub name: String,
-    /// What it is.
-    pub kind: Kind,
-    /// Its name as the system has it, bytes and all (the zip's decoded name for a zip).
-    pub os_name: OsString,
-}
 
 /// Whose an entry is, as a platform's naming says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,39 +66,18 @@ pub enum Unclaimed {
     NotOnRoster(String),
 }
 
-/// Whether `name` is what an operating system or a spreadsheet leaves beside a file (the
-/// autograders' rule skips the same).
-pub fn is_litter(name: &str) -> bool {
-    name.starts_with('.') || name.starts_with("~$") || name == "__MACOSX"
-}
-
-/// One entry of a zip download.
-struct ZipItem {
-    /// Its index in the archive.
-    index: usize,
-    /// Its path's components below the download's root.
-    components: Vec<String>,
-    /// What it is.
-    kind: Kind,
-    /// For an entry whose name the archive holds again later (which the archive's index does
-    /// not reach), where it is.
-    shadow: Option<Shadow>,
-}
-
 enum Source {
     /// A folder: the download's root in it.
     Folder(PathBuf),
-    /// A zip: the archive and its entries below the download's root.
+    /// A zip: the archive and its entries below the download's root, in order of their
+    /// top-level names (each name's in archive order, then the earlier copies of a name it
+    /// holds twice): a learner's are found by a binary search, without a pass over every
+    /// learner's.
     Zip {
-        archive: RefCell<zip::ZipArchive<File>>,
+        archive: RefCell<zip::ZipArchive<Metered>>,
         /// The zip file, for the entries the archive's index does not reach.
         file: File,
         items: Vec<ZipItem>,
-        /// The items under each top-level name, in archive order: a learner's are found
-        /// without a pass over every learner's.
-        by_top: HashMap<String, Vec<usize>>,
-        /// Bytes unpacked so far, against [`MAX_DOWNLOAD_BYTES`].
-        unpacked: RefCell<u64>,
     },
 }
 
@@ -139,6 +89,8 @@ pub struct Download {
     /// innermost wrapping folder's).
     root_name: String,
     source: Source,
+    /// Bytes unpacked or copied so far, every upload's, against `MAX_DOWNLOAD_BYTES`.
+    unpacked: Cell<u64>,
 }
 
 impl Download {
@@ -147,171 +99,43 @@ impl Download {
     /// `MAX_WRAPPERS` deep).
     pub fn open(path: &Path, recognised: &dyn Fn(&Entry) -> bool) -> Result<Download, InputErrors> {
         let name = path.to_string_lossy().into_owned();
-        let meta = fs::metadata(path)
-            .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
+        let unreadable = |e: io::Error| InputErrors::one(InputError::unreadable(&name, 0, e));
+        let meta = fs::metadata(path).map_err(unreadable)?;
         let stem = |p: &Path| {
             p.file_stem()
                 .or_else(|| p.file_name())
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         };
-        if meta.is_dir() {
-            let mut root = path.to_owned();
-            let mut root_name = fs::canonicalize(path)
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| stem(path));
-            for _ in 0..MAX_WRAPPERS {
-                let entries = folder_entries(&root)
-                    .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-                match entries.as_slice() {
-                    [only] if only.kind == Kind::Folder && !recognised(only) => {
-                        root = root.join(&only.name);
-                        root_name = only.name.clone();
-                    }
-                    _ => break,
-                }
-            }
+        if !meta.is_dir() {
+            let (source, root_name) = open_zip(path, &name, recognised)?;
             return Ok(Download {
                 name,
-                root_name,
-                source: Source::Folder(root),
+                root_name: root_name.unwrap_or_else(|| stem(path)),
+                source,
+                unpacked: Cell::new(0),
             });
         }
-        Download::open_zip(path, name, stem(path), recognised)
-    }
-
-    /// Opens the zip at `path` (named `name`; `stem`, its name without `.zip`), looking
-    /// through a wrapping folder as [`Download::open`] says.
-    fn open_zip(
-        path: &Path,
-        name: String,
-        stem: String,
-        recognised: &dyn Fn(&Entry) -> bool,
-    ) -> Result<Download, InputErrors> {
-        let error = |kind: ErrorKind, message: String| {
-            InputErrors::one(InputError::new(kind, &name, 0, message))
-        };
-        let file =
-            File::open(path).map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-        let archive = zip::ZipArchive::new(
-            file.try_clone()
-                .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?,
-        )
-        .map_err(|e| {
-            error(
-                ErrorKind::Syntax,
-                format!(
-                "is neither a folder nor a zip the platform made ({e}); give the download as the \
-                 platform made it"
-            ),
-            )
-        })?;
-        if archive.len() > MAX_ZIP_ENTRIES {
-            return Err(error(
-                ErrorKind::Limit,
-                format!(
-                    "holds {} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have",
-                    archive.len()
-                ),
-            ));
-        }
-        let mut archive = archive;
-        let mut items = Vec::new();
-        let mut problems = InputErrors::new();
-        // The central directory's records the index keeps, and where each name is.
-        let mut kept = std::collections::HashSet::new();
-        let mut named: HashMap<Vec<u8>, usize> = HashMap::new();
-        for index in 0..archive.len() {
-            let entry = archive.by_index(index).map_err(|e| {
-                error(
-                    ErrorKind::Io,
-                    format!("cannot read entry {}: {e}", index + 1),
-                )
-            })?;
-            kept.insert(entry.central_header_start());
-            let Some(enclosed) = entry.enclosed_name() else {
-                problems.push(
-                    InputError::new(
-                        ErrorKind::Refused,
-                        &name,
-                        0,
-                        "an entry's name leads out of the download's folder: this is not a \
-                         download the platform made",
-                    )
-                    .value(entry.name()),
-                );
-                continue;
-            };
-            let components = utf8_components(
-                enclosed
-                    .iter()
-                    .map(|c| c.to_string_lossy().into_owned())
-                    .collect(),
-                entry.name_raw(),
-            );
-            if components.is_empty() {
-                continue;
-            }
-            let kind = if entry.is_dir() {
-                Kind::Folder
-            } else if entry.is_symlink() {
-                Kind::Link
-            } else {
-                Kind::File
-            };
-            named.insert(entry.name_raw().to_vec(), items.len());
-            items.push(ZipItem {
-                index,
-                components,
-                kind,
-                shadow: None,
-            });
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        add_shadows(&file, &archive, &kept, &named, &mut items).map_err(|e| {
-            error(
-                ErrorKind::Io,
-                format!("cannot read its central directory: {e}"),
-            )
-        })?;
-        let mut root_name = stem;
+        let mut root = path.to_owned();
+        let mut root_name = fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| stem(path));
         for _ in 0..MAX_WRAPPERS {
-            let entries = zip_entries(&items);
+            let entries = folder_entries(&root).map_err(unreadable)?;
             match entries.as_slice() {
                 [only] if only.kind == Kind::Folder && !recognised(only) => {
+                    root = root.join(&only.name);
                     root_name = only.name.clone();
-                    // Only what is in the wrapping folder: what lies beside it is litter
-                    // (macOS's `__MACOSX/{folder}/._...`), which must not become entries.
-                    items.retain(|item| {
-                        item.components.len() > 1 && item.components[0] == only.name
-                    });
-                    for item in &mut items {
-                        item.components.remove(0);
-                    }
                 }
                 _ => break,
             }
         }
-        let mut by_top: HashMap<String, Vec<usize>> = HashMap::new();
-        for (index, item) in items.iter().enumerate() {
-            by_top
-                .entry(item.components[0].clone())
-                .or_default()
-                .push(index);
-        }
         Ok(Download {
             name,
             root_name,
-            source: Source::Zip {
-                archive: RefCell::new(archive),
-                file,
-                items,
-                by_top,
-                unpacked: RefCell::new(0),
-            },
+            source: Source::Folder(root),
+            unpacked: Cell::new(0),
         })
     }
 
@@ -339,7 +163,7 @@ impl Download {
     /// entries put together in a new folder `staged` (which must not exist). A file that
     /// cannot be put there (a link in a flat folder, one of the instructor's files, one that
     /// inflates too far) is a problem of the learner's upload, named by its place in it; the
-    /// outer error is the run's (a full disk, a download past [`MAX_DOWNLOAD_BYTES`]).
+    /// outer error is the run's (a full disk, a download past `MAX_DOWNLOAD_BYTES`).
     pub fn upload(
         &self,
         claimed: &[(Entry, String)],
@@ -351,58 +175,257 @@ impl Download {
                 return Ok(Ok(root.join(&entry.os_name)));
             }
         }
-        let mut problems = InputErrors::new();
-        fs::create_dir_all(staged)?;
+        let mut placing = Placing::new(self.unpacked.get());
+        staging::make_folders(staged)?;
         for (entry, place) in claimed {
-            let target = join(staged, place);
-            match &self.source {
-                Source::Folder(root) => {
-                    copy_entry(
-                        &root.join(&entry.os_name),
-                        entry.kind,
-                        &target,
-                        place,
-                        instructor,
-                        0,
-                        &mut problems,
-                    )?;
-                }
-                Source::Zip {
-                    archive,
-                    file,
-                    items,
-                    by_top,
-                    unpacked,
-                } => {
-                    let own = by_top.get(&entry.name).map_or(&[][..], Vec::as_slice);
-                    for item in own.iter().map(|&i| &items[i]) {
-                        let rest = &item.components[1..];
-                        if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
-                            continue;
-                        }
-                        let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
-                        let shown = std::iter::once(place.as_str())
-                            .chain(rest.iter().map(String::as_str))
-                            .filter(|p| !p.is_empty())
-                            .collect::<Vec<_>>()
-                            .join("/");
-                        unzip_item(
-                            (&mut archive.borrow_mut(), file),
-                            item,
-                            &path,
-                            &shown,
-                            &mut unpacked.borrow_mut(),
-                            &mut problems,
-                        )?;
-                    }
-                }
+            if placing.is_full() {
+                break;
             }
+            // A failure of the run names the entry it came at.
+            let named = |e: io::Error| {
+                io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", crate::output::escape_controls(&entry.name)),
+                )
+            };
+            self.place(entry, place, staged, instructor, &mut placing)
+                .map_err(named)?;
         }
-        Ok(if problems.is_empty() {
+        self.unpacked.set(placing.unpacked);
+        Ok(if placing.problems.is_empty() {
             Ok(staged.to_owned())
         } else {
-            Err(problems)
+            Err(placing.problems)
         })
+    }
+
+    /// Puts the top-level `entry` at `place` of the upload being made in `staged`.
+    fn place(
+        &self,
+        entry: &Entry,
+        place: &str,
+        staged: &Path,
+        instructor: &InstructorFiles,
+        placing: &mut Placing,
+    ) -> io::Result<()> {
+        let target = join(staged, place);
+        match &self.source {
+            Source::Folder(root) => {
+                if entry.kind != Kind::Folder && !placing.one_more_file() {
+                    return Ok(());
+                }
+                staging::copy_entry(
+                    &root.join(&entry.os_name),
+                    entry.kind,
+                    &target,
+                    place,
+                    instructor,
+                    0,
+                    placing,
+                )
+            }
+            Source::Zip {
+                archive,
+                file,
+                items,
+            } => {
+                let from = items.partition_point(|item| item.components[0] < entry.name);
+                let own = items[from..]
+                    .iter()
+                    .take_while(|item| item.components[0] == entry.name);
+                for item in own {
+                    let rest = &item.components[1..];
+                    if rest.iter().any(|c| is_litter(c)) || rest.len() > MAX_DEPTH {
+                        continue;
+                    }
+                    if item.kind != Kind::Folder && !placing.one_more_file() {
+                        break;
+                    }
+                    let path = rest.iter().fold(target.clone(), |p, c| p.join(c));
+                    let shown = std::iter::once(place)
+                        .chain(rest.iter().map(String::as_str))
+                        .filter(|p| !p.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    let zip = staging::Zip {
+                        archive: &mut archive.borrow_mut(),
+                        file,
+                    };
+                    staging::unzip_item(zip, item, &path, &shown, placing)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Opens the zip at `path` (`name` in messages): its items below the download's root, and
+/// the name of the wrapping folder looked through, if any. Its directory is read within
+/// `MAX_ZIP_DIRECTORY_BYTES`, and it may hold at most `MAX_ZIP_ENTRIES` entries, those of a
+/// name it holds twice counted.
+fn open_zip(
+    path: &Path,
+    name: &str,
+    recognised: &dyn Fn(&Entry) -> bool,
+) -> Result<(Source, Option<String>), InputErrors> {
+    let error = |kind: ErrorKind, message: String| {
+        InputErrors::one(InputError::new(kind, name, 0, message))
+    };
+    let unreadable = |e: io::Error| InputErrors::one(InputError::unreadable(name, 0, e));
+    let too_many = |count: usize| {
+        error(
+            ErrorKind::Limit,
+            format!(
+                "holds {count} entries, more than {MAX_ZIP_ENTRIES}, the most a download may have"
+            ),
+        )
+    };
+    let file = File::open(path).map_err(unreadable)?;
+    let shadows_file = file.try_clone().map_err(unreadable)?;
+    let left = Rc::new(Cell::new(MAX_ZIP_DIRECTORY_BYTES));
+    let metered = Metered::new(file, Rc::clone(&left));
+    let mut archive = zip::ZipArchive::new(metered).map_err(|e| match e {
+        zip::result::ZipError::Io(e) if left.get() == 0 => unreadable(e),
+        e => error(
+            ErrorKind::Syntax,
+            format!(
+                "is neither a folder nor a zip the platform made ({e}); give the download as the \
+             platform made it"
+            ),
+        ),
+    })?;
+    left.set(u64::MAX);
+    if archive.len() > MAX_ZIP_ENTRIES {
+        return Err(too_many(archive.len()));
+    }
+    let (mut items, kept, named) = zip_items(&mut archive, name)?;
+    let shadows = zip_shadows::shadowed(
+        &shadows_file,
+        archive.central_directory_start(),
+        archive.offset(),
+        &kept,
+        (MAX_ZIP_ENTRIES + 1, MAX_ZIP_DIRECTORY_BYTES),
+    )
+    .map_err(|e| {
+        error(
+            ErrorKind::Io,
+            format!("cannot read its central directory: {e}"),
+        )
+    })?;
+    if archive.len() + shadows.len() > MAX_ZIP_ENTRIES {
+        return Err(too_many(archive.len() + shadows.len()));
+    }
+    // A name the zip holds twice: the earlier entries, which the archive's index does not
+    // reach, go beside the one it keeps.
+    for shadow in shadows {
+        let Some(&twin) = named.get(&shadow.name) else {
+            continue;
+        };
+        let twin = &items[twin];
+        let kind = if shadow.is_dir() {
+            Kind::Folder
+        } else if shadow.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::File
+        };
+        items.push(ZipItem {
+            index: twin.index,
+            components: twin.components.clone(),
+            kind,
+            shadow: Some(shadow),
+        });
+    }
+    let mut root_name = None;
+    for _ in 0..MAX_WRAPPERS {
+        let entries = zip_entries(&items);
+        match entries.as_slice() {
+            [only] if only.kind == Kind::Folder && !recognised(only) => {
+                // Only what is in the wrapping folder: what lies beside it is litter
+                // (macOS's `__MACOSX/{folder}/._...`), which must not become entries.
+                items.retain(|item| item.components.len() > 1 && item.components[0] == only.name);
+                for item in &mut items {
+                    item.components.remove(0);
+                }
+                root_name = Some(only.name.clone());
+            }
+            _ => break,
+        }
+    }
+    // Stable: each top-level name's items stay in archive order, the earlier copies of a
+    // name the zip holds twice after them.
+    items.sort_by(|a, b| a.components[0].cmp(&b.components[0]));
+    let source = Source::Zip {
+        archive: RefCell::new(archive),
+        file: shadows_file,
+        items,
+    };
+    Ok((source, root_name))
+}
+
+/// The items of the zip's index, the central directory records it keeps (their offsets) and
+/// the item of each name (its bytes).
+type Indexed = (Vec<ZipItem>, HashSet<u64>, HashMap<Vec<u8>, usize>);
+
+/// The zip's items as its index has them (one per name); an entry whose name leads out of
+/// the download's folder is an error (every one listed).
+fn zip_items(archive: &mut zip::ZipArchive<Metered>, name: &str) -> Result<Indexed, InputErrors> {
+    let mut items = Vec::new();
+    let mut problems = InputErrors::new();
+    let mut kept = HashSet::new();
+    let mut named = HashMap::new();
+    for index in 0..archive.len() {
+        let entry = archive.by_index(index).map_err(|e| {
+            InputErrors::one(InputError::new(
+                ErrorKind::Io,
+                name,
+                0,
+                format!("cannot read entry {}: {e}", index + 1),
+            ))
+        })?;
+        kept.insert(entry.central_header_start());
+        let Some(enclosed) = entry.enclosed_name() else {
+            problems.push(
+                InputError::new(
+                    ErrorKind::Refused,
+                    name,
+                    0,
+                    "an entry's name leads out of the download's folder: this is not a \
+                     download the platform made",
+                )
+                .value(entry.name()),
+            );
+            continue;
+        };
+        let components = utf8_components(
+            enclosed
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect(),
+            entry.name_raw(),
+        );
+        if components.is_empty() {
+            continue;
+        }
+        let kind = if entry.is_dir() {
+            Kind::Folder
+        } else if entry.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::File
+        };
+        named.insert(entry.name_raw().to_vec(), items.len());
+        items.push(ZipItem {
+            index,
+            components,
+            kind,
+            shadow: None,
+        });
+    }
+    if problems.is_empty() {
+        Ok((items, kept, named))
+    } else {
+        Err(problems)
     }
 }
 
@@ -436,38 +459,6 @@ fn utf8_components(enclosed: Vec<String>, raw: &[u8]) -> Vec<String> {
     }
 }
 
-/// A name the zip holds twice: the earlier entries, which the archive's index does not reach
-/// (`kept`: the central directory records it does), go into `items` beside the one it keeps
-/// (`named`: an item by its name's bytes).
-fn add_shadows(
-    file: &File,
-    archive: &zip::ZipArchive<File>,
-    kept: &std::collections::HashSet<u64>,
-    named: &HashMap<Vec<u8>, usize>,
-    items: &mut Vec<ZipItem>,
-) -> io::Result<()> {
-    let shadows = zip_shadows::shadowed(
-        file,
-        archive.central_directory_start(),
-        archive.offset(),
-        kept,
-        MAX_ZIP_ENTRIES + 1,
-    )?;
-    for shadow in shadows {
-        let Some(&twin) = named.get(&shadow.name) else {
-            continue;
-        };
-        let twin = &items[twin];
-        items.push(ZipItem {
-            index: twin.index,
-            components: twin.components.clone(),
-            kind: twin.kind,
-            shadow: Some(shadow),
-        });
-    }
-    Ok(())
-}
-
 /// `base` joined with a `/`-separated place.
 fn join(base: &Path, place: &str) -> PathBuf {
     place
@@ -476,291 +467,10 @@ fn join(base: &Path, place: &str) -> PathBuf {
         .fold(base.to_owned(), |path, part| path.join(part))
 }
 
-/// A folder's entries, litter skipped, in name order; links are not followed.
-fn folder_entries(root: &Path) -> io::Result<Vec<Entry>> {
-    let mut entries = Vec::new();
-    for entry in fs::read_dir(root)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if is_litter(&name) {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let kind = if kind.is_symlink() {
-            Kind::Link
-        } else if kind.is_dir() {
-            Kind::Folder
-        } else {
-            Kind::File
-        };
-        entries.push(Entry {
-            name,
-            kind,
-            os_name: entry.file_name(),
-        });
-    }
-    entries.sort_by(|a, b| a.os_name.cmp(&b.os_name));
-    Ok(entries)
-}
-
-/// The top-level entries of a zip's items, litter skipped, in name order: a name with
-/// entries below it is a folder (zips need not list folders).
-fn zip_entries(items: &[ZipItem]) -> Vec<Entry> {
-    let mut entries: std::collections::BTreeMap<&str, Kind> = std::collections::BTreeMap::new();
-    for item in items {
-        let name = item.components[0].as_str();
-        if is_litter(name) {
-            continue;
-        }
-        let kind = if item.components.len() > 1 {
-            Kind::Folder
-        } else {
-            item.kind
-        };
-        let slot = entries.entry(name).or_insert(kind);
-        if kind == Kind::Folder {
-            *slot = Kind::Folder;
-        }
-    }
-    entries
-        .into_iter()
-        .map(|(name, kind)| Entry {
-            name: name.to_owned(),
-            kind,
-            os_name: OsString::from(name),
-        })
-        .collect()
-}
-
-/// A link at `path` that points nowhere: the upload had a link there, and the rule refuses
-/// links without following them.
-fn dangling_link(path: &Path) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let path = free_place(path);
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::symlink("a symbolic link in the download", path)
-    }
-    #[cfg(not(unix))]
-    {
-        // Without symbolic links, an empty file stands for it.
-        File::create(path).map(drop)
-    }
-}
-
-/// `path`, or, when a file of the learner's upload is there already (two entries of the
-/// download put a file at one place: a zip holding a name twice, a Moodle folder and a flat
-/// file of one learner, a file uploaded twice under one name), the first free
-/// `{stem} (2nd of this name){.extension}`: the later file goes beside the earlier, never over
-/// it, and the autograders' rule sees both (two matrices make the upload ungradable, both
-/// named).
-fn free_place(path: &Path) -> PathBuf {
-    if fs::symlink_metadata(path).is_err() {
-        return path.to_owned();
-    }
-    let stem = path.file_stem().unwrap_or_default().to_os_string();
-    let extension = path.extension().map(|e| e.to_os_string());
-    for n in 2u64.. {
-        let suffix = match n % 10 {
-            _ if (11..=13).contains(&(n % 100)) => "th",
-            1 => "st",
-            2 => "nd",
-            3 => "rd",
-            _ => "th",
-        };
-        let mut name = stem.clone();
-        name.push(format!(" ({n}{suffix} of this name)"));
-        if let Some(extension) = &extension {
-            name.push(".");
-            name.push(extension);
-        }
-        let candidate = path.with_file_name(name);
-        if fs::symlink_metadata(&candidate).is_err() {
-            return candidate;
-        }
-    }
-    unreachable!("some name is free")
-}
-
-/// Copies `from` (a `kind` entry) to `to`; `shown` is its place in the upload. A file is
-/// opened as a submission is (a link, a hard link or an instructor's file is a problem); a
-/// link becomes one that points nowhere; a folder is copied whole but for its litter.
-fn copy_entry(
-    from: &Path,
-    kind: Kind,
-    to: &Path,
-    shown: &str,
-    instructor: &InstructorFiles,
-    depth: usize,
-    problems: &mut InputErrors,
-) -> io::Result<()> {
-    match kind {
-        Kind::Link => dangling_link(to),
-        Kind::File => {
-            let mut file = match open_submission(from, shown, instructor) {
-                Ok(file) => file,
-                Err(problem) => {
-                    problems.push(problem);
-                    return Ok(());
-                }
-            };
-            if let Some(parent) = to.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let copied = copy_limited(&mut file, to, MAX_FILE_BYTES)?;
-            if copied > MAX_FILE_BYTES {
-                problems.push(too_large(shown));
-            }
-            Ok(())
-        }
-        Kind::Folder => {
-            fs::create_dir_all(to)?;
-            if depth >= MAX_DEPTH {
-                return Ok(());
-            }
-            for entry in folder_entries(from)? {
-                let shown = if shown.is_empty() {
-                    entry.name.clone()
-                } else {
-                    format!("{shown}/{}", entry.name)
-                };
-                copy_entry(
-                    &from.join(&entry.os_name),
-                    entry.kind,
-                    &to.join(&entry.os_name),
-                    &shown,
-                    instructor,
-                    depth + 1,
-                    problems,
-                )?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Copies `reader` to a new file at `to`, at most `limit` bytes and one more; returns how
-/// many bytes were copied (more than `limit`: it was cut there).
-fn copy_limited(reader: &mut dyn Read, to: &Path, limit: u64) -> io::Result<u64> {
-    let mut out = File::create(free_place(to))?;
-    let copied = io::copy(&mut reader.take(limit + 1), &mut out)?;
-    out.flush()?;
-    Ok(copied)
-}
-
-fn too_large(shown: &str) -> InputError {
-    InputError::new(
-        ErrorKind::Limit,
-        shown,
-        0,
-        format!(
-            "cannot be graded: it is larger than {} bytes (1 GiB) unpacked",
-            MAX_FILE_BYTES
-        ),
-    )
-}
-
-/// Unpacks one zip item to `path` (`shown`: its place in the upload), counting what it
-/// inflates to against the limits.
-fn unzip_item(
-    (archive, zip_file): (&mut zip::ZipArchive<File>, &File),
-    item: &ZipItem,
-    path: &Path,
-    shown: &str,
-    unpacked: &mut u64,
-    problems: &mut InputErrors,
-) -> io::Result<()> {
-    match item.kind {
-        Kind::Folder => fs::create_dir_all(path),
-        Kind::Link => dangling_link(path),
-        Kind::File if item.shadow.is_some() => {
-            let shadow = item.shadow.as_ref().expect("a shadowed entry");
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let mut out = File::create(free_place(path))?;
-            match zip_shadows::unpack(zip_file, shadow, &mut out, MAX_FILE_BYTES) {
-                Ok(copied) => {
-                    *unpacked += copied;
-                    if copied > MAX_FILE_BYTES {
-                        problems.push(too_large(shown));
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                    problems.push(InputError::new(
-                        ErrorKind::Io,
-                        shown,
-                        0,
-                        format!("cannot unpack: {e}"),
-                    ));
-                }
-                Err(e) => return Err(e),
-            }
-            Ok(())
-        }
-        Kind::File => {
-            if *unpacked > MAX_DOWNLOAD_BYTES {
-                return Err(io::Error::other(format!(
-                    "the download inflates to more than {MAX_DOWNLOAD_BYTES} bytes (16 GiB), the \
-                     most a download may"
-                )));
-            }
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let mut file = match archive.by_index(item.index) {
-                Ok(file) if !file.encrypted() => file,
-                Ok(_) => {
-                    problems.push(InputError::new(
-                        ErrorKind::Refused,
-                        shown,
-                        0,
-                        "cannot be graded: it is encrypted in the download",
-                    ));
-                    return Ok(());
-                }
-                Err(e) => {
-                    problems.push(InputError::new(
-                        ErrorKind::Io,
-                        shown,
-                        0,
-                        format!("cannot unpack: {e}"),
-                    ));
-                    return Ok(());
-                }
-            };
-            let copied = match copy_limited(&mut file, path, MAX_FILE_BYTES) {
-                Ok(copied) => copied,
-                // A damaged entry (a bad checksum, a truncated stream) is the learner's file
-                // that cannot be read, not the run's failure.
-                Err(e)
-                    if e.kind() == io::ErrorKind::InvalidData
-                        || e.kind() == io::ErrorKind::UnexpectedEof =>
-                {
-                    problems.push(InputError::new(
-                        ErrorKind::Io,
-                        shown,
-                        0,
-                        format!("cannot unpack: {e}"),
-                    ));
-                    return Ok(());
-                }
-                Err(e) => return Err(e),
-            };
-            *unpacked += copied;
-            if copied > MAX_FILE_BYTES {
-                problems.push(too_large(shown));
-            }
-            Ok(())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn zip_of(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {
         let file = tempfile::NamedTempFile::new().unwrap();
@@ -832,17 +542,6 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(fs::read(b.join("matrix.csv")).unwrap(), b"case_id\n");
-    }
-
-    #[test]
-    fn a_file_is_cut_past_its_limit_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big");
-        let copied = copy_limited(&mut io::repeat(b'x').take(100), &path, 10).unwrap();
-        assert_eq!(copied, 11, "one byte past the limit tells it was reached");
-        assert_eq!(fs::metadata(&path).unwrap().len(), 11);
-        let copied = copy_limited(&mut io::repeat(b'x').take(10), &path, 10).unwrap();
-        assert_eq!(copied, 10);
     }
 
     #[cfg(unix)]

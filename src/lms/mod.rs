@@ -10,10 +10,12 @@ pub mod canvas;
 pub mod canvas_names;
 pub mod class;
 pub mod download;
+mod entries;
 pub mod github_classroom;
 pub mod groups;
 pub mod moodle;
 pub mod roster;
+mod staging;
 pub mod table;
 mod zip_shadows;
 

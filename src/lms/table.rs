@@ -3,10 +3,14 @@
 //! read these files, so they are read as strictly as a gradebook (every row as wide as the
 //! header, UTF-8, every problem located) and written with the cells a spreadsheet cannot run.
 
+use std::io::Read;
 use std::path::Path;
 
 use crate::input::records::RecordReader;
-use crate::input::{body_record, header_record, BodyRecord, ErrorKind, InputError, InputErrors};
+use crate::input::{
+    body_record, header_record, thousands, BodyRecord, ErrorKind, InputError, InputErrors,
+};
+use crate::limits::{MAX_ROSTER_CELLS, MAX_ROSTER_ROWS};
 
 /// One row of a table: its line in the file and its cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,17 +56,18 @@ impl Table {
 /// Reads `path` as a table. Canvas exports with a semicolon when the instructor's locale
 /// asks for one, so the delimiter is the one of `,` and `;` that splits the header into more
 /// cells, as Canvas's own importer decides (`GradebookImporter#identify_delimiter`); a BOM is
-/// dropped.
+/// dropped. It is read a record at a time, never whole, and held to
+/// [`MAX_ROSTER_ROWS`] rows and [`MAX_ROSTER_CELLS`] cells as it is read.
 pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
     let name = path.to_string_lossy().into_owned();
-    let bytes = crate::limits::read_document_file(path)
+    let file = std::fs::File::open(path)
         .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-    parse_table(&bytes, &name)
+    parse_table(file, &name)
 }
 
-/// Parses a table's bytes (named `name` in errors).
-pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
-    let mut records = RecordReader::new(bytes, true);
+/// Parses a table (named `name` in errors) from `reader`.
+pub fn parse_table(reader: impl Read, name: &str) -> Result<Table, InputErrors> {
+    let mut records = RecordReader::new(reader, true);
     let cells_with = |line: &[u8], delimiter: u8| {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -111,6 +116,7 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
         Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
     let mut rows = Vec::new();
+    let mut cells_kept = header.len();
     loop {
         let record = match body_record(&mut records, name, header.len(), &mut errors) {
             Ok(BodyRecord::Row(record)) => record,
@@ -122,6 +128,23 @@ pub fn parse_table(bytes: &[u8], name: &str) -> Result<Table, InputErrors> {
             }
         };
         let line = record.line;
+        cells_kept += record.len();
+        if rows.len() == MAX_ROSTER_ROWS || cells_kept > MAX_ROSTER_CELLS {
+            // What is kept of a roster is held while the class is graded: it is refused
+            // where it passes the limit, before more is read.
+            errors.push(InputError::new(
+                ErrorKind::Limit,
+                name,
+                line,
+                format!(
+                    "the roster has more than {} rows or {} cells, the most one may have (a \
+                     class is graded in memory, within 256 MiB): grade the class in parts",
+                    thousands(MAX_ROSTER_ROWS as u64),
+                    thousands(MAX_ROSTER_CELLS as u64)
+                ),
+            ));
+            return Err(errors);
+        }
         let cells: Vec<Vec<u8>> = record.iter().map(<[u8]>::to_vec).collect();
         let cells = cells
             .iter()
@@ -256,12 +279,13 @@ mod tests {
 
     #[test]
     fn tables_are_read_strictly_with_their_delimiter() {
-        let table = parse_table(b"\xEF\xBB\xBFa;b;c\r\n1;\"x;y\";3\n\n4;5;6\n", "t.csv").unwrap();
+        let table =
+            parse_table(&b"\xEF\xBB\xBFa;b;c\r\n1;\"x;y\";3\n\n4;5;6\n"[..], "t.csv").unwrap();
         assert_eq!(table.header, ["a", "b", "c"]);
         assert_eq!(table.rows.len(), 2);
         assert_eq!(table.rows[0].cells, ["1", "x;y", "3"]);
         assert_eq!(table.rows[1].line, 4);
-        let errors = parse_table(b"a,b\n1,2,3\n\xff,2\n", "t.csv").unwrap_err();
+        let errors = parse_table(&b"a,b\n1,2,3\n\xff,2\n"[..], "t.csv").unwrap_err();
         let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(messages[0].starts_with("t.csv:2: the row has 3 cells"));

@@ -38,6 +38,23 @@ pub struct Shadow {
     pub uncompressed_size: u64,
     /// The CRC-32 of its data unpacked.
     pub crc32: u32,
+    /// Its external attributes (a Unix mode in the upper half, when the zipper wrote one).
+    pub external_attributes: u32,
+}
+
+impl Shadow {
+    /// Whether it is a folder: its name ends with a separator (the zip crate's `is_dir`).
+    pub fn is_dir(&self) -> bool {
+        self.name.ends_with(b"/") || self.name.ends_with(b"\\")
+    }
+
+    /// Whether it is a symbolic link: a Unix mode in the upper half of its external
+    /// attributes says so (the zip crate's `is_symlink`); its own record's, never its twin's,
+    /// so a link is never unpacked as a file of its target's name, nor a file as a link.
+    pub fn is_symlink(&self) -> bool {
+        const LINK: u32 = 0o120_000;
+        (self.external_attributes >> 16) & LINK == LINK
+    }
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> u16 {
@@ -96,13 +113,15 @@ fn sizes(fixed: &[u8], extra: &[u8]) -> (u64, u64, u64) {
 
 /// The records of the central directory of the zip `file` (which starts at `start`) that are
 /// not at one of `kept` (the offsets of the records the index keeps), at most `most` records
-/// read; `offset` is where the archive starts in the file.
+/// read and none past `most_bytes` from `start` (an `InvalidData` error: what is kept of the
+/// records is bounded as the zip crate's reading of the directory is); `offset` is where the
+/// archive starts in the file.
 pub fn shadowed(
     file: &File,
     start: u64,
     offset: u64,
     kept: &HashSet<u64>,
-    most: usize,
+    (most, most_bytes): (usize, u64),
 ) -> io::Result<Vec<Shadow>> {
     let mut reader = BufReader::new(file.try_clone()?);
     reader.seek(SeekFrom::Start(start))?;
@@ -121,13 +140,20 @@ pub fn shadowed(
         let name_len = usize::from(u16_at(&fixed, 28));
         let extra_len = usize::from(u16_at(&fixed, 30));
         let comment_len = u64::from(u16_at(&fixed, 32));
+        let end = at + 46 + name_len as u64 + extra_len as u64 + comment_len;
+        if end - start > most_bytes {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("it is larger than {most_bytes} bytes, the most a download's may be"),
+            ));
+        }
         let mut name = vec![0u8; name_len];
         reader.read_exact(&mut name)?;
         let mut extra = vec![0u8; extra_len];
         reader.read_exact(&mut extra)?;
         reader.seek_relative(comment_len as i64)?;
         let record = at;
-        at += 46 + name_len as u64 + extra_len as u64 + comment_len;
+        at = end;
         if kept.contains(&record) {
             continue;
         }
@@ -138,19 +164,20 @@ pub fn shadowed(
             compressed_size,
             uncompressed_size,
             crc32: u32_at(&fixed, 16),
+            external_attributes: u32_at(&fixed, 38),
         });
     }
     Ok(shadows)
 }
 
-/// Reads the shadowed entry `shadow` of `file` into `out`, inflating it as its local header
-/// says, at most `limit` bytes and one more; returns how many bytes were read.
-pub fn unpack(
+/// Reads the shadowed entry `shadow` of `file` with `read`, given the entry's data inflated
+/// as its local header says; an entry whose local header is not where the central directory
+/// says is an `InvalidData` error (a truncated one, `UnexpectedEof`), and `read` is not run.
+pub fn read_with<T>(
     file: &File,
     shadow: &Shadow,
-    out: &mut dyn io::Write,
-    limit: u64,
-) -> io::Result<u64> {
+    read: impl FnOnce(&mut dyn Read) -> T,
+) -> io::Result<T> {
     let mut reader = BufReader::new(file.try_clone()?);
     reader.seek(SeekFrom::Start(shadow.local_header))?;
     let mut local = [0u8; 30];
@@ -178,14 +205,13 @@ pub fn unpack(
         shadow.compressed_size,
     )
     .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    let Some(entry) = entry else {
+    let Some(mut entry) = entry else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "no local header where the central directory says",
         ));
     };
-    let copied = io::copy(&mut entry.take(limit + 1), out)?;
-    Ok(copied)
+    Ok(read(&mut entry))
 }
 
 #[cfg(test)]
@@ -278,15 +304,26 @@ pub(crate) mod tests {
             archive.central_directory_start(),
             archive.offset(),
             &kept,
-            10,
+            (10, 1 << 20),
         )
         .unwrap();
         assert_eq!(shadows.len(), 1);
         assert_eq!(shadows[0].name, b"a_1/matrix.csv");
+        assert!(!shadows[0].is_dir() && !shadows[0].is_symlink());
+        // What is read of the directory is bounded: past its bytes, an error, not a walk on.
+        let bounded = shadowed(
+            &file,
+            archive.central_directory_start(),
+            archive.offset(),
+            &kept,
+            (10, 100),
+        )
+        .unwrap_err();
+        assert_eq!(bounded.kind(), io::ErrorKind::InvalidData);
         let mut out = Vec::new();
-        assert_eq!(unpack(&file, &shadows[0], &mut out, 100).unwrap(), 5);
+        read_with(&file, &shadows[0], |r| r.read_to_end(&mut out))
+            .unwrap()
+            .unwrap();
         assert_eq!(out, b"first");
-        let mut cut = Vec::new();
-        assert_eq!(unpack(&file, &shadows[0], &mut cut, 2).unwrap(), 3);
     }
 }

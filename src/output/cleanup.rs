@@ -95,13 +95,31 @@ pub struct GuardedTempDir {
 }
 
 impl GuardedTempDir {
-    /// A new directory in the temporary directory, its name starting with `prefix`.
-    pub fn new(prefix: &str) -> std::io::Result<GuardedTempDir> {
+    /// A new directory in the temporary directory, its name starting with `prefix`, the
+    /// owner's alone: made with mode `0700` whatever the umask, before anything goes in, so
+    /// no other local user can enter it (a class's submissions unpacked in it are no one
+    /// else's to read, or to swap between unpacking and grading).
+    pub fn private(prefix: &str) -> std::io::Result<GuardedTempDir> {
         // Created and registered under the lock: a signal cannot fall in between.
         let mut live = live();
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(prefix);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o700));
+        }
+        let dir = builder.tempdir()?;
         live.push(dir.path().to_owned());
-        Ok(GuardedTempDir { dir: Some(dir) })
+        drop(live);
+        let dir = GuardedTempDir { dir: Some(dir) };
+        // A umask that takes the owner's own bits is undone while it is empty.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(dir)
     }
 
     /// Its path.

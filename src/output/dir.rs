@@ -96,6 +96,18 @@ impl OutputDir {
     /// if it fails (a file was added to the target while this one was written), the two are
     /// swapped back and nothing is replaced.
     pub fn commit_checked(self, replaced: &dyn Fn(&Path) -> Result<()>) -> Result<()> {
+        self.commit_with(replaced, Vec::new())
+    }
+
+    /// [`OutputDir::commit_checked`], and with it the files `also` (finished, waiting to be
+    /// renamed into place: a PrairieLearn course's shared binary), renamed into place once the
+    /// directory is, under the same hold on signals: a directory that cannot be put in place
+    /// (or fails its check) leaves them as they were too.
+    pub fn commit_with(
+        self,
+        replaced: &dyn Fn(&Path) -> Result<()>,
+        also: Vec<super::Finished>,
+    ) -> Result<()> {
         let OutputDir {
             temp,
             target,
@@ -110,6 +122,22 @@ impl OutputDir {
         cleanup::forget(&mut live, &registration.0);
         // Its drop would take the registry's lock, which is held here.
         std::mem::forget(registration);
+        if result.is_ok() {
+            // Each is renamed (none may be dropped here: its drop takes the lock held).
+            let mut first_error = None;
+            for file in also {
+                if let Err(e) = file.persist_locked(&mut live) {
+                    first_error.get_or_insert(e);
+                }
+            }
+            if let Some(e) = first_error {
+                return Err(e);
+            }
+        } else {
+            // Their temporary files are removed (which takes the registry's lock).
+            drop(live);
+            drop(also);
+        }
         match result {
             Ok(()) => Ok(()),
             Err(Refused::Check(e)) => Err(e),

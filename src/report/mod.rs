@@ -25,7 +25,7 @@ pub(crate) mod table;
 use anyhow::{Context, Result};
 
 use crate::grading::{default_format, GradeReport, ReportFormat, ReportOptions};
-use crate::output::Output;
+use crate::output::{commit_all_appending, Appended, Output};
 
 /// The name of the report's output, for [`check_paths`](crate::output::check_paths).
 pub fn report_output(args: &ReportOptions) -> crate::output::Named<'_> {
@@ -89,23 +89,32 @@ pub fn write_problems(
     };
     let mut out = Output::open(args.output.as_deref(), format.content())?;
     std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
-    out.commit()?;
-    if format == ReportFormat::Github {
-        if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-            use std::io::Write;
-            let mut file = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&summary)
-                .with_context(|| {
-                    format!(
-                        "cannot append to the step summary {}",
-                        summary.to_string_lossy()
-                    )
-                })?;
-            file.write_all(problems::markdown(command, errors).as_bytes())
-                .context("cannot write the step summary")?;
-        }
+    // The step summary is an output like the others, committed with the report.
+    let appended: Vec<Appended> = step_summary(args)
+        .map(|path| Appended {
+            role: STEP_SUMMARY.to_owned(),
+            path,
+            bytes: problems::markdown(command, errors).into_bytes(),
+        })
+        .into_iter()
+        .collect();
+    commit_all_appending(vec![out], &appended)
+}
+
+/// What names the step summary in messages.
+pub const STEP_SUMMARY: &str = "$GITHUB_STEP_SUMMARY";
+
+/// The step summary a GitHub report of problems appends to (`$GITHUB_STEP_SUMMARY`, when it
+/// is set and the format is `github`): an output of the run, which no input or other output
+/// may be (give it to [`check_paths`](crate::output::check_paths) as [`STEP_SUMMARY`]).
+pub fn step_summary(args: &ReportOptions) -> Option<std::path::PathBuf> {
+    let format = args
+        .format
+        .unwrap_or_else(|| default_format(args.output.as_deref()));
+    if format != ReportFormat::Github {
+        return None;
     }
-    Ok(())
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|s| !s.is_empty())
+        .map(std::path::PathBuf::from)
 }

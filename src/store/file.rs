@@ -19,12 +19,13 @@ pub(crate) fn anonymous_file() -> io::Result<Arc<File>> {
 ///
 /// It is made in the temporary directory (`TMPDIR`, else `/tmp`). Where there is none (an
 /// empty root: a chroot or a container holding nothing but the binary), it is an anonymous
-/// file in memory on Linux, as a `/tmp` on tmpfs would be; failing both, the error names the
-/// directory and what chose it. Its owner writes it through a [`TempWriter`], so that a full
-/// disk names the directory.
+/// file in memory on Linux, as a `/tmp` on tmpfs would be, within a budget
+/// (`memory::MAX_MEMORY_TEMP_BYTES`, see `memory.rs`); failing
+/// both, the error names the directory and what chose it. Its owner writes it through a
+/// [`TempWriter`], so that a full disk names the directory.
 pub(crate) fn scratch_file() -> io::Result<File> {
     tempfile::tempfile().or_else(|in_dir| {
-        memory_file().map_err(|_| temp_error("cannot make a temporary file", in_dir))
+        super::memory::file().map_err(|_| temp_error("cannot make a temporary file", in_dir))
     })
 }
 
@@ -47,11 +48,22 @@ pub(crate) fn temp_error(doing: &str, e: io::Error) -> io::Error {
     }
     let (directory, chosen_by) = temporary_directory();
     let kind = e.kind();
+    // A full disk is said as what it is, with what to do about it.
+    let remedy = match kind {
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            "; there is no space left there for temporary files: free some, or set TMPDIR to a \
+             directory with room"
+        }
+        _ => "",
+    };
     io::Error::new(
         kind,
         TempDirError {
             // Shown through the command line's error, which escapes what it quotes.
-            message: format!("{doing} in {} ({chosen_by}): {e}", directory.display()),
+            message: format!(
+                "{doing} in {} ({chosen_by}): {e}{remedy}",
+                directory.display()
+            ),
         },
     )
 }
@@ -77,6 +89,7 @@ impl<W: Write> Write for TempWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.0
             .write(buf)
+            .and_then(|n| super::memory::wrote(n).map(|()| n))
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 
@@ -85,26 +98,6 @@ impl<W: Write> Write for TempWriter<W> {
             .flush()
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
-}
-
-/// An anonymous file in memory (`memfd_create`, Linux 3.17).
-#[cfg(target_os = "linux")]
-fn memory_file() -> io::Result<File> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: the name is a NUL-terminated string that outlives the call; the call has no
-    // other inputs, and a descriptor it returns is new and owned by nothing else.
-    let fd = unsafe { libc::memfd_create(c"leasejudge-scratch".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a new open descriptor, owned by the `File` from here on.
-    Ok(unsafe { File::from_raw_fd(fd) })
-}
-
-/// Anonymous files in memory are Linux's.
-#[cfg(not(target_os = "linux"))]
-fn memory_file() -> io::Result<File> {
-    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// Reads `buf.len()` bytes or fewer (at the end) at `offset` of `file`, leaving its position
@@ -151,6 +144,7 @@ impl TempFile {
     pub(crate) fn append(&self, bytes: &[u8]) -> io::Result<()> {
         (&*self.0)
             .write_all(bytes)
+            .and_then(|()| super::memory::wrote(bytes.len()))
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 
@@ -187,6 +181,7 @@ impl TempFile {
     /// written this way is not appended to).
     pub(crate) fn write_all_at(&self, bytes: &[u8], offset: u64) -> io::Result<()> {
         self.write_all_at_unnamed(bytes, offset)
+            .and_then(|()| super::memory::wrote(bytes.len()))
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 
@@ -251,6 +246,7 @@ impl Write for Appender {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         (&*self.0 .0)
             .write(buf)
+            .and_then(|n| super::memory::wrote(n).map(|()| n))
             .map_err(|e| temp_error("cannot write a temporary file", e))
     }
 

@@ -11,6 +11,7 @@ mod append;
 mod buffer;
 mod codec;
 mod file;
+mod memory;
 mod merge;
 mod sort;
 

@@ -120,6 +120,10 @@ pub struct StreamSettings<'a> {
     /// before they go to a temporary file, read back when the case is written
     /// ([`DEFAULT_CASE_ROWS_IN_MEMORY`]; a few: tests of the written-out path).
     pub case_rows_in_memory: usize,
+    /// How much of an input that cannot be read twice (standard input, a pipe, a FIFO) is
+    /// copied as it is read, for a case that comes back
+    /// ([`MAX_KEPT_INPUT_BYTES`](crate::limits::MAX_KEPT_INPUT_BYTES); tests give a few).
+    pub kept_input_bytes: u64,
 }
 
 impl Default for StreamSettings<'_> {
@@ -138,6 +142,7 @@ impl Default for StreamSettings<'_> {
             kept_rows: DEFAULT_KEPT_ROWS,
             pinned_cases: DEFAULT_PINNED_CASES,
             case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
+            kept_input_bytes: crate::limits::MAX_KEPT_INPUT_BYTES,
         }
     }
 }
@@ -206,15 +211,19 @@ pub struct Window {
     pub kept_rows: usize,
     /// Rows one case keeps in memory before the rest go to a temporary file.
     pub case_rows_in_memory: usize,
+    /// The most of an input that cannot be read twice that is kept to read again.
+    pub kept_input_bytes: u64,
 }
 
 impl Window {
     /// The commands' window: [`DEFAULT_OPEN_CASES`] cases, [`DEFAULT_KEPT_ROWS`] rows,
-    /// [`DEFAULT_CASE_ROWS_IN_MEMORY`] of a case in memory.
+    /// [`DEFAULT_CASE_ROWS_IN_MEMORY`] of a case in memory, and
+    /// [`MAX_KEPT_INPUT_BYTES`](crate::limits::MAX_KEPT_INPUT_BYTES) kept of an input read once.
     pub const COMMAND: Window = Window {
         open_cases: DEFAULT_OPEN_CASES,
         kept_rows: DEFAULT_KEPT_ROWS,
         case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
+        kept_input_bytes: crate::limits::MAX_KEPT_INPUT_BYTES,
     };
 }
 
@@ -252,10 +261,14 @@ pub fn judge(
     let (attempt, layout) = match sink {
         Sink::Matrix(encoding) => {
             // An audit sees rows in order: files are then read one after the other.
+            // Inputs that can be read only once (standard input, a pipe) are read in order,
+            // each copied as it is read.
             let parallel = settings.jobs > 1
                 && sources.len() > 1
                 && !settings.rows_observed
-                && sources.iter().all(|s| s.path.is_some());
+                && sources
+                    .iter()
+                    .all(|s| s.path.as_deref().is_some_and(schedule::is_regular_file));
             let attempt = if parallel {
                 schedule::stream_parallel(sources, settings, encoding)
             } else {

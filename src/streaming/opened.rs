@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::sync::Arc;
 
+use super::watch::InputCopy;
 use crate::input::{check_unchanged, FileStamp, InputError, InputFormat};
 use crate::store::ReadAt;
 
@@ -22,6 +23,8 @@ pub(super) struct OpenedFile {
     /// What it was when opened (`None`: not a regular file, or the copy of standard input,
     /// which grows as it is read).
     stamp: Option<FileStamp>,
+    /// The copy, when this is the copy of an input that cannot be read again.
+    copy: Option<Arc<InputCopy>>,
 }
 
 impl OpenedFile {
@@ -39,15 +42,26 @@ impl OpenedFile {
             name: name.to_owned(),
             file: Arc::new(file),
             stamp,
+            copy: None,
         })
     }
 
-    /// The copy of standard input, `spool`, named `name`.
-    pub(super) fn spool(name: &str, spool: &Arc<File>) -> OpenedFile {
+    /// The copy of an input that cannot be read again (standard input, a pipe), named `name`.
+    pub(super) fn spool(name: &str, spool: &Arc<InputCopy>) -> OpenedFile {
         OpenedFile {
             name: name.to_owned(),
-            file: Arc::clone(spool),
+            file: Arc::clone(spool.file()),
             stamp: None,
+            copy: Some(Arc::clone(spool)),
+        }
+    }
+
+    /// Whether it can be read again as it was read (a copy that stopped cannot): an error
+    /// saying why not.
+    pub(super) fn readable_again(&self) -> io::Result<()> {
+        match &self.copy {
+            Some(copy) => copy.whole(&self.name),
+            None => Ok(()),
         }
     }
 

@@ -164,6 +164,7 @@ pub(super) fn read_case_again(
     case_id: &str,
     closed: &Closed,
 ) -> io::Result<(Slot, Vec<KeptRow>)> {
+    current.reread.readable_again()?;
     if current.opened.is_none() {
         current.opened = Some(open_again(current)?);
     }

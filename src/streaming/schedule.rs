@@ -2,7 +2,6 @@
 //! while the other replays, a lone large CSV file in two halves), or several files by a few
 //! workers at once and merged in command-line order.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -18,10 +17,9 @@ use super::opened::OpenedFile;
 use super::rules::Location;
 use super::run::StreamRun;
 use super::spill::{Spill, SpillFile};
-use super::watch::Watched;
+use super::watch::{InputCopy, Watched};
 use super::{filter_for, row_hash, split, Attempt, StreamSettings};
 use crate::matrix::MatrixEncoding;
-use crate::store::anonymous_file;
 
 /// Rows handed from the parsing thread to the replaying one at a time. Batches go back and
 /// forth (see [`BatchFiller`]); small ones, few in flight (the channel holds
@@ -150,7 +148,7 @@ pub(super) fn stream_source(
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
-    spool: Option<&Arc<File>>,
+    spool: Option<&Arc<InputCopy>>,
     opened: Option<OpenedFile>,
     stop: &AtomicBool,
     pipelined: bool,
@@ -163,9 +161,10 @@ pub(super) fn stream_source(
         (None, Some(path)) => Some(OpenedFile::open(&source.name, path, format)),
         (None, None) => None,
     };
+    // A file that cannot be read again (a pipe, a FIFO) is read again from its copy.
     let reread = match (&opened, spool) {
-        (Some(Ok(opened)), _) => Some(opened.clone()),
-        (None, Some(spool)) => Some(OpenedFile::spool(&source.name, spool)),
+        (_, Some(spool)) => Some(OpenedFile::spool(&source.name, spool)),
+        (Some(Ok(opened)), None) => Some(opened.clone()),
         _ => None,
     };
     run.begin_file(file_index, &source.name, format, &source.options, reread);
@@ -187,7 +186,7 @@ pub(super) fn stream_source(
             let watched = Watched {
                 inner: opened.sequential()?,
                 progress: settings.progress,
-                spool: None,
+                spool: spool.map(|copy| &**copy),
                 stop,
             };
             let (sender, receiver) =
@@ -200,6 +199,7 @@ pub(super) fn stream_source(
             std::thread::scope(|scope| {
                 let parser = std::thread::Builder::new()
                     .name("leasejudge-parse".into())
+                    .stack_size(crate::limits::THREAD_STACK_BYTES)
                     .spawn_scoped(scope, move || {
                         let mut errors = InputErrors::new();
                         let mut filler = BatchFiller {
@@ -245,7 +245,7 @@ pub(super) fn stream_source(
                 let watched = Watched {
                     inner: reader,
                     progress: settings.progress,
-                    spool: spool.map(|file| &**file),
+                    spool: spool.map(|copy| &**copy),
                     stop,
                 };
                 let mut errors = InputErrors::new();
@@ -274,6 +274,12 @@ pub(super) fn stream_source(
         return Err(e);
     }
     run.end_file(errors)
+}
+
+/// Whether `path` names a regular file (following links), which can be read twice: anything
+/// else (a FIFO, `/dev/fd/N` of a pipe, a device) is read once.
+pub(super) fn is_regular_file(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
 }
 
 /// Reads the files one after the other into one run (a lone large CSV file in two halves).
@@ -342,11 +348,16 @@ pub(super) fn stream_in_order(
     on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
 ) -> io::Result<Attempt> {
     for (file_index, source) in sources.iter().enumerate() {
-        // Standard input is copied as it is read, so that it can be read again; the copy
-        // goes when the input has been read.
-        let spool = match source.path {
-            None => Some(anonymous_file()?),
-            Some(_) => None,
+        // Standard input, or a file that is no regular file (a pipe, a FIFO), is copied as it
+        // is read, so that it can be read again; the copy goes when the input has been read.
+        let once = match (&first, &source.path) {
+            (Some(opened), _) => opened.len().is_none(),
+            (None, Some(path)) => !is_regular_file(path),
+            (None, None) => true,
+        };
+        let spool = match once {
+            true => Some(Arc::new(InputCopy::new(settings.kept_input_bytes)?)),
+            false => None,
         };
         stream_source(
             &mut run,
@@ -445,6 +456,7 @@ pub(super) fn stream_parallel(
             // A thread that cannot be started leaves its share to the others.
             match std::thread::Builder::new()
                 .name("leasejudge-file".into())
+                .stack_size(crate::limits::THREAD_STACK_BYTES)
                 .spawn_scoped(scope, move || work(worker))
             {
                 Ok(thread) => threads.push(thread),

@@ -232,6 +232,7 @@ fn read_halves(
     std::thread::scope(|scope| {
         let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
+            .stack_size(crate::limits::THREAD_STACK_BYTES)
             .spawn_scoped(scope, || -> io::Result<(StreamRun, InputErrors)> {
                 let mut tail = StreamRun::new(
                     settings.run_as_of,

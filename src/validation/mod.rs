@@ -5,19 +5,20 @@
 //! in memory): the reader's warnings of a file ([`read_file`]) and the warnings of one case
 //! ([`case_warnings`]).
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use crate::input::ErrorKind;
 use crate::input::{
     read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
-    Source, OUTPUT_ONLY_COLUMNS,
+    OUTPUT_ONLY_COLUMNS,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
-use crate::output::GuardedTemp;
 use crate::store::TempFile;
 
+mod read_twice;
 mod warnings;
 
+pub use read_twice::{read_twice, ReadTwice};
 pub use warnings::{Warning, WarningKind, Warnings};
 
 /// Whether `event` uses `field` (spec section 2's "used by" column). Fields every row may
@@ -380,8 +381,16 @@ pub fn validate_streaming(
     // input, copied once, cannot change).
     let named = sources;
     let stamps = file_stamps(named);
-    let (readable, spools) = spool_standard_input(sources)?;
-    let sources = &readable[..];
+    let read_twice = match read_twice(sources, window.kept_input_bytes)? {
+        Ok(read_twice) => read_twice,
+        Err(too_long) => {
+            return Ok(Report {
+                errors: InputErrors::one(too_long),
+                ..Report::default()
+            })
+        }
+    };
+    let sources = &read_twice.sources[..];
 
     let settings = crate::streaming::StreamSettings {
         input_format,
@@ -456,7 +465,7 @@ pub fn validate_streaming(
             cases
         }
     };
-    drop(spools);
+    drop(read_twice);
     let changed = changed_files(named, &stamps);
     if !changed.is_empty() {
         // Its errors, warnings and counts would be of two files.
@@ -505,33 +514,6 @@ fn changed_files(
             )
         })
         .collect()
-}
-
-/// The case-file sources with standard input copied to a guarded temporary file (kept alive
-/// by the returned handles, and named as before), for commands that read their inputs more
-/// than once. The copy has no extension, so it is read as CSV unless a format is given, as
-/// standard input is. It is removed when the handle is dropped, or by an interrupting signal.
-fn spool_standard_input(sources: &[Source]) -> io::Result<(Vec<Source>, Vec<GuardedTemp>)> {
-    let mut spools = Vec::new();
-    let mut readable = Vec::with_capacity(sources.len());
-    for source in sources {
-        if source.path.is_some() {
-            readable.push(source.clone());
-            continue;
-        }
-        let mut spool = GuardedTemp::new()?;
-        io::copy(
-            &mut io::stdin().lock(),
-            &mut crate::store::TempWriter(spool.as_file_mut()),
-        )?;
-        readable.push(Source {
-            name: source.name.clone(),
-            path: Some(spool.path().to_owned()),
-            options: source.options.clone(),
-        });
-        spools.push(spool);
-    }
-    Ok((readable, spools))
 }
 
 #[cfg(test)]

@@ -735,7 +735,10 @@ const CORE_LAYERS: &[&str] = &[
 /// of input, the engine or the matrix, whose errors and rows reach them as text and bytes.
 const UTILITY_IMPORTS: &[(&str, &[&str])] = &[
     ("output", &["store", "sanitize", "cell", "limits"]),
-    ("terminal", &["store", "sanitize", "cell", "output"]),
+    (
+        "terminal",
+        &["store", "sanitize", "cell", "limits", "output"],
+    ),
 ];
 
 #[test]

@@ -15,7 +15,7 @@ use super::lms::{
 
 /// A Canvas export of one assignment: `Student,ID,SIS Login ID,Section,Lab 2 (4102)`, a
 /// `Points Possible` row of `points`, and a row per `(sortable name, id, grade there)`.
-fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
+pub(super) fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
     let mut text = format!(
         "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
     );
@@ -121,7 +121,7 @@ fn a_canvas_entry_named_for_another_learner_is_said_and_nothing_is_graded() {
 /// Canvas's export of a group set (`GroupCategoriesController#export`): every student, with
 /// their group's name or none. Its `name` column is the sortable name (`build_row`:
 /// `row << user.sortable_name`), as the gradebook export's `Student` is.
-const GROUP_SET: &str =
+pub(super) const GROUP_SET: &str =
     "name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
 \"Lovelace, Ada\",1001,,ada,A,Team Rocket,71,\n\
 \"Okafor, Ben\",1002,,ben,A,Team Rocket,71,\n\
@@ -265,6 +265,16 @@ fn zip_with_repeats(zip: &Path, entries: &[(&str, &[u8])]) {
 /// zero), as a zipper writing to a stream does (Python's zipfile on a pipe, `zip -` of
 /// Info-ZIP); the central directory has them as ever.
 pub(super) fn zip_of_stored(zip: &Path, entries: &[(&str, &[u8])], descriptors: bool) {
+    let entries: Vec<(&str, &[u8], u32)> = entries
+        .iter()
+        .map(|&(name, data)| (name, data, 0o100_644))
+        .collect();
+    zip_of_stored_modes(zip, &entries, descriptors);
+}
+
+/// [`zip_of_stored`] of entries with the Unix mode each has (`0o120_777` a symbolic link,
+/// its data the link's target), as Info-ZIP's `zip -y` writes them.
+pub(super) fn zip_of_stored_modes(zip: &Path, entries: &[(&str, &[u8], u32)], descriptors: bool) {
     fn crc32(data: &[u8]) -> u32 {
         let mut crc = !0u32;
         for &byte in data {
@@ -281,7 +291,7 @@ pub(super) fn zip_of_stored(zip: &Path, entries: &[(&str, &[u8])], descriptors: 
     }
     let mut out: Vec<u8> = Vec::new();
     let mut central: Vec<u8> = Vec::new();
-    for (name, data) in entries {
+    for &(name, data, mode) in entries {
         let offset = out.len() as u32;
         let sizes = [crc32(data), data.len() as u32, data.len() as u32];
         let flags: u8 = if descriptors { 8 } else { 0 };
@@ -306,7 +316,7 @@ pub(super) fn zip_of_stored(zip: &Path, entries: &[(&str, &[u8])], descriptors: 
         }
         central.extend_from_slice(&(name.len() as u16).to_le_bytes());
         central.extend_from_slice(&[0; 8]);
-        central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
+        central.extend_from_slice(&(mode << 16).to_le_bytes());
         central.extend_from_slice(&offset.to_le_bytes());
         central.extend_from_slice(name.as_bytes());
     }

@@ -472,13 +472,18 @@ fn limited(dir: &Path, tmpdir: &Path, max_file_bytes: u64, input: &Path, args: &
 #[test]
 fn a_temporary_directory_that_fails_is_named_with_tmpdir() {
     let dir = workspace();
-    // A case file larger than the limit, read from standard input: its copy (a temporary
-    // file) cannot be written.
+    // A case file larger than the limit, read from standard input, whose first case comes
+    // back at its end: its copy (a temporary file, from which that case is read again)
+    // cannot be written. (A copy that stops is no failure until it must be read again: an
+    // endless input is judged as it comes.)
     let mut big = String::from(CASES);
+    let mut block = 0;
     while big.len() < 300_000 {
-        big.push_str(CASES.split_once('\n').unwrap().1);
+        block += 1;
+        let rows = CASES.split_once('\n').unwrap().1;
+        big.push_str(&rows.replace("ack-", &format!("k{block}-")));
     }
-    let big = big.replace("ack-", "k-");
+    big.push_str("ack-before-deadline,observe,2026-03-02T10:30:00Z,,,,,,,,,,,,,,\n");
     fs::write(dir.path().join("big.csv"), big).unwrap();
     let tmp = dir.path().join("tmp");
     fs::create_dir(&tmp).unwrap();

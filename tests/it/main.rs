@@ -3,6 +3,7 @@
 
 mod architecture;
 mod autograder;
+mod bounds;
 mod check_streaming;
 mod ci_reports;
 mod cli;

@@ -324,6 +324,7 @@ fn witnesses_are_the_same_held_or_kept_in_a_file_streamed_or_whole() {
         open_cases: 16,
         kept_rows: 256,
         case_rows_in_memory: 2,
+        ..Window::COMMAND
     };
     // A search that holds fewer rows than some cases have, and stops some: the bounds apply
     // alike whichever way the rows come.

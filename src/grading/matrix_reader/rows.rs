@@ -649,17 +649,26 @@ impl SplitMatrix {
     /// The matrix, if neither its reader (`errors`) nor one load of each partition (its
     /// duplicated case ids) found an error: a golden file is known sound before anything is
     /// graded against it. A matrix of one partition keeps it loaded ([`SplitMatrix::hold`]).
-    pub fn checked(mut self, errors: InputErrors) -> Result<SplitMatrix, InputErrors> {
-        let duplicates = self
-            .hold()
-            .and_then(|()| self.duplicates())
-            .map_err(|e| kept_error(&self.name, e))?;
+    pub fn checked(self, errors: InputErrors) -> Result<SplitMatrix, InputErrors> {
+        let name = self.name.clone();
+        self.checked_kept(errors)
+            .unwrap_or_else(|e| Err(kept_error(&name, e)))
+    }
+
+    /// [`SplitMatrix::checked`], a failure of its temporary files (a full temporary
+    /// directory) kept apart from what is wrong with the matrix: it is the run's trouble, and
+    /// says so to whoever runs it, never that the file is malformed.
+    pub fn checked_kept(
+        mut self,
+        errors: InputErrors,
+    ) -> std::io::Result<Result<SplitMatrix, InputErrors>> {
+        let duplicates = self.hold().and_then(|()| self.duplicates())?;
         let errors = with_duplicates(errors, duplicates);
-        if errors.is_empty() {
+        Ok(if errors.is_empty() {
             Ok(self)
         } else {
             Err(errors)
-        }
+        })
     }
 
     /// Every row's case id with its index, in file order (spooled: for the item analysis

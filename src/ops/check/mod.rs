@@ -23,7 +23,7 @@ use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::lease::Timestamp;
 use crate::ops::Status;
 use crate::output::{check_paths, commit_all, Named};
-use crate::report::{render_report, report_output, write_problems};
+use crate::report::{render_report, report_output, step_summary, write_problems, STEP_SUMMARY};
 use crate::streaming::StreamError;
 
 use bless::{bless, say_blessed};
@@ -57,7 +57,10 @@ pub fn run(options: &Options) -> Result<Status> {
                 Named::new("input", &options.cases),
                 Named::new("--golden", &options.golden),
             ];
-            check_paths(&inputs, &[report_output(&options.report)])?;
+            let summary = step_summary(&options.report);
+            let mut outputs = vec![report_output(&options.report)];
+            outputs.extend(summary.as_deref().map(|p| Named::new(STEP_SUMMARY, p)));
+            check_paths(&inputs, &outputs)?;
             write_problems(errors, &options.report, "check")?;
         }
     }
@@ -103,7 +106,9 @@ fn check(options: &Options) -> Result<Status> {
             .iter()
             .map(|golden| Named::new("--golden", golden)),
     );
+    let summary = step_summary(&options.report);
     let mut outputs = vec![report_output(&options.report)];
+    outputs.extend(summary.as_deref().map(|p| Named::new(STEP_SUMMARY, p)));
     if options.bless {
         // Every file --bless might write: which ones it does depends on the results.
         outputs.extend(

@@ -78,6 +78,14 @@ pub(super) enum Entry {
     },
 }
 
+impl Entry {
+    /// Its name as a gradebook shows it (as a person reads it: `escape_controls`).
+    pub(super) fn shown_name(&self) -> String {
+        let (Entry::Read { name, .. } | Entry::Refused { name, .. }) = self;
+        escape_controls(name).into_owned()
+    }
+}
+
 /// The roster and the download of `--lms`, read. The points the roster holds must agree
 /// with `--points`.
 pub(super) fn read_lms_class(

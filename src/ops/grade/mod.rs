@@ -181,12 +181,20 @@ pub fn run(options: &Options) -> Result<Status> {
     }
     crate::limits::raise_open_files_limit();
     let baseline = match &options.baseline {
-        Some(path) => Some(crate::grading::baseline::read_baseline(path)?),
+        // Only this class's earlier scores are kept (a gradebook names a submission as a
+        // person reads it: `escape_controls`).
+        Some(path) => {
+            let names: std::collections::HashSet<String> =
+                entries.iter().map(Entry::shown_name).collect();
+            Some(crate::grading::baseline::read_baseline(path, &|listed| {
+                names.contains(listed)
+            })?)
+        }
         None => None,
     };
     let reveal = feedback.reveals();
     let splitter = splitter(&options.golden, &paths);
-    let golden = read_golden(&options.golden, &columns, &splitter, &mut instructor);
+    let golden = read_golden(&options.golden, &columns, &splitter, &mut instructor)?;
     if let (true, Err(problems)) = (options.autograder, &golden) {
         return Ok(refuse_unusable_key(&options.golden, problems));
     }

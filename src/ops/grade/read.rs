@@ -12,9 +12,11 @@ use crate::grading::hint::hints_by_case;
 use crate::grading::matrix_reader::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::spool::Spool;
-use crate::grading::submission_file::{check_standard_input, open_submission, InstructorFiles};
+use crate::grading::submission_file::{
+    open_submission, standard_input_submission, InstructorFiles,
+};
 use crate::grading::{Column, MatrixFileFormat};
-use crate::input::{InputError, InputErrors, ReadOptions};
+use crate::input::{InputErrors, ReadOptions};
 use crate::streaming::StreamError;
 
 /// A submission read split by `splitter`, with the errors its reader found; one that is not a
@@ -28,17 +30,9 @@ pub(super) fn read_submission(
     instructor: &InstructorFiles,
 ) -> Result<(SplitMatrix, InputErrors), InputErrors> {
     if path.as_os_str() == "-" {
-        check_standard_input(instructor).map_err(InputErrors::one)?;
-        let bytes = crate::limits::read_document(std::io::stdin().lock())
-            .map_err(|e| InputErrors::one(InputError::unreadable("-", 0, e)))?;
-        // Standard input has no extension: a workbook is told by its bytes (a zip archive).
-        let format = if bytes.starts_with(b"PK\x03\x04") {
-            MatrixFileFormat::Workbook
-        } else {
-            MatrixFileFormat::Csv
-        };
+        let (file, format) = standard_input_submission(instructor).map_err(InputErrors::one)?;
         MatrixRead::submission(columns, options).read_split(
-            MatrixInput::Bytes(&bytes, format),
+            MatrixInput::Open(file, format),
             "-",
             splitter,
         )
@@ -61,21 +55,37 @@ pub(super) fn read_golden(
     columns: &[Column],
     splitter: &Splitter,
     instructor: &mut InstructorFiles,
-) -> Result<SplitMatrix, InputErrors> {
+) -> Result<Result<SplitMatrix, InputErrors>> {
     let name = path.to_string_lossy();
-    let file = open_matrix(path, &name)?;
+    let file = match open_matrix(path, &name) {
+        Ok(file) => file,
+        Err(problems) => return Ok(Err(problems)),
+    };
     instructor.add_open(&file);
     // Strict: a golden value not in canonical form is the author's error.
     let format = MatrixFileFormat::for_path(path);
-    let golden = MatrixRead::golden(columns)
-        .read_split(MatrixInput::Open(file, format), &name, splitter)
-        .and_then(|(golden, errors)| golden.checked(errors))?;
+    let (golden, errors) = match MatrixRead::golden(columns).read_split(
+        MatrixInput::Open(file, format),
+        &name,
+        splitter,
+    ) {
+        Ok(read) => read,
+        Err(problems) => return Ok(Err(problems)),
+    };
+    // A full temporary directory is the run's trouble, never a malformed key.
+    let golden = match golden
+        .checked_kept(errors)
+        .context("cannot keep the golden file in temporary files")?
+    {
+        Ok(golden) => golden,
+        Err(problems) => return Ok(Err(problems)),
+    };
     let missing = golden.missing_columns(columns);
-    if missing.is_empty() {
+    Ok(if missing.is_empty() {
         Ok(golden)
     } else {
         Err(missing)
-    }
+    })
 }
 
 /// Per golden case (`case_ids`, in golden-file order), the hint from replaying `cases`.
