@@ -1,5 +1,5 @@
 //! Checking a filled-in matrix before it is handed in, `precheck`'s work: without the key,
-//! as the autograders check it first ([`crate::grading::precheck`]): how the file (or the
+//! as the autograders check it first (`grading::precheck`): how the file (or the
 //! one matrix of a folder) is read, and every problem that would cost points or stop the
 //! grading, located. [`run`] takes plain [`Options`]; the command line makes them
 //! (`commands/precheck.rs`).
