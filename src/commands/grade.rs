@@ -99,7 +99,8 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub feedback: Option<Feedback>,
 
-    /// The case files the matrices were filled in from (for --feedback hint).
+    /// The case files the matrices were filled in from: for --feedback hint, and to name the
+    /// shortcut each learner's wrong answers follow.
     #[arg(long = "cases", value_name = "CASEFILE", num_args = 1..)]
     pub cases: Vec<PathBuf>,
 

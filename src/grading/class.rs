@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use super::case_grade::shown;
 pub use super::columns::typo_note;
 use super::columns::{codes, Column};
+use super::learner_shortcuts::{CaseShortcuts, Explained, Tally};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix_reader::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
@@ -180,6 +181,9 @@ pub struct Graded {
     /// The workbook's sheet the matrix was read from, if it was: its rows are located as
     /// `FILE[SHEET]:LINE`, as its reader locates its problems.
     pub sheet: Option<String>,
+    /// The shortcuts its wrong answers follow ([`Tally::named`]); `None` when they cannot
+    /// be named (no case files were given).
+    pub shortcuts: Option<Vec<Explained>>,
 }
 
 /// The counts of one graded submission.
@@ -516,6 +520,19 @@ pub fn grade_submission(
     scoring: &Scoring,
     reveal: bool,
 ) -> std::io::Result<SubmissionOutcome> {
+    grade_submission_naming(golden, submission, errors, scoring, reveal, None)
+}
+
+/// [`grade_submission`], naming the shortcuts its wrong answers follow when the lab's cases
+/// were judged under them (`shortcuts`).
+pub fn grade_submission_naming(
+    golden: Option<&SplitMatrix>,
+    submission: SplitMatrix,
+    errors: InputErrors,
+    scoring: &Scoring,
+    reveal: bool,
+    shortcuts: Option<&CaseShortcuts>,
+) -> std::io::Result<SubmissionOutcome> {
     let sheet = match &submission.read_as {
         Some(crate::grading::matrix_reader::ReadAs::Sheet(sheet)) => Some(sheet.clone()),
         _ => None,
@@ -540,13 +557,19 @@ pub fn grade_submission(
     let mut unknown = SpoolWriter::new();
     let mut unknown_runs = vec![unknown.point()];
     let mut duplicates = Duplicates::default();
+    let mut tally = shortcuts.map(|table| Tally::new(table, &scoring.columns));
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
         let found = submission.load(part)?;
         duplicates.add(&found);
         for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
-            let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);
+            let answer = found.matrix.find(row.case_id);
+            let mut mark = grade_case(index, row, answer, scoring, reveal);
+            if let (Some(tally), Some(answer)) = (&mut tally, &answer) {
+                let right = mark.status == CaseStatus::Matched;
+                mark.shortcuts = tally.answered(index, answer, right);
+            }
             score += mark.points;
             *match mark.status {
                 CaseStatus::Matched => &mut counts.matched,
@@ -590,6 +613,7 @@ pub fn grade_submission(
         counts,
         column_correct,
         sheet,
+        shortcuts: tally.as_ref().map(Tally::named),
     }))
 }
 
@@ -610,6 +634,7 @@ fn grade_case(
             correct: 0,
             points: 0,
             misses: Vec::new(),
+            shortcuts: 0,
         };
     };
     let mut correct = 0u32;
@@ -640,6 +665,7 @@ fn grade_case(
         correct,
         points: scoring.points(correct),
         misses,
+        shortcuts: 0,
     }
 }
 

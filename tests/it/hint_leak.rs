@@ -300,7 +300,14 @@ fn every_format_adds_the_hint_text_and_nothing_else(index: usize) {
                 format,
             ],
         );
-        let plain = leasejudge(dir, &["grade", "--golden", golden, &blank, "-f", format]);
+        // With the case files too: they name the shortcuts in the instructor's table and
+        // JSON whatever the feedback, so that only the hints tell the two apart.
+        let plain = leasejudge(
+            dir,
+            &[
+                "grade", "--golden", golden, &blank, "--cases", cases, "-f", format,
+            ],
+        );
         assert_eq!(hinted.status.code(), Some(1), "{format}");
         let hinted = String::from_utf8(hinted.stdout).unwrap();
         let plain = String::from_utf8(plain.stdout).unwrap();
