@@ -26,6 +26,9 @@ pub enum Feedback {
     /// As `cases`, plus, for each wrong case, the case-file lines to read again: a file name
     /// and line numbers, nothing else (needs `--cases`).
     Hint,
+    /// As `cases`, plus the shortcuts (misreadings of the contract) the learner's wrong
+    /// answers follow, each by name and contract section, never a value (needs `--cases`).
+    Shortcut,
     /// Everything, expected values included (`--reveal`).
     Full,
 }
@@ -37,6 +40,7 @@ impl Feedback {
             Feedback::None => "none",
             Feedback::Cases => "cases",
             Feedback::Hint => "hint",
+            Feedback::Shortcut => "shortcut",
             Feedback::Full => "full",
         }
     }
@@ -44,6 +48,12 @@ impl Feedback {
     /// Whether per-case results are shown.
     pub fn shows_cases(self) -> bool {
         self != Feedback::None
+    }
+
+    /// Whether the level needs the lab's case files (`--cases`): a hint cites their lines,
+    /// and the shortcuts are judged on their cases.
+    pub fn needs_cases(self) -> bool {
+        matches!(self, Feedback::Hint | Feedback::Shortcut)
     }
 
     /// Whether golden values and the golden file's name are shown.

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::grading::class::{ClassReport, SubmissionOutcome};
+use crate::grading::class::{ClassReport, Feedback, Submission, SubmissionOutcome};
 use crate::grading::learner_shortcuts::Explained;
 use crate::lease::Shortcut;
 
@@ -130,4 +130,31 @@ fn any_wrong_answer(report: &ClassReport) -> bool {
         matches!(&submission.outcome,
             SubmissionOutcome::Graded(graded) if graded.counts().mismatched > 0)
     })
+}
+
+/// What a learner is told of the shortcuts their wrong answers follow, with `--feedback
+/// shortcut` only: a line per shortcut named, its name, its contract section and how many of
+/// their wrong cases it explains, never a value (`Shortcut: inclusive_deadlines (contract
+/// section 1 (deadline rule), 4 (step 1)) explains 3 of your wrong cases.`). Nothing at any
+/// other level.
+pub fn learner_lines(report: &ClassReport, submission: &Submission) -> Vec<String> {
+    let SubmissionOutcome::Graded(graded) = &submission.outcome else {
+        return Vec::new();
+    };
+    if report.feedback != Feedback::Shortcut {
+        return Vec::new();
+    }
+    graded
+        .shortcuts
+        .iter()
+        .flatten()
+        .map(|explained| {
+            format!(
+                "Shortcut: {} (contract section {}) explains {} of your wrong cases.",
+                explained.shortcut.name(),
+                explained.shortcut.section(),
+                explained.explains
+            )
+        })
+        .collect()
 }

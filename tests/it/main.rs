@@ -27,7 +27,7 @@ mod inert_outputs;
 mod interleavings;
 mod jsonarray;
 mod label_leak;
-mod learner_shortcuts;
+pub mod learner_shortcuts;
 mod limits;
 mod lms;
 mod lms_attack;

@@ -283,6 +283,11 @@ fn checked_format(options: &Options) -> Result<GradeFormat> {
             "--feedback hint needs the case files: --cases CASEFILE...",
         ));
     }
+    if options.feedback == Feedback::Shortcut && options.cases.is_empty() {
+        return Err(usage(
+            "--feedback shortcut needs the case files: --cases CASEFILE...",
+        ));
+    }
     let format =
         options
             .format
