@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::case_grade::shown;
 pub use super::columns::typo_note;
 use super::columns::{codes, Column};
-use super::learner_shortcuts::{CaseShortcuts, Explained, Tally};
+use super::learner_shortcuts::{CaseShortcuts, Explained, Tally, WrongAnswers};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix_reader::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
@@ -687,6 +687,10 @@ pub struct ItemStats {
     pub case_id: String,
     /// Per graded column: right count, and the most common wrong answer with its count.
     pub columns: Vec<(usize, Option<(String, usize)>)>,
+    /// The shortcuts that give the case's most common wrong answer (its graded cells together;
+    /// bits by place in [`Shortcut::ALL`](crate::lease::Shortcut::ALL), 0 for none); `None`
+    /// when the shortcuts were not named (no case files).
+    pub shortcuts: Option<u64>,
 }
 
 /// Item analysis over the graded submissions: `each` is called with one entry per golden
@@ -707,12 +711,18 @@ pub fn item_analysis<E: From<std::io::Error>>(
             _ => None,
         })
         .collect();
+    let named = report.submissions.iter().any(|submission| {
+        matches!(&submission.outcome,
+            SubmissionOutcome::Graded(graded) if graded.shortcuts.is_some())
+    });
     for case_id in golden_ids {
         let case_id = case_id?;
         let mut right = vec![0usize; ncols];
         let mut wrong: Vec<HashMap<String, usize>> = vec![HashMap::new(); ncols];
+        let mut answers = WrongAnswers::default();
         for case in marks.iter_mut().filter_map(Iterator::next) {
             let case = case?;
+            answers.add(&case, &report.scoring.columns);
             debug_assert_eq!(*case.case_id, case_id);
             for (i, column) in report.scoring.columns.iter().enumerate() {
                 if case.is_correct(i) {
@@ -732,6 +742,7 @@ pub fn item_analysis<E: From<std::io::Error>>(
         }
         each(ItemStats {
             case_id,
+            shortcuts: named.then(|| answers.most_common_shortcuts()),
             columns: right
                 .into_iter()
                 .zip(&wrong)

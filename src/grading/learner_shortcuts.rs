@@ -232,6 +232,51 @@ pub fn shortcuts_of(bits: u64) -> impl Iterator<Item = Shortcut> {
         .map(|(_, &shortcut)| shortcut)
 }
 
+/// One golden case's wrong answers over a class (the item analysis's): each distinct answer
+/// (its graded cells, a valid code in any case counted as one), how many gave it, and the
+/// shortcuts that agree with it; held for one case at a time.
+#[derive(Debug, Default)]
+pub struct WrongAnswers {
+    answers: HashMap<Vec<Option<String>>, (usize, u64)>,
+}
+
+impl WrongAnswers {
+    /// Counts one submission's mark of the case: a wrong answer (a missing case is none),
+    /// whose right columns are the key's and wrong ones `canonical` of what it wrote.
+    pub fn add(&mut self, mark: &super::marks::CaseMark, columns: &[Column]) {
+        if mark.status != super::marks::CaseStatus::Mismatched {
+            return;
+        }
+        let answer = columns
+            .iter()
+            .map(|column| {
+                let miss = mark.misses.iter().find(|m| m.column == *column)?;
+                Some(canonical(*column, &miss.actual))
+            })
+            .collect();
+        let entry = self.answers.entry(answer).or_default();
+        entry.0 += 1;
+        entry.1 |= mark.shortcuts;
+    }
+
+    /// The shortcuts (bits by place in [`Shortcut::ALL`]) that give the most common wrong
+    /// answer (ties to the answer first in text order, right columns first); 0 when no
+    /// shortcut gives it or nobody answered the case wrong.
+    pub fn most_common_shortcuts(&self) -> u64 {
+        self.answers
+            .iter()
+            .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)))
+            .map_or(0, |(_, (_, shortcuts))| *shortcuts)
+    }
+}
+
+/// A learner's cell as one answer: a valid code in any case written as the code.
+fn canonical(column: Column, cell: &str) -> String {
+    super::columns::codes(column)
+        .and_then(|codes| codes.into_iter().find(|c| c.eq_ignore_ascii_case(cell)))
+        .map_or_else(|| cell.to_owned(), str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
