@@ -208,7 +208,7 @@ impl GradeOptions {
             words.push(sheet.clone());
         }
         // Last: it takes every word after it.
-        if self.feedback == Feedback::Hint {
+        if self.feedback.needs_cases() {
             words.push("--cases".to_owned());
             words.extend(self.cases.iter().cloned());
         }

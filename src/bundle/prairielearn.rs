@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::grading::class::Feedback;
 use crate::grading::Column;
 use crate::ops::{usage, Status};
 use crate::output::OutputDir;
@@ -340,7 +339,7 @@ fn write_question(
     hash.update(place.qid.as_bytes());
     hash.update(b"\0");
     let mut carried_names = vec![prepared.options.key.clone()];
-    if prepared.options.feedback == Feedback::Hint {
+    if prepared.options.feedback.needs_cases() {
         carried_names.extend(prepared.cases.iter().map(|(_, name)| name.clone()));
     }
     if binary_at == BinaryAt::Bundle {
@@ -388,7 +387,7 @@ fn write_question(
         0o644,
         &mut hashing,
     )?;
-    if prepared.options.feedback == Feedback::Hint {
+    if prepared.options.feedback.needs_cases() {
         for (case_file, name) in &prepared.cases {
             out.write_file(&format!("tests/{name}"), 0o644, &mut open(case_file)?)?;
         }

@@ -78,11 +78,11 @@ struct Common {
     golden: PathBuf,
 
     /// The lab's case files (or directories of them): adjudicated to check the key, and
-    /// carried for --feedback hint.
+    /// carried for --feedback hint and shortcut.
     #[arg(long = "cases", value_name = "CASEFILE", num_args = 1.., required = true)]
     cases: Vec<PathBuf>,
 
-    /// What learners see (as `grade`): none, cases, hint or full [default: cases].
+    /// What learners see (as `grade`): none, cases, hint, shortcut or full [default: cases].
     #[arg(long, value_enum, value_name = "LEVEL")]
     feedback: Option<Feedback>,
 

@@ -94,12 +94,14 @@ pub struct Args {
     pub reveal: bool,
 
     /// What learners see: `none` the score only; `cases` which cases and columns are wrong;
-    /// `hint` also the case-file lines that decide each wrong case (needs --cases); `full`
-    /// everything, expected values included.
+    /// `hint` also the case-file lines that decide each wrong case (needs --cases);
+    /// `shortcut` as `cases`, plus the shortcuts the wrong answers follow, by name and
+    /// contract section (needs --cases); `full` everything, expected values included.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub feedback: Option<Feedback>,
 
-    /// The case files the matrices were filled in from (for --feedback hint).
+    /// The case files the matrices were filled in from: for --feedback hint, and to name the
+    /// shortcut each learner's wrong answers follow.
     #[arg(long = "cases", value_name = "CASEFILE", num_args = 1..)]
     pub cases: Vec<PathBuf>,
 

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use super::case_grade::shown;
 pub use super::columns::typo_note;
 use super::columns::{codes, Column};
+use super::learner_shortcuts::{CaseShortcuts, Explained, Tally, WrongAnswers};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
 use super::matrix_reader::{with_duplicates, Duplicates, MatrixEntry, SplitMatrix};
@@ -25,6 +26,9 @@ pub enum Feedback {
     /// As `cases`, plus, for each wrong case, the case-file lines to read again: a file name
     /// and line numbers, nothing else (needs `--cases`).
     Hint,
+    /// As `cases`, plus the shortcuts (misreadings of the contract) the learner's wrong
+    /// answers follow, each by name and contract section, never a value (needs `--cases`).
+    Shortcut,
     /// Everything, expected values included (`--reveal`).
     Full,
 }
@@ -36,6 +40,7 @@ impl Feedback {
             Feedback::None => "none",
             Feedback::Cases => "cases",
             Feedback::Hint => "hint",
+            Feedback::Shortcut => "shortcut",
             Feedback::Full => "full",
         }
     }
@@ -43,6 +48,12 @@ impl Feedback {
     /// Whether per-case results are shown.
     pub fn shows_cases(self) -> bool {
         self != Feedback::None
+    }
+
+    /// Whether the level needs the lab's case files (`--cases`): a hint cites their lines,
+    /// and the shortcuts are judged on their cases.
+    pub fn needs_cases(self) -> bool {
+        matches!(self, Feedback::Hint | Feedback::Shortcut)
     }
 
     /// Whether golden values and the golden file's name are shown.
@@ -180,6 +191,9 @@ pub struct Graded {
     /// The workbook's sheet the matrix was read from, if it was: its rows are located as
     /// `FILE[SHEET]:LINE`, as its reader locates its problems.
     pub sheet: Option<String>,
+    /// The shortcuts its wrong answers follow ([`Tally::named`]); `None` when they cannot
+    /// be named (no case files were given).
+    pub shortcuts: Option<Vec<Explained>>,
 }
 
 /// The counts of one graded submission.
@@ -516,6 +530,19 @@ pub fn grade_submission(
     scoring: &Scoring,
     reveal: bool,
 ) -> std::io::Result<SubmissionOutcome> {
+    grade_submission_naming(golden, submission, errors, scoring, reveal, None)
+}
+
+/// [`grade_submission`], naming the shortcuts its wrong answers follow when the lab's cases
+/// were judged under them (`shortcuts`).
+pub fn grade_submission_naming(
+    golden: Option<&SplitMatrix>,
+    submission: SplitMatrix,
+    errors: InputErrors,
+    scoring: &Scoring,
+    reveal: bool,
+    shortcuts: Option<&CaseShortcuts>,
+) -> std::io::Result<SubmissionOutcome> {
     let sheet = match &submission.read_as {
         Some(crate::grading::matrix_reader::ReadAs::Sheet(sheet)) => Some(sheet.clone()),
         _ => None,
@@ -540,13 +567,19 @@ pub fn grade_submission(
     let mut unknown = SpoolWriter::new();
     let mut unknown_runs = vec![unknown.point()];
     let mut duplicates = Duplicates::default();
+    let mut tally = shortcuts.map(|table| Tally::new(table, &scoring.columns));
     for part in 0..golden.parts() {
         let expected = golden.load(part)?;
         let found = submission.load(part)?;
         duplicates.add(&found);
         for (row, &index) in expected.matrix.rows().zip(&expected.indexes) {
             let index = u32::try_from(index).expect("fewer than 4G golden cases");
-            let mark = grade_case(index, row, found.matrix.find(row.case_id), scoring, reveal);
+            let answer = found.matrix.find(row.case_id);
+            let mut mark = grade_case(index, row, answer, scoring, reveal);
+            if let (Some(tally), Some(answer)) = (&mut tally, &answer) {
+                let right = mark.status == CaseStatus::Matched;
+                mark.shortcuts = tally.answered(index, answer, right);
+            }
             score += mark.points;
             *match mark.status {
                 CaseStatus::Matched => &mut counts.matched,
@@ -590,6 +623,7 @@ pub fn grade_submission(
         counts,
         column_correct,
         sheet,
+        shortcuts: tally.as_ref().map(Tally::named),
     }))
 }
 
@@ -610,6 +644,7 @@ fn grade_case(
             correct: 0,
             points: 0,
             misses: Vec::new(),
+            shortcuts: 0,
         };
     };
     let mut correct = 0u32;
@@ -640,6 +675,7 @@ fn grade_case(
         correct,
         points: scoring.points(correct),
         misses,
+        shortcuts: 0,
     }
 }
 
@@ -651,6 +687,10 @@ pub struct ItemStats {
     pub case_id: String,
     /// Per graded column: right count, and the most common wrong answer with its count.
     pub columns: Vec<(usize, Option<(String, usize)>)>,
+    /// The shortcuts that give the case's most common wrong answer (its graded cells together;
+    /// bits by place in [`Shortcut::ALL`](crate::lease::Shortcut::ALL), 0 for none); `None`
+    /// when the shortcuts were not named (no case files).
+    pub shortcuts: Option<u64>,
 }
 
 /// Item analysis over the graded submissions: `each` is called with one entry per golden
@@ -671,12 +711,18 @@ pub fn item_analysis<E: From<std::io::Error>>(
             _ => None,
         })
         .collect();
+    let named = report.submissions.iter().any(|submission| {
+        matches!(&submission.outcome,
+            SubmissionOutcome::Graded(graded) if graded.shortcuts.is_some())
+    });
     for case_id in golden_ids {
         let case_id = case_id?;
         let mut right = vec![0usize; ncols];
         let mut wrong: Vec<HashMap<String, usize>> = vec![HashMap::new(); ncols];
+        let mut answers = WrongAnswers::default();
         for case in marks.iter_mut().filter_map(Iterator::next) {
             let case = case?;
+            answers.add(&case, &report.scoring.columns);
             debug_assert_eq!(*case.case_id, case_id);
             for (i, column) in report.scoring.columns.iter().enumerate() {
                 if case.is_correct(i) {
@@ -696,6 +742,7 @@ pub fn item_analysis<E: From<std::io::Error>>(
         }
         each(ItemStats {
             case_id,
+            shortcuts: named.then(|| answers.most_common_shortcuts()),
             columns: right
                 .into_iter()
                 .zip(&wrong)

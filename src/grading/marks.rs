@@ -62,6 +62,9 @@ pub struct CaseMark {
     pub points: u64,
     /// The wrong columns (empty unless mismatched).
     pub misses: Vec<ColumnMiss>,
+    /// The shortcuts whose matrix agrees with this wrong answer (bits by place in
+    /// [`Shortcut::ALL`](crate::lease::Shortcut::ALL)); none without the case files.
+    pub shortcuts: u64,
 }
 
 impl CaseMark {
@@ -129,6 +132,7 @@ impl Record for CaseMark {
             out.put_optional_str(miss.expected.as_deref());
             out.put_optional_str(miss.note.as_deref());
         }
+        out.put_u64(self.shortcuts);
     }
 
     fn decode(input: &mut impl Read) -> io::Result<CaseMark> {
@@ -155,6 +159,7 @@ impl Record for CaseMark {
                 note: input.get_optional_string()?,
             });
         }
+        let shortcuts = input.get_u64()?;
         Ok(CaseMark {
             case,
             case_id,
@@ -163,6 +168,7 @@ impl Record for CaseMark {
             correct,
             points,
             misses,
+            shortcuts,
         })
     }
 }
@@ -197,6 +203,7 @@ mod tests {
                 correct: 3,
                 points: 1,
                 misses: Vec::new(),
+                shortcuts: 0,
             },
             1 => CaseMark {
                 case,
@@ -206,6 +213,7 @@ mod tests {
                 correct: 0,
                 points: 0,
                 misses: Vec::new(),
+                shortcuts: 0,
             },
             _ => CaseMark {
                 case,
@@ -228,6 +236,7 @@ mod tests {
                         note: Some(format!("note {case}")),
                     },
                 ],
+                shortcuts: u64::from(case) << 3 | 1 << 63,
             },
         }
     }

@@ -10,6 +10,7 @@ pub(crate) mod columns;
 pub(crate) mod compare;
 pub mod engine_check;
 pub mod hint;
+pub mod learner_shortcuts;
 pub(crate) mod marks;
 pub mod matrix_reader;
 pub mod partitions;

@@ -108,7 +108,11 @@ pub fn run(options: &Options) -> Result<Status> {
     };
     let mut report = Output::open(options.output.as_deref(), content)?;
     match options.format {
-        ReportFormat::Text => write_text(&assessment, &mut report),
+        ReportFormat::Text => {
+            // The one width rule: COLUMNS, else the terminal, else 80.
+            let width = crate::terminal::table_width(report.is_terminal());
+            write_text(&assessment, usize::from(width), &mut report)
+        }
         ReportFormat::Json => write_json(&assessment, &mut report),
         ReportFormat::Markdown => write_markdown(&assessment, &mut report),
     }

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::grading::class::{CaseMark, ClassReport, Submission, SubmissionOutcome, UnknownRow};
 use crate::grading::marks::{Marks, UnknownRows};
+use crate::report::class_shortcuts::{class_json, submission_json};
 use crate::report::grade_json::serialize_records;
 
 /// A percentage rounded to two decimals, so documents carry no float noise.
@@ -141,6 +142,9 @@ fn submission_head(report: &ClassReport, submission: &Submission) -> Map<String,
                 correct.insert(column.name().into(), graded.column_correct(i).into());
             }
             object.insert("column_correct".into(), Value::Object(correct));
+            if let Some(named) = &graded.shortcuts {
+                object.insert("shortcuts".into(), submission_json(named));
+            }
         }
     }
     object
@@ -239,6 +243,9 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
             .map(|(s, change)| json!({"submission": s.name, "change": change}))
             .collect();
         class["moved"] = moved.into();
+    }
+    if let Some(shortcuts) = class_json(report) {
+        class["shortcuts"] = shortcuts;
     }
     document.insert("summary".into(), class);
     let mut map = serializer.serialize_map(None)?;

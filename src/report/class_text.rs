@@ -307,6 +307,10 @@ pub fn write_table(
                 if capped {
                     writeln!(out, "  {}", counts_line(counts))?;
                 }
+                let named = graded.shortcuts.as_deref().unwrap_or_default();
+                if let Some(line) = super::class_shortcuts::submission_line(named) {
+                    write_prose(out, &format!("  {line}"), width)?;
+                }
                 let shown = if capped { CLASS_ROWS_SHOWN } else { usize::MAX };
                 let rows = || {
                     let cases = graded
@@ -389,6 +393,9 @@ pub fn write_table(
     write_paged(out, &header, style, rows)?;
     if let Some(moved) = moved_line(report) {
         write_prose(out, &visible_controls(&moved), width)?;
+    }
+    for line in super::class_shortcuts::class_lines(report) {
+        write_prose(out, &line, width)?;
     }
     if !report.feedback.reveals() {
         writeln!(out, "Expected values are hidden.")?;

@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, SubmissionOutcome};
 use crate::grading::precheck::Precheck;
 
+use super::class_shortcuts::learner_lines;
 use super::class_text::score_line;
 use super::platform_results::{
     element_bytes, head_text, lists_cases, only, problem_lines, test_output, test_text,
@@ -144,7 +145,17 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
         return write_document(&head("error"), tests, out);
     };
     let status = if graded.score == max { "pass" } else { "fail" };
-    let budget = limit.saturating_sub(head(status).len() + TESTS_TAIL);
+    // With `--feedback shortcut`, a first test of no points names the shortcuts the wrong
+    // answers follow (a failing one: there are wrong answers).
+    let shortcuts = learner_lines(report, submission);
+    let first: Vec<Value> = (!shortcuts.is_empty())
+        .then(|| test("Shortcuts", Some(false), 0, &shortcuts.join("\n")))
+        .into_iter()
+        .collect();
+    let budget = limit.saturating_sub(
+        head(status).len() + TESTS_TAIL + first.iter().map(element_bytes).sum::<usize>(),
+    );
+    let first_texts = || first.iter().map(|t| Ok(test_text(t)));
     if lists_cases(report, submission) {
         let unit = unit_points(report);
         let tests = |case: &CaseMark| unit_tests(report, &submission.name, case, unit);
@@ -164,7 +175,7 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
                     .collect::<Vec<_>>(),
                 Err(e) => vec![Err(e)],
             });
-            return write_document(&head(status), all, out);
+            return write_document(&head(status), first_texts().chain(all), out);
         }
     }
     let score = format!("Score: {}.", score_line(report, submission));
@@ -179,7 +190,8 @@ fn write_within(report: &ClassReport, limit: usize, out: &mut dyn Write) -> std:
         "These tests stand for the points, each worth the same.".to_owned()
     };
     let grouped = grouped_tests(graded.score, max, &format!("{score} {why}"), budget);
-    write_document(&head(status), grouped.iter().map(|t| Ok(test_text(t))), out)
+    let grouped = grouped.iter().map(|t| Ok(test_text(t)));
+    write_document(&head(status), first_texts().chain(grouped), out)
 }
 
 /// What every test of a case's tests is worth: a case without weights is one test of one

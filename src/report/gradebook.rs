@@ -8,6 +8,7 @@ use std::io::Write;
 use anyhow::{Context, Result};
 
 use crate::grading::class::{item_analysis, ClassReport, SubmissionOutcome};
+use crate::grading::learner_shortcuts::shortcuts_of;
 use crate::output::{report_cell, spreadsheet_cell};
 
 use super::class_text::baseline_cells;
@@ -108,6 +109,14 @@ pub fn write_item_analysis(
         header.push(format!("{column}_most_common_wrong"));
         header.push(format!("{column}_most_common_wrong_count"));
     }
+    // With the case files: which shortcut gives each case's most common wrong answer.
+    let named = report.submissions.iter().any(|submission| {
+        matches!(&submission.outcome,
+            SubmissionOutcome::Graded(graded) if graded.shortcuts.is_some())
+    });
+    if named {
+        header.push("most_common_wrong_shortcut".to_owned());
+    }
     writer.write_record(&header).context("cannot write CSV")?;
     let mut row = Vec::new();
     item_analysis(report, golden_ids, &mut |item| {
@@ -130,6 +139,10 @@ pub fn write_item_analysis(
                     row.push("0".to_owned());
                 }
             }
+        }
+        if let Some(bits) = item.shortcuts {
+            let names: Vec<&str> = shortcuts_of(bits).map(|s| s.name()).collect();
+            row.push(names.join(" "));
         }
         writer.write_record(&row).context("cannot write CSV")
     })?;

@@ -6,6 +6,7 @@ use std::io;
 
 use crate::grading::class::{CaseStatus, ClassReport, Submission, SubmissionOutcome};
 
+use super::class_shortcuts::learner_lines;
 use super::class_text::score_line;
 use super::platform_results::CappedLines;
 
@@ -27,6 +28,9 @@ pub fn feedback_lines(report: &ClassReport, submission: &Submission) -> io::Resu
         }
         SubmissionOutcome::Graded(graded) => {
             lines.push(&format!("Score: {}", score_line(report, submission)));
+            for line in learner_lines(report, submission) {
+                lines.push(&line);
+            }
             for case in &graded.cases {
                 let case = case?;
                 if case.status == CaseStatus::Matched {

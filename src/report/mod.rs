@@ -7,6 +7,7 @@
 pub(crate) mod audit;
 pub(crate) mod class_json;
 pub(crate) mod class_junit;
+pub(crate) mod class_shortcuts;
 pub(crate) mod class_text;
 pub mod github;
 pub(crate) mod github_classroom;

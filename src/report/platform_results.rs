@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use crate::grading::class::{CaseMark, CaseStatus, ClassReport, Submission, SubmissionOutcome};
 use crate::output::{escape_controls, escape_controls_keep_lines, escape_message};
 
+use super::class_shortcuts::learner_lines;
 use super::class_text::score_line;
 
 /// The most bytes a results document has. PrairieLearn's grader host refuses a
@@ -474,6 +475,7 @@ fn write_gradescope_within(
     let summary = |note: Option<String>| -> String {
         let mut lines = problem_lines(report, submission);
         lines.push(format!("Score: {}", score_line(report, submission)));
+        lines.extend(learner_lines(report, submission));
         lines.extend(warnings.iter().cloned());
         lines.extend(note);
         if !report.feedback.reveals() {
@@ -640,6 +642,7 @@ fn write_prairielearn_within(
     let warnings = warning_lines(submission)?;
     let head = |note: Option<String>| -> String {
         let mut output = check_lines(report).unwrap_or_default();
+        output.extend(learner_lines(report, submission));
         output.extend(warnings.iter().cloned());
         output.extend(note);
         if !report.feedback.reveals() {

@@ -196,14 +196,22 @@ fn summary(assessment: &Assessment) -> String {
 }
 
 /// The report as a table for people, then each survivor's case and each uncatchable's
-/// reason.
-pub fn write_text(assessment: &Assessment, out: &mut dyn Write) -> io::Result<()> {
+/// reason, fitted to `width` columns (the one width rule: [`crate::terminal::table_width`]).
+/// Prose wraps at spaces with its hanging indent ([`crate::terminal::wrap_lines`]); a table
+/// row's list of cases continues under its column, broken only between case ids, so no
+/// word is split (a word wider than the line stands alone, as every table's does).
+pub fn write_text(assessment: &Assessment, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::new(out);
-    writeln!(
-        out,
-        "{} cases, graded on {}",
-        assessment.cases,
-        column_names(assessment.graded).join(", ")
+    let prose = |out: &mut io::BufWriter<&mut dyn Write>, text: &str| -> io::Result<()> {
+        writeln!(out, "{}", crate::terminal::wrap_lines(text, width))
+    };
+    prose(
+        &mut out,
+        &format!(
+            "{} cases, graded on {}",
+            assessment.cases,
+            column_names(assessment.graded).join(", ")
+        ),
     )?;
     writeln!(out)?;
     let show = |case_id: &str| escape_controls(case_id).into_owned();
@@ -221,62 +229,102 @@ pub fn write_text(assessment: &Assessment, out: &mut dyn Write) -> io::Result<()
             cases_cell(assessment, *shortcut, standing, &show)?,
         ]);
     }
-    let widths: Vec<usize> = (0..3)
-        .map(|column| rows.iter().map(|row| row[column].len()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        writeln!(
-            out,
-            "{:w0$}  {:w1$}  {:w2$}  {}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        )?;
-    }
+    write_table(&rows, width, &mut out)?;
     writeln!(out)?;
-    writeln!(out, "{}.", summary(assessment))?;
+    prose(&mut out, &format!("{}.", summary(assessment)))?;
     let start = crate::shortcuts::search_start().unix_seconds();
     for (shortcut, standing) in &assessment.shortcuts {
         match standing {
             Standing::Caught { .. } => {}
             Standing::Survives(witness) => {
                 writeln!(out)?;
-                writeln!(
-                    out,
-                    "{shortcut} survives; this case of {} rows catches it ({}):",
-                    witness.rows.len(),
-                    differences(witness).join("; ")
+                prose(
+                    &mut out,
+                    &format!(
+                        "{shortcut} survives; this case of {} rows catches it ({}):",
+                        witness.rows.len(),
+                        differences(witness).join("; ")
+                    ),
                 )?;
                 for row in &witness.rows {
-                    writeln!(out, "  {}", describe_row(row, start))?;
+                    prose(&mut out, &format!("  {}", describe_row(row, start)))?;
                 }
             }
             Standing::Uncatchable { .. } => {
                 writeln!(out)?;
-                writeln!(
-                    out,
-                    "{shortcut} is uncatchable: {}.",
-                    why(assessment.graded, standing)
+                prose(
+                    &mut out,
+                    &format!(
+                        "{shortcut} is uncatchable: {}.",
+                        why(assessment.graded, standing)
+                    ),
                 )?;
             }
             Standing::Undecided { search } => {
                 writeln!(out)?;
-                writeln!(out, "{shortcut} is undecided: {}.", undecided(search))?;
+                prose(
+                    &mut out,
+                    &format!("{shortcut} is undecided: {}.", undecided(search)),
+                )?;
             }
         }
     }
     if assessment.witnesses().next().is_some() {
         writeln!(out)?;
-        writeln!(
-            out,
-            "--suggest FILE writes these cases (case ids catch-<shortcut>) for the lab; --golden FILE their matrix."
+        prose(
+            &mut out,
+            "--suggest FILE writes these cases (case ids catch-<shortcut>) for the lab; --golden FILE their matrix.",
         )?;
     }
     out.flush()
+}
+
+/// The least room the list of cases may have beside the other columns; with less, each
+/// shortcut's list goes on lines of its own.
+const CASES_ROOM: usize = 24;
+
+/// The table of shortcuts (`rows`, the header first) in `width` columns: aligned columns, a
+/// row's list of cases continuing under its column, when the list has [`CASES_ROOM`] beside
+/// the others; else each shortcut's name, status and section aligned on a line and its list
+/// on the lines after it, indented. Lines break only at spaces (a word wider than the line
+/// stands alone).
+fn write_table(rows: &[[String; 4]], width: usize, out: &mut dyn Write) -> io::Result<()> {
+    let widest = |column: usize| rows.iter().map(|row| row[column].len()).max().unwrap_or(0);
+    let fixed = widest(0) + widest(1) + widest(2) + 6;
+    if fixed + CASES_ROOM <= width {
+        let indent = " ".repeat(fixed);
+        for row in rows {
+            let line = format!(
+                "{:w0$}  {:w1$}  {:w2$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widest(0),
+                w1 = widest(1),
+                w2 = widest(2)
+            );
+            writeln!(out, "{}", crate::terminal::wrap(&line, width, &indent))?;
+        }
+        return Ok(());
+    }
+    let indent = " ".repeat(widest(0) + widest(2) + 4);
+    for (index, row) in rows.iter().enumerate() {
+        let line = format!(
+            "{:w0$}  {:w2$}  {}",
+            row[0],
+            row[2],
+            row[1],
+            w0 = widest(0),
+            w2 = widest(2)
+        );
+        writeln!(out, "{}", crate::terminal::wrap(&line, width, &indent))?;
+        if index > 0 {
+            let cases = format!("    {}: {}", rows[0][3], row[3]);
+            writeln!(out, "{}", crate::terminal::wrap(&cases, width, "      "))?;
+        }
+    }
+    Ok(())
 }
 
 /// A JSON string.

@@ -1257,6 +1257,14 @@ fn a_question_is_rebuilt_in_place_keeping_its_uuid_and_a_foreign_one_is_refused(
     fs::remove_dir_all(dir.path().join("lab-1/clientFilesQuestion")).unwrap();
     assert!(build(&["--feedback", "hint"]).status.success());
     assert!(dir.path().join("lab-1/tests/cases.csv").is_file());
+    // The shortcuts are judged on the case files too: carried, and given to grade.
+    assert!(build(&["--feedback", "shortcut"]).status.success());
+    assert!(dir.path().join("lab-1/tests/cases.csv").is_file());
+    let run = fs::read_to_string(dir.path().join("lab-1/tests/run_autograder")).unwrap();
+    assert!(
+        run.contains("--feedback shortcut") && run.contains("--cases"),
+        "{run}"
+    );
     assert!(build(&[]).status.success());
     assert!(!dir.path().join("lab-1/tests/cases.csv").exists());
     assert_eq!(info()["uuid"], "0e1d2c3b-4a59-4867-8675-645342312019");

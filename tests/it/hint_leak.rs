@@ -300,7 +300,14 @@ fn every_format_adds_the_hint_text_and_nothing_else(index: usize) {
                 format,
             ],
         );
-        let plain = leasejudge(dir, &["grade", "--golden", golden, &blank, "-f", format]);
+        // With the case files too: they name the shortcuts in the instructor's table and
+        // JSON whatever the feedback, so that only the hints tell the two apart.
+        let plain = leasejudge(
+            dir,
+            &[
+                "grade", "--golden", golden, &blank, "--cases", cases, "-f", format,
+            ],
+        );
         assert_eq!(hinted.status.code(), Some(1), "{format}");
         let hinted = String::from_utf8(hinted.stdout).unwrap();
         let plain = String::from_utf8(plain.stdout).unwrap();
@@ -359,4 +366,126 @@ fn every_format_adds_the_hint_text_and_nothing_else_for_messy_cases() {
 #[test]
 fn every_format_adds_the_hint_text_and_nothing_else_for_other_plain_cases() {
     every_format_adds_the_hint_text_and_nothing_else(2);
+}
+
+/// The learner-facing formats: what a platform shows the one learner.
+const LEARNER_FORMATS: [&str; 3] = ["gradescope", "prairielearn", "github-classroom"];
+
+/// A shortcut as `--feedback shortcut` names it: its name and section, from the catalogue,
+/// and a count, nothing else.
+fn shortcut_line(name: &str, explains: u64) -> String {
+    let shortcut = leasejudge::lease::Shortcut::from_name(name).expect("in the catalogue");
+    format!(
+        "Shortcut: {name} (contract section {}) explains {explains} of your wrong cases.",
+        shortcut.section()
+    )
+}
+
+/// `--feedback shortcut` (issue 37): on every submission of the class made by following one
+/// shortcut each, in each platform's output, the report is the `--feedback cases` report
+/// plus the shortcuts the instructor's JSON report names, each a line of its name, its
+/// contract section and a count (written here from the catalogue), so no golden value and no
+/// decision or reason code; and without the flag, the platforms' outputs are the same with
+/// the case files given or not.
+#[test]
+fn shortcut_feedback_adds_the_shortcuts_names_and_sections_and_nothing_else() {
+    let dir = crate::common::root().join("tests/data/grading/grade-shortcuts-class");
+    let lab: Vec<String> = crate::learner_shortcuts::LAB
+        .iter()
+        .map(|name| {
+            crate::common::root()
+                .join("cases")
+                .join(name)
+                .display()
+                .to_string()
+        })
+        .collect();
+    let codes: BTreeSet<String> = Decision::ALL
+        .iter()
+        .map(|c| c.as_str().to_ascii_lowercase())
+        .chain(
+            CaseReason::ALL
+                .iter()
+                .map(|c| c.as_str().to_ascii_lowercase()),
+        )
+        .collect();
+    let mut failures = Vec::new();
+    let mut named = 0;
+    let mut submissions: Vec<PathBuf> = std::fs::read_dir(dir.join("submissions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    submissions.sort();
+    for submission in &submissions {
+        let name = submission.display().to_string();
+        let run = |extra: &[&str]| {
+            let mut args = vec!["grade", "--golden", "key.csv", name.as_str()];
+            args.extend(extra);
+            let out = leasejudge(&dir, &args);
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let mut with_cases = vec!["--cases"];
+        with_cases.extend(lab.iter().map(String::as_str));
+        let report: serde_json::Value =
+            serde_json::from_str(&run(&[&with_cases[..], &["-f", "json"]].concat())).unwrap();
+        let lines: Vec<String> = report["submissions"][0]["shortcuts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| shortcut_line(s["name"].as_str().unwrap(), s["explains"].as_u64().unwrap()))
+            .collect();
+        named += lines.len();
+        for line in &lines {
+            let words = line
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map(str::to_ascii_lowercase);
+            if let Some(code) = words.into_iter().find(|w| codes.contains(w)) {
+                failures.push(format!("{name}: {line:?} says the code {code}"));
+            }
+        }
+        for format in LEARNER_FORMATS {
+            let what = format!("{name} -f {format}");
+            let feedback = |level: &str, cases: bool| {
+                let mut args = vec!["-f", format, "--feedback", level];
+                if cases {
+                    args.extend(&with_cases);
+                }
+                run(&args)
+            };
+            let cases = feedback("cases", true);
+            if cases != feedback("cases", false) {
+                failures.push(format!("{what}: --cases changes the learner's output"));
+            }
+            let shortcut = feedback("shortcut", true);
+            let rest = if format == "github-classroom" {
+                // A first test of no points carries the lines.
+                let mut document: serde_json::Value = serde_json::from_str(&shortcut).unwrap();
+                let tests = document["tests"].as_array_mut().unwrap();
+                if !lines.is_empty() {
+                    let first = tests.remove(0);
+                    if first["name"] != "Shortcuts" || first["message"] != lines.join("\n") {
+                        failures.push(format!("{what}: the first test is {first}"));
+                    }
+                }
+                document == serde_json::from_str::<serde_json::Value>(&cases).unwrap()
+            } else {
+                let mut rest = shortcut.clone();
+                for line in &lines {
+                    if !rest.contains(line.as_str()) {
+                        failures.push(format!("{what}: lacks {line:?}"));
+                    }
+                    rest = rest.replace(&format!("\\n{line}"), "");
+                }
+                rest == cases
+            };
+            if !rest {
+                failures.push(format!(
+                    "{what}: with the shortcuts taken out, not the --feedback cases output:\n\
+                     {shortcut}\n---\n{cases}"
+                ));
+            }
+        }
+    }
+    assert!(named >= 13, "the class names its shortcuts: {named}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -28,6 +28,7 @@ mod inert_outputs;
 mod interleavings;
 mod jsonarray;
 mod label_leak;
+pub mod learner_shortcuts;
 mod limits;
 mod lms;
 mod lms_attack;

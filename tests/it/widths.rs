@@ -64,6 +64,8 @@ fn runs(scratch: &Path) -> Vec<Vec<String>> {
             "tests/data/grading/grade-wrong/golden.csv",
             "-v",
         ],
+        vec!["shortcuts", "examples/lab/cases.csv"],
+        vec!["shortcuts", "cases/", "--columns", "all"],
         vec!["explain", "cases/probes.csv"],
         vec!["explain", "cases/"],
         vec!["adjudicate", "cases/", "-f", "table"],
@@ -164,11 +166,12 @@ fn codes_and_paths(text: &str) -> Vec<String> {
 
 #[test]
 fn no_code_or_path_of_a_table_is_split_at_any_width() {
-    // `grade`'s and `check`'s tables keep every word whole; `adjudicate`'s may break a code
+    // `grade`'s, `check`'s and `shortcuts`'s tables keep every word whole; `adjudicate`'s may break a code
     // after a `_`, between its words (`RECONCILIATION_` / `REQUIRED`, as docs/reference.md
     // says), which ecosystem.rs checks.
     let key = "examples/lab/key.csv";
-    let tables: [&[&str]; 4] = [
+    let tables: [&[&str]; 5] = [
+        &["shortcuts", "examples/lab/cases.csv"],
         &["grade", "--golden", key, "examples/lab/submissions/"],
         &[
             "grade",

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::grading::class::{grade_submission, Previous, Scoring, Submission, SubmissionOutcome};
+use crate::grading::class::{
+    grade_submission_naming, Previous, Scoring, Submission, SubmissionOutcome,
+};
+use crate::grading::learner_shortcuts::CaseShortcuts;
 use crate::grading::matrix_reader::SplitMatrix;
 use crate::grading::partitions::Splitter;
 use crate::grading::precheck::{precheck, Precheck};
@@ -237,6 +240,8 @@ pub(super) struct Grading<'a> {
     pub(super) instructor: &'a InstructorFiles,
     /// The earlier gradebook's scores, by submission.
     pub(super) baseline: Option<&'a HashMap<String, Option<f64>>>,
+    /// The lab's cases under every shortcut (`--cases`), to name each learner's.
+    pub(super) shortcuts: Option<&'a CaseShortcuts>,
 }
 
 /// Each entry read and graded, with its previous score from the baseline; and on a
@@ -314,12 +319,13 @@ fn grade_file(
                         .context("checking through temporary files")?,
                 );
             }
-            grade_submission(
+            grade_submission_naming(
                 grading.golden,
                 submission,
                 errors,
                 grading.scoring,
                 grading.reveal,
+                grading.shortcuts,
             )
             .context("grading through temporary files")?
         }

@@ -31,7 +31,7 @@ use autograder::{log_trouble, refuse_unusable_key, remove_earlier_results, say_r
 use checks::{check_format_options, check_outputs};
 use entries::{entries, grade_entries, read_lms_class, Entry, Grading};
 use gradebook::files_beside_report;
-use read::{hints, read_golden, splitter};
+use read::{case_shortcuts, hints, read_golden, splitter};
 
 /// How `grade`'s report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -198,9 +198,9 @@ pub fn run(options: &Options) -> Result<Status> {
     if let (true, Err(problems)) = (options.autograder, &golden) {
         return Ok(refuse_unusable_key(&options.golden, problems));
     }
-    // The golden case ids in order, for the hints and the item analysis.
+    // The golden case ids in order, for the hints, the shortcuts and the item analysis.
     let case_ids = match &golden {
-        Ok(golden) if feedback == Feedback::Hint || options.item_analysis.is_some() => Some(
+        Ok(golden) if !options.cases.is_empty() || options.item_analysis.is_some() => Some(
             golden
                 .case_ids()
                 .context("reading the golden file back from its temporary file")?,
@@ -211,7 +211,13 @@ pub fn run(options: &Options) -> Result<Status> {
         (Some(case_ids), Feedback::Hint) => hints(&options.cases, case_ids)?,
         _ => Vec::new(),
     };
+    // The lab's cases judged once under every shortcut, for every learner.
+    let shortcuts = match (&case_ids, options.cases.is_empty()) {
+        (Some(case_ids), false) => Some(case_shortcuts(&options.cases, &columns, case_ids)?),
+        _ => None,
+    };
     let grading = Grading {
+        shortcuts: shortcuts.as_ref(),
         golden: golden.as_ref().ok(),
         platform: format.is_platform(),
         read: &options.read,
@@ -285,8 +291,10 @@ fn checked_format(options: &Options) -> Result<GradeFormat> {
             "--feedback hint needs the case files: --cases CASEFILE...",
         ));
     }
-    if options.feedback != Feedback::Hint && !options.cases.is_empty() {
-        return Err(usage("--cases is used only with --feedback hint"));
+    if options.feedback == Feedback::Shortcut && options.cases.is_empty() {
+        return Err(usage(
+            "--feedback shortcut needs the case files: --cases CASEFILE...",
+        ));
     }
     let format =
         options

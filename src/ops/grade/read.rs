@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::grading::class::Hint;
 use crate::grading::hint::hints_by_case;
+use crate::grading::learner_shortcuts::CaseShortcuts;
 use crate::grading::matrix_reader::{open_matrix, MatrixInput, MatrixRead, SplitMatrix};
 use crate::grading::partitions::Splitter;
 use crate::grading::spool::Spool;
@@ -102,6 +103,23 @@ pub(super) fn hints(
     };
     let hint = |id: io::Result<(u64, String)>| Ok(by_id.remove(id?.1.as_str()));
     case_ids.iter().map(hint).collect()
+}
+
+/// Every golden case (`case_ids`, in golden-file order) judged under every shortcut, from
+/// replaying `cases`, on the graded `columns`.
+pub(super) fn case_shortcuts(
+    cases: &[PathBuf],
+    columns: &[Column],
+    case_ids: &Spool<(u64, String)>,
+) -> Result<CaseShortcuts> {
+    let sources = crate::input::expand_inputs(cases)?;
+    match CaseShortcuts::judge(&sources, columns, case_ids) {
+        Ok(table) => Ok(table),
+        Err(StreamError::Input(errors)) => Err(errors.into()),
+        Err(StreamError::Io(e)) => {
+            Err(e).context("cannot judge the case files under the shortcuts")
+        }
+    }
 }
 
 /// One splitter for the golden file and every submission, planned for the largest of them:
