@@ -16,7 +16,7 @@ use super::spool::SpoolWriter;
 use crate::input::InputErrors;
 
 /// What a learner is shown about their submission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feedback {
     /// The score only.
     None,
@@ -28,6 +28,17 @@ pub enum Feedback {
     /// Everything, expected values included (`--reveal`).
     Full,
 }
+
+crate::choice::choices!(Feedback {
+    None => "none",
+        "The score only";
+    Cases => "cases",
+        "Which cases and columns are wrong, without the expected values";
+    Hint => "hint",
+        "As `cases`, plus, for each wrong case, the case-file lines to read again: a file name and line numbers, nothing else (needs `--cases`)";
+    Full => "full",
+        "Everything, expected values included (`--reveal`)";
+});
 
 impl Feedback {
     /// Its name on the command line.

@@ -102,7 +102,7 @@ pub fn judge(
 
 /// The engine's matrix (CSV) of `sources` judged at `run_as_of`, the rows read in file order,
 /// `on_case` told each case's id and the place of its first row as the case starts
-/// ([`starts_case`]), so no case is told twice.
+/// (`starts_case`), so no case is told twice.
 pub fn first_rows(
     sources: &[Source],
     run_as_of: Option<Timestamp>,

@@ -21,7 +21,7 @@ use crate::store::TempWriter;
 use crate::streaming::{judge, CaseRecords, Sink, StreamError, StreamSettings};
 
 /// How the matrix is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MatrixFormat {
     /// The matrix of spec section 5 as CSV.
     Csv,
@@ -30,6 +30,15 @@ pub enum MatrixFormat {
     /// A table for people.
     Table,
 }
+
+crate::choice::choices!(MatrixFormat {
+    Csv => "csv",
+        "The matrix of spec section 5 as CSV";
+    Json => "json",
+        "The matrix of spec section 5 as one JSON array";
+    Table => "table",
+        "A table for people";
+});
 
 /// What `adjudicate` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]

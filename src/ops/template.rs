@@ -1,5 +1,5 @@
 //! Writing the blank matrix to hand out, `template`'s work: the header and one row per case
-//! of the case files, only `case_id` filled in ([`crate::grading::template`]). [`run`] takes
+//! of the case files, only `case_id` filled in (`grading::template`). [`run`] takes
 //! plain [`Options`]; the command line makes them (`commands/template.rs`).
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! shortcuts` is a thin command over [`assess`].
 //!
 //! For other uses of the catalogue: [`SideBySide`] judges one case under the contract and
-//! every shortcut at once, giving each reading's [`MatrixRow`](crate::matrix::MatrixRow);
+//! every shortcut at once, giving each reading's [`MatrixRow`];
 //! [`write_matrix_under`] writes a lab's whole matrix under one reading, through the engine.
 
 use std::io::{self, BufReader};

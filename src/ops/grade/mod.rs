@@ -34,7 +34,7 @@ use gradebook::files_beside_report;
 use read::{hints, read_golden, splitter};
 
 /// How `grade`'s report is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GradeFormat {
     /// Per submission a table of its cases, then the class summary, for people.
     Table,
@@ -53,6 +53,25 @@ pub enum GradeFormat {
     /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
     GithubClassroom,
 }
+
+crate::choice::choices!(GradeFormat {
+    Table => "table",
+        "Per submission a table of its cases, then the class summary, for people";
+    Json => "json",
+        "One JSON document: every submission, per-case and per-column breakdown, the summary";
+    Junit => "junit",
+        "JUnit XML: a testsuite per submission, a testcase per case";
+    Github => "github",
+        "GitHub Actions workflow commands";
+    Markdown => "markdown",
+        "Markdown, for a CI step summary";
+    Gradescope => "gradescope",
+        "Gradescope's autograder `results.json` (one submission)";
+    Prairielearn => "prairielearn",
+        "PrairieLearn's external grading results (one submission)";
+    GithubClassroom => "github-classroom",
+        "The input of GitHub Classroom's grading reporter, as JSON (one submission)";
+});
 
 impl GradeFormat {
     /// What a report in this format holds.
