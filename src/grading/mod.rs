@@ -21,7 +21,7 @@ pub(crate) mod upload;
 
 use std::path::PathBuf;
 
-pub use columns::{parse_column_list, Column, ValueKind, DEFAULT_GRADED};
+pub use columns::{column_from_header, parse_column_list, Column, ValueKind, DEFAULT_GRADED};
 pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,

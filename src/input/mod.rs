@@ -28,7 +28,7 @@ pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
 };
-pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
+pub use fields::{names_output_only, output_only, FIELD_COUNT};
 pub use json::read_rows_from as read_json_rows_from;
 pub(crate) use json::JsonObject;
 pub use json_fast::object_starts as json_object_starts;

@@ -714,7 +714,7 @@ mod tests {
         wrong.push_str("stray,ACTIVE,within_lease\n");
         let marks = graded_csv(&golden, &wrong);
         ClassReport {
-            scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
+            scoring: Scoring::new(vec![Column::Decision, Column::Reason], None).unwrap(),
             feedback,
             golden: None,
             cases: CASES,
