@@ -279,6 +279,8 @@ pub fn differing_columns<A: Reading, B: Reading>(
 /// straight from the case and verdict (no row, no string per cell: for the streaming pass,
 /// which writes a row per case).
 pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &Judgement) {
+    // Every column, in order: a new column fails to compile here until it is written.
+    const _: () = assert!(Column::COUNT == 23);
     let lease = case.lease();
     let identity = lease.identity();
     let terms = &lease.offer.terms;
@@ -641,6 +643,15 @@ mod tests {
                 assert_eq!((read.first_line, len), (7, record.len()));
                 let cells: Vec<String> = read.cells().map(|c| c.unwrap().to_owned()).collect();
                 assert_eq!(cells, row.cells().to_vec());
+                // The table's rows: the matrix's cells, then the extra columns' (`--explain`).
+                let mut written = Vec::new();
+                let extra = [("detail", "why, =1".to_owned())];
+                CellsMatrix.write_row(&mut written, &row, &extra).unwrap();
+                let (read, _) = CellsRecord::split_first(&written).unwrap();
+                let all: Vec<&str> = read.all_cells().map(Option::unwrap).collect();
+                assert_eq!(all[..Column::COUNT], cells);
+                assert_eq!(all[Column::COUNT..], ["why, =1"]);
+                assert_eq!(read.cells().count(), Column::COUNT);
                 // The JSON row, through both paths: serde_json of the row's value tree, and
                 // the direct encoding.
                 let mut expected = Vec::new();
