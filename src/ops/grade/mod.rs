@@ -450,3 +450,25 @@ fn key_trouble(problems: &InputErrors) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::Choice;
+
+    /// `grade -f` offers every format `check -f` does, by the same word, then the platforms'.
+    #[test]
+    fn grade_offers_every_report_format() {
+        let reports: Vec<GradeFormat> = ReportFormat::ALL
+            .iter()
+            .map(|format| GradeFormat::Report(*format))
+            .collect();
+        assert_eq!(GradeFormat::ALL[..reports.len()], reports[..]);
+        for format in ReportFormat::ALL {
+            assert_eq!(GradeFormat::Report(*format).name(), format.name());
+        }
+        for format in &GradeFormat::ALL[reports.len()..] {
+            assert!(!matches!(format, GradeFormat::Report(_)), "{format:?}");
+        }
+    }
+}
