@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands;
+use crate::commands::choice::choice;
 use crate::terminal::{set_color_choice, ColorChoice};
 
 /// Adjudicates job-lease case files against the Lease Lifecycle & Progress State Machine v1.
@@ -14,7 +15,7 @@ use crate::terminal::{set_color_choice, ColorChoice};
 pub struct Cli {
     /// Colour tables: auto (a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE
     /// colours a pipe too), always or never.
-    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, hide_possible_values = true)]
+    #[arg(long, global = true, value_parser = choice::<ColorChoice>(), value_name = "WHEN", default_value = "auto", hide_possible_values = true)]
     pub color: ColorChoice,
 
     #[command(subcommand)]

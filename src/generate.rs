@@ -17,7 +17,7 @@ mod messy;
 pub use messy::{write_messy_cases, CaseModel};
 
 /// How a generated file is written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
     /// One spelling of everything, UTC times, long case ids: the fast path's favourite shape.
     #[default]
@@ -26,6 +26,13 @@ pub enum Style {
     /// quoted cells, offset times, every duration form, blank lines, CRLF, cases cut short.
     Messy,
 }
+
+crate::choice::choices!(Style {
+    Plain => "plain",
+        "One spelling of everything, UTC times, long case ids: the fast path's favourite shape";
+    Messy => "messy",
+        "The spellings and shapes other tools and people write: scrambled and aliased headers, quoted cells, offset times, every duration form, blank lines, CRLF, cases cut short";
+});
 
 macro_rules! scenarios {
     ($( $(#[$meta:meta])* $variant:ident => $name:literal, $weight:literal, $ends:literal; )+) => {

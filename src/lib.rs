@@ -56,6 +56,7 @@
 
 pub(crate) mod bundle;
 pub mod cell;
+pub mod choice;
 pub mod cli;
 pub mod commands;
 pub mod explain;

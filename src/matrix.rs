@@ -12,38 +12,25 @@ use crate::lease::{
 };
 
 mod cells;
+mod column;
 mod json_row;
 
 pub use cells::{push_cells_record, CellsMatrix, CellsRecord};
+pub use column::{Column, ValueKind};
 pub use json_row::push_json_case;
 pub(crate) use json_row::push_json_str;
 
-/// The matrix's columns, in order; CSV headers and JSON keys are exactly these.
-pub const COLUMNS: [&str; 23] = [
-    "case_id",
-    "job_id",
-    "lease_id",
-    "generation",
-    "holder_identity",
-    "issued_at",
-    "lease_duration",
-    "expires_at",
-    "ack_deadline",
-    "ack_state",
-    "renew_sequence",
-    "renew_time",
-    "progress_sequence",
-    "progress_value",
-    "cancel_requested",
-    "cancel_ack",
-    "terminal_result",
-    "stale_generation",
-    "late_progress",
-    "lease_expired",
-    "ownership_conflict",
-    "decision",
-    "reason",
-];
+/// The matrix's columns' names, in order; CSV headers and JSON keys are exactly these
+/// ([`Column::name`] of each [`Column`]).
+pub const COLUMNS: [&str; Column::COUNT] = {
+    let mut names = [""; Column::COUNT];
+    let mut index = 0;
+    while index < Column::COUNT {
+        names[index] = Column::ALL[index].name();
+        index += 1;
+    }
+    names
+};
 
 /// One case's row of the evidence matrix. The contract columns describe the current
 /// generation at `as_of`.
@@ -138,7 +125,12 @@ impl MatrixRow {
     }
 
     /// The row's cells as CSV text, in [`COLUMNS`] order; empty means none.
-    pub fn cells(&self) -> [String; 23] {
+    pub fn cells(&self) -> [String; Column::COUNT] {
+        Column::ALL.map(|column| self.cell(column))
+    }
+
+    /// One cell as CSV text; empty means none.
+    pub fn cell(&self, column: Column) -> String {
         fn opt<T: ToString>(value: &Option<T>) -> String {
             value.as_ref().map(T::to_string).unwrap_or_default()
         }
@@ -152,36 +144,44 @@ impl MatrixRow {
             }
             text
         }
-        [
-            self.case_id.clone(),
-            self.job_id.clone(),
-            self.lease_id.clone(),
-            self.generation.to_string(),
-            self.holder_identity.clone(),
-            self.issued_at.to_string(),
-            self.lease_duration.to_string(),
-            self.expires_at.to_string(),
-            self.ack_deadline.to_string(),
-            self.ack_state.to_string(),
-            opt(&self.renew_sequence),
-            opt(&self.renew_time),
-            opt(&self.progress_sequence),
-            opt(&self.progress_value),
-            opt(&self.cancel_requested),
-            opt(&self.cancel_ack),
-            opt(&self.terminal_result),
-            list(&self.stale_generation),
-            list(&self.late_progress),
-            self.lease_expired.to_string(),
-            self.ownership_conflict.to_string(),
-            self.decision.to_string(),
-            self.reason.to_string(),
-        ]
+        match column {
+            Column::CaseId => self.case_id.clone(),
+            Column::JobId => self.job_id.clone(),
+            Column::LeaseId => self.lease_id.clone(),
+            Column::Generation => self.generation.to_string(),
+            Column::HolderIdentity => self.holder_identity.clone(),
+            Column::IssuedAt => self.issued_at.to_string(),
+            Column::LeaseDuration => self.lease_duration.to_string(),
+            Column::ExpiresAt => self.expires_at.to_string(),
+            Column::AckDeadline => self.ack_deadline.to_string(),
+            Column::AckState => self.ack_state.to_string(),
+            Column::RenewSequence => opt(&self.renew_sequence),
+            Column::RenewTime => opt(&self.renew_time),
+            Column::ProgressSequence => opt(&self.progress_sequence),
+            Column::ProgressValue => opt(&self.progress_value),
+            Column::CancelRequested => opt(&self.cancel_requested),
+            Column::CancelAck => opt(&self.cancel_ack),
+            Column::TerminalResult => opt(&self.terminal_result),
+            Column::StaleGeneration => list(&self.stale_generation),
+            Column::LateProgress => list(&self.late_progress),
+            Column::LeaseExpired => self.lease_expired.to_string(),
+            Column::OwnershipConflict => self.ownership_conflict.to_string(),
+            Column::Decision => self.decision.to_string(),
+            Column::Reason => self.reason.to_string(),
+        }
     }
 
     /// The row as a JSON object (spec section 5): keys in column order, integers as numbers,
     /// booleans, lists as arrays, empty cells as `null`.
     pub fn to_json(&self) -> Map<String, Value> {
+        Column::all()
+            .map(|column| (column.name().to_owned(), self.json_value(column)))
+            .collect()
+    }
+
+    /// One cell as a JSON value (spec section 5): an integer as a number, a boolean, a list
+    /// as an array, an empty cell as `null`.
+    pub fn json_value(&self, column: Column) -> Value {
         fn opt<T: ToString>(value: &Option<T>) -> Value {
             value
                 .as_ref()
@@ -190,32 +190,31 @@ impl MatrixRow {
         fn number(value: Option<u64>) -> Value {
             value.map_or(Value::Null, Value::from)
         }
-        let values = [
-            Value::String(self.case_id.clone()),
-            Value::String(self.job_id.clone()),
-            Value::String(self.lease_id.clone()),
-            Value::from(self.generation),
-            Value::String(self.holder_identity.clone()),
-            Value::String(self.issued_at.to_string()),
-            Value::from(self.lease_duration.get()),
-            Value::String(self.expires_at.to_string()),
-            Value::String(self.ack_deadline.to_string()),
-            Value::String(self.ack_state.to_string()),
-            number(self.renew_sequence),
-            opt(&self.renew_time),
-            number(self.progress_sequence),
-            opt(&self.progress_value),
-            opt(&self.cancel_requested),
-            opt(&self.cancel_ack),
-            opt(&self.terminal_result),
-            Value::from(self.stale_generation.clone()),
-            Value::from(self.late_progress.clone()),
-            Value::Bool(self.lease_expired),
-            Value::Bool(self.ownership_conflict),
-            Value::String(self.decision.to_string()),
-            Value::String(self.reason.to_string()),
-        ];
-        COLUMNS.iter().map(|c| c.to_string()).zip(values).collect()
+        match column {
+            Column::CaseId => Value::String(self.case_id.clone()),
+            Column::JobId => Value::String(self.job_id.clone()),
+            Column::LeaseId => Value::String(self.lease_id.clone()),
+            Column::Generation => Value::from(self.generation),
+            Column::HolderIdentity => Value::String(self.holder_identity.clone()),
+            Column::IssuedAt => Value::String(self.issued_at.to_string()),
+            Column::LeaseDuration => Value::from(self.lease_duration.get()),
+            Column::ExpiresAt => Value::String(self.expires_at.to_string()),
+            Column::AckDeadline => Value::String(self.ack_deadline.to_string()),
+            Column::AckState => Value::String(self.ack_state.to_string()),
+            Column::RenewSequence => number(self.renew_sequence),
+            Column::RenewTime => opt(&self.renew_time),
+            Column::ProgressSequence => number(self.progress_sequence),
+            Column::ProgressValue => opt(&self.progress_value),
+            Column::CancelRequested => opt(&self.cancel_requested),
+            Column::CancelAck => opt(&self.cancel_ack),
+            Column::TerminalResult => opt(&self.terminal_result),
+            Column::StaleGeneration => Value::from(self.stale_generation.clone()),
+            Column::LateProgress => Value::from(self.late_progress.clone()),
+            Column::LeaseExpired => Value::Bool(self.lease_expired),
+            Column::OwnershipConflict => Value::Bool(self.ownership_conflict),
+            Column::Decision => Value::String(self.decision.to_string()),
+            Column::Reason => Value::String(self.reason.to_string()),
+        }
     }
 }
 
@@ -268,7 +267,7 @@ pub fn differing_columns<A: Reading, B: Reading>(
         a_judged.decision == b_judged.decision,
         a_judged.reason == b_judged.reason,
     ];
-    const _: () = assert!(COLUMNS.len() == 23);
+    const _: () = assert!(Column::COUNT == 23);
     same.iter()
         .enumerate()
         .filter(|(_, same)| !**same)
@@ -280,6 +279,8 @@ pub fn differing_columns<A: Reading, B: Reading>(
 /// straight from the case and verdict (no row, no string per cell: for the streaming pass,
 /// which writes a row per case).
 pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &Judgement) {
+    // Every column, in order: a new column fails to compile here until it is written.
+    const _: () = assert!(Column::COUNT == 23);
     let lease = case.lease();
     let identity = lease.identity();
     let terms = &lease.offer.terms;
@@ -642,6 +643,15 @@ mod tests {
                 assert_eq!((read.first_line, len), (7, record.len()));
                 let cells: Vec<String> = read.cells().map(|c| c.unwrap().to_owned()).collect();
                 assert_eq!(cells, row.cells().to_vec());
+                // The table's rows: the matrix's cells, then the extra columns' (`--explain`).
+                let mut written = Vec::new();
+                let extra = [("detail", "why, =1".to_owned())];
+                CellsMatrix.write_row(&mut written, &row, &extra).unwrap();
+                let (read, _) = CellsRecord::split_first(&written).unwrap();
+                let all: Vec<&str> = read.all_cells().map(Option::unwrap).collect();
+                assert_eq!(all[..Column::COUNT], cells);
+                assert_eq!(all[Column::COUNT..], ["why, =1"]);
+                assert_eq!(read.cells().count(), Column::COUNT);
                 // The JSON row, through both paths: serde_json of the row's value tree, and
                 // the direct encoding.
                 let mut expected = Vec::new();

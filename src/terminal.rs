@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::sync::OnceLock;
 
 /// The `--color` option.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ColorChoice {
     /// Colour a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb says not to (CLICOLOR_FORCE
     /// colours even a pipe).
@@ -18,6 +18,15 @@ pub enum ColorChoice {
     /// Never colour.
     Never,
 }
+
+crate::choice::choices!(ColorChoice {
+    Auto => "auto",
+        "Colour a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb says not to (CLICOLOR_FORCE colours even a pipe)";
+    Always => "always",
+        "Always colour, even a pipe or a file";
+    Never => "never",
+        "Never colour";
+});
 
 static CHOICE: OnceLock<ColorChoice> = OnceLock::new();
 

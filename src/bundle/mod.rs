@@ -93,37 +93,64 @@ pub enum Platform {
     PrairieLearn,
 }
 
+/// What a platform is to an autograder bundle: one row per platform, so that a new platform
+/// is a variant, its row here and its bundle's file (`gradescope.rs`, `prairielearn.rs`).
+struct PlatformFacts {
+    /// Where the platform lays out a grading run.
+    root: &'static str,
+    /// The folder of the root that holds the bundle's files.
+    bundle: &'static str,
+    /// The folder of the root that holds the learner's upload.
+    upload: &'static str,
+    /// `grade -f`'s name for its results.
+    format: &'static str,
+    /// The run script's comment on how the platform runs it.
+    how: &'static str,
+    /// Whether the run script makes the binary executable itself (a course repository may
+    /// lose the bit; Gradescope's `setup.sh` sets it).
+    makes_executable: bool,
+    /// Whether the run script lists the files leasejudge wrote ([`WROTE`]: a question
+    /// rebuilt in place).
+    lists_wrote: bool,
+}
+
 impl Platform {
+    /// The platform's row.
+    const fn facts(self) -> &'static PlatformFacts {
+        match self {
+            Platform::Gradescope => &PlatformFacts {
+                root: "/autograder",
+                bundle: "source",
+                upload: "submission",
+                format: "gradescope",
+                how: "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
+                      # /autograder/run_autograder): the upload is in /autograder/submission, and the\n\
+                      # results go to /autograder/results/results.json.",
+                makes_executable: false,
+                lists_wrote: false,
+            },
+            Platform::PrairieLearn => &PlatformFacts {
+                root: "/grade",
+                bundle: "tests",
+                upload: "student",
+                format: "prairielearn",
+                how: "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
+                      # /grade/tests/run_autograder (made executable first): the upload is in\n\
+                      # /grade/student, and the results go to /grade/results/results.json.",
+                makes_executable: true,
+                lists_wrote: true,
+            },
+        }
+    }
+
     /// Where the platform lays out a grading run.
     pub fn root(self) -> &'static str {
-        match self {
-            Platform::Gradescope => "/autograder",
-            Platform::PrairieLearn => "/grade",
-        }
+        self.facts().root
     }
 
     /// The folder of the root that holds the bundle's files.
     pub fn bundle(self) -> &'static str {
-        match self {
-            Platform::Gradescope => "source",
-            Platform::PrairieLearn => "tests",
-        }
-    }
-
-    /// The folder of the root that holds the learner's upload.
-    pub fn upload(self) -> &'static str {
-        match self {
-            Platform::Gradescope => "submission",
-            Platform::PrairieLearn => "student",
-        }
-    }
-
-    /// `grade -f`'s name for its results.
-    pub fn format(self) -> &'static str {
-        match self {
-            Platform::Gradescope => "gradescope",
-            Platform::PrairieLearn => "prairielearn",
-        }
+        self.facts().bundle
     }
 
     /// The script's path on the platform (PrairieLearn's `entrypoint`).
@@ -245,33 +272,21 @@ pub fn run_script(
     binary_at: BinaryAt,
     wrote: &[String],
 ) -> String {
-    let how = match platform {
-        Platform::Gradescope => {
-            "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
-             # /autograder/run_autograder): the upload is in /autograder/submission, and the\n\
-             # results go to /autograder/results/results.json."
-        }
-        Platform::PrairieLearn => {
-            "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
-             # /grade/tests/run_autograder (made executable first): the upload is in\n\
-             # /grade/student, and the results go to /grade/results/results.json."
-        }
-    };
+    let facts = platform.facts();
     let binary = match binary_at {
         BinaryAt::Bundle => format!("./{BINARY}"),
         BinaryAt::Course => format!("\"$root/serverFilesCourse/{COURSE_FOLDER}/{BINARY}\""),
     };
-    let make_executable = match platform {
-        // Gradescope's setup.sh made it executable; a course repository may lose the bit.
-        Platform::Gradescope => String::new(),
-        Platform::PrairieLearn => format!("[ -x {binary} ] || chmod +x {binary}\n"),
+    let make_executable = match facts.makes_executable {
+        true => format!("[ -x {binary} ] || chmod +x {binary}\n"),
+        false => String::new(),
     };
-    let wrote = match platform {
-        Platform::Gradescope => String::new(),
-        Platform::PrairieLearn => format!(
+    let wrote = match facts.lists_wrote {
+        true => format!(
             "{WROTE}{}\n",
             serde_json::to_string(wrote).expect("names print")
         ),
+        false => String::new(),
     };
     format!(
         "#!/bin/sh\n\
@@ -287,10 +302,11 @@ pub fn run_script(
          exec {binary} grade --autograder -f {format} --golden {key} \\\n    \
          --submission-dir \"$root/{upload}\" -o \"$root/results/results.json\" \\\n    \
          {options} 2>&1\n",
-        format = platform.format(),
-        root = platform.root(),
-        bundle = platform.bundle(),
-        upload = platform.upload(),
+        how = facts.how,
+        format = facts.format,
+        root = facts.root,
+        bundle = facts.bundle,
+        upload = facts.upload,
         key = shell_word(&options.key),
         options = options.words().join(" "),
     )
@@ -476,8 +492,8 @@ mod tests {
             key: "golden.csv".to_owned(),
             cases: vec!["lab 3.csv".to_owned()],
             feedback: Feedback::Hint,
-            columns: vec![Column::DECISION, Column::REASON],
-            weights: Some(vec![(Column::DECISION, 2)]),
+            columns: vec![Column::Decision, Column::Reason],
+            weights: Some(vec![(Column::Decision, 2)]),
             visibility: Some(Visibility::AfterDueDate),
             delimiter: Delimiter::new(b';'),
             sheet: Some("Matrix".to_owned()),

@@ -433,8 +433,8 @@ mod tests {
     #[test]
     fn a_lab_whose_full_matrix_passes_the_upload_limit_is_warned_of() {
         let columns = [
-            crate::grading::Column::DECISION,
-            crate::grading::Column::REASON,
+            crate::grading::Column::Decision,
+            crate::grading::Column::Reason,
         ];
         assert_eq!(upload_warning(5 * 1024 * 1024, &columns), None);
         let warning = upload_warning(6 * 1024 * 1024, &columns).unwrap();

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::input::{InputFormat, ReadArgs};
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
+use crate::input::InputFormat;
 use crate::lease::Timestamp;
 use crate::ops::adjudicate::{MatrixFormat, Options};
 use crate::report::table::TableColumns;
@@ -24,7 +26,7 @@ pub struct Args {
     pub inputs: Vec<PathBuf>,
 
     /// Output format [default: table on a terminal, else csv; json when -o ends in .json].
-    #[arg(long, short = 'f', value_enum)]
+    #[arg(long, short = 'f', value_parser = choice::<MatrixFormat>())]
     pub format: Option<MatrixFormat>,
 
     /// Write the matrix to FILE (atomically) instead of standard output.
@@ -33,7 +35,7 @@ pub struct Args {
 
     /// Read every input as this format, whatever its extension (needed for standard input,
     /// which is otherwise read as CSV).
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = choice::<InputFormat>(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     #[command(flatten)]

@@ -10,10 +10,12 @@ use anyhow::Result;
 use crate::bundle::{
     is_uuid, Build, GithubClassroomOptions, GradescopeOptions, Inputs, PrairieLearnOptions,
 };
+use crate::commands::args::GradedColumns;
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
 use crate::commands::grade::Weights;
 use crate::grading::class::{parse_points, parse_weights, Feedback};
-use crate::grading::{parse_column_list, GradedColumns};
-use crate::input::ReadArgs;
+use crate::grading::parse_column_list;
 use crate::report::platform_results::Visibility;
 
 fn parse_weights_arg(text: &str) -> Result<Weights, String> {
@@ -83,7 +85,7 @@ struct Common {
     cases: Vec<PathBuf>,
 
     /// What learners see (as `grade`): none, cases, hint, shortcut or full [default: cases].
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, value_parser = choice::<Feedback>(), value_name = "LEVEL")]
     feedback: Option<Feedback>,
 
     /// Partial credit (as `grade`), e.g. `decision=2,reason=1`.
@@ -117,7 +119,7 @@ struct GradescopeArgs {
 
     /// Who sees the results, and when: visible, hidden, after_due_date or after_published
     /// (the tests and the top-level output) [default: visible].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Visibility>())]
     visibility: Option<Visibility>,
 
     /// The zip to write (atomically).
@@ -200,7 +202,7 @@ struct GithubClassroomArgs {
 
     /// What learners see of the practice cases (as `grade`): none, cases, hint or full
     /// [default: cases].
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, value_parser = choice::<Feedback>(), value_name = "LEVEL")]
     feedback: Option<Feedback>,
 
     /// Partial credit for the practice cases (as `grade`), e.g. `decision=2,reason=1`.

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::grading::ReportArgs;
-use crate::input::ReadArgs;
+use crate::commands::args::ReadArgs;
+use crate::commands::args::ReportArgs;
 use crate::lease::Timestamp;
 use crate::ops::check::Options;
 

@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
 use crate::explain::Format;
-use crate::input::{InputFormat, ReadArgs};
+use crate::input::InputFormat;
 use crate::lease::Timestamp;
 use crate::ops::explain::{Options, DEFAULT_LIMIT};
 
@@ -34,7 +36,7 @@ pub struct Args {
 
     /// Output format [default: text; html or json when -o ends in .html or .json, mermaid
     /// when it ends in .md].
-    #[arg(long, short = 'f', value_enum)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>())]
     pub format: Option<Format>,
 
     /// Write to FILE (atomically) instead of standard output.
@@ -42,7 +44,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
 
     /// Read every input as this format, whatever its extension.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = choice::<InputFormat>(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     #[command(flatten)]

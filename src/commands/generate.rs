@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::commands::choice::choice;
 use crate::generate::Style;
 use crate::ops::generate::Options;
 
@@ -42,7 +43,7 @@ pub struct Args {
     /// How the file is written: `plain`, one spelling of everything, or `messy`, the
     /// spellings and shapes other tools and people write (scrambled and aliased headers,
     /// quoted cells, offset times, every duration form, blank lines, CRLF, cases cut short).
-    #[arg(long, value_enum, default_value_t = Style::Plain)]
+    #[arg(long, value_parser = choice::<Style>(), default_value = "plain")]
     pub style: Style,
 
     /// The scenarios and their weights, `name=weight,...` (only those listed are generated),

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::commands::args::GradedColumns;
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
 use crate::grading::class::{parse_points, parse_weights, Feedback};
-use crate::grading::{parse_column_list, Column, GradedColumns};
-use crate::input::ReadArgs;
+use crate::grading::{parse_column_list, Column};
 use crate::lms::{Lms, Missing, NotOnRoster};
 use crate::ops::grade::{GradeFormat, Options};
 use crate::report::platform_results::Visibility;
@@ -97,7 +99,7 @@ pub struct Args {
     /// `hint` also the case-file lines that decide each wrong case (needs --cases);
     /// `shortcut` as `cases`, plus the shortcuts the wrong answers follow, by name and
     /// contract section (needs --cases); `full` everything, expected values included.
-    #[arg(long, value_enum, value_name = "LEVEL")]
+    #[arg(long, value_parser = choice::<Feedback>(), value_name = "LEVEL")]
     pub feedback: Option<Feedback>,
 
     /// The case files the matrices were filled in from: for --feedback hint, and to name the
@@ -137,12 +139,12 @@ pub struct Args {
 
     /// Who sees the Gradescope results, and when: the tests and the top-level output (only
     /// with -f gradescope) [default: visible].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Visibility>())]
     pub visibility: Option<Visibility>,
 
     /// Report format [default: by the -o file's extension: .xml junit, .json json, .md
     /// markdown; otherwise table].
-    #[arg(long, short = 'f', value_enum)]
+    #[arg(long, short = 'f', value_parser = choice::<GradeFormat>())]
     pub format: Option<GradeFormat>,
 
     /// Write the report to FILE (atomically) instead of standard output.
@@ -158,7 +160,7 @@ pub struct Args {
     /// writes the file its gradebook imports.
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<Lms>(),
         value_name = "PLATFORM",
         requires = "roster",
         requires = "gradebook",
@@ -173,7 +175,7 @@ pub struct Args {
 
     /// What a learner on the roster with no gradable submission gets: `skip` no grade (a
     /// grade already in the gradebook stays), `zero` a 0 [default: skip].
-    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    #[arg(long, value_parser = choice::<Missing>(), value_name = "WHAT", requires = "lms")]
     pub missing: Option<Missing>,
 
     /// Which of a Canvas export's assignments is graded: its id (the number in parentheses
@@ -190,7 +192,7 @@ pub struct Args {
     /// What becomes of a submission in the download of a learner the roster lacks: `error`
     /// nothing is graded (give the roster of every learner); `skip` it is listed and left
     /// out, the others graded [default: error].
-    #[arg(long, value_enum, value_name = "WHAT", requires = "lms")]
+    #[arg(long, value_parser = choice::<NotOnRoster>(), value_name = "WHAT", requires = "lms")]
     pub not_on_roster: Option<NotOnRoster>,
 
     /// How submissions are read if they are CSV or workbooks (the golden file: always

@@ -3,8 +3,10 @@
 //! returns the exit code.
 
 pub(crate) mod adjudicate;
+pub(crate) mod args;
 pub(crate) mod autograder;
 pub(crate) mod check;
+pub(crate) mod choice;
 pub(crate) mod completions;
 pub(crate) mod explain;
 pub(crate) mod generate;

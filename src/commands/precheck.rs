@@ -6,8 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::grading::{parse_column_list, GradedColumns};
-use crate::input::ReadArgs;
+use crate::commands::args::GradedColumns;
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
+use crate::grading::parse_column_list;
 use crate::ops::precheck::{Options, PrecheckFormat};
 
 fn parse_graded(text: &str) -> Result<GradedColumns, String> {
@@ -45,7 +47,7 @@ pub struct Args {
     read: ReadArgs,
 
     /// What is printed.
-    #[arg(long, short = 'f', value_enum, default_value_t)]
+    #[arg(long, short = 'f', value_parser = choice::<PrecheckFormat>(), default_value = "text")]
     format: PrecheckFormat,
 }
 

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::commands::adjudicate::parse_timestamp;
-use crate::input::{InputFormat, ReadArgs};
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
+use crate::input::InputFormat;
 use crate::lease::Timestamp;
 use crate::ops::reorder::Options;
 
@@ -41,7 +43,7 @@ pub struct Args {
     pub as_of: Option<Timestamp>,
 
     /// Read every input as this format, whatever its extension.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = choice::<InputFormat>(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     #[command(flatten)]

@@ -8,8 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::grading::{parse_column_list, GradedColumns};
-use crate::input::{InputFormat, ReadArgs};
+use crate::commands::args::GradedColumns;
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
+use crate::grading::parse_column_list;
+use crate::input::InputFormat;
 use crate::ops::shortcuts::{Options, ReportFormat};
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {
@@ -39,7 +42,7 @@ pub struct Args {
     pub columns: Option<GradedColumns>,
 
     /// The report's format.
-    #[arg(long, short = 'f', value_enum, default_value_t = ReportFormat::Text)]
+    #[arg(long, short = 'f', value_parser = choice::<ReportFormat>(), default_value = "text")]
     pub format: ReportFormat,
 
     /// Write the report to FILE (atomically) instead of standard output.
@@ -57,7 +60,7 @@ pub struct Args {
     pub golden: Option<PathBuf>,
 
     /// Read every input as this format, whatever its extension.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = choice::<InputFormat>(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     #[command(flatten)]

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::grading::{parse_column_list, GradedColumns};
+use crate::commands::args::GradedColumns;
+use crate::grading::parse_column_list;
 use crate::ops::template::Options;
 
 fn parse_columns(text: &str) -> Result<GradedColumns, String> {

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::input::{InputFormat, ReadArgs};
+use crate::commands::args::ReadArgs;
+use crate::commands::choice::choice;
+use crate::input::InputFormat;
 use crate::ops::validate::Options;
 
 /// Check case files: every input error, and warnings about what a case author likely did
@@ -28,7 +30,7 @@ pub struct Args {
     pub inputs: Vec<PathBuf>,
 
     /// Read every input as this format, whatever its extension.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = choice::<InputFormat>(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     /// Also note cases that may not be what their author meant: a case that ends before any

@@ -25,7 +25,7 @@ use crate::matrix::MatrixRow;
 
 /// An output format of `leasejudge explain`, written one case at a time so that a large run
 /// never holds more than one replayed case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// A step-by-step trace for the terminal.
     Text,
@@ -36,6 +36,17 @@ pub enum Format {
     /// One self-contained HTML page with a timeline per case.
     Html,
 }
+
+crate::choice::choices!(Format {
+    Text => "text",
+        "A step-by-step trace for the terminal";
+    Json => "json",
+        "The trace as one JSON array of case objects";
+    Mermaid => "mermaid",
+        "Markdown with one Mermaid sequence diagram per case";
+    Html => "html",
+        "One self-contained HTML page with a timeline per case";
+});
 
 impl Format {
     /// What an output in this format holds.

@@ -435,12 +435,12 @@ mod tests {
             1 => CaseOutcome::Missing,
             _ => CaseOutcome::Mismatched(vec![
                 Mismatch {
-                    column: Column::DECISION,
+                    column: Column::Decision,
                     expected: Some(format!("spät {n}")),
                     actual: String::new(),
                 },
                 Mismatch {
-                    column: Column::REASON,
+                    column: Column::Reason,
                     expected: None,
                     actual: "x".repeat(n as usize % 7),
                 },

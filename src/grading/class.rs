@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::case_grade::shown;
 pub use super::columns::typo_note;
-use super::columns::{codes, Column};
+use super::columns::{codes, column_from_header, Column};
 use super::learner_shortcuts::{CaseShortcuts, Explained, Tally, WrongAnswers};
 pub use super::marks::{CaseMark, CaseStatus, ColumnMiss, UnknownRow};
 use super::marks::{Marks, MarksWriter, UnknownRows};
@@ -17,7 +17,7 @@ use super::spool::SpoolWriter;
 use crate::input::InputErrors;
 
 /// What a learner is shown about their submission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feedback {
     /// The score only.
     None,
@@ -32,6 +32,19 @@ pub enum Feedback {
     /// Everything, expected values included (`--reveal`).
     Full,
 }
+
+crate::choice::choices!(Feedback {
+    None => "none",
+        "The score only";
+    Cases => "cases",
+        "Which cases and columns are wrong, without the expected values";
+    Hint => "hint",
+        "As `cases`, plus, for each wrong case, the case-file lines to read again: a file name and line numbers, nothing else (needs `--cases`)";
+    Shortcut => "shortcut",
+        "As `cases`, plus the shortcuts (misreadings of the contract) the learner's wrong answers follow, each by name and contract section, never a value (needs `--cases`)";
+    Full => "full",
+        "Everything, expected values included (`--reveal`)";
+});
 
 impl Feedback {
     /// Its name on the command line.
@@ -76,8 +89,8 @@ pub fn parse_weights(text: &str) -> Result<Vec<(Column, u32)>, String> {
         let Some((name, weight)) = item.split_once('=') else {
             return Err(format!("{item:?}: write COLUMN=WEIGHT, e.g. decision=2"));
         };
-        let column = Column::from_header(name)
-            .filter(|c| *c != Column::CASE_ID)
+        let column = column_from_header(name)
+            .filter(|c| *c != Column::CaseId)
             .ok_or_else(|| format!("{:?}: not a matrix column", name.trim()))?;
         let weight: u32 = weight
             .trim()
@@ -790,7 +803,7 @@ pub(crate) fn grade_csv(
 /// [`grade_csv`] on decision and reason, one partition, for a submission known to be graded.
 #[cfg(test)]
 pub(crate) fn graded_csv(golden: &str, submission: &str) -> Graded {
-    let scoring = Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap();
+    let scoring = Scoring::new(vec![Column::Decision, Column::Reason], None).unwrap();
     match grade_csv(golden, submission, &scoring, 1) {
         SubmissionOutcome::Graded(graded) => graded,
         other => panic!("not graded: {other:?}"),
@@ -825,18 +838,18 @@ mod tests {
     #[test]
     fn only_the_graded_cells_are_kept() {
         let text = "case_id,job_id,decision,reason\nc1,job-1,ACTIVE,\nc2,job-2,EXPIRED,\n";
-        let file = keeping(text.as_bytes(), MatrixFileFormat::Csv, &[Column::DECISION]).unwrap();
-        let job_id = Column::from_header("job_id").unwrap();
+        let file = keeping(text.as_bytes(), MatrixFileFormat::Csv, &[Column::Decision]).unwrap();
+        let job_id = column_from_header("job_id").unwrap();
         let c1 = file.find("c1").unwrap();
-        assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
-        assert_eq!(c1.cell(Column::CASE_ID), Some("c1"));
+        assert_eq!(c1.cell(Column::Decision), Some("ACTIVE"));
+        assert_eq!(c1.cell(Column::CaseId), Some("c1"));
         assert_eq!(c1.cell(job_id), None);
-        assert_eq!(c1.cell(Column::REASON), None);
+        assert_eq!(c1.cell(Column::Reason), None);
         // A JSON row without the graded key is still reported as lacking it.
         let json = "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\"},{\"case_id\":\"c2\"}]";
-        let file = keeping(json.as_bytes(), MatrixFileFormat::Json, &[Column::DECISION]).unwrap();
+        let file = keeping(json.as_bytes(), MatrixFileFormat::Json, &[Column::Decision]).unwrap();
         let missing: Vec<String> = file
-            .missing_columns(&[Column::DECISION])
+            .missing_columns(&[Column::Decision])
             .iter()
             .map(|e| e.to_string())
             .collect();
@@ -844,22 +857,22 @@ mod tests {
         // Without a choice every cell is kept; trailing cells left off read as empty.
         let all = matrix(text);
         assert_eq!(all.find("c2").unwrap().cell(job_id), Some("job-2"));
-        assert_eq!(all.find("c2").unwrap().cell(Column::REASON), Some(""));
+        assert_eq!(all.find("c2").unwrap().cell(Column::Reason), Some(""));
     }
 
     #[test]
     fn typos_get_the_nearest_code() {
         assert_eq!(
-            typo_note(Column::DECISION, "EXPIRD").as_deref(),
+            typo_note(Column::Decision, "EXPIRD").as_deref(),
             Some("EXPIRD is not a decision code; did you mean EXPIRED?")
         );
         assert_eq!(
-            typo_note(Column::REASON, "within-lease").as_deref(),
+            typo_note(Column::Reason, "within-lease").as_deref(),
             Some("within-lease is not a reason code; did you mean within_lease?")
         );
-        assert_eq!(typo_note(Column::DECISION, "expired"), None);
-        assert_eq!(typo_note(Column::DECISION, ""), None);
-        let far = typo_note(Column::DECISION, "no idea at all whatsoever").unwrap();
+        assert_eq!(typo_note(Column::Decision, "expired"), None);
+        assert_eq!(typo_note(Column::Decision, ""), None);
+        let far = typo_note(Column::Decision, "no idea at all whatsoever").unwrap();
         assert!(far.contains("the codes are ACTIVE") || far.contains("the codes are"));
         assert!(far.starts_with("no idea at all whatsoever is not a decision code"));
     }
@@ -873,7 +886,7 @@ mod tests {
             SubmissionOutcome::Graded(graded) => graded,
             other => panic!("not graded: {other:?}"),
         };
-        let columns = vec![Column::DECISION, Column::REASON];
+        let columns = vec![Column::Decision, Column::Reason];
         let all_or_nothing = Scoring::new(columns.clone(), None).unwrap();
         let graded = grade(&all_or_nothing);
         assert_eq!(graded.score, 1);
@@ -893,7 +906,7 @@ mod tests {
             .expected
             .is_none());
         assert!(Scoring::new(
-            vec![Column::DECISION],
+            vec![Column::Decision],
             Some(&parse_weights("reason=1").unwrap())
         )
         .is_err());
@@ -923,7 +936,7 @@ mod tests {
                 bad.push_str("c1,too,many,cells\n,ACTIVE,no_id\n");
             }
         }
-        let columns = vec![Column::DECISION, Column::REASON];
+        let columns = vec![Column::Decision, Column::Reason];
         let scoring = Scoring::new(columns.clone(), None).unwrap();
         for submission in [&golden, &shuffled, &bad, &header.to_owned()] {
             let whole = grade_csv(&golden, submission, &scoring, 1);

@@ -293,7 +293,7 @@ mod tests {
     /// The learner's answers to golden cases 0..: `answers[i]` for case `i`, `right[i]`
     /// whether it is right; the names and counts the tally gives.
     fn named(table: CaseShortcuts, answers: &[(&str, &str, bool)]) -> Vec<(&'static str, u32)> {
-        let columns = [Column::DECISION, Column::REASON];
+        let columns = [Column::Decision, Column::Reason];
         let mut text = String::from("case_id,decision,reason\n");
         for (i, (decision, reason, _)) in answers.iter().enumerate() {
             text.push_str(&format!("c{i},{decision},{reason}\n"));

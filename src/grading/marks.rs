@@ -224,13 +224,13 @@ mod tests {
                 points: 2,
                 misses: vec![
                     ColumnMiss {
-                        column: Column::REASON,
+                        column: Column::Reason,
                         actual: format!("späte {case}").into(),
                         expected: Some("".into()),
                         note: None,
                     },
                     ColumnMiss {
-                        column: Column::DECISION,
+                        column: Column::Decision,
                         actual: "".into(),
                         expected: None,
                         note: Some(format!("note {case}")),

@@ -22,7 +22,7 @@ pub(crate) mod upload;
 
 use std::path::PathBuf;
 
-pub use columns::{parse_column_list, Column, ValueKind, DEFAULT_GRADED};
+pub use columns::{column_from_header, parse_column_list, Column, ValueKind, DEFAULT_GRADED};
 pub use compare::{
     compare, CaseGrade, CaseOutcome, FileGrade, GradeReport, Mismatch, MissingAt, Spot, Summary,
     UnknownCase, Unpaired, UnpairedFile,
@@ -32,7 +32,7 @@ pub use matrix_reader::{
 };
 
 /// How a grade report is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReportFormat {
     /// A table per case and a summary, for people.
     Table,
@@ -46,6 +46,19 @@ pub enum ReportFormat {
     Markdown,
 }
 
+crate::choice::choices!(ReportFormat {
+    Table => "table",
+        "A table per case and a summary, for people";
+    Json => "json",
+        "One JSON document";
+    Junit => "junit",
+        "JUnit XML: one testsuite per file, one testcase per case";
+    Github => "github",
+        "GitHub Actions workflow commands (`::error file=...,line=...::`)";
+    Markdown => "markdown",
+        "Markdown, for a CI step summary";
+});
+
 impl ReportFormat {
     /// What a report in this format holds.
     pub fn content(self) -> crate::output::Content {
@@ -55,39 +68,6 @@ impl ReportFormat {
             ReportFormat::Json => Content::Json,
             ReportFormat::Junit => Content::Markup,
             ReportFormat::Github => Content::WorkflowCommands,
-        }
-    }
-}
-
-/// The options `check` and `grade` share.
-#[derive(Debug, clap::Args)]
-pub struct ReportArgs {
-    /// The columns to grade: names separated by commas (as matrix headers), or `all`.
-    #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded_columns)]
-    pub columns: GradedColumns,
-
-    /// Report format [default: by the -o file's extension: .xml junit, .json json, .md
-    /// markdown; otherwise table].
-    #[arg(long, short = 'f', value_enum)]
-    pub format: Option<ReportFormat>,
-
-    /// Write the report to FILE (atomically) instead of standard output.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// In the table, list every case, not only those that differ.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
-}
-
-impl ReportArgs {
-    /// The options they give.
-    pub fn options(&self) -> ReportOptions {
-        ReportOptions {
-            columns: self.columns.0.clone(),
-            format: self.format,
-            output: self.output.clone(),
-            verbose: self.verbose,
         }
     }
 }
@@ -118,14 +98,6 @@ impl ReportOptions {
             ReportFormat::Github | ReportFormat::Markdown => false,
         }
     }
-}
-
-/// The graded columns given with `--columns`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GradedColumns(pub Vec<Column>);
-
-fn parse_graded_columns(text: &str) -> Result<GradedColumns, String> {
-    parse_column_list(text).map(GradedColumns)
 }
 
 /// The format an output file's extension implies; a table otherwise.

@@ -269,7 +269,7 @@ impl Partitions {
             record.resize(u32::from_le_bytes(head) as usize, 0);
             reader.get_raw(&mut record)?;
             // On the stack, each row's own: no allocation per row.
-            let mut cells = [(Column::CASE_ID, ""); Column::COUNT];
+            let mut cells = [(Column::CaseId, ""); Column::COUNT];
             each(decode(&record, &mut cells)?)?;
         }
         Ok(())
@@ -368,7 +368,7 @@ mod tests {
             for (i, id) in ids.iter().enumerate() {
                 let cell = format!("v{i}");
                 let cells: Vec<(Column, &str)> = if i % 2 == 0 {
-                    vec![(Column::DECISION, cell.as_str()), (Column::REASON, "")]
+                    vec![(Column::Decision, cell.as_str()), (Column::Reason, "")]
                 } else {
                     Vec::new()
                 };
@@ -386,8 +386,8 @@ mod tests {
                     assert_eq!(
                         *cells,
                         vec![
-                            (Column::DECISION, format!("v{i}")),
-                            (Column::REASON, String::new())
+                            (Column::Decision, format!("v{i}")),
+                            (Column::Reason, String::new())
                         ]
                     );
                 } else {
@@ -410,7 +410,7 @@ mod tests {
             let mut partitions = Partitions::new(&splitter);
             let cell = "x".repeat(40);
             for i in 0..count {
-                partitions.push(&format!("c{i}"), i + 2, 0, &[(Column::DECISION, &cell)]);
+                partitions.push(&format!("c{i}"), i + 2, 0, &[(Column::Decision, &cell)]);
             }
             let before = rows(&partitions);
             partitions.seal();

@@ -313,7 +313,7 @@ mod tests {
     const LAB: &str = "case_id\nprobe-1\nprobe-2\nprobe-3\n";
 
     fn check(text: &str, parts: usize) -> Precheck {
-        let columns = [Column::DECISION, Column::REASON];
+        let columns = [Column::Decision, Column::Reason];
         let splitter = Splitter::with_parts(parts);
         let options = ReadOptions::default();
         let (lab, _) = MatrixRead::submission(&[], &options)

@@ -60,7 +60,7 @@ fn blank_row(case_id: &str, blanks: usize, out: impl std::io::Write) -> std::io:
 fn header(columns: &[Column]) -> Result<Vec<u8>> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(
-        std::iter::once(Column::CASE_ID.name()).chain(columns.iter().map(|c| c.name())),
+        std::iter::once(Column::CaseId.name()).chain(columns.iter().map(|c| c.name())),
     )?;
     writer.into_inner().context("cannot write CSV")
 }
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn templates_have_only_case_ids() {
-        let mut text = header(&[Column::DECISION, Column::REASON]).unwrap();
+        let mut text = header(&[Column::Decision, Column::Reason]).unwrap();
         for case_id in ["a", "b,c", "=1+1"] {
             blank_row(case_id, 2, &mut text).unwrap();
         }

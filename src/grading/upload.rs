@@ -26,7 +26,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::grading::columns::Column;
+use crate::grading::columns::{column_from_header, Column};
 use crate::input::content::{sniff, Content, Utf16Text};
 use crate::input::{normalise_header, ErrorKind, Field, InputError, InputErrors};
 
@@ -266,9 +266,9 @@ enum Looks {
 fn looks_of<'a>(cells: impl IntoIterator<Item = &'a str>) -> Looks {
     let (mut case_id, mut answer, mut event) = (false, false, false);
     for cell in cells {
-        match Column::from_header(cell) {
-            Some(Column::CASE_ID) => case_id = true,
-            Some(Column::DECISION | Column::REASON) => answer = true,
+        match column_from_header(cell) {
+            Some(Column::CaseId) => case_id = true,
+            Some(Column::Decision | Column::Reason) => answer = true,
             _ => {}
         }
         event |= Field::from_normalised(&normalise_header(cell)) == Some(Field::Event);

@@ -6,8 +6,8 @@ use std::io::Read;
 use super::delimiter::{detect, Delimiter, HeaderColumns};
 use super::error::{ErrorKind, InputError, InputErrors};
 use super::fields::{
-    cell_text, located, normalise_header, Field, FieldMap, Mapped, RawCells, FIELD_COUNT,
-    OUTPUT_ONLY_COLUMNS,
+    cell_text, located, names_output_only, normalise_header, Field, FieldMap, Mapped, RawCells,
+    FIELD_COUNT,
 };
 use super::records::{Record, RecordReader};
 use super::{CaseRead, RowSink};
@@ -55,7 +55,7 @@ impl CsvHeader {
 /// matrix column), for delimiter detection.
 fn names_case_column(cell: &str) -> bool {
     let name = normalise_header(cell);
-    Field::from_normalised(&name).is_some() || OUTPUT_ONLY_COLUMNS.contains(&name.as_str())
+    Field::from_normalised(&name).is_some() || names_output_only(&name)
 }
 
 fn names_case_id(cell: &str) -> bool {

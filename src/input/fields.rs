@@ -6,6 +6,7 @@ use crate::lease::{
     CompactString, Event, GivenTerms, Identity, Message, Offer, OfferTerms, Row, Seconds,
     TerminalResult, TermsError, Timestamp, ValueError,
 };
+use crate::matrix::Column;
 
 use super::error::{ErrorKind, InputError, InputErrors};
 
@@ -131,19 +132,40 @@ pub fn normalise_header(name: &str) -> String {
         .collect()
 }
 
-/// The output-only matrix columns (spec section 5) that are ignored on input.
-pub const OUTPUT_ONLY_COLUMNS: &[&str] = &[
-    "ack_state",
-    "renew_time",
-    "cancel_requested",
-    "cancel_ack",
-    "stale_generation",
-    "late_progress",
-    "lease_expired",
-    "ownership_conflict",
-    "decision",
-    "reason",
-];
+/// Whether a matrix column (spec section 5) is output-only: what the engine derives, which a
+/// case file does not carry and which is ignored on input.
+pub const fn output_only(column: Column) -> bool {
+    match column {
+        Column::AckState
+        | Column::RenewTime
+        | Column::CancelRequested
+        | Column::CancelAck
+        | Column::StaleGeneration
+        | Column::LateProgress
+        | Column::LeaseExpired
+        | Column::OwnershipConflict
+        | Column::Decision
+        | Column::Reason => true,
+        Column::CaseId
+        | Column::JobId
+        | Column::LeaseId
+        | Column::Generation
+        | Column::HolderIdentity
+        | Column::IssuedAt
+        | Column::LeaseDuration
+        | Column::ExpiresAt
+        | Column::AckDeadline
+        | Column::RenewSequence
+        | Column::ProgressSequence
+        | Column::ProgressValue
+        | Column::TerminalResult => false,
+    }
+}
+
+/// Whether a normalised header names an output-only matrix column ([`output_only`]).
+pub fn names_output_only(name: &str) -> bool {
+    Column::from_name(name).is_some_and(output_only)
+}
 
 /// Where each recognised field is in a row: built once per header.
 #[derive(Clone, Debug, Default)]
@@ -697,8 +719,13 @@ mod tests {
         assert_eq!(field("Terminal Result"), Some(Field::Result));
         assert_eq!(field("decision"), None, "output-only columns are ignored");
         assert_eq!(field("Job  ID"), None, "two spaces make two underscores");
-        for column in OUTPUT_ONLY_COLUMNS {
-            assert_eq!(field(column), None);
+        // A matrix column is output-only exactly when no case-file field has its name.
+        for column in Column::all() {
+            assert_eq!(
+                field(column.name()).is_none(),
+                output_only(column),
+                "{column}"
+            );
         }
         for f in Field::ALL {
             assert_eq!(field(f.name()), Some(f));

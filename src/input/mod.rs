@@ -28,7 +28,7 @@ pub use fields::{
     cell_text, located, normalise_header, parse_row, parse_row_into, BadRow, Field, FieldMap,
     Locate, Mapped, ParsedRow, RawCells, RowResult,
 };
-pub use fields::{FIELD_COUNT, OUTPUT_ONLY_COLUMNS};
+pub use fields::{names_output_only, output_only, FIELD_COUNT};
 pub use json::read_rows_from as read_json_rows_from;
 pub(crate) use json::JsonObject;
 pub use json_fast::object_starts as json_object_starts;
@@ -70,7 +70,7 @@ pub(crate) fn read_more(
 }
 
 /// The shape of a case file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InputFormat {
     /// Comma-separated values with a header row.
     Csv,
@@ -82,6 +82,17 @@ pub enum InputFormat {
     /// `--sheet` names.
     Workbook,
 }
+
+crate::choice::choices!(InputFormat {
+    Csv => "csv",
+        "Comma-separated values with a header row";
+    Json => "json",
+        "A JSON array of row objects, or `{\"cases\": [...]}`";
+    Ndjson => "ndjson",
+        "Newline-delimited JSON: one row object per line";
+    Workbook => "workbook",
+        "An Excel or LibreOffice workbook (`.xlsx`, `.xlsm`, `.ods`): its first sheet, or the one `--sheet` names";
+});
 
 impl InputFormat {
     /// The format a file's extension implies (any case): `.json`, `.ndjson`/`.jsonl`,
@@ -139,34 +150,6 @@ impl ReadOptions {
             source.options = self.clone();
         }
         sources
-    }
-}
-
-/// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct ReadArgs {
-    /// The CSV delimiter: comma, semicolon, tab, or one ASCII character [default: detected
-    /// from the header line].
-    #[arg(long, value_name = "DELIMITER")]
-    pub delimiter: Option<Delimiter>,
-
-    /// The sheet of a workbook (.xlsx, .xlsm, .ods) to read [default: the first].
-    #[arg(long, value_name = "NAME")]
-    pub sheet: Option<String>,
-}
-
-impl ReadArgs {
-    /// The options they give.
-    pub fn options(&self) -> ReadOptions {
-        ReadOptions {
-            delimiter: self.delimiter,
-            sheet: self.sheet.clone(),
-        }
-    }
-
-    /// `sources`, each to be read with these options.
-    pub fn apply(&self, sources: Vec<Source>) -> Vec<Source> {
-        self.options().apply(sources)
     }
 }
 

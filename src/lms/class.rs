@@ -17,7 +17,7 @@ use super::groups::Groups;
 use super::{canvas, github_classroom, moodle, Lms, Roster};
 
 /// What becomes of the download's entries of learners the roster lacks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NotOnRoster {
     /// An error: nothing is graded or written until the roster has every learner.
     #[default]
@@ -26,6 +26,13 @@ pub enum NotOnRoster {
     /// grade).
     Skip,
 }
+
+crate::choice::choices!(NotOnRoster {
+    Error => "error",
+        "An error: nothing is graded or written until the roster has every learner";
+    Skip => "skip",
+        "Each such entry is listed and left out; the others are graded (the learner gets no grade)";
+});
 
 /// How a download is read besides its roster.
 #[derive(Clone, Debug, Default)]

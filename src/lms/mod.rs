@@ -27,7 +27,7 @@ pub use class::{read_class, Class, ClassOptions, NotOnRoster, Upload};
 pub use roster::{Learner, LearnerGrade};
 
 /// The platform a class was collected on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lms {
     /// Canvas: "Download Submissions", the gradebook export, its gradebook import.
     Canvas,
@@ -36,6 +36,15 @@ pub enum Lms {
     /// GitHub Classroom: `gh classroom clone student-repos`, the roster, a grades CSV.
     GithubClassroom,
 }
+
+crate::choice::choices!(Lms {
+    Canvas => "canvas",
+        "Canvas: \"Download Submissions\", the gradebook export, its gradebook import";
+    Moodle => "moodle",
+        "Moodle: \"Download all submissions\", the grading worksheet, its upload";
+    GithubClassroom => "github-classroom",
+        "GitHub Classroom: `gh classroom clone student-repos`, the roster, a grades CSV";
+});
 
 impl Lms {
     /// How people call it.
@@ -49,7 +58,7 @@ impl Lms {
 }
 
 /// What a learner on the roster without a grade gets in the gradebook written back.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Missing {
     /// No grade: the learner is left out of the import (or their points left empty), so a
     /// grade already in the gradebook stays.
@@ -58,6 +67,13 @@ pub enum Missing {
     /// A grade of 0.
     Zero,
 }
+
+crate::choice::choices!(Missing {
+    Skip => "skip",
+        "No grade: the learner is left out of the import (or their points left empty), so a grade already in the gradebook stays";
+    Zero => "zero",
+        "A grade of 0";
+});
 
 /// A platform's roster.
 #[derive(Clone, Debug)]

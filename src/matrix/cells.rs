@@ -1,4 +1,5 @@
-//! The matrix as typed rows ([`CellsMatrix`]) for a reader in this process: `check`'s join.
+//! The matrix as typed rows ([`CellsMatrix`]) for a reader in this process: `check`'s join,
+//! and `adjudicate -f table`'s table.
 
 use std::io::{self, Write};
 
@@ -7,11 +8,12 @@ use crate::lease::{Case, Judgement, Phase, Timestamp};
 use super::{push_u64, MatrixEncoding, MatrixRow, COLUMNS};
 
 /// The matrix as typed rows for a reader in this process (`check`'s join with a golden
-/// file), never an output: per case, its first line and every cell's text as the CSV matrix
-/// holds it before [`spreadsheet_cell`](crate::sanitize::spreadsheet_cell) quotes it for a
-/// spreadsheet. A record is its length (u32, little-endian, of what follows), the first line
-/// (u64) and, per column of [`COLUMNS`], the cell's length (u32) and bytes ([`CellsRecord`]
-/// reads it). No header, no separator, no trailer.
+/// file, the table of `adjudicate -f table`), never an output: per case, its first line and
+/// every cell's text as the CSV matrix holds it before
+/// [`spreadsheet_cell`](crate::sanitize::spreadsheet_cell) quotes it for a spreadsheet. A
+/// record is its length (u32, little-endian, of what follows), the first line (u64) and, per
+/// column of [`COLUMNS`] and then per extra column (`--explain`'s), the cell's length (u32)
+/// and bytes ([`CellsRecord`] reads it). No header, no separator, no trailer.
 #[derive(Clone, Copy, Debug)]
 pub struct CellsMatrix;
 
@@ -36,16 +38,17 @@ impl MatrixEncoding for CellsMatrix {
         Ok(())
     }
 
-    /// The row's cells with a first line of 0 (extra cells are left out).
+    /// The row's cells, then its extra cells, with a first line of 0.
     fn write_row(
         &self,
         out: &mut dyn Write,
         row: &MatrixRow,
-        _extra: &[(&str, String)],
+        extra: &[(&str, String)],
     ) -> io::Result<()> {
         let mut bytes = Vec::new();
         let start = begin_record(&mut bytes, 0);
-        for cell in row.cells() {
+        let extra_cells = extra.iter().map(|(_, cell)| cell.as_str());
+        for cell in row.cells().iter().map(String::as_str).chain(extra_cells) {
             push_cell(&mut bytes, |out| out.extend_from_slice(cell.as_bytes()));
         }
         end_record(&mut bytes, start);
@@ -92,6 +95,8 @@ pub fn push_cells_record(
     case: &Case,
     judgement: &Judgement,
 ) {
+    // Every column, in order: a new column fails to compile here until it is written.
+    const _: () = assert!(super::Column::COUNT == 23);
     let lease = case.lease();
     let identity = lease.identity();
     let terms = &lease.offer.terms;
@@ -202,11 +207,21 @@ impl<'a> CellsRecord<'a> {
     /// The record's cells in [`COLUMNS`] order (`None` for a cell of a malformed record).
     pub fn cells(&self) -> impl Iterator<Item = Option<&'a str>> + 'a {
         let mut rest = self.cells;
-        (0..COLUMNS.len()).map(move |_| {
-            let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-            let text = rest.get(4..4 + len)?;
-            rest = &rest[4 + len..];
-            std::str::from_utf8(text).ok()
-        })
+        (0..COLUMNS.len()).map(move |_| next_cell(&mut rest))
     }
+
+    /// Every cell of the record: the matrix's, then any extra columns' (`None` for a cell of
+    /// a malformed record).
+    pub fn all_cells(&self) -> impl Iterator<Item = Option<&'a str>> + 'a {
+        let mut rest = self.cells;
+        std::iter::from_fn(move || (!rest.is_empty()).then(|| next_cell(&mut rest)))
+    }
+}
+
+/// The cell at the start of `rest`, which then starts after it.
+fn next_cell<'a>(rest: &mut &'a [u8]) -> Option<&'a str> {
+    let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let text = rest.get(4..4 + len)?;
+    *rest = &rest[4 + len..];
+    std::str::from_utf8(text).ok()
 }

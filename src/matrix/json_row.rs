@@ -10,6 +10,8 @@ use super::push_u64;
 /// judgement, as [`push_csv_row`](super::push_csv_row) builds the CSV row: no row, no string
 /// per cell, no JSON value tree.
 pub fn push_json_case(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &Judgement) {
+    // Every column, in order: a new column fails to compile here until it is written.
+    const _: () = assert!(super::Column::COUNT == 23);
     let lease = case.lease();
     let identity = lease.identity();
     let terms = &lease.offer.terms;

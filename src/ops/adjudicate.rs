@@ -3,7 +3,6 @@
 //! sentence in a column of its own), and an audit of every row. [`run`] takes plain
 //! [`Options`]; the command line makes them (`commands/adjudicate.rs`).
 
-use std::io::Seek;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -11,17 +10,15 @@ use anyhow::{bail, Context, Result};
 use crate::explain::stream::{DetailedRows, WITNESS_COLUMNS};
 use crate::input::{expand_inputs, InputFormat, ReadOptions};
 use crate::lease::Timestamp;
-use crate::matrix::COLUMNS;
-use crate::matrix::{CsvMatrix, JsonMatrix, MatrixEncoding};
+use crate::matrix::{CellsMatrix, Column, CsvMatrix, JsonMatrix, MatrixEncoding};
 use crate::ops::{source_names, Status};
 use crate::output::{check_paths, commit_all, Content, Named, Output};
 use crate::report::audit::AuditWriter;
 use crate::report::table::{TableColumns, TableStyle, TableWriter};
-use crate::store::TempWriter;
 use crate::streaming::{judge, CaseRecords, Sink, StreamError, StreamSettings};
 
 /// How the matrix is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MatrixFormat {
     /// The matrix of spec section 5 as CSV.
     Csv,
@@ -30,6 +27,15 @@ pub enum MatrixFormat {
     /// A table for people.
     Table,
 }
+
+crate::choice::choices!(MatrixFormat {
+    Csv => "csv",
+        "The matrix of spec section 5 as CSV";
+    Json => "json",
+        "The matrix of spec section 5 as one JSON array";
+    Table => "table",
+        "A table for people";
+});
 
 /// What `adjudicate` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]
@@ -63,36 +69,34 @@ pub struct Options {
     pub wide: bool,
 }
 
-/// Renders the CSV matrix in `spool` (with `extra` columns after the matrix's) as a table on
-/// `out`.
-fn render_spooled_table(
-    spool: TempWriter<std::fs::File>,
+/// Renders the typed rows of `records` (a run whose encoding was [`CellsMatrix`], with
+/// `extra` columns after the matrix's) as a table on `out`, a page at a time.
+fn render_table(
+    records: CaseRecords,
     out: &mut Output,
     style: TableStyle,
     extra: &[&str],
 ) -> Result<()> {
-    let mut file = spool.0;
-    file.seek(std::io::SeekFrom::Start(0))?;
-    let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file));
     let extra: Vec<String> = extra.iter().map(|name| (*name).to_owned()).collect();
     let mut table = TableWriter::new(&mut *out, style, &extra).map_err(anyhow::Error::msg)?;
-    let mut record = csv::StringRecord::new();
-    let mut cells: Vec<String> = Vec::with_capacity(COLUMNS.len() + extra.len());
-    while reader
-        .read_record(&mut record)
-        .context("cannot read back the matrix")?
-    {
-        cells.clear();
-        // The values, as the matrix's CSV carries them inert (`'=x` is `=x`).
-        cells.extend(
-            record
-                .iter()
-                .map(|cell| crate::output::spreadsheet_value(cell).to_owned()),
-        );
-        let (matrix, extra) = cells.split_at(cells.len().min(COLUMNS.len()));
-        table
-            .write(matrix, extra)
-            .context("cannot write the matrix")?;
+    let mut cells: Vec<String> = Vec::with_capacity(Column::COUNT + extra.len());
+    let mut malformed = false;
+    records
+        .for_each_cells_record(&mut |_, record| {
+            cells.clear();
+            for cell in record.all_cells() {
+                let Some(cell) = cell else {
+                    malformed = true;
+                    return Ok(());
+                };
+                cells.push(cell.to_owned());
+            }
+            let (matrix, extra) = cells.split_at(cells.len().min(Column::COUNT));
+            table.write(matrix, extra)
+        })
+        .context("cannot write the matrix")?;
+    if malformed {
+        bail!("cannot read back the matrix: a malformed record");
     }
     table.finish().context("cannot write the matrix")?;
     Ok(())
@@ -191,11 +195,12 @@ pub fn run(options: &Options) -> Result<Status> {
         let extra: Vec<String> = extra.iter().map(|name| (*name).to_owned()).collect();
         TableWriter::new(std::io::sink(), style.clone(), &extra).map_err(anyhow::Error::msg)?;
     }
-    // Finished cases are written out early and memory stays flat; the table streams as CSV
-    // to a temporary file, read back a page at a time.
+    // Finished cases are written out early and memory stays flat; the table's rows are the
+    // engine's typed rows, rendered a page at a time.
     let encoding: &'static dyn MatrixEncoding = match format {
         MatrixFormat::Json => &JsonMatrix,
-        MatrixFormat::Csv | MatrixFormat::Table => &CsvMatrix,
+        MatrixFormat::Csv => &CsvMatrix,
+        MatrixFormat::Table => &CellsMatrix,
     };
     let sink = if options.explain {
         Sink::Cases(Box::new(DetailedRows {
@@ -236,10 +241,7 @@ pub fn run(options: &Options) -> Result<Status> {
         Err(StreamError::Io(e)) => return Err(e).context("cannot write the matrix"),
     };
     if format == MatrixFormat::Table {
-        // The matrix is streamed to a temporary file as CSV, then read back a page at a time.
-        let mut spool = TempWriter(crate::store::scratch_file()?);
-        write_records(&mut spool, encoding, extra, records).context("cannot write the matrix")?;
-        render_spooled_table(spool, &mut output, style, extra)?;
+        render_table(records, &mut output, style, extra)?;
     } else {
         write_records(&mut output, encoding, extra, records).context("cannot write the matrix")?;
     }

@@ -22,7 +22,7 @@ use crate::report::github_classroom::write_precheck;
 use crate::streaming::StreamError;
 
 /// How `precheck` says what it found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PrecheckFormat {
     /// Lines for the learner: how the file was read, every problem located, the verdict.
     #[default]
@@ -32,6 +32,13 @@ pub enum PrecheckFormat {
     /// writes runs it on every push).
     GithubClassroom,
 }
+
+crate::choice::choices!(PrecheckFormat {
+    Text => "text",
+        "Lines for the learner: how the file was read, every problem located, the verdict";
+    GithubClassroom => "github-classroom",
+        "The input of GitHub Classroom's grading reporter, as JSON: one test worth no points that passes when the matrix is ready (the workflow `autograder github-classroom` writes runs it on every push)";
+});
 
 /// What `precheck` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use crate::shortcuts::{assess, format_for, write_suggestions};
 use crate::streaming::{StreamError, StreamSettings, Window};
 
 /// How the report is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReportFormat {
     /// A table for people, then each survivor's case and each uncatchable's reason.
     Text,
@@ -26,6 +26,15 @@ pub enum ReportFormat {
     /// Markdown, for a CI step summary.
     Markdown,
 }
+
+crate::choice::choices!(ReportFormat {
+    Text => "text",
+        "A table for people, then each survivor's case and each uncatchable's reason";
+    Json => "json",
+        "One JSON object: every shortcut with its status and the cases that catch it";
+    Markdown => "markdown",
+        "Markdown, for a CI step summary";
+});
 
 /// What `shortcuts` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]

@@ -296,7 +296,7 @@ mod tests {
             previous: None,
         };
         let report = ClassReport {
-            scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
+            scoring: Scoring::new(vec![Column::Decision, Column::Reason], None).unwrap(),
             feedback: Feedback::Cases,
             golden: None,
             cases: PAGE_CASES * 2 + 5,

@@ -44,32 +44,24 @@ pub fn render_report(report: &GradeReport, args: &ReportOptions) -> Result<Outpu
         .unwrap_or_else(|| default_format(args.output.as_deref()));
     let mut out = Output::open(args.output.as_deref(), format.content())?;
     let color = crate::terminal::use_color(out.is_terminal());
-    let text = match format {
+    match format {
         ReportFormat::Table => {
             let width = crate::terminal::table_width(out.is_terminal());
             grade_table::write(report, color, args.verbose, Some(width), &mut out)
                 .context("cannot write the report")?;
-            String::new()
         }
+        // Written as it is made: a report may list millions of cases.
         ReportFormat::Json => {
-            // Written as it is made: a report may list millions of cases.
-            grade_json::write(report, &mut out).context("cannot write the report")?;
-            String::new()
+            grade_json::write(report, &mut out).context("cannot write the report")?
         }
-        ReportFormat::Junit => {
-            junit::write(report, &mut out)?;
-            String::new()
-        }
+        ReportFormat::Junit => junit::write(report, &mut out)?,
         ReportFormat::Github => {
-            github::write(report, &mut out).context("cannot write the report")?;
-            String::new()
+            github::write(report, &mut out).context("cannot write the report")?
         }
         ReportFormat::Markdown => {
-            markdown::write(report, &mut out).context("cannot write the report")?;
-            String::new()
+            markdown::write(report, &mut out).context("cannot write the report")?
         }
-    };
-    std::io::Write::write_all(&mut out, text.as_bytes()).context("cannot write the report")?;
+    }
     Ok(out)
 }
 

@@ -50,19 +50,28 @@ fn check_lines(report: &ClassReport) -> Option<Vec<String>> {
 }
 
 /// Who sees Gradescope test results, and when (the autograder specification's values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visibility {
     /// Shown to the learner at once.
     Visible,
     /// Never shown to the learner.
     Hidden,
     /// Shown after the due date.
-    #[value(name = "after_due_date")]
     AfterDueDate,
     /// Shown once grades are published.
-    #[value(name = "after_published")]
     AfterPublished,
 }
+
+crate::choice::choices!(Visibility {
+    Visible => "visible",
+        "Shown to the learner at once";
+    Hidden => "hidden",
+        "Never shown to the learner";
+    AfterDueDate => "after_due_date",
+        "Shown after the due date";
+    AfterPublished => "after_published",
+        "Shown once grades are published";
+});
 
 impl Visibility {
     /// The specification's spelling.
@@ -708,7 +717,7 @@ mod tests {
         wrong.push_str("stray,ACTIVE,within_lease\n");
         let marks = graded_csv(&golden, &wrong);
         ClassReport {
-            scoring: Scoring::new(vec![Column::DECISION, Column::REASON], None).unwrap(),
+            scoring: Scoring::new(vec![Column::Decision, Column::Reason], None).unwrap(),
             feedback,
             golden: None,
             cases: CASES,

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
-use crate::lease::{AckState, CaseReason, Decision, TerminalResult};
-use crate::matrix::COLUMNS;
+use crate::lease::Decision;
+use crate::matrix::{Column, ValueKind, COLUMNS};
 use crate::output::escape_controls;
 
 /// The derived column of the default table: the findings (spec section 5) that are set.
@@ -87,8 +87,8 @@ impl TableStyle {
 /// Where a shown column's cells come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
-    /// A matrix column, by index in [`COLUMNS`].
-    Matrix(usize),
+    /// A matrix column.
+    Matrix(Column),
     /// The findings that are set.
     Findings,
     /// An extra column after `reason`, by index.
@@ -113,27 +113,34 @@ fn longest(codes: impl Iterator<Item = &'static str>) -> usize {
 }
 
 /// The codes a column can hold, when it holds words of the contract's.
-fn codes(column: &str) -> Option<Vec<&'static str>> {
-    Some(match column {
-        "decision" => Decision::ALL.iter().map(|d| d.as_str()).collect(),
-        "reason" => CaseReason::ALL.iter().map(|r| r.as_str()).collect(),
-        "ack_state" => AckState::ALL.iter().map(|a| a.as_str()).collect(),
-        "terminal_result" => TerminalResult::ALL.iter().map(|t| t.as_str()).collect(),
-        "lease_expired" | "ownership_conflict" => vec!["false", "true"],
-        _ => return None,
-    })
+fn codes(column: Column) -> Option<Vec<&'static str>> {
+    match column.kind() {
+        ValueKind::Code => column.codes(),
+        ValueKind::Boolean => Some(vec!["false", "true"]),
+        ValueKind::Text
+        | ValueKind::Integer
+        | ValueKind::Duration
+        | ValueKind::Timestamp
+        | ValueKind::List => None,
+    }
 }
 
-fn code_width(column: &str) -> Option<usize> {
-    match column {
-        "generation" | "lease_duration" | "renew_sequence" | "progress_sequence" => Some(1),
-        _ => codes(column).map(|codes| longest(codes.into_iter())),
+/// The longest value of a column of codes; numbers are never broken (a width of 1 marks
+/// them as unbreakable).
+fn code_width(column: Column) -> Option<usize> {
+    match column.kind() {
+        ValueKind::Integer | ValueKind::Duration => Some(1),
+        ValueKind::Text
+        | ValueKind::Timestamp
+        | ValueKind::Code
+        | ValueKind::Boolean
+        | ValueKind::List => codes(column).map(|codes| longest(codes.into_iter())),
     }
 }
 
 /// The longest part of a column's codes broken after each `_`: the narrowest the column can
 /// be without splitting a word. Numbers have no parts: they keep their width.
-fn code_part_width(column: &str) -> Option<usize> {
+fn code_part_width(column: Column) -> Option<usize> {
     codes(column).map(|codes| longest(codes.into_iter().flat_map(|c| c.split_inclusive('_'))))
 }
 
@@ -144,47 +151,35 @@ fn finding_break(c: char) -> bool {
 
 /// The longest part of the findings' names broken at [`finding_break`] (`generation=`).
 fn finding_name_part_width() -> usize {
-    [
-        "stale_generation=",
-        "late_progress=",
-        "lease_expired",
-        "ownership_conflict",
-    ]
-    .iter()
-    .flat_map(|name| name.split_inclusive(finding_break))
-    .map(str::len)
-    .max()
-    .unwrap_or(0)
+    Column::all()
+        .filter_map(|column| match column.kind() {
+            ValueKind::List => Some(format!("{}=", column.name())),
+            ValueKind::Boolean => Some(column.name().to_owned()),
+            _ => None,
+        })
+        .flat_map(|name| {
+            name.split_inclusive(finding_break)
+                .map(str::len)
+                .collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
-/// The findings cell: each finding column that is set, by name (with its numbers).
+/// The findings cell: each finding column (a list or a boolean) that is set, by name (a
+/// list with its numbers).
 pub fn findings(cells: &[String]) -> String {
     let mut parts = Vec::new();
-    for (index, cell) in cells.iter().enumerate().take(COLUMNS.len()) {
-        match COLUMNS[index] {
-            "stale_generation" | "late_progress" if !cell.is_empty() => {
-                parts.push(format!("{}={cell}", COLUMNS[index]));
+    for (column, cell) in Column::all().zip(cells) {
+        match column.kind() {
+            ValueKind::List if !cell.is_empty() => {
+                parts.push(format!("{}={cell}", column.name()));
             }
-            "lease_expired" | "ownership_conflict" if cell == "true" => {
-                parts.push(COLUMNS[index].to_owned());
-            }
+            ValueKind::Boolean if cell == "true" => parts.push(column.name().to_owned()),
             _ => {}
         }
     }
     parts.join(", ")
-}
-
-/// Timestamp columns: narrower than a timestamp, the date and the time go on two lines.
-fn is_timestamp(column: &str) -> bool {
-    matches!(
-        column,
-        "issued_at"
-            | "expires_at"
-            | "ack_deadline"
-            | "renew_time"
-            | "cancel_requested"
-            | "cancel_ack"
-    )
 }
 
 /// The narrowest a header can be: its longest part when broken after each `_`.
@@ -299,10 +294,18 @@ fn fit_findings(text: &str, width: usize) -> String {
     lines.join("\n")
 }
 
+/// The matrix column a shown column is, if it is one.
+fn matrix_column(source: Source) -> Option<Column> {
+    match source {
+        Source::Matrix(column) => Some(column),
+        Source::Findings | Source::Extra(_) => None,
+    }
+}
+
 fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, String> {
     let source_of = |name: &str| -> Option<Source> {
-        if let Some(index) = COLUMNS.iter().position(|c| *c == name) {
-            Some(Source::Matrix(index))
+        if let Some(column) = Column::from_name(name) {
+            Some(Source::Matrix(column))
         } else if name == FINDINGS_COLUMN {
             Some(Source::Findings)
         } else {
@@ -310,9 +313,10 @@ fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, Strin
         }
     };
     let names: Vec<String> = match columns {
-        TableColumns::Default => ["case_id", "decision", "reason", FINDINGS_COLUMN]
+        TableColumns::Default => [Column::CaseId, Column::Decision, Column::Reason]
             .iter()
-            .map(|s| (*s).to_owned())
+            .map(|column| column.name().to_owned())
+            .chain([FINDINGS_COLUMN.to_owned()])
             .chain(extra.iter().cloned())
             .collect(),
         TableColumns::All => COLUMNS
@@ -327,9 +331,9 @@ fn resolve(columns: &TableColumns, extra: &[String]) -> Result<Vec<Shown>, Strin
     for name in names {
         match source_of(&name) {
             Some(source) => shown.push(Shown {
-                code_width: code_width(&name),
-                code_part_width: code_part_width(&name),
-                timestamp: is_timestamp(&name),
+                code_width: matrix_column(source).and_then(code_width),
+                code_part_width: matrix_column(source).and_then(code_part_width),
+                timestamp: matrix_column(source).map(Column::kind) == Some(ValueKind::Timestamp),
                 name,
                 source,
             }),
@@ -386,7 +390,7 @@ impl<W: Write> TableWriter<W> {
             .shown
             .iter()
             .map(|column| match column.source {
-                Source::Matrix(index) => escape_controls(&cells[index]).into_owned(),
+                Source::Matrix(column) => escape_controls(&cells[column.index()]).into_owned(),
                 Source::Findings => findings(cells),
                 Source::Extra(index) => escape_controls(&extra[index]).into_owned(),
             })
@@ -547,7 +551,9 @@ impl<W: Write> TableWriter<W> {
     fn decision_cell(&self, column: &Shown, text: &str, fitted: String) -> Cell {
         let cell = Cell::new(fitted);
         match Decision::parse(text) {
-            Some(decision) if self.style.color && column.name == "decision" => {
+            Some(decision)
+                if self.style.color && column.source == Source::Matrix(Column::Decision) =>
+            {
                 cell.fg(decision_colour(decision))
             }
             _ => cell,
@@ -620,7 +626,10 @@ impl<W: Write> TableWriter<W> {
             }
             for (column, text) in self.shown.iter().zip(row) {
                 let value = match Decision::parse(text) {
-                    Some(decision) if self.style.color && column.name == "decision" => {
+                    Some(decision)
+                        if self.style.color
+                            && column.source == Source::Matrix(Column::Decision) =>
+                    {
                         format!(
                             "{}{text}\x1b[0m",
                             ansi_foreground(decision_colour(decision))

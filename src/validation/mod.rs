@@ -9,8 +9,8 @@ use std::io::Write;
 
 use crate::input::ErrorKind;
 use crate::input::{
-    read_source, Field, InputError, InputErrors, InputFormat, ParsedRow, RawCells, ReadObserver,
-    OUTPUT_ONLY_COLUMNS,
+    names_output_only, read_source, Field, InputError, InputErrors, InputFormat, ParsedRow,
+    RawCells, ReadObserver,
 };
 use crate::lease::{Case, Decision, Event, Phase, Row};
 use crate::store::TempFile;
@@ -57,7 +57,7 @@ impl ReadObserver for FileObserver<'_> {
         if is_annotation(&normalised) {
             return;
         }
-        let message = if OUTPUT_ONLY_COLUMNS.contains(&normalised.as_str()) {
+        let message = if names_output_only(&normalised) {
             "an output-only matrix column: ignored on input"
         } else if normalised.is_empty() {
             "a column with no name: ignored"

@@ -31,6 +31,35 @@ fn grading_does_not_import_report() {
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
 
+/// clap is the binary's: only the command line (`cli.rs`, `main.rs`) and the commands
+/// (`commands/`) name it, so that the library builds without it (issue 39); the library's
+/// enums say their words through `choice::Choice`.
+#[test]
+fn only_the_command_line_names_clap() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&src, &mut files);
+    let mut offenders = Vec::new();
+    for path in files {
+        let relative = path.strip_prefix(&src).unwrap();
+        if relative.starts_with("commands")
+            || relative == Path::new("cli.rs")
+            || relative == Path::new("main.rs")
+        {
+            continue;
+        }
+        let code = without_comments(&fs::read_to_string(&path).unwrap());
+        if !paths(&code, &["clap", "clap_complete", "clap_mangen"]).is_empty() {
+            offenders.push(path.display().to_string());
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "clap named outside the command line:\n{}",
+        offenders.join("\n")
+    );
+}
+
 #[test]
 fn no_two_modules_import_each_other() {
     let graph = module_graph();
@@ -56,12 +85,13 @@ fn no_two_top_level_modules_import_each_other() {
 }
 
 /// `input` is below everything that reads through it: it imports only the core and the
-/// limits (and the seeded random numbers its tests use, and the rules of what is inert that
-/// it refuses text by and shows its errors by), never `output` nor anything above.
+/// limits (and the seeded random numbers its tests use, the rules of what is inert that it
+/// refuses text by and shows its errors by, and the matrix's columns, whose output-only ones it
+/// ignores), never `output` nor anything above.
 #[test]
 fn input_imports_only_the_layers_below_it() {
     let below = [
-        "input", "lease", "limits", "random", "sanitize", "cell", "store",
+        "input", "lease", "limits", "random", "sanitize", "cell", "store", "choice", "matrix",
     ];
     let mut offenders = Vec::new();
     for (module, uses) in module_graph() {
@@ -720,6 +750,7 @@ fn the_size_check_sees_functions_and_skips_tests() {
 /// engine (`streaming`) is the core's top; nothing of the core imports a module outside it
 /// (`output`, `terminal`, `report`, ...), so that the core can stand alone.
 const CORE_LAYERS: &[&str] = &[
+    "choice",
     "random",
     "lease",
     "store",
@@ -737,7 +768,7 @@ const UTILITY_IMPORTS: &[(&str, &[&str])] = &[
     ("output", &["store", "sanitize", "cell", "limits"]),
     (
         "terminal",
-        &["store", "sanitize", "cell", "limits", "output"],
+        &["store", "sanitize", "cell", "limits", "output", "choice"],
     ),
 ];
 

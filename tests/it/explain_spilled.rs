@@ -12,7 +12,7 @@ use crate::matrix_bytes::{Encoding, ENCODINGS};
 use leasejudge::explain::stream::{explain_streaming, DetailedRows};
 use leasejudge::explain::Format;
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::input::{expand_inputs, ReadArgs, Source};
+use leasejudge::input::{expand_inputs, ReadOptions, Source};
 use leasejudge::streaming::{judge, Sink, StreamSettings, Window, DEFAULT_CASE_ROWS_IN_MEMORY};
 
 /// The cases the explanations keep open (the command's window is larger; the bytes must not
@@ -33,7 +33,7 @@ fn options(seed: u64, cases: u64, rows_per_case: (u64, u64), interleave: u64) ->
 }
 
 fn sources(file: &Path) -> Vec<Source> {
-    ReadArgs::default().apply(expand_inputs(&[file.to_owned()]).unwrap())
+    ReadOptions::default().apply(expand_inputs(&[file.to_owned()]).unwrap())
 }
 
 /// `explain -f format --limit limit` of `file`, each case keeping at most `budget` rows in

@@ -14,7 +14,7 @@ use leasejudge::explain::stream::explain_streaming;
 use leasejudge::explain::witness::{of_trace, Search, Witness};
 use leasejudge::explain::{CaseTrace, Format};
 use leasejudge::generate::{default_mix, write_cases, write_messy_cases, Options};
-use leasejudge::input::{expand_inputs, is_case_file, ReadArgs};
+use leasejudge::input::{expand_inputs, is_case_file, ReadOptions};
 use leasejudge::lease::{Row, Timestamp};
 use leasejudge::ops::explain::traces;
 use leasejudge::streaming::Window;
@@ -301,7 +301,7 @@ fn options(seed: u64, cases: u64, rows_per_case: (u64, u64), interleave: u64) ->
 
 /// `explain --witness -f format` of `file` keeping `window` open, searching with `search`.
 fn explained(file: &Path, format: Format, window: Window, search: Search) -> Vec<u8> {
-    let sources = ReadArgs::default().apply(expand_inputs(&[file.to_owned()]).unwrap());
+    let sources = ReadOptions::default().apply(expand_inputs(&[file.to_owned()]).unwrap());
     let explanation =
         explain_streaming(&sources, None, None, (format, 0), &[], window, Some(search)).unwrap();
     let mut out = Vec::new();

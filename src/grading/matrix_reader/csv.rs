@@ -3,7 +3,7 @@
 
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
-use crate::grading::columns::Column;
+use crate::grading::columns::{column_from_header, Column};
 use crate::input::records::RecordReader;
 use crate::input::ErrorKind;
 use crate::input::{
@@ -14,11 +14,11 @@ use crate::sanitize::spreadsheet_value;
 
 /// Whether a header cell names a matrix column / `case_id`, for delimiter detection.
 fn names_matrix_column(cell: &str) -> bool {
-    Column::from_header(cell).is_some()
+    column_from_header(cell).is_some()
 }
 
 fn names_case_id(cell: &str) -> bool {
-    Column::from_header(cell) == Some(Column::CASE_ID)
+    column_from_header(cell) == Some(Column::CaseId)
 }
 
 /// Reads a CSV matrix from `reader`: `None` when nothing could be read past its errors.

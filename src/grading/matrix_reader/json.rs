@@ -8,7 +8,7 @@ use super::rows::Split;
 use super::{
     add_row, check_golden_cells, MatrixFile, MatrixRead, Strictness, UNKNOWN_GOLDEN_COLUMN,
 };
-use crate::grading::columns::Column;
+use crate::grading::columns::{column_from_header, Column};
 use crate::input::{ErrorKind, InputError, InputErrors, JsonObject};
 
 /// Reads a JSON matrix as it comes, a case at a time (a 400k-case matrix is never held as
@@ -183,9 +183,9 @@ fn add_case_object(
     let last_matrix_column = object
         .0
         .iter()
-        .rposition(|(key, _)| Column::from_header(key).is_some());
+        .rposition(|(key, _)| column_from_header(key).is_some());
     for (position, (key, value)) in object.0.iter().enumerate() {
-        let Some(column) = Column::from_header(key) else {
+        let Some(column) = column_from_header(key) else {
             if strictness == Strictness::Golden
                 && last_matrix_column.is_some_and(|last| position < last)
             {

@@ -28,7 +28,7 @@ pub use rows::{
     LoadedPart, MatrixEntry, MatrixFile, ReadAs, SplitMatrix, MAX_LISTED_PROBLEMS,
 };
 
-use super::columns::Column;
+use super::columns::{column_from_header, Column};
 use super::partitions::Splitter;
 use crate::input::content::{not_text, read_head, sniff, Content, Utf16Text, HEAD_BYTES};
 use crate::input::workbook::is_workbook_extension;
@@ -335,7 +335,7 @@ fn check_golden_cells<'c>(
 /// Adds a row, turning a missing or duplicated case id into an error (`errors` keeps the first
 /// [`MAX_LISTED_PROBLEMS`] of them, and counts the rest).
 fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors: &mut InputErrors) {
-    let case_id = cells[Column::CASE_ID.index()]
+    let case_id = cells[Column::CaseId.index()]
         .as_deref()
         .unwrap_or_default()
         .trim()
@@ -416,9 +416,9 @@ impl Table {
         // Cells after the last matrix column are spec section 5's further columns.
         let last_matrix_column = header
             .iter()
-            .rposition(|text| text.and_then(Column::from_header).is_some());
+            .rposition(|text| text.and_then(column_from_header).is_some());
         for (position, text) in header.iter().enumerate() {
-            let column = text.and_then(Column::from_header);
+            let column = text.and_then(column_from_header);
             if let (None, Some(text), Strictness::Golden) = (column, text, strictness) {
                 if !text.trim().is_empty() && last_matrix_column.is_some_and(|last| position < last)
                 {
@@ -450,7 +450,7 @@ impl Table {
             }
             targets.push(column);
         }
-        if !header_columns[Column::CASE_ID.index()] {
+        if !header_columns[Column::CaseId.index()] {
             errors.push(
                 InputError::new(ErrorKind::Header, name, line, "no case_id column")
                     .column("header"),
@@ -465,7 +465,7 @@ impl Table {
 
     /// Adds the row at `line`: its cells by header position (missing ones empty).
     fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut InputErrors) {
-        if !self.file.header_columns[Column::CASE_ID.index()] {
+        if !self.file.header_columns[Column::CaseId.index()] {
             // Reported once, at the header.
             return;
         }

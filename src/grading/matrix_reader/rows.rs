@@ -47,7 +47,7 @@ impl<'a> MatrixEntry<'a> {
     /// The cell of `column`, if the row gives it (and it was kept); the case id's is
     /// [`MatrixEntry::case_id`], trimmed.
     pub fn cell(&self, column: Column) -> Option<&'a str> {
-        if column == Column::CASE_ID {
+        if column == Column::CaseId {
             return Some(self.case_id);
         }
         let mut start = self.case_id.len();
@@ -76,7 +76,7 @@ pub(super) fn kept_cells<'c>(cells: &'c [Option<String>], keep: &[bool]) -> Vec<
     cells
         .iter()
         .enumerate()
-        .filter(|(index, _)| keep[*index] && *index != Column::CASE_ID.index())
+        .filter(|(index, _)| keep[*index] && *index != Column::CaseId.index())
         .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)))
         .collect()
 }
@@ -326,7 +326,7 @@ impl MatrixFile {
         if let Some(sink) = &mut self.split {
             if self.header_line.is_none() {
                 for &column in &sink.graded {
-                    if column != Column::CASE_ID && !cells.iter().any(|(c, _)| *c == column) {
+                    if column != Column::CaseId && !cells.iter().any(|(c, _)| *c == column) {
                         if sink.missing.len() >= MAX_LISTED_PROBLEMS {
                             sink.missing_unlisted += 1;
                             continue;

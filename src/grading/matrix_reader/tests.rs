@@ -43,17 +43,17 @@ fn every_row_is_found_with_its_own_cells() {
         let reason = if i % 3 == 0 { "" } else { "within_lease" };
         text.push_str(&format!("c{i},D{i},{reason},j{i}\n"));
     }
-    let keep = [Column::DECISION, Column::REASON];
+    let keep = [Column::Decision, Column::Reason];
     let file = submission_keeping(text.as_bytes(), "m.csv", MatrixFileFormat::Csv, &keep).unwrap();
     assert_eq!(file.len(), 5000);
     for i in 0..5000 {
         let row = file.find(&format!("c{i}")).unwrap();
         assert_eq!(file.position(row.case_id), Some(i));
         assert_eq!(row.line, i as u64 + 2);
-        assert_eq!(row.cell(Column::DECISION), Some(format!("D{i}").as_str()));
+        assert_eq!(row.cell(Column::Decision), Some(format!("D{i}").as_str()));
         let reason = if i % 3 == 0 { "" } else { "within_lease" };
-        assert_eq!(row.cell(Column::REASON), Some(reason));
-        assert_eq!(row.cell(Column::from_header("job_id").unwrap()), None);
+        assert_eq!(row.cell(Column::Reason), Some(reason));
+        assert_eq!(row.cell(column_from_header("job_id").unwrap()), None);
         assert_eq!(row, file.row(i));
     }
     assert!(file.find("c5000").is_none() && file.find("c").is_none());
@@ -63,10 +63,10 @@ fn every_row_is_found_with_its_own_cells() {
         submission_keeping(json.as_bytes(), "m.json", MatrixFileFormat::Json, &keep).unwrap();
     let a = file.find("a").unwrap();
     assert_eq!(
-        (a.cell(Column::DECISION), a.cell(Column::REASON)),
+        (a.cell(Column::Decision), a.cell(Column::Reason)),
         (None, None)
     );
-    assert_eq!(file.find("b").unwrap().cell(Column::REASON), Some("x"));
+    assert_eq!(file.find("b").unwrap().cell(Column::Reason), Some("x"));
 }
 
 fn csv(text: &str) -> Result<MatrixFile, InputErrors> {
@@ -85,14 +85,14 @@ fn messy_csv_is_read() {
     assert_eq!(file.len(), 2);
     let c1 = file.find("c1").unwrap();
     assert_eq!(c1.line, 3);
-    assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
-    assert_eq!(c1.cell(Column::REASON), Some("within_lease"));
-    assert_eq!(c1.cell(Column::from_header("job_id").unwrap()), None);
+    assert_eq!(c1.cell(Column::Decision), Some("ACTIVE"));
+    assert_eq!(c1.cell(Column::Reason), Some("within_lease"));
+    assert_eq!(c1.cell(column_from_header("job_id").unwrap()), None);
     let c2 = file.find("c2").unwrap();
     assert_eq!(c2.line, 5);
-    assert_eq!(c2.cell(Column::DECISION), Some(""));
+    assert_eq!(c2.cell(Column::Decision), Some(""));
     assert!(file
-        .missing_columns(&[Column::DECISION, Column::REASON])
+        .missing_columns(&[Column::Decision, Column::Reason])
         .is_empty());
 }
 
@@ -130,7 +130,7 @@ fn bad_csv_is_located() {
     assert_eq!(messages(csv("")), ["m.csv:1: empty file: no header row"]);
     let file = csv("case_id,decision\nc1,ACTIVE\n").unwrap();
     let missing: Vec<String> = file
-        .missing_columns(&[Column::DECISION, Column::REASON])
+        .missing_columns(&[Column::Decision, Column::Reason])
         .iter()
         .map(|e| e.to_string())
         .collect();
@@ -154,7 +154,7 @@ fn a_golden_files_value_errors_are_listed_with_its_structural_ones() {
         golden(
             text,
             MatrixFileFormat::Csv,
-            &[Column::DECISION, Column::REASON]
+            &[Column::Decision, Column::Reason]
         ),
         [
             format!("g:2: decision: not a canonical code: one of {DECISIONS} (\"BOGUS\")"),
@@ -178,8 +178,8 @@ fn a_golden_files_value_errors_are_listed_with_its_structural_ones() {
 
 #[test]
 fn a_golden_files_columns_are_all_checked_though_only_graded_ones_are_kept() {
-    let graded = [Column::DECISION, Column::REASON];
-    let generation = Column::from_header("generation").unwrap();
+    let graded = [Column::Decision, Column::Reason];
+    let generation = column_from_header("generation").unwrap();
     let text = "case_id,generation,decision,reason\nc1,SECRETGEN,ACTIVE,within_lease\nc2,08,EXPIRED,expired_without_result\n";
     let bad = [
         "g:2: generation: not an unsigned integer (decimal digits only) (\"SECRETGEN\")",
@@ -196,7 +196,7 @@ fn a_golden_files_columns_are_all_checked_though_only_graded_ones_are_kept() {
     let good = text.replace("SECRETGEN", "7").replace(",08,", ",8,");
     let file = golden_keeping(good.as_bytes(), "g", MatrixFileFormat::Csv, &graded).unwrap();
     let c1 = file.find("c1").unwrap();
-    assert_eq!(c1.cell(Column::DECISION), Some("ACTIVE"));
+    assert_eq!(c1.cell(Column::Decision), Some("ACTIVE"));
     assert_eq!(c1.cell(generation), None);
 }
 
@@ -216,7 +216,7 @@ fn a_golden_workbook_is_checked_whole_too() {
         &bytes,
         "g.xlsx",
         MatrixFileFormat::Workbook,
-        &[Column::DECISION],
+        &[Column::Decision],
     )
     .unwrap_err()
     .iter()
@@ -258,7 +258,7 @@ fn a_json_key_given_twice_is_an_error_not_the_last_value() {
             golden(
                 "[{\"case_id\":\"c1\",\"decision\":\"ACTIVE\",\"reason\":\"within_lease\",\"decision\":\"active\"}]",
                 MatrixFileFormat::Json,
-                &[Column::DECISION],
+                &[Column::Decision],
             ),
             [
                 "g:1: decision: keys \"decision\" and \"decision\" both name the column decision".to_owned(),
@@ -274,16 +274,16 @@ fn json_matrix_is_read_with_lines() {
     let c1 = file.find("c1").unwrap();
     assert_eq!(c1.line, 2);
     assert_eq!(
-        c1.cell(Column::from_header("stale_generation").unwrap()),
+        c1.cell(column_from_header("stale_generation").unwrap()),
         Some("7;3")
     );
     assert_eq!(
-        c1.cell(Column::from_header("lease_expired").unwrap()),
+        c1.cell(column_from_header("lease_expired").unwrap()),
         Some("false")
     );
-    assert_eq!(c1.cell(Column::REASON), Some(""));
+    assert_eq!(c1.cell(Column::Reason), Some(""));
     let missing: Vec<String> = file
-        .missing_columns(&[Column::REASON])
+        .missing_columns(&[Column::Reason])
         .iter()
         .map(|e| e.to_string())
         .collect();
@@ -354,7 +354,7 @@ fn a_split_matrix_lists_what_a_whole_one_does() {
     // Broken part-way: the duplicates before the break are listed with it.
     let broken = format!("{json}{{\"case_id\": oops\n");
     json.push(']');
-    let columns = [Column::REASON, Column::DECISION];
+    let columns = [Column::Reason, Column::Decision];
     for (text, format) in [
         (&csv, MatrixFileFormat::Csv),
         (&json, MatrixFileFormat::Json),
@@ -383,7 +383,7 @@ fn a_split_matrix_lists_what_a_whole_one_does() {
                 // duplicated rows' are listed too.
                 let missing = split.missing_columns(&columns);
                 assert_eq!(split.lacks_columns(&columns), !missing.is_empty());
-                let csv_lacks = [Column::REASON, Column::at(5).expect("a column")];
+                let csv_lacks = [Column::Reason, Column::at(5).expect("a column")];
                 assert_eq!(
                     split.lacks_columns(&csv_lacks),
                     !split.missing_columns(&csv_lacks).is_empty()
@@ -425,7 +425,7 @@ fn problems_past_the_cap_are_counted_not_listed() {
         json.push_str("{\"case_id\":\"c1\",\"decision\":\"ACTIVE\",\"reason\":\"within_lease\"}");
     }
     json.push(']');
-    let columns = [Column::DECISION, Column::REASON];
+    let columns = [Column::Decision, Column::Reason];
     for (text, format, problems) in [
         (&pasted, MatrixFileFormat::Csv, rows - 1),
         (&ragged, MatrixFileFormat::Csv, rows),

@@ -3,7 +3,7 @@
 
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
-use crate::grading::columns::Column;
+use crate::grading::columns::{column_from_header, Column};
 use crate::input::workbook::{first_rows, for_each_row, SheetStart};
 use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::sanitize::spreadsheet_value;
@@ -15,7 +15,7 @@ const QUOTED_CHARS: usize = 40;
 fn is_matrix_header(cells: &[String]) -> bool {
     cells
         .iter()
-        .any(|cell| Column::from_header(cell) == Some(Column::CASE_ID))
+        .any(|cell| column_from_header(cell) == Some(Column::CaseId))
 }
 
 /// What a sheet starts with, for a message: `empty`, or its first cells' text, shortened.

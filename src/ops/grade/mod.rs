@@ -33,19 +33,12 @@ use entries::{entries, grade_entries, read_lms_class, Entry, Grading};
 use gradebook::files_beside_report;
 use read::{case_shortcuts, hints, read_golden, splitter};
 
-/// How `grade`'s report is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// How `grade`'s report is written: a report format `check` writes too (for a class), or a
+/// platform's results file of one submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GradeFormat {
-    /// Per submission a table of its cases, then the class summary, for people.
-    Table,
-    /// One JSON document: every submission, per-case and per-column breakdown, the summary.
-    Json,
-    /// JUnit XML: a testsuite per submission, a testcase per case.
-    Junit,
-    /// GitHub Actions workflow commands.
-    Github,
-    /// Markdown, for a CI step summary.
-    Markdown,
+    /// A format of `check`'s reports: the class's report in it.
+    Report(ReportFormat),
     /// Gradescope's autograder `results.json` (one submission).
     Gradescope,
     /// PrairieLearn's external grading results (one submission).
@@ -54,17 +47,61 @@ pub enum GradeFormat {
     GithubClassroom,
 }
 
+impl crate::choice::Choice for GradeFormat {
+    const ALL: &'static [Self] = &[
+        GradeFormat::Report(ReportFormat::Table),
+        GradeFormat::Report(ReportFormat::Json),
+        GradeFormat::Report(ReportFormat::Junit),
+        GradeFormat::Report(ReportFormat::Github),
+        GradeFormat::Report(ReportFormat::Markdown),
+        GradeFormat::Gradescope,
+        GradeFormat::Prairielearn,
+        GradeFormat::GithubClassroom,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            GradeFormat::Report(format) => format.name(),
+            GradeFormat::Gradescope => "gradescope",
+            GradeFormat::Prairielearn => "prairielearn",
+            GradeFormat::GithubClassroom => "github-classroom",
+        }
+    }
+
+    /// The help lines say what a class's report holds, where `check`'s say what one
+    /// submission's does.
+    fn help(self) -> &'static str {
+        match self {
+            GradeFormat::Report(ReportFormat::Table) => {
+                "Per submission a table of its cases, then the class summary, for people"
+            }
+            GradeFormat::Report(ReportFormat::Json) => {
+                "One JSON document: every submission, per-case and per-column breakdown, the summary"
+            }
+            GradeFormat::Report(ReportFormat::Junit) => {
+                "JUnit XML: a testsuite per submission, a testcase per case"
+            }
+            GradeFormat::Report(ReportFormat::Github) => "GitHub Actions workflow commands",
+            GradeFormat::Report(ReportFormat::Markdown) => "Markdown, for a CI step summary",
+            GradeFormat::Gradescope => "Gradescope's autograder `results.json` (one submission)",
+            GradeFormat::Prairielearn => {
+                "PrairieLearn's external grading results (one submission)"
+            }
+            GradeFormat::GithubClassroom => {
+                "The input of GitHub Classroom's grading reporter, as JSON (one submission)"
+            }
+        }
+    }
+}
+
 impl GradeFormat {
     /// What a report in this format holds.
     pub fn content(self) -> Content {
         match self {
-            GradeFormat::Table | GradeFormat::Markdown => Content::Text,
-            GradeFormat::Json
-            | GradeFormat::Gradescope
-            | GradeFormat::Prairielearn
-            | GradeFormat::GithubClassroom => Content::Json,
-            GradeFormat::Junit => Content::Markup,
-            GradeFormat::Github => Content::WorkflowCommands,
+            GradeFormat::Report(format) => format.content(),
+            GradeFormat::Gradescope | GradeFormat::Prairielearn | GradeFormat::GithubClassroom => {
+                Content::Json
+            }
         }
     }
 
@@ -296,16 +333,9 @@ fn checked_format(options: &Options) -> Result<GradeFormat> {
             "--feedback shortcut needs the case files: --cases CASEFILE...",
         ));
     }
-    let format =
-        options
-            .format
-            .unwrap_or_else(|| match default_format(options.output.as_deref()) {
-                ReportFormat::Table => GradeFormat::Table,
-                ReportFormat::Json => GradeFormat::Json,
-                ReportFormat::Junit => GradeFormat::Junit,
-                ReportFormat::Github => GradeFormat::Github,
-                ReportFormat::Markdown => GradeFormat::Markdown,
-            });
+    let format = options
+        .format
+        .unwrap_or_else(|| GradeFormat::Report(default_format(options.output.as_deref())));
     check_format_options(options, format)?;
     Ok(format)
 }
@@ -358,7 +388,7 @@ fn write_outputs(
     let out = write_report(options, format, report)?;
     // A table on the terminal shows each ungradable submission's problems: on that same
     // terminal, standard error only counts them (they were printed twice).
-    let problems_shown = format == GradeFormat::Table
+    let problems_shown = format == GradeFormat::Report(ReportFormat::Table)
         && out.is_terminal()
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut outputs = vec![out];
@@ -379,17 +409,23 @@ fn write_report(options: &Options, format: GradeFormat, report: &ClassReport) ->
     let mut out = Output::open(options.output.as_deref(), format.content())?;
     let color = crate::terminal::use_color(out.is_terminal());
     match format {
-        GradeFormat::Table => {
+        GradeFormat::Report(ReportFormat::Table) => {
             // Coloured or not, on a terminal or piped: the one width rule of every table.
             let width = crate::terminal::table_width(out.is_terminal());
             write_table(report, color, options.verbose, Some(width), &mut out)
                 .context("cannot write the report")?;
         }
         // A class of large matrices makes a large document.
-        GradeFormat::Json => write_json(report, &mut out).context("cannot write the report")?,
-        GradeFormat::Junit => crate::report::class_junit::write(report, &mut out)?,
-        GradeFormat::Github => write_github(report, &mut out).context("cannot write the report")?,
-        GradeFormat::Markdown => {
+        GradeFormat::Report(ReportFormat::Json) => {
+            write_json(report, &mut out).context("cannot write the report")?
+        }
+        GradeFormat::Report(ReportFormat::Junit) => {
+            crate::report::class_junit::write(report, &mut out)?
+        }
+        GradeFormat::Report(ReportFormat::Github) => {
+            write_github(report, &mut out).context("cannot write the report")?
+        }
+        GradeFormat::Report(ReportFormat::Markdown) => {
             write_markdown(report, &mut out).context("cannot write the report")?
         }
         GradeFormat::Gradescope => {
@@ -428,5 +464,27 @@ fn key_trouble(problems: &InputErrors) -> String {
             crate::input::thousands(problems.total()),
             if problems.total() == 1 { "" } else { "s" }
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::Choice;
+
+    /// `grade -f` offers every format `check -f` does, by the same word, then the platforms'.
+    #[test]
+    fn grade_offers_every_report_format() {
+        let reports: Vec<GradeFormat> = ReportFormat::ALL
+            .iter()
+            .map(|format| GradeFormat::Report(*format))
+            .collect();
+        assert_eq!(GradeFormat::ALL[..reports.len()], reports[..]);
+        for format in ReportFormat::ALL {
+            assert_eq!(GradeFormat::Report(*format).name(), format.name());
+        }
+        for format in &GradeFormat::ALL[reports.len()..] {
+            assert!(!matches!(format, GradeFormat::Report(_)), "{format:?}");
+        }
     }
 }
