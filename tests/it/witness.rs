@@ -324,6 +324,7 @@ fn witnesses_are_the_same_held_or_kept_in_a_file_streamed_or_whole() {
         open_cases: 16,
         kept_rows: 256,
         case_rows_in_memory: 2,
+        ..Window::COMMAND
     };
     // A search that holds fewer rows than some cases have, and stops some: the bounds apply
     // alike whichever way the rows come.
@@ -346,7 +347,16 @@ fn same_witnesses(file: &Path, window: Window, search: Search) {
     check_all(&whole, None);
     for format in [Format::Text, Format::Json, Format::Html, Format::Mermaid] {
         let expected = format.render(&whole).into_bytes();
-        for window in [window, Window::COMMAND] {
+        // Read whole, and as two halves on two threads (however small the file is).
+        let halves = Window {
+            split_min_bytes: 1,
+            ..window
+        };
+        let whole = Window {
+            split_min_bytes: u64::MAX,
+            ..window
+        };
+        for window in [whole, halves, Window::COMMAND] {
             assert!(
                 explained(file, format, window, search) == expected,
                 "{} -f {format:?} with {window:?} and {search:?}",
