@@ -25,6 +25,8 @@
 #   CLASS_SIZES="2000" bench/run.sh                                               # one class size
 #   SIDE_ONLY=1 SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh   # issue 38's comparisons only
 #   LJ=/path/to/leasejudge bench/run.sh                                           # another build
+#   LJ_BEFORE=/path/to/leasejudge SIDE_ONLY=1 ... bench/run.sh   # the side-by-side commands of
+#             this build and another, in the same rounds (each ratio: this build ÷ that one)
 #
 # Workbook bombs (time and memory of every command on each): bench/bombs.sh.
 set -euo pipefail
@@ -194,23 +196,28 @@ echo
 SIDE="$DIR/side"
 mkdir -p "$SIDE"
 side_names=(parse adjudicate "adjudicate --jobs 1" "adjudicate -f json" validate "check --golden" template "explain -f json")
-side_run() { # index -> wall seconds (outputs to $SIDE, never to the terminal)
+side_run() { # index [binary] -> wall seconds (outputs to $SIDE, never to the terminal)
+    local lj=${2:-$LJ}
     case $1 in
         0) run_once "$BASE" "$PLAIN" ;;
-        1) run_once "$LJ" adjudicate "$PLAIN" --format csv -o "$SIDE/m.csv" ;;
-        2) run_once "$LJ" adjudicate "$PLAIN" --format csv --jobs 1 -o "$SIDE/m1.csv" ;;
-        3) run_once "$LJ" adjudicate "$PLAIN" --format json -o "$SIDE/m.json" ;;
-        4) run_once "$LJ" validate "$PLAIN" ;;
-        5) run_once "$LJ" check "$PLAIN" --golden "${PLAIN%.csv}.golden.csv" ;;
-        6) run_once "$LJ" template "$PLAIN" -o "$SIDE/t.csv" ;;
-        7) run_once "$LJ" explain "$PLAIN" --format json -o "$SIDE/e.json" ;;
+        1) run_once "$lj" adjudicate "$PLAIN" --format csv -o "$SIDE/m.csv" ;;
+        2) run_once "$lj" adjudicate "$PLAIN" --format csv --jobs 1 -o "$SIDE/m1.csv" ;;
+        3) run_once "$lj" adjudicate "$PLAIN" --format json -o "$SIDE/m.json" ;;
+        4) run_once "$lj" validate "$PLAIN" ;;
+        5) run_once "$lj" check "$PLAIN" --golden "${PLAIN%.csv}.golden.csv" ;;
+        6) run_once "$lj" template "$PLAIN" -o "$SIDE/t.csv" ;;
+        7) run_once "$lj" explain "$PLAIN" --format json -o "$SIDE/e.json" ;;
     esac
 }
-declare -a side_walls
+declare -a side_walls before_walls
 for _ in $(seq "$RUNS"); do
     for i in "${!side_names[@]}"; do
         read -r wall _ _ <<<"$(side_run "$i")"
         side_walls[i]+="$wall "
+        if [ -n "${LJ_BEFORE:-}" ] && [ "$i" -gt 0 ]; then
+            read -r wall _ _ <<<"$(side_run "$i" "$LJ_BEFORE")"
+            before_walls[i]+="$wall "
+        fi
     done
 done
 side_median() { printf '%s\n' ${side_walls[$1]} | median; }
@@ -225,6 +232,21 @@ done
 explain_bytes=$(stat -c %s "$SIDE/e.json")
 printf '\nexplain -f json: %d MB of output, %.0f MB/s (median wall)\n\n' "$((explain_bytes / 1000000))" \
     "$(echo "$explain_bytes / 1000000 / $(side_median 7)" | bc -l)"
+if [ -n "${LJ_BEFORE:-}" ]; then
+    before_median() { printf '%s\n' ${before_walls[$1]} | median; }
+    before_adj=$(before_median 1)
+    echo "The same rounds, $LJ_BEFORE before:"
+    echo
+    echo "| command | before | ÷ its adjudicate | this build ÷ before |"
+    echo "|---|---:|---:|---:|"
+    for i in "${!side_names[@]}"; do
+        [ "$i" -eq 0 ] && continue
+        b=$(before_median "$i")
+        printf '| %s | %s s | %.2f | %.2f |\n' "${side_names[i]}" "$b" "$(echo "$b / $before_adj" | bc -l)" \
+            "$(echo "$(side_median "$i") / $b" | bc -l)"
+    done
+    echo
+fi
 
 # ---- a class of learners who handed in almost nothing (issue 38) -------------------------
 if [ -z "${SKIP_CLASS:-}" ]; then

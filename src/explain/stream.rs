@@ -271,7 +271,10 @@ impl CaseWriter for Traces {
                 if let Some(search) = self.witness {
                     trace.witness = Some(of_trace(&trace, self.run_as_of, search));
                 }
-                out.put_raw(self.format.case(index, &trace).as_bytes());
+                match self.format {
+                    Format::Json => super::json_write::write_trace(out, index, &trace)?,
+                    _ => out.put_raw(self.format.case(index, &trace).as_bytes()),
+                }
                 Ok(true)
             }
             None => Ok(false),
