@@ -49,9 +49,12 @@ if [ -z "${LJ:-}" ]; then
     cargo build --release --quiet --bin leasejudge
     LJ=target/x86_64-unknown-linux-gnu/release/leasejudge
 fi
-# The bare parse (examples/csv_baseline.rs).
-cargo build --release --quiet --example csv_baseline
-BASE=target/x86_64-unknown-linux-gnu/release/examples/csv_baseline
+# The bare parse (examples/csv_baseline.rs); SKIP_PARSE=1 leaves it out (its build brings the
+# examples' dependencies, whose features rebuild the dependencies: long on a loaded machine).
+if [ -z "${SKIP_PARSE:-}" ]; then
+    cargo build --release --quiet --example csv_baseline
+    BASE=target/x86_64-unknown-linux-gnu/release/examples/csv_baseline
+fi
 
 # Lines of a CSV file or directory; rows (objects) of a JSON array, which may be on one line.
 lines() {
@@ -169,6 +172,7 @@ if [ -z "${SKIP_FILES:-}" ]; then
 fi
 
 # ---- the bare parse -----------------------------------------------------------------------
+if [ -z "${SKIP_PARSE:-}" ]; then
 echo "## adjudicate --format csv against a bare csv-crate ByteRecord parse ($RUNS runs each, alternating, median wall)"
 echo
 echo "| shape | rows | bare parse | adjudicate --format csv | ratio |"
@@ -187,6 +191,7 @@ for entry in plain:"$PLAIN" messy:"$MESSY" short-ids:"$SHORT"; do
         "$(echo "$judge / $base" | bc -l)"
 done
 echo
+fi
 
 # ---- every command against adjudicate, side by side (issue 38) -----------------------------
 # Each run of the round takes every command once, in turn, so that a machine whose speed
@@ -212,6 +217,10 @@ side_run() { # index [binary] -> wall seconds (outputs to $SIDE, never to the te
 declare -a side_walls before_walls
 for _ in $(seq "$RUNS"); do
     for i in "${!side_names[@]}"; do
+        if [ -n "${SKIP_PARSE:-}" ] && [ "$i" -eq 0 ]; then
+            side_walls[0]+="1 "
+            continue
+        fi
         read -r wall _ _ <<<"$(side_run "$i")"
         side_walls[i]+="$wall "
         if [ -n "${LJ_BEFORE:-}" ] && [ "$i" -gt 0 ]; then
