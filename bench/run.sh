@@ -25,6 +25,8 @@
 #   CLASS_SIZES="2000" bench/run.sh                                               # one class size
 #   SIDE_ONLY=1 SKIP_BIG=1 SKIP_JSON=1 SKIP_FILES=1 bench/run.sh   # issue 38's comparisons only
 #   LJ=/path/to/leasejudge bench/run.sh                                           # another build
+#   LJ_BEFORE=/path/to/leasejudge SIDE_ONLY=1 ... bench/run.sh   # the side-by-side commands of
+#             this build and another, in the same rounds (each ratio: this build ÷ that one)
 #
 # Workbook bombs (time and memory of every command on each): bench/bombs.sh.
 set -euo pipefail
@@ -47,9 +49,12 @@ if [ -z "${LJ:-}" ]; then
     cargo build --release --quiet --bin leasejudge
     LJ=target/x86_64-unknown-linux-gnu/release/leasejudge
 fi
-# The bare parse (examples/csv_baseline.rs).
-cargo build --release --quiet --example csv_baseline
-BASE=target/x86_64-unknown-linux-gnu/release/examples/csv_baseline
+# The bare parse (examples/csv_baseline.rs); SKIP_PARSE=1 leaves it out (its build brings the
+# examples' dependencies, whose features rebuild the dependencies: long on a loaded machine).
+if [ -z "${SKIP_PARSE:-}" ]; then
+    cargo build --release --quiet --example csv_baseline
+    BASE=target/x86_64-unknown-linux-gnu/release/examples/csv_baseline
+fi
 
 # Lines of a CSV file or directory; rows (objects) of a JSON array, which may be on one line.
 lines() {
@@ -167,6 +172,7 @@ if [ -z "${SKIP_FILES:-}" ]; then
 fi
 
 # ---- the bare parse -----------------------------------------------------------------------
+if [ -z "${SKIP_PARSE:-}" ]; then
 echo "## adjudicate --format csv against a bare csv-crate ByteRecord parse ($RUNS runs each, alternating, median wall)"
 echo
 echo "| shape | rows | bare parse | adjudicate --format csv | ratio |"
@@ -185,6 +191,7 @@ for entry in plain:"$PLAIN" messy:"$MESSY" short-ids:"$SHORT"; do
         "$(echo "$judge / $base" | bc -l)"
 done
 echo
+fi
 
 # ---- every command against adjudicate, side by side (issue 38) -----------------------------
 # Each run of the round takes every command once, in turn, so that a machine whose speed
@@ -194,23 +201,32 @@ echo
 SIDE="$DIR/side"
 mkdir -p "$SIDE"
 side_names=(parse adjudicate "adjudicate --jobs 1" "adjudicate -f json" validate "check --golden" template "explain -f json")
-side_run() { # index -> wall seconds (outputs to $SIDE, never to the terminal)
+side_run() { # index [binary] -> wall seconds (outputs to $SIDE, never to the terminal)
+    local lj=${2:-$LJ}
     case $1 in
         0) run_once "$BASE" "$PLAIN" ;;
-        1) run_once "$LJ" adjudicate "$PLAIN" --format csv -o "$SIDE/m.csv" ;;
-        2) run_once "$LJ" adjudicate "$PLAIN" --format csv --jobs 1 -o "$SIDE/m1.csv" ;;
-        3) run_once "$LJ" adjudicate "$PLAIN" --format json -o "$SIDE/m.json" ;;
-        4) run_once "$LJ" validate "$PLAIN" ;;
-        5) run_once "$LJ" check "$PLAIN" --golden "${PLAIN%.csv}.golden.csv" ;;
-        6) run_once "$LJ" template "$PLAIN" -o "$SIDE/t.csv" ;;
-        7) run_once "$LJ" explain "$PLAIN" --format json -o "$SIDE/e.json" ;;
+        1) run_once "$lj" adjudicate "$PLAIN" --format csv -o "$SIDE/m.csv" ;;
+        2) run_once "$lj" adjudicate "$PLAIN" --format csv --jobs 1 -o "$SIDE/m1.csv" ;;
+        3) run_once "$lj" adjudicate "$PLAIN" --format json -o "$SIDE/m.json" ;;
+        4) run_once "$lj" validate "$PLAIN" ;;
+        5) run_once "$lj" check "$PLAIN" --golden "${PLAIN%.csv}.golden.csv" ;;
+        6) run_once "$lj" template "$PLAIN" -o "$SIDE/t.csv" ;;
+        7) run_once "$lj" explain "$PLAIN" --format json -o "$SIDE/e.json" ;;
     esac
 }
-declare -a side_walls
+declare -a side_walls before_walls
 for _ in $(seq "$RUNS"); do
     for i in "${!side_names[@]}"; do
+        if [ -n "${SKIP_PARSE:-}" ] && [ "$i" -eq 0 ]; then
+            side_walls[0]+="1 "
+            continue
+        fi
         read -r wall _ _ <<<"$(side_run "$i")"
         side_walls[i]+="$wall "
+        if [ -n "${LJ_BEFORE:-}" ] && [ "$i" -gt 0 ]; then
+            read -r wall _ _ <<<"$(side_run "$i" "$LJ_BEFORE")"
+            before_walls[i]+="$wall "
+        fi
     done
 done
 side_median() { printf '%s\n' ${side_walls[$1]} | median; }
@@ -225,6 +241,21 @@ done
 explain_bytes=$(stat -c %s "$SIDE/e.json")
 printf '\nexplain -f json: %d MB of output, %.0f MB/s (median wall)\n\n' "$((explain_bytes / 1000000))" \
     "$(echo "$explain_bytes / 1000000 / $(side_median 7)" | bc -l)"
+if [ -n "${LJ_BEFORE:-}" ]; then
+    before_median() { printf '%s\n' ${before_walls[$1]} | median; }
+    before_adj=$(before_median 1)
+    echo "The same rounds, $LJ_BEFORE before:"
+    echo
+    echo "| command | before | ÷ its adjudicate | this build ÷ before |"
+    echo "|---|---:|---:|---:|"
+    for i in "${!side_names[@]}"; do
+        [ "$i" -eq 0 ] && continue
+        b=$(before_median "$i")
+        printf '| %s | %s s | %.2f | %.2f |\n' "${side_names[i]}" "$b" "$(echo "$b / $before_adj" | bc -l)" \
+            "$(echo "$(side_median "$i") / $b" | bc -l)"
+    done
+    echo
+fi
 
 # ---- a class of learners who handed in almost nothing (issue 38) -------------------------
 if [ -z "${SKIP_CLASS:-}" ]; then

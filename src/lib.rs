@@ -78,3 +78,84 @@ mod store;
 pub mod streaming;
 pub mod terminal;
 pub mod validation;
+
+/// Case files of the shapes a split meets, for the case writers' tests (each writer's
+/// records read whole and as two halves must be the same bytes): generated plain and messy
+/// cases past a small window, quoted line ends, CRLF, cases that come back across the cut,
+/// and errors in both halves.
+#[cfg(test)]
+mod split_corpus {
+    use crate::generate::{default_mix, write_cases, write_messy_cases, Options};
+    use crate::input::Source;
+
+    const HEADER: &str =
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,note\n";
+
+    fn rows(from: u32, to: u32, value: &str) -> String {
+        (from..to)
+            .map(|case| {
+                format!(
+                    "c{case},offer,2026-01-01T10:00:00Z,j,L,1,w,600,{value}\n\
+                     c{case},ack,2026-01-01T10:00:01Z,,L,1,w,,\n\
+                     c{case},complete,2026-01-01T10:00:05Z,,L,1,w,,\n"
+                )
+            })
+            .collect()
+    }
+
+    /// The windows the writers' tests keep open: the commands', and one that a few cases go
+    /// past, each case keeping two rows in memory (the rest in a temporary file).
+    pub(crate) const WINDOWS: [crate::streaming::Window; 2] = [
+        crate::streaming::Window::COMMAND,
+        crate::streaming::Window {
+            open_cases: 8,
+            kept_rows: 64,
+            case_rows_in_memory: 2,
+            kept_input_bytes: crate::limits::MAX_KEPT_INPUT_BYTES,
+            split_min_bytes: 0,
+        },
+    ];
+
+    /// The files, written in `dir`.
+    pub(crate) fn files(dir: &std::path::Path) -> Vec<Source> {
+        let options = |seed| Options {
+            seed,
+            cases: 150,
+            rows_per_case: (1, 9),
+            interleave: 6,
+            mix: default_mix(),
+        };
+        let mut plain = Vec::new();
+        write_cases(&options(7), &mut plain).unwrap();
+        let mut messy = Vec::new();
+        write_messy_cases(&options(8), &mut messy, &mut |_| {}).unwrap();
+        let quoted = format!("{HEADER}{}", rows(0, 120, "\"a, \"\"b\"\"\nc\""));
+        let back = "c0,observe,2026-01-01T11:00:00Z,,,,,,\nc5,observe,2026-01-01T11:00:00Z,,,,,,\n";
+        let shapes: [(&str, Vec<u8>); 6] = [
+            ("plain.csv", plain),
+            ("messy.csv", messy),
+            ("quoted.csv", quoted.clone().into_bytes()),
+            ("crlf.csv", quoted.replace('\n', "\r\n").into_bytes()),
+            (
+                "back.csv",
+                format!("{HEADER}{}{back}", rows(0, 120, "x")).into_bytes(),
+            ),
+            (
+                "errors.csv",
+                format!(
+                    "{HEADER}c1,ack,x,,,,,,\n{}c2,ack,x,,,,,,\n",
+                    rows(0, 120, "x")
+                )
+                .into_bytes(),
+            ),
+        ];
+        shapes
+            .into_iter()
+            .map(|(name, bytes)| {
+                let path = dir.join(name);
+                std::fs::write(&path, bytes).unwrap();
+                Source::file(path)
+            })
+            .collect()
+    }
+}

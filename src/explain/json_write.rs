@@ -169,6 +169,18 @@ pub(crate) fn write_case(
 
 /// [`write_case`] of a whole trace, as a string.
 pub(crate) fn case_text(index: usize, trace: &CaseTrace) -> String {
+    let mut out = Vec::new();
+    write_trace(&mut out, index, trace).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("JSON of UTF-8 text is UTF-8")
+}
+
+/// [`write_case`] of a whole trace, to `out` (the engine's record: no string made, checked
+/// and copied on the way).
+pub(crate) fn write_trace(
+    out: &mut dyn io::Write,
+    index: usize,
+    trace: &CaseTrace,
+) -> io::Result<()> {
     let sentence = trace.sentence();
     let case = Case {
         case_id: &trace.case_id,
@@ -181,9 +193,7 @@ pub(crate) fn case_text(index: usize, trace: &CaseTrace) -> String {
         matrix: &trace.matrix,
         witness: trace.witness.as_ref(),
     };
-    let mut out = Vec::new();
-    write(&mut out, index, &case).expect("writing to memory does not fail");
-    String::from_utf8(out).expect("JSON of UTF-8 text is UTF-8")
+    write(out, index, &case)
 }
 
 /// What a case's object holds.

@@ -271,7 +271,10 @@ impl CaseWriter for Traces {
                 if let Some(search) = self.witness {
                     trace.witness = Some(of_trace(&trace, self.run_as_of, search));
                 }
-                out.put_raw(self.format.case(index, &trace).as_bytes());
+                match self.format {
+                    Format::Json => super::json_write::write_trace(out, index, &trace)?,
+                    _ => out.put_raw(self.format.case(index, &trace).as_bytes()),
+                }
                 Ok(true)
             }
             None => Ok(false),
@@ -282,6 +285,21 @@ impl CaseWriter for Traces {
         match (self.numbered.is_some(), self.format) {
             (false, Format::Text | Format::Json) => 1,
             _ => 0,
+        }
+    }
+
+    /// Unnumbered, a case's record is made from its rows alone; a page numbers its cases
+    /// in order of first appearance, as their rows are read in order.
+    fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+        match self.numbered {
+            Some(_) => None,
+            None => Some(Box::new(Traces {
+                format: self.format,
+                run_as_of: self.run_as_of,
+                wanted: self.wanted.clone(),
+                numbered: None,
+                witness: self.witness,
+            })),
         }
     }
 }
@@ -391,7 +409,11 @@ pub fn explain_streaming(
         numbered: first_seen.as_ref().map(Arc::clone),
         witness,
     };
-    let settings = settings(input_format, run_as_of, Some(window));
+    let settings = StreamSettings {
+        // The ids asked for are looked for, and a page's cases numbered, as rows are read.
+        rows_observed: !wanted.is_empty() || first_seen.is_some(),
+        ..settings(input_format, run_as_of, Some(window))
+    };
     let mut found: HashSet<&str> = HashSet::new();
     let mut numbering_failed = false;
     let records = judge(
@@ -432,25 +454,25 @@ pub fn explain_streaming(
     })
 }
 
-/// The engine's settings for a run in file order (parsed on a second core), keeping `window` open; without
-/// one, every case of a file stays open to its end.
+/// The engine's settings for a run keeping `window` open (a lone large CSV file read as two
+/// halves when the writer can be forked, else parsed on a second core); without one, every
+/// case of a file stays open to its end, read in file order.
 fn settings(
     input_format: Option<InputFormat>,
     run_as_of: Option<Timestamp>,
     window: Option<Window>,
 ) -> StreamSettings<'static> {
+    let base = match window {
+        Some(window) => StreamSettings::for_records(window),
+        None => StreamSettings {
+            open_cases: EVERY_CASE,
+            ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
+        },
+    };
     StreamSettings {
         input_format,
         run_as_of,
-        open_cases: window.map_or(EVERY_CASE, |window| window.open_cases),
-        kept_rows: window.map_or(crate::streaming::DEFAULT_KEPT_ROWS, |window| {
-            window.kept_rows
-        }),
-        case_rows_in_memory: window
-            .map_or(crate::streaming::DEFAULT_CASE_ROWS_IN_MEMORY, |window| {
-                window.case_rows_in_memory
-            }),
-        ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
+        ..base
     }
 }
 
@@ -514,7 +536,7 @@ struct TraceRecords<F> {
     record: F,
 }
 
-impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
+impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send + Clone + 'static> CaseWriter for TraceRecords<F> {
     fn write_case(
         &mut self,
         _file_index: usize,
@@ -531,6 +553,14 @@ impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
         out.put_raw(&record);
         Ok(!out.is_empty())
     }
+
+    /// `record` is a copy: a record is made from the case's trace alone.
+    fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+        Some(Box::new(TraceRecords {
+            run_as_of: self.run_as_of,
+            record: self.record.clone(),
+        }))
+    }
 }
 
 /// Judges `sources` and writes, for each case, the record `record` makes of its trace, in
@@ -540,12 +570,13 @@ impl<F: FnMut(&CaseTrace, &mut Vec<u8>) + Send> CaseWriter for TraceRecords<F> {
 pub fn trace_records(
     sources: &[Source],
     run_as_of: Option<Timestamp>,
-    record: impl FnMut(&CaseTrace, &mut Vec<u8>) + Send + 'static,
+    window: Window,
+    record: impl FnMut(&CaseTrace, &mut Vec<u8>) + Send + Clone + 'static,
 ) -> Result<CaseRecords, StreamError> {
     let writer = TraceRecords { run_as_of, record };
     judge(
         sources,
-        &settings(None, run_as_of, Some(Window::COMMAND)),
+        &settings(None, run_as_of, Some(window)),
         Sink::Cases(Box::new(writer)),
         &mut |_, _, _| {},
     )
@@ -637,5 +668,58 @@ impl CaseWriter for DetailedRows {
 
     fn separator_len(&self) -> u64 {
         self.encoding.separator().len() as u64
+    }
+
+    /// A case's row is made from its rows alone.
+    fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+        Some(Box::new(DetailedRows { ..*self }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every case through both paths: a lone file read whole, and as two halves on two
+    /// threads (when there are two cores), gives the same rows with their sentences and
+    /// witnesses (`adjudicate --explain --witness`), as CSV and as JSON.
+    #[test]
+    fn detailed_rows_read_as_two_halves_are_the_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let encodings: [&'static dyn MatrixEncoding; 2] =
+            [&crate::matrix::CsvMatrix, &crate::matrix::JsonMatrix];
+        for source in crate::split_corpus::files(dir.path()) {
+            for window in crate::split_corpus::WINDOWS {
+                for encoding in encodings {
+                    let rows = |split_min_bytes| {
+                        let writer = DetailedRows {
+                            encoding,
+                            run_as_of: None,
+                            column: "detail",
+                            witness: Some(Search::COMMAND),
+                        };
+                        let settings = StreamSettings::for_records(Window {
+                            split_min_bytes,
+                            ..window
+                        });
+                        let sources = std::slice::from_ref(&source);
+                        match judge(
+                            sources,
+                            &settings,
+                            Sink::Cases(Box::new(writer)),
+                            &mut |_, _, _| {},
+                        ) {
+                            Ok(records) => {
+                                let mut out = Vec::new();
+                                records.write_to(&mut out).unwrap();
+                                Ok(out)
+                            }
+                            Err(e) => Err(e.to_string()),
+                        }
+                    };
+                    assert!(rows(1) == rows(u64::MAX), "{}", source.name);
+                }
+            }
+        }
     }
 }

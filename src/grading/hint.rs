@@ -70,7 +70,16 @@ pub fn hint(trace: &CaseTrace) -> Hint {
 /// holds the engine's open cases and a hint per case, never every trace at once (a
 /// 100,000-case lab's traces took 800 MB; its hints take a few).
 pub fn hints_by_case(sources: &[Source]) -> Result<HashMap<String, Hint>, StreamError> {
-    let records = trace_records(sources, None, |trace, out| {
+    hints_by_case_in(sources, crate::streaming::Window::COMMAND)
+}
+
+/// [`hints_by_case`], the engine keeping `window` open (and reading a lone CSV file of
+/// `window.split_min_bytes` or more as two halves): the same hints whatever the window.
+pub fn hints_by_case_in(
+    sources: &[Source],
+    window: crate::streaming::Window,
+) -> Result<HashMap<String, Hint>, StreamError> {
+    let records = trace_records(sources, None, window, |trace, out| {
         let hint = hint(trace);
         let record = serde_json::json!([trace.case_id, hint.file, hint.lines]);
         serde_json::to_writer(&mut *out, &record).expect("JSON prints");
@@ -90,6 +99,31 @@ pub fn hints_by_case(sources: &[Source]) -> Result<HashMap<String, Hint>, Stream
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every case through both paths: a lone file read whole, and as two halves on two
+    /// threads (when there are two cores), gives the same hints.
+    #[test]
+    fn hints_read_as_two_halves_are_the_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for source in crate::split_corpus::files(dir.path()) {
+            for window in crate::split_corpus::WINDOWS {
+                let hints = |split_min_bytes| {
+                    let window = crate::streaming::Window {
+                        split_min_bytes,
+                        ..window
+                    };
+                    hints_by_case_in(std::slice::from_ref(&source), window)
+                        .map(|hints| {
+                            let mut hints: Vec<_> = hints.into_iter().collect();
+                            hints.sort_by(|a, b| a.0.cmp(&b.0));
+                            hints
+                        })
+                        .map_err(|e| e.to_string())
+                };
+                assert_eq!(hints(1), hints(u64::MAX), "{}", source.name);
+            }
+        }
+    }
 
     #[test]
     fn lines_are_read_from_sentences() {

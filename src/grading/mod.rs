@@ -2,6 +2,7 @@
 //! and the options and report formats `check` and `grade` share.
 
 pub(crate) mod baseline;
+pub(crate) mod canonical;
 pub(crate) mod case_grade;
 pub(crate) mod case_list;
 pub(crate) mod clashes;

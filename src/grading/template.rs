@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use crate::grading::Column;
 use crate::input::Source;
 use crate::store::AppendFile;
-use crate::streaming::{judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings};
+use crate::streaming::{
+    judge, CaseWriter, KeptRows, RecordOut, Sink, StreamError, StreamSettings, Window,
+};
 
 /// Writes each case's template row: its id, then an empty cell per column.
 struct BlankRows {
@@ -33,6 +35,14 @@ impl CaseWriter for BlankRows {
 
     fn needs_rows(&self) -> bool {
         false
+    }
+
+    /// A case's row is its id alone: any writer writes it alike.
+    fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+        Some(Box::new(BlankRows {
+            blanks: self.blanks,
+            row: Vec::new(),
+        }))
     }
 }
 
@@ -73,9 +83,18 @@ pub fn write_blank_matrix(
     columns: &[Column],
     out: &mut impl AppendFile,
 ) -> Result<()> {
-    let settings = StreamSettings {
-        ..StreamSettings::in_file_order_on(crate::streaming::default_jobs())
-    };
+    write_blank_matrix_in(sources, columns, out, Window::COMMAND)
+}
+
+/// [`write_blank_matrix`], the engine keeping `window` open (and reading a lone CSV file of
+/// `window.split_min_bytes` or more as two halves): the same bytes whatever the window.
+pub fn write_blank_matrix_in(
+    sources: &[Source],
+    columns: &[Column],
+    out: &mut impl AppendFile,
+    window: Window,
+) -> Result<()> {
+    let settings = StreamSettings::for_records(window);
     let rows = BlankRows {
         blanks: columns.len(),
         row: Vec::new(),
@@ -100,6 +119,29 @@ pub fn write_blank_matrix(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every case through both paths: a lone file read whole, and as two halves on two
+    /// threads (when there are two cores), gives the same template.
+    #[test]
+    fn a_template_read_as_two_halves_is_the_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for source in crate::split_corpus::files(dir.path()) {
+            for window in crate::split_corpus::WINDOWS {
+                let template = |split_min_bytes| {
+                    let mut out = Vec::new();
+                    let window = Window {
+                        split_min_bytes,
+                        ..window
+                    };
+                    let sources = std::slice::from_ref(&source);
+                    write_blank_matrix_in(sources, &[Column::Decision], &mut out, window)
+                        .map(|()| out)
+                        .map_err(|e| format!("{e:#}"))
+                };
+                assert_eq!(template(1), template(u64::MAX), "{}", source.name);
+            }
+        }
+    }
 
     #[test]
     fn templates_have_only_case_ids() {

@@ -37,6 +37,16 @@ pub trait CaseWriter {
     fn separator_len(&self) -> u64 {
         0
     }
+
+    /// A writer for the second half of a lone large CSV file read as two halves on two
+    /// threads (`split.rs`), if this one can have one: it must write, for a case, the record
+    /// this one would (its rows' lines are those of the whole file), whichever writer is
+    /// asked and in whatever order, so that the records stitched are those of one pass.
+    /// `None` (the default): the file is read whole, parsed on one thread while the other
+    /// replays.
+    fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+        None
+    }
 }
 
 /// What takes a record's bytes as they are written (the engine's spill).

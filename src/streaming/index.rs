@@ -110,6 +110,20 @@ impl OpenIndex {
     }
 }
 
+/// A hint to bring the cache line at `at` into the cache.
+#[inline(always)]
+pub(super) fn prefetch(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads or changes nothing that the
+    // program can see, whatever the address; SSE, which has it, is part of every x86-64.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,6 +91,26 @@ impl KeptRows {
         (!self.is_spilled()).then_some(&self.memory[..])
     }
 
+    /// Keeps `row`, at `at`, if it replayed (it has an `outcome`), for a
+    /// [`CaseWriter`](super::CaseWriter); returns, if it was kept, how many rows left memory
+    /// for the case's temporary file.
+    pub(super) fn keep(
+        &mut self,
+        at: super::Location<'_>,
+        row: &crate::input::RowResult,
+        outcome: &Option<crate::lease::Outcome>,
+    ) -> io::Result<Option<usize>> {
+        if let (Some(_), Ok(parsed)) = (outcome, row) {
+            return self
+                .push(KeptRow {
+                    line: at.line,
+                    row: parsed.row.clone(),
+                })
+                .map(Some);
+        }
+        Ok(None)
+    }
+
     /// Appends `row`; returns how many rows left memory for the file (all it held, when it
     /// was full).
     pub fn push(&mut self, row: KeptRow) -> io::Result<usize> {

@@ -43,7 +43,8 @@
 //! # Both cores
 //!
 //! A lone CSV file of [`DEFAULT_SPLIT_MIN_BYTES`] or more is read as two halves on two
-//! threads and stitched (`split.rs`). Several files are read by at most `jobs` workers (never
+//! threads and stitched (`split.rs`), for a [`CaseWriter`] too when it can be forked
+//! ([`CaseWriter::fork`]) and `on_row` need not see the rows in order. Several files are read by at most `jobs` workers (never
 //! more than there are files), each keeping one spill and one log for all the files it reads,
 //! merged in command-line order. Otherwise (a small file, JSON, standard input, or an audit,
 //! which must see rows in order) one thread parses while the other replays.
@@ -154,6 +155,22 @@ impl StreamSettings<'_> {
         StreamSettings::in_file_order_on(1)
     }
 
+    /// A run of a [`CaseWriter`] keeping `window` open, on [`default_jobs`] threads: a lone
+    /// CSV file of `window.split_min_bytes` or more read as two halves if the writer can be
+    /// forked ([`CaseWriter::fork`]), otherwise a file parsed on a second thread while this
+    /// one replays. `on_row` then does not see every row: a caller that needs it to sets
+    /// `rows_observed`.
+    pub fn for_records(window: Window) -> Self {
+        StreamSettings {
+            jobs: default_jobs(),
+            open_cases: window.open_cases,
+            kept_rows: window.kept_rows,
+            case_rows_in_memory: window.case_rows_in_memory,
+            split_min_bytes: window.split_min_bytes,
+            ..StreamSettings::default()
+        }
+    }
+
     /// [`in_file_order`](StreamSettings::in_file_order), a file parsed on a second thread
     /// while this one replays its rows (and a [`CaseWriter`] writes its cases) when `jobs` is
     /// more than 1: the same rows in the same order, so the same records, on two cores.
@@ -213,6 +230,10 @@ pub struct Window {
     pub case_rows_in_memory: usize,
     /// The most of an input that cannot be read twice that is kept to read again.
     pub kept_input_bytes: u64,
+    /// The size from which a lone CSV file is read as two halves, if the writer can be
+    /// forked ([`CaseWriter::fork`]; [`DEFAULT_SPLIT_MIN_BYTES`]; tests give 1, to split
+    /// small files, and `u64::MAX`, never to).
+    pub split_min_bytes: u64,
 }
 
 impl Window {
@@ -224,6 +245,7 @@ impl Window {
         kept_rows: DEFAULT_KEPT_ROWS,
         case_rows_in_memory: DEFAULT_CASE_ROWS_IN_MEMORY,
         kept_input_bytes: crate::limits::MAX_KEPT_INPUT_BYTES,
+        split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
     };
 }
 
@@ -278,24 +300,34 @@ pub fn judge(
         }
         Sink::Cases(cases) => {
             let separator = cases.separator_len();
-            // In file order; with `jobs` > 1 a file is parsed on a second thread.
-            let settings = StreamSettings {
-                rows_observed: true,
-                split_min_bytes: u64::MAX,
-                ..*settings
-            };
+            // A lone large CSV file may be read as two halves when `on_row` need not see
+            // the rows in order and the writer can be forked; otherwise in file order, with
+            // `jobs` > 1 a file parsed on a second thread.
+            let split = settings.jobs > 1
+                && sources.len() == 1
+                && !settings.rows_observed
+                && cases.fork().is_some();
             let mut run = StreamRun::new(
                 settings.run_as_of,
                 settings.open_cases,
                 None,
                 std::sync::Arc::new(filter_for(sources)),
-                false,
+                split,
             )?
-            .bounded_by(&settings);
+            .bounded_by(settings);
             run.keeping_rows = cases.needs_rows();
             run.cases = Some(cases);
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            let attempt = stream_in_order(run, sources, None, &settings, &stop, on_row)?;
+            let attempt = if split {
+                schedule::stream_run(run, sources, settings, on_row)?
+            } else {
+                let settings = StreamSettings {
+                    rows_observed: true,
+                    split_min_bytes: u64::MAX,
+                    ..*settings
+                };
+                let stop = std::sync::atomic::AtomicBool::new(false);
+                stream_in_order(run, sources, None, &settings, &stop, on_row)?
+            };
             (attempt, RecordLayout::Cases { separator })
         }
     };

@@ -115,6 +115,9 @@ pub(super) struct StreamRun {
     /// Whether the open cases keep their rows: there is a case writer, and it looks at them
     /// ([`CaseWriter::needs_rows`]).
     pub(super) keeping_rows: bool,
+    /// Lines added to a row's line when it is kept for the case writer: a second half's
+    /// ([`split`]) counts its lines from the cut, but its records cite the whole file's.
+    pub(super) kept_line_base: u64,
     /// How many rows each case keeps in memory before they go to a temporary file
     /// ([`StreamSettings::case_rows_in_memory`](super::StreamSettings::case_rows_in_memory)).
     pub(super) case_rows_in_memory: usize,
@@ -196,6 +199,7 @@ impl StreamRun {
             cases: None,
             kept_rows: 0,
             keeping_rows: false,
+            kept_line_base: 0,
             case_rows_in_memory: super::DEFAULT_CASE_ROWS_IN_MEMORY,
         }
     }
@@ -278,7 +282,8 @@ impl StreamRun {
             }
             let outcome = self.step_open(at, row, seq, place);
             if self.keeping_rows {
-                if let Some(moved) = keep_row(&mut self.open[place].rows, at, row, &outcome)? {
+                let kept_at = self.kept_at(at);
+                if let Some(moved) = self.open[place].rows.keep(kept_at, row, &outcome)? {
                     self.kept_rows -= moved;
                     self.kept_row()?;
                 }
@@ -341,7 +346,11 @@ impl StreamRun {
             note_fault_case(&mut self.fault_cases, &self.faults, seq);
         }
         if self.keeping_rows {
-            if let Some(moved) = keep_row(&mut open.rows, at, row, &outcome)? {
+            let kept_at = Location {
+                line: at.line + self.kept_line_base,
+                ..at
+            };
+            if let Some(moved) = open.rows.keep(kept_at, row, &outcome)? {
                 self.kept_rows -= moved;
                 self.kept_row()?;
             }
@@ -365,6 +374,14 @@ impl StreamRun {
             self.close_oldest()?;
         }
         Ok(())
+    }
+
+    /// Where a row at `at` is kept for the case writer: at its line in the whole file.
+    pub(super) fn kept_at<'a>(&self, at: Location<'a>) -> Location<'a> {
+        Location {
+            line: at.line + self.kept_line_base,
+            ..at
+        }
     }
 
     /// The number of rows of the current file before the row being fed (0 when the file
@@ -550,7 +567,7 @@ impl StreamRun {
         let open = &self.open[self.place(seq)];
         let start = std::ptr::from_ref(open).cast::<u8>();
         for offset in (0..std::mem::size_of::<OpenCase>()).step_by(64) {
-            prefetch(start.wrapping_add(offset));
+            super::index::prefetch(start.wrapping_add(offset));
         }
     }
 
@@ -583,15 +600,23 @@ impl StreamRun {
         };
         if let Some(log) = &mut self.tail {
             // Whether this case continues a case of the first half is known only later: its
-            // row is written whatever happened, and it can be left out then.
-            let spilled = match &open.slot {
-                Slot::Live(case) => {
+            // row (or record) is written whatever happened, and it can be left out then.
+            let spilled = match (&open.slot, &mut self.cases) {
+                (Slot::Live(_), Some(cases)) => {
+                    let file = self.file_names[self.file_index].as_str();
+                    self.spill
+                        .push_record(&mut |out| {
+                            cases.write_case(self.file_index, file, &open.case_id, &open.rows, out)
+                        })?
+                        .map_or(0, |(_, len)| len)
+                }
+                (Slot::Live(case), None) => {
                     let first_line = open.first_line;
                     self.spill
                         .push_case(&open.case_id, first_line, case, self.run_as_of)?
                         .1
                 }
-                Slot::Broken => 0,
+                (Slot::Broken, _) => 0,
             };
             log.push(&open.case_id, (open.first_line, open.last_line), spilled)?;
             self.ids.push(&open.case_id, &closed)?;
@@ -726,46 +751,13 @@ fn step_pinned(
         note_fault_case(fault_cases, faults, u64::MAX);
     }
     if keeping {
-        keep_row(&mut pinned.rows, at, row, &outcome)?;
+        pinned.rows.keep(at, row, &outcome)?;
     }
     Ok(outcome)
 }
 
-/// Keeps `row` among `rows` if it replayed (it has an `outcome`), for a [`CaseWriter`];
-/// returns, if it was kept, how many rows left memory for the case's temporary file.
-fn keep_row(
-    rows: &mut KeptRows,
-    at: Location<'_>,
-    row: &RowResult,
-    outcome: &Option<Outcome>,
-) -> io::Result<Option<usize>> {
-    if let (Some(_), Ok(parsed)) = (outcome, row) {
-        return rows
-            .push(KeptRow {
-                line: at.line,
-                row: parsed.row.clone(),
-            })
-            .map(Some);
-    }
-    Ok(None)
-}
-
 /// How many new cases before its closing an open case is prefetched.
 const CLOSE_AHEAD: u64 = 4;
-
-/// A hint to bring the cache line at `at` into the cache.
-#[inline(always)]
-fn prefetch(at: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults and reads or changes nothing that the
-    // program can see, whatever the address; SSE, which has it, is part of every x86-64.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(at.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
-}
 
 /// Slots for the cases of recent rows, a case in the slot of its hash ([`recent_slot`]):
 /// enough that the handful of cases taking turns rarely share one (256: 6 KiB, in the L1

@@ -301,7 +301,18 @@ pub(super) fn stream_sequential(
         .map(|run| run.bounded_by(settings))
     };
     // A lone file may be split, its two halves sharing the filter.
-    let mut run = new_run(sources.len() == 1 && settings.jobs > 1)?;
+    let run = new_run(sources.len() == 1 && settings.jobs > 1)?;
+    stream_run(run, sources, settings, on_row)
+}
+
+/// Reads the files one after the other into `run` (a lone large CSV file in two halves when
+/// `run` was made to share its filter, [`StreamRun::new`]).
+pub(super) fn stream_run(
+    mut run: StreamRun,
+    sources: &[Source],
+    settings: &StreamSettings<'_>,
+    on_row: &mut dyn FnMut(Location<'_>, &ParsedRow, &Outcome),
+) -> io::Result<Attempt> {
     let stop = AtomicBool::new(false);
     let mut first = None;
     if let [source] = sources {
@@ -313,9 +324,7 @@ pub(super) fn stream_sequential(
             .and_then(|path| OpenedFile::open(&source.name, path, format).ok());
         // One large file: two threads, one per half.
         let split = match &first {
-            Some(opened) => {
-                split::stream_split(&mut run, 0, source, settings, encoding, &stop, opened)?
-            }
+            Some(opened) => split::stream_split(&mut run, 0, source, settings, &stop, opened)?,
             None => split::Split::Whole,
         };
         match split {

@@ -102,6 +102,11 @@ impl Spill {
         })
     }
 
+    /// How its matrix rows are encoded (`None`: case records).
+    pub(super) fn encoding(&self) -> Option<&'static dyn MatrixEncoding> {
+        self.encoding
+    }
+
     /// Appends the record `fill` writes, unless it returns `false`; returns where it is and
     /// its length. A record must not be empty: rows are told apart by where they start. A
     /// long record goes on to the spill as it is written ([`RecordOut`]), so it must return

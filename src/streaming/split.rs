@@ -117,13 +117,14 @@ pub enum Split {
 }
 
 /// Adjudicates one CSV file, `opened`, in two halves (see the module documentation), or says
-/// why not. Both halves, and every read again, go through its handle.
+/// why not. Both halves, and every read again, go through its handle. The second half's run
+/// writes what `run` writes: matrix rows in its encoding, or the records of a fork of its
+/// case writer ([`CaseWriter::fork`]; a writer that has none is read whole).
 pub(super) fn stream_split(
     run: &mut StreamRun,
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
-    encoding: &'static dyn MatrixEncoding,
     stop: &AtomicBool,
     opened: &OpenedFile,
 ) -> io::Result<Split> {
@@ -133,6 +134,13 @@ pub(super) fn stream_split(
     {
         return Ok(Split::Whole);
     }
+    let writes = match &run.cases {
+        None => TailWrites::Matrix(run.spill.encoding()),
+        Some(cases) => match cases.fork() {
+            Some(fork) => TailWrites::Cases(fork),
+            None => return Ok(Split::Whole),
+        },
+    };
     // Anything unusual (no such file, a bad header) is for the whole read to report.
     let Some((header, cut)) = plan(
         opened,
@@ -156,7 +164,7 @@ pub(super) fn stream_split(
         return Ok(Split::Whole);
     }
     let (head, tail) = read_halves(
-        run, file_index, source, settings, encoding, stop, opened, &header, cut, &seen,
+        run, file_index, source, settings, writes, stop, opened, &header, cut, &seen,
     );
     let (Some(head), Some(tail)) = (head, tail) else {
         return Ok(Split::Whole);
@@ -180,7 +188,10 @@ pub(super) fn stream_split(
             cut,
             line_base: head_read.end_line - 1,
         };
-        let stitched = if tail.gave_up {
+        // A case writer's records cite lines counted before the first half's reader counted
+        // them: if they differ (they should not), the records are not the file's.
+        let lines_differ = tail.cases.is_some() && tail.kept_line_base != at.line_base;
+        let stitched = if tail.gave_up || lines_differ {
             Stitched::ReadOn
         } else {
             stitch(run, tail, tail_errors, &mut errors, &at)?
@@ -211,6 +222,14 @@ type Halves = (
     Option<io::Result<(StreamRun, InputErrors)>>,
 );
 
+/// What the second half's run writes for each case it closes.
+enum TailWrites {
+    /// Its matrix row in this encoding (`None`: no matrix, as the first run writes none).
+    Matrix(Option<&'static dyn MatrixEncoding>),
+    /// The record this fork of the first run's case writer makes of it.
+    Cases(Box<dyn CaseWriter + Send>),
+}
+
 /// The two halves read at once: the first by `run` on this thread, to the cut, the second
 /// from the cut by a run of its own on another (`None` each when there is no other thread).
 #[allow(clippy::too_many_arguments)]
@@ -219,7 +238,7 @@ fn read_halves(
     file_index: usize,
     source: &Source,
     settings: &StreamSettings<'_>,
-    encoding: &'static dyn MatrixEncoding,
+    writes: TailWrites,
     stop: &AtomicBool,
     opened: &OpenedFile,
     header: &CsvHeader,
@@ -233,15 +252,26 @@ fn read_halves(
         let Ok(tail) = std::thread::Builder::new()
             .name("leasejudge-tail".into())
             .stack_size(crate::limits::THREAD_STACK_BYTES)
-            .spawn_scoped(scope, || -> io::Result<(StreamRun, InputErrors)> {
+            .spawn_scoped(scope, move || -> io::Result<(StreamRun, InputErrors)> {
+                let (encoding, cases) = match writes {
+                    TailWrites::Matrix(encoding) => (encoding, None),
+                    TailWrites::Cases(cases) => (None, Some(cases)),
+                };
                 let mut tail = StreamRun::new(
                     settings.run_as_of,
                     settings.open_cases,
-                    Some(encoding),
+                    encoding,
                     Arc::clone(seen),
                     true,
                 )?
                 .bounded_by(settings);
+                if let Some(cases) = cases {
+                    // Its records cite the whole file's lines: those before the cut are
+                    // counted first (checked against the first half's count at the stitch).
+                    tail.kept_line_base = lines_before(opened, cut)?;
+                    tail.keeping_rows = cases.needs_rows();
+                    tail.cases = Some(cases);
+                }
                 tail.tail = Some(CloseLog::new()?);
                 tail.begin_file(
                     file_index,
@@ -639,6 +669,41 @@ fn replay_came_back(
     Ok(())
 }
 
+/// The lines that end before byte `cut` of the file (just after a `\n`), as the CSV reader
+/// counts them: at a `\n`, a `\r\n` or a lone `\r`, in quoted cells too.
+fn lines_before(opened: &OpenedFile, cut: u64) -> io::Result<u64> {
+    let mut reader = opened.reader(0)?.take(cut);
+    let mut buffer = vec![0u8; 1 << 16];
+    let (mut lines, mut after_cr) = (0u64, false);
+    loop {
+        let read = match reader.read(&mut buffer) {
+            Ok(0) => return Ok(lines),
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = &buffer[..read];
+        lines += count_line_ends(chunk, after_cr);
+        after_cr = chunk[read - 1] == b'\r';
+    }
+}
+
+/// The line ends in `chunk` (its first byte after a `\r` if `after_cr`): every `\r`, and
+/// every `\n` not after a `\r`.
+fn count_line_ends(chunk: &[u8], after_cr: bool) -> u64 {
+    let mut lines = 0;
+    for at in memchr::memchr2_iter(b'\n', b'\r', chunk) {
+        let follows_cr = match at {
+            0 => after_cr,
+            _ => chunk[at - 1] == b'\r',
+        };
+        if chunk[at] == b'\r' || !follows_cr {
+            lines += 1;
+        }
+    }
+    lines
+}
+
 fn shift(error: &mut InputError, line_base: u64) {
     if error.line > 0 {
         error.line += line_base;
@@ -719,6 +784,11 @@ mod tests {
 
     /// [`outcome`] with at most `open_cases` cases open.
     fn outcome_with(text: &str, open_cases: usize) -> &'static str {
+        outcome_of(text, open_cases, false)
+    }
+
+    /// [`outcome_with`], the run writing [`Lines`] records if `records`, else matrix rows.
+    fn outcome_of(text: &str, open_cases: usize, records: bool) -> &'static str {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cases.csv");
         std::fs::write(&path, text).unwrap();
@@ -736,11 +806,15 @@ mod tests {
         let mut run = StreamRun::new(
             None,
             open_cases,
-            Some(&CsvMatrix),
+            (!records).then_some(&CsvMatrix as &'static dyn MatrixEncoding),
             Arc::new(SeenIds::for_ids(1000)),
             true,
         )
         .unwrap();
+        if records {
+            run.cases = Some(Box::new(Lines));
+            run.keeping_rows = true;
+        }
         let stop = AtomicBool::new(false);
         let opened = OpenedFile::open(
             &source.name,
@@ -748,7 +822,7 @@ mod tests {
             InputFormat::Csv,
         )
         .unwrap();
-        match stream_split(&mut run, 0, &source, &settings, &CsvMatrix, &stop, &opened).unwrap() {
+        match stream_split(&mut run, 0, &source, &settings, &stop, &opened).unwrap() {
             Split::Whole => "whole",
             Split::Done(Some(_)) => "split",
             Split::Done(None) => "read on",
@@ -768,6 +842,140 @@ mod tests {
 
     const HEADER: &str =
         "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,note\n";
+
+    /// Writes a case's id and the lines of its rows: what a case writer's records cite.
+    struct Lines;
+
+    impl CaseWriter for Lines {
+        fn write_case(
+            &mut self,
+            file_index: usize,
+            file: &str,
+            case_id: &str,
+            rows: &KeptRows,
+            out: &mut RecordOut<'_>,
+        ) -> io::Result<bool> {
+            use std::io::Write;
+            write!(out, "{file_index} {file} {case_id}:")?;
+            for row in rows.to_vec()? {
+                write!(out, " {}", row.line)?;
+            }
+            writeln!(out)?;
+            Ok(true)
+        }
+
+        fn fork(&self) -> Option<Box<dyn CaseWriter + Send>> {
+            Some(Box::new(Lines))
+        }
+    }
+
+    /// [`Lines`]' records of `text` (or its errors), a lone file of at least
+    /// `split_min_bytes` read as two halves.
+    fn records(text: &str, split_min_bytes: u64, open_cases: usize) -> Result<String, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cases.csv");
+        std::fs::write(&path, text).unwrap();
+        let source = Source {
+            name: "cases.csv".into(),
+            path: Some(path),
+            options: Default::default(),
+        };
+        let settings = StreamSettings {
+            jobs: 2,
+            split_min_bytes,
+            open_cases,
+            ..StreamSettings::default()
+        };
+        match judge(
+            &[source],
+            &settings,
+            Sink::Cases(Box::new(Lines)),
+            &mut |_, _, _| {},
+        ) {
+            Ok(records) => {
+                let mut out = Vec::new();
+                records.write_to(&mut out).unwrap();
+                Ok(String::from_utf8(out).unwrap())
+            }
+            Err(StreamError::Input(errors)) => Err(errors.to_string()),
+            Err(StreamError::Io(e)) => panic!("i/o: {e}"),
+        }
+    }
+
+    #[test]
+    fn a_case_writers_records_cite_the_lines_of_one_pass() {
+        let plain = format!("{HEADER}{}", rows(0, 200, "x"));
+        let quoted = format!("{HEADER}{}", rows(0, 200, "\"a, \"\"b\"\"\nc\""));
+        let back = "c0,observe,2026-01-01T11:00:00Z,,,,,,\nc5,observe,2026-01-01T11:00:00Z,,,,,,\n";
+        let shapes = [
+            ("plain", plain.clone(), "split"),
+            ("quoted line ends", quoted.clone(), "split"),
+            ("CRLF", quoted.replace('\n', "\r\n"), "split"),
+            // Lone `\r`s end lines too; the cut is after a `\n`.
+            (
+                "lone CR",
+                format!("{}\n{}", plain.replace('\n', "\r"), rows(200, 300, "x")),
+                "split",
+            ),
+            (
+                "blank lines at the middle",
+                format!(
+                    "{HEADER}{}{}{}",
+                    rows(0, 100, "\"x\""),
+                    "\n\r\n\r".repeat(2500),
+                    rows(100, 200, "x")
+                ),
+                "split",
+            ),
+            (
+                "cases back across the cut",
+                format!("{HEADER}{}{}{back}", rows(0, 100, "x"), rows(100, 200, "x")),
+                "split",
+            ),
+            (
+                "errors in both halves",
+                format!(
+                    "{HEADER}c1,ack,x,,,,,,\n{}c2,ack,x,,,,,,\n",
+                    rows(0, 200, "x")
+                ),
+                "split",
+            ),
+        ];
+        for (label, text, expected) in &shapes {
+            assert_eq!(outcome_of(text, 8, true), *expected, "{label}");
+            for open_cases in [4096, 8, 3, 1] {
+                let whole = records(text, u64::MAX, open_cases);
+                let split = records(text, 1, open_cases);
+                assert!(
+                    whole == split,
+                    "{label}, {open_cases} open:\n{whole:?}\n---\n{split:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn line_ends_are_counted_as_the_reader_counts_them() {
+        for (text, lines) in [
+            ("", 0),
+            ("a\n", 1),
+            ("a\r\nb\n", 2),
+            ("a\rb\r\r\n", 3),
+            ("\n\n\r", 3),
+        ] {
+            assert_eq!(count_line_ends(text.as_bytes(), false), lines, "{text:?}");
+            // Cut anywhere: the halves' counts add up.
+            for at in 0..text.len() {
+                let (a, b) = text.as_bytes().split_at(at);
+                let after_cr = a.last() == Some(&b'\r');
+                assert_eq!(
+                    count_line_ends(a, false) + count_line_ends(b, after_cr),
+                    lines,
+                    "{text:?} at {at}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_line_longer_than_a_record_across_the_middle_is_not_split() {

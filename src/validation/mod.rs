@@ -316,6 +316,12 @@ impl crate::streaming::CaseWriter for CaseWarnings {
     fn needs_rows(&self) -> bool {
         self.lint
     }
+
+    /// A case's record is made from its rows alone (the cap on warnings listed is applied
+    /// when the records are read back, in order).
+    fn fork(&self) -> Option<Box<dyn crate::streaming::CaseWriter + Send>> {
+        Some(Box::new(CaseWarnings { lint: self.lint }))
+    }
 }
 
 /// Reads back the records [`CaseWarnings`] wrote, in order, into `warnings`; returns how
@@ -394,10 +400,7 @@ pub fn validate_streaming(
 
     let settings = crate::streaming::StreamSettings {
         input_format,
-        open_cases: window.open_cases,
-        kept_rows: window.kept_rows,
-        case_rows_in_memory: window.case_rows_in_memory,
-        ..crate::streaming::StreamSettings::in_file_order_on(crate::streaming::default_jobs())
+        ..crate::streaming::StreamSettings::for_records(window)
     };
     // The reader's warnings and the counts, on a thread of their own while the engine
     // judges (the two passes share nothing but the files).

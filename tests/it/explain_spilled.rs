@@ -44,19 +44,27 @@ fn explained(file: &Path, format: Format, limit: usize, budget: usize) -> Vec<u8
         case_rows_in_memory: budget,
         ..Window::COMMAND
     };
-    let explanation = explain_streaming(
-        &sources(file),
-        None,
-        None,
-        (format, limit),
-        &[],
-        window,
-        None,
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    explanation.write_to(&mut out).unwrap();
-    out
+    // Read whole, and as two halves on two threads (however small the file is): one output.
+    let mut outputs = [u64::MAX, 1].map(|split_min_bytes| {
+        let explanation = explain_streaming(
+            &sources(file),
+            None,
+            None,
+            (format, limit),
+            &[],
+            Window {
+                split_min_bytes,
+                ..window
+            },
+            None,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        explanation.write_to(&mut out).unwrap();
+        out
+    });
+    assert!(outputs[0] == outputs[1], "{format:?}: two halves differ");
+    std::mem::take(&mut outputs[0])
 }
 
 /// `adjudicate --explain`'s rows of `file` in `encoding`, with at most `budget` rows kept, the

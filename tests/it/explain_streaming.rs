@@ -55,14 +55,28 @@ fn whole(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp
     format.render(&traces).into_bytes()
 }
 
-/// What `explain FILE -f FORMAT [--case ...] [--as-of ...]` writes, [`WINDOW`] open.
+/// What `explain FILE -f FORMAT [--case ...] [--as-of ...]` writes, [`WINDOW`] open: the
+/// same bytes read whole and read as two halves on two threads (however small the file is,
+/// when there are two cores).
 fn streamed(file: &Path, format: Format, wanted: &[String], as_of: Option<Timestamp>) -> Vec<u8> {
     let sources = [Source::file(file.to_owned())];
-    let explained =
-        explain_streaming(&sources, None, as_of, (format, 0), wanted, WINDOW, None).unwrap();
-    let mut out = Vec::new();
-    explained.write_to(&mut out).unwrap();
-    out
+    let mut outputs = [1, u64::MAX].map(|split_min_bytes| {
+        let window = Window {
+            split_min_bytes,
+            ..WINDOW
+        };
+        let explained =
+            explain_streaming(&sources, None, as_of, (format, 0), wanted, window, None).unwrap();
+        let mut out = Vec::new();
+        explained.write_to(&mut out).unwrap();
+        out
+    });
+    assert!(
+        outputs[0] == outputs[1],
+        "{} -f {format:?}: read as two halves, the bytes differ",
+        file.display()
+    );
+    std::mem::take(&mut outputs[1])
 }
 
 /// The streamed and the whole-file trace of `file` in `format`.

@@ -67,17 +67,37 @@ fn same_with(sources: &[Source], limits: &[usize]) -> Report {
 }
 
 /// [`same_with`], the open cases keeping at most `kept_rows` rows.
+/// Each report is made twice: a lone file read whole, and read as two halves on two threads
+/// (however small it is, when there are two cores).
 fn same_within(sources: &[Source], limits: &[usize], kept_rows: usize) -> Report {
     let window = Window {
         open_cases: WINDOW,
         kept_rows,
+        split_min_bytes: u64::MAX,
         ..Window::COMMAND
     };
+    let split = Window {
+        split_min_bytes: 1,
+        ..window
+    };
     let streamed = validate_streaming(sources, None, None, true, window).unwrap();
+    for lint in [true, false] {
+        assert_eq!(
+            shown(&validate_streaming(sources, None, None, lint, split).unwrap()),
+            shown(&validate_streaming(sources, None, None, lint, window).unwrap()),
+            "read as two halves, lint {lint}"
+        );
+    }
     let whole = shown(&validate(sources, None, None, true));
     assert_eq!(shown(&streamed), whole);
     for &limit in limits {
         let listed = validate_streaming(sources, None, Some(limit), true, window).unwrap();
+        let halves = validate_streaming(sources, None, Some(limit), true, split).unwrap();
+        assert_eq!(
+            shown(&halves),
+            shown(&listed),
+            "--max-warnings {limit}, two halves"
+        );
         let mut expected = whole.clone();
         let total = streamed.warnings.total();
         let errors = streamed.errors.len();

@@ -347,7 +347,16 @@ fn same_witnesses(file: &Path, window: Window, search: Search) {
     check_all(&whole, None);
     for format in [Format::Text, Format::Json, Format::Html, Format::Mermaid] {
         let expected = format.render(&whole).into_bytes();
-        for window in [window, Window::COMMAND] {
+        // Read whole, and as two halves on two threads (however small the file is).
+        let halves = Window {
+            split_min_bytes: 1,
+            ..window
+        };
+        let whole = Window {
+            split_min_bytes: u64::MAX,
+            ..window
+        };
+        for window in [whole, halves, Window::COMMAND] {
             assert!(
                 explained(file, format, window, search) == expected,
                 "{} -f {format:?} with {window:?} and {search:?}",
