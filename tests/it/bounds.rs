@@ -1209,6 +1209,31 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
         "{}",
         text(&out)
     );
+    // Long: rows and cells within their limits, but past 16 MiB of text in the cells kept
+    // (each is held: 100,000 learners of 20 cells of 120 bytes peaked at 511 MiB; a
+    // worksheet's are all kept). The line it passes it on is named.
+    let comment = "y".repeat(1_000);
+    let cell_bytes = |line: &str| line.trim_end().len() - line.matches(',').count();
+    let mut kept = cell_bytes(header);
+    let mut long = String::from(header);
+    let mut passes_on = None;
+    for n in 1..=20_000 {
+        let line = format!("{}{comment}\n", row(n).trim_end());
+        kept += cell_bytes(&line);
+        if kept > 16 << 20 && passes_on.is_none() {
+            passes_on = Some(n + 1);
+        }
+        long.push_str(&line);
+    }
+    fs::write(dir.join("worksheet.csv"), &long).unwrap();
+    let out = grade_moodle(dir, "download");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = format!(
+        "worksheet.csv:{}: the roster holds more than 16,777,216 bytes (16 MiB) of text in the \
+         cells it keeps",
+        passes_on.unwrap()
+    );
+    assert!(text(&out).contains(&said), "{said}\n{}", text(&out));
 }
 
 /// Case rows in which case `a` comes back after `b` opened: with one case open at a time, `a`
