@@ -77,6 +77,15 @@ pub const MAX_ROSTER_ROWS: usize = 100_000;
 /// as many strings).
 pub const MAX_ROSTER_CELLS: usize = 2_000_000;
 
+/// The most text a roster may hold in the cells it keeps (a Canvas export's student columns
+/// and the graded assignment's; every cell of the other platforms'), all together: each is
+/// held while the class is graded, and the rows and cells above do not bound it (100,000
+/// learners of 20 cells of 120 bytes, 220 MB, peaked at 511 MiB). 16 MiB is 160 bytes for
+/// each of 100,000 learners (a Canvas export's kept cells are a name, ids, a login, a section
+/// and a grade); with the most rows and cells a roster may have, every cell kept, the class
+/// is graded within 256 MiB (`docs/safety.md`, its limits).
+pub const MAX_ROSTER_BYTES: usize = 16 << 20;
+
 /// The most of an input that cannot be read twice (standard input, a pipe, a FIFO) that is
 /// copied to a temporary file to read again: by the engine, for a case that comes back (past
 /// it the copy stops, and only such a case is an error), and by `validate`, which reads its

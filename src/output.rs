@@ -22,6 +22,7 @@ mod dir;
 mod once;
 mod paths;
 mod straight;
+mod trusted;
 
 pub use crate::sanitize::{
     escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
@@ -29,7 +30,7 @@ pub use crate::sanitize::{
     InertFilter, InertWriter, Syntax,
 };
 pub use append::{commit_all_appending, Appended};
-pub use cleanup::{install_signal_handlers, GuardedTemp, GuardedTempDir};
+pub use cleanup::{creating_in_temp, install_signal_handlers, GuardedTemp, GuardedTempDir};
 pub use dir::OutputDir;
 pub use once::{copy_read_once, NotText, ReadOnce};
 pub use paths::{check_paths, Named, PathClash, PathClashes};

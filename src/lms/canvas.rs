@@ -37,7 +37,7 @@ use super::canvas_names::{
 use super::download::{Claim, Entry, Kind, Unclaimed};
 use super::groups::{Group, Groups};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
-use super::table::{csv_text, sheet_cell, Table};
+use super::table::{sheet_cell, Kept, Row, Table};
 
 /// The headers of the export's total columns, which are not assignments
 /// (`GradebookImporter::NON_ASSIGNMENT_COLUMN_HEADERS`, matched anywhere in a header as the
@@ -217,13 +217,46 @@ fn title_and_id(header: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether a row is the export's `Muted` or `Manual Posting` row, which the importer skips.
-fn is_posting_row(cells: &[String]) -> bool {
-    cells.iter().all(|cell| {
-        let cell = cell.trim();
-        cell.is_empty()
-            || cell.eq_ignore_ascii_case("muted")
-            || cell.to_ascii_lowercase().starts_with("manual posting")
+fn is_posting_row(row: &Row) -> bool {
+    row.left_out_quiet && row.cells.iter().all(|cell| is_posting_cell(cell))
+}
+
+/// Whether a cell may be in the `Muted` or `Manual Posting` row.
+fn is_posting_cell(cell: &str) -> bool {
+    let cell = cell.trim();
+    cell.is_empty()
+        || cell.eq_ignore_ascii_case("muted")
+        || cell.to_ascii_lowercase().starts_with("manual posting")
+}
+
+/// The columns of an export `read_roster` uses, decided from `table`'s header (no rows read
+/// yet): the student columns through `Section` and the assignment's. The other assignments'
+/// are not held (a class of 100,000 learners held 20 columns to use 6). `None` (all kept)
+/// when the header is not one `read_roster` takes, so that its errors are said as they are.
+pub fn kept_columns(table: &Table, assignment: Option<&str>) -> Option<Kept> {
+    let (_, section) = student_columns(&table.header)?;
+    let chosen = assignment_column(table, section, assignment).ok()?;
+    Some(Kept {
+        columns: (0..table.header.len())
+            .map(|i| i <= section || i == chosen)
+            .collect(),
+        quiet: is_posting_cell,
     })
+}
+
+/// Where the names' columns end (`1`: `Student`, `2`: `LastName`, `FirstName`; the `ID`
+/// column is the next) and the `Section` column is, if `header` is a Canvas export's.
+fn student_columns(header: &[String]) -> Option<(usize, usize)> {
+    let has = |i: usize, text: &str| header.get(i).is_some_and(|h| h.contains(text));
+    let names = if header.len() > 3 && has(0, "Student") && has(1, "ID") {
+        1
+    } else if header.len() > 4 && has(0, "LastName") && has(1, "FirstName") && has(2, "ID") {
+        2
+    } else {
+        return None;
+    };
+    let section = (names + 1..header.len()).find(|&i| header[i].trim() == "Section")?;
+    Some((names, section))
 }
 
 /// An assignment worth no points (`0.00`): every grade written would be 0, replacing what
@@ -398,7 +431,7 @@ pub fn read_roster(table: Table, assignment: Option<&str>) -> Result<Roster, Inp
             }
             continue;
         }
-        if is_posting_row(cells) {
+        if is_posting_row(row) {
             continue;
         }
         let id = cells[id_column].trim();
@@ -502,12 +535,20 @@ impl Roster {
     /// (`grades` is parallel to the learners), the others left out so that their scores stay.
     /// `points` is the assignment's points, written in the `Points Possible` row.
     pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+        // Each row is written as it is made, never all of them held as cells first (a class
+        // of 100,000 learners held a copy of every student cell).
         let take = |cells: &[String]| -> Vec<String> {
             let mut row: Vec<String> = cells[..=self.section].to_vec();
             row.push(cells[self.assignment].clone());
             row
         };
-        let mut rows = vec![take(&self.table.header)];
+        let mut writer = csv::Writer::from_writer(Vec::with_capacity(self.rendered_size(grades)));
+        let mut write = |row: &[String]| {
+            writer
+                .write_record(row)
+                .expect("writing CSV to memory cannot fail")
+        };
+        write(&take(&self.table.header));
         // The row as exported (the points are the roster's, `grade` checks): the importer
         // sets the assignment's points from it.
         let mut points_row = vec![String::new(); self.section + 2];
@@ -525,7 +566,7 @@ impl Roster {
                 points_row[self.section + 1] = points_text(points);
             }
         }
-        rows.push(points_row);
+        write(&points_row);
         for (learner, grade) in self.learners.iter().zip(grades) {
             let Some(value) = grade.points else {
                 continue;
@@ -544,9 +585,39 @@ impl Roster {
                 })
                 .collect();
             row[self.section + 1] = points_text(value);
-            rows.push(row);
+            write(&row);
         }
-        csv_text(&rows)
+        let bytes = writer
+            .into_inner()
+            .expect("writing CSV to memory cannot fail");
+        String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+    }
+
+    /// At least the bytes [`Roster::render`] writes, so that its buffer is made once: one
+    /// grown by doubling held up to three times the gradebook while it was copied (a class
+    /// of 100,000 learners writes 30 MB). Each cell counts its quotes, its delimiter and a
+    /// `'` [`sheet_cell`] may put before it; each row its grade (at most 16 bytes).
+    fn rendered_size(&self, grades: &[LearnerGrade]) -> usize {
+        let row_size = |cells: &[String]| {
+            cells[..=self.section]
+                .iter()
+                .chain([&cells[self.assignment]])
+                .map(|cell| cell.len() + 4)
+                .sum::<usize>()
+                + 16
+        };
+        let learners: usize = self
+            .learners
+            .iter()
+            .zip(grades)
+            .filter(|(_, grade)| grade.points.is_some())
+            .map(|(learner, _)| row_size(&self.table.rows[learner.row].cells))
+            .sum();
+        let points_row = match self.points_row {
+            Some(index) => row_size(&self.table.rows[index].cells),
+            None => 32 + 4 * (self.section + 2),
+        };
+        row_size(&self.table.header) + points_row + learners
     }
 
     fn id_column(&self) -> usize {
@@ -722,5 +793,52 @@ mod tests {
         assert!(roster
             .render(&grades, 10.0)
             .ends_with("\n'=cmd|' /C calc'!A0,42,s2,x,A,7.5\n"));
+    }
+
+    /// Read keeping only the columns it uses (the student columns and the graded
+    /// assignment's), an export gives the same roster and import as read whole, and the other
+    /// columns are not held; a row whose kept cells are blank but another is not is still a
+    /// learner's row without an id (an error), never taken for the `Manual Posting` row.
+    #[test]
+    fn an_export_read_for_one_assignment_holds_only_its_columns() {
+        use crate::lms::table::parse_table_keeping;
+        let keeping = |text: &str, assignment: &str| {
+            parse_table_keeping(text.as_bytes(), "gb.csv", &|header_only| {
+                kept_columns(header_only, Some(assignment))
+            })
+        };
+        let grades = [
+            LearnerGrade {
+                points: Some(7.5),
+                feedback: vec![],
+            },
+            LearnerGrade {
+                points: Some(1.0),
+                feedback: vec![],
+            },
+        ];
+        for assignment in ["Lab 1", "22"] {
+            let whole = read_roster(
+                parse_table(EXPORT.as_bytes(), "gb.csv").unwrap(),
+                Some(assignment),
+            )
+            .unwrap();
+            let table = keeping(EXPORT, assignment).unwrap();
+            let other = if assignment == "22" { 6 } else { 7 };
+            assert!(table.rows.iter().all(|row| row.cells[other].is_empty()
+                && row.cells[5].is_empty()
+                && row.cells[8].is_empty()));
+            let kept = read_roster(table, Some(assignment)).unwrap();
+            assert_eq!(kept.learners, whole.learners);
+            assert_eq!(kept.points, whole.points);
+            assert_eq!(kept.render(&grades, 10.0), whole.render(&grades, 10.0));
+        }
+        let text = EXPORT.replace("\"=cmd|' /C calc'!A0\",42,s2,x,A,,,,,", ",,,,,,,,,lost");
+        let whole = parse_table(text.as_bytes(), "gb.csv").unwrap();
+        let said = read_roster(whole, Some("22")).unwrap_err().to_string();
+        assert!(said.contains("not a Canvas user id"), "{said}");
+        let kept = keeping(&text, "22").unwrap();
+        assert!(!kept.rows.last().unwrap().left_out_quiet);
+        assert_eq!(read_roster(kept, Some("22")).unwrap_err().to_string(), said);
     }
 }

@@ -90,7 +90,13 @@ impl Roster {
     /// Reads the roster at `path` for `lms` (`assignment`: which of a Canvas export's
     /// assignments is graded).
     pub fn read(lms: Lms, path: &Path, assignment: Option<&str>) -> Result<Roster, InputErrors> {
-        let table = table::read_table(path)?;
+        // A Canvas export holds every assignment's column: only the graded one is kept.
+        let table = match lms {
+            Lms::Canvas => table::read_table_keeping(path, &|header_only| {
+                canvas::kept_columns(header_only, assignment)
+            })?,
+            Lms::Moodle | Lms::GithubClassroom => table::read_table(path)?,
+        };
         Ok(match lms {
             Lms::Canvas => Roster::Canvas(canvas::read_roster(table, assignment)?),
             Lms::Moodle => Roster::Moodle(moodle::read_roster(table)?),

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use crate::grading::submission_file::{open_submission, InstructorFiles};
 use crate::grading::upload::{too_many_files, MAX_UPLOAD_FILES};
 use crate::input::{ErrorKind, InputError, InputErrors};
+use crate::output::creating_in_temp;
 
 use super::entries::{
     folder_entries, Kind, Metered, ZipItem, MAX_DEPTH, MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES,
@@ -38,7 +39,9 @@ pub const FILE_MODE: u32 = 0o600;
 
 /// Makes `path` and the folders above it that are not there yet, each `0700`.
 pub fn make_folders(path: &Path) -> io::Result<()> {
-    if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
+    // Followed: the tree's root is reached through a link to its open handle
+    // (`GuardedTempDir::path`), and every link the tree itself holds points nowhere.
+    if fs::metadata(path).is_ok_and(|meta| meta.is_dir()) {
         return Ok(());
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -47,7 +50,7 @@ pub fn make_folders(path: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, FOLDER_MODE);
-    match builder.create(path) {
+    match creating_in_temp(|| builder.create(path)) {
         Ok(()) => {}
         // What is there is not a folder (it was looked at above): a file or a link of the
         // upload has the folder's name, which is what the learner is told.
@@ -77,7 +80,7 @@ pub fn create_file(path: &Path) -> io::Result<File> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(FILE_MODE).custom_flags(libc::O_NOFOLLOW);
     }
-    let file = options.open(path)?;
+    let file = creating_in_temp(|| options.open(path))?;
     #[cfg(unix)]
     {
         // As for a folder: the empty file, before a byte is in it.
@@ -110,7 +113,7 @@ pub fn dangling_link(path: &Path) -> io::Result<()> {
     }
     #[cfg(unix)]
     {
-        std::os::unix::fs::symlink(NOWHERE, path)
+        creating_in_temp(|| std::os::unix::fs::symlink(NOWHERE, path))
     }
     #[cfg(not(unix))]
     {

@@ -10,16 +10,36 @@ use crate::input::records::RecordReader;
 use crate::input::{
     body_record, header_record, thousands, BodyRecord, ErrorKind, InputError, InputErrors,
 };
-use crate::limits::{MAX_ROSTER_CELLS, MAX_ROSTER_ROWS};
+use crate::limits::{MAX_ROSTER_BYTES, MAX_ROSTER_CELLS, MAX_ROSTER_ROWS};
 
 /// One row of a table: its line in the file and its cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     /// The line the row starts on.
     pub line: u64,
-    /// Its cells, as many as the header has.
+    /// Its cells, as many as the header has (a column the reader left out, [`Kept`], is
+    /// blank).
     pub cells: Vec<String>,
+    /// Whether every cell left out of it ([`Kept`]) is one its `quiet` accepts (`true`
+    /// when none is left out).
+    pub left_out_quiet: bool,
 }
+
+/// Which columns of a table are kept, as its reader decides from the header: the others are
+/// read (checked as UTF-8) but not held, so that a roster of many columns costs only the
+/// ones used (issue 36: a Canvas export of 100,000 learners and 20 columns peaked at 511 MiB
+/// to use 6 of them).
+pub struct Kept {
+    /// Per column, whether it is kept.
+    pub columns: Vec<bool>,
+    /// Whether a cell left out is of no account (a row whose left-out cells are not all so
+    /// is marked, [`Row::left_out_quiet`]).
+    pub quiet: fn(&str) -> bool,
+}
+
+/// What decides, from a table's header (a table with no rows yet), which columns to keep;
+/// `None` keeps them all.
+pub type KeepColumns<'a> = &'a dyn Fn(&Table) -> Option<Kept>;
 
 /// A CSV file read whole: its header and rows, and the delimiter it was written with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,16 +77,32 @@ impl Table {
 /// asks for one, so the delimiter is the one of `,` and `;` that splits the header into more
 /// cells, as Canvas's own importer decides (`GradebookImporter#identify_delimiter`); a BOM is
 /// dropped. It is read a record at a time, never whole, and held to
-/// [`MAX_ROSTER_ROWS`] rows and [`MAX_ROSTER_CELLS`] cells as it is read.
+/// [`MAX_ROSTER_ROWS`] rows, [`MAX_ROSTER_CELLS`] cells and [`MAX_ROSTER_BYTES`] bytes of
+/// text as it is read.
 pub fn read_table(path: &Path) -> Result<Table, InputErrors> {
+    read_table_keeping(path, &|_| None)
+}
+
+/// [`read_table`], holding only the columns `keep` decides from the header.
+pub fn read_table_keeping(path: &Path, keep: KeepColumns<'_>) -> Result<Table, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let file = std::fs::File::open(path)
         .map_err(|e| InputErrors::one(InputError::unreadable(&name, 0, e)))?;
-    parse_table(file, &name)
+    parse_table_keeping(file, &name, keep)
 }
 
 /// Parses a table (named `name` in errors) from `reader`.
+#[cfg(test)]
 pub fn parse_table(reader: impl Read, name: &str) -> Result<Table, InputErrors> {
+    parse_table_keeping(reader, name, &|_| None)
+}
+
+/// `parse_table`, holding only the columns `keep` decides from the header.
+pub fn parse_table_keeping(
+    reader: impl Read,
+    name: &str,
+    keep: KeepColumns<'_>,
+) -> Result<Table, InputErrors> {
     let mut records = RecordReader::new(reader, true);
     let cells_with = |line: &[u8], delimiter: u8| {
         let mut reader = csv::ReaderBuilder::new()
@@ -115,8 +151,17 @@ pub fn parse_table(reader: impl Read, name: &str) -> Result<Table, InputErrors> 
         Ok(None) => return Err(errors),
         Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
+    let mut table = Table {
+        name: name.to_owned(),
+        header,
+        header_line,
+        rows: Vec::new(),
+    };
+    let kept = keep(&table);
+    let Table { header, .. } = &table;
     let mut rows = Vec::new();
     let mut cells_kept = header.len();
+    let mut bytes_kept: usize = header.iter().map(String::len).sum();
     loop {
         let record = match body_record(&mut records, name, header.len(), &mut errors) {
             Ok(BodyRecord::Row(record)) => record,
@@ -145,20 +190,55 @@ pub fn parse_table(reader: impl Read, name: &str) -> Result<Table, InputErrors> 
             ));
             return Err(errors);
         }
+        let is_kept = |at: usize| match &kept {
+            Some(kept) => kept.columns.get(at).copied().unwrap_or(true),
+            None => true,
+        };
+        bytes_kept += record
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| is_kept(*at))
+            .map(|(_, cell)| cell.len())
+            .sum::<usize>();
+        if bytes_kept > MAX_ROSTER_BYTES {
+            errors.push(InputError::new(
+                ErrorKind::Limit,
+                name,
+                line,
+                format!(
+                    "the roster holds more than {} bytes (16 MiB) of text in the cells it keeps, \
+                     the most one may (a class is graded in memory, within 256 MiB): grade the \
+                     class in parts",
+                    thousands(MAX_ROSTER_BYTES as u64)
+                ),
+            ));
+            return Err(errors);
+        }
         let cells: Vec<Vec<u8>> = record.iter().map(<[u8]>::to_vec).collect();
+        let mut left_out_quiet = true;
         let cells = cells
             .iter()
-            .map(|cell| text(cell, line, &mut errors))
+            .enumerate()
+            .map(|(at, cell)| match &kept {
+                Some(kept) if !is_kept(at) => {
+                    match std::str::from_utf8(cell) {
+                        Ok(cell) => left_out_quiet &= (kept.quiet)(cell),
+                        Err(_) => drop(text(cell, line, &mut errors)),
+                    }
+                    String::new()
+                }
+                _ => text(cell, line, &mut errors),
+            })
             .collect();
-        rows.push(Row { line, cells });
+        rows.push(Row {
+            line,
+            cells,
+            left_out_quiet,
+        });
     }
     if errors.is_empty() {
-        Ok(Table {
-            name: name.to_owned(),
-            header,
-            header_line,
-            rows,
-        })
+        table.rows = rows;
+        Ok(table)
     } else {
         Err(errors)
     }

@@ -89,17 +89,30 @@ impl Drop for GuardedTemp {
 /// A temporary directory that is not an output (the files of a class's download, unpacked
 /// to be graded): removed when dropped, and by SIGINT, SIGTERM and SIGHUP like an output's
 /// temporary file, so an interrupted run leaves nothing behind.
+///
+/// It is made only in a temporary directory no other user can rename things in
+/// (`trusted.rs`), and held open once made: on Linux its [`path`](GuardedTempDir::path)
+/// reaches it through the open handle (`/proc/self/fd/N`), so whatever is done to its name in
+/// the temporary directory, what is written and read under that path is in the directory that
+/// was made (issue 36: a tree renamed away and another put in its place took a learner's
+/// matrix).
 pub struct GuardedTempDir {
     /// Taken when dropped.
     dir: Option<tempfile::TempDir>,
+    /// The open directory, while it is in use.
+    _handle: Option<std::fs::File>,
+    /// How it is reached: through the handle, or (without `/proc`) by its name.
+    reached: PathBuf,
 }
 
 impl GuardedTempDir {
     /// A new directory in the temporary directory, its name starting with `prefix`, the
     /// owner's alone: made with mode `0700` whatever the umask, before anything goes in, so
     /// no other local user can enter it (a class's submissions unpacked in it are no one
-    /// else's to read, or to swap between unpacking and grading).
+    /// else's to read, or to swap between unpacking and grading). A temporary directory that
+    /// another user owns, or may write to without the sticky bit, is refused, naming it.
     pub fn private(prefix: &str) -> std::io::Result<GuardedTempDir> {
+        let parent = super::trusted::trusted_temp_dir()?;
         // Created and registered under the lock: a signal cannot fall in between.
         let mut live = live();
         let mut builder = tempfile::Builder::new();
@@ -109,22 +122,56 @@ impl GuardedTempDir {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(std::fs::Permissions::from_mode(0o700));
         }
-        let dir = builder.tempdir()?;
+        let dir = builder.tempdir_in(parent)?;
         live.push(dir.path().to_owned());
         drop(live);
-        let dir = GuardedTempDir { dir: Some(dir) };
+        let reached = dir.path().to_owned();
+        let mut dir = GuardedTempDir {
+            dir: Some(dir),
+            _handle: None,
+            reached,
+        };
         // A umask that takes the owner's own bits is undone while it is empty.
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+            std::fs::set_permissions(dir.named(), std::fs::Permissions::from_mode(0o700))?;
         }
+        dir.hold()?;
         Ok(dir)
     }
 
-    /// Its path.
-    pub fn path(&self) -> &Path {
+    /// Opens the directory and, where `/proc` reaches an open handle, uses the handle's path.
+    fn hold(&mut self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+            let handle = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                .open(self.named())?;
+            let made = handle.metadata()?;
+            let through = PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()));
+            let same = std::fs::metadata(&through)
+                .is_ok_and(|seen| seen.dev() == made.dev() && seen.ino() == made.ino());
+            if same {
+                self.reached = through;
+                self._handle = Some(handle);
+            }
+        }
+        Ok(())
+    }
+
+    /// Its name in the temporary directory.
+    fn named(&self) -> &Path {
         self.dir.as_ref().expect("taken only when dropped").path()
+    }
+
+    /// A path that reaches it: through its open handle where the system allows, else its
+    /// name.
+    pub fn path(&self) -> &Path {
+        &self.reached
     }
 }
 
@@ -138,6 +185,15 @@ impl Drop for GuardedTempDir {
             forget(&mut live, &path);
         }
     }
+}
+
+/// Makes an entry in a temporary directory with `make`, where no signal's cleanup can be
+/// removing it at the same time: a cleanup that removed a tree while another thread went on
+/// adding to it found it not empty and left it (issue 36). Once a signal has come, `make`
+/// never runs: the process exits first.
+pub fn creating_in_temp<T>(make: impl FnOnce() -> T) -> T {
+    let _live = live();
+    make()
 }
 
 /// Removes every registered temporary file and directory and exits with 128 + `signal`.
@@ -174,4 +230,34 @@ pub fn install_signal_handlers() -> std::io::Result<()> {
 #[cfg(not(unix))]
 pub fn install_signal_handlers() -> std::io::Result<()> {
     Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// Another user who could rename the tree away and put theirs in its place (a temporary
+    /// directory that is theirs is refused, `trusted.rs`) would still take nothing: what is
+    /// written and read after goes to the tree that was made.
+    #[test]
+    fn a_tree_renamed_away_under_the_run_takes_nothing_written_after() {
+        let dir = GuardedTempDir::private("leasejudge-test-").unwrap();
+        fs::write(dir.path().join("before"), b"1").unwrap();
+        let named = dir.named().to_owned();
+        let away = named.with_extension("old");
+        fs::rename(&named, &away).unwrap();
+        fs::create_dir(&named).unwrap();
+        fs::write(named.join("planted"), b"20").unwrap();
+        fs::write(dir.path().join("after"), b"2").unwrap();
+        assert!(!dir.path().join("planted").exists());
+        assert!(!named.join("after").exists());
+        assert_eq!(fs::read(away.join("after")).unwrap(), b"2");
+        assert_eq!(fs::read(dir.path().join("before")).unwrap(), b"1");
+        // Put back, so that it is removed with the rest.
+        fs::remove_dir_all(&named).unwrap();
+        fs::rename(&away, &named).unwrap();
+        drop(dir);
+        assert!(!named.exists());
+    }
 }

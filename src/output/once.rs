@@ -70,9 +70,9 @@ pub fn copy_read_once(
                     };
                     // In a folder of its own, under its own name: its format is its name's.
                     let place = folder.path().join(copies.len().to_string());
-                    std::fs::create_dir(&place)?;
+                    super::creating_in_temp(|| std::fs::create_dir(&place))?;
                     let path = place.join(path.file_name().unwrap_or(path.as_os_str()));
-                    let mut copy = File::create_new(&path)?;
+                    let mut copy = super::creating_in_temp(|| File::create_new(&path))?;
                     if !copy_within(input, &mut copy, limit, not_text)? {
                         return Ok(Err(index));
                     }

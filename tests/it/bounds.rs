@@ -1209,6 +1209,31 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
         "{}",
         text(&out)
     );
+    // Long: rows and cells within their limits, but past 16 MiB of text in the cells kept
+    // (each is held: 100,000 learners of 20 cells of 120 bytes peaked at 511 MiB; a
+    // worksheet's are all kept). The line it passes it on is named.
+    let comment = "y".repeat(1_000);
+    let cell_bytes = |line: &str| line.trim_end().len() - line.matches(',').count();
+    let mut kept = cell_bytes(header);
+    let mut long = String::from(header);
+    let mut passes_on = None;
+    for n in 1..=20_000 {
+        let line = format!("{}{comment}\n", row(n).trim_end());
+        kept += cell_bytes(&line);
+        if kept > 16 << 20 && passes_on.is_none() {
+            passes_on = Some(n + 1);
+        }
+        long.push_str(&line);
+    }
+    fs::write(dir.join("worksheet.csv"), &long).unwrap();
+    let out = grade_moodle(dir, "download");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = format!(
+        "worksheet.csv:{}: the roster holds more than 16,777,216 bytes (16 MiB) of text in the \
+         cells it keeps",
+        passes_on.unwrap()
+    );
+    assert!(text(&out).contains(&said), "{said}\n{}", text(&out));
 }
 
 /// Case rows in which case `a` comes back after `b` opened: with one case open at a time, `a`
@@ -1429,4 +1454,121 @@ fn the_copy_of_an_input_read_once_is_bounded_and_a_case_read_again_past_it_says_
             scratch.path().join("too-long.csv").display()
         )
     );
+}
+
+/// A Moodle class of `learners` participants, each with a matrix in the zip download: the
+/// worksheet `worksheet.csv` and `download.zip` in `dir`.
+fn moodle_class(dir: &Path, learners: u32) {
+    let ids: Vec<u32> = (3000..3000 + learners).collect();
+    moodle_worksheet(&dir.join("worksheet.csv"), &ids);
+    let entries: Vec<(String, Vec<u8>)> = ids
+        .iter()
+        .map(|id| {
+            (
+                format!("{}/matrix.csv", moodle_folder(*id)),
+                submission("ada.csv"),
+            )
+        })
+        .collect();
+    zip_of(&dir.join("download.zip"), &entries);
+}
+
+/// A temporary directory another user could rename things in (one others may write to
+/// without the sticky bit; one another user owns is refused by the same rule, see
+/// `output/trusted.rs`) is refused before anything of the class is unpacked, in a sentence
+/// that names it and TMPDIR (issue 36: another user swapped the unpacked tree for theirs and a
+/// learner's 0 of 4 was imported as 20). With the sticky bit, as `/tmp` has, it is used.
+#[test]
+fn a_temporary_directory_others_could_rename_in_is_refused_naming_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let tmp = dir.join("shared");
+    fs::create_dir(&tmp).unwrap();
+    moodle_class(dir, 2);
+    let key = key();
+    let args = [
+        &["--golden", key.to_str().unwrap()][..],
+        &moodle_args("download.zip"),
+    ]
+    .concat();
+    for mode in [0o770, 0o777, 0o1777] {
+        fs::set_permissions(&tmp, fs::Permissions::from_mode(mode)).unwrap();
+        let out = grade_command(dir, &tmp, 0o022, &args).output().unwrap();
+        let said = text(&out);
+        if mode & 0o1000 != 0 {
+            assert_eq!(out.status.code(), Some(0), "{mode:o}: {said}");
+            assert!(dir.join("import.csv").exists());
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{mode:o}: {said}");
+            assert!(
+                said.contains("(named by TMPDIR)")
+                    && said.contains(&format!(
+                        "shared may be written to by others (mode {mode:o}) and has no sticky bit"
+                    ))
+                    && said.contains("set TMPDIR to a directory of your own or root's"),
+                "{mode:o}: {said}"
+            );
+            assert!(!dir.join("import.csv").exists());
+        }
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "{mode:o}");
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP while a class is being unpacked leave nothing in the temporary
+/// directory: the signal's cleanup and the unpacking never work on the tree at once (it
+/// removed the tree while the unpacking went on adding to it, and left it, issue 36). Each
+/// signal is sent once the tree has entries (the test waits for them, it does not guess a
+/// time).
+#[test]
+fn a_signal_while_a_class_is_unpacked_leaves_nothing_in_the_temporary_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    moodle_class(dir, 3000);
+    let key = key();
+    let args = [
+        &["--golden", key.to_str().unwrap()][..],
+        &moodle_args("download.zip"),
+    ]
+    .concat();
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        let tmp = dir.join(format!("tmp-{signal}"));
+        fs::create_dir(&tmp).unwrap();
+        let mut child = grade_command(dir, &tmp, 0o022, &args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the tree holds some learners' folders (or the run has ended).
+        let unpacking = loop {
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            let tree = fs::read_dir(&tmp)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .find(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("leasejudge-download-")
+                });
+            let entries = tree
+                .and_then(|t| fs::read_dir(t.path()).ok())
+                .map(|d| d.count());
+            if entries.is_some_and(|n| n >= 20) {
+                break true;
+            }
+            std::thread::yield_now();
+        };
+        assert!(unpacking, "the run ended before its tree was seen");
+        // SAFETY: a signal to the child this test spawned and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(128 + signal), "signal {signal}");
+        let left: Vec<_> = fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "signal {signal}: left {left:?}");
+        assert!(!dir.join("import.csv").exists());
+    }
 }
