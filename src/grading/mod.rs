@@ -10,6 +10,7 @@ pub(crate) mod class;
 pub(crate) mod columns;
 pub(crate) mod compare;
 pub mod engine_check;
+pub(crate) mod feedback;
 pub mod hint;
 pub mod learner_shortcuts;
 pub(crate) mod marks;
