@@ -667,7 +667,7 @@ mod tests {
         let named_as_bob = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(
             named_as_bob.path(),
-            "canvas_user_id,group_name\n7,\"Smith, Bob\"\n1002,\"Smith, Bob\"\n",
+            "canvas_user_id,group_name,canvas_group_id\n7,\"Smith, Bob\",5\n1002,\"Smith, Bob\",5\n",
         )
         .unwrap();
         let bobs = crate::lms::groups::read_canvas(named_as_bob.path()).unwrap();
