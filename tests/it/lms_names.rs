@@ -91,3 +91,77 @@ fn two_canvas_groups_of_one_name_are_graded_apart() {
     );
     assert!(written.is_none());
 }
+
+// ------------------------------------------------ Moodle: the entry's name checked
+
+#[test]
+fn a_moodle_entry_named_for_another_learner_than_the_worksheets_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("worksheet.csv");
+    write(
+        &roster,
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Last modified (grade),Feedback comments\n\
+Participant 2001,Ada Lovelace,ada@example.edu,Submitted for grading,,10.00,Yes,-,-,\n\
+Participant 2002,Ben Okafor,ben@example.edu,Submitted for grading,,10.00,Yes,-,-,\n\
+Participant 2003,Siân O'Brien_Jr,sian@example.edu,Submitted for grading,,10.00,Yes,-,-,\n"
+            .as_bytes(),
+    );
+    // `mod/assign/classes/downloader.php`, `get_student_prefix`: the full name with `_` made
+    // a space, `clean_filename` (`PARAM_FILE`: `'` removed), then `_{participant id}`. Ben's
+    // folder carries Ada's id and Ada's Ben's: their grades would swap.
+    let folder = scratch.path().join("submissions");
+    for (name, file) in [
+        (
+            "Ben Okafor_2001_assignsubmission_file/matrix.csv",
+            "ben.csv",
+        ),
+        (
+            "Ada Lovelace_2002_assignsubmission_file/matrix.csv",
+            "ada.csv",
+        ),
+        (
+            "Siân OBrien Jr_2003_assignsubmission_file/matrix.csv",
+            "eve.csv",
+        ),
+    ] {
+        write(&folder.join(name), &submission(file));
+    }
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "it is named for \"Ben Okafor\" (Participant 2001), but the worksheet's Participant \
+             2001 is \"Ada Lovelace\""
+        ) && stderr.contains("Ben Okafor_2001_assignsubmission_file")
+            && stderr.contains("named for \"Ada Lovelace\" (Participant 2002)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Participant 2003 is"), "{stderr}");
+    assert!(written.is_none());
+    // Named as Moodle names them (and under blind marking, `Participant`): graded.
+    std::fs::remove_dir_all(&folder).unwrap();
+    for (name, file) in [
+        (
+            "Ada Lovelace_2001_assignsubmission_file/matrix.csv",
+            "ada.csv",
+        ),
+        (
+            "Participant_2002_assignsubmission_file/matrix.csv",
+            "ben.csv",
+        ),
+        (
+            "Siân OBrien Jr_2003_assignsubmission_file/matrix.csv",
+            "eve.csv",
+        ),
+    ] {
+        write(&folder.join(name), &submission(file));
+    }
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    assert!(
+        matches!(run.status.code(), Some(0 | 1)),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_some());
+}
