@@ -154,25 +154,26 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
         [] if anonymous => return anonymous_error(),
         [] => {}
     }
-    // Whose it could be: someone the roster lacks, or a learner of the roster under another
-    // name.
-    let absent: Vec<&str> = readings
-        .iter()
-        .map(|r| r.user)
-        .filter(|user| roster.learner(user).is_none())
-        .collect();
-    if !absent.is_empty() {
-        let mut absent = absent;
+    // Whose it is: the reading furthest right decides (Canvas builds the name with the user id
+    // just before the attachment id, and a name part may itself end in `_DIGITS`): a learner
+    // of the roster under another name (renamed since the download) is said as theirs, never
+    // blamed on, nor with `--not-on-roster skip` left out as, the user another split reads.
+    let reading = readings.last().expect("a reading at least");
+    if roster.learner(reading.user).is_none() {
+        let mut absent: Vec<&str> = readings
+            .iter()
+            .map(|r| r.user)
+            .filter(|user| roster.learner(user).is_none())
+            .collect();
         absent.dedup();
         return Err(Unclaimed::NotOnRoster(format!(
             "the submission of the Canvas user {}, who is not on the roster",
             absent.join(" or ")
         )));
     }
-    let reading = &readings[0];
     let learner = roster
         .learner(reading.user)
-        .expect("every reading's user is on the roster");
+        .expect("the reading's user is on the roster");
     let name = roster.sortable_name(learner);
     not_named(format!(
         "named for {} (user {}), but the roster's user {} is {} ({} in Canvas's file names): \

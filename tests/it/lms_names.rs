@@ -165,3 +165,45 @@ Participant 2003,Siân O'Brien_Jr,sian@example.edu,Submitted for grading,,10.00,
     );
     assert!(written.is_some());
 }
+
+// ------------------------------------------------ Canvas: a renamed learner, said as theirs
+
+#[test]
+fn a_canvas_learner_renamed_since_the_download_is_said_as_theirs_never_another_users() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    // Jane (1001) is `Doe, Janet` on the roster now; `content_zipper.rb` wrote her old
+    // sortable name `Doe, Jane_7` as `doejane_7`, then her id and the attachment id. Read from
+    // the left (Canvas's own `infer_comment_context_from_filename`) it is user 7's, who is not
+    // on the roster.
+    write(
+        &roster,
+        canvas_export(
+            "20.00",
+            &[("Doe, Janet", "1001", ""), ("Okafor, Ben", "1002", "")],
+        )
+        .as_bytes(),
+    );
+    let folder = scratch.path().join("submissions");
+    write(
+        &folder.join("doejane_7_1001_55001_matrix.csv"),
+        &submission("ada.csv"),
+    );
+    write(
+        &folder.join("okaforben_1002_55002_matrix.csv"),
+        &submission("ben.csv"),
+    );
+    for mode in ["error", "skip"] {
+        let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", mode]);
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{mode}: {stderr}");
+        assert!(
+            stderr.contains(
+                "named for \"doejane_7\" (user 1001), but the roster's user 1001 is \"Doe, Janet\""
+            ) && stderr.contains("doejane_7_1001_55001_matrix.csv"),
+            "{mode}: {stderr}"
+        );
+        assert!(!stderr.contains("user 7"), "{mode}: {stderr}");
+        assert!(written.is_none(), "{mode}");
+    }
+}
