@@ -65,21 +65,29 @@ pub fn claim(entry: &Entry) -> Result<Claim, String> {
         return Err(not_moodle());
     }
     let rest = &entry.name[at + PLUGIN.len()..];
-    let place = match entry.kind {
-        Kind::Folder => {
-            let plugin = rest.trim_end_matches('_');
-            if plugin == "file" {
-                String::new()
-            } else {
-                plugin.to_owned()
+    let place =
+        match entry.kind {
+            Kind::Folder => {
+                let plugin = rest.trim_end_matches('_');
+                if plugin == "file" {
+                    String::new()
+                } else {
+                    plugin.to_owned()
+                }
             }
-        }
-        Kind::File | Kind::Link => match rest.split_once('_') {
-            Some(("file", name)) if !name.is_empty() => name.to_owned(),
-            Some((plugin, name)) if !name.is_empty() => format!("{plugin}/{name}"),
-            _ => return Err(not_moodle()),
-        },
-    };
+            Kind::File | Kind::Link => match rest.split_once('_') {
+                Some(("file", name)) if !name.is_empty() => name.to_owned(),
+                Some((plugin, name)) if !name.is_empty() => format!("{plugin}/{name}"),
+                // Named as a learner's folder, but a link: Moodle's zip holds the folder itself.
+                _ if entry.kind == Kind::Link => return Err(
+                    "a symbolic link named as Moodle names a learner's folder: Moodle's download \
+                     holds the folder itself, never a link; unpack the download again, or put \
+                     the folder in the link's place"
+                        .to_owned(),
+                ),
+                _ => return Err(not_moodle()),
+            },
+        };
     Ok(Claim {
         learner: id.to_owned(),
         place,

@@ -207,3 +207,56 @@ fn a_canvas_learner_renamed_since_the_download_is_said_as_theirs_never_another_u
         assert!(written.is_none(), "{mode}");
     }
 }
+
+// ------------------------------------------------ what a download is not: said as what it is
+
+#[test]
+fn a_moodle_learners_folder_that_is_a_link_is_said_to_be_a_link() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("worksheet.csv");
+    write(
+        &roster,
+        b"Identifier,Full name,Grade,Maximum Grade,Last modified (grade)\n\
+Participant 2001,Ada Lovelace,,10.00,-\n",
+    );
+    let elsewhere = scratch.path().join("elsewhere");
+    write(&elsewhere.join("matrix.csv"), &submission("ada.csv"));
+    let folder = scratch.path().join("submissions");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::os::unix::fs::symlink(
+        &elsewhere,
+        folder.join("Ada Lovelace_2001_assignsubmission_file"),
+    )
+    .unwrap();
+    let (run, written) = grade_lms("moodle", &folder, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("it is a symbolic link named as Moodle names a learner's folder")
+            && !stderr.contains("not named as Moodle names"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+}
+
+#[test]
+fn a_zip_download_on_a_pipe_is_said_to_be_one_at_once() {
+    let scratch = tempfile::tempdir().unwrap();
+    let roster = scratch.path().join("gradebook.csv");
+    write(
+        &roster,
+        canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
+    );
+    // No writer ever opens it: the run must not wait for one.
+    let fifo = scratch.path().join("download.zip");
+    super::bounds::mkfifo(&fifo);
+    let (run, written) = grade_lms("canvas", &fifo, &roster, &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a pipe or a device, not a file")
+            && !stderr.contains("neither a folder nor a zip"),
+        "{stderr}"
+    );
+    assert!(written.is_none());
+}
