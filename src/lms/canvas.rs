@@ -159,17 +159,34 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
     // of the roster under another name (renamed since the download) is said as theirs, never
     // blamed on, nor with `--not-on-roster skip` left out as, the user another split reads.
     let reading = readings.last().expect("a reading at least");
-    if roster.learner(reading.user).is_none() {
-        let mut absent: Vec<&str> = readings
-            .iter()
-            .map(|r| r.user)
-            .filter(|user| roster.learner(user).is_none())
-            .collect();
-        absent.dedup();
-        return Err(Unclaimed::NotOnRoster(format!(
-            "the submission of the Canvas user {}, who is not on the roster",
-            absent.join(" or ")
-        )));
+    let renamed = readings
+        .iter()
+        .find(|other| roster.learner(other.user).is_some());
+    match (roster.learner(reading.user), renamed) {
+        (None, None) => {
+            let mut absent: Vec<&str> = readings.iter().map(|r| r.user).collect();
+            absent.dedup();
+            return Err(Unclaimed::NotOnRoster(format!(
+                "the submission of the Canvas user {}, who is not on the roster",
+                absent.join(" or ")
+            )));
+        }
+        // Someone the roster lacks, or (another split) a learner of the roster renamed: not
+        // left out as the one, nor graded as the other (with `--missing zero` a renamed
+        // learner would get 0): said, both ways.
+        (None, Some(other)) => {
+            let learner = roster.learner(other.user).expect("on the roster");
+            return not_named(format!(
+                "read from the right, the submission of the Canvas user {}, who is not on the \
+                 roster; read otherwise, named for {} (user {}), whom the roster names {}: \
+                 rename it in the download to the one it is",
+                reading.user,
+                quote(other.name),
+                other.user,
+                quote(&roster.sortable_name(learner))
+            ));
+        }
+        (Some(_), _) => {}
     }
     let learner = roster
         .learner(reading.user)
@@ -616,16 +633,37 @@ mod tests {
                 "the submission of the Canvas user 4242, who is not on the roster".into()
             ))
         );
-        // Jane not on the roster: both of her name's readings are named.
+        // Jane not on the roster, and user 7 (another split of her name) is Bob: neither left
+        // out as Jane's nor taken for Bob's renamed, both said.
         let without_jane = roster_of(&NAMES.replace("\"Doe, Jane_7\",1001,jd,A,\n", ""));
+        let Err(Unclaimed::NotNamed(why)) = claim(
+            &entry("doejane_7_1001_55001_matrix.csv"),
+            &without_jane,
+            None,
+        ) else {
+            panic!("an entry read two ways is said");
+        };
+        assert!(
+            why.contains("the Canvas user 1001, who is not on the roster")
+                && why.contains(
+                    "named for \"doejane\" (user 7), whom the roster names \"Smith, Bob\""
+                ),
+            "{why}"
+        );
+        // Nobody of its splits on the roster: someone the roster lacks.
+        let without_bob = roster_of(
+            &NAMES
+                .replace("\"Doe, Jane_7\",1001,jd,A,\n", "")
+                .replace("\"Smith, Bob\",7,", "\"Smith, Bob\",8,"),
+        );
         assert_eq!(
             claim(
                 &entry("doejane_7_1001_55001_matrix.csv"),
-                &without_jane,
+                &without_bob,
                 None
             ),
             Err(Unclaimed::NotOnRoster(
-                "the submission of the Canvas user 1001, who is not on the roster".into()
+                "the submission of the Canvas user 7 or 1001, who is not on the roster".into()
             ))
         );
         assert!(matches!(
