@@ -154,25 +154,43 @@ pub fn claim(entry: &Entry, roster: &Roster, groups: Option<&Groups>) -> Result<
         [] if anonymous => return anonymous_error(),
         [] => {}
     }
-    // Whose it could be: someone the roster lacks, or a learner of the roster under another
-    // name.
-    let absent: Vec<&str> = readings
+    // Whose it is: the reading furthest right decides (Canvas builds the name with the user id
+    // just before the attachment id, and a name part may itself end in `_DIGITS`): a learner
+    // of the roster under another name (renamed since the download) is said as theirs, never
+    // blamed on, nor with `--not-on-roster skip` left out as, the user another split reads.
+    let reading = readings.last().expect("a reading at least");
+    let renamed = readings
         .iter()
-        .map(|r| r.user)
-        .filter(|user| roster.learner(user).is_none())
-        .collect();
-    if !absent.is_empty() {
-        let mut absent = absent;
-        absent.dedup();
-        return Err(Unclaimed::NotOnRoster(format!(
-            "the submission of the Canvas user {}, who is not on the roster",
-            absent.join(" or ")
-        )));
+        .find(|other| roster.learner(other.user).is_some());
+    match (roster.learner(reading.user), renamed) {
+        (None, None) => {
+            let mut absent: Vec<&str> = readings.iter().map(|r| r.user).collect();
+            absent.dedup();
+            return Err(Unclaimed::NotOnRoster(format!(
+                "the submission of the Canvas user {}, who is not on the roster",
+                absent.join(" or ")
+            )));
+        }
+        // Someone the roster lacks, or (another split) a learner of the roster renamed: not
+        // left out as the one, nor graded as the other (with `--missing zero` a renamed
+        // learner would get 0): said, both ways.
+        (None, Some(other)) => {
+            let learner = roster.learner(other.user).expect("on the roster");
+            return not_named(format!(
+                "read from the right, the submission of the Canvas user {}, who is not on the \
+                 roster; read otherwise, named for {} (user {}), whom the roster names {}: \
+                 rename it in the download to the one it is",
+                reading.user,
+                quote(other.name),
+                other.user,
+                quote(&roster.sortable_name(learner))
+            ));
+        }
+        (Some(_), _) => {}
     }
-    let reading = &readings[0];
     let learner = roster
         .learner(reading.user)
-        .expect("every reading's user is on the roster");
+        .expect("the reading's user is on the roster");
     let name = roster.sortable_name(learner);
     not_named(format!(
         "named for {} (user {}), but the roster's user {} is {} ({} in Canvas's file names): \
@@ -686,16 +704,37 @@ mod tests {
                 "the submission of the Canvas user 4242, who is not on the roster".into()
             ))
         );
-        // Jane not on the roster: both of her name's readings are named.
+        // Jane not on the roster, and user 7 (another split of her name) is Bob: neither left
+        // out as Jane's nor taken for Bob's renamed, both said.
         let without_jane = roster_of(&NAMES.replace("\"Doe, Jane_7\",1001,jd,A,\n", ""));
+        let Err(Unclaimed::NotNamed(why)) = claim(
+            &entry("doejane_7_1001_55001_matrix.csv"),
+            &without_jane,
+            None,
+        ) else {
+            panic!("an entry read two ways is said");
+        };
+        assert!(
+            why.contains("the Canvas user 1001, who is not on the roster")
+                && why.contains(
+                    "named for \"doejane\" (user 7), whom the roster names \"Smith, Bob\""
+                ),
+            "{why}"
+        );
+        // Nobody of its splits on the roster: someone the roster lacks.
+        let without_bob = roster_of(
+            &NAMES
+                .replace("\"Doe, Jane_7\",1001,jd,A,\n", "")
+                .replace("\"Smith, Bob\",7,", "\"Smith, Bob\",8,"),
+        );
         assert_eq!(
             claim(
                 &entry("doejane_7_1001_55001_matrix.csv"),
-                &without_jane,
+                &without_bob,
                 None
             ),
             Err(Unclaimed::NotOnRoster(
-                "the submission of the Canvas user 1001, who is not on the roster".into()
+                "the submission of the Canvas user 7 or 1001, who is not on the roster".into()
             ))
         );
         assert!(matches!(
@@ -738,7 +777,7 @@ mod tests {
         let named_as_bob = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(
             named_as_bob.path(),
-            "canvas_user_id,group_name\n7,\"Smith, Bob\"\n1002,\"Smith, Bob\"\n",
+            "canvas_user_id,group_name,canvas_group_id\n7,\"Smith, Bob\",5\n1002,\"Smith, Bob\",5\n",
         )
         .unwrap();
         let bobs = crate::lms::groups::read_canvas(named_as_bob.path()).unwrap();

@@ -206,8 +206,9 @@ fn folded(c: char, out: &mut String) {
 /// What two names are compared by: lowercased, without marks (composed or not: [`folded`]),
 /// and without the characters on which Ruby's word class and Rust's alphanumerics may
 /// disagree (every non-ASCII character that is not alphabetic: combining marks, superscript
-/// digits, joiners), final sigma as sigma.
-fn comparable(name: &str) -> String {
+/// digits, joiners), final sigma as sigma. Moodle's names are compared by it too
+/// (`super::moodle`), as a name written composed or decomposed is one name there as well.
+pub(super) fn comparable(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars().flat_map(char::to_lowercase) {
         folded(c, &mut out);

@@ -202,7 +202,9 @@ pub fn read_class(
     for entry in entries {
         let claim = match &roster {
             Roster::Canvas(canvas) => canvas::claim(&entry, canvas, groups),
-            Roster::Moodle(_) => moodle::claim(&entry).map_err(Unclaimed::NotNamed),
+            Roster::Moodle(moodle) => {
+                moodle::claim_named(&entry, moodle, &index).map_err(Unclaimed::NotNamed)
+            }
             Roster::GithubClassroom(_) => github_classroom::claim(&entry, slug.as_deref(), groups),
         };
         let claim = claim.and_then(|claim| on_roster(lms, claim, &index));

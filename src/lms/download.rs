@@ -280,6 +280,16 @@ fn open_zip(
             ),
         )
     };
+    // A zip is read from its end (its directory) and its entries again for each learner: a
+    // pipe or a device (`<(…)`, a FIFO) cannot be, and opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).map_err(unreadable)?.is_file() {
+        return Err(error(
+            ErrorKind::Value,
+            "is a pipe or a device, not a file: a zip download is read from its end and more \
+             than once, so give it as a file (or the folder it unpacks to)"
+                .to_owned(),
+        ));
+    }
     let file = File::open(path).map_err(unreadable)?;
     let shadows_file = file.try_clone().map_err(unreadable)?;
     let left = Rc::new(Cell::new(MAX_ZIP_DIRECTORY_BYTES));

@@ -5,9 +5,10 @@
 //! - **Download** (`mod/assign/classes/downloader.php` in moodle/moodle, `get_student_prefix`
 //!   and `load_submissionplugin_filelist`; `download_submissions` in `mod/assign/locallib.php`
 //!   before 4.1): each learner's prefix is `{full name}_{participant id}`, the full name with
-//!   `_` made a space and cleaned as a file name (spaces, commas, apostrophes and letters of
-//!   any script stay), the participant id the number the worksheet's `Identifier` carries
-//!   (`get_uniqueid_for_user`; `Participant` stands for the name with blind marking). In
+//!   `_` made a space and cleaned as a file name ([`name_in_files`]: spaces, commas and letters
+//!   of any script stay), the participant id the number the worksheet's `Identifier` carries
+//!   (`get_uniqueid_for_user`; `Participant` stands for the name with blind marking). The name
+//!   is checked against the worksheet's ([`claim_named`]). In
 //!   folders, a learner's files are in `{prefix}_assignsubmission_file/` (`..._file_/` before
 //!   4.1), as uploaded, and online text in `{prefix}_assignsubmission_onlinetext/`; without
 //!   folders, each file is `{prefix}_assignsubmission_file_{file name}`. Only the latest
@@ -34,6 +35,9 @@ use std::collections::HashMap;
 
 use crate::input::{ErrorKind, InputError, InputErrors};
 
+use crate::output::quote;
+
+use super::canvas_names::comparable;
 use super::download::{Claim, Entry, Kind};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
 use super::table::{php_csv_text, php_reread_breaks, sheet_cell, Table};
@@ -61,26 +65,86 @@ pub fn claim(entry: &Entry) -> Result<Claim, String> {
         return Err(not_moodle());
     }
     let rest = &entry.name[at + PLUGIN.len()..];
-    let place = match entry.kind {
-        Kind::Folder => {
-            let plugin = rest.trim_end_matches('_');
-            if plugin == "file" {
-                String::new()
-            } else {
-                plugin.to_owned()
+    let place =
+        match entry.kind {
+            Kind::Folder => {
+                let plugin = rest.trim_end_matches('_');
+                if plugin == "file" {
+                    String::new()
+                } else {
+                    plugin.to_owned()
+                }
             }
-        }
-        Kind::File | Kind::Link => match rest.split_once('_') {
-            Some(("file", name)) if !name.is_empty() => name.to_owned(),
-            Some((plugin, name)) if !name.is_empty() => format!("{plugin}/{name}"),
-            _ => return Err(not_moodle()),
-        },
-    };
+            Kind::File | Kind::Link => match rest.split_once('_') {
+                Some(("file", name)) if !name.is_empty() => name.to_owned(),
+                Some((plugin, name)) if !name.is_empty() => format!("{plugin}/{name}"),
+                // Named as a learner's folder, but a link: Moodle's zip holds the folder itself.
+                _ if entry.kind == Kind::Link => return Err(
+                    "a symbolic link named as Moodle names a learner's folder: Moodle's download \
+                     holds the folder itself, never a link; unpack the download again, or put \
+                     the folder in the link's place"
+                        .to_owned(),
+                ),
+                _ => return Err(not_moodle()),
+            },
+        };
     Ok(Claim {
         learner: id.to_owned(),
         place,
         group: None,
     })
+}
+
+/// The name part of a learner's prefix as Moodle writes it for `full_name`
+/// (`downloader.php`, `get_student_prefix`): `_` made a space (`str_replace`), then
+/// `clean_filename` (`clean_param` with `PARAM_FILE` in `lib/moodlelib.php`), which removes
+/// control characters and `&`, `<`, `>`, `"`, the backquote, `|`, `'`, `:`, `\` and `/`.
+pub fn name_in_files(full_name: &str) -> String {
+    full_name
+        .chars()
+        .map(|c| if c == '_' { ' ' } else { c })
+        .filter(|&c| !c.is_control() && !"&<>\"`|':\\/".contains(c))
+        .collect()
+}
+
+/// What Moodle's download names a learner under blind marking (`get_string('participant',
+/// 'mod_assign')` in English) instead of their full name.
+const BLIND_NAME: &str = "Participant";
+
+/// Whose the download's entry `entry` is ([`claim`]), its name checked against the
+/// worksheet's for that participant id (`index`: the worksheet's learners by id): an entry
+/// whose name is not the name Moodle writes for that learner ([`name_in_files`]; any
+/// learner's under blind marking) is someone else's, or of another course or assignment
+/// whose participant ids collide, and is said, never graded. An id the worksheet lacks is
+/// left to the caller.
+pub fn claim_named(
+    entry: &Entry,
+    roster: &Roster,
+    index: &HashMap<&str, usize>,
+) -> Result<Claim, String> {
+    let claim = claim(entry)?;
+    let Some(&n) = index.get(claim.learner.as_str()) else {
+        return Ok(claim);
+    };
+    let Some(full_name) = roster.full_name(&roster.learners[n]) else {
+        return Ok(claim);
+    };
+    let prefix = &entry.name[..entry.name.find(PLUGIN).expect("a claimed entry's plugin")];
+    let (named, _) = prefix.rsplit_once('_').expect("a claimed entry's id");
+    let comparable = |name: &str| comparable(name_in_files(name).trim());
+    if named == BLIND_NAME || comparable(named) == comparable(full_name) {
+        return Ok(claim);
+    }
+    Err(format!(
+        "named for {} (Participant {}), but the worksheet's Participant {} is {} ({} in \
+         Moodle's file names): the download and the worksheet are not of one assignment, or \
+         the name changed between them (download both again)",
+        quote(named),
+        claim.learner,
+        claim.learner,
+        quote(full_name),
+        quote(name_in_files(full_name).trim())
+    ))
 }
 
 /// A Moodle grading worksheet.
@@ -93,6 +157,8 @@ pub struct Roster {
     grade: usize,
     modified: usize,
     feedback: Option<usize>,
+    /// The `Full name` column, if the worksheet shows names.
+    full_name: Option<usize>,
     /// The assignment's maximum grade.
     pub points: Option<f64>,
 }
@@ -256,6 +322,7 @@ pub fn read_roster(table: Table) -> Result<Roster, InputErrors> {
         grade,
         modified,
         feedback,
+        full_name,
         points: points.map(|(max, _)| max),
     })
 }
@@ -275,6 +342,12 @@ pub fn feedback_html(lines: &[String]) -> String {
 }
 
 impl Roster {
+    /// `learner`'s full name, if the worksheet shows it.
+    fn full_name(&self, learner: &Learner) -> Option<&str> {
+        let at = self.full_name?;
+        Some(self.table.rows[learner.row].cells[at].trim()).filter(|name| !name.is_empty())
+    }
+
     /// Whether the worksheet has a `Feedback comments` column to fill in.
     pub fn has_feedback(&self) -> bool {
         self.feedback.is_some()

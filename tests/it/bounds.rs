@@ -95,7 +95,7 @@ fn wide(mut command: Command) -> Command {
     command
 }
 
-fn mkfifo(path: &Path) {
+pub(super) fn mkfifo(path: &Path) {
     let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);

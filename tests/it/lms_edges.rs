@@ -879,10 +879,19 @@ fn moodle_reads_back_every_cell_of_the_worksheet_written() {
         "ends in\\\\\\",
     ];
     let folder = scratch.path().join("download");
+    // Each folder named as `downloader.php` names it: the full name with `_` made a space and
+    // `clean_filename`'s characters (`PARAM_FILE` in `lib/moodlelib.php`) removed.
+    let in_files = |name: &str| -> String {
+        name.replace('_', " ")
+            .chars()
+            .filter(|&c| !c.is_control() && !"&<>\"`|':\\/".contains(c))
+            .collect()
+    };
     for (i, answer) in answers.iter().enumerate() {
         write(
             &folder.join(format!(
-                "Learner {i}_{}_assignsubmission_file/matrix.csv",
+                "{}_{}_assignsubmission_file/matrix.csv",
+                in_files(names[i]),
                 3000 + i
             )),
             format!(

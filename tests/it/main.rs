@@ -33,6 +33,7 @@ mod limits;
 mod lms;
 mod lms_attack;
 mod lms_edges;
+mod lms_names;
 mod machine;
 mod malformed;
 mod matrix_bytes;
