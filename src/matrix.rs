@@ -333,12 +333,7 @@ pub fn push_csv_row(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: &J
     }
     for values in [case.stale_generations(), case.late_progress()] {
         out.push(b',');
-        for (i, &value) in values.iter().enumerate() {
-            if i > 0 {
-                out.push(b';');
-            }
-            push_u64(out, value);
-        }
+        push_u64_list(out, values, b';');
     }
     out.extend_from_slice(if judgement.lease_expired() {
         b",true,"
@@ -377,6 +372,21 @@ pub(crate) fn push_csv_text(out: &mut Vec<u8>, text: &str) {
         out.push(b);
     }
     out.push(b'"');
+}
+
+/// Appends a list of numbers, `separator` between them: an integer-list cell (`;` in a CSV
+/// cell, `,` in a JSON array).
+pub(crate) fn push_u64_list<'a>(
+    out: &mut Vec<u8>,
+    values: impl IntoIterator<Item = &'a u64>,
+    separator: u8,
+) {
+    for (i, &value) in values.into_iter().enumerate() {
+        if i > 0 {
+            out.push(separator);
+        }
+        push_u64(out, value);
+    }
 }
 
 /// Appends a number's decimal digits.

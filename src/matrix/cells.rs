@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use crate::lease::{Case, Judgement, Phase, Timestamp};
 
-use super::{push_u64, MatrixEncoding, MatrixRow, COLUMNS};
+use super::{push_u64, push_u64_list, MatrixEncoding, MatrixRow, COLUMNS};
 
 /// The matrix as typed rows for a reader in this process (`check`'s join with a golden
 /// file, the table of `adjudicate -f table`), never an output: per case, its first line and
@@ -149,14 +149,7 @@ pub fn push_cells_record(
         },
     );
     for values in [case.stale_generations(), case.late_progress()] {
-        push_cell(out, |out| {
-            for (i, &value) in values.iter().enumerate() {
-                if i > 0 {
-                    out.push(b';');
-                }
-                push_u64(out, value);
-            }
-        });
+        push_cell(out, |out| push_u64_list(out, values, b';'));
     }
     text(
         out,

@@ -2,7 +2,7 @@
 
 use crate::lease::{Case, Judgement, Phase, Timestamp};
 
-use super::push_u64;
+use super::{push_u64, push_u64_list};
 
 /// Appends one case's matrix row as a compact JSON object: the same bytes as
 /// [`MatrixRow::new`](super::MatrixRow::new) serialised by serde_json (`push_json_row`
@@ -81,12 +81,7 @@ pub fn push_json_case(out: &mut Vec<u8>, case_id: &str, case: &Case, judgement: 
         (&b"],\"late_progress\":["[..], case.late_progress()),
     ] {
         out.extend_from_slice(key);
-        for (i, &value) in values.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_u64(out, value);
-        }
+        push_u64_list(out, values, b',');
     }
     out.extend_from_slice(if judgement.lease_expired() {
         b"],\"lease_expired\":true"
