@@ -86,6 +86,12 @@ impl InstructorFiles {
 pub const SYMBOLIC_LINK: &str = "cannot be graded: the submission is a symbolic link, not a file \
      of its own; submit the file itself (to grade a directory through a link, end its name with /)";
 
+/// The message of a submission named by one of this process's own descriptors
+/// (`/dev/fd/63`, what a shell's `<(...)` gives): a link to a pipe, refused as every link is,
+/// with what works instead.
+pub const OWN_DESCRIPTOR: &str = "cannot be graded: the submission is named by a descriptor \
+     (a shell's <(...) gives one), which is a symbolic link; pipe it on standard input as - instead";
+
 /// The message of a submission that is one of the instructor's files.
 pub const NOT_ITS_OWN: &str = "cannot be graded: the submission is not a file of its own (it is \
      the same file as one the grader reads for itself)";
@@ -176,7 +182,9 @@ pub fn open_submission(
             // The last component was a link: refused by the open itself, not by a check
             // before it.
             let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-            return Err(if is_link {
+            return Err(if is_link && names_a_descriptor(path) {
+                refused(name, OWN_DESCRIPTOR)
+            } else if is_link {
                 refused(name, SYMBOLIC_LINK)
             } else {
                 InputError::unreadable(name, 0, e)
@@ -188,6 +196,16 @@ pub fn open_submission(
         .map_err(|e| InputError::unreadable(name, 0, e))?;
     check_own(&meta, name, instructor, false)?;
     Ok(file)
+}
+
+/// Whether `path` names one of this process's descriptors (`/dev/fd/N`, `/proc/self/fd/N`,
+/// `/dev/stdin`): said as such when it is refused, since "submit the file itself" would not help.
+fn names_a_descriptor(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    ["/dev/fd/", "/proc/self/fd/"].iter().any(|prefix| {
+        text.strip_prefix(prefix)
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    }) || text == "/dev/stdin"
 }
 
 /// Opens `path` for reading without following a symbolic link in its last component, and
@@ -316,6 +334,13 @@ mod tests {
         std::os::unix::fs::symlink(&own, &symlink).unwrap();
         let error = open_submission(&symlink, "s.csv", &instructor).unwrap_err();
         assert_eq!(error.message, SYMBOLIC_LINK);
+        // A descriptor of ours (a shell's `<(...)`) is a link too, said as what it is.
+        let read = File::open(&own).unwrap();
+        use std::os::fd::AsRawFd;
+        let descriptor = std::path::PathBuf::from(format!("/dev/fd/{}", read.as_raw_fd()));
+        let error = open_submission(&descriptor, "/dev/fd/N", &instructor).unwrap_err();
+        assert_eq!(error.message, OWN_DESCRIPTOR);
+        assert!(!names_a_descriptor(Path::new("/dev/fd/3x")) && !names_a_descriptor(&own));
 
         let hard = dir.path().join("h.csv");
         std::fs::hard_link(&own, &hard).unwrap();

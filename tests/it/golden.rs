@@ -176,3 +176,49 @@ fn the_probes_as_json() {
     assert_eq!(parse(&stdout), parse(&expected));
     assert_eq!(stdout, expected, "same values, and the same bytes");
 }
+
+/// A golden file on a pipe (`--golden <(...)`, a FIFO) is read as the file itself would be:
+/// it cannot go back to its start after its first bytes are sniffed, so it is copied first.
+#[test]
+fn a_golden_file_on_a_pipe_is_read_like_the_file() {
+    let golden = std::fs::read(root().join("golden/acks.csv")).unwrap();
+    let on_pipe =
+        |args: &[&str], golden: &[u8]| crate::common::leasejudge(args).stdin(golden).run();
+    let check = ["check", "cases/acks.csv", "--golden", "/dev/stdin"];
+    let from_file =
+        crate::common::leasejudge(&["check", "cases/acks.csv", "--golden", "golden/acks.csv"])
+            .run();
+    let piped = on_pipe(&check, &golden);
+    assert_eq!(
+        (piped.code, &piped.stdout),
+        (0, &from_file.stdout),
+        "{}",
+        piped.stderr
+    );
+    assert!(
+        piped.stdout.contains("9 matched, 0 mismatched"),
+        "{}",
+        piped.stdout
+    );
+    // A wrong key on a pipe is graded as wrong, not refused.
+    let wrong =
+        String::from_utf8(golden.clone())
+            .unwrap()
+            .replacen("within_lease", "awaiting_ack", 1);
+    let piped = on_pipe(&check, wrong.as_bytes());
+    assert_eq!(piped.code, 1, "{}{}", piped.stdout, piped.stderr);
+    assert!(
+        piped.stdout.contains("8 matched, 1 mismatched"),
+        "{}",
+        piped.stdout
+    );
+    // grade reads its key the same way.
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("m.csv");
+    let out = matrix.to_str().unwrap();
+    let adjudicated = crate::common::leasejudge(&["adjudicate", "cases/acks.csv", "-o", out]).run();
+    assert_eq!(adjudicated.code, 0, "{}", adjudicated.stderr);
+    let graded = on_pipe(&["grade", out, "--golden", "/dev/stdin"], &golden);
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+    assert!(graded.stdout.contains("9/9 (100.0%)"), "{}", graded.stdout);
+}

@@ -171,6 +171,13 @@ impl<'a> MatrixRead<'a> {
                     split,
                 );
             }
+            MatrixInput::Open(file, named) if !file.metadata().map_err(cannot)?.is_file() => {
+                // A pipe or a FIFO (`--golden <(...)`) cannot go back to its start once its
+                // first bytes are sniffed: it is copied to an anonymous temporary file first,
+                // as a file read whole is (within the same limit).
+                let spooled = crate::limits::spool_document(file).map_err(cannot)?;
+                return self.read_partial(MatrixInput::Open(spooled, named), name, split);
+            }
             MatrixInput::Open(mut file, named) => {
                 // A file named a workbook is read whole: refused by its size before a byte is
                 // read, whatever it holds.
