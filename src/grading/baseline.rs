@@ -18,6 +18,23 @@ use crate::input::{
     MAX_LISTED_ERRORS,
 };
 
+/// What a previous gradebook says of this class: each submission's score, and the maximum
+/// score it was out of.
+#[derive(Debug, Default)]
+pub struct Baseline {
+    /// The scores by submission name (see [`read_baseline`]).
+    pub scores: HashMap<String, Option<f64>>,
+    /// The distinct numbers of its `max_score` column (a gradebook `grade --gradebook` wrote
+    /// has one), in the order first seen, at most [`MAX_SCORES_KEPT`]; empty without the
+    /// column. A score out of another maximum (the key or the graded columns changed since)
+    /// is compared as it stands, and the report says so.
+    pub max_scores: Vec<f64>,
+}
+
+/// How many distinct maximum scores a baseline's [`Baseline::max_scores`] keeps (one is
+/// usual: a gradebook is one run's).
+pub const MAX_SCORES_KEPT: usize = 4;
+
 /// The scores of an old gradebook by submission name (as the gradebook shows it:
 /// [`crate::sanitize::escape_controls`] of the name), of the submissions `wanted` names (the
 /// class being graded); `None` where the score cell is empty (an ungradable submission).
@@ -26,10 +43,7 @@ use crate::input::{
 /// (`grading::partitions`, as a golden file's case ids do) where a name listed twice is
 /// found a partition at a time, and only the scores `wanted` are kept in memory, so a
 /// gradebook of any size is read within the same memory (a 60 MB one took 365 MB).
-pub fn read_baseline(
-    path: &Path,
-    wanted: &dyn Fn(&str) -> bool,
-) -> Result<HashMap<String, Option<f64>>, InputErrors> {
+pub fn read_baseline(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<Baseline, InputErrors> {
     let name = path.to_string_lossy().into_owned();
     let cannot = |e: std::io::Error| InputErrors::one(InputError::unreadable(&name, 0, e));
     let file = std::fs::File::open(path).map_err(cannot)?;
@@ -60,7 +74,7 @@ fn read_scores(
     name: &str,
     splitter: &Splitter,
     wanted: &dyn Fn(&str) -> bool,
-) -> Result<HashMap<String, Option<f64>>, InputErrors> {
+) -> Result<Baseline, InputErrors> {
     let mut records = RecordReader::new(reader, true);
     let mut errors = InputErrors::new();
     let (header_line, header) = match header_record(&mut records, name, &mut errors) {
@@ -115,6 +129,11 @@ fn read_scores(
     let [Some(submission_at), Some(score_at)] = at else {
         return Err(errors);
     };
+    // Optional: a gradebook of another tool may not have it.
+    let max_at = header
+        .iter()
+        .position(|text| normalise_header(text) == "max_score");
+    let mut max_scores: Vec<f64> = Vec::new();
     // Every named row, by name, to find a name listed twice once all are read.
     let mut named = Partitions::new(splitter);
     loop {
@@ -164,6 +183,17 @@ fn read_scores(
                 }
             }
         });
+        // Only to be said beside the scores: a cell that is no number is not an error.
+        let max_score = max_at
+            .and_then(|index| record.iter().nth(index))
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .and_then(|text| text.trim().parse::<f64>().ok())
+            .filter(|max| max.is_finite());
+        if let Some(max) = max_score {
+            if max_scores.len() < MAX_SCORES_KEPT && !max_scores.contains(&max) {
+                max_scores.push(max);
+            }
+        }
         let Some(submission) = submission else {
             continue;
         };
@@ -188,7 +218,7 @@ fn read_scores(
     })?;
     errors.merge_by_line(duplicates);
     if errors.is_empty() {
-        Ok(scores)
+        Ok(Baseline { scores, max_scores })
     } else {
         Err(errors)
     }
@@ -254,7 +284,7 @@ mod tests {
         bytes: &[u8],
         name: &str,
     ) -> Result<HashMap<String, Option<f64>>, InputErrors> {
-        read_scores(bytes, name, &Splitter::with_parts(1), &|_| true)
+        read_scores(bytes, name, &Splitter::with_parts(1), &|_| true).map(|b| b.scores)
     }
 
     fn messages(text: &str) -> Vec<String> {
@@ -276,6 +306,29 @@ mod tests {
         assert_eq!(scores["alice.csv"], Some(3.0));
         assert_eq!(scores["bob.csv"], None);
         assert_eq!(scores["c,d.csv"], Some(2.5));
+        let read = |text: &str| {
+            read_scores(
+                text.as_bytes(),
+                "old.csv",
+                &Splitter::with_parts(1),
+                &|_| true,
+            )
+            .unwrap()
+            .max_scores
+        };
+        assert_eq!(
+            read("submission,score,max_score\na,1,4\nb,,4\nc,2, 6 \n"),
+            [4.0, 6.0]
+        );
+        assert_eq!(
+            read("submission,score\na,1\n"),
+            [] as [f64; 0],
+            "no column, none known"
+        );
+        assert_eq!(
+            read("submission,score,Max Score\na,1,x\nb,1,\n"),
+            [] as [f64; 0]
+        );
     }
 
     #[test]
@@ -313,7 +366,8 @@ mod tests {
             &Splitter::with_parts(16),
             &|name| name == "s7.csv" || name == "s10.csv" || name == "absent.csv",
         )
-        .unwrap();
+        .unwrap()
+        .scores;
         assert_eq!(scores.len(), 2, "only the wanted are kept");
         assert_eq!(scores["s7.csv"], Some(2.0));
         assert_eq!(scores["s10.csv"], Some(0.0));

@@ -294,6 +294,10 @@ pub struct ClassReport {
     pub submissions: Vec<Submission>,
     /// Whether a `--baseline` gradebook was given.
     pub baseline: bool,
+    /// The maximum scores the baseline's scores were out of (its `max_score` column; empty
+    /// when it has none): [`ClassReport::baseline_out_of_another`] says when they differ
+    /// from this run's.
+    pub baseline_max_scores: Vec<f64>,
     /// The check of an autograder's one submission, run before it is graded (the platform
     /// formats show it at once, whatever else they hide).
     pub precheck: Option<super::precheck::Precheck>,
@@ -369,6 +373,20 @@ impl ClassReport {
         } else {
             self.max_score().to_string()
         }
+    }
+
+    /// The baseline's maximum scores when one differs from this run's
+    /// ([`ClassReport::max_score`]: the key or the graded columns changed since), so that its
+    /// scores, compared as they stand, are not read as like for like; `None` when they agree,
+    /// are not known, or this run has no maximum (an unusable key).
+    pub fn baseline_out_of_another(&self) -> Option<&[f64]> {
+        let max = self.max_score() as f64;
+        let differs = self.key_problems.is_none()
+            && self
+                .baseline_max_scores
+                .iter()
+                .any(|&earlier| earlier != max);
+        differs.then_some(&self.baseline_max_scores[..])
     }
 
     /// A score as a percentage of [`ClassReport::max_score`]; `None` with nothing to score.

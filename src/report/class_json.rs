@@ -243,6 +243,22 @@ fn document_json<S: Serializer>(report: &ClassReport, serializer: S) -> Result<S
             .map(|(s, change)| json!({"submission": s.name, "change": change}))
             .collect();
         class["moved"] = moved.into();
+        // The baseline's maximum scores, when its gradebook says them: a change compares
+        // points as they stand, and a maximum that differs from this run's says why many moved.
+        // A whole number as `max_score` is written (`12`, not `12.0`).
+        let whole = |max: f64| max.fract() == 0.0 && (0.0..9.0e15).contains(&max);
+        class["baseline_max_scores"] = report
+            .baseline_max_scores
+            .iter()
+            .map(|&max| {
+                if whole(max) {
+                    Value::from(max as u64)
+                } else {
+                    Value::from(max)
+                }
+            })
+            .collect::<Vec<Value>>()
+            .into();
     }
     if let Some(shortcuts) = class_json(report) {
         class["shortcuts"] = shortcuts;

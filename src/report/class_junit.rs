@@ -309,6 +309,7 @@ mod tests {
                 submission("right.csv", graded_csv(&golden, &golden)),
             ],
             baseline: false,
+            baseline_max_scores: Vec::new(),
             precheck: None,
             points: None,
         };

@@ -177,6 +177,17 @@ pub fn moved_line(report: &ClassReport) -> Option<String> {
     } else {
         format!("Moved since the baseline: {}", moved.join(", "))
     };
+    // A score out of another maximum moved with the key, not with the learner: said, since
+    // the changes above compare the points as they stand.
+    if let Some(earlier) = report.baseline_out_of_another() {
+        let earlier: Vec<String> = earlier.iter().map(|max| max.to_string()).collect();
+        line.push_str(&format!(
+            "; the baseline's scores are out of {}, this run's out of {} (the key or the graded \
+             columns changed): the changes compare points as they stand",
+            earlier.join(" and "),
+            report.max_score()
+        ));
+    }
     // Matched by name as given: a submission renamed, or given by another path (`./s` for
     // `s/`), is said, not left to look unmoved.
     let absent: Vec<&Submission> = report

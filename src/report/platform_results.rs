@@ -730,6 +730,7 @@ mod tests {
                 previous: None,
             }],
             baseline: false,
+            baseline_max_scores: Vec::new(),
             precheck: None,
             points: None,
         }

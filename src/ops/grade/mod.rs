@@ -263,7 +263,7 @@ pub fn run(options: &Options) -> Result<Status> {
         reveal,
         splitter: &splitter,
         instructor: &instructor,
-        baseline: baseline.as_ref(),
+        baseline: baseline.as_ref().map(|baseline| &baseline.scores),
     };
     let (submissions, check) = grade_entries(
         entries,
@@ -295,6 +295,9 @@ pub fn run(options: &Options) -> Result<Status> {
         },
         submissions,
         baseline: baseline.is_some(),
+        baseline_max_scores: baseline
+            .map(|baseline| baseline.max_scores)
+            .unwrap_or_default(),
         precheck: check,
         points: options.points,
     };

@@ -1,0 +1,1 @@
+grade --golden key.csv submissions --baseline old.csv
