@@ -407,13 +407,32 @@ fn listed(names: &[String]) -> String {
     let mut text = names
         .iter()
         .take(QUOTED_NAMES)
-        .cloned()
+        .map(|name| visibly(name))
         .collect::<Vec<_>>()
         .join(", ");
     if names.len() > QUOTED_NAMES {
         text.push_str(&format!(" and {} more", names.len() - QUOTED_NAMES));
     }
     text
+}
+
+/// A name as it is listed among others: each character that takes no room on a screen (a
+/// combining accent, a zero-width space or joiner) shown as `\u{301}`, so that two names
+/// that differ only there (`réponse.csv` composed and decomposed, as macOS and Windows write
+/// it) do not read as one name listed twice; a `\u{` of the name itself as `\x5cu{`.
+fn visibly(name: &str) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let mut shown = String::with_capacity(name.len());
+    for (at, c) in name.char_indices() {
+        if c == '\\' && name[at..].starts_with("\\u{") {
+            shown.push_str("\\x5c");
+        } else if c.width() == Some(0) || (c != ' ' && c.is_whitespace()) {
+            shown.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
 }
 
 /// Finds the learner's matrix among the files they handed in (an upload's, from
@@ -584,6 +603,20 @@ mod tests {
         let errors = result.unwrap_err();
         assert_eq!(errors.len(), 1);
         errors.listed()[0].to_string()
+    }
+
+    #[test]
+    fn names_listed_together_show_what_takes_no_room() {
+        let composed = "r\u{e9}ponse.csv";
+        let decomposed = "re\u{301}ponse.csv";
+        assert_eq!(
+            listed(&[composed.to_owned(), decomposed.to_owned()]),
+            "r\u{e9}ponse.csv, re\\u{301}ponse.csv"
+        );
+        assert_eq!(visibly("a\u{200b}b.csv"), "a\\u{200b}b.csv");
+        assert_eq!(visibly("a\\u{200b}b.csv"), "a\\x5cu{200b}b.csv");
+        assert_eq!(visibly("my matrix.csv"), "my matrix.csv");
+        assert_eq!(visibly("a\\b.csv"), "a\\b.csv");
     }
 
     #[test]
