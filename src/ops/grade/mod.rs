@@ -17,15 +17,14 @@ use anyhow::{Context, Result};
 use crate::grading::class::{ClassReport, Feedback, Scoring};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::InstructorFiles;
-use crate::grading::{default_format, Column, ReportFormat};
+use crate::grading::Column;
 use crate::input::{ErrorKind, InputErrors, ReadOptions};
 use crate::lms::{Class, Lms, Missing, NotOnRoster};
 use crate::ops::{usage, Status};
 use crate::output::{commit_all, Content, Output};
-use crate::report::class_json::write_json;
-use crate::report::class_text::{write_github, write_markdown, write_table};
 use crate::report::github_classroom::write_github_classroom;
 use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
+use crate::report::{default_format, ReportFormat, Style};
 
 use autograder::{log_trouble, refuse_unusable_key, remove_earlier_results, say_results};
 use checks::{check_format_options, check_outputs};
@@ -72,21 +71,9 @@ impl crate::choice::Choice for GradeFormat {
     /// submission's does.
     fn help(self) -> &'static str {
         match self {
-            GradeFormat::Report(ReportFormat::Table) => {
-                "Per submission a table of its cases, then the class summary, for people"
-            }
-            GradeFormat::Report(ReportFormat::Json) => {
-                "One JSON document: every submission, per-case and per-column breakdown, the summary"
-            }
-            GradeFormat::Report(ReportFormat::Junit) => {
-                "JUnit XML: a testsuite per submission, a testcase per case"
-            }
-            GradeFormat::Report(ReportFormat::Github) => "GitHub Actions workflow commands",
-            GradeFormat::Report(ReportFormat::Markdown) => "Markdown, for a CI step summary",
+            GradeFormat::Report(format) => format.class_help(),
             GradeFormat::Gradescope => "Gradescope's autograder `results.json` (one submission)",
-            GradeFormat::Prairielearn => {
-                "PrairieLearn's external grading results (one submission)"
-            }
+            GradeFormat::Prairielearn => "PrairieLearn's external grading results (one submission)",
             GradeFormat::GithubClassroom => {
                 "The input of GitHub Classroom's grading reporter, as JSON (one submission)"
             }
@@ -388,7 +375,7 @@ fn write_outputs(
     let out = write_report(options, format, report)?;
     // A table on the terminal shows each ungradable submission's problems: on that same
     // terminal, standard error only counts them (they were printed twice).
-    let problems_shown = format == GradeFormat::Report(ReportFormat::Table)
+    let problems_shown = matches!(format, GradeFormat::Report(format) if format.shows_problems())
         && out.is_terminal()
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut outputs = vec![out];
@@ -407,26 +394,9 @@ fn write_outputs(
 /// golden case), not yet committed.
 fn write_report(options: &Options, format: GradeFormat, report: &ClassReport) -> Result<Output> {
     let mut out = Output::open(options.output.as_deref(), format.content())?;
-    let color = crate::terminal::use_color(out.is_terminal());
     match format {
-        GradeFormat::Report(ReportFormat::Table) => {
-            // Coloured or not, on a terminal or piped: the one width rule of every table.
-            let width = crate::terminal::table_width(out.is_terminal());
-            write_table(report, color, options.verbose, Some(width), &mut out)
-                .context("cannot write the report")?;
-        }
-        // A class of large matrices makes a large document.
-        GradeFormat::Report(ReportFormat::Json) => {
-            write_json(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::Report(ReportFormat::Junit) => {
-            crate::report::class_junit::write(report, &mut out)?
-        }
-        GradeFormat::Report(ReportFormat::Github) => {
-            write_github(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::Report(ReportFormat::Markdown) => {
-            write_markdown(report, &mut out).context("cannot write the report")?
+        GradeFormat::Report(format) => {
+            format.write_class(report, Style::of(&out, options.verbose), &mut out)?
         }
         GradeFormat::Gradescope => {
             let visibility = options.visibility.unwrap_or(Visibility::Visible);
