@@ -25,6 +25,8 @@ use std::sync::{Mutex, Once, OnceLock};
 
 use serde_json::Value;
 
+use crate::common::text;
+
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/autograder")
@@ -54,10 +56,6 @@ fn output_of(command: &mut Command) -> Output {
         }
     }
     panic!("{command:?}: the file stayed busy");
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[cfg(unix)]
