@@ -324,3 +324,20 @@ impl Class {
         grade_lms(platform, &self.folder, &self.roster, extra)
     }
 }
+
+/// Copies a directory tree, modes kept (as PrairieLearn's copy, a tar archive and a git
+/// checkout do); a bundle's binary is hard-linked, to save copying it for every run.
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if entry.file_name() == "leasejudge" {
+            fs::hard_link(entry.path(), &target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::common::{grade_lms, key, root, submission, text, write};
+use crate::common::{copy_tree, grade_lms, key, root, submission, text, write};
 
 pub(super) fn leasejudge(args: &[&str]) -> Output {
     crate::common::leasejudge(args)
@@ -1208,17 +1208,4 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         text(&refused.stderr)
     );
     assert!(!scratch.path().join("other").exists());
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
