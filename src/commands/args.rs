@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use super::choice::choice;
-use crate::grading::{parse_column_list, Column, ReportFormat, ReportOptions};
+use crate::grading::{parse_column_list, Column};
 use crate::input::{Delimiter, ReadOptions};
+use crate::report::{ReportFormat, ReportOptions};
 
 /// `--delimiter` and `--sheet`, for every command that reads CSV files or workbooks.
 #[derive(Clone, Debug, Default, clap::Args)]

@@ -127,33 +127,6 @@ impl Class {
     }
 }
 
-/// Why an entry of a learner the roster lacks may be there, as each platform's exports
-/// differ, and what to do.
-fn not_on_roster_cause(lms: Lms) -> &'static str {
-    match lms {
-        Lms::Canvas => {
-            "Canvas's gradebook export leaves out inactive and concluded students unless the \
-             Gradebook shows them (View, Show: Inactive enrollments, Concluded enrollments), and \
-             a filtered view exports only whom it shows, while Download Submissions includes \
-             them: export the gradebook again showing every student, or give --not-on-roster \
-             skip to grade the others (this learner is listed and gets no grade)"
-        }
-        Lms::Moodle => {
-            "the grading worksheet lists the participants the grading table showed when it was \
-             downloaded (its filter, its group, Show only active enrolments): download the \
-             worksheet again from the same view as the submissions, or give --not-on-roster \
-             skip to grade the others (this learner is listed and gets no grade)"
-        }
-        Lms::GithubClassroom => {
-            "a student who accepted the assignment without being on the classroom's roster \
-             (or linked to no roster entry), or a team's repository of a group assignment \
-             (named after the team: give --groups with the CSV `gh classroom \
-             assignment-grades` writes): add them to the roster and download it again, or give \
-             --not-on-roster skip to grade the others (this entry is listed and gets no grade)"
-        }
-    }
-}
-
 /// Reads a class: the download (a folder or a zip), whose every entry must be named for a
 /// learner on the roster, or a group of them (every one that is not is listed, and nothing
 /// is graded, unless `--not-on-roster skip` leaves out those of learners the roster lacks).
@@ -230,7 +203,7 @@ pub fn read_class(
                         ErrorKind::Rule,
                         opened.name(),
                         0,
-                        format!("{who}: {}", not_on_roster_cause(lms)),
+                        format!("{who}: {}", lms.not_on_roster_cause()),
                     ),
                     NotOnRoster::Skip => InputError::new(
                         ErrorKind::Rule,
@@ -323,9 +296,7 @@ fn on_roster(
                 quote(&group.name)
             )))
         }
-        (None, Lms::Canvas) => format!("the Canvas user {}", claim.learner),
-        (None, Lms::Moodle) => format!("Participant {}", claim.learner),
-        (None, Lms::GithubClassroom) => format!("the GitHub user {}", claim.learner),
+        (None, lms) => lms.learner(&claim.learner),
     };
     Err(Unclaimed::NotOnRoster(format!(
         "the submission of {who}, who is not on the roster"

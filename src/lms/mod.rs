@@ -37,6 +37,72 @@ pub enum Lms {
     GithubClassroom,
 }
 
+/// What a platform is to `grade --lms`, beside its module (its names, roster and importer):
+/// one row per platform, so that a new platform is a variant, its word (`choices!` below),
+/// its row here, its module and its arms of [`Roster`].
+struct LmsFacts {
+    /// How people call it.
+    title: &'static str,
+    /// How a message names a learner by the platform's id: `{learner} 1001`.
+    learner: &'static str,
+    /// Why an entry of a learner the roster lacks may be there, as the platform's exports
+    /// go, and what to do.
+    not_on_roster: &'static str,
+}
+
+impl Lms {
+    /// The platform's row.
+    const fn facts(self) -> &'static LmsFacts {
+        match self {
+            Lms::Canvas => &LmsFacts {
+                title: "Canvas",
+                learner: "the Canvas user",
+                not_on_roster: "Canvas's gradebook export leaves out inactive and concluded \
+                    students unless the Gradebook shows them (View, Show: Inactive enrollments, \
+                    Concluded enrollments), and a filtered view exports only whom it shows, while \
+                    Download Submissions includes them: export the gradebook again showing every \
+                    student, or give --not-on-roster skip to grade the others (this learner is \
+                    listed and gets no grade)",
+            },
+            Lms::Moodle => &LmsFacts {
+                title: "Moodle",
+                learner: "Participant",
+                not_on_roster: "the grading worksheet lists the participants the grading table \
+                    showed when it was downloaded (its filter, its group, Show only active \
+                    enrolments): download the worksheet again from the same view as the \
+                    submissions, or give --not-on-roster skip to grade the others (this learner \
+                    is listed and gets no grade)",
+            },
+            Lms::GithubClassroom => &LmsFacts {
+                title: "GitHub Classroom",
+                learner: "the GitHub user",
+                not_on_roster: "a student who accepted the assignment without being on the \
+                    classroom's roster (or linked to no roster entry), or a team's repository of \
+                    a group assignment (named after the team: give --groups with the CSV `gh \
+                    classroom assignment-grades` writes): add them to the roster and download it \
+                    again, or give --not-on-roster skip to grade the others (this entry is listed \
+                    and gets no grade)",
+            },
+        }
+    }
+
+    /// How people call it.
+    pub fn title(self) -> &'static str {
+        self.facts().title
+    }
+
+    /// How a message names the learner `id` by the platform's id (`the Canvas user 1001`).
+    pub fn learner(self, id: &str) -> String {
+        format!("{} {id}", self.facts().learner)
+    }
+
+    /// Why an entry of a learner the roster lacks may be there, as the platform's exports
+    /// go, and what to do.
+    pub fn not_on_roster_cause(self) -> &'static str {
+        self.facts().not_on_roster
+    }
+}
+
 crate::choice::choices!(Lms {
     Canvas => "canvas",
         "Canvas: \"Download Submissions\", the gradebook export, its gradebook import";
@@ -45,17 +111,6 @@ crate::choice::choices!(Lms {
     GithubClassroom => "github-classroom",
         "GitHub Classroom: `gh classroom clone student-repos`, the roster, a grades CSV";
 });
-
-impl Lms {
-    /// How people call it.
-    pub fn title(self) -> &'static str {
-        match self {
-            Lms::Canvas => "Canvas",
-            Lms::Moodle => "Moodle",
-            Lms::GithubClassroom => "GitHub Classroom",
-        }
-    }
-}
 
 /// What a learner on the roster without a grade gets in the gradebook written back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

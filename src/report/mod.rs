@@ -2,6 +2,11 @@
 //! the grade reports of `check` and `grade` (table, JSON, JUnit, GitHub annotations, Markdown,
 //! and the autograders' result files).
 //!
+//! The report formats of `check` and `grade` are one table (`formats/mod.rs`, each format's
+//! row: its word, help lines, content and writer); each format's writer is its own file
+//! (`formats/json.rs`, ...), and every report is written through it. A new format is its file
+//! and its row.
+//!
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
 pub(crate) mod audit;
@@ -23,10 +28,15 @@ pub(crate) mod problems;
 pub mod shortcuts;
 pub(crate) mod table;
 
+mod formats;
+
 use anyhow::{Context, Result};
 
-use crate::grading::{default_format, GradeReport, ReportFormat, ReportOptions};
+use crate::grading::GradeReport;
 use crate::output::{commit_all_appending, Appended, Output};
+
+pub(crate) use formats::Style;
+pub use formats::{default_format, ReportFormat, ReportOptions};
 
 /// The name of the report's output, for [`check_paths`](crate::output::check_paths).
 pub fn report_output(args: &ReportOptions) -> crate::output::Named<'_> {
@@ -39,29 +49,10 @@ pub fn report_output(args: &ReportOptions) -> crate::output::Named<'_> {
 /// Renders `report` in `format` to `output` (or standard output), not yet committed: commit it
 /// with the run's other outputs ([`crate::output::commit_all`]).
 pub fn render_report(report: &GradeReport, args: &ReportOptions) -> Result<Output> {
-    let format = args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()));
+    let format = args.format();
     let mut out = Output::open(args.output.as_deref(), format.content())?;
-    let color = crate::terminal::use_color(out.is_terminal());
-    match format {
-        ReportFormat::Table => {
-            let width = crate::terminal::table_width(out.is_terminal());
-            grade_table::write(report, color, args.verbose, Some(width), &mut out)
-                .context("cannot write the report")?;
-        }
-        // Written as it is made: a report may list millions of cases.
-        ReportFormat::Json => {
-            grade_json::write(report, &mut out).context("cannot write the report")?
-        }
-        ReportFormat::Junit => junit::write(report, &mut out)?,
-        ReportFormat::Github => {
-            github::write(report, &mut out).context("cannot write the report")?
-        }
-        ReportFormat::Markdown => {
-            markdown::write(report, &mut out).context("cannot write the report")?
-        }
-    }
+    let style = Style::of(&out, args.verbose);
+    format.write_check(report, style, &mut out)?;
     Ok(out)
 }
 
@@ -74,10 +65,8 @@ pub fn write_problems(
     args: &ReportOptions,
     command: &str,
 ) -> Result<()> {
-    let format = args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()));
-    let Some(text) = problems::render(format, command, errors)? else {
+    let format = args.format();
+    let Some(text) = format.problems(command, errors)? else {
         return Ok(());
     };
     let mut out = Output::open(args.output.as_deref(), format.content())?;
@@ -101,10 +90,7 @@ pub const STEP_SUMMARY: &str = "$GITHUB_STEP_SUMMARY";
 /// is set and the format is `github`): an output of the run, which no input or other output
 /// may be (give it to [`check_paths`](crate::output::check_paths) as [`STEP_SUMMARY`]).
 pub fn step_summary(args: &ReportOptions) -> Option<std::path::PathBuf> {
-    let format = args
-        .format
-        .unwrap_or_else(|| default_format(args.output.as_deref()));
-    if format != ReportFormat::Github {
+    if !args.format().appends_step_summary() {
         return None;
     }
     std::env::var_os("GITHUB_STEP_SUMMARY")

@@ -6,7 +6,6 @@
 use anyhow::{Context, Result};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::grading::ReportFormat;
 use crate::input::thousands;
 use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::report::class_junit::{junit_message, junit_name, junit_text};
@@ -186,15 +185,4 @@ pub fn json(command: &str, errors: &InputErrors) -> String {
     let mut text = serde_json::to_string_pretty(&document).expect("JSON values serialise");
     text.push('\n');
     text
-}
-
-/// The problems report in `format`; `None` for the table, whose reader sees standard error.
-pub fn render(format: ReportFormat, command: &str, errors: &InputErrors) -> Result<Option<String>> {
-    Ok(match format {
-        ReportFormat::Table => None,
-        ReportFormat::Json => Some(json(command, errors)),
-        ReportFormat::Junit => Some(junit(command, errors)?),
-        ReportFormat::Github => Some(github(command, errors)),
-        ReportFormat::Markdown => Some(markdown(command, errors)),
-    })
 }

@@ -25,6 +25,8 @@ use std::sync::{Mutex, Once, OnceLock};
 
 use serde_json::Value;
 
+use crate::common::{copy_tree, text};
+
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/autograder")
@@ -56,10 +58,6 @@ fn output_of(command: &mut Command) -> Output {
     panic!("{command:?}: the file stayed busy");
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[cfg(unix)]
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -84,23 +82,6 @@ fn extract(zip: &Path, into: &Path) {
         fs::write(&path, bytes).unwrap();
         if let Some(mode) = entry.unix_mode() {
             set_mode(&path, mode & 0o777);
-        }
-    }
-}
-
-/// Copies a directory tree, modes kept (as PrairieLearn's copy and tar archive do); the
-/// binary is hard-linked, to save copying it for every run.
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if entry.file_name() == "leasejudge" {
-            fs::hard_link(entry.path(), &target).unwrap();
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
         }
     }
 }

@@ -12,24 +12,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crate::common::root;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// An example learner's matrix (examples/lab/submissions).
-fn submission(name: &str) -> Vec<u8> {
-    fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
-}
-
-fn key() -> PathBuf {
-    root().join("examples/lab/key.csv")
-}
+use crate::common::{key, root, said, submission};
 
 /// A Moodle grading worksheet of the participants `ids` (`Participant {id}`), out of 10.
 fn moodle_worksheet(path: &Path, ids: &[u32]) {
@@ -197,8 +180,8 @@ fn unpacked_tree_and_links(
         .collect();
     drop(writer);
     let out = waiter.join().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0, "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert_eq!(fs::read_dir(tmp).unwrap().count(), 0, "{}", said(&out));
     fs::remove_file(&fifo).unwrap();
     (modes, links, contents)
 }
@@ -276,7 +259,7 @@ fn a_download_is_unpacked_into_the_owners_private_tree_whatever_the_umask() {
         )
         .output()
         .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(1), "{}", said(&out));
         let import = fs::read_to_string(dir.join("import.csv")).unwrap();
         assert!(import.contains("Participant 2001,") && import.contains("Participant 2002,"));
         assert_eq!(
@@ -370,7 +353,7 @@ fn a_name_twice_is_unpacked_beside_itself_into_the_private_tree_whatever_the_uma
         )
         .output()
         .unwrap();
-        let said = text(&out);
+        let said = said(&out);
         assert_eq!(out.status.code(), Some(2), "{said}");
         assert!(!said.contains("cannot unpack:"), "{said}");
         assert!(
@@ -442,7 +425,7 @@ fn a_groups_submission_is_unpacked_for_each_member_by_the_same_rules() {
         let dir = scratch.path();
         let tmp = dir.join("tmp");
         fs::create_dir(&tmp).unwrap();
-        let export = crate::lms_edges::canvas_export("20.00", &learners);
+        let export = crate::common::canvas_export("20.00", &learners);
         fs::write(dir.join("gradebook.csv"), export).unwrap();
         fs::write(dir.join("groups.csv"), crate::lms_edges::GROUP_SET).unwrap();
         zip_of(&dir.join("download.zip"), &entries);
@@ -465,7 +448,7 @@ fn a_groups_submission_is_unpacked_for_each_member_by_the_same_rules() {
         )
         .output()
         .unwrap();
-        let said = text(&out);
+        let said = said(&out);
         assert_eq!(out.status.code(), Some(2), "{said}");
         for member in ["Lovelace, Ada (1001)", "Okafor, Ben (1002)"] {
             let line = format!(
@@ -549,7 +532,7 @@ fn an_entry_the_file_system_refuses_is_its_learners_problem_named_and_the_rest_i
     )
     .output()
     .unwrap();
-    let said = text(&out);
+    let said = said(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(
         said.contains(&format!("Learner 2002 (Participant 2002)/{long}.txt: cannot be graded: it cannot be unpacked: its name is too long")),
@@ -629,7 +612,7 @@ fn a_learner_with_more_files_than_an_upload_may_hold_is_refused_and_the_rest_gra
     }
     for download in ["download.zip", "download"] {
         let out = grade_moodle(dir, download);
-        let said = text(&out);
+        let said = said(&out);
         assert_eq!(out.status.code(), Some(2), "{download}: {said}");
         assert!(
             said.contains(
@@ -661,13 +644,13 @@ fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
         .collect();
     zip_of(&dir.join("many.zip"), &many);
     let out = grade_moodle(dir, "many.zip");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains(
+        said(&out).contains(
             "many.zip: holds 100001 entries, more than 100000, the most a download may have"
         ),
         "{}",
-        text(&out)
+        said(&out)
     );
     // The entries of a name the zip holds again count: the zip crate's index keeps one of
     // them, the rest are read past it. (The end record's count is 16 bits, as a zip of fewer
@@ -676,13 +659,13 @@ fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
     let twice: Vec<(&str, &[u8])> = (0..100_001).map(|_| (name.as_str(), &b""[..])).collect();
     crate::lms_edges::zip_of_stored(&dir.join("twice.zip"), &twice, false);
     let out = grade_moodle(dir, "twice.zip");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains(
+        said(&out).contains(
             "twice.zip: holds 100001 entries, more than 100000, the most a download may have"
         ),
         "{}",
-        text(&out)
+        said(&out)
     );
     let long = "x".repeat(400);
     let wide: Vec<(String, Vec<u8>)> = (0..30_000)
@@ -690,11 +673,11 @@ fn a_zip_of_too_many_entries_or_too_large_a_directory_is_refused() {
         .collect();
     zip_of(&dir.join("wide.zip"), &wide);
     let out = grade_moodle(dir, "wide.zip");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains("wide.zip: cannot read: its directory is larger than 12582912 bytes"),
+        said(&out).contains("wide.zip: cannot read: its directory is larger than 12582912 bytes"),
         "{}",
-        text(&out)
+        said(&out)
     );
 }
 
@@ -735,12 +718,12 @@ fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_t
         ("report.txt", "-o report.txt"),
     ] {
         let out = check_with_summary(dir, &dir.join(named));
-        assert_eq!(out.status.code(), Some(2), "{named}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{named}: {}", said(&out));
         assert!(
-            text(&out).contains(&format!("{role} and $GITHUB_STEP_SUMMARY"))
-                && text(&out).contains("are the same file"),
+            said(&out).contains(&format!("{role} and $GITHUB_STEP_SUMMARY"))
+                && said(&out).contains("are the same file"),
             "{named}: {}",
-            text(&out)
+            said(&out)
         );
         assert_eq!(fs::read_to_string(dir.join("bad.csv")).unwrap(), bad);
         assert_eq!(fs::read(dir.join("golden.csv")).unwrap(), golden);
@@ -750,12 +733,12 @@ fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_t
         );
     }
     let out = check_with_summary(dir, Path::new("/dev/full"));
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains("cannot append to $GITHUB_STEP_SUMMARY /dev/full")
-            && text(&out).contains("so report.txt was not written (it is as it was)"),
+        said(&out).contains("cannot append to $GITHUB_STEP_SUMMARY /dev/full")
+            && said(&out).contains("so report.txt was not written (it is as it was)"),
         "{}",
-        text(&out)
+        said(&out)
     );
     assert_eq!(
         fs::read_to_string(dir.join("report.txt")).unwrap(),
@@ -765,7 +748,7 @@ fn the_step_summary_is_an_output_checked_against_the_inputs_and_committed_with_t
     let summary = dir.join("summary.md");
     fs::write(&summary, "# earlier steps\n").unwrap();
     let out = check_with_summary(dir, &summary);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(fs::read_to_string(dir.join("report.txt"))
         .unwrap()
         .contains("teleport"));
@@ -821,7 +804,7 @@ fn a_courses_binary_honours_the_umask_and_is_replaced_only_with_its_question() {
         under_umask(scratch.path(), umask, &args)
     };
     let built = build(0o077, "lab-1", None);
-    assert_eq!(built.status.code(), Some(0), "{}", text(&built));
+    assert_eq!(built.status.code(), Some(0), "{}", said(&built));
     let shared = course.join("serverFilesCourse/leasejudge/leasejudge");
     for path in [
         shared.clone(),
@@ -845,8 +828,8 @@ fn a_courses_binary_honours_the_umask_and_is_replaced_only_with_its_question() {
     fs::set_permissions(&other, fs::Permissions::from_mode(0o755)).unwrap();
     fs::write(course.join("questions/a"), "a file").unwrap();
     let failed = build(0o022, "a/b", Some(&other));
-    assert_eq!(failed.status.code(), Some(2), "{}", text(&failed));
-    assert_eq!(fs::read(&shared).unwrap(), first, "{}", text(&failed));
+    assert_eq!(failed.status.code(), Some(2), "{}", said(&failed));
+    assert_eq!(fs::read(&shared).unwrap(), first, "{}", said(&failed));
     let left: Vec<String> = fs::read_dir(course.join("serverFilesCourse/leasejudge"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -854,11 +837,11 @@ fn a_courses_binary_honours_the_umask_and_is_replaced_only_with_its_question() {
     assert_eq!(left, ["leasejudge"], "no temporary file is left");
     // Built where it can be: the binary is replaced with the question, and keeps its mode.
     let rebuilt = build(0o022, "lab-2", Some(&other));
-    assert_eq!(rebuilt.status.code(), Some(0), "{}", text(&rebuilt));
+    assert_eq!(rebuilt.status.code(), Some(0), "{}", said(&rebuilt));
     assert!(
-        text(&rebuilt).contains("leasejudge: replaced "),
+        said(&rebuilt).contains("leasejudge: replaced "),
         "{}",
-        text(&rebuilt)
+        said(&rebuilt)
     );
     assert_eq!(fs::read(&shared).unwrap(), bytes);
     assert_eq!(
@@ -903,13 +886,13 @@ fn threads_have_their_stack_whatever_rust_min_stack_says() {
             (out, fs::read(dir.join("out.csv")).unwrap_or_default())
         };
         let (plain, want) = run(false);
-        assert_eq!(plain.status.code(), Some(0), "{inputs:?}: {}", text(&plain));
+        assert_eq!(plain.status.code(), Some(0), "{inputs:?}: {}", said(&plain));
         let (starved, got) = run(true);
         assert_eq!(
             starved.status.code(),
             Some(0),
             "{inputs:?}: {}",
-            text(&starved)
+            said(&starved)
         );
         assert!(got == want, "{inputs:?}: another matrix");
         let left: Vec<_> = fs::read_dir(dir)
@@ -970,7 +953,7 @@ fn a_full_temporary_directory_is_said_as_such_never_as_a_malformed_key() {
             });
         }
         let out = command.output().unwrap();
-        let said = text(&out);
+        let said = said(&out);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {said}");
         assert!(!said.contains("malformed"), "{extra:?}: {said}");
         assert!(
@@ -1004,14 +987,14 @@ fn temporary_files_kept_in_memory_for_want_of_a_directory_stay_within_a_budget()
         .stdin(fs::File::open(&input).unwrap())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains(
+        said(&out).contains(
             "no-such-directory (named by TMPDIR): no temporary file can be made there, so they \
              are kept in memory, and they would hold more than 134217728 bytes (128 MiB)"
         ),
         "{}",
-        text(&out)
+        said(&out)
     );
     // Within the budget, the fallback does its work as before: a small class graded.
     let key = key();
@@ -1024,7 +1007,7 @@ fn temporary_files_kept_in_memory_for_want_of_a_directory_stay_within_a_budget()
     ])
     .env("TMPDIR", scratch.path().join("no-such-directory"))
     .output();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
 /// Runs `command` with what `feed` writes on its standard input (from a thread of its own; a
@@ -1061,7 +1044,7 @@ fn within_memory(
     let writer = std::thread::spawn(move || feed(stdin));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    (out.status.code(), text(&out))
+    (out.status.code(), said(&out))
 }
 
 /// Writes `head`, then `line` over and over until `bytes` are written or the reader goes.
@@ -1187,13 +1170,13 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
     }
     fs::write(dir.join("worksheet.csv"), &long).unwrap();
     let out = grade_moodle(dir, "download");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains(
+        said(&out).contains(
             "worksheet.csv:100002: the roster has more than 100,000 rows or 2,000,000 cells"
         ),
         "{}",
-        text(&out)
+        said(&out)
     );
     // Wide: 1,000 columns of 2,001 rows.
     let extra: String = (0..989).map(|n| format!(",x{n}")).collect();
@@ -1203,11 +1186,11 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
     }
     fs::write(dir.join("worksheet.csv"), &wide).unwrap();
     let out = grade_moodle(dir, "download");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains("worksheet.csv:2001: the roster has more than"),
+        said(&out).contains("worksheet.csv:2001: the roster has more than"),
         "{}",
-        text(&out)
+        said(&out)
     );
     // Long: rows and cells within their limits, but past 16 MiB of text in the cells kept
     // (each is held: 100,000 learners of 20 cells of 120 bytes peaked at 511 MiB; a
@@ -1227,13 +1210,13 @@ fn a_roster_past_its_limit_is_refused_where_it_passes_it() {
     }
     fs::write(dir.join("worksheet.csv"), &long).unwrap();
     let out = grade_moodle(dir, "download");
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let said = format!(
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let expected = format!(
         "worksheet.csv:{}: the roster holds more than 16,777,216 bytes (16 MiB) of text in the \
          cells it keeps",
         passes_on.unwrap()
     );
-    assert!(text(&out).contains(&said), "{said}\n{}", text(&out));
+    assert!(said(&out).contains(&expected), "{expected}\n{}", said(&out));
 }
 
 /// Case rows in which case `a` comes back after `b` opened: with one case open at a time, `a`
@@ -1290,11 +1273,11 @@ fn an_input_that_cannot_be_read_twice_is_read_once() {
     let dir = scratch.path();
     fs::write(dir.join("back.csv"), COMES_BACK).unwrap();
     let out = with_fifo(dir, "fifo.csv", COMES_BACK, &["validate", "fifo.csv"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(
-        text(&out).contains("2 cases, 3 rows: 0 input errors"),
+        said(&out).contains("2 cases, 3 rows: 0 input errors"),
         "{}",
-        text(&out)
+        said(&out)
     );
     let piped = wide(Command::new("bash"))
         .current_dir(dir)
@@ -1305,13 +1288,13 @@ fn an_input_that_cannot_be_read_twice_is_read_once() {
         ])
         .output()
         .unwrap();
-    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped));
+    assert_eq!(piped.status.code(), Some(0), "{}", said(&piped));
     assert!(
-        text(&piped).contains("2 cases, 3 rows: 0 input errors"),
+        said(&piped).contains("2 cases, 3 rows: 0 input errors"),
         "{}",
-        text(&piped)
+        said(&piped)
     );
-    assert!(text(&piped).contains(",ACKED,"), "{}", text(&piped));
+    assert!(said(&piped).contains(",ACKED,"), "{}", said(&piped));
     let want =
         crate::common::leasejudge(&["adjudicate", "back.csv", "--open-cases", "1", "-f", "csv"])
             .dir(dir)
@@ -1331,7 +1314,7 @@ fn an_input_that_cannot_be_read_twice_is_read_once() {
     ] {
         let _ = fs::remove_file(dir.join("fifo.csv"));
         let out = with_fifo(dir, "fifo.csv", COMES_BACK, args);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", said(&out));
         assert_eq!(out.stdout, want.stdout, "{args:?}");
     }
 }
@@ -1353,7 +1336,7 @@ fn an_autograder_carries_the_case_file_it_checked_even_from_a_pipe() {
         ])
         .output()
         .unwrap();
-    assert_eq!(built.status.code(), Some(0), "{}", text(&built));
+    assert_eq!(built.status.code(), Some(0), "{}", said(&built));
     let tests = dir.join("question/tests");
     let carried: Vec<PathBuf> = fs::read_dir(&tests)
         .unwrap()
@@ -1494,7 +1477,7 @@ fn a_temporary_directory_others_could_rename_in_is_refused_naming_it() {
     for mode in [0o770, 0o777, 0o1777] {
         fs::set_permissions(&tmp, fs::Permissions::from_mode(mode)).unwrap();
         let out = grade_command(dir, &tmp, 0o022, &args).output().unwrap();
-        let said = text(&out);
+        let said = said(&out);
         if mode & 0o1000 != 0 {
             assert_eq!(out.status.code(), Some(0), "{mode:o}: {said}");
             assert!(dir.join("import.csv").exists());

@@ -1,6 +1,8 @@
 //! What the integration tests share: typed rows for the property tests and the interleaving
-//! explorer, and running the binary ([`leasejudge`]).
+//! explorer, running the binary ([`leasejudge`]), and a class as a platform's download makes it
+//! ([`Class`]: a roster, a folder of entries of the lab's matrices, graded by `grade --lms`).
 
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -192,6 +194,150 @@ impl Invocation {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8(output.stdout).expect("UTF-8 standard output"),
             stderr: String::from_utf8(output.stderr).expect("UTF-8 standard error"),
+        }
+    }
+}
+
+/// The example lab's key (examples/lab/key.csv).
+pub fn key() -> PathBuf {
+    root().join("examples/lab/key.csv")
+}
+
+/// An example learner's matrix (examples/lab/submissions).
+pub fn submission(name: &str) -> Vec<u8> {
+    fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
+}
+
+/// `bytes` as text, any byte that is not UTF-8 shown as such.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What a run said: its standard output, then its standard error, as text.
+pub fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Writes `bytes` to `path`, making its folders first.
+pub fn write(path: &Path, bytes: &[u8]) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, bytes).unwrap();
+}
+
+/// A Canvas export of one assignment, `Lab 2 (4102)`: `Student,ID,SIS Login ID,Section`, a
+/// `Points Possible` row of `points`, and a row per `(sortable name, id, grade there)`.
+pub fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
+    let mut text = format!(
+        "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
+    );
+    for (name, id, grade) in learners {
+        text.push_str(&format!("\"{name}\",{id},login{id},A,{grade}\n"));
+    }
+    text
+}
+
+/// Runs `grade --lms platform` with the lab's key on `download` (a folder, a zip or a pipe)
+/// and `roster`, the gradebook written beside the download; the run and the gradebook's
+/// text, if it was written.
+pub fn grade_lms(
+    platform: &str,
+    download: &Path,
+    roster: &Path,
+    extra: &[&str],
+) -> (Output, Option<String>) {
+    let out = download.parent().unwrap().join(format!(
+        "{}-import.csv",
+        download.file_name().unwrap().to_string_lossy()
+    ));
+    let _ = fs::remove_file(&out);
+    let key = key();
+    let mut args = vec![
+        "grade",
+        "--golden",
+        key.to_str().unwrap(),
+        download.to_str().unwrap(),
+        "--lms",
+        platform,
+        "--roster",
+        roster.to_str().unwrap(),
+        "--gradebook",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let run = leasejudge(&args).env("NO_COLOR", "1").output();
+    (run, fs::read_to_string(&out).ok())
+}
+
+/// A class as a platform's download makes it, in a scratch directory of its own: the roster
+/// ([`Class::roster`], `gradebook.csv`) and a folder of entries ([`Class::folder`],
+/// `submissions/`), each entry one of the lab's matrices under the name the platform gives it;
+/// graded with `grade --lms` ([`Class::grade`]).
+pub struct Class {
+    scratch: tempfile::TempDir,
+    /// The roster: `gradebook.csv` (a Canvas export, a Moodle worksheet, ...).
+    pub roster: PathBuf,
+    /// The download's folder of entries: `submissions/`.
+    pub folder: PathBuf,
+}
+
+impl Class {
+    /// An empty class: no roster written yet, no entry.
+    pub fn new() -> Class {
+        let scratch = tempfile::tempdir().unwrap();
+        Class {
+            roster: scratch.path().join("gradebook.csv"),
+            folder: scratch.path().join("submissions"),
+            scratch,
+        }
+    }
+
+    /// A Canvas class whose roster is [`canvas_export`] of `points` and `learners`.
+    pub fn canvas(points: &str, learners: &[(&str, &str, &str)]) -> Class {
+        let class = Class::new();
+        class.write_roster(canvas_export(points, learners));
+        class
+    }
+
+    /// (Re)writes the roster as `text`.
+    pub fn write_roster(&self, text: impl AsRef<[u8]>) {
+        write(&self.roster, text.as_ref());
+    }
+
+    /// Adds the entry `name` (a path in the folder) holding the lab's matrix `matrix`
+    /// (`ada.csv`, ...).
+    pub fn entry(&self, name: &str, matrix: &str) -> &Class {
+        write(&self.folder.join(name), &submission(matrix));
+        self
+    }
+
+    /// A path in the class's scratch directory, beside the roster and the folder.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.scratch.path().join(name)
+    }
+
+    /// Grades the folder as `platform`'s download: the run and the gradebook's text.
+    pub fn grade(&self, platform: &str, extra: &[&str]) -> (Output, Option<String>) {
+        grade_lms(platform, &self.folder, &self.roster, extra)
+    }
+}
+
+/// Copies a directory tree, modes kept (as PrairieLearn's copy, a tar archive and a git
+/// checkout do); a bundle's binary is hard-linked, to save copying it for every run.
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if entry.file_name() == "leasejudge" {
+            fs::hard_link(entry.path(), &target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
         }
     }
 }

@@ -4,18 +4,10 @@
 //! with exit 2 and the limit's located error. (Workbook limits, in every role:
 //! tests/it/workbook_bombs.rs.)
 
-use crate::common::leasejudge_in;
+use crate::common::{leasejudge_in, said};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 const CASE_HEADER: &str =
     "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration";
@@ -38,7 +30,7 @@ fn workspace() -> tempfile::TempDir {
         path,
         &["adjudicate", "cases.csv", "-f", "csv", "-o", "key.csv"],
     );
-    assert!(made.status.success(), "{}", text(&made));
+    assert!(made.status.success(), "{}", said(&made));
     // A record of 1.5 MiB: past the limit, and within the buffer the JSON scanner grows to
     // (which let such a record through).
     let long = "x".repeat(3 << 19);
@@ -100,7 +92,7 @@ fn assert_every_role(case_file: &str, matrix: &str, case_error: &str, matrix_err
     let dir = workspace();
     for (args, located) in roles(case_file, matrix) {
         let out = leasejudge_in(dir.path(), &args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", said(&out));
         let matrix_role = args.contains(&matrix) && !args.contains(&case_file);
         let want = if matrix_role {
             matrix_error
@@ -109,22 +101,22 @@ fn assert_every_role(case_file: &str, matrix: &str, case_error: &str, matrix_err
         };
         if located {
             assert!(
-                text(&out).contains(want),
+                said(&out).contains(want),
                 "{args:?} lacks {want:?}:\n{}",
-                text(&out)
+                said(&out)
             );
         } else {
             // Malformed, or (a file refused by its size, before it is read) unreadable.
             assert!(
-                text(&out).contains("the key is malformed; contact your instructor")
-                    || text(&out).contains("the key cannot be read; contact your instructor"),
+                said(&out).contains("the key is malformed; contact your instructor")
+                    || said(&out).contains("the key cannot be read; contact your instructor"),
                 "{args:?}: {}",
-                text(&out)
+                said(&out)
             );
             assert!(
-                !text(&out).contains(matrix),
+                !said(&out).contains(matrix),
                 "{args:?} names the key: {}",
-                text(&out)
+                said(&out)
             );
         }
     }
@@ -220,11 +212,11 @@ fn standard_input_larger_than_a_file_read_whole() {
         vec!["grade", "-", "--golden", "key.csv"],
     ] {
         let out = with_zeros_on_stdin(dir.path(), &args, 300 << 20);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", said(&out));
         assert!(
-            text(&out).contains(error),
+            said(&out).contains(error),
             "{args:?} lacks {error:?}:\n{}",
-            text(&out)
+            said(&out)
         );
     }
 }

@@ -10,30 +10,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::common::root;
-
-/// An example learner's matrix (examples/lab/submissions).
-pub(super) fn submission(name: &str) -> Vec<u8> {
-    fs::read(root().join("examples/lab/submissions").join(name)).unwrap()
-}
-
-pub(super) fn key() -> PathBuf {
-    root().join("examples/lab/key.csv")
-}
+use crate::common::{copy_tree, grade_lms, key, root, submission, text, write};
 
 pub(super) fn leasejudge(args: &[&str]) -> Output {
     crate::common::leasejudge(args)
         .env("NO_COLOR", "1")
         .output()
-}
-
-pub(super) fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-pub(super) fn write(path: &Path, bytes: &[u8]) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, bytes).unwrap();
 }
 
 /// Zips every file under `dir` (names relative to it, `prefix/` before them).
@@ -63,36 +45,6 @@ pub(super) fn zip_dir(dir: &Path, zip: &Path, prefix: &str) {
         writer.write_all(&fs::read(&file).unwrap()).unwrap();
     }
     writer.finish().unwrap();
-}
-
-/// Runs `grade --lms` on the download; returns the run and the gradebook's text.
-pub(super) fn grade_lms(
-    platform: &str,
-    download: &Path,
-    roster: &Path,
-    extra: &[&str],
-) -> (Output, Option<String>) {
-    let out = download.parent().unwrap().join(format!(
-        "{}-import.csv",
-        download.file_name().unwrap().to_string_lossy()
-    ));
-    let _ = fs::remove_file(&out);
-    let key = key();
-    let mut args = vec![
-        "grade",
-        "--golden",
-        key.to_str().unwrap(),
-        download.to_str().unwrap(),
-        "--lms",
-        platform,
-        "--roster",
-        roster.to_str().unwrap(),
-        "--gradebook",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let run = leasejudge(&args);
-    (run, fs::read_to_string(&out).ok())
 }
 
 /// CSV records as a permissive reader gives them.
@@ -1256,17 +1208,4 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
         text(&refused.stderr)
     );
     assert!(!scratch.path().join("other").exists());
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

@@ -4,19 +4,9 @@
 
 use std::fs;
 
-use super::lms::{grade_lms, submission, text, write, CANVAS_EXPORT};
+use super::lms::CANVAS_EXPORT;
 use super::lms_edges::{moodle_importer_rows, zip_of_stored};
-
-/// A Canvas export of `Lab 2 (4102)` worth `points`, a row per `(sortable name, id, grade)`.
-fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
-    let mut text = format!(
-        "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
-    );
-    for (name, id, grade) in learners {
-        text.push_str(&format!("\"{name}\",{id},login{id},A,{grade}\n"));
-    }
-    text
-}
+use crate::common::{canvas_export, grade_lms, submission, text, write, Class};
 
 /// Each learner's grade in a Canvas import, by user id (`ID`, the second column).
 fn canvas_grades(written: &str) -> Vec<(String, String)> {
@@ -46,32 +36,19 @@ fn moodle_worksheet(names: &[&str]) -> String {
 
 #[test]
 fn a_canvas_learner_named_points_possible_is_refused_not_taken_for_the_points() {
-    let scratch = tempfile::tempdir().unwrap();
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
+    let class = Class::canvas(
+        "20.00",
+        &[
+            ("Lovelace, Ada", "1001", ""),
+            ("Points Possible, Pat", "1002", "5.00"),
+        ],
     );
-    write(
-        &folder.join("pointspossiblepat_1002_55002_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    let roster = scratch.path().join("gradebook.csv");
+    class.entry("lovelaceada_1001_55001_matrix.csv", "ada.csv");
+    class.entry("pointspossiblepat_1002_55002_matrix.csv", "ben.csv");
     // Canvas's importer takes any row whose first cell holds "Points Possible" for the points
     // row (`check_for_non_student_row`): read as such here, Pat's grade there (5.00) became
     // the assignment's points, Ada's 4/4 was written 5 of 20, and Pat was "not on the roster".
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[
-                ("Lovelace, Ada", "1001", ""),
-                ("Points Possible, Pat", "1002", "5.00"),
-            ],
-        )
-        .as_bytes(),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let (run, written) = class.grade("canvas", &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(
@@ -85,8 +62,8 @@ fn a_canvas_learner_named_points_possible_is_refused_not_taken_for_the_points() 
     // A second points row (no user id) is not taken over the first either.
     let mut two = canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]);
     two.push_str("    Points Possible,,,,10.00\n");
-    write(&roster, two.as_bytes());
-    let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", "skip"]);
+    write(&class.roster, two.as_bytes());
+    let (run, written) = class.grade("canvas", &["--not-on-roster", "skip"]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(
@@ -102,38 +79,22 @@ fn a_canvas_learner_named_points_possible_is_refused_not_taken_for_the_points() 
 
 #[test]
 fn a_canvas_learner_whose_name_canvas_writes_anon_is_graded_not_taken_for_anonymous() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
+    let class = Class::canvas(
+        "20.00",
+        &[("A, Non", "1001", ""), ("Okafor, Ben", "1002", "")],
+    );
     // `A, Non` is `anon` in Canvas's file names, as anonymous grading's `anon_{id}` starts.
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[("A, Non", "1001", ""), ("Okafor, Ben", "1002", "")],
-        )
-        .as_bytes(),
-    );
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("anon_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    write(
-        &folder.join("okaforben_LATE_1002_55002_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    class.entry("anon_1001_55001_matrix.csv", "ada.csv");
+    class.entry("okaforben_LATE_1002_55002_matrix.csv", "ben.csv");
+    let (run, written) = class.grade("canvas", &[]);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
     assert_eq!(
         canvas_grades(&written.unwrap()),
         [("1001".into(), "20".into()), ("1002".into(), "5".into())]
     );
     // A download made with anonymous grading on is still refused, saying so.
-    write(
-        &folder.join("anon_Xb3kq_55003_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    class.entry("anon_Xb3kq_55003_matrix.csv", "ada.csv");
+    let (run, written) = class.grade("canvas", &[]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
         text(&run.stderr).contains("named for anonymous grading (anon_...)"),
@@ -291,19 +252,10 @@ fn a_worksheet_cell_moodle_reads_back_wrongly_is_refused_naming_it() {
 
 #[test]
 fn an_assignment_worth_under_a_hundredth_is_refused_as_worth_no_points() {
-    let scratch = tempfile::tempdir().unwrap();
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1001_55001_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    let roster = scratch.path().join("gradebook.csv");
+    let class = Class::canvas("0.005", &[("Lovelace, Ada", "1001", "EX")]);
+    class.entry("lovelaceada_1001_55001_matrix.csv", "ben.csv");
     // 0.005 points: Ada's 1 of 4 was written 0 over her excused EX ("out of 0.01 points").
-    write(
-        &roster,
-        canvas_export("0.005", &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let (run, written) = class.grade("canvas", &[]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
         text(&run.stderr).contains(
@@ -314,22 +266,19 @@ fn an_assignment_worth_under_a_hundredth_is_refused_as_worth_no_points() {
         text(&run.stderr)
     );
     assert!(written.is_none());
-    write(
-        &roster,
-        canvas_export("", &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &["--points", "0.005"]);
+    class.write_roster(canvas_export("", &[("Lovelace, Ada", "1001", "EX")]));
+    let (run, written) = class.grade("canvas", &["--points", "0.005"]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--points with --lms must be at least 0.01"));
     assert!(written.is_none());
-    let worksheet = scratch.path().join("worksheet.csv");
+    let worksheet = class.path("worksheet.csv");
     write(
         &worksheet,
         moodle_worksheet(&["Ann Ames"])
             .replace("10.00", "0.005")
             .as_bytes(),
     );
-    let moodle = scratch.path().join("moodle");
+    let moodle = class.path("moodle");
     write(
         &moodle.join("Ann Ames_3000_assignsubmission_file/matrix.csv"),
         &submission("ben.csv"),
@@ -355,7 +304,7 @@ fn a_regrade_says_which_submissions_the_baseline_does_not_have() {
     for name in ["ada.csv", "ben.csv"] {
         write(&dir.join(name), &submission(name));
     }
-    let key = super::lms::key();
+    let key = crate::common::key();
     let run_in = |args: &[&str]| {
         crate::common::leasejudge(args)
             .dir(scratch.path())
@@ -406,27 +355,17 @@ fn a_regrade_says_which_submissions_the_baseline_does_not_have() {
 
 #[test]
 fn missing_zero_gives_an_excused_learner_no_zero() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
+    let class = Class::canvas(
+        "20.00",
+        &[
+            ("Lovelace, Ada", "1001", ""),
+            ("Okafor, Ben", "1002", "EX"),
+            ("Doe, Dee", "1004", ""),
+        ],
+    );
     // Ben is excused (EX) and handed in nothing: his 0 would undo the excusal on import.
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[
-                ("Lovelace, Ada", "1001", ""),
-                ("Okafor, Ben", "1002", "EX"),
-                ("Doe, Dee", "1004", ""),
-            ],
-        )
-        .as_bytes(),
-    );
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &["--missing", "zero"]);
+    class.entry("lovelaceada_1001_55001_matrix.csv", "ada.csv");
+    let (run, written) = class.grade("canvas", &["--missing", "zero"]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert_eq!(

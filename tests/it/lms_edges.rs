@@ -9,21 +9,8 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
-use super::lms::{
-    canvas_import, grade_lms, records, submission, text, write, zip_dir, CANVAS_EXPORT,
-};
-
-/// A Canvas export of one assignment: `Student,ID,SIS Login ID,Section,Lab 2 (4102)`, a
-/// `Points Possible` row of `points`, and a row per `(sortable name, id, grade there)`.
-pub(super) fn canvas_export(points: &str, learners: &[(&str, &str, &str)]) -> String {
-    let mut text = format!(
-        "Student,ID,SIS Login ID,Section,Lab 2 (4102)\n    Points Possible,,,,\"{points}\"\n"
-    );
-    for (name, id, grade) in learners {
-        text.push_str(&format!("\"{name}\",{id},login{id},A,{grade}\n"));
-    }
-    text
-}
+use super::lms::{canvas_import, records, zip_dir, CANVAS_EXPORT};
+use crate::common::{canvas_export, grade_lms, submission, text, write, Class};
 
 /// Each learner's grade in the import, by user id.
 fn canvas_grades(written: &str) -> HashMap<String, String> {
@@ -38,28 +25,18 @@ fn canvas_grades(written: &str) -> HashMap<String, String> {
 
 #[test]
 fn a_canvas_name_ending_in_digits_is_graded_as_its_own_learner() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    // Jane's sortable name ends in `_7`, and user 7 is someone else, with a grade already.
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[("Doe, Jane_7", "1001", ""), ("Smith, Bob", "7", "9.00")],
-        )
-        .as_bytes(),
+    let class = Class::canvas(
+        "20.00",
+        &[("Doe, Jane_7", "1001", ""), ("Smith, Bob", "7", "9.00")],
     );
-    let folder = scratch.path().join("submissions");
+    // Jane's sortable name ends in `_7`, and user 7 is someone else, with a grade already.
     // content_zipper.rb: sortable name `Doe, Jane_7` -> `doejane_7`, then `_{user id}`, then
     // `_{attachment id}_{display name}`.
-    write(
-        &folder.join("doejane_7_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let zip = scratch.path().join("download.zip");
-    zip_dir(&folder, &zip, "");
-    for download in [&folder, &zip] {
-        let (run, written) = grade_lms("canvas", download, &roster, &[]);
+    class.entry("doejane_7_1001_55001_matrix.csv", "ada.csv");
+    let zip = class.path("download.zip");
+    zip_dir(&class.folder, &zip, "");
+    for download in [&class.folder, &zip] {
+        let (run, written) = grade_lms("canvas", download, &class.roster, &[]);
         let stderr = text(&run.stderr);
         assert_eq!(
             run.status.code(),
@@ -80,11 +57,8 @@ fn a_canvas_name_ending_in_digits_is_graded_as_its_own_learner() {
         assert_eq!(grades.get("7"), None, "Bob's 9 stays: {grades:?}");
     }
     // Bob's own file beside Jane's: each graded on their own.
-    write(
-        &folder.join("smithbob_LATE_7_55002_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    class.entry("smithbob_LATE_7_55002_matrix.csv", "ben.csv");
+    let (run, written) = class.grade("canvas", &[]);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
     let grades = canvas_grades(&written.unwrap());
     assert_eq!(grades["1001"], "20");
@@ -93,18 +67,9 @@ fn a_canvas_name_ending_in_digits_is_graded_as_its_own_learner() {
 
 #[test]
 fn a_canvas_entry_named_for_another_learner_is_said_and_nothing_is_graded() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    write(
-        &roster,
-        canvas_export("20.00", &[("Okafor, Ben", "1002", "")]).as_bytes(),
-    );
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1002_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let class = Class::canvas("20.00", &[("Okafor, Ben", "1002", "")]);
+    class.entry("lovelaceada_1002_55001_matrix.csv", "ada.csv");
+    let (run, written) = class.grade("canvas", &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2));
     assert!(
@@ -156,43 +121,27 @@ fn as_canvas_grades_a_group(
 
 #[test]
 fn a_canvas_group_submission_is_graded_for_every_member() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[
-                ("Lovelace, Ada", "1001", "3.00"),
-                ("Okafor, Ben", "1002", ""),
-                ("Yilmaz, Cy", "1003", ""),
-                ("Doe, Dee", "1004", "EX"),
-                ("Adams, Eve", "1005", ""),
-                ("O'Brien, Siân", "1006", ""),
-            ],
-        )
-        .as_bytes(),
+    let class = Class::canvas(
+        "20.00",
+        &[
+            ("Lovelace, Ada", "1001", "3.00"),
+            ("Okafor, Ben", "1002", ""),
+            ("Yilmaz, Cy", "1003", ""),
+            ("Doe, Dee", "1004", "EX"),
+            ("Adams, Eve", "1005", ""),
+            ("O'Brien, Siân", "1006", ""),
+        ],
     );
-    let groups = scratch.path().join("groups.csv");
+    let groups = class.path("groups.csv");
     write(&groups, GROUP_SET.as_bytes());
     // `Assignment#representatives`: one member stands for the group, under the group's name;
     // a learner in no group under their display name (`Siân O'Brien`), which neither export
     // has.
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("teamrocket_1002_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    write(
-        &folder.join("teammagma_LATE_1003_55002_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    write(
-        &folder.join("siânobrien_1006_55003_matrix.csv"),
-        &submission("eve.csv"),
-    );
+    class.entry("teamrocket_1002_55001_matrix.csv", "ada.csv");
+    class.entry("teammagma_LATE_1003_55002_matrix.csv", "ben.csv");
+    class.entry("siânobrien_1006_55003_matrix.csv", "eve.csv");
     // Without the groups: refused, saying why, nothing written.
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    let (run, written) = class.grade("canvas", &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2));
     assert!(
@@ -201,10 +150,11 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
     );
     assert!(written.is_none());
     let groups_arg = groups.to_str().unwrap();
-    let zip = scratch.path().join("download.zip");
-    zip_dir(&folder, &zip, "");
-    for download in [&folder, &zip] {
-        let (run, written) = grade_lms("canvas", download, &roster, &["--groups", groups_arg]);
+    let zip = class.path("download.zip");
+    zip_dir(&class.folder, &zip, "");
+    for download in [&class.folder, &zip] {
+        let (run, written) =
+            grade_lms("canvas", download, &class.roster, &["--groups", groups_arg]);
         let stderr = text(&run.stderr);
         assert_eq!(
             run.status.code(),
@@ -238,12 +188,7 @@ fn a_canvas_group_submission_is_graded_for_every_member() {
     }
     // --missing zero: the group that handed in nothing gets 0, every member; no team of a
     // submission ends at 0.
-    let (_, written) = grade_lms(
-        "canvas",
-        &folder,
-        &roster,
-        &["--groups", groups_arg, "--missing", "zero"],
-    );
+    let (_, written) = class.grade("canvas", &["--groups", groups_arg, "--missing", "zero"]);
     let grades = canvas_grades(&written.unwrap());
     assert_eq!(grades["1005"], "0");
     let teams: [&[&str]; 3] = [&["1001", "1002"], &["1003", "1004"], &["1005"]];
@@ -406,19 +351,11 @@ fn a_moodle_folder_and_a_flat_file_of_one_learner_are_two_matrices() {
 
 #[test]
 fn an_assignment_worth_no_points_is_refused_naming_the_row() {
-    let scratch = tempfile::tempdir().unwrap();
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let roster = scratch.path().join("gradebook.csv");
+    let class = Class::new();
+    class.entry("lovelaceada_1001_55001_matrix.csv", "ada.csv");
     for points in ["0.00", "0,00", "0.004"] {
-        write(
-            &roster,
-            canvas_export(points, &[("Lovelace, Ada", "1001", "EX")]).as_bytes(),
-        );
-        let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+        class.write_roster(canvas_export(points, &[("Lovelace, Ada", "1001", "EX")]));
+        let (run, written) = class.grade("canvas", &[]);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(2));
         assert!(
@@ -430,12 +367,12 @@ fn an_assignment_worth_no_points_is_refused_naming_the_row() {
         assert!(written.is_none());
     }
     // Moodle's maximum grade of 0, and --points below a hundredth.
-    let worksheet = scratch.path().join("worksheet.csv");
+    let worksheet = class.path("worksheet.csv");
     write(
         &worksheet,
         b"Identifier,Full name,Grade,Maximum Grade,Last modified (grade)\nParticipant 2001,Ada Lovelace,,0.00,-\n",
     );
-    let moodle = scratch.path().join("moodle");
+    let moodle = class.path("moodle");
     write(
         &moodle.join("Ada Lovelace_2001_assignsubmission_file/matrix.csv"),
         &submission("ada.csv"),
@@ -448,11 +385,8 @@ fn an_assignment_worth_no_points_is_refused_naming_the_row() {
         text(&run.stderr)
     );
     assert!(written.is_none());
-    write(
-        &roster,
-        canvas_export("", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &["--points", "0.001"]);
+    class.write_roster(canvas_export("", &[("Lovelace, Ada", "1001", "")]));
+    let (run, written) = class.grade("canvas", &["--points", "0.001"]);
     assert_eq!(run.status.code(), Some(2));
     assert!(text(&run.stderr).contains("--points with --lms must be at least 0.01"));
     assert!(written.is_none());
@@ -462,23 +396,11 @@ fn an_assignment_worth_no_points_is_refused_naming_the_row() {
 
 #[test]
 fn a_learner_the_roster_lacks_is_said_with_the_cause_or_left_out_and_listed() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    write(
-        &roster,
-        canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
-    );
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("lovelaceada_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
+    let class = Class::canvas("20.00", &[("Lovelace, Ada", "1001", "")]);
+    class.entry("lovelaceada_1001_55001_matrix.csv", "ada.csv");
     // An inactive student: in the download, not in the export.
-    write(
-        &folder.join("gonegary_1010_55010_matrix.csv"),
-        &submission("ben.csv"),
-    );
-    let (run, written) = grade_lms("canvas", &folder, &roster, &[]);
+    class.entry("gonegary_1010_55010_matrix.csv", "ben.csv");
+    let (run, written) = class.grade("canvas", &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2));
     assert!(
@@ -487,7 +409,7 @@ fn a_learner_the_roster_lacks_is_said_with_the_cause_or_left_out_and_listed() {
         "{stderr}"
     );
     assert!(written.is_none());
-    let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", "skip"]);
+    let (run, written) = class.grade("canvas", &["--not-on-roster", "skip"]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(
@@ -549,7 +471,7 @@ fn a_gradebook_reads_back_into_a_regrade_whatever_the_names() {
     for (file, from) in top {
         fs::write(scratch.path().join(file), submission(from)).unwrap();
     }
-    let key = super::lms::key();
+    let key = crate::common::key();
     let mut args = vec!["grade", "--golden", key.to_str().unwrap(), "subs"];
     args.extend(top.iter().map(|(file, _)| *file));
     let first = [args.clone(), vec!["--gradebook", "first.csv"]].concat();
@@ -951,7 +873,7 @@ fn github_classroom_results(key: &Path, answer: &Path, extra: &[&str]) -> Vec<u8
 #[test]
 fn the_reporters_log_and_check_run_say_the_same_points_with_partial_credit() {
     let scratch = tempfile::tempdir().unwrap();
-    let key = super::lms::key();
+    let key = crate::common::key();
     // Every mix of right and wrong columns over the lab's four cases, under several weights:
     // `reporter_points` asserts that the log's total and "Points X/Y" are the same number.
     let golden = fs::read_to_string(&key).unwrap();

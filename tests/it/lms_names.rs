@@ -4,32 +4,25 @@
 //! for a roster's learner under another name is said as that learner's, never another user's.
 //! Each platform's side is imitated from its own code, cited where it is.
 
-use super::lms::{grade_lms, submission, text, write};
-use super::lms_edges::canvas_export;
+use crate::common::{grade_lms, submission, text, write, Class};
 
 // ------------------------------------------------ Canvas: two groups of one name
 
 #[test]
 fn two_canvas_groups_of_one_name_are_graded_apart() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[
-                ("Lovelace, Ada", "1001", ""),
-                ("Okafor, Ben", "1002", ""),
-                ("Yilmaz, Cy", "1003", "7.00"),
-                ("Doe, Dee", "1004", ""),
-            ],
-        )
-        .as_bytes(),
+    let class = Class::canvas(
+        "20.00",
+        &[
+            ("Lovelace, Ada", "1001", ""),
+            ("Okafor, Ben", "1002", ""),
+            ("Yilmaz, Cy", "1003", "7.00"),
+            ("Doe, Dee", "1004", ""),
+        ],
     );
     // Canvas allows two groups of a set to share a name (`app/models/group.rb` validates a
     // name's presence and length only); the group set's export
     // (`GroupCategoriesController#export`) tells them apart by canvas_group_id.
-    let groups = scratch.path().join("groups.csv");
+    let groups = class.path("groups.csv");
     write(
         &groups,
         b"name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\n\
@@ -39,17 +32,8 @@ fn two_canvas_groups_of_one_name_are_graded_apart() {
 \"Doe, Dee\",1004,,dee,A,Team 1,10,\n",
     );
     // Only group 9 handed in, named by the group and Ada (`Assignment#representatives`).
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("team1_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    let (run, written) = grade_lms(
-        "canvas",
-        &folder,
-        &roster,
-        &["--groups", groups.to_str().unwrap()],
-    );
+    class.entry("team1_1001_55001_matrix.csv", "ada.csv");
+    let (run, written) = class.grade("canvas", &["--groups", groups.to_str().unwrap()]);
     let stderr = text(&run.stderr);
     let report = text(&run.stdout);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
@@ -77,12 +61,7 @@ fn two_canvas_groups_of_one_name_are_graded_apart() {
         &groups,
         b"name,canvas_user_id,group_name\nAda,1001,Team 1\nCy,1003,Team 1\n",
     );
-    let (run, written) = grade_lms(
-        "canvas",
-        &folder,
-        &roster,
-        &["--groups", groups.to_str().unwrap()],
-    );
+    let (run, written) = class.grade("canvas", &["--groups", groups.to_str().unwrap()]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(
@@ -170,31 +149,18 @@ Participant 2003,Siân O'Brien_Jr,sian@example.edu,Submitted for grading,,10.00,
 
 #[test]
 fn a_canvas_learner_renamed_since_the_download_is_said_as_theirs_never_another_users() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
+    let class = Class::canvas(
+        "20.00",
+        &[("Doe, Janet", "1001", ""), ("Okafor, Ben", "1002", "")],
+    );
     // Jane (1001) is `Doe, Janet` on the roster now; `content_zipper.rb` wrote her old
     // sortable name `Doe, Jane_7` as `doejane_7`, then her id and the attachment id. Read from
     // the left (Canvas's own `infer_comment_context_from_filename`) it is user 7's, who is not
     // on the roster.
-    write(
-        &roster,
-        canvas_export(
-            "20.00",
-            &[("Doe, Janet", "1001", ""), ("Okafor, Ben", "1002", "")],
-        )
-        .as_bytes(),
-    );
-    let folder = scratch.path().join("submissions");
-    write(
-        &folder.join("doejane_7_1001_55001_matrix.csv"),
-        &submission("ada.csv"),
-    );
-    write(
-        &folder.join("okaforben_1002_55002_matrix.csv"),
-        &submission("ben.csv"),
-    );
+    class.entry("doejane_7_1001_55001_matrix.csv", "ada.csv");
+    class.entry("okaforben_1002_55002_matrix.csv", "ben.csv");
     for mode in ["error", "skip"] {
-        let (run, written) = grade_lms("canvas", &folder, &roster, &["--not-on-roster", mode]);
+        let (run, written) = class.grade("canvas", &["--not-on-roster", mode]);
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{mode}: {stderr}");
         assert!(
@@ -241,16 +207,11 @@ Participant 2001,Ada Lovelace,,10.00,-\n",
 
 #[test]
 fn a_zip_download_on_a_pipe_is_said_to_be_one_at_once() {
-    let scratch = tempfile::tempdir().unwrap();
-    let roster = scratch.path().join("gradebook.csv");
-    write(
-        &roster,
-        canvas_export("20.00", &[("Lovelace, Ada", "1001", "")]).as_bytes(),
-    );
+    let class = Class::canvas("20.00", &[("Lovelace, Ada", "1001", "")]);
     // No writer ever opens it: the run must not wait for one.
-    let fifo = scratch.path().join("download.zip");
+    let fifo = class.path("download.zip");
     super::bounds::mkfifo(&fifo);
-    let (run, written) = grade_lms("canvas", &fifo, &roster, &[]);
+    let (run, written) = grade_lms("canvas", &fifo, &class.roster, &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(

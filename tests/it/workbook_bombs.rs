@@ -9,6 +9,7 @@
 //! made of blocks that repeat the unit before them (a block of 258-byte copies, repeated):
 //! a few megabytes that inflate to hundreds.
 
+use crate::common::said;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -480,14 +481,6 @@ fn leasejudge(dir: &Path, args: &[&str]) -> Output {
     crate::common::leasejudge_in(dir, args)
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// Writes the bomb and a small case file and its matrix (a key and a submission).
 fn setup(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -502,7 +495,7 @@ fn setup(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
         dir.path(),
         &["adjudicate", "cases.csv", "-f", "csv", "-o", "key.csv"],
     );
-    assert!(made.status.success(), "{}", text(&made));
+    assert!(made.status.success(), "{}", said(&made));
     let path = dir.path().to_owned();
     (dir, path)
 }
@@ -534,14 +527,14 @@ fn stops_every_command(name: &str, commands: Commands) {
         let out = leasejudge(&dir, args);
         match &error {
             Some(error) => {
-                assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+                assert_eq!(out.status.code(), Some(2), "{args:?}: {}", said(&out));
                 assert!(
-                    text(&out).contains(error.as_str()),
+                    said(&out).contains(error.as_str()),
                     "{args:?} lacks {error:?}:\n{}",
-                    text(&out)
+                    said(&out)
                 );
             }
-            None => assert!(out.status.success(), "{args:?}: {}", text(&out)),
+            None => assert!(out.status.success(), "{args:?}: {}", said(&out)),
         }
     }
     // As a golden file, a submission and a key it is malformed (the unused-part bomb's header
@@ -555,24 +548,24 @@ fn stops_every_command(name: &str, commands: Commands) {
     }
     for (args, located) in &matrices {
         let out = leasejudge(&dir, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", said(&out));
         match (&error, located) {
             (Some(error), true) => assert!(
-                text(&out).contains(error.as_str()),
+                said(&out).contains(error.as_str()),
                 "{args:?} lacks {error:?}:\n{}",
-                text(&out)
+                said(&out)
             ),
             // The learner sees only that the key is malformed, not where.
             (_, false) => {
                 assert!(
-                    text(&out).contains("the key is malformed"),
+                    said(&out).contains("the key is malformed"),
                     "{}",
-                    text(&out)
+                    said(&out)
                 );
                 assert!(
-                    !text(&out).contains(name),
+                    !said(&out).contains(name),
                     "{args:?} names the key:\n{}",
-                    text(&out)
+                    said(&out)
                 );
             }
             (None, true) => {}
@@ -659,7 +652,7 @@ fn stops_on_standard_input(name: &str) {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let want = error.unwrap().replace(name, "-");
-    assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
+    assert!(said(&out).contains(&want), "{want}:\n{}", said(&out));
     // And as a submission on standard input, told a workbook by its bytes.
     let input = std::fs::File::open(dir.join(name)).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_leasejudge"))
@@ -668,8 +661,8 @@ fn stops_on_standard_input(name: &str) {
         .stdin(input)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains(&want), "{want}:\n{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains(&want), "{want}:\n{}", said(&out));
 }
 
 #[test]

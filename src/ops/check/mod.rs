@@ -18,12 +18,14 @@ use crate::grading::matrix_reader::{
     SplitMatrix,
 };
 use crate::grading::partitions::Splitter;
-use crate::grading::{FileGrade, GradeReport, ReportOptions, Unpaired, UnpairedFile};
+use crate::grading::{FileGrade, GradeReport, Unpaired, UnpairedFile};
 use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::lease::Timestamp;
 use crate::ops::Status;
 use crate::output::{check_paths, commit_all, Named};
-use crate::report::{render_report, report_output, step_summary, write_problems, STEP_SUMMARY};
+use crate::report::{
+    render_report, report_output, step_summary, write_problems, ReportOptions, STEP_SUMMARY,
+};
 use crate::streaming::StreamError;
 
 use bless::{bless, say_blessed};

@@ -23,29 +23,29 @@ pub(super) fn check_format_options(options: &Options, format: GradeFormat) -> Re
         }));
     }
     if options.points.is_some() && !format.is_platform() && options.lms.is_none() {
-        return Err(usage(
-            "--points scales a platform's score: it is used only with -f gradescope, -f \
-             prairielearn or --lms",
-        ));
+        return Err(usage(&format!(
+            "--points scales a platform's score: it is used only with {}",
+            GradeFormat::platforms_listed(&["--lms"], "or")
+        )));
     }
     if options.verbose && format.is_one_submission() {
-        return Err(usage(
-            "-v lists every case in the table; -f gradescope, -f prairielearn and -f \
-             github-classroom have a test per case already",
-        ));
+        return Err(usage(&format!(
+            "-v lists every case in the table; {} have a test per case already",
+            GradeFormat::one_submission_listed("and")
+        )));
     }
     if options.lms.is_some() && format.is_one_submission() {
-        return Err(usage(
-            "--lms grades a class: -f gradescope, -f prairielearn and -f github-classroom \
-             report on one submission",
-        ));
+        return Err(usage(&format!(
+            "--lms grades a class: {} report on one submission",
+            GradeFormat::one_submission_listed("and")
+        )));
     }
     if options.autograder {
         if !format.is_platform() {
-            return Err(usage(
-                "--autograder runs as a platform's grading script: give -f gradescope or -f \
-                 prairielearn",
-            ));
+            return Err(usage(&format!(
+                "--autograder runs as a platform's grading script: give {}",
+                GradeFormat::platforms_listed(&[], "or")
+            )));
         }
         if options
             .output

@@ -7,6 +7,7 @@
 mod autograder;
 mod checks;
 mod entries;
+mod format;
 mod gradebook;
 mod read;
 
@@ -17,104 +18,20 @@ use anyhow::{Context, Result};
 use crate::grading::class::{ClassReport, Feedback, Scoring};
 use crate::grading::spool::Spool;
 use crate::grading::submission_file::InstructorFiles;
-use crate::grading::{default_format, Column, ReportFormat};
+use crate::grading::Column;
 use crate::input::{ErrorKind, InputErrors, ReadOptions};
 use crate::lms::{Class, Lms, Missing, NotOnRoster};
 use crate::ops::{usage, Status};
-use crate::output::{commit_all, Content, Output};
-use crate::report::class_json::write_json;
-use crate::report::class_text::{write_github, write_markdown, write_table};
-use crate::report::github_classroom::write_github_classroom;
-use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
+use crate::output::{commit_all, Output};
+use crate::report::default_format;
+use crate::report::platform_results::Visibility;
 
 use autograder::{log_trouble, refuse_unusable_key, remove_earlier_results, say_results};
 use checks::{check_format_options, check_outputs};
 use entries::{entries, grade_entries, read_lms_class, Entry, Grading};
+pub use format::GradeFormat;
 use gradebook::files_beside_report;
 use read::{case_shortcuts, hints, read_golden, splitter};
-
-/// How `grade`'s report is written: a report format `check` writes too (for a class), or a
-/// platform's results file of one submission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GradeFormat {
-    /// A format of `check`'s reports: the class's report in it.
-    Report(ReportFormat),
-    /// Gradescope's autograder `results.json` (one submission).
-    Gradescope,
-    /// PrairieLearn's external grading results (one submission).
-    Prairielearn,
-    /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
-    GithubClassroom,
-}
-
-impl crate::choice::Choice for GradeFormat {
-    const ALL: &'static [Self] = &[
-        GradeFormat::Report(ReportFormat::Table),
-        GradeFormat::Report(ReportFormat::Json),
-        GradeFormat::Report(ReportFormat::Junit),
-        GradeFormat::Report(ReportFormat::Github),
-        GradeFormat::Report(ReportFormat::Markdown),
-        GradeFormat::Gradescope,
-        GradeFormat::Prairielearn,
-        GradeFormat::GithubClassroom,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            GradeFormat::Report(format) => format.name(),
-            GradeFormat::Gradescope => "gradescope",
-            GradeFormat::Prairielearn => "prairielearn",
-            GradeFormat::GithubClassroom => "github-classroom",
-        }
-    }
-
-    /// The help lines say what a class's report holds, where `check`'s say what one
-    /// submission's does.
-    fn help(self) -> &'static str {
-        match self {
-            GradeFormat::Report(ReportFormat::Table) => {
-                "Per submission a table of its cases, then the class summary, for people"
-            }
-            GradeFormat::Report(ReportFormat::Json) => {
-                "One JSON document: every submission, per-case and per-column breakdown, the summary"
-            }
-            GradeFormat::Report(ReportFormat::Junit) => {
-                "JUnit XML: a testsuite per submission, a testcase per case"
-            }
-            GradeFormat::Report(ReportFormat::Github) => "GitHub Actions workflow commands",
-            GradeFormat::Report(ReportFormat::Markdown) => "Markdown, for a CI step summary",
-            GradeFormat::Gradescope => "Gradescope's autograder `results.json` (one submission)",
-            GradeFormat::Prairielearn => {
-                "PrairieLearn's external grading results (one submission)"
-            }
-            GradeFormat::GithubClassroom => {
-                "The input of GitHub Classroom's grading reporter, as JSON (one submission)"
-            }
-        }
-    }
-}
-
-impl GradeFormat {
-    /// What a report in this format holds.
-    pub fn content(self) -> Content {
-        match self {
-            GradeFormat::Report(format) => format.content(),
-            GradeFormat::Gradescope | GradeFormat::Prairielearn | GradeFormat::GithubClassroom => {
-                Content::Json
-            }
-        }
-    }
-
-    /// Whether this is an autograder platform's results file.
-    pub fn is_platform(self) -> bool {
-        matches!(self, GradeFormat::Gradescope | GradeFormat::Prairielearn)
-    }
-
-    /// Whether this reports on one submission.
-    pub fn is_one_submission(self) -> bool {
-        self.is_platform() || self == GradeFormat::GithubClassroom
-    }
-}
 
 /// What `grade` is asked to do: the command line's options, parsed.
 #[derive(Clone, Debug)]
@@ -202,8 +119,8 @@ pub fn run(options: &Options) -> Result<Status> {
         .collect();
     if format.is_one_submission() && entries.len() != 1 {
         return Err(usage(&format!(
-            "-f gradescope, -f prairielearn and -f github-classroom grade one submission; {} \
-             given",
+            "{} grade one submission; {} given",
+            GradeFormat::one_submission_listed("and"),
             entries.len()
         )));
     }
@@ -391,7 +308,7 @@ fn write_outputs(
     let out = write_report(options, format, report)?;
     // A table on the terminal shows each ungradable submission's problems: on that same
     // terminal, standard error only counts them (they were printed twice).
-    let problems_shown = format == GradeFormat::Report(ReportFormat::Table)
+    let problems_shown = matches!(format, GradeFormat::Report(format) if format.shows_problems())
         && out.is_terminal()
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut outputs = vec![out];
@@ -410,38 +327,7 @@ fn write_outputs(
 /// golden case), not yet committed.
 fn write_report(options: &Options, format: GradeFormat, report: &ClassReport) -> Result<Output> {
     let mut out = Output::open(options.output.as_deref(), format.content())?;
-    let color = crate::terminal::use_color(out.is_terminal());
-    match format {
-        GradeFormat::Report(ReportFormat::Table) => {
-            // Coloured or not, on a terminal or piped: the one width rule of every table.
-            let width = crate::terminal::table_width(out.is_terminal());
-            write_table(report, color, options.verbose, Some(width), &mut out)
-                .context("cannot write the report")?;
-        }
-        // A class of large matrices makes a large document.
-        GradeFormat::Report(ReportFormat::Json) => {
-            write_json(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::Report(ReportFormat::Junit) => {
-            crate::report::class_junit::write(report, &mut out)?
-        }
-        GradeFormat::Report(ReportFormat::Github) => {
-            write_github(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::Report(ReportFormat::Markdown) => {
-            write_markdown(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::Gradescope => {
-            let visibility = options.visibility.unwrap_or(Visibility::Visible);
-            write_gradescope(report, visibility, &mut out).context("cannot write the report")?;
-        }
-        GradeFormat::Prairielearn => {
-            write_prairielearn(report, &mut out).context("cannot write the report")?
-        }
-        GradeFormat::GithubClassroom => {
-            write_github_classroom(report, &mut out).context("cannot write the report")?
-        }
-    }
+    format.write(report, options, &mut out)?;
     Ok(out)
 }
 
@@ -467,27 +353,5 @@ fn key_trouble(problems: &InputErrors) -> String {
             crate::input::thousands(problems.total()),
             if problems.total() == 1 { "" } else { "s" }
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::choice::Choice;
-
-    /// `grade -f` offers every format `check -f` does, by the same word, then the platforms'.
-    #[test]
-    fn grade_offers_every_report_format() {
-        let reports: Vec<GradeFormat> = ReportFormat::ALL
-            .iter()
-            .map(|format| GradeFormat::Report(*format))
-            .collect();
-        assert_eq!(GradeFormat::ALL[..reports.len()], reports[..]);
-        for format in ReportFormat::ALL {
-            assert_eq!(GradeFormat::Report(*format).name(), format.name());
-        }
-        for format in &GradeFormat::ALL[reports.len()..] {
-            assert!(!matches!(format, GradeFormat::Report(_)), "{format:?}");
-        }
     }
 }

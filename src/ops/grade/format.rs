@@ -1,0 +1,251 @@
+//! `grade -f`: a report format `check` writes too (the class's report in it), or a platform's
+//! results file of one submission. The report formats are `report`'s table; the results files
+//! are this one: each platform's row names its word, its help line, whether it runs `grade
+//! --autograder`, and its writer (in `report/`). A new platform's results file is its writer
+//! and its row here; every message that lists the formats reads them from the table.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::choice::Choice;
+use crate::grading::class::ClassReport;
+use crate::output::{Content, Output};
+use crate::report::github_classroom::write_github_classroom;
+use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
+use crate::report::{ReportFormat, Style};
+
+use super::Options;
+
+/// A platform's results file of one submission: its row of the table.
+struct ResultsRow {
+    /// The word `-f` takes.
+    name: &'static str,
+    /// `--help`'s line for it.
+    help: &'static str,
+    /// Whether the platform runs `grade --autograder` and takes its score (`--points`
+    /// scales it): an autograder platform's results, not a reporter's input.
+    autograder: bool,
+    /// Writes the results of `report`'s one submission, as `options` ask.
+    write: fn(&ClassReport, &Options, &mut dyn Write) -> std::io::Result<()>,
+}
+
+/// Declares [`GradeFormat`]: the report formats, then each platform's results file with its
+/// row, in `--help`'s order, from this one list.
+macro_rules! results_formats {
+    ($($(#[$doc:meta])* $variant:ident => $row:expr;)+) => {
+        /// How `grade`'s report is written: a report format `check` writes too (for a
+        /// class), or a platform's results file of one submission.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum GradeFormat {
+            /// A format of `check`'s reports: the class's report in it.
+            Report(ReportFormat),
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl GradeFormat {
+            /// The platforms' results files, in `--help`'s order.
+            const RESULTS: &'static [GradeFormat] = &[$(GradeFormat::$variant),+];
+
+            /// The results file's row (`None`: a report format).
+            fn results(self) -> Option<&'static ResultsRow> {
+                match self {
+                    GradeFormat::Report(_) => None,
+                    $(GradeFormat::$variant => Some(&$row),)+
+                }
+            }
+        }
+    };
+}
+
+results_formats! {
+    /// Gradescope's autograder `results.json` (one submission).
+    Gradescope => ResultsRow {
+        name: "gradescope",
+        help: "Gradescope's autograder `results.json` (one submission)",
+        autograder: true,
+        write: gradescope,
+    };
+    /// PrairieLearn's external grading results (one submission).
+    Prairielearn => ResultsRow {
+        name: "prairielearn",
+        help: "PrairieLearn's external grading results (one submission)",
+        autograder: true,
+        write: prairielearn,
+    };
+    /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
+    GithubClassroom => ResultsRow {
+        name: "github-classroom",
+        help: "The input of GitHub Classroom's grading reporter, as JSON (one submission)",
+        autograder: false,
+        write: github_classroom,
+    };
+}
+
+fn gradescope(report: &ClassReport, options: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+    let visibility = options.visibility.unwrap_or(Visibility::Visible);
+    write_gradescope(report, visibility, out)
+}
+
+fn prairielearn(report: &ClassReport, _: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+    write_prairielearn(report, out)
+}
+
+fn github_classroom(report: &ClassReport, _: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+    write_github_classroom(report, out)
+}
+
+/// How many formats `grade -f` offers.
+const FORMATS: usize = <ReportFormat as Choice>::ALL.len() + GradeFormat::RESULTS.len();
+
+/// `grade -f`'s formats: every format `check -f` offers, by the same word, then the
+/// platforms' results files.
+const EVERY: [GradeFormat; FORMATS] = {
+    let reports = <ReportFormat as Choice>::ALL;
+    let mut every = [GradeFormat::Gradescope; FORMATS];
+    let mut i = 0;
+    while i < reports.len() {
+        every[i] = GradeFormat::Report(reports[i]);
+        i += 1;
+    }
+    let mut j = 0;
+    while j < GradeFormat::RESULTS.len() {
+        every[i + j] = GradeFormat::RESULTS[j];
+        j += 1;
+    }
+    every
+};
+
+impl Choice for GradeFormat {
+    const ALL: &'static [Self] = &EVERY;
+
+    fn name(self) -> &'static str {
+        match (self, self.results()) {
+            (GradeFormat::Report(format), _) => format.name(),
+            (_, Some(row)) => row.name,
+            (_, None) => unreachable!("a results file has its row"),
+        }
+    }
+
+    /// The help lines say what a class's report holds, where `check`'s say what one
+    /// submission's does.
+    fn help(self) -> &'static str {
+        match (self, self.results()) {
+            (GradeFormat::Report(format), _) => format.class_help(),
+            (_, Some(row)) => row.help,
+            (_, None) => unreachable!("a results file has its row"),
+        }
+    }
+}
+
+impl GradeFormat {
+    /// What a report in this format holds.
+    pub fn content(self) -> Content {
+        match self {
+            GradeFormat::Report(format) => format.content(),
+            _ => Content::Json,
+        }
+    }
+
+    /// Whether this is an autograder platform's results file.
+    pub fn is_platform(self) -> bool {
+        self.results().is_some_and(|row| row.autograder)
+    }
+
+    /// Whether this reports on one submission.
+    pub fn is_one_submission(self) -> bool {
+        self.results().is_some()
+    }
+
+    /// Writes `report` in this format to `out`, as it is made.
+    pub(super) fn write(
+        self,
+        report: &ClassReport,
+        options: &Options,
+        out: &mut Output,
+    ) -> Result<()> {
+        match (self, self.results()) {
+            (GradeFormat::Report(format), _) => {
+                format.write_class(report, Style::of(out, options.verbose), out)
+            }
+            (_, Some(row)) => (row.write)(report, options, out).context("cannot write the report"),
+            (_, None) => unreachable!("a results file has its row"),
+        }
+    }
+
+    /// The formats of one submission, as a message lists them: `-f gradescope, -f
+    /// prairielearn and -f github-classroom` (`conjunction`: `and`).
+    pub(super) fn one_submission_listed(conjunction: &str) -> String {
+        listed(Self::words(|_| true), conjunction)
+    }
+
+    /// The autograder platforms' formats, and `more`, as a message lists them: `-f
+    /// gradescope or -f prairielearn` (`conjunction`: `or`).
+    pub(super) fn platforms_listed(more: &[&str], conjunction: &str) -> String {
+        let mut words = Self::words(|row| row.autograder);
+        words.extend(more.iter().map(|word| (*word).to_owned()));
+        listed(words, conjunction)
+    }
+
+    /// `-f WORD` of each results file whose row `keep` keeps.
+    fn words(keep: impl Fn(&ResultsRow) -> bool) -> Vec<String> {
+        Self::RESULTS
+            .iter()
+            .filter_map(|format| format.results())
+            .filter(|row| keep(row))
+            .map(|row| format!("-f {}", row.name))
+            .collect()
+    }
+}
+
+/// `a, b and c`.
+fn listed(words: Vec<String>, conjunction: &str) -> String {
+    match words.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} {conjunction} {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `grade -f` offers every format `check -f` does, by the same word, then the platforms'.
+    #[test]
+    fn grade_offers_every_report_format() {
+        let reports: Vec<GradeFormat> = ReportFormat::ALL
+            .iter()
+            .map(|format| GradeFormat::Report(*format))
+            .collect();
+        assert_eq!(GradeFormat::ALL[..reports.len()], reports[..]);
+        for format in ReportFormat::ALL {
+            assert_eq!(GradeFormat::Report(*format).name(), format.name());
+        }
+        for format in &GradeFormat::ALL[reports.len()..] {
+            assert!(!matches!(format, GradeFormat::Report(_)), "{format:?}");
+            assert!(format.results().is_some(), "{format:?}");
+        }
+    }
+
+    /// The messages list the formats as they were written by hand.
+    #[test]
+    fn the_messages_list_the_formats_from_the_table() {
+        assert_eq!(
+            GradeFormat::one_submission_listed("and"),
+            "-f gradescope, -f prairielearn and -f github-classroom"
+        );
+        assert_eq!(
+            GradeFormat::platforms_listed(&[], "or"),
+            "-f gradescope or -f prairielearn"
+        );
+        assert_eq!(
+            GradeFormat::platforms_listed(&["--lms"], "or"),
+            "-f gradescope, -f prairielearn or --lms"
+        );
+        assert!(GradeFormat::Gradescope.is_platform() && GradeFormat::Prairielearn.is_platform());
+        assert!(!GradeFormat::GithubClassroom.is_platform());
+        assert!(GradeFormat::GithubClassroom.is_one_submission());
+        assert!(!GradeFormat::Report(ReportFormat::Table).is_one_submission());
+    }
+}
