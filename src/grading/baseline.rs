@@ -88,44 +88,7 @@ fn read_scores(
         Ok(None) => return Err(errors),
         Err(failure) => return Err(InputErrors::one(failure.at(name, records.line()))),
     };
-    // Where each of `COLUMNS` is in the header.
-    let mut at: [Option<usize>; 2] = [None; 2];
-    for (index, text) in header.iter().enumerate() {
-        let Some(wanted) = COLUMNS.iter().position(|c| *c == normalise_header(text)) else {
-            continue;
-        };
-        if let Some(earlier) = at[wanted] {
-            errors.push(
-                InputError::new(
-                    ErrorKind::Header,
-                    name,
-                    header_line,
-                    format!(
-                        "columns {:?} and {text:?} both name the column {}",
-                        header[earlier], COLUMNS[wanted]
-                    ),
-                )
-                .column("header"),
-            );
-        } else {
-            at[wanted] = Some(index);
-        }
-    }
-    for (column, found) in COLUMNS.iter().zip(at) {
-        if found.is_none() {
-            errors.push(
-                InputError::new(
-                    ErrorKind::Header,
-                    name,
-                    header_line,
-                    format!(
-                        "no {column} column: a gradebook's header has submission and score columns"
-                    ),
-                )
-                .column("header"),
-            );
-        }
-    }
+    let at = find_columns(&header, name, header_line, &mut errors);
     let [Some(submission_at), Some(score_at)] = at else {
         return Err(errors);
     };
@@ -222,6 +185,55 @@ fn read_scores(
     } else {
         Err(errors)
     }
+}
+
+/// Where each of [`COLUMNS`] is in a gradebook's `header` (on `header_line`): a column named
+/// twice or not at all is an error of the header.
+fn find_columns(
+    header: &[String],
+    name: &str,
+    header_line: u64,
+    errors: &mut InputErrors,
+) -> [Option<usize>; 2] {
+    // Where each of `COLUMNS` is in the header.
+    let mut at: [Option<usize>; 2] = [None; 2];
+    for (index, text) in header.iter().enumerate() {
+        let Some(wanted) = COLUMNS.iter().position(|c| *c == normalise_header(text)) else {
+            continue;
+        };
+        if let Some(earlier) = at[wanted] {
+            errors.push(
+                InputError::new(
+                    ErrorKind::Header,
+                    name,
+                    header_line,
+                    format!(
+                        "columns {:?} and {text:?} both name the column {}",
+                        header[earlier], COLUMNS[wanted]
+                    ),
+                )
+                .column("header"),
+            );
+        } else {
+            at[wanted] = Some(index);
+        }
+    }
+    for (column, found) in COLUMNS.iter().zip(at) {
+        if found.is_none() {
+            errors.push(
+                InputError::new(
+                    ErrorKind::Header,
+                    name,
+                    header_line,
+                    format!(
+                        "no {column} column: a gradebook's header has submission and score columns"
+                    ),
+                )
+                .column("header"),
+            );
+        }
+    }
+    at
 }
 
 /// A partition at a time: the scores of the submissions `wanted` names, and each row that

@@ -171,11 +171,19 @@ impl<'a> MatrixRead<'a> {
                     split,
                 );
             }
-            MatrixInput::Open(file, named) if !file.metadata().map_err(cannot)?.is_file() => {
+            MatrixInput::Open(mut file, named) if !file.metadata().map_err(cannot)?.is_file() => {
                 // A pipe or a FIFO (`--golden <(...)`) cannot go back to its start once its
-                // first bytes are sniffed: it is copied to an anonymous temporary file first,
-                // as a file read whole is (within the same limit).
-                let spooled = crate::limits::spool_document(file).map_err(cannot)?;
+                // first bytes are sniffed: what is not text is told by them (`/dev/zero` is
+                // not read on), and text is copied, its first bytes and the rest, to an
+                // anonymous temporary file, as a file read whole is (within the same limit).
+                let mut head = vec![0u8; HEAD_BYTES];
+                let read = read_up_to(&mut file, &mut head).map_err(cannot)?;
+                head.truncate(read);
+                if let Content::NotText(what) = sniff(&head) {
+                    return Err(not_a_matrix(name, what));
+                }
+                let rest = std::io::Read::chain(std::io::Cursor::new(head), file);
+                let spooled = crate::limits::spool_document(rest).map_err(cannot)?;
                 return self.read_partial(MatrixInput::Open(spooled, named), name, split);
             }
             MatrixInput::Open(mut file, named) => {
@@ -255,6 +263,20 @@ impl<'a> MatrixRead<'a> {
             None => Err(errors),
         }
     }
+}
+
+/// Reads up to `head.len()` bytes of `reader` (fewer only at its end); how many.
+fn read_up_to(reader: &mut impl std::io::Read, head: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < head.len() {
+        match reader.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The error of a file that is not a matrix at all (`what`: what it is).
