@@ -1209,3 +1209,84 @@ fn the_template_repository_runs_as_github_classroom_runs_it() {
     );
     assert!(!scratch.path().join("other").exists());
 }
+
+/// `--feedback shortcut` end to end on a platform: the feedback comment Moodle imports names
+/// the shortcut a learner's wrong answers follow, and is otherwise the `--feedback cases`
+/// comment; a learner with every case right is told no shortcut (issue 37).
+#[test]
+fn moodle_feedback_names_each_learners_shortcut() {
+    let scratch = tempfile::tempdir().unwrap();
+    let lab = root().join("tests/data/grading/grade-shortcuts-class");
+    let worksheet = "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Online text,Last modified (grade),Feedback comments\n\
+        Participant 3001,Ines Inclusive,ines@example.edu,Submitted for grading,,10.00,Yes,-,,-,\n\
+        Participant 3002,Rita Right,rita@example.edu,Submitted for grading,,10.00,Yes,-,,-,\n";
+    let roster = scratch.path().join("worksheet.csv");
+    write(&roster, worksheet.as_bytes());
+    let download = scratch.path().join("download");
+    for (entry, matrix) in [
+        ("Ines Inclusive_3001", "inclusive_deadlines.csv"),
+        ("Rita Right_3002", "right.csv"),
+    ] {
+        let bytes = fs::read(lab.join("submissions").join(matrix)).unwrap();
+        write(
+            &download.join(format!("{entry}_assignsubmission_file_matrix.csv")),
+            &bytes,
+        );
+    }
+    let cases: Vec<String> = fs::read_dir(root().join("cases"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "csv"))
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect();
+    let imported = |level: &str| {
+        let out = scratch.path().join(format!("import-{level}.csv"));
+        let key = lab.join("key.csv");
+        let mut args = vec![
+            "grade",
+            "--golden",
+            key.to_str().unwrap(),
+            download.to_str().unwrap(),
+            "--lms",
+            "moodle",
+            "--roster",
+            roster.to_str().unwrap(),
+            "--gradebook",
+            out.to_str().unwrap(),
+            "--feedback",
+            level,
+            "--cases",
+        ];
+        args.extend(cases.iter().map(String::as_str));
+        let run = crate::common::leasejudge(&args)
+            .env("NO_COLOR", "1")
+            .output();
+        assert!(run.status.code() != Some(2), "{}", text(&run.stderr));
+        let import = moodle_import(&fs::read_to_string(&out).unwrap(), 10.0);
+        let comment = |id: &str| shown_in_moodle(import[id].1.as_deref().unwrap());
+        (comment("3001"), comment("3002"))
+    };
+    let (ines, rita) = imported("shortcut");
+    let (ines_cases, rita_cases) = imported("cases");
+    let named: Vec<&String> = ines
+        .iter()
+        .filter(|line| !ines_cases.contains(line))
+        .collect();
+    // Most explained first: hers is the inclusive deadline.
+    assert!(
+        named
+            .first()
+            .is_some_and(|line| line.starts_with("Shortcut: inclusive_deadlines ("))
+            && named.iter().all(|line| line.starts_with("Shortcut: ")),
+        "the shortcut's lines: {named:?}\n{ines:?}"
+    );
+    assert!(
+        ines_cases.iter().all(|line| ines.contains(line)),
+        "the rest is --feedback cases' comment: {ines:?}\n{ines_cases:?}"
+    );
+    assert_eq!(rita, rita_cases, "all right: no shortcut said");
+    assert!(
+        rita.iter().all(|line| !line.contains("Shortcut")),
+        "{rita:?}"
+    );
+}
