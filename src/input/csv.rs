@@ -508,40 +508,23 @@ fn stop_at_cut<R: Read>(
 
 /// Fills `cells` (all `None` before) by field ([`cell_text`]) from the `mapped` columns when
 /// the whole record is valid UTF-8 and every cell boundary is a character boundary (so every
-/// cell is valid UTF-8): one check instead of one per cell. `false` (with `cells` partly
-/// filled) otherwise.
+/// cell is valid UTF-8, [`Record::texts`]): one check instead of one per cell. `false` (with
+/// `cells` untouched) otherwise.
 fn cells_if_utf8<'r>(
     record: &Record<'r>,
     mapped: &[(usize, Field)],
     cells: &mut RawCells<'r>,
 ) -> bool {
-    let (bytes, bounds) = record.parts();
-    if !record.is_ascii() {
-        let Ok(all) = std::str::from_utf8(bytes) else {
-            return false;
-        };
-        // Every cell, named by a field or not: one cut inside a character is invalid UTF-8
-        // (the slow path reports it), though the record as a whole is valid.
-        if !bounds
-            .iter()
-            .all(|&(start, end)| all.is_char_boundary(start) && all.is_char_boundary(end))
-        {
-            return false;
-        }
-    }
+    let Some(texts) = record.texts() else {
+        return false;
+    };
     for &(column, field) in mapped {
-        let (start, end) = bounds[column];
+        let text = texts.get(column);
         // About half the cells of a row are empty: left `None`, as `cell_text` would make them.
-        if start == end {
+        if text.is_empty() {
             continue;
         }
-        // SAFETY: the record is valid UTF-8 and both ends of every cell are character
-        // boundaries (every byte is ASCII, `Record::is_ascii`, or both were checked above), so
-        // every cell is valid UTF-8. Slicing `str`s instead checked the boundaries of every
-        // cell again (a tenth of this function's instructions).
-        cells[field as usize] = cell_text(field, unsafe {
-            std::str::from_utf8_unchecked(&bytes[start..end])
-        });
+        cells[field as usize] = cell_text(field, text);
     }
     true
 }
