@@ -376,24 +376,18 @@ impl InertFilter {
                 }
             }
             let byte = buf[at];
-            // Bytes that neither the guard nor the escapes care about pass in runs: ASCII
-            // but whitespace, controls, `#`, `:` and `[`; a space only ends a line's start.
+            // A byte that neither the guard nor the escapes care about (ASCII but whitespace,
+            // controls, `#`, `:` and `[`) ends a line's start; a space only ends it.
             if is_ordinary_ascii(byte) {
-                let run = buf[at..]
-                    .iter()
-                    .position(|&b| !is_ordinary_ascii(b))
-                    .unwrap_or(buf.len() - at);
+                // What follows it passes by the run above.
                 self.guard.ordinary();
-                at += run;
+                at += 1;
                 continue;
             }
             if byte == b' ' {
                 // A run of spaces at once (pretty JSON's indentation): each does what the
                 // first does.
-                let run = buf[at..]
-                    .iter()
-                    .position(|&b| b != b' ')
-                    .unwrap_or(buf.len() - at);
+                let run = space_run(&buf[at..]);
                 if !self.guard.line_start {
                     self.guard.ordinary();
                 }
@@ -444,28 +438,48 @@ impl InertFilter {
 /// (`DEL` and every byte of a longer UTF-8 character) or a `#`.
 #[inline]
 fn printable_run(buf: &[u8]) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let is_printable = |b: u8| (0x20..0x7f).contains(&b) && b != b'#';
     let mut at = 0;
     while let Some(chunk) = buf.get(at..at + 8) {
-        let word = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
-        // Each test sets a byte's high bit where the byte is one the run ends at (exactly for
-        // the first such byte, which is all that is asked: any set bit stops the word).
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // Each test sets a byte's high bit where the byte is one the run ends at. A borrow or
+        // a carry can set it in a later byte too, never in an earlier one: the first byte
+        // (the lowest, little-endian) with its bit set is the first the run ends at.
         let below_space = word.wrapping_sub(ONES * 0x20) & !word;
         let above_tilde = word.wrapping_add(ONES) | word; // 0x7f + 1 has it; 0x80 and up have it
         let hashes = word ^ (ONES * u64::from(b'#'));
         let hash = hashes.wrapping_sub(ONES) & !hashes;
-        if (below_space | above_tilde | hash) & HIGHS != 0 {
-            break;
+        let stops = (below_space | above_tilde | hash) & HIGHS;
+        if stops != 0 {
+            return at + (stops.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
     at + buf[at..]
         .iter()
-        .position(|&b| !is_printable(b))
+        .position(|&b| !(0x20..0x7f).contains(&b) || b == b'#')
         .unwrap_or(buf.len() - at)
 }
+
+/// How many spaces `buf` starts with, eight at a time (pretty JSON's indentation).
+#[inline]
+fn space_run(buf: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = buf.get(at..at + 8) {
+        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x20);
+        if others != 0 {
+            return at + (others.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + buf[at..]
+        .iter()
+        .position(|&b| b != b' ')
+        .unwrap_or(buf.len() - at)
+}
+
+/// A byte of ones in each byte of a word, and each byte's high bit.
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// Whether `byte` is ASCII that no rule of [`InertFilter`] looks at: not whitespace, not a
 /// control, not `#`, `:` or `[`.
