@@ -62,6 +62,7 @@ impl<'a> Record<'a> {
     /// Its cells as text when every cell is valid UTF-8 (one check for the whole record, none
     /// when its bytes are known to be ASCII), `None` when one is not: the caller's slow path
     /// says which.
+    #[inline]
     pub fn texts(&self) -> Option<RecordTexts<'a>> {
         if !self.ascii {
             let all = std::str::from_utf8(self.bytes).ok()?;
@@ -90,6 +91,7 @@ pub struct RecordTexts<'a> {
 
 impl<'a> RecordTexts<'a> {
     /// The cell at `index` (a panic past the record's end, as a slice's).
+    #[inline]
     pub fn get(&self, index: usize) -> &'a str {
         let (start, end) = self.bounds[index];
         // SAFETY: `Record::texts` made this only when the record's bytes are ASCII or valid
