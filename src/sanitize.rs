@@ -182,6 +182,13 @@ impl CommandGuard {
         }
     }
 
+    /// Whether the guard is where an ordinary character leaves it (not at a line's start,
+    /// after no `:` or `#`): from here every printable ASCII character but `#`, the space
+    /// included, leaves it here, and none is escaped ([`InertFilter`]'s fast path).
+    fn is_ordinary(&self) -> bool {
+        !self.line_start && !self.colon && self.hashes == 0
+    }
+
     /// Takes an ordinary character: neither whitespace, ignorable, `:`, `#` nor `[`.
     fn ordinary(&mut self) {
         self.line_start = false;
@@ -358,25 +365,29 @@ impl InertFilter {
         let mut plain_from = 0;
         let mut at = 0;
         while at < buf.len() {
+            // In the middle of a line nothing printable but a `#` matters (a `:` or a `[`
+            // completes a command only at a line's start or after `##`): such a run passes
+            // eight bytes at a time.
+            if self.guard.is_ordinary() {
+                let run = printable_run(&buf[at..]);
+                if run > 0 {
+                    at += run;
+                    continue;
+                }
+            }
             let byte = buf[at];
-            // Bytes that neither the guard nor the escapes care about pass in runs: ASCII
-            // but whitespace, controls, `#`, `:` and `[`; a space only ends a line's start.
+            // A byte that neither the guard nor the escapes care about (ASCII but whitespace,
+            // controls, `#`, `:` and `[`) ends a line's start; a space only ends it.
             if is_ordinary_ascii(byte) {
-                let run = buf[at..]
-                    .iter()
-                    .position(|&b| !is_ordinary_ascii(b))
-                    .unwrap_or(buf.len() - at);
+                // What follows it passes by the run above.
                 self.guard.ordinary();
-                at += run;
+                at += 1;
                 continue;
             }
             if byte == b' ' {
                 // A run of spaces at once (pretty JSON's indentation): each does what the
                 // first does.
-                let run = buf[at..]
-                    .iter()
-                    .position(|&b| b != b' ')
-                    .unwrap_or(buf.len() - at);
+                let run = space_run(&buf[at..]);
                 if !self.guard.line_start {
                     self.guard.ordinary();
                 }
@@ -420,6 +431,55 @@ impl InertFilter {
         out.write_all(&buf[plain_from..])
     }
 }
+
+/// How many bytes `buf` starts with that are printable ASCII (a space to a `~`) but `#`:
+/// what passes the filter as it is, and leaves its guard as it was, in the middle of a line.
+/// Eight bytes at a time: a word passes when none of its bytes is below a space, above a `~`
+/// (`DEL` and every byte of a longer UTF-8 character) or a `#`.
+#[inline]
+fn printable_run(buf: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = buf.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // Each test sets a byte's high bit where the byte is one the run ends at. A borrow or
+        // a carry can set it in a later byte too, never in an earlier one: the first byte
+        // (the lowest, little-endian) with its bit set is the first the run ends at.
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+        let above_tilde = word.wrapping_add(ONES) | word; // 0x7f + 1 has it; 0x80 and up have it
+        let hashes = word ^ (ONES * u64::from(b'#'));
+        let hash = hashes.wrapping_sub(ONES) & !hashes;
+        let stops = (below_space | above_tilde | hash) & HIGHS;
+        if stops != 0 {
+            return at + (stops.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + buf[at..]
+        .iter()
+        .position(|&b| !(0x20..0x7f).contains(&b) || b == b'#')
+        .unwrap_or(buf.len() - at)
+}
+
+/// How many spaces `buf` starts with, eight at a time (pretty JSON's indentation).
+#[inline]
+fn space_run(buf: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = buf.get(at..at + 8) {
+        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x20);
+        if others != 0 {
+            return at + (others.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + buf[at..]
+        .iter()
+        .position(|&b| b != b' ')
+        .unwrap_or(buf.len() - at)
+}
+
+/// A byte of ones in each byte of a word, and each byte's high bit.
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// Whether `byte` is ASCII that no rule of [`InertFilter`] looks at: not whitespace, not a
 /// control, not `#`, `:` or `[`.

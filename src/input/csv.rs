@@ -516,6 +516,8 @@ fn cells_if_utf8<'r>(
     cells: &mut RawCells<'r>,
 ) -> bool {
     let (bytes, bounds) = record.parts();
+    // `Record::texts`'s check, written out here: through `RecordTexts::get`, adjudicate
+    // counted 1.5% more instructions.
     if !record.is_ascii() {
         let Ok(all) = std::str::from_utf8(bytes) else {
             return false;

@@ -1,6 +1,7 @@
 //! The inert filter's runs against the filter as it was, a byte and a character at a time.
 
 use super::*;
+use proptest::strategy::Strategy;
 
 impl InertFilter {
     /// [`InertFilter::filter`] as it was, a space and an ASCII character at a time: what its
@@ -70,8 +71,11 @@ impl InertFilter {
 /// cut characters and bytes that are not UTF-8, cut into writes at every place.
 #[test]
 fn the_filters_runs_give_what_one_at_a_time_gave() {
-    let texts: [&[u8]; 8] = [
+    let texts: [&[u8]; 11] = [
         b"[\n  {\n    \"case_id\": \"c1\",\n    \"rows\": [],\n    \"x\": null\n  }\n]\n",
+        b"{\"case_id\":\"case-00000001\",\"job_id\":\"j##[x]\",\"a\":\"b::c\"},\n::x ##[y",
+        b"a long line of words, then#a hash, ### three, #a#b##c##[d and \x7f\x1f\t:: ok",
+        "0123456789abcdef\u{e9}0123456789abcdef#0123456789abcdef\u{202e}x".as_bytes(),
         b"  ::warning::x\n\t::error ::\n##[group]a\n# ## [ #[ ##  [\n",
         b"a\x1b[31mred\x07\x00 \r\n   ::set-output\r::x",
         "caf\u{e9} \u{202e}evil\u{2066} \u{feff}::x\n\u{200b}::y \u{85}z".as_bytes(),
@@ -80,6 +84,14 @@ fn the_filters_runs_give_what_one_at_a_time_gave() {
         b"::",
         b"",
     ];
+    for text in texts {
+        compare_with_one_at_a_time(text);
+    }
+}
+
+/// [`InertFilter::write_through`] against [`InertFilter::filter_one_at_a_time`] on `text`, in
+/// every syntax, cut into two writes at every place.
+fn compare_with_one_at_a_time(text: &[u8]) {
     let syntaxes = [
         Syntax::Text,
         Syntax::WorkflowCommands,
@@ -87,7 +99,7 @@ fn the_filters_runs_give_what_one_at_a_time_gave() {
         Syntax::Markup,
         Syntax::CsvOnTerminal,
     ];
-    for text in texts {
+    {
         for syntax in syntaxes {
             for cut in 0..=text.len() {
                 let mut runs = InertFilter::new(syntax);
@@ -115,5 +127,29 @@ fn the_filters_runs_give_what_one_at_a_time_gave() {
                 );
             }
         }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Random text of the bytes the filter's rules look at (line ends, spaces, tabs, `:`, `#`,
+    /// `[`, controls, `DEL`, a cut or whole multi-byte character, bytes that are not UTF-8)
+    /// among long printable stretches, which the filter passes eight bytes at a time.
+    #[test]
+    fn random_text_filters_as_one_at_a_time(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![
+                    "\n", "\r", " ", "  ", "\t", ":", "::", "#", "##", "[", "\u{1b}", "\u{7f}",
+                    "\u{e9}", "\u{202e}", "\u{85}", "\u{feff}", "\"", ",",
+                ]).prop_map(|s| s.as_bytes().to_vec()),
+                "[ -~]{0,20}".prop_map(String::into_bytes),
+                proptest::sample::select(vec![0x80u8, 0xc3, 0xe2, 0xff]).prop_map(|b| vec![b]),
+            ],
+            0..40,
+        )
+    ) {
+        compare_with_one_at_a_time(&parts.concat());
     }
 }

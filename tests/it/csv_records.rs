@@ -40,6 +40,16 @@ fn ours_split_by(bytes: &[u8], chunk: usize, delimiter: u8) -> Vec<(u64, Cells)>
         if record.is_ascii() {
             assert!(record.iter().all(|cell| cell.is_ascii()));
         }
+        // Its cells as text, unchecked, are each cell checked alone; `None` only when one
+        // is not UTF-8.
+        let one_by_one: Option<Vec<&str>> = record
+            .iter()
+            .map(|cell| std::str::from_utf8(cell).ok())
+            .collect();
+        match record.texts() {
+            Some(texts) => assert_eq!(Some(texts.iter().collect()), one_by_one),
+            None => assert!(one_by_one.is_none() || !record.is_ascii()),
+        }
         all.push((record.line, record.iter().map(<[u8]>::to_vec).collect()));
     }
     all

@@ -4,7 +4,7 @@
 use super::rows::Split;
 use super::{check_golden_cells, MatrixFile, MatrixRead, Strictness, Table};
 use crate::grading::columns::{column_from_header, Column};
-use crate::input::records::RecordReader;
+use crate::input::records::{RecordReader, RecordTexts};
 use crate::input::ErrorKind;
 use crate::input::{
     body_record, check_forced_delimiter, detect_delimiter, header_record, BodyRecord,
@@ -137,6 +137,10 @@ pub(super) fn read(
                 check_golden_cells(name, line, cells, errors);
             }
         };
+        if let Some(texts) = record.texts() {
+            add_texts(&mut table, name, line, texts, ragged, strictness, errors);
+            continue;
+        }
         if ragged {
             check(&table.targets, errors);
             continue;
@@ -145,7 +149,7 @@ pub(super) fn read(
         let mut row_ok = true;
         for (cell, target) in record.iter().zip(&table.targets) {
             match std::str::from_utf8(cell) {
-                Ok(text) => cells.push(spreadsheet_value(text).to_owned()),
+                Ok(text) => cells.push(spreadsheet_value(text)),
                 Err(_) => {
                     let column = target.map_or("header", |c| c.name());
                     errors.push(
@@ -158,7 +162,7 @@ pub(super) fn read(
             }
         }
         if row_ok {
-            table.add(line, cells, errors);
+            table.add(line, &cells, errors);
         }
         check(&table.targets, errors);
     }
@@ -167,4 +171,28 @@ pub(super) fn read(
         utf16: false,
     });
     Some(table.file)
+}
+
+/// Adds a record whose every cell is text (nearly every one: no cell checked or copied alone),
+/// unless `ragged`, then checks a golden row's values, as [`read`] does for any record.
+fn add_texts(
+    table: &mut Table,
+    name: &str,
+    line: u64,
+    texts: RecordTexts<'_>,
+    ragged: bool,
+    strictness: Strictness,
+    errors: &mut InputErrors,
+) {
+    if !ragged {
+        let cells: Vec<&str> = texts.iter().map(spreadsheet_value).collect();
+        table.add(line, &cells, errors);
+    }
+    if strictness == Strictness::Golden {
+        let cells = texts
+            .iter()
+            .zip(&table.targets)
+            .filter_map(|(text, target)| Some(((*target)?, spreadsheet_value(text))));
+        check_golden_cells(name, line, cells, errors);
+    }
 }

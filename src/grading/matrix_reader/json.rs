@@ -242,7 +242,7 @@ fn add_case_object(
         check_golden_cells(name, line, given.chain(repeated), &mut value_errors);
     }
     if row_ok {
-        add_row(file, line, cells, errors);
+        add_row(file, line, &cells, errors);
     }
     errors.append(value_errors);
 }

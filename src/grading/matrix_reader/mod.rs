@@ -371,10 +371,15 @@ fn check_golden_cells<'c>(
 
 /// Adds a row, turning a missing or duplicated case id into an error (`errors` keeps the first
 /// [`MAX_LISTED_PROBLEMS`] of them, and counts the rest).
-fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors: &mut InputErrors) {
+fn add_row<S: AsRef<str>>(
+    file: &mut MatrixFile,
+    line: u64,
+    cells: &[Option<S>],
+    errors: &mut InputErrors,
+) {
     let case_id = cells[Column::CaseId.index()]
-        .as_deref()
-        .unwrap_or_default()
+        .as_ref()
+        .map_or("", AsRef::as_ref)
         .trim()
         .to_owned();
     if case_id.is_empty() {
@@ -385,7 +390,7 @@ fn add_row(file: &mut MatrixFile, line: u64, cells: Vec<Option<String>>, errors:
         return;
     }
     let keep = std::mem::take(&mut file.keep);
-    let pushed = file.push(&case_id, line, &kept_cells(&cells, &keep), errors.len());
+    let pushed = file.push(&case_id, line, &kept_cells(cells, &keep), errors.len());
     file.keep = keep;
     if let Err(earlier) = pushed {
         errors.push(duplicated(&file.name, line, earlier, case_id));
@@ -501,22 +506,22 @@ impl Table {
     }
 
     /// Adds the row at `line`: its cells by header position (missing ones empty).
-    fn add(&mut self, line: u64, cells: Vec<String>, errors: &mut InputErrors) {
+    fn add<S: AsRef<str>>(&mut self, line: u64, cells: &[S], errors: &mut InputErrors) {
         if !self.file.header_columns[Column::CaseId.index()] {
             // Reported once, at the header.
             return;
         }
-        let mut row: Vec<Option<String>> = self
+        let mut row: Vec<Option<&str>> = self
             .file
             .header_columns
             .iter()
-            .map(|&present| present.then(String::new))
+            .map(|&present| present.then_some(""))
             .collect();
-        for (cell, target) in cells.into_iter().zip(&self.targets) {
+        for (cell, target) in cells.iter().zip(&self.targets) {
             if let Some(column) = target {
-                row[column.index()] = Some(cell);
+                row[column.index()] = Some(cell.as_ref());
             }
         }
-        add_row(&mut self.file, line, row, errors);
+        add_row(&mut self.file, line, &row, errors);
     }
 }

@@ -72,12 +72,15 @@ struct CellEnd {
 
 /// A row's cells in [`crate::matrix::COLUMNS`] order, reduced to the kept ones (the case id
 /// is held once, as [`MatrixEntry::case_id`]).
-pub(super) fn kept_cells<'c>(cells: &'c [Option<String>], keep: &[bool]) -> Vec<(Column, &'c str)> {
+pub(super) fn kept_cells<'c, S: AsRef<str>>(
+    cells: &'c [Option<S>],
+    keep: &[bool],
+) -> Vec<(Column, &'c str)> {
     cells
         .iter()
         .enumerate()
         .filter(|(index, _)| keep[*index] && *index != Column::CaseId.index())
-        .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_deref()?)))
+        .filter_map(|(index, cell)| Some((Column::at(index)?, cell.as_ref()?.as_ref())))
         .collect()
 }
 

@@ -174,8 +174,8 @@ pub(super) fn read(
                     ),
                 ));
             } else {
-                let values = cells.iter().map(|cell| spreadsheet_value(cell).to_owned());
-                table.add(line, values.collect(), &mut row_errors);
+                let values: Vec<&str> = cells.iter().map(|cell| spreadsheet_value(cell)).collect();
+                table.add(line, &values, &mut row_errors);
             }
             if strictness == Strictness::Golden {
                 // A sheet's row ends at its last cell: the columns after it are empty cells.
