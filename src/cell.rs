@@ -77,7 +77,7 @@ fn quoted_live(text: &str) -> bool {
 /// [`spreadsheet_value`] undoes it exactly. Borrowed when nothing changes.
 ///
 /// ```
-/// use leasejudge::output::{spreadsheet_cell, spreadsheet_value};
+/// use leasejudge::cell::{spreadsheet_cell, spreadsheet_value};
 /// assert_eq!(spreadsheet_cell("=1+1"), "'=1+1");
 /// assert_eq!(spreadsheet_cell("\t@SUM(A1)"), "'\t@SUM(A1)");
 /// assert_eq!(spreadsheet_cell("-5"), "-5");

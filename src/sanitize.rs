@@ -41,7 +41,7 @@ pub use crate::cell::{is_unsafe_char, spreadsheet_cell, spreadsheet_value};
 /// line). Borrowed when nothing changes.
 ///
 /// ```
-/// use leasejudge::output::escape_controls;
+/// use leasejudge::sanitize::escape_controls;
 /// assert_eq!(escape_controls("case\u{1b}[31m-1\n"), "case\\u{1b}[31m-1\\u{a}");
 /// assert_eq!(escape_controls("ada\u{200b}.csv"), "ada\\u{200b}.csv");
 /// assert_eq!(escape_controls("ada\\u{200b}.csv"), "ada\\u{5c}u{200b}.csv");
@@ -72,7 +72,7 @@ pub fn escape_controls_keep_lines(text: &str) -> Cow<'_, str> {
 /// command in it.
 ///
 /// ```
-/// use leasejudge::output::quote;
+/// use leasejudge::sanitize::quote;
 /// assert_eq!(quote("yesterday"), "\"yesterday\"");
 /// assert_eq!(quote("a\"b\\\n\u{200b}\u{a0}##[x"), "\"a\\\"b\\\\\\n\\u{200b}\\u{a0}##\\u{5b}x\"");
 /// ```
@@ -305,7 +305,7 @@ impl Syntax {
 /// Makes a stream inert as it passes ([`Syntax`]): no line of it is a workflow command, and
 /// in JSON, markup and CSV on a terminal no unsafe character passes raw. Bytes that are not
 /// UTF-8 pass as they are. The writer it filters into is given to each call, so that an owner
-/// of several kinds of writer ([`crate::output::Output`]) keeps one; [`InertWriter`] is the
+/// of several kinds of writer (the command's output) keeps one; [`InertWriter`] is the
 /// usual wrapper.
 #[derive(Debug)]
 pub struct InertFilter {
@@ -488,7 +488,7 @@ pub fn report_cell(text: &str) -> Cow<'_, str> {
 /// digits, which could begin a block (a list, a heading, a quote, a rule) in a list item.
 ///
 /// ```
-/// use leasejudge::output::escape_markdown;
+/// use leasejudge::sanitize::escape_markdown;
 /// assert_eq!(
 ///     escape_markdown("![x](https://t.example/p.png)"),
 ///     "\\!\\[x\\](https\\://t.example/p.png)"

@@ -4,8 +4,8 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 
-/// A writer that can append part of a file: an output file lets the kernel copy it
-/// (`crate::output::Output`: no pass through user space), anything else reads and writes it.
+/// A writer that can append part of a file: an output file lets the kernel copy it (no pass
+/// through user space), anything else reads and writes it.
 pub trait AppendFile: Write {
     /// Appends the next `len` bytes of `file` (fewer if it ends first); returns how many.
     fn append_file(&mut self, file: &mut File, len: u64) -> io::Result<u64> {
