@@ -54,28 +54,25 @@
 
 #![warn(missing_docs)]
 
+// The core's modules (crates/core), under the names the rest of the crate and its users have
+// always reached them by.
+pub(crate) use leasejudge_core::store;
+pub use leasejudge_core::{
+    cell, choice, input, lease, limits, matrix, random, sanitize, streaming,
+};
+
 pub(crate) mod bundle;
-pub mod cell;
-pub mod choice;
 pub mod cli;
 pub mod commands;
 pub mod explain;
 pub mod generate;
 pub mod grading;
-pub mod input;
-pub mod lease;
-pub mod limits;
 pub(crate) mod lms;
-pub mod matrix;
 pub mod ops;
 pub mod output;
-pub mod random;
 pub mod reorder;
 pub mod report;
-pub mod sanitize;
 pub mod shortcuts;
-mod store;
-pub mod streaming;
 pub mod terminal;
 pub mod validation;
 
