@@ -10,8 +10,8 @@
 //! - [`matrix`] is the evidence matrix, its encodings (CSV and JSON) and their writer.
 //! - [`explain`] replays a case row by row and shows why its verdict is what it is.
 //! - [`grading`] compares matrices with golden files (spec section 8) for `check` and `grade`.
-//! - `bundle` is what a Gradescope or PrairieLearn autograder (a bundle) carries and runs.
-//! - `lms` reads a learning platform's download and roster and writes its gradebook import.
+//! - [`bundle`] is what a Gradescope or PrairieLearn autograder (a bundle) carries and runs.
+//! - [`lms`] reads a learning platform's download and roster and writes its gradebook import.
 //! - `store` keeps what outgrows memory in temporary files: spills, logs and sorted runs.
 //! - [`generate`] writes seeded random case files.
 //! - [`reorder`] is spec section 7's reordering check.
@@ -54,28 +54,23 @@
 
 #![warn(missing_docs)]
 
-pub(crate) mod bundle;
-pub mod cell;
-pub mod choice;
-pub mod cli;
-pub mod commands;
+// The core's modules (crates/core), under the names the rest of the crate and its users have
+// always reached them by.
+pub(crate) use leasejudge_core::store;
+pub use leasejudge_core::{
+    cell, choice, input, lease, limits, matrix, random, sanitize, streaming,
+};
+
+pub mod bundle;
 pub mod explain;
 pub mod generate;
 pub mod grading;
-pub mod input;
-pub mod lease;
-pub mod limits;
-pub(crate) mod lms;
-pub mod matrix;
+pub mod lms;
 pub mod ops;
 pub mod output;
-pub mod random;
 pub mod reorder;
 pub mod report;
-pub mod sanitize;
 pub mod shortcuts;
-mod store;
-pub mod streaming;
 pub mod terminal;
 pub mod validation;
 

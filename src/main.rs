@@ -1,4 +1,18 @@
+//! The `leasejudge` binary: the command line (`cli`, clap's definitions and the dispatch) and
+//! its commands (`commands/`: usage, arguments and one call into the library each). The
+//! library (`leasejudge`, on the core `leasejudge-core`) does the work and names no clap.
+
 use std::process::ExitCode;
+
+// The library's modules, at the binary's root under their own names, so that the command
+// line reaches them as `crate::ops::...` as it did inside the library.
+use leasejudge::{
+    bundle, choice, explain, generate, grading, input, lease, limits, lms, ops, output, report,
+    streaming, terminal,
+};
+
+mod cli;
+mod commands;
 
 /// mimalloc: every row allocates a few small strings, and the system allocator made up a
 /// tenth of the run time (profiled with perf on a generated million-row file).
@@ -21,5 +35,5 @@ static NOTE_CLOSED_STDOUT: extern "C" fn() = {
 };
 
 fn main() -> ExitCode {
-    leasejudge::cli::main()
+    cli::main()
 }

@@ -161,3 +161,6 @@ pub fn run(args: &Args, command: clap::Command) -> Result<ExitCode> {
     crate::output::commit_all(outputs)?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests;

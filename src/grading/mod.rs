@@ -6,7 +6,7 @@ pub(crate) mod canonical;
 pub(crate) mod case_grade;
 pub(crate) mod case_list;
 pub(crate) mod clashes;
-pub(crate) mod class;
+pub mod class;
 pub(crate) mod columns;
 pub(crate) mod compare;
 pub mod engine_check;

@@ -7,19 +7,7 @@
 use std::io::{self, Read};
 use std::marker::PhantomData;
 
-use crate::store::{Get, Merge, Put, Record, SpillBuffer, Spilled};
-
-/// A text with its place: a case id and its index in its file, say.
-impl Record for (u64, String) {
-    fn encode(&self, out: &mut impl Put) {
-        out.put_u64(self.0);
-        out.put_str(&self.1);
-    }
-
-    fn decode(input: &mut impl Read) -> io::Result<(u64, String)> {
-        Ok((input.get_u64()?, input.get_string()?))
-    }
-}
+use crate::store::{Merge, Record, SpillBuffer, Spilled};
 
 /// Encoded records held in memory before they go to the temporary file: a small list never
 /// makes one.

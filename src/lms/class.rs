@@ -130,7 +130,7 @@ impl Class {
 /// Reads a class: the download (a folder or a zip), whose every entry must be named for a
 /// learner on the roster, or a group of them (every one that is not is listed, and nothing
 /// is graded, unless `--not-on-roster skip` leaves out those of learners the roster lacks).
-/// Each learner's files become their upload, where [`find_matrix`] finds the matrix.
+/// Each learner's files become their upload, where `find_matrix` finds the matrix.
 /// `instructor`: the files no copied submission may be.
 pub fn read_class(
     lms: Lms,

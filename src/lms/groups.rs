@@ -60,7 +60,7 @@ impl Groups {
             .map(|&i| &self.groups[i])
     }
 
-    /// A learner's name as the file has it ([`Groups::display`]), if it has one.
+    /// A learner's name as the file has it (`Groups::display`), if it has one.
     pub fn display_name(&self, member: &str) -> Option<&str> {
         self.display.get(member).map(String::as_str)
     }

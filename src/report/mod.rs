@@ -23,10 +23,10 @@ pub(crate) mod junit;
 pub(crate) mod learner_feedback;
 pub mod markdown;
 pub(crate) mod paged;
-pub(crate) mod platform_results;
+pub mod platform_results;
 pub(crate) mod problems;
 pub mod shortcuts;
-pub(crate) mod table;
+pub mod table;
 
 mod formats;
 

@@ -359,9 +359,12 @@ fn the_package_installs_one_binary() {
         String::from_utf8_lossy(&output.stderr)
     );
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let targets = metadata["packages"][0]["targets"].as_array().unwrap();
-    let bins: Vec<&str> = targets
+    // Every package of the workspace (the core is a library only).
+    let packages = metadata["packages"].as_array().unwrap();
+    assert!(packages.len() >= 2, "the workspace lost the core");
+    let bins: Vec<&str> = packages
         .iter()
+        .flat_map(|package| package["targets"].as_array().unwrap())
         .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
         .map(|t| t["name"].as_str().unwrap())
         .collect();
