@@ -117,35 +117,6 @@ fn plural(n: u64) -> &'static str {
     }
 }
 
-/// The columns every case has a value in (an empty cell there is never right). Every column
-/// is named, so that a new one does not compile until it is said here.
-fn always_filled(column: Column) -> bool {
-    match column {
-        Column::Decision | Column::Reason | Column::LeaseExpired | Column::OwnershipConflict => {
-            true
-        }
-        Column::CaseId
-        | Column::JobId
-        | Column::LeaseId
-        | Column::Generation
-        | Column::HolderIdentity
-        | Column::IssuedAt
-        | Column::LeaseDuration
-        | Column::ExpiresAt
-        | Column::AckDeadline
-        | Column::AckState
-        | Column::RenewSequence
-        | Column::RenewTime
-        | Column::ProgressSequence
-        | Column::ProgressValue
-        | Column::CancelRequested
-        | Column::CancelAck
-        | Column::TerminalResult
-        | Column::StaleGeneration
-        | Column::LateProgress => false,
-    }
-}
-
 /// The problems found, kept in the file's order: the first [`MAX_LISTED_PROBLEMS`] by where
 /// they are, the others counted.
 struct Found {
@@ -284,7 +255,7 @@ pub fn precheck(
             }
             for (order, &column) in columns.iter().enumerate() {
                 let cell = row.cell(column).unwrap_or_default();
-                let problem = if cell.trim().is_empty() && always_filled(column) {
+                let problem = if cell.trim().is_empty() && column.always_filled() {
                     Some(format!("empty: every case has a {column}"))
                 } else {
                     typo_note(column, cell)

@@ -87,6 +87,7 @@ fn the_man_page_documents_every_command_and_option_of_the_tree() {
     }
     missing.extend(undocumented(&page, &tree[0]));
     assert!(missing.is_empty(), "undocumented: {missing:#?}");
+    groff_accepts(&page);
 }
 
 #[test]

@@ -586,15 +586,9 @@ fn replay_continued(
         None,
         &done,
         &mut |line, row| {
-            if line > last_continued_line + line_base {
-                done.store(true, Ordering::Relaxed);
-                return false;
-            }
-            let case_id = match row {
-                Ok(parsed) => Some(&parsed.case_id),
-                Err(bad) => bad.case_id.as_ref(),
-            };
-            case_id.is_some_and(|id| continued.contains(id.as_str()))
+            kept_after_cut(line, last_continued_line + line_base, &done, row, |id| {
+                continued.contains(id)
+            })
         },
     )?;
     Ok(())
@@ -654,15 +648,9 @@ fn replay_came_back(
             None,
             &done,
             &mut |line, row| {
-                if line > last + at.line_base {
-                    done.store(true, Ordering::Relaxed);
-                    return false;
-                }
-                let case_id = match row {
-                    Ok(parsed) => Some(&parsed.case_id),
-                    Err(bad) => bad.case_id.as_ref(),
-                };
-                case_id.is_some_and(|id| cases.contains(id.as_str()))
+                kept_after_cut(line, last + at.line_base, &done, row, |id| {
+                    cases.contains(id)
+                })
             },
         )?;
     }
@@ -725,6 +713,26 @@ fn feed_csv(
     keep: &mut dyn FnMut(u64, &RowResult) -> bool,
 ) -> io::Result<(CsvRead, InputErrors)> {
     feed_csv_shifted(run, reader, file_index, source, header, 0, cut, stop, keep)
+}
+
+/// Whether a row read on from a cut (on `line`) is replayed: it is one of the `wanted` cases'.
+/// Past `last_line`, the last of theirs, the read stops (`done`) and nothing more is.
+fn kept_after_cut(
+    line: u64,
+    last_line: u64,
+    done: &AtomicBool,
+    row: &RowResult,
+    wanted: impl Fn(&str) -> bool,
+) -> bool {
+    if line > last_line {
+        done.store(true, Ordering::Relaxed);
+        return false;
+    }
+    let case_id = match row {
+        Ok(parsed) => Some(&parsed.case_id),
+        Err(bad) => bad.case_id.as_ref(),
+    };
+    case_id.is_some_and(|id| wanted(id.as_str()))
 }
 
 /// [`feed_csv`] with `line_base` added to every line the rows are replayed at (the reader's
