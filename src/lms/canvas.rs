@@ -34,7 +34,8 @@ use crate::output::quote;
 use super::canvas_names::{
     display_name_keys, is_named, name_in_files, name_key, readings, same_name,
 };
-use super::download::{Claim, Entry, Kind, Unclaimed};
+use super::download::{Claim, Download, Entry, Kind, Unclaimed};
+use super::gradebook::{Claims, Gradebook, GroupsFile, LearnerIndex, LmsFacts};
 use super::groups::{Group, Groups};
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
 use super::table::{sheet_cell, Kept, Row, Table};
@@ -537,7 +538,7 @@ impl Roster {
 
     /// Whether the learner is excused from the assignment: their cell is `EX`
     /// (`GradebookExporter`, for an excused submission; the importer reads it in any case).
-    pub fn excused(&self, learner: &Learner) -> bool {
+    pub fn is_excused(&self, learner: &Learner) -> bool {
         self.table.rows[learner.row].cells[self.assignment]
             .trim()
             .eq_ignore_ascii_case("EX")
@@ -552,7 +553,7 @@ impl Roster {
     /// assignment's column; the `Points Possible` row; a row per learner with a grade
     /// (`grades` is parallel to the learners), the others left out so that their scores stay.
     /// `points` is the assignment's points, written in the `Points Possible` row.
-    pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+    pub fn import_csv(&self, grades: &[LearnerGrade], points: f64) -> String {
         // Each row is written as it is made, never all of them held as cells first (a class
         // of 100,000 learners held a copy of every student cell).
         let take = |cells: &[String]| -> Vec<String> {
@@ -611,7 +612,7 @@ impl Roster {
         String::from_utf8(bytes).expect("CSV of strings is UTF-8")
     }
 
-    /// At least the bytes [`Roster::render`] writes, so that its buffer is made once: one
+    /// At least the bytes [`Roster::import_csv`] writes, so that its buffer is made once: one
     /// grown by doubling held up to three times the gradebook while it was copied (a class
     /// of 100,000 learners writes 30 MB). Each cell counts its quotes, its delimiter and a
     /// `'` [`sheet_cell`] may put before it; each row its grade (at most 16 bytes).
@@ -644,6 +645,67 @@ impl Roster {
         } else {
             1
         }
+    }
+}
+
+/// Canvas's row of the platforms' table.
+pub const FACTS: LmsFacts = LmsFacts {
+    title: "Canvas",
+    roster: "a Canvas gradebook export",
+    learner: "the Canvas user",
+    not_on_roster: "Canvas's gradebook export leaves out inactive and concluded students unless \
+        the Gradebook shows them (View, Show: Inactive enrollments, Concluded enrollments), and a \
+        filtered view exports only whom it shows, while Download Submissions includes them: \
+        export the gradebook again showing every student, or give --not-on-roster skip to grade \
+        the others (this learner is listed and gets no grade)",
+    takes_assignment: true,
+    needs_points: true,
+    read_roster: |path, assignment| {
+        // An export holds every assignment's column: only the graded one is kept.
+        let table = super::table::read_table_keeping(path, &|header_only| {
+            kept_columns(header_only, assignment)
+        })?;
+        Ok(Box::new(read_roster(table, assignment)?))
+    },
+    groups: GroupsFile::Read(super::groups::read_canvas),
+};
+
+impl Gradebook for Roster {
+    fn learners(&self) -> &[Learner] {
+        &self.learners
+    }
+
+    fn points(&self) -> Option<f64> {
+        self.points
+    }
+
+    fn excused(&self, n: usize) -> bool {
+        self.is_excused(&self.learners[n])
+    }
+
+    fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+        self.import_csv(grades, points)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "import it in Canvas's Gradebook (Import): the column {}",
+            self.assignment()
+        )
+    }
+
+    fn recognises(&self, entry: &Entry, _: Option<&Groups>) -> bool {
+        looks_named(entry)
+    }
+
+    fn claims<'a>(
+        &'a self,
+        _: &Download,
+        _: &[Entry],
+        _: &'a LearnerIndex<'a>,
+        groups: Option<&'a Groups>,
+    ) -> Result<Claims<'a>, InputError> {
+        Ok(Box::new(move |entry| claim(entry, self, groups)))
     }
 }
 
@@ -823,14 +885,14 @@ mod tests {
             },
         ];
         assert_eq!(
-            roster.render(&grades, 10.0),
+            roster.import_csv(&grades, 10.0),
             "Student,ID,SIS User ID,SIS Login ID,Section,Lab 2 (22)\n    \
              Points Possible,,,,,10.00\n\
              \"Doe, Jane\",123456,s1,jdoe,A,7.5\n"
         );
         let grades = [grades[1].clone(), grades[0].clone()];
         assert!(roster
-            .render(&grades, 10.0)
+            .import_csv(&grades, 10.0)
             .ends_with("\n'=cmd|' /C calc'!A0,42,s2,x,A,7.5\n"));
     }
 
@@ -870,7 +932,10 @@ mod tests {
             let kept = read_roster(table, Some(assignment)).unwrap();
             assert_eq!(kept.learners, whole.learners);
             assert_eq!(kept.points, whole.points);
-            assert_eq!(kept.render(&grades, 10.0), whole.render(&grades, 10.0));
+            assert_eq!(
+                kept.import_csv(&grades, 10.0),
+                whole.import_csv(&grades, 10.0)
+            );
         }
         let text = EXPORT.replace("\"=cmd|' /C calc'!A0\",42,s2,x,A,,,,,", ",,,,,,,,,lost");
         let whole = parse_table(text.as_bytes(), "gb.csv").unwrap();

@@ -4,7 +4,6 @@
 //! left out, and each learner's files made their upload, where the autograders' rule finds the
 //! matrix.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::grading::submission_file::InstructorFiles;
@@ -13,8 +12,9 @@ use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::output::{quote, GuardedTempDir};
 
 use super::download::{Claim, Download, Entry, Unclaimed};
+use super::gradebook::{Gradebook, GroupsFile, LearnerIndex};
 use super::groups::Groups;
-use super::{canvas, github_classroom, moodle, Lms, Roster};
+use super::Lms;
 
 /// What becomes of the download's entries of learners the roster lacks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,8 +56,8 @@ pub enum Upload {
 
 /// A class: the roster, and for each of its learners what the download holds.
 pub struct Class {
-    /// The roster.
-    pub roster: Roster,
+    /// The roster: the platform's gradebook.
+    pub roster: Box<dyn Gradebook>,
     /// Per learner (parallel to the roster's learners), the submission.
     pub uploads: Vec<Upload>,
     /// Per learner, the group whose submission is theirs.
@@ -79,18 +79,15 @@ impl ClassOptions {
         groups: Option<&Path>,
         not_on_roster: Option<NotOnRoster>,
     ) -> Result<ClassOptions, InputErrors> {
-        let groups = match (groups, lms) {
+        let groups = match (groups, lms.facts().groups) {
             (None, _) => None,
-            (Some(path), Lms::Canvas) => Some(super::groups::read_canvas(path)?),
-            (Some(path), Lms::GithubClassroom) => Some(super::groups::read_github(path)?),
-            (Some(path), Lms::Moodle) => {
+            (Some(path), GroupsFile::Read(read)) => Some(read(path)?),
+            (Some(path), GroupsFile::Refused(why)) => {
                 return Err(InputErrors::one(InputError::new(
                     ErrorKind::Refused,
                     &path.to_string_lossy(),
                     0,
-                    "--groups is for Canvas and GitHub Classroom: Moodle names a group's \
-                     submission by the group, which its grading worksheet does not list; grade \
-                     group assignments there with Moodle's own tools",
+                    format!("--groups is for {}: {why}", platforms_with_groups()),
                 )))
             }
         };
@@ -135,51 +132,96 @@ impl Class {
 pub fn read_class(
     lms: Lms,
     download: &Path,
-    roster: Roster,
+    roster: Box<dyn Gradebook>,
     instructor: &InstructorFiles,
     options: &ClassOptions,
 ) -> Result<Class, InputErrors> {
     let groups = options.groups.as_ref();
-    let recognised = |entry: &Entry| match &roster {
-        Roster::Canvas(_) => canvas::looks_named(entry),
-        Roster::Moodle(_) => moodle::claim(entry).is_ok(),
-        Roster::GithubClassroom(roster) => {
-            roster.recognises(entry) || groups.is_some_and(|g| g.by_key(&entry.name).is_some())
-        }
-    };
+    let recognised = |entry: &Entry| roster.recognises(entry, groups);
     let opened = Download::open(download, &recognised)?;
     let entries = opened.entries()?;
-    let slug = match &roster {
-        Roster::GithubClassroom(roster) => {
-            match roster.slug(opened.root_name(), &entries, opened.name()) {
-                Ok(slug) => Some(slug),
-                // With the groups, a team's repository is known by its name.
-                Err(_) if groups.is_some() => None,
-                Err(error) => return Err(InputErrors::one(error)),
-            }
+    let Claimed {
+        claimed,
+        groups: group_of,
+        skipped,
+    } = claim_entries(lms, roster.as_ref(), &opened, entries, options)?;
+    // The owner's alone (0700) before anything goes in: see `staging`.
+    let staging = GuardedTempDir::private("leasejudge-download-").map_err(|e| {
+        InputErrors::one(InputError::new(
+            ErrorKind::Temp,
+            opened.name(),
+            0,
+            format!("cannot make a temporary directory to unpack it in: {e}"),
+        ))
+    })?;
+    let mut uploads = Vec::new();
+    for (n, claims) in claimed.iter().enumerate() {
+        if claims.is_empty() {
+            uploads.push(Upload::Missing);
+            continue;
         }
-        _ => None,
-    };
-    let index: HashMap<&str, usize> = roster
+        let staged = staging.path().join(n.to_string());
+        let made = opened.upload(claims, &staged, instructor).map_err(|e| {
+            InputErrors::one(InputError::new(
+                ErrorKind::Io,
+                opened.name(),
+                0,
+                format!("cannot unpack: {e}"),
+            ))
+        })?;
+        uploads.push(match made {
+            Err(problems) => Upload::Problems(problems),
+            Ok(dir) => match find_matrix(&dir) {
+                Ok(found) => Upload::Found(found),
+                Err(problems) => Upload::Problems(problems),
+            },
+        });
+    }
+    Ok(Class {
+        roster,
+        uploads,
+        groups: group_of,
+        skipped,
+        _staging: staging,
+    })
+}
+
+/// The entries of a download, given to the learners on the roster whose they are.
+struct Claimed {
+    /// Per learner, their entries and where each goes in their upload.
+    claimed: Vec<Vec<(Entry, String)>>,
+    /// Per learner, the group whose submission is theirs.
+    groups: Vec<Option<String>>,
+    /// The entries left out with `--not-on-roster skip`, each saying whose it is.
+    skipped: Vec<InputError>,
+}
+
+/// Gives each entry of `opened` to the learners of `roster` whose it is (every entry that is
+/// no one's, or someone's the roster lacks, listed unless `--not-on-roster skip`).
+fn claim_entries(
+    lms: Lms,
+    roster: &dyn Gradebook,
+    opened: &Download,
+    entries: Vec<Entry>,
+    options: &ClassOptions,
+) -> Result<Claimed, InputErrors> {
+    let index: LearnerIndex = roster
         .learners()
         .iter()
         .enumerate()
         .filter(|(_, l)| !l.id.is_empty())
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
+    let claims = roster
+        .claims(opened, &entries, &index, options.groups.as_ref())
+        .map_err(InputErrors::one)?;
     let learners = roster.learners().len();
     let mut claimed: Vec<Vec<(Entry, String)>> = vec![Vec::new(); learners];
     let mut group_of: Vec<Option<String>> = vec![None; learners];
     let mut errors = InputErrors::new();
     let mut skipped = Vec::new();
     for entry in entries {
-        let claim = match &roster {
-            Roster::Canvas(canvas) => canvas::claim(&entry, canvas, groups),
-            Roster::Moodle(moodle) => {
-                moodle::claim_named(&entry, moodle, &index).map_err(Unclaimed::NotNamed)
-            }
-            Roster::GithubClassroom(_) => github_classroom::claim(&entry, slug.as_deref(), groups),
-        };
+        let claim = claims(&entry);
         let claim = claim.and_then(|claim| on_roster(lms, claim, &index));
         match claim {
             Ok((claim, members)) => {
@@ -226,44 +268,10 @@ pub fn read_class(
     if !errors.is_empty() {
         return Err(errors);
     }
-    // The owner's alone (0700) before anything goes in: see `staging`.
-    let staging = GuardedTempDir::private("leasejudge-download-").map_err(|e| {
-        InputErrors::one(InputError::new(
-            ErrorKind::Temp,
-            opened.name(),
-            0,
-            format!("cannot make a temporary directory to unpack it in: {e}"),
-        ))
-    })?;
-    let mut uploads = Vec::new();
-    for (n, claims) in claimed.iter().enumerate() {
-        if claims.is_empty() {
-            uploads.push(Upload::Missing);
-            continue;
-        }
-        let staged = staging.path().join(n.to_string());
-        let made = opened.upload(claims, &staged, instructor).map_err(|e| {
-            InputErrors::one(InputError::new(
-                ErrorKind::Io,
-                opened.name(),
-                0,
-                format!("cannot unpack: {e}"),
-            ))
-        })?;
-        uploads.push(match made {
-            Err(problems) => Upload::Problems(problems),
-            Ok(dir) => match find_matrix(&dir) {
-                Ok(found) => Upload::Found(found),
-                Err(problems) => Upload::Problems(problems),
-            },
-        });
-    }
-    Ok(Class {
-        roster,
-        uploads,
+    Ok(Claimed {
+        claimed,
         groups: group_of,
         skipped,
-        _staging: staging,
     })
 }
 
@@ -272,7 +280,7 @@ pub fn read_class(
 fn on_roster(
     lms: Lms,
     claim: Claim,
-    index: &HashMap<&str, usize>,
+    index: &LearnerIndex,
 ) -> Result<(Claim, Vec<usize>), Unclaimed> {
     let members: Vec<usize> = match &claim.group {
         Some(group) => group
@@ -301,4 +309,18 @@ fn on_roster(
     Err(Unclaimed::NotOnRoster(format!(
         "the submission of {who}, who is not on the roster"
     )))
+}
+
+/// The platforms that take `--groups`, as a message lists them: `Canvas and GitHub Classroom`.
+fn platforms_with_groups() -> String {
+    let titles: Vec<&str> = <Lms as crate::choice::Choice>::ALL
+        .iter()
+        .filter(|lms| matches!(lms.facts().groups, GroupsFile::Read(_)))
+        .map(|lms| lms.title())
+        .collect();
+    match titles.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

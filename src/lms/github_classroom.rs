@@ -20,7 +20,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::input::{ErrorKind, InputError, InputErrors};
 
-use super::download::{Claim, Entry, Kind, Unclaimed};
+use super::download::{Claim, Download, Entry, Kind, Unclaimed};
+use super::gradebook::{Claims, Gradebook, GroupsFile, LearnerIndex, LmsFacts};
 use super::groups::Groups;
 use super::roster::{points_text, Learner, LearnerGrade};
 use super::table::{csv_text, sheet_cell, Table};
@@ -102,7 +103,7 @@ impl Roster {
     }
 
     /// Whether `entry` is named as a repository of a roster learner.
-    pub fn recognises(&self, entry: &Entry) -> bool {
+    pub fn is_repository(&self, entry: &Entry) -> bool {
         entry.kind == Kind::Folder && !slugs(&entry.name, &self.usernames()).is_empty()
     }
 
@@ -156,7 +157,7 @@ impl Roster {
 
     /// The grades file: the roster with `points_awarded` and `points_available` (replaced if
     /// it has them, added if not); a learner with no grade has `points_awarded` empty.
-    pub fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+    pub fn grades_csv(&self, grades: &[LearnerGrade], points: f64) -> String {
         let mut header = self.table.header.clone();
         let mut at = |name: &str| match self.table.column(name) {
             Some(i) => i,
@@ -232,6 +233,57 @@ pub fn claim(
     }
 }
 
+/// GitHub Classroom's row of the platforms' table.
+pub const FACTS: LmsFacts = LmsFacts {
+    title: "GitHub Classroom",
+    roster: "a GitHub Classroom roster",
+    learner: "the GitHub user",
+    not_on_roster: "a student who accepted the assignment without being on the classroom's \
+        roster (or linked to no roster entry), or a team's repository of a group assignment \
+        (named after the team: give --groups with the CSV `gh classroom assignment-grades` \
+        writes): add them to the roster and download it again, or give --not-on-roster skip to \
+        grade the others (this entry is listed and gets no grade)",
+    takes_assignment: false,
+    // GitHub Classroom imports no grades: the raw score is written without points.
+    needs_points: false,
+    read_roster: |path, _| Ok(Box::new(read_roster(super::table::read_table(path)?)?)),
+    groups: GroupsFile::Read(super::groups::read_github),
+};
+
+impl Gradebook for Roster {
+    fn learners(&self) -> &[Learner] {
+        &self.learners
+    }
+
+    fn render(&self, grades: &[LearnerGrade], points: f64) -> String {
+        self.grades_csv(grades, points)
+    }
+
+    fn describe(&self) -> String {
+        "GitHub Classroom imports no grades: the file is the roster with points_awarded".to_owned()
+    }
+
+    fn recognises(&self, entry: &Entry, groups: Option<&Groups>) -> bool {
+        self.is_repository(entry) || groups.is_some_and(|g| g.by_key(&entry.name).is_some())
+    }
+
+    fn claims<'a>(
+        &'a self,
+        download: &Download,
+        entries: &[Entry],
+        _: &'a LearnerIndex<'a>,
+        groups: Option<&'a Groups>,
+    ) -> Result<Claims<'a>, InputError> {
+        let slug = match self.slug(download.root_name(), entries, download.name()) {
+            Ok(slug) => Some(slug),
+            // With the groups, a team's repository is known by its name.
+            Err(_) if groups.is_some() => None,
+            Err(error) => return Err(error),
+        };
+        Ok(Box::new(move |entry| claim(entry, slug.as_deref(), groups)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,8 +328,8 @@ mod tests {
             Ok("x-bob".to_owned())
         );
         assert!(claim(&folder("lab-6-bob"), Some("lab-5"), None).is_err());
-        assert!(roster.recognises(&entries[0]));
-        assert!(!roster.recognises(&folder("lab-5-submissions")));
+        assert!(roster.is_repository(&entries[0]));
+        assert!(!roster.is_repository(&folder("lab-5-submissions")));
         let grades = [
             LearnerGrade {
                 points: Some(3.0),
@@ -297,7 +349,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            roster.render(&grades, 4.0),
+            roster.grades_csv(&grades, 4.0),
             "identifier,github_username,github_id,name,points_awarded,points_available\n\
              jane@example.com,OctoCat,1,Jane,3,4\n\
              x,x-bob,2,X,,4\n\

@@ -38,7 +38,9 @@ use crate::input::{ErrorKind, InputError, InputErrors};
 use crate::output::quote;
 
 use super::canvas_names::comparable;
-use super::download::{Claim, Entry, Kind};
+use super::download::{Claim, Download, Entry, Kind, Unclaimed};
+use super::gradebook::{Claims, Gradebook, GroupsFile, LearnerIndex, LmsFacts};
+use super::groups::Groups;
 use super::roster::{is_gradable_points, parse_points, points_text, Learner, LearnerGrade};
 use super::table::{php_csv_text, php_reread_breaks, sheet_cell, Table};
 
@@ -356,7 +358,7 @@ impl Roster {
     /// The worksheet Moodle's upload takes: every column, and a row per learner with a grade
     /// (`grades` is parallel to the learners), its `Grade` and `Feedback comments` filled in;
     /// the others are left out so that their grades and feedback stay.
-    pub fn render(&self, grades: &[LearnerGrade]) -> String {
+    pub fn worksheet(&self, grades: &[LearnerGrade]) -> String {
         let mut rows = vec![self.table.header.clone()];
         for (learner, grade) in self.learners.iter().zip(grades) {
             let Some(value) = grade.points else {
@@ -382,6 +384,66 @@ impl Roster {
             rows.push(row);
         }
         php_csv_text(&rows)
+    }
+}
+
+/// Moodle's row of the platforms' table.
+pub const FACTS: LmsFacts = LmsFacts {
+    title: "Moodle",
+    roster: "a Moodle worksheet",
+    learner: "Participant",
+    not_on_roster: "the grading worksheet lists the participants the grading table showed when \
+        it was downloaded (its filter, its group, Show only active enrolments): download the \
+        worksheet again from the same view as the submissions, or give --not-on-roster skip to \
+        grade the others (this learner is listed and gets no grade)",
+    takes_assignment: false,
+    needs_points: true,
+    read_roster: |path, _| Ok(Box::new(read_roster(super::table::read_table(path)?)?)),
+    groups: GroupsFile::Refused(
+        "Moodle names a group's submission by the group, which its grading worksheet does not \
+         list; grade group assignments there with Moodle's own tools",
+    ),
+};
+
+impl Gradebook for Roster {
+    fn learners(&self) -> &[Learner] {
+        &self.learners
+    }
+
+    fn points(&self) -> Option<f64> {
+        self.points
+    }
+
+    fn render(&self, grades: &[LearnerGrade], _: f64) -> String {
+        self.worksheet(grades)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "upload it on the assignment's Upload grading worksheet page{}",
+            if self.has_feedback() {
+                ""
+            } else {
+                " (the worksheet has no Feedback comments column: enable feedback comments to \
+                 carry feedback)"
+            }
+        )
+    }
+
+    fn recognises(&self, entry: &Entry, _: Option<&Groups>) -> bool {
+        claim(entry).is_ok()
+    }
+
+    fn claims<'a>(
+        &'a self,
+        _: &Download,
+        _: &[Entry],
+        index: &'a LearnerIndex<'a>,
+        _: Option<&'a Groups>,
+    ) -> Result<Claims<'a>, InputError> {
+        Ok(Box::new(move |entry| {
+            claim_named(entry, self, index).map_err(Unclaimed::NotNamed)
+        }))
     }
 }
 
@@ -449,12 +511,12 @@ mod tests {
             },
         ];
         assert_eq!(
-            roster.render(&grades),
+            roster.worksheet(&grades),
             "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,Last modified (submission),Last modified (grade),Feedback comments\n\
              Participant 104,Jane Doe,jane@example.com,Submitted for grading,15,20.00,Yes,\"Monday, 1 January 2024, 10:00 AM\",-,Score: 3/4<br>a &lt;b&gt; &amp; c\n"
         );
         let swapped = [grades[1].clone(), grades[0].clone()];
-        assert!(roster.render(&swapped).contains(",'@Sneaky,"));
+        assert!(roster.worksheet(&swapped).contains(",'@Sneaky,"));
         let bad = "Identifier,Grade,Last modified (grade),Maximum Grade\nTeilnehmer/in 4,,-,10\n";
         let errors = read_roster(parse_table(bad.as_bytes(), "ws.csv").unwrap()).unwrap_err();
         assert!(errors.listed()[0].message.contains("Participant NUMBER"));

@@ -1154,3 +1154,57 @@ fn the_item_analysis_keeps_the_keys_own_case_ids() {
     // Its tab kept, a `'` before the live `=`: the case id matches the key's back.
     assert_eq!(rows[1][0], "'=p\t1");
 }
+
+// ------------------------------------------------ each platform's options, from its row
+
+/// What each platform's row of the table says it takes: `--groups` (Canvas, GitHub
+/// Classroom), `--assignment` (Canvas), the points from the roster or `--points` (Canvas,
+/// Moodle; GitHub Classroom writes the raw score). The refusals name the platforms that do
+/// take the option, as the table lists them, so a new platform's row changes them.
+#[test]
+fn an_option_a_platform_does_not_take_is_refused_naming_those_that_do() {
+    let class = Class::new();
+    class.write_roster(super::lms::MOODLE_WORKSHEET);
+    super::lms::moodle_in_folders(&class.folder);
+    let groups = class.path("groups.csv");
+    write(&groups, GROUP_SET.as_bytes());
+    let flat = |bytes: &[u8]| text(bytes).split_whitespace().collect::<Vec<_>>().join(" ");
+    let (run, written) = class.grade("moodle", &["--groups", groups.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        flat(&run.stderr).contains(
+            "--groups is for Canvas and GitHub Classroom: Moodle names a group's submission by \
+             the group, which its grading worksheet does not list; grade group assignments \
+             there with Moodle's own tools"
+        ),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+    let (run, written) = class.grade("moodle", &["--assignment", "Lab 1"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        flat(&run.stderr).contains(
+            "--assignment picks a column of a Canvas gradebook export; a Moodle worksheet and \
+             a GitHub Classroom roster are of one assignment"
+        ),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+    // A Canvas export whose assignment has no points, and no --points: refused; the same
+    // class with --points is graded.
+    let canvas = Class::canvas("", &[("Lovelace, Ada", "1001", "")]);
+    canvas.entry("lovelaceada_1001_1_matrix.csv", "ada.csv");
+    let (run, written) = canvas.grade("canvas", &[]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+    assert!(
+        flat(&run.stderr).contains("does not say the assignment's points: give --points"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(written.is_none());
+    let (run, written) = canvas.grade("canvas", &["--points", "10"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert!(written.is_some());
+}

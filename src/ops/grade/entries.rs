@@ -18,7 +18,7 @@ use crate::grading::submission_file::InstructorFiles;
 use crate::grading::upload::{find_matrix, UPLOAD};
 use crate::grading::Column;
 use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions};
-use crate::lms::{read_class, Class, Lms, Roster, Upload};
+use crate::lms::{read_class, Class, Lms, Upload};
 use crate::ops::usage;
 use crate::output::escape_controls;
 
@@ -112,13 +112,10 @@ pub(super) fn read_lms_class(
     let Some(roster_path) = options.roster.as_deref() else {
         return Err(usage("--lms needs --roster ROSTER, the platform's roster"));
     };
-    if lms != Lms::Canvas && options.assignment.is_some() {
-        return Err(usage(
-            "--assignment picks a column of a Canvas gradebook export; a Moodle worksheet and a \
-             GitHub Classroom roster are of one assignment",
-        ));
+    if !lms.facts().takes_assignment && options.assignment.is_some() {
+        return Err(usage(&assignment_misused()));
     }
-    let roster = Roster::read(lms, roster_path, options.assignment.as_deref())?;
+    let roster = lms.read_roster(roster_path, options.assignment.as_deref())?;
     if let (Some(held), Some(given)) = (roster.points(), options.points) {
         if (held - given).abs() > 1e-9 {
             return Err(usage(&format!(
@@ -132,7 +129,7 @@ pub(super) fn read_lms_class(
             )));
         }
     }
-    if roster.points().is_none() && options.points.is_none() && lms != Lms::GithubClassroom {
+    if roster.points().is_none() && options.points.is_none() && lms.facts().needs_points {
         return Err(usage(&format!(
             "{} does not say the assignment's points: give --points",
             roster_path.display()
@@ -149,6 +146,29 @@ pub(super) fn read_lms_class(
     let options =
         crate::lms::ClassOptions::read(lms, options.groups.as_deref(), options.not_on_roster)?;
     Ok(read_class(lms, download, roster, instructor, &options)?)
+}
+
+/// Why `--assignment` is refused for a platform whose roster is of one assignment: `--assignment
+/// picks a column of a Canvas gradebook export; a Moodle worksheet and a GitHub Classroom roster
+/// are of one assignment`.
+fn assignment_misused() -> String {
+    let rosters = |takes: bool| -> Vec<&'static str> {
+        <Lms as crate::choice::Choice>::ALL
+            .iter()
+            .filter(|lms| lms.facts().takes_assignment == takes)
+            .map(|lms| lms.facts().roster)
+            .collect()
+    };
+    let (several, one) = (rosters(true), rosters(false));
+    let listed = match one.split_last() {
+        Some((last, [])) => format!("{last} is"),
+        Some((last, rest)) => format!("{} and {last} are", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "--assignment picks a column of {}; {listed} of one assignment",
+        several.join(" or ")
+    )
 }
 
 /// A class's learners as submissions, in the roster's order: a learner's matrix is named
