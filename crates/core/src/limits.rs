@@ -133,7 +133,7 @@ fn document_too_large() -> std::io::Error {
         std::io::ErrorKind::FileTooLarge,
         format!(
             "larger than {} bytes (256 MiB), the most a file read whole (a workbook, a \
-             gradebook, a submission on standard input) may hold",
+             gradebook, a golden file or a submission on a pipe or standard input) may hold",
             MAX_DOCUMENT_BYTES
         ),
     )
