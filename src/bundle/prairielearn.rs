@@ -19,9 +19,38 @@ use super::course::share_binary;
 use super::prepare::{needs, prepare, Inputs, Prepared};
 use super::question_dir::{existing_question, nothing_added};
 use super::{
-    info_json, question_html, run_script, say, BinaryAt, Platform, QuestionHash, BINARY,
-    CLIENT_FILES, RUN,
+    info_json, question_html, run_script, say, Autograder, BinaryAt, Platform, QuestionHash,
+    RunScript, BINARY, CLIENT_FILES, RUN,
 };
+
+/// PrairieLearn's row of the platforms.
+pub(crate) const PLATFORM: Platform = Platform {
+    word: "prairielearn",
+    results_help: "PrairieLearn's external grading results (one submission)",
+    write_results: results,
+    script: Some(&SCRIPT),
+};
+
+/// PrairieLearn: `/grade`, the upload in `student/`, the bundle in `tests/`.
+pub(super) const SCRIPT: RunScript = RunScript {
+    root: "/grade",
+    bundle: "tests",
+    upload: "student",
+    how: "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
+          # /grade/tests/run_autograder (made executable first): the upload is in\n\
+          # /grade/student, and the results go to /grade/results/results.json.",
+    makes_executable: true,
+    lists_wrote: true,
+};
+
+/// The external grader's `results.json`.
+fn results(
+    report: &crate::grading::class::ClassReport,
+    _: &crate::ops::grade::Options,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    crate::report::platform_results::write_prairielearn(report, out)
+}
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
 /// system each is built on, and its GNU C library.
@@ -67,8 +96,14 @@ pub struct PrairieLearnOptions {
     pub client_files: bool,
 }
 
+impl Autograder for PrairieLearnOptions {
+    fn build(&self) -> Result<Status> {
+        prairielearn(self)
+    }
+}
+
 /// Builds the question `options` describe and says what it holds and how to set it up.
-pub fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
+fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
     let place = question_place(options)?;
     let existing = existing_question(&place.dir)?;
     let prepared = prepare(&options.inputs, None, &place.dir)?;
@@ -367,7 +402,7 @@ fn write_question(
                 .map(|name| format!("{CLIENT_FILES}/{name}")),
         )
         .collect();
-    let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
+    let run = run_script(&PLATFORM, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
     let open = |path: &Path| carried(&prepared.stamps, path);
