@@ -59,6 +59,10 @@ macro_rules! platform_subcommands {
             )+
         }
 
+        /// The platforms' results formats, in the list's order.
+        #[cfg(test)]
+        const PLATFORMS: &[GradeFormat] = &[$(GradeFormat::$variant),+];
+
         impl Args {
             /// The autograder to build.
             fn build(&self) -> Build {
@@ -130,4 +134,70 @@ impl Common {
 /// Runs `autograder`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     crate::bundle::build(&args.build()).map(super::exit_code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of `markdown`'s section `heading` (to the next heading of its level or above).
+    fn section<'a>(markdown: &'a str, heading: &str) -> Vec<&'a str> {
+        let level = heading.chars().take_while(|c| *c == '#').count();
+        markdown
+            .lines()
+            .skip_while(|line| *line != heading)
+            .skip(1)
+            .take_while(|line| {
+                let hashes = line.chars().take_while(|c| *c == '#').count();
+                hashes == 0 || hashes > level
+            })
+            .collect()
+    }
+
+    /// A platform is registered whole or not at all: each of the list is a subcommand of
+    /// `autograder` with its help, a results format of one submission of `grade -f` with its
+    /// help line, a row of the grading guide's table of formats and a mention of its
+    /// subcommand there; and nothing else is a subcommand of `autograder` or a results format.
+    #[test]
+    fn every_platform_is_registered_whole() {
+        let words: Vec<&str> = PLATFORMS.iter().map(|format| format.name()).collect();
+        let cli = crate::cli::command();
+        let autograder = cli
+            .find_subcommand("autograder")
+            .expect("autograder is a command");
+        let subcommands: Vec<&str> = autograder
+            .get_subcommands()
+            .map(|sub| sub.get_name())
+            .filter(|name| *name != "help")
+            .collect();
+        assert_eq!(subcommands, words, "autograder's subcommands");
+        let results: Vec<&str> = GradeFormat::ALL
+            .iter()
+            .filter(|format| format.is_one_submission())
+            .map(|format| format.name())
+            .collect();
+        assert_eq!(results, words, "grade -f's results formats");
+        let guide = include_str!("../../docs/grading.md");
+        let formats = section(guide, "## Formats");
+        for format in PLATFORMS {
+            let word = format.name();
+            let sub = autograder.find_subcommand(word).expect("a subcommand");
+            assert!(
+                sub.get_about()
+                    .is_some_and(|about| !about.to_string().is_empty()),
+                "autograder {word} has no help"
+            );
+            assert!(!format.help().is_empty(), "-f {word} has no help line");
+            assert!(
+                formats
+                    .iter()
+                    .any(|line| line.starts_with(&format!("| `{word}` | "))),
+                "docs/grading.md's table of formats has no row for `{word}`"
+            );
+            assert!(
+                guide.contains(&format!("autograder {word}")),
+                "docs/grading.md never names `autograder {word}`"
+            );
+        }
+    }
 }
