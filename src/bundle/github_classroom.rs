@@ -25,25 +25,7 @@ use crate::output::{check_paths, Named, OutputDir};
 
 use super::key_check::check_key;
 use super::prepare::{check_binary, needs};
-use super::{shell_word, Autograder, GradeOptions, Platform, BINARY};
-
-/// GitHub Classroom's row of the platforms: its workflow runs `grade` itself, so it has no
-/// run script, and its results are the grading reporter's input.
-pub(crate) const PLATFORM: Platform = Platform {
-    word: "github-classroom",
-    results_help: "The input of GitHub Classroom's grading reporter, as JSON (one submission)",
-    write_results: results,
-    script: None,
-};
-
-/// The grading reporter's input.
-fn results(
-    report: &crate::grading::class::ClassReport,
-    _: &crate::ops::grade::Options,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    crate::report::github_classroom::write_github_classroom(report, out)
-}
+use super::{shell_word, Autograder, GradeOptions, BINARY};
 
 /// Where the template keeps leasejudge's files: a hidden folder, which no rule takes for
 /// the learner's matrix.

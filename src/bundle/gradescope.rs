@@ -7,27 +7,19 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use zip::write::SimpleFileOptions;
 
-use crate::grading::class::ClassReport;
 use crate::ops::{usage, Status};
 use crate::output::{Content, Output};
 use crate::report::class_text::number;
-use crate::report::platform_results::{write_gradescope, Visibility};
+use crate::report::platform_results::Visibility;
 
 use super::binary::{CLibrary, GlibcVersion};
 use super::carried::carried;
 use super::prepare::{case_names, needs, prepare, Inputs, Prepared};
-use super::{run_script, setup_script, Autograder, BinaryAt, Platform, RunScript, BINARY, RUN, SETUP};
-
-/// Gradescope's row of the platforms.
-pub(crate) const PLATFORM: Platform = Platform {
-    word: "gradescope",
-    results_help: "Gradescope's autograder `results.json` (one submission)",
-    write_results: results,
-    script: Some(&SCRIPT),
-};
+use super::{run_script, setup_script, Autograder, BinaryAt, RunScript, BINARY, RUN, SETUP};
 
 /// Gradescope: `/autograder`, the upload in `submission/`, the bundle in `source/`.
-const SCRIPT: RunScript = RunScript {
+pub(super) const SCRIPT: RunScript = RunScript {
+    results: &crate::report::gradescope::RESULTS,
     root: "/autograder",
     bundle: "source",
     upload: "submission",
@@ -37,15 +29,6 @@ const SCRIPT: RunScript = RunScript {
     makes_executable: false,
     lists_wrote: false,
 };
-
-/// `results.json`, seen as `--visibility` says.
-fn results(
-    report: &ClassReport,
-    options: &crate::ops::grade::Options,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    write_gradescope(report, options.visibility.unwrap_or(Visibility::Visible), out)
-}
 
 /// Gradescope's default base image and its GNU C library.
 const GRADESCOPE_IMAGE: (&str, GlibcVersion) = ("Ubuntu 22.04", GlibcVersion(2, 35));
@@ -197,7 +180,7 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     let setup = setup_script(prepared.c_library);
     add(SETUP, 0o755, &mut setup.as_bytes(), setup.len() as u64)?;
     let run = run_script(
-        &PLATFORM,
+        &SCRIPT,
         &prepared.options,
         BinaryAt::Bundle,
         &[],

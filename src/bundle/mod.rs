@@ -23,11 +23,11 @@ use crate::report::platform_results::Visibility;
 
 use binary::CLibrary;
 
+pub(crate) use platform::RunScript;
 pub use platform::{build, Autograder, Build};
-pub(crate) use platform::{Platform, RunScript};
 pub use prepare::Inputs;
 
-/// Each platform's module (its options, its build, its row `PLATFORM`), from the list.
+/// Each platform's module (its options, its build, its run script), from the list.
 macro_rules! platform_modules {
     ($($variant:ident $module:ident $options:ident;)+) => {
         $(
@@ -178,12 +178,11 @@ pub const WROTE: &str = "# leasejudge wrote: ";
 /// `LEASEJUDGE_AUTOGRADER_ROOT` (a local trial, the tests) and otherwise uses the platform's.
 /// A PrairieLearn question's lists the files written in the question (`wrote`, [`WROTE`]).
 pub(crate) fn run_script(
-    platform: &Platform,
+    facts: &RunScript,
     options: &GradeOptions,
     binary_at: BinaryAt,
     wrote: &[String],
 ) -> String {
-    let facts = platform.script.expect("a platform with a run script");
     let binary = match binary_at {
         BinaryAt::Bundle => format!("./{BINARY}"),
         BinaryAt::Course => format!("\"$root/serverFilesCourse/{COURSE_FOLDER}/{BINARY}\""),
@@ -214,7 +213,7 @@ pub(crate) fn run_script(
          --submission-dir \"$root/{upload}\" -o \"$root/results/results.json\" \\\n    \
          {options} 2>&1\n",
         how = facts.how,
-        format = platform.word,
+        format = facts.results.word,
         root = facts.root,
         bundle = facts.bundle,
         upload = facts.upload,
@@ -410,7 +409,7 @@ mod tests {
             sheet: Some("Matrix".to_owned()),
             points: Some(12.5),
         };
-        let script = run_script(&gradescope::PLATFORM, &options, BinaryAt::Bundle, &[]);
+        let script = run_script(&gradescope::SCRIPT, &options, BinaryAt::Bundle, &[]);
         assert!(
             script.contains(
                 "--columns decision,reason --feedback hint --weights decision=2 --points 12.5 \
@@ -423,7 +422,7 @@ mod tests {
         assert!(script.contains("--submission-dir \"$root/submission\""));
         assert!(script.contains("exec ./leasejudge grade"));
         let wrote = ["tests/golden.csv".to_owned(), "tests/lab 3.csv".to_owned()];
-        let script = run_script(&prairielearn::PLATFORM, &options, BinaryAt::Course, &wrote);
+        let script = run_script(&prairielearn::SCRIPT, &options, BinaryAt::Course, &wrote);
         assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/grade}"));
         assert!(script.contains("cd \"$root/tests\""));
         assert!(

@@ -1,23 +1,23 @@
 //! The autograder platforms, each named once ([`autograder_platforms!`](crate::autograder_platforms)),
-//! and what every platform is to leasejudge: its facts ([`Platform`]: its word, its results
-//! file, the script it runs) and its build ([`Autograder`]). A platform is its file in
-//! `src/bundle/` (its options, its build, its `PLATFORM`), its arguments' file in the
-//! binary's `src/commands/autograder/`, a results writer in `src/report/`, and its row of the
-//! list: `bundle`'s modules, [`Build`], `grade -f`'s results formats and `autograder`'s
-//! subcommands are made from the list.
+//! and what every platform's bundle is: its build ([`Autograder`]) and, if the platform runs
+//! one, its run script ([`RunScript`]). A platform is its file in `src/bundle/` (its options
+//! and its build, its run script's layout), its results file in `src/report/` (its row: its
+//! word, help line and writer), its arguments' file in the binary's
+//! `src/commands/autograder/`, and its row of the list: `bundle`'s and `report`'s modules of
+//! the platforms, [`Build`], `grade -f`'s results formats and `autograder`'s subcommands are
+//! made from the list.
 
-use std::io::Write;
-
-use crate::grading::class::ClassReport;
 use crate::ops::Status;
+use crate::report::PlatformResults;
 
 /// Calls `$then!` with the autograder platforms, one row each, in `autograder --help`'s and
 /// `grade -f`'s order: the platform's variant (of [`Build`](crate::bundle::Build) and
-/// `GradeFormat`, and of the binary's subcommands), its module of `bundle` (and of the
-/// binary's `commands::autograder`), and its options (what [`Autograder`](crate::bundle::Autograder)
-/// builds, `bundle::` re-exports it). The one list: the library makes its modules, `Build`
-/// and `grade -f`'s results formats from it, and the binary (which owns clap) its
-/// `autograder` subcommands, so that a platform is its own files and its row here.
+/// `GradeFormat`, and of the binary's subcommands), its module (of `bundle`, its build; of
+/// `report`, its results file and their row; of the binary's `commands::autograder`, its
+/// arguments), and its options (what [`Autograder`](crate::bundle::Autograder) builds,
+/// `bundle::` re-exports it). The one list: the library makes its modules, `Build` and `grade
+/// -f`'s results formats from it, and the binary (which owns clap) its `autograder`
+/// subcommands, so that a platform is its own files and its row here.
 #[macro_export]
 macro_rules! autograder_platforms {
     ($then:ident) => {
@@ -37,23 +37,11 @@ pub trait Autograder {
     fn build(&self) -> anyhow::Result<Status>;
 }
 
-/// What a platform is to leasejudge: each platform's file holds its row, `PLATFORM`.
-pub(crate) struct Platform {
-    /// Its word: `autograder WORD` builds its autograder, `grade -f WORD` writes its results.
-    pub(crate) word: &'static str,
-    /// `grade -f`'s help line for its results.
-    pub(crate) results_help: &'static str,
-    /// Writes the results of the report's one submission, as `grade`'s options ask.
-    pub(crate) write_results:
-        fn(&ClassReport, &crate::ops::grade::Options, &mut dyn Write) -> std::io::Result<()>,
-    /// The script the platform runs for each submission, which runs `grade --autograder` and
-    /// hands the platform its score (`None`: the platform runs its own steps, GitHub
-    /// Classroom's workflow, and its results are a reporter's input).
-    pub(crate) script: Option<&'static RunScript>,
-}
-
 /// How a platform runs the bundle's script (`run_autograder`) for each submission.
 pub(crate) struct RunScript {
+    /// The platform's results file, which the script has `grade --autograder` write: its
+    /// word names the platform.
+    pub(crate) results: &'static PlatformResults,
     /// Where the platform lays out a grading run.
     pub(crate) root: &'static str,
     /// The folder of the root that holds the bundle's files.
@@ -77,7 +65,7 @@ impl RunScript {
     }
 }
 
-/// Declares [`Build`] and the list of the platforms' rows from the list.
+/// Declares [`Build`] (and, for the tests, the platforms' results files) from the list.
 macro_rules! builds {
     ($($variant:ident $module:ident $options:ident;)+) => {
         /// An autograder to build, for its platform.
@@ -99,9 +87,9 @@ macro_rules! builds {
             }
         }
 
-        /// Every platform's row, in the list's order.
+        /// Every platform's results file, in the list's order.
         #[cfg(test)]
-        pub(crate) const PLATFORMS: &[&Platform] = &[$(&super::$module::PLATFORM),+];
+        const RESULTS: &[&PlatformResults] = &[$(&crate::report::$module::RESULTS),+];
     };
 }
 
@@ -120,28 +108,31 @@ pub fn build(build: &Build) -> anyhow::Result<Status> {
 mod tests {
     use super::*;
 
-    /// A platform with a run script lays out a run the script can name, and its word is one
-    /// word of the command line.
+    /// Each platform's word is one word of the command line, and no other platform's; a run
+    /// script has `grade --autograder` write an autograder's results, and names where the
+    /// platform puts the upload.
     #[test]
-    fn every_platform_has_a_word_and_a_script_that_names_its_run() {
-        let mut words: Vec<&str> = PLATFORMS.iter().map(|p| p.word).collect();
+    fn every_platform_has_its_own_word_and_its_script_names_its_run() {
+        let mut words: Vec<&str> = RESULTS.iter().map(|results| results.word).collect();
         assert!(words
             .iter()
             .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '-')));
         words.sort_unstable();
         words.dedup();
-        assert_eq!(words.len(), PLATFORMS.len(), "a word twice");
-        for platform in PLATFORMS {
-            if let Some(script) = platform.script {
-                assert!(script.root.starts_with('/'), "{}", platform.word);
-                assert!(
-                    script
-                        .how
-                        .contains(&format!("{}/{}", script.root, script.upload)),
-                    "{}: the comment names the upload's folder",
-                    platform.word
-                );
-            }
+        assert_eq!(words.len(), RESULTS.len(), "a word twice");
+        for script in [
+            &super::super::gradescope::SCRIPT,
+            &super::super::prairielearn::SCRIPT,
+        ] {
+            assert!(script.results.autograder, "{}", script.results.word);
+            assert!(script.root.starts_with('/'), "{}", script.results.word);
+            assert!(
+                script
+                    .how
+                    .contains(&format!("{}/{}", script.root, script.upload)),
+                "{}: the comment names the upload's folder",
+                script.results.word
+            );
         }
     }
 }

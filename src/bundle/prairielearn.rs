@@ -19,20 +19,13 @@ use super::course::share_binary;
 use super::prepare::{needs, prepare, Inputs, Prepared};
 use super::question_dir::{existing_question, nothing_added};
 use super::{
-    info_json, question_html, run_script, say, Autograder, BinaryAt, Platform, QuestionHash,
+    info_json, question_html, run_script, say, Autograder, BinaryAt, QuestionHash,
     RunScript, BINARY, CLIENT_FILES, RUN,
-};
-
-/// PrairieLearn's row of the platforms.
-pub(crate) const PLATFORM: Platform = Platform {
-    word: "prairielearn",
-    results_help: "PrairieLearn's external grading results (one submission)",
-    write_results: results,
-    script: Some(&SCRIPT),
 };
 
 /// PrairieLearn: `/grade`, the upload in `student/`, the bundle in `tests/`.
 pub(super) const SCRIPT: RunScript = RunScript {
+    results: &crate::report::prairielearn::RESULTS,
     root: "/grade",
     bundle: "tests",
     upload: "student",
@@ -42,15 +35,6 @@ pub(super) const SCRIPT: RunScript = RunScript {
     makes_executable: true,
     lists_wrote: true,
 };
-
-/// The external grader's `results.json`.
-fn results(
-    report: &crate::grading::class::ClassReport,
-    _: &crate::ops::grade::Options,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    crate::report::platform_results::write_prairielearn(report, out)
-}
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
 /// system each is built on, and its GNU C library.
@@ -402,7 +386,7 @@ fn write_question(
                 .map(|name| format!("{CLIENT_FILES}/{name}")),
         )
         .collect();
-    let run = run_script(&PLATFORM, &prepared.options, binary_at, &wrote);
+    let run = run_script(&SCRIPT, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
     let open = |path: &Path| carried(&prepared.stamps, path);

@@ -1,16 +1,16 @@
 //! `grade -f`: a report format `check` writes too (the class's report in it), or a platform's
 //! results file of one submission. The report formats are `report`'s table; the results files
-//! are the platforms' (`bundle`'s list of platforms): each platform's row names its word, its
-//! help line, its writer (in `report/`), and whether it runs `grade --autograder` (it has a run
-//! script). Every message that lists the formats reads them from the rows.
+//! are the platforms' (the list of platforms, `autograder_platforms!`): each platform's row,
+//! beside its writer in `report/`, names its word, its help line, whether it runs `grade
+//! --autograder`, and its writer. Every message that lists the formats reads them from the
+//! rows.
 
 use anyhow::{Context, Result};
 
-use crate::bundle::Platform;
 use crate::choice::Choice;
 use crate::grading::class::ClassReport;
 use crate::output::{Content, Output};
-use crate::report::{ReportFormat, Style};
+use crate::report::{PlatformResults, ReportFormat, ResultsOptions, Style};
 
 use super::Options;
 
@@ -25,7 +25,7 @@ macro_rules! grade_formats {
             /// A format of `check`'s reports: the class's report in it.
             Report(ReportFormat),
             $(
-                #[doc = concat!("The results file of one submission for `bundle::", stringify!($module), "`'s platform.")]
+                #[doc = concat!("A platform's results file of one submission (`report::", stringify!($module), "`).")]
                 $variant,
             )+
         }
@@ -34,11 +34,11 @@ macro_rules! grade_formats {
             /// The platforms' results files, in `--help`'s order.
             const RESULTS: &'static [GradeFormat] = &[$(GradeFormat::$variant),+];
 
-            /// The platform whose results file this is (`None`: a report format).
-            fn results(self) -> Option<&'static Platform> {
+            /// The platform's results file's row (`None`: a report format).
+            fn results(self) -> Option<&'static PlatformResults> {
                 match self {
                     GradeFormat::Report(_) => None,
-                    $(GradeFormat::$variant => Some(&crate::bundle::$module::PLATFORM),)+
+                    $(GradeFormat::$variant => Some(&crate::report::$module::RESULTS),)+
                 }
             }
         }
@@ -74,7 +74,7 @@ impl Choice for GradeFormat {
     fn name(self) -> &'static str {
         match (self, self.results()) {
             (GradeFormat::Report(format), _) => format.name(),
-            (_, Some(platform)) => platform.word,
+            (_, Some(results)) => results.word,
             (_, None) => unreachable!("a results file has its row"),
         }
     }
@@ -84,7 +84,7 @@ impl Choice for GradeFormat {
     fn help(self) -> &'static str {
         match (self, self.results()) {
             (GradeFormat::Report(format), _) => format.class_help(),
-            (_, Some(platform)) => platform.results_help,
+            (_, Some(results)) => results.help,
             (_, None) => unreachable!("a results file has its row"),
         }
     }
@@ -101,8 +101,7 @@ impl GradeFormat {
 
     /// Whether this is an autograder platform's results file.
     pub fn is_platform(self) -> bool {
-        self.results()
-            .is_some_and(|platform| platform.script.is_some())
+        self.results().is_some_and(|results| results.autograder)
     }
 
     /// Whether this reports on one submission.
@@ -121,8 +120,11 @@ impl GradeFormat {
             (GradeFormat::Report(format), _) => {
                 format.write_class(report, Style::of(out, options.verbose), out)
             }
-            (_, Some(platform)) => {
-                (platform.write_results)(report, options, out).context("cannot write the report")
+            (_, Some(results)) => {
+                let asked = ResultsOptions {
+                    visibility: options.visibility,
+                };
+                (results.write)(report, &asked, out).context("cannot write the report")
             }
             (_, None) => unreachable!("a results file has its row"),
         }
@@ -137,18 +139,18 @@ impl GradeFormat {
     /// The autograder platforms' formats, and `more`, as a message lists them: `-f
     /// gradescope or -f prairielearn` (`conjunction`: `or`).
     pub(super) fn platforms_listed(more: &[&str], conjunction: &str) -> String {
-        let mut words = Self::words(|platform| platform.script.is_some());
+        let mut words = Self::words(|results| results.autograder);
         words.extend(more.iter().map(|word| (*word).to_owned()));
         listed(words, conjunction)
     }
 
-    /// `-f WORD` of each results file whose platform `keep` keeps.
-    fn words(keep: impl Fn(&Platform) -> bool) -> Vec<String> {
+    /// `-f WORD` of each results file `keep` keeps.
+    fn words(keep: impl Fn(&PlatformResults) -> bool) -> Vec<String> {
         Self::RESULTS
             .iter()
             .filter_map(|format| format.results())
-            .filter(|platform| keep(platform))
-            .map(|platform| format!("-f {}", platform.word))
+            .filter(|results| keep(results))
+            .map(|results| format!("-f {}", results.word))
             .collect()
     }
 }
