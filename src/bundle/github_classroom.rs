@@ -25,7 +25,7 @@ use crate::output::{check_paths, Named, OutputDir};
 
 use super::key_check::check_key;
 use super::prepare::{check_binary, needs};
-use super::{shell_word, GradeOptions, BINARY};
+use super::{shell_word, Autograder, GradeOptions, BINARY};
 
 /// Where the template keeps leasejudge's files: a hidden folder, which no rule takes for
 /// the learner's matrix.
@@ -161,9 +161,15 @@ pub struct GithubClassroomOptions {
     pub output: PathBuf,
 }
 
+impl Autograder for GithubClassroomOptions {
+    fn build(&self) -> Result<Status> {
+        github_classroom(self)
+    }
+}
+
 /// Writes a GitHub Classroom template repository: the workflow, the binary (and the practice
 /// key) in `.github/leasejudge/`, the case files and the blank matrix at its root.
-pub fn github_classroom(options: &GithubClassroomOptions) -> Result<Status> {
+fn github_classroom(options: &GithubClassroomOptions) -> Result<Status> {
     if options.output.as_os_str() == "-" {
         return Err(usage("-o - is not allowed: the template is a directory"));
     }

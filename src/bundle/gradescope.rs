@@ -15,7 +15,20 @@ use crate::report::platform_results::Visibility;
 use super::binary::{CLibrary, GlibcVersion};
 use super::carried::carried;
 use super::prepare::{case_names, needs, prepare, Inputs, Prepared};
-use super::{run_script, setup_script, BinaryAt, Platform, BINARY, RUN, SETUP};
+use super::{run_script, setup_script, Autograder, BinaryAt, RunScript, BINARY, RUN, SETUP};
+
+/// Gradescope: `/autograder`, the upload in `submission/`, the bundle in `source/`.
+pub(super) const SCRIPT: RunScript = RunScript {
+    results: &crate::report::gradescope::RESULTS,
+    root: "/autograder",
+    bundle: "source",
+    upload: "submission",
+    how: "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
+          # /autograder/run_autograder): the upload is in /autograder/submission, and the\n\
+          # results go to /autograder/results/results.json.",
+    makes_executable: false,
+    lists_wrote: false,
+};
 
 /// Gradescope's default base image and its GNU C library.
 const GRADESCOPE_IMAGE: (&str, GlibcVersion) = ("Ubuntu 22.04", GlibcVersion(2, 35));
@@ -31,8 +44,14 @@ pub struct GradescopeOptions {
     pub output: PathBuf,
 }
 
+impl Autograder for GradescopeOptions {
+    fn build(&self) -> Result<Status> {
+        gradescope(self)
+    }
+}
+
 /// Builds the zip `options` describe and says what it holds and how to set it up.
-pub fn gradescope(options: &GradescopeOptions) -> Result<Status> {
+fn gradescope(options: &GradescopeOptions) -> Result<Status> {
     if options.output.as_os_str() == "-" {
         return Err(usage("-o - is not allowed: the zip is written to a file"));
     }
@@ -161,7 +180,7 @@ fn write_zip(path: &Path, prepared: &Prepared) -> Result<()> {
     let setup = setup_script(prepared.c_library);
     add(SETUP, 0o755, &mut setup.as_bytes(), setup.len() as u64)?;
     let run = run_script(
-        Platform::Gradescope,
+        &SCRIPT,
         &prepared.options,
         BinaryAt::Bundle,
         &[],

@@ -5,15 +5,14 @@
 //! The scripts are a few lines: everything else is `leasejudge grade --autograder`, run from
 //! the bundle's directory so that the key and the case files are named as the bundle names
 //! them (a hint cites `cases.csv`, not a platform's path). A GitHub Classroom template
-//! repository is [`github_classroom`]'s.
+//! repository is `github_classroom`'s. Each platform is a module of its own, named once in
+//! the list of platforms (`platform.rs`).
 
 pub mod binary;
 mod carried;
 mod course;
-pub mod github_classroom;
-mod gradescope;
 mod key_check;
-mod prairielearn;
+mod platform;
 mod prepare;
 mod question_dir;
 
@@ -24,34 +23,21 @@ use crate::report::platform_results::Visibility;
 
 use binary::CLibrary;
 
-pub use github_classroom::GithubClassroomOptions;
-pub use gradescope::GradescopeOptions;
-pub use prairielearn::PrairieLearnOptions;
+pub(crate) use platform::RunScript;
+pub use platform::{build, Autograder, Build};
 pub use prepare::Inputs;
 
-/// An autograder to build, for its platform.
-#[derive(Clone, Debug)]
-pub enum Build {
-    /// A zip to upload on a Gradescope programming assignment.
-    Gradescope(GradescopeOptions),
-    /// A question directory for a PrairieLearn course.
-    PrairieLearn(PrairieLearnOptions),
-    /// A GitHub Classroom template repository.
-    GithubClassroom(GithubClassroomOptions),
+/// Each platform's module (its options, its build, its run script), from the list.
+macro_rules! platform_modules {
+    ($($variant:ident $module:ident $options:ident;)+) => {
+        $(
+            pub(crate) mod $module;
+            pub use $module::$options;
+        )+
+    };
 }
 
-/// Builds the autograder `build` describes, `leasejudge autograder`'s work: the options are
-/// checked, the key is read as `grade` reads it, and the case files are adjudicated and
-/// their matrix graded against the key before anything is written; a key that is malformed,
-/// or that disagrees with the contract's verdicts on the case files, is refused with every
-/// problem located. Says on standard output what was written.
-pub fn build(build: &Build) -> anyhow::Result<crate::ops::Status> {
-    match build {
-        Build::Gradescope(options) => gradescope::gradescope(options),
-        Build::PrairieLearn(options) => prairielearn::prairielearn(options),
-        Build::GithubClassroom(options) => github_classroom::github_classroom(options),
-    }
-}
+crate::autograder_platforms!(platform_modules);
 
 /// Writes what a build says to standard output, each line wrapped to its width (COLUMNS,
 /// the terminal, or 80) and continued two columns in; a closed standard output loses it.
@@ -82,81 +68,6 @@ pub fn is_reserved(name: &str) -> bool {
         || std::path::Path::new(name)
             .file_stem()
             .is_some_and(|stem| stem == KEY_STEM)
-}
-
-/// The platform an autograder is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Platform {
-    /// Gradescope: `/autograder`, the upload in `submission/`, the bundle in `source/`.
-    Gradescope,
-    /// PrairieLearn: `/grade`, the upload in `student/`, the bundle in `tests/`.
-    PrairieLearn,
-}
-
-/// What a platform is to an autograder bundle: one row per platform, so that a new platform
-/// is a variant, its row here and its bundle's file (`gradescope.rs`, `prairielearn.rs`).
-struct PlatformFacts {
-    /// Where the platform lays out a grading run.
-    root: &'static str,
-    /// The folder of the root that holds the bundle's files.
-    bundle: &'static str,
-    /// The folder of the root that holds the learner's upload.
-    upload: &'static str,
-    /// `grade -f`'s name for its results.
-    format: &'static str,
-    /// The run script's comment on how the platform runs it.
-    how: &'static str,
-    /// Whether the run script makes the binary executable itself (a course repository may
-    /// lose the bit; Gradescope's `setup.sh` sets it).
-    makes_executable: bool,
-    /// Whether the run script lists the files leasejudge wrote ([`WROTE`]: a question
-    /// rebuilt in place).
-    lists_wrote: bool,
-}
-
-impl Platform {
-    /// The platform's row.
-    const fn facts(self) -> &'static PlatformFacts {
-        match self {
-            Platform::Gradescope => &PlatformFacts {
-                root: "/autograder",
-                bundle: "source",
-                upload: "submission",
-                format: "gradescope",
-                how: "# Gradescope runs this for each submission, as root, from /autograder (a copy of it is\n\
-                      # /autograder/run_autograder): the upload is in /autograder/submission, and the\n\
-                      # results go to /autograder/results/results.json.",
-                makes_executable: false,
-                lists_wrote: false,
-            },
-            Platform::PrairieLearn => &PlatformFacts {
-                root: "/grade",
-                bundle: "tests",
-                upload: "student",
-                format: "prairielearn",
-                how: "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
-                      # /grade/tests/run_autograder (made executable first): the upload is in\n\
-                      # /grade/student, and the results go to /grade/results/results.json.",
-                makes_executable: true,
-                lists_wrote: true,
-            },
-        }
-    }
-
-    /// Where the platform lays out a grading run.
-    pub fn root(self) -> &'static str {
-        self.facts().root
-    }
-
-    /// The folder of the root that holds the bundle's files.
-    pub fn bundle(self) -> &'static str {
-        self.facts().bundle
-    }
-
-    /// The script's path on the platform (PrairieLearn's `entrypoint`).
-    pub fn run_path(self) -> String {
-        format!("{}/{}/{RUN}", self.root(), self.bundle())
-    }
 }
 
 /// How the bundled `grade` grades: the options the instructor passed, and the bundle's names
@@ -266,13 +177,12 @@ pub const WROTE: &str = "# leasejudge wrote: ";
 /// The script the platform runs for each submission. It takes its root from
 /// `LEASEJUDGE_AUTOGRADER_ROOT` (a local trial, the tests) and otherwise uses the platform's.
 /// A PrairieLearn question's lists the files written in the question (`wrote`, [`WROTE`]).
-pub fn run_script(
-    platform: Platform,
+pub(crate) fn run_script(
+    facts: &RunScript,
     options: &GradeOptions,
     binary_at: BinaryAt,
     wrote: &[String],
 ) -> String {
-    let facts = platform.facts();
     let binary = match binary_at {
         BinaryAt::Bundle => format!("./{BINARY}"),
         BinaryAt::Course => format!("\"$root/serverFilesCourse/{COURSE_FOLDER}/{BINARY}\""),
@@ -303,7 +213,7 @@ pub fn run_script(
          --submission-dir \"$root/{upload}\" -o \"$root/results/results.json\" \\\n    \
          {options} 2>&1\n",
         how = facts.how,
-        format = facts.format,
+        format = facts.results.word,
         root = facts.root,
         bundle = facts.bundle,
         upload = facts.upload,
@@ -357,7 +267,7 @@ pub fn info_json(
             // Deprecated (and always on) in current PrairieLearn, required by older servers.
             "enabled": true,
             "image": image,
-            "entrypoint": Platform::PrairieLearn.run_path(),
+            "entrypoint": prairielearn::SCRIPT.run_path(),
             "timeout": timeout,
         },
     });
@@ -499,7 +409,7 @@ mod tests {
             sheet: Some("Matrix".to_owned()),
             points: Some(12.5),
         };
-        let script = run_script(Platform::Gradescope, &options, BinaryAt::Bundle, &[]);
+        let script = run_script(&gradescope::SCRIPT, &options, BinaryAt::Bundle, &[]);
         assert!(
             script.contains(
                 "--columns decision,reason --feedback hint --weights decision=2 --points 12.5 \
@@ -512,7 +422,7 @@ mod tests {
         assert!(script.contains("--submission-dir \"$root/submission\""));
         assert!(script.contains("exec ./leasejudge grade"));
         let wrote = ["tests/golden.csv".to_owned(), "tests/lab 3.csv".to_owned()];
-        let script = run_script(Platform::PrairieLearn, &options, BinaryAt::Course, &wrote);
+        let script = run_script(&prairielearn::SCRIPT, &options, BinaryAt::Course, &wrote);
         assert!(script.contains("${LEASEJUDGE_AUTOGRADER_ROOT:-/grade}"));
         assert!(script.contains("cd \"$root/tests\""));
         assert!(

@@ -19,8 +19,21 @@ use super::course::share_binary;
 use super::prepare::{needs, prepare, Inputs, Prepared};
 use super::question_dir::{existing_question, nothing_added};
 use super::{
-    info_json, question_html, run_script, say, BinaryAt, Platform, QuestionHash, BINARY,
-    CLIENT_FILES, RUN,
+    info_json, question_html, run_script, say, Autograder, BinaryAt, QuestionHash,
+    RunScript, BINARY, CLIENT_FILES, RUN,
+};
+
+/// PrairieLearn: `/grade`, the upload in `student/`, the bundle in `tests/`.
+pub(super) const SCRIPT: RunScript = RunScript {
+    results: &crate::report::prairielearn::RESULTS,
+    root: "/grade",
+    bundle: "tests",
+    upload: "student",
+    how: "# PrairieLearn's grader runs this for each submission as the question's entrypoint,\n\
+          # /grade/tests/run_autograder (made executable first): the upload is in\n\
+          # /grade/student, and the results go to /grade/results/results.json.",
+    makes_executable: true,
+    lists_wrote: true,
 };
 
 /// PrairieLearn's grader images (`graders/*/Dockerfile` in PrairieLearn/PrairieLearn), the
@@ -67,8 +80,14 @@ pub struct PrairieLearnOptions {
     pub client_files: bool,
 }
 
+impl Autograder for PrairieLearnOptions {
+    fn build(&self) -> Result<Status> {
+        prairielearn(self)
+    }
+}
+
 /// Builds the question `options` describe and says what it holds and how to set it up.
-pub fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
+fn prairielearn(options: &PrairieLearnOptions) -> Result<Status> {
     let place = question_place(options)?;
     let existing = existing_question(&place.dir)?;
     let prepared = prepare(&options.inputs, None, &place.dir)?;
@@ -367,7 +386,7 @@ fn write_question(
                 .map(|name| format!("{CLIENT_FILES}/{name}")),
         )
         .collect();
-    let run = run_script(Platform::PrairieLearn, &prepared.options, binary_at, &wrote);
+    let run = run_script(&SCRIPT, &prepared.options, binary_at, &wrote);
     hash.update(run.as_bytes());
     out.write_file(&format!("tests/{RUN}"), 0o755, &mut run.as_bytes())?;
     let open = |path: &Path| carried(&prepared.stamps, path);

@@ -1,22 +1,24 @@
 //! `leasejudge autograder`: an autograder ready to upload, built from the answer key and the
 //! lab's case files: a Gradescope zip, a PrairieLearn question directory or a GitHub
 //! Classroom template repository. The command line only: the work is [`crate::bundle`].
+//! Each platform's subcommand is its arguments' file in `autograder/`, made a subcommand from
+//! the library's list of platforms (`leasejudge::autograder_platforms!`) under its results
+//! format's word.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::bundle::{
-    is_uuid, Build, GithubClassroomOptions, GradescopeOptions, Inputs, PrairieLearnOptions,
-};
+use crate::bundle::{Build, Inputs};
+use crate::choice::Choice;
 use crate::commands::args::GradedColumns;
 use crate::commands::args::ReadArgs;
 use crate::commands::choice::choice;
 use crate::commands::grade::Weights;
 use crate::grading::class::{parse_points, parse_weights, Feedback};
 use crate::grading::parse_column_list;
-use crate::report::platform_results::Visibility;
+use crate::ops::grade::GradeFormat;
 
 fn parse_weights_arg(text: &str) -> Result<Weights, String> {
     parse_weights(text).map(Weights)
@@ -24,25 +26,6 @@ fn parse_weights_arg(text: &str) -> Result<Weights, String> {
 
 fn parse_graded(text: &str) -> Result<GradedColumns, String> {
     parse_column_list(text).map(GradedColumns)
-}
-
-fn parse_timeout(text: &str) -> Result<u32, String> {
-    match text.parse::<u32>() {
-        Ok(seconds @ 1..=600) => Ok(seconds),
-        _ => Err(format!(
-            "{text:?} is not a timeout: whole seconds from 1 to 600 (PrairieLearn's limit)"
-        )),
-    }
-}
-
-fn parse_uuid(text: &str) -> Result<String, String> {
-    if is_uuid(text) {
-        Ok(text.to_ascii_lowercase())
-    } else {
-        Err(format!(
-            "{text:?} is not a UUID (8-4-4-4-12 hexadecimal digits)"
-        ))
-    }
 }
 
 /// Write an autograder ready to upload: a Gradescope zip, a PrairieLearn question, or a GitHub
@@ -61,16 +44,37 @@ pub struct Args {
     platform: PlatformArgs,
 }
 
-#[derive(Debug, clap::Subcommand)]
-enum PlatformArgs {
-    /// A zip to upload on a Gradescope programming assignment's Configure Autograder page.
-    Gradescope(GradescopeArgs),
-    /// A question directory for a PrairieLearn course (questions/<QID>).
-    Prairielearn(PrairieLearnArgs),
-    /// A GitHub Classroom template repository: its workflow checks the matrix on every push
-    /// (and grades practice cases), for GitHub Classroom's reporter.
-    GithubClassroom(GithubClassroomArgs),
+/// Declares each platform's module of arguments, the subcommands, and the autograder each
+/// builds, from the library's list of platforms: a subcommand's word is its platform's
+/// (`grade -f`'s for its results), its help its `Args`' doc comment.
+macro_rules! platform_subcommands {
+    ($($variant:ident $module:ident $options:ident;)+) => {
+        $(mod $module;)+
+
+        #[derive(Debug, clap::Subcommand)]
+        enum PlatformArgs {
+            $(
+                #[command(name = <GradeFormat as Choice>::name(GradeFormat::$variant))]
+                $variant($module::Args),
+            )+
+        }
+
+        /// The platforms' results formats, in the list's order.
+        #[cfg(test)]
+        const PLATFORMS: &[GradeFormat] = &[$(GradeFormat::$variant),+];
+
+        impl Args {
+            /// The autograder to build.
+            fn build(&self) -> Build {
+                match &self.platform {
+                    $(PlatformArgs::$variant(args) => Build::$variant(args.options()),)+
+                }
+            }
+        }
+    };
 }
+
+leasejudge::autograder_platforms!(platform_subcommands);
 
 /// What both platforms' autograders are built from.
 #[derive(Debug, clap::Args)]
@@ -112,121 +116,6 @@ struct Common {
     read: ReadArgs,
 }
 
-#[derive(Debug, clap::Args)]
-struct GradescopeArgs {
-    #[command(flatten)]
-    common: Common,
-
-    /// Who sees the results, and when: visible, hidden, after_due_date or after_published
-    /// (the tests and the top-level output) [default: visible].
-    #[arg(long, value_parser = choice::<Visibility>())]
-    visibility: Option<Visibility>,
-
-    /// The zip to write (atomically).
-    #[arg(long, short = 'o', value_name = "ZIP")]
-    output: PathBuf,
-}
-
-#[derive(Debug, clap::Args)]
-struct PrairieLearnArgs {
-    #[command(flatten)]
-    common: Common,
-
-    /// A question of its own to write (its name is the question's QID), the binary in its
-    /// tests/; one leasejudge wrote before is replaced whole, keeping its uuid.
-    #[arg(
-        long,
-        short = 'o',
-        value_name = "QUESTION_DIR",
-        required_unless_present = "course",
-        conflicts_with_all = ["course", "qid"]
-    )]
-    output: Option<PathBuf>,
-
-    /// The course to write the question into, as COURSE_DIR/questions/QID: the binary goes
-    /// once to COURSE_DIR/serverFilesCourse/leasejudge/, which every leasejudge question of
-    /// the course shares.
-    #[arg(long, value_name = "COURSE_DIR", requires = "qid")]
-    course: Option<PathBuf>,
-
-    /// The question's id in the course: its directory under questions/ (folders separated by
-    /// /).
-    #[arg(long, value_name = "QID", requires = "course")]
-    qid: Option<String>,
-
-    /// The grading image: any, for the statically linked release binary; for a dynamically
-    /// linked --binary, one with the GNU C library it needs.
-    #[arg(
-        long,
-        value_name = "IMAGE",
-        default_value = "prairielearn/grader-python"
-    )]
-    image: String,
-
-    /// Seconds a grading job may take (PrairieLearn's `timeout`, at most 600).
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_timeout)]
-    timeout: u32,
-
-    /// The question's uuid [default: kept from the question being replaced, else derived
-    /// from the question's name, key and options, so the same inputs give the same bytes].
-    #[arg(long, value_name = "UUID", value_parser = parse_uuid)]
-    uuid: Option<String>,
-
-    /// The question's title.
-    #[arg(long, value_name = "TITLE", default_value = "Lease evidence matrix")]
-    title: String,
-
-    /// The question's topic.
-    #[arg(long, value_name = "TOPIC", default_value = "Leases")]
-    topic: String,
-
-    /// Leave out clientFilesQuestion/: by default the question carries the lab's case files
-    /// and the blank matrix there, linked from question.html for learners to download (never
-    /// the key).
-    #[arg(long)]
-    no_client_files: bool,
-}
-
-/// What a GitHub Classroom template repository is made from.
-#[derive(Debug, clap::Args)]
-struct GithubClassroomArgs {
-    /// The lab's case files (or directories of them): put in the repository for learners,
-    /// and what the workflow's precheck checks the matrix against.
-    #[arg(long = "cases", value_name = "CASEFILE", num_args = 1.., required = true)]
-    cases: Vec<PathBuf>,
-
-    /// A key for practice cases (some of the lab's cases, or all), graded on every push. It
-    /// is in the learner's repository, so it is not secret: never give the real key.
-    #[arg(long, value_name = "KEY")]
-    practice_key: Option<PathBuf>,
-
-    /// What learners see of the practice cases (as `grade`): none, cases, hint or full
-    /// [default: cases].
-    #[arg(long, value_parser = choice::<Feedback>(), value_name = "LEVEL")]
-    feedback: Option<Feedback>,
-
-    /// Partial credit for the practice cases (as `grade`), e.g. `decision=2,reason=1`.
-    #[arg(long, value_name = "COLUMN=WEIGHT,...", value_parser = parse_weights_arg)]
-    weights: Option<Weights>,
-
-    /// The columns learners fill in and that are graded (as `grade`).
-    #[arg(long, value_name = "COLUMNS", default_value = "decision,reason", value_parser = parse_graded)]
-    columns: GradedColumns,
-
-    /// The leasejudge binary to carry [default: this one]: an x86-64 Linux executable of
-    /// this version (GitHub's Ubuntu runners are x86-64 Linux).
-    #[arg(long, value_name = "PATH")]
-    binary: Option<PathBuf>,
-
-    /// How learners' CSV files and workbooks are read (as `grade`).
-    #[command(flatten)]
-    read: ReadArgs,
-
-    /// The folder to write the template repository's files in: new, or empty.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    output: PathBuf,
-}
-
 impl Common {
     fn inputs(&self) -> Inputs {
         Inputs {
@@ -242,42 +131,73 @@ impl Common {
     }
 }
 
-impl Args {
-    /// The autograder to build.
-    fn build(&self) -> Build {
-        match &self.platform {
-            PlatformArgs::Gradescope(args) => Build::Gradescope(GradescopeOptions {
-                inputs: args.common.inputs(),
-                visibility: args.visibility,
-                output: args.output.clone(),
-            }),
-            PlatformArgs::Prairielearn(args) => Build::PrairieLearn(PrairieLearnOptions {
-                inputs: args.common.inputs(),
-                output: args.output.clone(),
-                course: args.course.clone(),
-                qid: args.qid.clone(),
-                image: args.image.clone(),
-                timeout: args.timeout,
-                uuid: args.uuid.clone(),
-                title: args.title.clone(),
-                topic: args.topic.clone(),
-                client_files: !args.no_client_files,
-            }),
-            PlatformArgs::GithubClassroom(args) => Build::GithubClassroom(GithubClassroomOptions {
-                cases: args.cases.clone(),
-                practice_key: args.practice_key.clone(),
-                feedback: args.feedback.unwrap_or(Feedback::Cases),
-                weights: args.weights.as_ref().map(|w| w.0.clone()),
-                columns: args.columns.0.clone(),
-                binary: args.binary.clone(),
-                read: args.read.options(),
-                output: args.output.clone(),
-            }),
-        }
-    }
-}
-
 /// Runs `autograder`.
 pub fn run(args: &Args) -> Result<ExitCode> {
     crate::bundle::build(&args.build()).map(super::exit_code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of `markdown`'s section `heading` (to the next heading of its level or above).
+    fn section<'a>(markdown: &'a str, heading: &str) -> Vec<&'a str> {
+        let level = heading.chars().take_while(|c| *c == '#').count();
+        markdown
+            .lines()
+            .skip_while(|line| *line != heading)
+            .skip(1)
+            .take_while(|line| {
+                let hashes = line.chars().take_while(|c| *c == '#').count();
+                hashes == 0 || hashes > level
+            })
+            .collect()
+    }
+
+    /// A platform is registered whole or not at all: each of the list is a subcommand of
+    /// `autograder` with its help, a results format of one submission of `grade -f` with its
+    /// help line, a row of the grading guide's table of formats and a mention of its
+    /// subcommand there; and nothing else is a subcommand of `autograder` or a results format.
+    #[test]
+    fn every_platform_is_registered_whole() {
+        let words: Vec<&str> = PLATFORMS.iter().map(|format| format.name()).collect();
+        let cli = crate::cli::command();
+        let autograder = cli
+            .find_subcommand("autograder")
+            .expect("autograder is a command");
+        let subcommands: Vec<&str> = autograder
+            .get_subcommands()
+            .map(|sub| sub.get_name())
+            .filter(|name| *name != "help")
+            .collect();
+        assert_eq!(subcommands, words, "autograder's subcommands");
+        let results: Vec<&str> = GradeFormat::ALL
+            .iter()
+            .filter(|format| format.is_one_submission())
+            .map(|format| format.name())
+            .collect();
+        assert_eq!(results, words, "grade -f's results formats");
+        let guide = include_str!("../../docs/grading.md");
+        let formats = section(guide, "## Formats");
+        for format in PLATFORMS {
+            let word = format.name();
+            let sub = autograder.find_subcommand(word).expect("a subcommand");
+            assert!(
+                sub.get_about()
+                    .is_some_and(|about| !about.to_string().is_empty()),
+                "autograder {word} has no help"
+            );
+            assert!(!format.help().is_empty(), "-f {word} has no help line");
+            assert!(
+                formats
+                    .iter()
+                    .any(|line| line.starts_with(&format!("| `{word}` | "))),
+                "docs/grading.md's table of formats has no row for `{word}`"
+            );
+            assert!(
+                guide.contains(&format!("autograder {word}")),
+                "docs/grading.md never names `autograder {word}`"
+            );
+        }
+    }
 }

@@ -36,6 +36,16 @@ use super::platform_results::{
     element_bytes, head_text, lists_cases, only, problem_lines, test_output, test_text,
     write_document, TESTS_TAIL,
 };
+use super::{PlatformResults, ResultsOptions};
+
+/// GitHub Classroom's results: its row of the platforms' results files. Its workflow runs
+/// `grade` itself (no `--autograder`), and hands the document to the reporter.
+pub(crate) const RESULTS: PlatformResults = PlatformResults {
+    word: "github-classroom",
+    help: "The input of GitHub Classroom's grading reporter, as JSON (one submission)",
+    autograder: false,
+    write: |report, _: &ResultsOptions, out| write_github_classroom(report, out),
+};
 
 /// The most bytes the document has. The reporter is handed it through an environment
 /// variable, base64 (4 bytes for 3), and Linux refuses to start a program with one

@@ -5,7 +5,10 @@
 //! The report formats of `check` and `grade` are one table (`formats/mod.rs`, each format's
 //! row: its word, help lines, content and writer); each format's writer is its own file
 //! (`formats/json.rs`, ...), and every report is written through it. A new format is its file
-//! and its row.
+//! and its row. Each autograder platform's results file of one submission is a module named
+//! in the list of platforms (`gradescope.rs`, `prairielearn.rs`, `github_classroom.rs`): its
+//! row (`RESULTS`, a `PlatformResults`) beside its writer, or naming the writer it shares
+//! (`platform_results.rs`, Gradescope's and PrairieLearn's).
 //!
 //! Renderers depend on the grading types ([`crate::grading`]), never the reverse.
 
@@ -15,7 +18,6 @@ pub(crate) mod class_junit;
 pub(crate) mod class_shortcuts;
 pub(crate) mod class_text;
 pub mod github;
-pub(crate) mod github_classroom;
 pub(crate) mod grade_json;
 pub mod grade_table;
 pub(crate) mod gradebook;
@@ -30,13 +32,47 @@ pub mod table;
 
 mod formats;
 
+/// Each autograder platform's results file of one submission (`grade -f WORD`): its row and
+/// its writer, a module per platform of the list (`autograder_platforms!`).
+macro_rules! platform_results_modules {
+    ($($variant:ident $module:ident $options:ident;)+) => {
+        $(pub(crate) mod $module;)+
+    };
+}
+
+crate::autograder_platforms!(platform_results_modules);
+
 use anyhow::{Context, Result};
 
+use crate::grading::class::ClassReport;
 use crate::grading::GradeReport;
 use crate::output::{commit_all_appending, Appended, Output};
 
 pub(crate) use formats::Style;
 pub use formats::{default_format, ReportFormat, ReportOptions};
+
+/// A platform's results file of one submission, `grade -f WORD`: its row, in its module
+/// (`RESULTS`).
+pub(crate) struct PlatformResults {
+    /// Its word: `grade -f WORD` writes it, and `autograder WORD` builds the platform's
+    /// autograder.
+    pub(crate) word: &'static str,
+    /// `grade -f`'s help line for it.
+    pub(crate) help: &'static str,
+    /// Whether the platform runs `grade --autograder` (its bundle's run script) and takes its
+    /// score (`--points` scales it): an autograder's results, not a reporter's input.
+    pub(crate) autograder: bool,
+    /// Writes the results of the report's one submission, as `options` ask.
+    pub(crate) write:
+        fn(&ClassReport, &ResultsOptions, &mut dyn std::io::Write) -> std::io::Result<()>,
+}
+
+/// What `grade`'s options ask of a platform's results file.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ResultsOptions {
+    /// Who sees Gradescope's results, and when (`None`: visible).
+    pub(crate) visibility: Option<platform_results::Visibility>,
+}
 
 /// The name of the report's output, for [`check_paths`](crate::output::check_paths).
 pub fn report_output(args: &ReportOptions) -> crate::output::Named<'_> {

@@ -14,7 +14,7 @@ use super::{GradeFormat, Options};
 /// An option the format cannot honour is a usage error, not ignored in silence.
 pub(super) fn check_format_options(options: &Options, format: GradeFormat) -> Result<()> {
     if options.visibility.is_some() && format != GradeFormat::Gradescope {
-        return Err(usage(if format == GradeFormat::Prairielearn {
+        return Err(usage(if format == GradeFormat::PrairieLearn {
             "--visibility cannot be honoured with -f prairielearn: PrairieLearn shows external \
              grading results at once, and its results have no visibility (hide scores with the \
              assessment's own settings)"

@@ -1,99 +1,51 @@
 //! `grade -f`: a report format `check` writes too (the class's report in it), or a platform's
 //! results file of one submission. The report formats are `report`'s table; the results files
-//! are this one: each platform's row names its word, its help line, whether it runs `grade
-//! --autograder`, and its writer (in `report/`). A new platform's results file is its writer
-//! and its row here; every message that lists the formats reads them from the table.
-
-use std::io::Write;
+//! are the platforms' (the list of platforms, `autograder_platforms!`): each platform's row,
+//! beside its writer in `report/`, names its word, its help line, whether it runs `grade
+//! --autograder`, and its writer. Every message that lists the formats reads them from the
+//! rows.
 
 use anyhow::{Context, Result};
 
 use crate::choice::Choice;
 use crate::grading::class::ClassReport;
 use crate::output::{Content, Output};
-use crate::report::github_classroom::write_github_classroom;
-use crate::report::platform_results::{write_gradescope, write_prairielearn, Visibility};
-use crate::report::{ReportFormat, Style};
+use crate::report::{PlatformResults, ReportFormat, ResultsOptions, Style};
 
 use super::Options;
 
-/// A platform's results file of one submission: its row of the table.
-struct ResultsRow {
-    /// The word `-f` takes.
-    name: &'static str,
-    /// `--help`'s line for it.
-    help: &'static str,
-    /// Whether the platform runs `grade --autograder` and takes its score (`--points`
-    /// scales it): an autograder platform's results, not a reporter's input.
-    autograder: bool,
-    /// Writes the results of `report`'s one submission, as `options` ask.
-    write: fn(&ClassReport, &Options, &mut dyn Write) -> std::io::Result<()>,
-}
-
-/// Declares [`GradeFormat`]: the report formats, then each platform's results file with its
-/// row, in `--help`'s order, from this one list.
-macro_rules! results_formats {
-    ($($(#[$doc:meta])* $variant:ident => $row:expr;)+) => {
+/// Declares [`GradeFormat`]: the report formats, then each platform's results file, in the
+/// list of platforms' order.
+macro_rules! grade_formats {
+    ($($variant:ident $module:ident $options:ident;)+) => {
         /// How `grade`'s report is written: a report format `check` writes too (for a
         /// class), or a platform's results file of one submission.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum GradeFormat {
             /// A format of `check`'s reports: the class's report in it.
             Report(ReportFormat),
-            $($(#[$doc])* $variant,)+
+            $(
+                #[doc = concat!("A platform's results file of one submission (`report::", stringify!($module), "`).")]
+                $variant,
+            )+
         }
 
         impl GradeFormat {
             /// The platforms' results files, in `--help`'s order.
             const RESULTS: &'static [GradeFormat] = &[$(GradeFormat::$variant),+];
 
-            /// The results file's row (`None`: a report format).
-            fn results(self) -> Option<&'static ResultsRow> {
+            /// The platform's results file's row (`None`: a report format).
+            fn results(self) -> Option<&'static PlatformResults> {
                 match self {
                     GradeFormat::Report(_) => None,
-                    $(GradeFormat::$variant => Some(&$row),)+
+                    $(GradeFormat::$variant => Some(&crate::report::$module::RESULTS),)+
                 }
             }
         }
     };
 }
 
-results_formats! {
-    /// Gradescope's autograder `results.json` (one submission).
-    Gradescope => ResultsRow {
-        name: "gradescope",
-        help: "Gradescope's autograder `results.json` (one submission)",
-        autograder: true,
-        write: gradescope,
-    };
-    /// PrairieLearn's external grading results (one submission).
-    Prairielearn => ResultsRow {
-        name: "prairielearn",
-        help: "PrairieLearn's external grading results (one submission)",
-        autograder: true,
-        write: prairielearn,
-    };
-    /// The input of GitHub Classroom's grading reporter, as JSON (one submission).
-    GithubClassroom => ResultsRow {
-        name: "github-classroom",
-        help: "The input of GitHub Classroom's grading reporter, as JSON (one submission)",
-        autograder: false,
-        write: github_classroom,
-    };
-}
-
-fn gradescope(report: &ClassReport, options: &Options, out: &mut dyn Write) -> std::io::Result<()> {
-    let visibility = options.visibility.unwrap_or(Visibility::Visible);
-    write_gradescope(report, visibility, out)
-}
-
-fn prairielearn(report: &ClassReport, _: &Options, out: &mut dyn Write) -> std::io::Result<()> {
-    write_prairielearn(report, out)
-}
-
-fn github_classroom(report: &ClassReport, _: &Options, out: &mut dyn Write) -> std::io::Result<()> {
-    write_github_classroom(report, out)
-}
+crate::autograder_platforms!(grade_formats);
 
 /// How many formats `grade -f` offers.
 const FORMATS: usize = <ReportFormat as Choice>::ALL.len() + GradeFormat::RESULTS.len();
@@ -102,7 +54,7 @@ const FORMATS: usize = <ReportFormat as Choice>::ALL.len() + GradeFormat::RESULT
 /// platforms' results files.
 const EVERY: [GradeFormat; FORMATS] = {
     let reports = <ReportFormat as Choice>::ALL;
-    let mut every = [GradeFormat::Gradescope; FORMATS];
+    let mut every = [GradeFormat::RESULTS[0]; FORMATS];
     let mut i = 0;
     while i < reports.len() {
         every[i] = GradeFormat::Report(reports[i]);
@@ -122,7 +74,7 @@ impl Choice for GradeFormat {
     fn name(self) -> &'static str {
         match (self, self.results()) {
             (GradeFormat::Report(format), _) => format.name(),
-            (_, Some(row)) => row.name,
+            (_, Some(results)) => results.word,
             (_, None) => unreachable!("a results file has its row"),
         }
     }
@@ -132,7 +84,7 @@ impl Choice for GradeFormat {
     fn help(self) -> &'static str {
         match (self, self.results()) {
             (GradeFormat::Report(format), _) => format.class_help(),
-            (_, Some(row)) => row.help,
+            (_, Some(results)) => results.help,
             (_, None) => unreachable!("a results file has its row"),
         }
     }
@@ -149,7 +101,7 @@ impl GradeFormat {
 
     /// Whether this is an autograder platform's results file.
     pub fn is_platform(self) -> bool {
-        self.results().is_some_and(|row| row.autograder)
+        self.results().is_some_and(|results| results.autograder)
     }
 
     /// Whether this reports on one submission.
@@ -168,7 +120,12 @@ impl GradeFormat {
             (GradeFormat::Report(format), _) => {
                 format.write_class(report, Style::of(out, options.verbose), out)
             }
-            (_, Some(row)) => (row.write)(report, options, out).context("cannot write the report"),
+            (_, Some(results)) => {
+                let asked = ResultsOptions {
+                    visibility: options.visibility,
+                };
+                (results.write)(report, &asked, out).context("cannot write the report")
+            }
             (_, None) => unreachable!("a results file has its row"),
         }
     }
@@ -182,18 +139,18 @@ impl GradeFormat {
     /// The autograder platforms' formats, and `more`, as a message lists them: `-f
     /// gradescope or -f prairielearn` (`conjunction`: `or`).
     pub(super) fn platforms_listed(more: &[&str], conjunction: &str) -> String {
-        let mut words = Self::words(|row| row.autograder);
+        let mut words = Self::words(|results| results.autograder);
         words.extend(more.iter().map(|word| (*word).to_owned()));
         listed(words, conjunction)
     }
 
-    /// `-f WORD` of each results file whose row `keep` keeps.
-    fn words(keep: impl Fn(&ResultsRow) -> bool) -> Vec<String> {
+    /// `-f WORD` of each results file `keep` keeps.
+    fn words(keep: impl Fn(&PlatformResults) -> bool) -> Vec<String> {
         Self::RESULTS
             .iter()
             .filter_map(|format| format.results())
-            .filter(|row| keep(row))
-            .map(|row| format!("-f {}", row.name))
+            .filter(|results| keep(results))
+            .map(|results| format!("-f {}", results.word))
             .collect()
     }
 }
@@ -243,7 +200,7 @@ mod tests {
             GradeFormat::platforms_listed(&["--lms"], "or"),
             "-f gradescope, -f prairielearn or --lms"
         );
-        assert!(GradeFormat::Gradescope.is_platform() && GradeFormat::Prairielearn.is_platform());
+        assert!(GradeFormat::Gradescope.is_platform() && GradeFormat::PrairieLearn.is_platform());
         assert!(!GradeFormat::GithubClassroom.is_platform());
         assert!(GradeFormat::GithubClassroom.is_one_submission());
         assert!(!GradeFormat::Report(ReportFormat::Table).is_one_submission());
