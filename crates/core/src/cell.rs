@@ -87,6 +87,7 @@ fn quoted_live(text: &str) -> bool {
 ///     assert_eq!(spreadsheet_value(&spreadsheet_cell(value)), value);
 /// }
 /// ```
+#[inline]
 pub fn spreadsheet_cell(text: &str) -> Cow<'_, str> {
     // Most values (ids, holders, numbers) start with an ASCII letter or digit, which is
     // neither whitespace, ignorable, a formula's sign nor a quote: live by no rule.
