@@ -421,6 +421,19 @@ impl InertFilter {
                 }
             }
             let byte = buf[at];
+            if byte == b'\n' {
+                // No syntax escapes a line end, and it starts a line (`CommandGuard::step`);
+                // its indentation leaves the line at its start and an ordinary byte after it
+                // ends that start, so pretty JSON's line start is taken at once.
+                self.guard.step('\n');
+                at += 1;
+                at += space_run(&buf[at..]);
+                if buf.get(at).copied().is_some_and(is_ordinary_ascii) {
+                    self.guard.ordinary();
+                    at += 1;
+                }
+                continue;
+            }
             // A byte that neither the guard nor the escapes care about (ASCII but whitespace,
             // controls, `#`, `:` and `[`) ends a line's start; a space only ends it.
             if is_ordinary_ascii(byte) {
