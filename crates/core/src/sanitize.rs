@@ -33,6 +33,7 @@ use std::io::{self, Write};
 
 use crate::cell::is_ignorable;
 pub use crate::cell::{is_unsafe_char, spreadsheet_cell, spreadsheet_value};
+use runs::{is_ordinary_ascii, may_hold_command, printable_run, space_run};
 
 /// `text`, a value from input, for a person to read: every unsafe character
 /// ([`is_unsafe_char`]) written as `\u{hex}`, a `\` that would start such an escape as
@@ -265,42 +266,6 @@ fn command_in(text: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether `text` holds a `#`, a `\n` or a `\r`, without which no workflow command is in it.
-/// Every case file's text is asked this on every row: a word is passed at once when none of
-/// its bytes is below `$` (0x24), which all three are (a word that has one, a space, say, is
-/// looked at a byte at a time).
-#[inline]
-fn may_hold_command(text: &[u8]) -> bool {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    // Bit Twiddling Hacks' `hasless(word, 0x24)`: not zero exactly when a byte is below 0x24.
-    let has_low = |word: u64| word.wrapping_sub(ONES * 0x24) & !word & HIGH != 0;
-    let bytewise = |part: &[u8]| part.iter().any(|b| matches!(b, b'#' | b'\n' | b'\r'));
-    let word_at = |at: usize| u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"));
-    let len = text.len();
-    match len {
-        0..=3 => bytewise(text),
-        4..=7 => {
-            let half_at =
-                |at: usize| u32::from_le_bytes(text[at..at + 4].try_into().expect("4 bytes"));
-            // Two halves that overlap cover every byte.
-            let word = u64::from(half_at(0)) | u64::from(half_at(len - 4)) << 32;
-            has_low(word) && bytewise(text)
-        }
-        _ => {
-            // Whole words, then the last eight bytes (overlapping the last word).
-            let mut at = 0;
-            while at + 8 <= len {
-                if has_low(word_at(at)) {
-                    return bytewise(&text[at..]);
-                }
-                at += 8;
-            }
-            at < len && has_low(word_at(len - 8)) && bytewise(&text[len - 8..])
-        }
-    }
-}
-
 /// What an output holds, for [`InertWriter`]: how a character is escaped in it, and which
 /// rules apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -490,62 +455,6 @@ impl InertFilter {
     }
 }
 
-/// How many bytes `buf` starts with that are printable ASCII (a space to a `~`) but `#`:
-/// what passes the filter as it is, and leaves its guard as it was, in the middle of a line.
-/// Eight bytes at a time: a word passes when none of its bytes is below a space, above a `~`
-/// (`DEL` and every byte of a longer UTF-8 character) or a `#`.
-#[inline]
-fn printable_run(buf: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(chunk) = buf.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        // Each test sets a byte's high bit where the byte is one the run ends at. A borrow or
-        // a carry can set it in a later byte too, never in an earlier one: the first byte
-        // (the lowest, little-endian) with its bit set is the first the run ends at.
-        let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-        let above_tilde = word.wrapping_add(ONES) | word; // 0x7f + 1 has it; 0x80 and up have it
-        let hashes = word ^ (ONES * u64::from(b'#'));
-        let hash = hashes.wrapping_sub(ONES) & !hashes;
-        let stops = (below_space | above_tilde | hash) & HIGHS;
-        if stops != 0 {
-            return at + (stops.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + buf[at..]
-        .iter()
-        .position(|&b| !(0x20..0x7f).contains(&b) || b == b'#')
-        .unwrap_or(buf.len() - at)
-}
-
-/// How many spaces `buf` starts with, eight at a time (pretty JSON's indentation).
-#[inline]
-fn space_run(buf: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(chunk) = buf.get(at..at + 8) {
-        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x20);
-        if others != 0 {
-            return at + (others.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + buf[at..]
-        .iter()
-        .position(|&b| b != b' ')
-        .unwrap_or(buf.len() - at)
-}
-
-/// A byte of ones in each byte of a word, and each byte's high bit.
-const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-
-/// Whether `byte` is ASCII that no rule of [`InertFilter`] looks at: not whitespace, not a
-/// control, not `#`, `:` or `[`.
-#[inline(always)]
-fn is_ordinary_ascii(byte: u8) -> bool {
-    byte.is_ascii_graphic() && !matches!(byte, b'#' | b':' | b'[')
-}
-
 /// A writer that makes what passes through it inert ([`InertFilter`]). Call
 /// [`InertWriter::finish`] at the end: a character cut by the end of a write is held until
 /// the next.
@@ -644,6 +553,8 @@ pub fn escape_markdown(text: &str) -> String {
     }
     out
 }
+
+mod runs;
 
 #[cfg(test)]
 mod filter_runs;
