@@ -197,7 +197,9 @@ proptest::proptest! {
 #[test]
 fn printable_runs_end_at_the_first_byte_they_must_at_every_place() {
     // The bytes a run ends at, and printable ones at the edges of its range that it passes.
-    let bytes = [b'\n', b'#', 0x7f, 0x80, 0x1f, 0xff, 0xc3, 0, b' ', b'~', b'"', b':'];
+    let bytes = [
+        b'\n', b'#', 0x7f, 0x80, 0x1f, 0xff, 0xc3, 0, b' ', b'~', b'"', b':',
+    ];
     for len in 0..=50 {
         for at in 0..len {
             for &byte in &bytes {
