@@ -87,7 +87,22 @@ fn quoted_live(text: &str) -> bool {
 ///     assert_eq!(spreadsheet_value(&spreadsheet_cell(value)), value);
 /// }
 /// ```
+#[inline]
 pub fn spreadsheet_cell(text: &str) -> Cow<'_, str> {
+    // Most values (ids, holders, numbers) start with an ASCII letter or digit, which is
+    // neither whitespace, ignorable, a formula's sign nor a quote: live by no rule.
+    if text
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphanumeric)
+    {
+        return Cow::Borrowed(text);
+    }
+    spreadsheet_cell_by_rules(text)
+}
+
+/// [`spreadsheet_cell`] by its rules alone, for any text.
+fn spreadsheet_cell_by_rules(text: &str) -> Cow<'_, str> {
     if live_at_start(text) || quoted_live(text) {
         Cow::Owned(format!("'{text}"))
     } else {
@@ -126,6 +141,17 @@ mod tests {
         }
         for quoted in ["'=x", "''=x", "'''-y"] {
             assert_eq!(spreadsheet_value(&spreadsheet_cell(quoted)), quoted);
+        }
+    }
+
+    proptest::proptest! {
+        /// The shortcut for a value that starts with a letter or a digit gives what the rules
+        /// give, whatever follows (formula signs, quotes, colons, controls, wide characters).
+        #[test]
+        fn a_cell_starting_with_a_letter_or_digit_is_what_the_rules_make_it(
+            text in "[a-zA-Z0-9=+@:' \\t\\r\\u{0}\\u{a0}\\u{200b}\\u{ff1d}-]{0,8}"
+        ) {
+            proptest::prop_assert_eq!(spreadsheet_cell(&text), spreadsheet_cell_by_rules(&text));
         }
     }
 }

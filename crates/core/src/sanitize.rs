@@ -33,6 +33,7 @@ use std::io::{self, Write};
 
 use crate::cell::is_ignorable;
 pub use crate::cell::{is_unsafe_char, spreadsheet_cell, spreadsheet_value};
+use runs::{is_ordinary_ascii, may_hold_command, printable_run, space_run};
 
 /// `text`, a value from input, for a person to read: every unsafe character
 /// ([`is_unsafe_char`]) written as `\u{hex}`, a `\` that would start such an escape as
@@ -242,10 +243,19 @@ impl CommandGuard {
 /// anywhere, or a line break followed (after whitespace) by `::`. A value that starts with
 /// `::` is not one: [`spreadsheet_cell`] writes it inertly. Ignorable characters are skipped
 /// as the runner skips them. Returns what was found, for the message.
+// Inline: asked of every case-file text on every row, and nearly always answered by the
+// prefilter.
+#[inline(always)]
 pub fn workflow_command_in(text: &str) -> Option<&'static str> {
-    if !text.bytes().any(|b| matches!(b, b'#' | b'\n' | b'\r')) {
+    if !may_hold_command(text.as_bytes()) {
         return None;
     }
+    command_in(text)
+}
+
+/// [`workflow_command_in`] of a text that may hold one, a character at a time.
+#[inline(never)]
+fn command_in(text: &str) -> Option<&'static str> {
     let mut guard = CommandGuard::new(false);
     // The value's own start is not a line start: a leading `::` is quoted, not refused.
     guard.line_start = false;
@@ -376,6 +386,19 @@ impl InertFilter {
                 }
             }
             let byte = buf[at];
+            if byte == b'\n' {
+                // No syntax escapes a line end, and it starts a line (`CommandGuard::step`);
+                // its indentation leaves the line at its start and an ordinary byte after it
+                // ends that start, so pretty JSON's line start is taken at once.
+                self.guard.step('\n');
+                at += 1;
+                at += space_run(&buf[at..]);
+                if buf.get(at).copied().is_some_and(is_ordinary_ascii) {
+                    self.guard.ordinary();
+                    at += 1;
+                }
+                continue;
+            }
             // A byte that neither the guard nor the escapes care about (ASCII but whitespace,
             // controls, `#`, `:` and `[`) ends a line's start; a space only ends it.
             if is_ordinary_ascii(byte) {
@@ -430,62 +453,6 @@ impl InertFilter {
         }
         out.write_all(&buf[plain_from..])
     }
-}
-
-/// How many bytes `buf` starts with that are printable ASCII (a space to a `~`) but `#`:
-/// what passes the filter as it is, and leaves its guard as it was, in the middle of a line.
-/// Eight bytes at a time: a word passes when none of its bytes is below a space, above a `~`
-/// (`DEL` and every byte of a longer UTF-8 character) or a `#`.
-#[inline]
-fn printable_run(buf: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(chunk) = buf.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        // Each test sets a byte's high bit where the byte is one the run ends at. A borrow or
-        // a carry can set it in a later byte too, never in an earlier one: the first byte
-        // (the lowest, little-endian) with its bit set is the first the run ends at.
-        let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-        let above_tilde = word.wrapping_add(ONES) | word; // 0x7f + 1 has it; 0x80 and up have it
-        let hashes = word ^ (ONES * u64::from(b'#'));
-        let hash = hashes.wrapping_sub(ONES) & !hashes;
-        let stops = (below_space | above_tilde | hash) & HIGHS;
-        if stops != 0 {
-            return at + (stops.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + buf[at..]
-        .iter()
-        .position(|&b| !(0x20..0x7f).contains(&b) || b == b'#')
-        .unwrap_or(buf.len() - at)
-}
-
-/// How many spaces `buf` starts with, eight at a time (pretty JSON's indentation).
-#[inline]
-fn space_run(buf: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(chunk) = buf.get(at..at + 8) {
-        let others = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (ONES * 0x20);
-        if others != 0 {
-            return at + (others.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + buf[at..]
-        .iter()
-        .position(|&b| b != b' ')
-        .unwrap_or(buf.len() - at)
-}
-
-/// A byte of ones in each byte of a word, and each byte's high bit.
-const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-
-/// Whether `byte` is ASCII that no rule of [`InertFilter`] looks at: not whitespace, not a
-/// control, not `#`, `:` or `[`.
-#[inline(always)]
-fn is_ordinary_ascii(byte: u8) -> bool {
-    byte.is_ascii_graphic() && !matches!(byte, b'#' | b':' | b'[')
 }
 
 /// A writer that makes what passes through it inert ([`InertFilter`]). Call
@@ -586,6 +553,8 @@ pub fn escape_markdown(text: &str) -> String {
     }
     out
 }
+
+mod runs;
 
 #[cfg(test)]
 mod filter_runs;

@@ -1,4 +1,5 @@
-//! The inert filter's runs against the filter as it was, a byte and a character at a time.
+//! The inert filter's runs against the filter as it was, a byte and a character at a time, and
+//! [`workflow_command_in`]'s word-at-a-time prefilter against a test of each byte.
 
 use super::*;
 use proptest::strategy::Strategy;
@@ -151,5 +152,65 @@ proptest::proptest! {
         )
     ) {
         compare_with_one_at_a_time(&parts.concat());
+    }
+}
+
+/// The bytes the prefilter must tell apart: the three it looks for, the bytes just above
+/// and below its threshold (0x24), a space, ordinary ASCII and bytes above ASCII.
+const PREFILTER_BYTES: &[u8] = b"#\n\r \"!$%aZ9\x00\x7f\x80\xc3\xff";
+
+fn holds_command_byte(text: &[u8]) -> bool {
+    text.iter().any(|b| matches!(b, b'#' | b'\n' | b'\r'))
+}
+
+#[test]
+fn the_word_prefilter_finds_every_command_byte_at_every_place() {
+    for len in 0..=40 {
+        for at in 0..len {
+            for &byte in PREFILTER_BYTES {
+                let mut text = vec![b'a'; len];
+                text[at] = byte;
+                assert_eq!(
+                    may_hold_command(&text),
+                    holds_command_byte(&text),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_word_prefilter_is_the_byte_test(
+        picks in proptest::collection::vec(0..PREFILTER_BYTES.len() * 4, 0..48)
+    ) {
+        // Mostly ordinary bytes, as values are.
+        let text: Vec<u8> = picks
+            .iter()
+            .map(|&pick| PREFILTER_BYTES.get(pick).copied().unwrap_or(b'a' + (pick % 26) as u8))
+            .collect();
+        proptest::prop_assert_eq!(may_hold_command(&text), holds_command_byte(&text));
+    }
+}
+
+#[test]
+fn printable_runs_end_at_the_first_byte_they_must_at_every_place() {
+    // The bytes a run ends at, and printable ones at the edges of its range that it passes.
+    let bytes = [
+        b'\n', b'#', 0x7f, 0x80, 0x1f, 0xff, 0xc3, 0, b' ', b'~', b'"', b':',
+    ];
+    for len in 0..=50 {
+        for at in 0..len {
+            for &byte in &bytes {
+                let mut text = vec![b'a'; len];
+                text[at] = byte;
+                let expected = text
+                    .iter()
+                    .position(|&b| !(0x20..0x7f).contains(&b) || b == b'#')
+                    .unwrap_or(len);
+                assert_eq!(printable_run(&text), expected, "{text:?}");
+            }
+        }
     }
 }
