@@ -243,16 +243,45 @@ pub fn read_file(
         &mut observer,
     );
     if errors.is_empty() && rows == 0 {
-        warnings.push(
-            Warning {
-                file_index,
-                kind: WarningKind::NoCaseRows,
-                at: InputError::new(ErrorKind::Missing, &source.name, 0, "holds no case rows"),
-            },
-            0,
-        );
+        no_case_rows(file_index, source, warnings);
     }
     (errors, rows)
+}
+
+/// [`read_file`]'s warnings and count of rows, without the rows: a CSV file's rows are not
+/// typed (`input::observe_source`), since the engine types them beside this pass. The same
+/// warnings and count as [`read_file`]'s, whatever the file.
+fn read_file_warnings(
+    file_index: usize,
+    source: &crate::input::Source,
+    input_format: Option<InputFormat>,
+    warnings: &mut Warnings,
+) -> usize {
+    let mut errors = InputErrors::new();
+    let mut observer = FileObserver {
+        file_index,
+        file: &source.name,
+        ignored_seen: std::collections::HashSet::new(),
+        warnings,
+    };
+    let rows = crate::input::observe_source(source, input_format, &mut errors, &mut observer);
+    // Untyped, the rows' value errors are not found; with no rows, none could be.
+    if errors.is_empty() && rows == 0 {
+        no_case_rows(file_index, source, warnings);
+    }
+    rows
+}
+
+/// The warning that `source` holds no case rows.
+fn no_case_rows(file_index: usize, source: &crate::input::Source, warnings: &mut Warnings) {
+    warnings.push(
+        Warning {
+            file_index,
+            kind: WarningKind::NoCaseRows,
+            at: InputError::new(ErrorKind::Missing, &source.name, 0, "holds no case rows"),
+        },
+        0,
+    );
 }
 
 /// Everything `validate` found.
@@ -409,20 +438,26 @@ pub fn validate_streaming(
         let mut row_count = 0usize;
         let mut ids = ids;
         for (file_index, source) in sources.iter().enumerate() {
-            let (_, rows) = read_file(
-                file_index,
-                source,
-                input_format,
-                &mut warnings,
-                &mut |_, row| {
-                    if let (Some(ids), Ok(ParsedRow { case_id, .. })) = (&mut ids, &row) {
-                        if !ids.contains(&**case_id) {
-                            ids.insert(case_id.to_string());
-                        }
-                    }
-                },
-            );
-            row_count += rows;
+            row_count += match &mut ids {
+                // The ids of the rows that parsed: their rows typed.
+                Some(ids) => {
+                    read_file(
+                        file_index,
+                        source,
+                        input_format,
+                        &mut warnings,
+                        &mut |_, row| {
+                            if let Ok(ParsedRow { case_id, .. }) = &row {
+                                if !ids.contains(&**case_id) {
+                                    ids.insert(case_id.to_string());
+                                }
+                            }
+                        },
+                    )
+                    .1
+                }
+                None => read_file_warnings(file_index, source, input_format, &mut warnings),
+            };
         }
         (warnings, row_count)
     };
@@ -570,5 +605,94 @@ mod tests {
         for field in Field::ALL {
             assert!(!is_annotation(field.name()), "{}", field.name());
         }
+    }
+
+    /// The reader's pass without the rows typed gives [`read_file`]'s warnings and count, on
+    /// files whose rows are fine, wrong in their values, not UTF-8, ragged, quoted over lines,
+    /// of unused fields and ignored columns, with no rows, generated plain and messy, and in
+    /// JSON (read typed, as before).
+    #[test]
+    fn the_warnings_pass_untyped_finds_what_the_typed_reading_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "unused.csv",
+                b"case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration,\
+                  renew_seq,result,decision,,Notes,holdr\n\
+                  c1,offer,2024-01-01T00:00:00Z,j,L,1,w1,30,7,,ACCEPT,x,n,h\n\
+                  c1,renew,2024-01-01T00:00:05Z,j,L,1,w1,30,1,done,,,,\n\
+                  c2,observe,2024-01-01T00:00:09Z,j,L,1,w1,,,,,,,\n"
+                    .to_vec(),
+            ),
+            (
+                "values.csv",
+                b"case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n\
+                  c1,offer,yesterday,j,L,one,w1,-3\n\
+                  c2,bogus,2024-01-01T00:00:00Z,j,L,1,w1,30\n\
+                  c3,offer,2024-01-01T00:00:00Z,j,L,1,w1,30,extra\n\
+                  \n\
+                  \"c4\",\"offer\",2024-01-01T00:00:00Z,\"j\nk\",L,1,w1,30\n"
+                    .to_vec(),
+            ),
+            ("header-only.csv", b"case_id,event,observed_at\n".to_vec()),
+            ("empty.csv", Vec::new()),
+            (
+                "bytes.csv",
+                b"case_id,event,observed_at,holder\nc1,offer,2024-01-01T00:00:00Z,w\xff\n".to_vec(),
+            ),
+            (
+                "rows.json",
+                br#"[{"case_id":"c1","event":"offer","observed_at":"2024-01-01T00:00:00Z","renew_seq":3,"x":1}]"#
+                    .to_vec(),
+            ),
+        ];
+        for (name, seed) in [("plain.csv", 3), ("messy.csv", 4)] {
+            let options = crate::generate::Options {
+                seed,
+                cases: 300,
+                rows_per_case: (3, 12),
+                interleave: 8,
+                mix: crate::generate::default_mix(),
+            };
+            let mut bytes = Vec::new();
+            if name == "messy.csv" {
+                crate::generate::write_messy_cases(&options, &mut bytes, &mut |_| {}).unwrap();
+            } else {
+                crate::generate::write_cases(&options, &mut bytes).unwrap();
+            }
+            files.push((name, bytes));
+        }
+        let mut seen = Vec::new();
+        for (index, (name, bytes)) in files.iter().enumerate() {
+            std::fs::write(dir.path().join(name), bytes).unwrap();
+            let source = crate::input::Source {
+                name: (*name).to_owned(),
+                path: Some(dir.path().join(name)),
+                options: Default::default(),
+            };
+            let listed = |warnings: &Warnings| -> Vec<String> {
+                warnings.listed().unwrap().map(Result::unwrap).collect()
+            };
+            let mut typed = Warnings::new(usize::MAX);
+            let (_, typed_rows) = read_file(index, &source, None, &mut typed, &mut |_, _| {});
+            let mut untyped = Warnings::new(usize::MAX);
+            let untyped_rows = read_file_warnings(index, &source, None, &mut untyped);
+            assert_eq!(untyped_rows, typed_rows, "{name}");
+            assert_eq!(untyped.total(), typed.total(), "{name}");
+            assert_eq!(listed(&untyped), listed(&typed), "{name}");
+            seen.push((*name, typed_rows, typed.total()));
+        }
+        // Not a comparison of nothing: the warnings of every kind the pass finds are there.
+        assert_eq!(
+            &seen[..5],
+            &[
+                ("unused.csv", 3, 9),
+                ("values.csv", 3, 0),
+                ("header-only.csv", 0, 1),
+                ("empty.csv", 0, 0),
+                ("bytes.csv", 0, 0),
+            ],
+            "{seen:?}"
+        );
     }
 }

@@ -420,15 +420,63 @@ pub fn read_source(
     observer: &mut dyn ReadObserver,
 ) {
     let how = CaseRead::of(source, format_override);
-    let reader: Box<dyn Read> = match &source.path {
-        None => Box::new(io::stdin().lock()),
+    if let Some(reader) = open_source(source, &how, errors) {
+        read(reader, &how, errors, sink, observer);
+    }
+}
+
+/// Reads one source as [`read_source`] does for what its reader sees besides the rows: the
+/// ignored columns and each row's raw cells go to `observer`, and the rows are counted (valid
+/// or not, as [`read_source`] hands them on), but a CSV file's rows are not typed, so their
+/// value errors are not found: `validate`'s pass for the reader's warnings, beside the engine,
+/// which types every row. Returns how many rows were read.
+pub fn observe_source(
+    source: &Source,
+    format_override: Option<InputFormat>,
+    errors: &mut InputErrors,
+    observer: &mut dyn ReadObserver,
+) -> usize {
+    let how = CaseRead::of(source, format_override);
+    if how.format != InputFormat::Csv {
+        let mut rows = 0usize;
+        read_source(
+            source,
+            format_override,
+            errors,
+            &mut |_, _| rows += 1,
+            observer,
+        );
+        return rows;
+    }
+    /// Counts the rows it is handed, untyped.
+    struct Counting(usize);
+    impl RowSink for Counting {
+        fn row(&mut self, _: u64, _: &RawCells<'_>, _: &mut InputErrors, _: &Locate<'_>) {
+            self.0 += 1;
+        }
+    }
+    let mut counting = Counting(0);
+    if let Some(reader) = open_source(source, &how, errors) {
+        csv::read(reader, &how, errors, &mut counting, observer);
+    }
+    counting.0
+}
+
+/// The reader of `source` (standard input, or its file opened for `how`'s format); `None`
+/// when it cannot be opened, said in `errors`.
+fn open_source(
+    source: &Source,
+    how: &CaseRead<'_>,
+    errors: &mut InputErrors,
+) -> Option<Box<dyn Read>> {
+    match &source.path {
+        None => Some(Box::new(io::stdin().lock())),
         Some(path) => match open_case_file(path, how.format) {
-            Ok(file) => Box::new(file),
+            Ok(file) => Some(Box::new(file)),
             Err(e) => {
                 errors.push(InputError::unreadable(&source.name, 0, e));
-                return;
+                None
             }
         },
-    };
-    read(reader, &how, errors, sink, observer);
+    }
 }
