@@ -42,14 +42,20 @@ fn leasejudge(args: &[&str], cwd: &Path) -> Output {
 
 /// Runs `command`, again when the file it executes is still open for writing in a process
 /// another test thread forked at that moment ("Text file busy": the scripts are copied, and
-/// the binary extracted, just before they run). Nothing else is retried.
+/// the binary extracted, just before they run). The scripts' `exec ... 2>&1` says so on
+/// standard output, with the shell's 126 for a command that could not be run. Nothing else
+/// is retried.
 fn output_of(command: &mut Command) -> Output {
+    let busy = |output: &Output| {
+        output.status.code() == Some(126)
+            && (text(&output.stdout) + &text(&output.stderr)).contains("Text file busy")
+    };
     for _ in 0..100 {
         match command.output() {
             Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            Ok(output) if text(&output.stderr).contains("Text file busy") => {
+            Ok(output) if busy(&output) => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             output => return output.unwrap(),
