@@ -47,6 +47,19 @@ use tempfile::NamedTempFile;
 use crate::store::AppendFile;
 use straight::Straight;
 
+/// `a, b and c` (`conjunction`: `and`): words as a message lists them; one word alone, none
+/// empty.
+pub fn listed(words: &[impl AsRef<str>], conjunction: &str) -> String {
+    match words.split_last() {
+        Some((last, [])) => last.as_ref().to_owned(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} {conjunction} {}", rest.join(", "), last.as_ref())
+        }
+        None => String::new(),
+    }
+}
+
 /// Set when standard output was closed when the process started (`leasejudge ... >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 

@@ -195,6 +195,9 @@ fn find_columns(
     header_line: u64,
     errors: &mut InputErrors,
 ) -> [Option<usize>; 2] {
+    let header_error = |message: String| {
+        InputError::new(ErrorKind::Header, name, header_line, message).column("header")
+    };
     // Where each of `COLUMNS` is in the header.
     let mut at: [Option<usize>; 2] = [None; 2];
     for (index, text) in header.iter().enumerate() {
@@ -202,35 +205,19 @@ fn find_columns(
             continue;
         };
         if let Some(earlier) = at[wanted] {
-            errors.push(
-                InputError::new(
-                    ErrorKind::Header,
-                    name,
-                    header_line,
-                    format!(
-                        "columns {:?} and {text:?} both name the column {}",
-                        header[earlier], COLUMNS[wanted]
-                    ),
-                )
-                .column("header"),
-            );
+            errors.push(header_error(format!(
+                "columns {:?} and {text:?} both name the column {}",
+                header[earlier], COLUMNS[wanted]
+            )));
         } else {
             at[wanted] = Some(index);
         }
     }
     for (column, found) in COLUMNS.iter().zip(at) {
         if found.is_none() {
-            errors.push(
-                InputError::new(
-                    ErrorKind::Header,
-                    name,
-                    header_line,
-                    format!(
-                        "no {column} column: a gradebook's header has submission and score columns"
-                    ),
-                )
-                .column("header"),
-            );
+            errors.push(header_error(format!(
+                "no {column} column: a gradebook's header has submission and score columns"
+            )));
         }
     }
     at

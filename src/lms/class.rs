@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::grading::submission_file::InstructorFiles;
 use crate::grading::upload::{find_matrix, UploadedMatrix};
 use crate::input::{ErrorKind, InputError, InputErrors};
-use crate::output::{quote, GuardedTempDir};
+use crate::output::{listed, quote, GuardedTempDir};
 
 use super::download::{Claim, Download, Entry, Unclaimed};
 use super::gradebook::{Gradebook, GroupsFile, LearnerIndex};
@@ -318,9 +318,5 @@ fn platforms_with_groups() -> String {
         .filter(|lms| matches!(lms.facts().groups, GroupsFile::Read(_)))
         .map(|lms| lms.title())
         .collect();
-    match titles.split_last() {
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    listed(&titles, "and")
 }

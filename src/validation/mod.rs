@@ -48,6 +48,18 @@ struct FileObserver<'a> {
     warnings: &'a mut Warnings,
 }
 
+impl<'a> FileObserver<'a> {
+    /// The observer of the file `file` (the `file_index`-th), its warnings to `warnings`.
+    fn new(file_index: usize, file: &'a str, warnings: &'a mut Warnings) -> FileObserver<'a> {
+        FileObserver {
+            file_index,
+            file,
+            ignored_seen: std::collections::HashSet::new(),
+            warnings,
+        }
+    }
+}
+
 impl ReadObserver for FileObserver<'_> {
     fn ignored_column(&mut self, line: u64, name: &str) {
         if !self.ignored_seen.insert(name.to_owned()) {
@@ -226,12 +238,7 @@ pub fn read_file(
 ) -> (InputErrors, usize) {
     let mut errors = InputErrors::new();
     let mut rows = 0usize;
-    let mut observer = FileObserver {
-        file_index,
-        file: &source.name,
-        ignored_seen: std::collections::HashSet::new(),
-        warnings,
-    };
+    let mut observer = FileObserver::new(file_index, &source.name, warnings);
     read_source(
         source,
         input_format,
@@ -258,12 +265,7 @@ fn read_file_warnings(
     warnings: &mut Warnings,
 ) -> usize {
     let mut errors = InputErrors::new();
-    let mut observer = FileObserver {
-        file_index,
-        file: &source.name,
-        ignored_seen: std::collections::HashSet::new(),
-        warnings,
-    };
+    let mut observer = FileObserver::new(file_index, &source.name, warnings);
     let rows = crate::input::observe_source(source, input_format, &mut errors, &mut observer);
     // Untyped, the rows' value errors are not found; with no rows, none could be.
     if errors.is_empty() && rows == 0 {

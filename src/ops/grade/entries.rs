@@ -20,7 +20,7 @@ use crate::grading::Column;
 use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions};
 use crate::lms::{read_class, Class, Lms, Upload};
 use crate::ops::usage;
-use crate::output::escape_controls;
+use crate::output::{escape_controls, listed};
 
 use super::read::read_submission;
 use super::Options;
@@ -160,14 +160,11 @@ fn assignment_misused() -> String {
             .collect()
     };
     let (several, one) = (rosters(true), rosters(false));
-    let listed = match one.split_last() {
-        Some((last, [])) => format!("{last} is"),
-        Some((last, rest)) => format!("{} and {last} are", rest.join(", ")),
-        None => String::new(),
-    };
     format!(
-        "--assignment picks a column of {}; {listed} of one assignment",
-        several.join(" or ")
+        "--assignment picks a column of {}; {} {} of one assignment",
+        listed(&several, "or"),
+        listed(&one, "and"),
+        if one.len() == 1 { "is" } else { "are" }
     )
 }
 

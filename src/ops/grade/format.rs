@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::choice::Choice;
 use crate::grading::class::ClassReport;
-use crate::output::{Content, Output};
+use crate::output::{listed, Content, Output};
 use crate::report::{PlatformResults, ReportFormat, ResultsOptions, Style};
 
 use super::Options;
@@ -133,7 +133,7 @@ impl GradeFormat {
     /// The formats of one submission, as a message lists them: `-f gradescope, -f
     /// prairielearn and -f github-classroom` (`conjunction`: `and`).
     pub(super) fn one_submission_listed(conjunction: &str) -> String {
-        listed(Self::words(|_| true), conjunction)
+        listed(&Self::words(|_| true), conjunction)
     }
 
     /// The autograder platforms' formats, and `more`, as a message lists them: `-f
@@ -141,7 +141,7 @@ impl GradeFormat {
     pub(super) fn platforms_listed(more: &[&str], conjunction: &str) -> String {
         let mut words = Self::words(|results| results.autograder);
         words.extend(more.iter().map(|word| (*word).to_owned()));
-        listed(words, conjunction)
+        listed(&words, conjunction)
     }
 
     /// `-f WORD` of each results file `keep` keeps.
@@ -152,15 +152,6 @@ impl GradeFormat {
             .filter(|results| keep(results))
             .map(|results| format!("-f {}", results.word))
             .collect()
-    }
-}
-
-/// `a, b and c`.
-fn listed(words: Vec<String>, conjunction: &str) -> String {
-    match words.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} {conjunction} {last}", rest.join(", ")),
-        None => String::new(),
     }
 }
 
