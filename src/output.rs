@@ -23,6 +23,7 @@ mod once;
 mod paths;
 mod straight;
 mod trusted;
+mod writeback;
 
 pub use crate::sanitize::{
     escape_controls, escape_controls_keep_lines, escape_markdown, escape_message, is_unsafe_char,
@@ -42,10 +43,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use tempfile::NamedTempFile;
 
 use crate::store::AppendFile;
 use straight::Straight;
+use writeback::Writeback;
 
 /// `a, b and c` (`conjunction`: `and`): words as a message lists them; one word alone, none
 /// empty.
@@ -139,7 +140,7 @@ enum Inner {
     Stdout(BufWriter<Straight<StdoutHandle>>),
     /// A regular file, written to a temporary file beside it and renamed over it.
     File {
-        temp: BufWriter<NamedTempFile>,
+        temp: BufWriter<Writeback>,
         target: PathBuf,
         /// The permissions the file gets (those of the file it replaces), or `None` for a new
         /// file, whose temporary file was made with the umask's.
@@ -365,7 +366,7 @@ impl Output {
                 drop(live);
                 Ok(Output {
                     inner: Inner::File {
-                        temp: BufWriter::with_capacity(1 << 16, temp),
+                        temp: BufWriter::with_capacity(1 << 16, Writeback::new(temp)),
                         target: path,
                         mode,
                         registration,
@@ -432,7 +433,8 @@ impl Output {
                 let temp = temp
                     .into_inner()
                     .map_err(|e| e.into_error())
-                    .with_context(cannot)?;
+                    .with_context(cannot)?
+                    .into_inner();
                 // The mode of the file it replaces as it is now (or was when the run began,
                 // if it is gone); a new file has the umask's already.
                 if let Some(mode) = existing_mode(&target).or(mode) {
@@ -599,7 +601,9 @@ impl AppendFile for Output {
             }
             Inner::File { temp, .. } => {
                 temp.flush()?;
-                io::copy(&mut file.take(len), temp.get_mut().as_file_mut())
+                let copied = io::copy(&mut file.take(len), temp.get_mut().as_file_mut())?;
+                temp.get_mut().wrote(copied);
+                Ok(copied)
             }
             Inner::Device { out, .. } => {
                 out.flush()?;

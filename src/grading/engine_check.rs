@@ -20,13 +20,13 @@ use std::io;
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
-use crate::matrix::{CellsMatrix, COLUMNS};
+use crate::matrix::{CellsMatrix, CellsRecord, COLUMNS};
 use crate::streaming::{CaseRecords, Location, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
 use super::columns::Column;
 use super::compare::{mismatches, CaseGrade, CaseOutcome, FileGrade, Spot, UnknownCase};
-use super::matrix_reader::{with_duplicates, Duplicates, SplitMatrix};
+use super::matrix_reader::{with_duplicates, Duplicates, LoadedPart, SplitMatrix};
 use super::partitions::{Partitions, StoredRow};
 /// The engine's matrix of one case file as typed rows ([`CellsMatrix`]: each case's first
 /// line and cells), kept in the engine's temporary files until it is graded.
@@ -138,6 +138,10 @@ fn starts_case(outcome: &crate::lease::Outcome) -> bool {
 /// shows them); otherwise they are only counted. The golden file's duplicated case ids,
 /// found as its partitions are loaded, come with the grade: with any, the golden file is in
 /// error and the grade means nothing.
+///
+/// A golden file held whole ([`SplitMatrix::is_held`]) is joined with the engine's rows as
+/// they are read back, once, in order; any other is joined a partition at a time with the
+/// engine's rows split as it is. The two give the same grade (a test runs both).
 pub fn grade_judged(
     judged: Judged,
     name: &str,
@@ -145,81 +149,209 @@ pub fn grade_judged(
     columns: &[Column],
     list_matched: bool,
 ) -> io::Result<(FileGrade, Duplicates)> {
+    if golden.is_held() {
+        grade_held(judged, name, golden, columns, list_matched)
+    } else {
+        grade_split(judged, name, golden, columns, list_matched)
+    }
+}
+
+/// [`grade_judged`] a partition at a time: the engine's rows split as `golden` is, and each
+/// partition of the golden file loaded and joined with the engine's rows of that partition.
+fn grade_split(
+    judged: Judged,
+    name: &str,
+    golden: &SplitMatrix,
+    columns: &[Column],
+    list_matched: bool,
+) -> io::Result<(FileGrade, Duplicates)> {
     let engine = split_matrix(judged, golden, columns)?;
-    let mut cases = ListWriter::<CaseGrade>::new();
-    let mut unknown = ListWriter::<UnknownCase>::new();
-    let mut matched_unlisted = 0usize;
+    let mut join = Join::new(name, columns, list_matched);
     let mut duplicates = Duplicates::default();
     for part in 0..golden.parts() {
         let loaded = golden.load(part)?;
         duplicates.add(&loaded);
-        let expected_rows = &loaded.matrix;
-        // Per golden case of the partition what became of it; the listed ones (differences,
-        // and matched cases when `list_matched`) encoded as they come, in the engine's order.
-        let mut slots = vec![Slot::Unseen; expected_rows.len()];
-        let mut encoded: Vec<u8> = Vec::new();
+        let mut slots = vec![Slot::Unseen; loaded.matrix.len()];
         engine.read(part, &mut |row: StoredRow<'_>| {
-            let Some(position) = expected_rows.position(row.case_id) else {
-                let at = Spot {
-                    file: name.to_owned(),
-                    line: Some(row.line),
-                };
-                return unknown.push(
-                    row.index,
-                    &UnknownCase {
-                        case_id: row.case_id.to_owned(),
-                        at,
-                    },
-                );
-            };
-            let expected = expected_rows.row(position);
             let cell = |column: Column| {
                 row.cells
                     .iter()
                     .find(|(c, _)| *c == column)
                     .map(|(_, text)| *text)
             };
-            let differ = mismatches(&expected, &cell, columns, true);
-            let outcome = if differ.is_empty() {
-                if !list_matched {
-                    matched_unlisted += 1;
-                    slots[position] = Slot::Counted;
-                    return Ok(());
-                }
-                CaseOutcome::Matched
-            } else {
-                CaseOutcome::Mismatched(differ)
-            };
-            let grade = CaseGrade {
-                case_id: expected.case_id.to_owned(),
-                at: Spot {
-                    file: name.to_owned(),
-                    line: Some(row.line),
+            join.row(
+                &EngineRow {
+                    index: row.index,
+                    line: row.line,
+                    case_id: row.case_id,
+                    cell: &cell,
                 },
-                outcome,
-            };
-            let start = encoded.len();
-            let kind = cases.encode(&grade, &mut encoded);
-            slots[position] = Slot::Listed {
-                start: u32::try_from(start).map_err(io::Error::other)?,
-                end: u32::try_from(encoded.len()).map_err(io::Error::other)?,
-                kind: kind as u8,
-            };
-            Ok(())
+                &loaded,
+                &mut slots,
+            )
         })?;
-        // The engine's rows come in first-appearance order; the report lists golden order,
-        // which within a partition is the order of its rows.
+        join.end_part(&loaded, slots, &golden.name)?;
+        // A partition's listed cases are pushed: its encoded bytes are not kept past it.
+        join.encoded.clear();
+        join.unknown.end_run();
+    }
+    Ok((join.finish(&golden.name)?, duplicates))
+}
+
+/// [`grade_judged`] for a golden file whose partitions are all held loaded: the engine's rows
+/// are read back once, in order, each joined with its case id's partition as it comes, and
+/// are never split and written again. The grade is the same run for run, but for the unknown
+/// cases: one run in the engine's order rather than one per partition, which read back the
+/// same.
+fn grade_held(
+    judged: Judged,
+    name: &str,
+    golden: &SplitMatrix,
+    columns: &[Column],
+    list_matched: bool,
+) -> io::Result<(FileGrade, Duplicates)> {
+    let splitter = golden.splitter();
+    let mut duplicates = Duplicates::default();
+    let mut loaded = Vec::with_capacity(golden.parts());
+    for part in 0..golden.parts() {
+        let part = golden.load(part)?;
+        duplicates.add(&part);
+        loaded.push(part);
+    }
+    let mut slots: Vec<Vec<Slot>> = loaded
+        .iter()
+        .map(|part| vec![Slot::Unseen; part.matrix.len()])
+        .collect();
+    let mut join = Join::new(name, columns, list_matched);
+    let mut index = 0u64;
+    judged.records.for_each_cells_record(&mut |line, record| {
+        let all = record_cells(&record)?;
+        let part = splitter.part_of(all[0]);
+        let row = EngineRow {
+            index,
+            line,
+            case_id: all[0],
+            cell: &|column: Column| Some(all[column.index()]),
+        };
+        index += 1;
+        join.row(&row, &loaded[part], &mut slots[part])
+    })?;
+    join.unknown.end_run();
+    for (part, slots) in loaded.iter().zip(slots) {
+        join.end_part(part, slots, &golden.name)?;
+    }
+    Ok((join.finish(&golden.name)?, duplicates))
+}
+
+/// An engine row as a join reads it.
+struct EngineRow<'a> {
+    /// Its index among the engine's rows (first-appearance order).
+    index: u64,
+    /// Its case's first line.
+    line: u64,
+    case_id: &'a str,
+    /// Its cell of a graded column.
+    cell: &'a dyn Fn(Column) -> Option<&'a str>,
+}
+
+/// A join under way: what it lists so far.
+struct Join<'a> {
+    name: &'a str,
+    columns: &'a [Column],
+    list_matched: bool,
+    cases: ListWriter<CaseGrade>,
+    unknown: ListWriter<UnknownCase>,
+    matched_unlisted: usize,
+    /// The listed cases of the partitions not yet ended, encoded as they come (in the
+    /// engine's order), each found by its [`Slot::Listed`].
+    encoded: Vec<u8>,
+}
+
+impl<'a> Join<'a> {
+    fn new(name: &'a str, columns: &'a [Column], list_matched: bool) -> Join<'a> {
+        Join {
+            name,
+            columns,
+            list_matched,
+            cases: ListWriter::new(),
+            unknown: ListWriter::new(),
+            matched_unlisted: 0,
+            encoded: Vec::new(),
+        }
+    }
+
+    /// Joins an engine row with its partition of the golden file (`slots`: per golden case of
+    /// it, what became of it so far).
+    fn row(
+        &mut self,
+        row: &EngineRow<'_>,
+        part: &LoadedPart,
+        slots: &mut [Slot],
+    ) -> io::Result<()> {
+        let Some(position) = part.matrix.position(row.case_id) else {
+            let at = Spot {
+                file: self.name.to_owned(),
+                line: Some(row.line),
+            };
+            return self.unknown.push(
+                row.index,
+                &UnknownCase {
+                    case_id: row.case_id.to_owned(),
+                    at,
+                },
+            );
+        };
+        let expected = part.matrix.row(position);
+        let differ = mismatches(&expected, row.cell, self.columns, true);
+        let outcome = if differ.is_empty() {
+            if !self.list_matched {
+                self.matched_unlisted += 1;
+                slots[position] = Slot::Counted;
+                return Ok(());
+            }
+            CaseOutcome::Matched
+        } else {
+            CaseOutcome::Mismatched(differ)
+        };
+        let grade = CaseGrade {
+            case_id: expected.case_id.to_owned(),
+            at: Spot {
+                file: self.name.to_owned(),
+                line: Some(row.line),
+            },
+            outcome,
+        };
+        let start = self.encoded.len();
+        let kind = self.cases.encode(&grade, &mut self.encoded);
+        slots[position] = Slot::Listed {
+            start: u32::try_from(start).map_err(io::Error::other)?,
+            end: u32::try_from(self.encoded.len()).map_err(io::Error::other)?,
+            kind: kind as u8,
+        };
+        Ok(())
+    }
+
+    /// Lists a partition's golden cases in golden order, which within a partition is the
+    /// order of its rows (the engine's rows came in first-appearance order), as one run:
+    /// those listed as they were joined, and those the engine's matrix lacks (at
+    /// `golden_name`).
+    fn end_part(
+        &mut self,
+        part: &LoadedPart,
+        slots: Vec<Slot>,
+        golden_name: &str,
+    ) -> io::Result<()> {
         for (position, slot) in slots.into_iter().enumerate() {
-            let key = loaded.indexes[position];
+            let key = part.indexes[position];
             match slot {
                 Slot::Unseen => {
-                    let expected = expected_rows.row(position);
-                    cases.push(
+                    let expected = part.matrix.row(position);
+                    self.cases.push(
                         key,
                         &CaseGrade {
                             case_id: expected.case_id.to_owned(),
                             at: Spot {
-                                file: golden.name.clone(),
+                                file: golden_name.to_owned(),
                                 line: Some(expected.line),
                             },
                             outcome: CaseOutcome::Missing,
@@ -227,34 +359,37 @@ pub fn grade_judged(
                     )?;
                 }
                 Slot::Counted => {}
-                Slot::Listed { start, end, kind } => cases.push_encoded(
+                Slot::Listed { start, end, kind } => self.cases.push_encoded(
                     key,
                     usize::from(kind),
-                    &encoded[start as usize..end as usize],
+                    &self.encoded[start as usize..end as usize],
                 )?,
             }
         }
-        cases.end_run();
-        unknown.end_run();
+        self.cases.end_run();
+        Ok(())
     }
-    let grade = FileGrade {
-        file: name.to_owned(),
-        golden: golden.name.clone(),
-        cases: cases.finish()?,
-        matched_unlisted,
-        unknown: unknown.finish()?,
-    };
-    Ok((grade, duplicates))
+
+    fn finish(self, golden_name: &str) -> io::Result<FileGrade> {
+        Ok(FileGrade {
+            file: self.name.to_owned(),
+            golden: golden_name.to_owned(),
+            cases: self.cases.finish()?,
+            matched_unlisted: self.matched_unlisted,
+            unknown: self.unknown.finish()?,
+        })
+    }
 }
 
-/// What became of a golden case of the partition being joined.
+/// What became of a golden case of a partition being joined.
 #[derive(Clone, Copy)]
 enum Slot {
     /// The engine's matrix has no row for it (yet).
     Unseen,
     /// Matched, and only counted.
     Counted,
-    /// Listed: its record's bytes among the partition's encoded records, and its kind.
+    /// Listed: its record's bytes among the join's encoded records ([`Join::encoded`]), and
+    /// its kind.
     Listed { start: u32, end: u32, kind: u8 },
 }
 
@@ -267,10 +402,7 @@ fn split_matrix(
 ) -> io::Result<Partitions> {
     let mut partitions = Partitions::new(golden.splitter());
     judged.records.for_each_cells_record(&mut |line, record| {
-        let mut all = [""; COLUMNS.len()];
-        for (cell, text) in all.iter_mut().zip(record.cells()) {
-            *cell = text.ok_or_else(|| io::Error::other("a spilled matrix row is malformed"))?;
-        }
+        let all = record_cells(&record)?;
         let cells: Vec<(Column, &str)> = columns
             .iter()
             .map(|&column| (column, all[column.index()]))
@@ -280,6 +412,15 @@ fn split_matrix(
     })?;
     partitions.seal();
     Ok(partitions)
+}
+
+/// A spilled matrix record's cells, one per matrix column (the case id first).
+fn record_cells<'r>(record: &CellsRecord<'r>) -> io::Result<[&'r str; COLUMNS.len()]> {
+    let mut all = [""; COLUMNS.len()];
+    for (cell, text) in all.iter_mut().zip(record.cells()) {
+        *cell = text.ok_or_else(|| io::Error::other("a spilled matrix row is malformed"))?;
+    }
+    Ok(all)
 }
 
 /// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`, as
@@ -305,5 +446,125 @@ pub fn judge_and_compare(
             InputErrors::new(),
             duplicates,
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grading::matrix_reader::{MatrixInput, MatrixRead};
+    use crate::grading::partitions::Splitter;
+
+    /// The two joins, a golden file held whole and one joined a partition at a time, give the
+    /// same grade, field for field: on a golden file whose cases come in another order than
+    /// the engine's, with cases of another decision, cases the engine's matrix lacks, cases
+    /// the golden file lacks and a duplicated case id; on two columns and on every column,
+    /// matched cases listed or only counted, in one partition or several.
+    #[test]
+    fn a_golden_file_held_whole_grades_as_one_joined_a_partition_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = crate::generate::Options {
+            seed: 11,
+            cases: 400,
+            rows_per_case: (3, 10),
+            interleave: 6,
+            mix: crate::generate::default_mix(),
+        };
+        let mut cases = Vec::new();
+        crate::generate::write_cases(&options, &mut cases).unwrap();
+        let cases_path = dir.path().join("cases.csv");
+        std::fs::write(&cases_path, &cases).unwrap();
+        let source = Source {
+            name: "cases.csv".to_owned(),
+            path: Some(cases_path),
+            options: Default::default(),
+        };
+
+        // The engine's matrix, changed into a golden file.
+        let mut matrix = Vec::new();
+        first_rows(std::slice::from_ref(&source), None, &mut |_, _| {})
+            .unwrap()
+            .write_to(&mut matrix)
+            .unwrap();
+        let matrix = String::from_utf8(matrix).unwrap();
+        let mut lines = matrix.lines();
+        let header = lines.next().unwrap().to_owned();
+        let decision = header
+            .split(',')
+            .position(|name| name == "decision")
+            .unwrap();
+        let mut rows: Vec<String> = Vec::new();
+        for (i, line) in lines.enumerate() {
+            match i % 13 {
+                // Not in the golden file: an unknown case.
+                5 => continue,
+                // Another decision: a mismatched case.
+                2 | 9 => {
+                    let mut cells: Vec<&str> = line.split(',').collect();
+                    cells[decision] = if cells[decision] == "ACTIVE" {
+                        "EXPIRED"
+                    } else {
+                        "ACTIVE"
+                    };
+                    rows.push(cells.join(","));
+                }
+                _ => rows.push(line.to_owned()),
+            }
+        }
+        // The golden file's own order; cases the engine's matrix lacks (missing); one case
+        // id twice.
+        rows.reverse();
+        rows[10..60].reverse();
+        let template = rows[0].clone();
+        let rest = &template[template.find(',').unwrap()..];
+        for i in 0..9 {
+            rows.insert(i * 17, format!("only-golden-{i}{rest}"));
+        }
+        let twice = rows[40].clone();
+        rows.push(twice);
+        let golden_path = dir.path().join("golden.csv");
+        std::fs::write(&golden_path, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+
+        let two = [Column::Decision, Column::Reason];
+        for columns in [&two[..], &Column::ALL[..]] {
+            for list_matched in [false, true] {
+                for parts in [1, 3, 8] {
+                    let splitter = Splitter::with_parts(parts);
+                    let read = || {
+                        let (golden, errors) = MatrixRead::golden(columns)
+                            .read_split(MatrixInput::Path(&golden_path), "golden.csv", &splitter)
+                            .unwrap();
+                        assert!(errors.is_empty(), "{errors}");
+                        golden
+                    };
+                    let split = read();
+                    let mut held = read();
+                    held.hold_within(u64::MAX).unwrap();
+                    assert!(held.is_held() && !split.is_held());
+                    let judged = || judge(&source, None, Threads::ONE, None).unwrap();
+                    let by_part =
+                        grade_judged(judged(), "cases.csv", &split, columns, list_matched).unwrap();
+                    let whole =
+                        grade_judged(judged(), "cases.csv", &held, columns, list_matched).unwrap();
+                    assert_eq!(
+                        whole, by_part,
+                        "{parts} parts, listing matched: {list_matched}"
+                    );
+                    // Every kind of case is there to compare.
+                    let (grade, duplicates) = whole;
+                    assert_eq!(grade.cases.missing(), 9);
+                    assert_eq!(grade.unknown.len(), 31);
+                    assert!(
+                        grade.cases.mismatched() > 40,
+                        "{}",
+                        grade.cases.mismatched()
+                    );
+                    let matched = grade.cases.matched() + grade.matched_unlisted;
+                    assert_eq!(grade.cases.matched() > 0, list_matched);
+                    assert_eq!(matched + grade.cases.mismatched() + 31, 400);
+                    assert_eq!(duplicates.listed.len(), 1);
+                }
+            }
+        }
     }
 }

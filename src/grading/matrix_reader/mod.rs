@@ -3,7 +3,8 @@
 //! [`MatrixRead`] says how (golden or submission, the cells kept, the delimiter and sheet) and
 //! reads a [`MatrixInput`] (a path, an open file or bytes) whole, into a [`MatrixFile`], or
 //! split by case-id hash, into a [`SplitMatrix`]; `csv`, `workbook` and `json` read each
-//! format, `rows` holds what they read.
+//! format, `rows` holds what they read,
+//! `split` a matrix read split.
 //!
 //! Files are read as spreadsheets save them (spec sections 2 and 8): the delimiter (comma,
 //! semicolon or tab) detected from the header, a byte-order mark, `\n`, `\r\n` or `\r` line
@@ -16,6 +17,7 @@
 mod csv;
 mod json;
 mod rows;
+mod split;
 #[cfg(test)]
 mod tests;
 mod workbook;
@@ -23,9 +25,9 @@ mod workbook;
 use std::path::Path;
 
 use rows::{duplicated, kept_cells, Split};
-pub use rows::{
-    insert_errors, kept_error, listed_problems, with_duplicates, Duplicate, Duplicates, Loaded,
-    LoadedPart, MatrixEntry, MatrixFile, ReadAs, SplitMatrix, MAX_LISTED_PROBLEMS,
+pub use rows::{kept_error, listed_problems, MatrixEntry, MatrixFile, ReadAs, MAX_LISTED_PROBLEMS};
+pub use split::{
+    insert_errors, with_duplicates, Duplicate, Duplicates, Loaded, LoadedPart, SplitMatrix,
 };
 
 use super::canonical::plainly_canonical;

@@ -17,7 +17,7 @@ use crate::grading::matrix_reader::{
     insert_errors, kept_error, listed_problems, with_duplicates, MatrixInput, MatrixRead,
     SplitMatrix,
 };
-use crate::grading::partitions::Splitter;
+use crate::grading::partitions::{Splitter, PART_INPUT_BYTES};
 use crate::grading::{FileGrade, GradeReport, Unpaired, UnpairedFile};
 use crate::input::{ErrorKind, InputError, InputErrors, ReadOptions, Source};
 use crate::lease::Timestamp;
@@ -205,17 +205,26 @@ fn grade_files<'p>(
         // The golden file is read split by case-id hash, planned for the larger of it and
         // the case file, on a thread of its own while the engine judges the case file (on
         // every core: its first lines come with its rows, unless several files want them
-        // in file order), and joined a partition at a time.
+        // in file order). One no larger than a partition is then loaded whole on that
+        // thread, and the engine's rows are joined with it as they are read back; a larger
+        // one is joined a partition at a time.
         let read_golden = || {
             pairing.golden.as_deref().map(|path| {
                 let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
                 let case_bytes = source.path.as_deref().map_or(0, size);
                 let splitter = Splitter::for_bytes(size(path).max(case_bytes));
-                MatrixRead::golden(columns).read_split(
+                let golden_name = name(path);
+                let (mut golden, read_errors) = MatrixRead::golden(columns).read_split(
                     MatrixInput::Path(path),
-                    &name(path),
+                    &golden_name,
                     &splitter,
-                )
+                )?;
+                if read_errors.is_empty() && !golden.lacks_columns(columns) {
+                    golden
+                        .hold_within(PART_INPUT_BYTES)
+                        .map_err(|e| kept_error(&golden_name, e))?;
+                }
+                Ok((golden, read_errors))
             })
         };
         let threads = Threads::like_adjudicate(crate::streaming::default_jobs());
