@@ -223,9 +223,11 @@ fn grade_held(
         .map(|part| vec![Slot::Unseen; part.matrix.len()])
         .collect();
     let mut join = Join::new(name, columns, list_matched);
+    let wanted = joined_cells(columns);
     let mut index = 0u64;
     judged.records.for_each_cells_record(&mut |line, record| {
-        let all = record_cells(&record)?;
+        let mut all = [""; COLUMNS.len()];
+        record_cells(&record, &wanted, &mut all)?;
         let part = splitter.part_of(all[0]);
         let row = EngineRow {
             index,
@@ -401,8 +403,10 @@ fn split_matrix(
     columns: &[Column],
 ) -> io::Result<Partitions> {
     let mut partitions = Partitions::new(golden.splitter());
+    let wanted = joined_cells(columns);
     judged.records.for_each_cells_record(&mut |line, record| {
-        let all = record_cells(&record)?;
+        let mut all = [""; COLUMNS.len()];
+        record_cells(&record, &wanted, &mut all)?;
         let cells: Vec<(Column, &str)> = columns
             .iter()
             .map(|&column| (column, all[column.index()]))
@@ -414,13 +418,26 @@ fn split_matrix(
     Ok(partitions)
 }
 
-/// A spilled matrix record's cells, one per matrix column (the case id first).
-fn record_cells<'r>(record: &CellsRecord<'r>) -> io::Result<[&'r str; COLUMNS.len()]> {
-    let mut all = [""; COLUMNS.len()];
-    for (cell, text) in all.iter_mut().zip(record.cells()) {
-        *cell = text.ok_or_else(|| io::Error::other("a spilled matrix row is malformed"))?;
+/// Which of a spilled matrix record's cells a join reads: the case id and the graded
+/// columns'.
+fn joined_cells(columns: &[Column]) -> [bool; COLUMNS.len()] {
+    let mut wanted = [false; COLUMNS.len()];
+    wanted[Column::CaseId.index()] = true;
+    for column in columns {
+        wanted[column.index()] = true;
     }
-    Ok(all)
+    wanted
+}
+
+/// Puts a spilled matrix record's `wanted` cells in their columns' places of `cells`.
+fn record_cells<'r>(
+    record: &CellsRecord<'r>,
+    wanted: &[bool; COLUMNS.len()],
+    cells: &mut [&'r str; COLUMNS.len()],
+) -> io::Result<()> {
+    record
+        .cells_into(wanted, cells)
+        .ok_or_else(|| io::Error::other("a spilled matrix row is malformed"))
 }
 
 /// Judges `source` at `run_as_of` and grades its matrix against `golden` on `columns`, as

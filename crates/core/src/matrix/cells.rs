@@ -204,6 +204,31 @@ impl<'a> CellsRecord<'a> {
         (0..COLUMNS.len()).map(move |_| next_cell(&mut rest, ascii))
     }
 
+    /// Puts the cells of the columns `wanted` marks, by their place in [`COLUMNS`], in their
+    /// places of `cells`, the others skipped unread (a join reads a case id and the graded
+    /// cells of every record); `None` for a malformed record or a wanted cell that is not
+    /// UTF-8 (`cells` is then partly written).
+    pub fn cells_into(
+        &self,
+        wanted: &[bool; COLUMNS.len()],
+        cells: &mut [&'a str; COLUMNS.len()],
+    ) -> Option<()> {
+        let bytes = self.cells;
+        let ascii = bytes.is_ascii();
+        // By offsets, each cell's length read and the cell stepped over: most are not wanted.
+        let mut at = 0usize;
+        for (cell, &wanted) in cells.iter_mut().zip(wanted) {
+            let text_at = at + 4;
+            let len = u32::from_le_bytes(*bytes.get(at..text_at)?.first_chunk::<4>()?);
+            let end = text_at.checked_add(len as usize)?;
+            if wanted {
+                *cell = cell_text(bytes.get(text_at..end)?, ascii)?;
+            }
+            at = end;
+        }
+        (at <= bytes.len()).then_some(())
+    }
+
     /// Every cell of the record: the matrix's, then any extra columns' (`None` for a cell of
     /// a malformed record).
     pub fn all_cells(&self) -> impl Iterator<Item = Option<&'a str>> + 'a {
@@ -220,6 +245,12 @@ fn next_cell<'a>(rest: &mut &'a [u8], ascii: bool) -> Option<&'a str> {
     let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
     let text = rest.get(4..4 + len)?;
     *rest = &rest[4 + len..];
+    cell_text(text, ascii)
+}
+
+/// A cell's bytes as text (`None` if they are not UTF-8). `ascii`: they are part of a
+/// record known to be ASCII, and are not checked again.
+fn cell_text(text: &[u8], ascii: bool) -> Option<&str> {
     if ascii {
         // SAFETY: `text` is part of bytes checked to be ASCII, which is UTF-8. (Checked a
         // cell at a time, it was a quarter of `check`'s join.)
@@ -257,5 +288,40 @@ mod tests {
                 cells.iter().map(|c| std::str::from_utf8(c).ok()).collect();
             assert_eq!(read.all_cells().collect::<Vec<_>>(), expected);
         }
+    }
+
+    /// Only the wanted cells are read, each in its column's place: a cell not wanted is not
+    /// checked, a wanted one that is not UTF-8 or a record cut short is `None`.
+    #[test]
+    fn the_wanted_cells_are_read_in_their_places() {
+        let record = |cells: &[&[u8]]| {
+            let mut bytes = Vec::new();
+            let start = begin_record(&mut bytes, 7);
+            for cell in cells {
+                push_cell(&mut bytes, |out| out.extend_from_slice(cell));
+            }
+            end_record(&mut bytes, start);
+            bytes
+        };
+        let texts: Vec<String> = (0..COLUMNS.len()).map(|i| format!("cell-{i}")).collect();
+        let mut cells: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+        cells[3] = b"\xff";
+        let mut wanted = [false; COLUMNS.len()];
+        for at in [0, 5, COLUMNS.len() - 1] {
+            wanted[at] = true;
+        }
+        let bytes = record(&cells);
+        let (read, _) = CellsRecord::split_first(&bytes).unwrap();
+        let mut picked = [""; COLUMNS.len()];
+        read.cells_into(&wanted, &mut picked).unwrap();
+        for (at, cell) in picked.iter().enumerate() {
+            let expected = if wanted[at] { texts[at].as_str() } else { "" };
+            assert_eq!(*cell, expected, "column {at}");
+        }
+        wanted[3] = true;
+        assert_eq!(read.cells_into(&wanted, &mut picked), None);
+        let short = record(&cells[..COLUMNS.len() - 1]);
+        let (read, _) = CellsRecord::split_first(&short).unwrap();
+        assert_eq!(read.cells_into(&[false; COLUMNS.len()], &mut picked), None);
     }
 }

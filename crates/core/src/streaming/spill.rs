@@ -2,7 +2,7 @@
 //! (spills), rows of cases that came back written again as replacements, and their assembly
 //! into the output once the whole input is known to be good.
 
-use std::io::{self, BufWriter, Read, Seek, Write};
+use std::io::{self, BufRead, BufWriter, Read, Seek, Write};
 
 use crate::lease::{Case, Timestamp};
 use crate::matrix::MatrixEncoding;
@@ -323,6 +323,13 @@ pub(super) fn for_each_cells_record(
     for_each_stretch(spills, 0, &mut |line_base, source, len| {
         let mut stretch = io::BufReader::with_capacity(1 << 16, source.take(len));
         loop {
+            // A record wholly in the reader's buffer is read there, not copied out first.
+            let buffered = stretch.fill_buf()?;
+            if let Some((cells, len)) = crate::matrix::CellsRecord::split_first(buffered) {
+                visit(line_base, cells)?;
+                stretch.consume(len);
+                continue;
+            }
             let mut len = [0u8; 4];
             match stretch.read_exact(&mut len) {
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
