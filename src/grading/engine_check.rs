@@ -16,11 +16,12 @@
 //! matrix, field for field when matched cases are listed (with them only counted, the same
 //! report renders the same).
 
-use std::io;
+use std::io::{self, Read};
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::matrix::{CellsMatrix, CellsRecord, COLUMNS};
+use crate::store::TempFile;
 use crate::streaming::{CaseRecords, Location, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
@@ -266,7 +267,74 @@ struct Join<'a> {
     matched_unlisted: usize,
     /// The listed cases of the partitions not yet ended, encoded as they come (in the
     /// engine's order), each found by its [`Slot::Listed`].
-    encoded: Vec<u8>,
+    encoded: Pending,
+}
+
+/// How many bytes of a join's pending listed cases stay in memory: past it they move to a
+/// temporary file. A join holding every partition of the golden file keeps every listed
+/// case until the engine's last row, and a listed case carries the engine's cells, which
+/// are as large as the case file makes them.
+#[cfg(not(test))]
+const PENDING_BYTES: usize = 8 << 20;
+/// A few records: the unit tests' joins go through the temporary file.
+#[cfg(test)]
+const PENDING_BYTES: usize = 256;
+
+/// A join's listed cases not yet pushed, encoded: the latest in memory, the older in a
+/// temporary file, found by where they start among all the bytes encoded.
+#[derive(Default)]
+struct Pending {
+    /// The latest bytes, which start at `spilled`.
+    buffer: Vec<u8>,
+    /// How many bytes went to `file` before them.
+    spilled: u64,
+    file: Option<TempFile>,
+    /// A record read back from the file.
+    scratch: Vec<u8>,
+}
+
+impl Pending {
+    /// Where the next record starts.
+    fn end(&self) -> u64 {
+        self.spilled + self.buffer.len() as u64
+    }
+
+    /// Moves the buffer to the file once it is full.
+    fn spill_if_full(&mut self) -> io::Result<()> {
+        if self.buffer.len() >= PENDING_BYTES {
+            let file = match &mut self.file {
+                Some(file) => file,
+                None => self.file.insert(TempFile::new()?),
+            };
+            file.append(&self.buffer)?;
+            self.spilled += self.buffer.len() as u64;
+            self.buffer.clear();
+        }
+        Ok(())
+    }
+
+    /// The `len` bytes encoded at `start`.
+    fn get(&mut self, start: u64, len: u32) -> io::Result<&[u8]> {
+        if let Some(at) = start.checked_sub(self.spilled) {
+            let at = usize::try_from(at).map_err(io::Error::other)?;
+            return Ok(&self.buffer[at..at + len as usize]);
+        }
+        let file = self
+            .file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("a pending record is not in its file"))?;
+        self.scratch.resize(len as usize, 0);
+        file.extents(&[(start, u64::from(len))])
+            .read_exact(&mut self.scratch)?;
+        Ok(&self.scratch)
+    }
+
+    /// Forgets every record (a partition's are pushed).
+    fn clear(&mut self) {
+        self.buffer.clear();
+        self.spilled = 0;
+        self.file = None;
+    }
 }
 
 impl<'a> Join<'a> {
@@ -278,7 +346,7 @@ impl<'a> Join<'a> {
             cases: ListWriter::new(),
             unknown: ListWriter::new(),
             matched_unlisted: 0,
-            encoded: Vec::new(),
+            encoded: Pending::default(),
         }
     }
 
@@ -323,14 +391,14 @@ impl<'a> Join<'a> {
             },
             outcome,
         };
-        let start = self.encoded.len();
-        let kind = self.cases.encode(&grade, &mut self.encoded);
+        let start = self.encoded.end();
+        let kind = self.cases.encode(&grade, &mut self.encoded.buffer);
         slots[position] = Slot::Listed {
-            start: u32::try_from(start).map_err(io::Error::other)?,
-            end: u32::try_from(self.encoded.len()).map_err(io::Error::other)?,
+            start,
+            len: u32::try_from(self.encoded.end() - start).map_err(io::Error::other)?,
             kind: kind as u8,
         };
-        Ok(())
+        self.encoded.spill_if_full()
     }
 
     /// Lists a partition's golden cases in golden order, which within a partition is the
@@ -361,10 +429,10 @@ impl<'a> Join<'a> {
                     )?;
                 }
                 Slot::Counted => {}
-                Slot::Listed { start, end, kind } => self.cases.push_encoded(
+                Slot::Listed { start, len, kind } => self.cases.push_encoded(
                     key,
                     usize::from(kind),
-                    &self.encoded[start as usize..end as usize],
+                    self.encoded.get(start, len)?,
                 )?,
             }
         }
@@ -390,9 +458,9 @@ enum Slot {
     Unseen,
     /// Matched, and only counted.
     Counted,
-    /// Listed: its record's bytes among the join's encoded records ([`Join::encoded`]), and
-    /// its kind.
-    Listed { start: u32, end: u32, kind: u8 },
+    /// Listed: where its record starts among the join's encoded records ([`Join::encoded`]),
+    /// its length, and its kind.
+    Listed { start: u64, len: u32, kind: u8 },
 }
 
 /// The engine's typed rows split into partitions as `golden` is, each row with its case's
