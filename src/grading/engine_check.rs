@@ -1,20 +1,20 @@
 //! `check`'s side of grading: one case file judged by the streaming engine, its matrix
-//! joined with a golden file one hash partition at a time, in memory that does not grow with
-//! either file.
+//! joined with a golden file held whole or one hash partition at a time, in memory that does
+//! not grow with either file.
 //!
 //! The engine keeps the matrix as typed rows ([`CellsMatrix`]: each case's first line and
 //! its cells, in order of first appearance) in its temporary files; a case's first row is
 //! the one [`judge`] and [`first_rows`] (the bundle's key check) tell apart by its outcome.
-//! The matrix is then read back a row at a time into [`Partitions`] split by the golden file's
-//! [`Splitter`](super::partitions::Splitter), and each partition of the golden file is loaded
-//! and joined with the engine's rows of the same partition (a hash join, as out-of-core
-//! databases run one). Each partition yields its listed cases in
-//! golden order and its unknown cases in matrix order, as sorted runs of a
-//! `CaseList` and an
-//! `UnknownList` that merge them back as a report reads
-//! them: the same [`FileGrade`] that [`compare`](super::compare()) gives for the whole
-//! matrix, field for field when matched cases are listed (with them only counted, the same
-//! report renders the same).
+//! A golden file no larger than a partition is held whole, and the matrix is read back once,
+//! each row joined with it as it comes. Any other golden file is joined a partition at a
+//! time: the matrix is read back a row at a time into [`Partitions`] split by the golden
+//! file's [`Splitter`](super::partitions::Splitter), and each partition of the golden file is
+//! loaded and joined with the engine's rows of the same partition (a hash join, as
+//! out-of-core databases run one). Either way, each partition yields its listed cases in
+//! golden order and the unknown cases come in matrix order, as sorted runs of a `CaseList`
+//! and an `UnknownList` that merge them back as a report reads them: the same [`FileGrade`]
+//! that [`compare`](super::compare()) gives for the whole matrix, field for field when
+//! matched cases are listed (with them only counted, the same report renders the same).
 
 use std::io::{self, Read};
 
