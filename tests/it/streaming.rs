@@ -334,6 +334,52 @@ fn a_case_id_in_two_files_is_reported_with_both_places() {
     assert!(errors.contains("a.csv:2"), "{errors}");
 }
 
+/// Open cases whose texts are long are closed early once they hold 4 MiB together (the
+/// 4,096 places would otherwise hold 4,096 holders of up to a record each), and a case
+/// closed so that comes back is judged as one case: 700 cases with a 30 KB holder each, all
+/// offered before any is acknowledged (21 MB held at once), give the reference's matrix on
+/// one thread or two, and read as a split file's halves.
+#[test]
+fn open_cases_of_long_texts_close_early_and_come_back_as_one_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let holder = "h".repeat(30_000);
+    let mut text = String::from(
+        "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n",
+    );
+    for i in 0..700 {
+        text.push_str(&format!(
+            "c{i},offer,2026-01-01T10:00:00Z,job-{i},L-{i},1,{holder}{i},60\n"
+        ));
+    }
+    for i in 0..700 {
+        let at = if i % 2 == 0 { "10:00:30" } else { "10:01:30" };
+        text.push_str(&format!(
+            "c{i},ack,2026-01-01T{at}Z,,L-{i},1,{holder}{i},\n"
+        ));
+    }
+    let source = write_file(dir.path(), "long.csv", text.as_bytes());
+    let expected = reference(std::slice::from_ref(&source), &CsvMatrix).map(|(m, _)| m);
+    for jobs in [1, 2] {
+        let actual = streamed(std::slice::from_ref(&source), &CsvMatrix, 4096, jobs);
+        assert!(
+            actual.as_ref().map(|(m, _)| m) == expected.as_ref(),
+            "jobs {jobs}: the matrix differs"
+        );
+    }
+    assert!(expected == streamed_split(std::slice::from_ref(&source), &CsvMatrix, 4096));
+    let matrix = String::from_utf8(expected.unwrap()).unwrap();
+    let decisions: Vec<&str> = matrix
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(decisions.len(), 700);
+    assert!(
+        decisions.iter().step_by(2).all(|d| *d == "ACTIVE"),
+        "{decisions:?}"
+    );
+}
+
 #[test]
 fn a_case_that_reappears_after_closing_is_judged_as_one_case() {
     let dir = tempfile::tempdir().unwrap();

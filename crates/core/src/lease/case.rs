@@ -165,6 +165,37 @@ impl Case {
 }
 
 impl<R: Reading> Case<R> {
+    /// About how many bytes the case holds beyond its own size: its texts longer than the 24
+    /// bytes kept inline (job and lease ids, holder, progress value) and the numbers it
+    /// records (stale generations, late progress), for the budget of the engine's open cases
+    /// (a place in its ring holds a case whose texts may each be as long as a record).
+    #[inline]
+    pub fn held_bytes(&self) -> usize {
+        // A short text is kept inside the case (up to 24 bytes): only a longer one holds
+        // memory of its own. Asked after every row, so the usual answer is a few compares.
+        fn heap(text: &CompactString) -> usize {
+            if text.is_heap_allocated() {
+                text.len()
+            } else {
+                0
+            }
+        }
+        let identity = &self.lease.offer.identity;
+        let progress_value = match &self.lease.progress {
+            Some(Progress {
+                progress_value: Some(value),
+                ..
+            }) => heap(value),
+            _ => 0,
+        };
+        heap(&self.job_id)
+            + heap(&identity.lease_id)
+            + heap(&identity.holder)
+            + progress_value
+            // A set's entry, with its share of the tree's nodes.
+            + 16 * (self.stale_generations.len() + self.late_progress.len())
+    }
+
     /// [`Case::start`] under `reading`: the case's later rows are replayed as it reads them.
     pub fn start_reading(row: &Row, reading: R) -> Result<(Case<R>, Outcome), CaseFault> {
         let Message::Offer(offer) = &row.message else {

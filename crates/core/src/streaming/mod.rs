@@ -59,6 +59,7 @@ mod ids;
 mod index;
 mod kept;
 mod opened;
+mod places;
 mod reread;
 pub mod rules;
 mod run;
@@ -248,6 +249,22 @@ impl Window {
         split_min_bytes: DEFAULT_SPLIT_MIN_BYTES,
     };
 }
+
+/// The most bytes the open cases of one run hold together (their ids, and their cases' texts
+/// and recorded numbers, [`Case::held_bytes`](crate::lease::Case::held_bytes)) before the
+/// oldest are closed early: 4 MiB (a run on each half of a file, and its cases that came
+/// back as much again), far more than 4,096 cases of ids and holders a few dozen bytes long
+/// hold (about 100 KiB: a text of up to 24 bytes is kept inside its case), so that only
+/// cases of long texts close early.
+#[cfg(not(test))]
+pub(crate) const OPEN_CASES_HELD_BYTES: usize = 4 << 20;
+/// About fifty generated cases' worth: the core's own tests close cases early for it.
+#[cfg(test)]
+pub(crate) const OPEN_CASES_HELD_BYTES: usize = 2 << 10;
+
+/// What a place of the open cases' ring keeps of a closed case, its strings and lists, for
+/// the next case it holds: a case that held more is let go of.
+pub(crate) const PLACE_KEEPS_BYTES: usize = 1 << 10;
 
 /// An open-case limit that keeps every case of a file open until the file ends: each case is
 /// then closed, and its record written, exactly once, in order of first appearance, and no
@@ -528,6 +545,50 @@ mod tests {
         )
         .unwrap();
         (out, came_back)
+    }
+
+    /// Open cases are closed early once their texts hold more than the budget together (here
+    /// the tests' 2 KiB), and those that come back are judged again as one case: the same
+    /// matrix as with every case kept open, and cases did come back.
+    #[test]
+    fn open_cases_holding_long_texts_close_early_and_come_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.csv");
+        let holder = "h".repeat(1000);
+        let mut text = String::from(
+            "case_id,event,observed_at,job_id,lease_id,generation,holder,lease_duration\n",
+        );
+        for i in 0..60 {
+            text.push_str(&format!(
+                "c{i},offer,2026-01-01T10:00:00Z,job-{i},L-{i},1,{holder}{i},60\n"
+            ));
+        }
+        for i in 0..60 {
+            text.push_str(&format!(
+                "c{i},ack,2026-01-01T10:00:30Z,,L-{i},1,{holder}{i},\n"
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        let source = Source {
+            name: "long.csv".into(),
+            path: Some(path),
+            options: Default::default(),
+        };
+        let (expected, came_back) = streamed_with_hash(&source, EVERY_CASE, &row_hash);
+        assert_eq!(came_back, 0);
+        let (actual, came_back) = streamed_with_hash(&source, 4096, &row_hash);
+        assert!(actual == expected);
+        // Two cases' texts fit the budget: every other case was closed and came back.
+        assert!(came_back >= 55, "{came_back}");
+        let matrix = String::from_utf8(actual).unwrap();
+        assert_eq!(matrix.lines().count(), 61);
+        assert!(
+            matrix
+                .lines()
+                .skip(1)
+                .all(|l| l.ends_with(",ACTIVE,within_lease")),
+            "{matrix}"
+        );
     }
 
     #[test]

@@ -16,46 +16,12 @@ use super::ids::{id_hash, Closed, IdLog, SeenIds};
 use super::index::OpenIndex;
 use super::kept::{KeptRow, KeptRows};
 use super::opened::OpenedFile;
+use super::places::{note_fault_case, slot_held, step_pinned, Foreign, OpenCase, Pinned};
 use super::reread::{read_case_again, CurrentFile};
 use super::rules::{clash_error, start_case, step_case, Location, Slot};
 use super::spill::Spill;
-use super::{split, EVERY_CASE};
+use super::{split, EVERY_CASE, OPEN_CASES_HELD_BYTES, PLACE_KEEPS_BYTES};
 use crate::matrix::MatrixEncoding;
-
-pub(super) struct OpenCase {
-    pub(super) case_id: String,
-    /// [`id_hash`] of `case_id`.
-    pub(super) hash: u64,
-    pub(super) slot: Slot,
-    /// The line of its first row.
-    pub(super) first_line: u64,
-    /// The line of its last row so far.
-    pub(super) last_line: u64,
-    /// The number of rows of its file before its first row, and before its last so far.
-    pub(super) first_row: u64,
-    pub(super) last_row: u64,
-    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
-    pub(super) rows: KeptRows,
-}
-
-/// A case id of an earlier file met in the current one.
-pub(super) struct Foreign {
-    /// Where it was in its file.
-    pub(super) closed: Closed,
-    /// Whether its clash was reported (at its first valid row).
-    pub(super) reported: bool,
-}
-
-/// A case that came back after it was closed, kept open to the end of its file (or until
-/// `max_pinned` others came back after it).
-pub(super) struct Pinned {
-    pub(super) slot: Slot,
-    /// Where it was first and last, and where its matrix row is in the spill (`None`: none
-    /// was written, as there were errors): it is replaced when the case closes.
-    pub(super) closed: Closed,
-    /// Its rows that replayed, for a [`CaseWriter`] (none kept without one).
-    pub(super) rows: KeptRows,
-}
 
 /// One streaming pass over rows of one or more files.
 pub(super) struct StreamRun {
@@ -124,6 +90,12 @@ pub(super) struct StreamRun {
     /// The most rows the open cases keep, all together, before the oldest are closed
     /// ([`DEFAULT_KEPT_ROWS`](super::DEFAULT_KEPT_ROWS) unless the settings say).
     pub(super) max_kept_rows: usize,
+    /// The bytes the open cases' ids and cases hold, all together (at most
+    /// [`OPEN_CASES_HELD_BYTES`] but for the newest case's).
+    pub(super) held_bytes: usize,
+    /// The bytes the pinned cases' ids and cases hold, all together: past
+    /// [`OPEN_CASES_HELD_BYTES`], the next case that comes back closes the older half again.
+    pub(super) pinned_bytes: usize,
     /// Cases that came back kept open at once, at least (or `open_cases` if more):
     /// [`DEFAULT_PINNED_CASES`](super::DEFAULT_PINNED_CASES) unless the settings say.
     pub(super) max_pinned: usize,
@@ -198,6 +170,8 @@ impl StreamRun {
             came_back_count: 0,
             cases: None,
             kept_rows: 0,
+            held_bytes: 0,
+            pinned_bytes: 0,
             keeping_rows: false,
             kept_line_base: 0,
             case_rows_in_memory: super::DEFAULT_CASE_ROWS_IN_MEMORY,
@@ -288,6 +262,7 @@ impl StreamRun {
                     self.kept_row()?;
                 }
             }
+            self.count_held(place)?;
             return Ok(outcome);
         }
         self.feed_not_open(at, row, hash, case_id, maybe_seen)
@@ -321,7 +296,7 @@ impl StreamRun {
             }
             let (row_number, keeping) = (self.row_number(), self.keeping_rows);
             if let Some(pinned) = self.pinned.get_mut(case_id) {
-                return step_pinned(
+                let outcome = step_pinned(
                     pinned,
                     at,
                     (row_number, row),
@@ -329,6 +304,10 @@ impl StreamRun {
                     &mut self.faults,
                     &mut self.fault_cases,
                 );
+                let held = case_id.len() + slot_held(&pinned.slot);
+                self.pinned_bytes = self.pinned_bytes - pinned.held + held;
+                pinned.held = held;
+                return outcome;
             }
             if let Some(closed) = self.ids.last(case_id)? {
                 return self.came_back(at, row, closed);
@@ -355,7 +334,40 @@ impl StreamRun {
                 self.kept_row()?;
             }
         }
+        self.count_held(place)?;
         Ok(outcome)
+    }
+
+    /// Counts again what the open case at `place` holds, after a row of it; past
+    /// [`OPEN_CASES_HELD_BYTES`] in all, closes the oldest open cases (all but the newest)
+    /// until they hold less, unless every case is to stay open ([`EVERY_CASE`]). The open
+    /// cases are bounded by their number ([`DEFAULT_OPEN_CASES`](super::DEFAULT_OPEN_CASES)),
+    /// but a case's texts may each be as long as a record: 1,500 open cases with a holder of
+    /// 300 KB each took 601 MiB. A case closed early that comes back is judged again from its
+    /// rows read again, as any case that comes back is.
+    #[inline]
+    pub(super) fn count_held(&mut self, place: usize) -> io::Result<()> {
+        let open = &mut self.open[place];
+        let held = open.case_id.len() + slot_held(&open.slot);
+        if held == open.held {
+            return Ok(());
+        }
+        self.held_bytes = self.held_bytes - open.held + held;
+        open.held = held;
+        self.close_past_held_budget()
+    }
+
+    /// Closes the oldest open cases (all but the newest) while they hold more than
+    /// [`OPEN_CASES_HELD_BYTES`], unless every case is to stay open.
+    #[inline(never)]
+    fn close_past_held_budget(&mut self) -> io::Result<()> {
+        while self.held_bytes > OPEN_CASES_HELD_BYTES
+            && self.open_cases != EVERY_CASE
+            && self.next - self.closed > 1
+        {
+            self.close_oldest()?;
+        }
+        Ok(())
     }
 
     /// Counts a row kept for the case writer; past `max_kept_rows`, closes the oldest open
@@ -437,6 +449,7 @@ impl StreamRun {
                 first_row: row,
                 last_row: row,
                 rows: KeptRows::new(self.case_rows_in_memory),
+                held: 0,
             });
         }
         let open = &mut self.open[place];
@@ -484,7 +497,9 @@ impl StreamRun {
         let rows = KeptRows::from_rows(rows, self.case_rows_in_memory)?;
         let row_number = self.row_number();
         self.came_back_count += 1;
-        if self.pinned.len() >= self.max_pinned.max(self.open_cases) {
+        if self.pinned.len() >= self.max_pinned.max(self.open_cases)
+            || self.pinned_bytes > OPEN_CASES_HELD_BYTES
+        {
             // The half whose last rows are oldest are closed again (and read again if they
             // come back again): memory stays bounded however many cases come back, and a
             // return costs a share of one sort, not a look at every pinned case.
@@ -502,22 +517,29 @@ impl StreamRun {
                 self.close_pinned(&oldest, pinned)?;
             }
         }
-        let pinned = self
-            .pinned
-            .entry(case_id.to_owned())
-            .or_insert(Pinned { slot, closed, rows });
-        step_pinned(
+        let pinned = self.pinned.entry(case_id.to_owned()).or_insert(Pinned {
+            slot,
+            closed,
+            rows,
+            held: 0,
+        });
+        let outcome = step_pinned(
             pinned,
             at,
             (row_number, row),
             self.keeping_rows,
             &mut self.faults,
             &mut self.fault_cases,
-        )
+        );
+        let held = case_id.len() + slot_held(&pinned.slot);
+        self.pinned_bytes = self.pinned_bytes - pinned.held + held;
+        pinned.held = held;
+        outcome
     }
 
     /// Closes a case that came back: its row replaces the one written at its first closing.
     pub(super) fn close_pinned(&mut self, case_id: &str, pinned: Pinned) -> io::Result<()> {
+        self.pinned_bytes -= pinned.held;
         if let (Slot::Live(case), Some((at, len)), true) = (
             &pinned.slot,
             pinned.closed.spilled,
@@ -647,12 +669,20 @@ impl StreamRun {
         Ok(())
     }
 
-    /// Lets go of the rows closed case `seq` kept (its place may wait long for a new case).
+    /// Lets go of the rows closed case `seq` kept (its place may wait long for a new case),
+    /// and of its case and id if they hold more than a place keeps for the next case
+    /// ([`PLACE_KEEPS_BYTES`]).
     pub(super) fn release_rows(&mut self, seq: u64) {
         let place = self.place(seq);
-        let rows = &mut self.open[place].rows;
-        self.kept_rows -= rows.in_memory();
-        rows.release();
+        let open = &mut self.open[place];
+        self.kept_rows -= open.rows.in_memory();
+        open.rows.release();
+        self.held_bytes -= open.held;
+        if open.held > PLACE_KEEPS_BYTES {
+            open.slot = Slot::Broken;
+            open.case_id = String::new();
+        }
+        open.held = 0;
     }
 
     /// [`feed_hashed`](StreamRun::feed_hashed) for a reader's rows: when the pass gives up,
@@ -722,38 +752,6 @@ impl StreamRun {
         self.foreign.clear();
         Ok(())
     }
-}
-
-/// Notes the case `seq` of the fault just found, while the fault is one of those kept: the
-/// list pairs with the faults kept, so it is bounded as they are.
-fn note_fault_case(fault_cases: &mut Vec<u64>, faults: &InputErrors, seq: u64) {
-    if fault_cases.len() < faults.listed().len() {
-        fault_cases.push(seq);
-    }
-}
-
-/// Replays a row of a case that came back, the row `row_number` of its file (keeping it for a
-/// [`CaseWriter`] if `keeping`); its faults go to `faults` (with no case number: a split
-/// file's second half never keeps one).
-fn step_pinned(
-    pinned: &mut Pinned,
-    at: Location<'_>,
-    (row_number, row): (u64, &RowResult),
-    keeping: bool,
-    faults: &mut InputErrors,
-    fault_cases: &mut Vec<u64>,
-) -> io::Result<Option<Outcome>> {
-    pinned.closed.last_line = at.line;
-    pinned.closed.last_row = row_number;
-    let before = faults.len();
-    let outcome = step_case(&mut pinned.slot, at, row, faults);
-    if faults.len() > before {
-        note_fault_case(fault_cases, faults, u64::MAX);
-    }
-    if keeping {
-        pinned.rows.keep(at, row, &outcome)?;
-    }
-    Ok(outcome)
 }
 
 /// How many new cases before its closing an open case is prefetched.
