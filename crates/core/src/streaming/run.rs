@@ -262,7 +262,7 @@ impl StreamRun {
                     self.kept_row()?;
                 }
             }
-            self.count_held(place)?;
+            self.count_held(seq, place)?;
             return Ok(outcome);
         }
         self.feed_not_open(at, row, hash, case_id, maybe_seen)
@@ -334,11 +334,12 @@ impl StreamRun {
                 self.kept_row()?;
             }
         }
-        self.count_held(place)?;
+        self.count_held(seq, place)?;
         Ok(outcome)
     }
 
-    /// Counts again what the open case at `place` holds, after a row of it; past
+    /// Counts again what the case `seq` at `place` holds, after a row of it, unless keeping
+    /// the row closed it ([`StreamRun::kept_row`]: its place counts nothing then); past
     /// [`OPEN_CASES_HELD_BYTES`] in all, closes the oldest open cases (all but the newest)
     /// until they hold less, unless every case is to stay open ([`EVERY_CASE`]). The open
     /// cases are bounded by their number ([`DEFAULT_OPEN_CASES`](super::DEFAULT_OPEN_CASES)),
@@ -346,7 +347,10 @@ impl StreamRun {
     /// 300 KB each took 601 MiB. A case closed early that comes back is judged again from its
     /// rows read again, as any case that comes back is.
     #[inline]
-    pub(super) fn count_held(&mut self, place: usize) -> io::Result<()> {
+    pub(super) fn count_held(&mut self, seq: u64, place: usize) -> io::Result<()> {
+        if seq < self.closed {
+            return Ok(());
+        }
         let open = &mut self.open[place];
         let held = open.case_id.len() + slot_held(&open.slot);
         if held == open.held {
