@@ -16,12 +16,12 @@
 //! that [`compare`](super::compare()) gives for the whole matrix, field for field when
 //! matched cases are listed (with them only counted, the same report renders the same).
 
-use std::io::{self, Read};
+use std::io;
 
 use crate::input::{InputErrors, Source};
 use crate::lease::{RowReason, Timestamp};
 use crate::matrix::{CellsMatrix, CellsRecord, COLUMNS};
-use crate::store::TempFile;
+use crate::store::{SpillBuffer, Spilled};
 use crate::streaming::{CaseRecords, Location, Sink, StreamError, StreamSettings};
 
 use super::case_list::ListWriter;
@@ -191,9 +191,9 @@ fn grade_split(
                 &mut slots,
             )
         })?;
-        join.end_part(&loaded, slots, &golden.name)?;
         // A partition's listed cases are pushed: its encoded bytes are not kept past it.
-        join.encoded.clear();
+        let encoded = join.take_encoded()?;
+        join.end_part(&loaded, slots, &encoded, &golden.name)?;
         join.unknown.end_run();
     }
     Ok((join.finish(&golden.name)?, duplicates))
@@ -240,8 +240,9 @@ fn grade_held(
         join.row(&row, &loaded[part], &mut slots[part])
     })?;
     join.unknown.end_run();
+    let encoded = join.take_encoded()?;
     for (part, slots) in loaded.iter().zip(slots) {
-        join.end_part(part, slots, &golden.name)?;
+        join.end_part(part, slots, &encoded, &golden.name)?;
     }
     Ok((join.finish(&golden.name)?, duplicates))
 }
@@ -267,7 +268,9 @@ struct Join<'a> {
     matched_unlisted: usize,
     /// The listed cases of the partitions not yet ended, encoded as they come (in the
     /// engine's order), each found by its [`Slot::Listed`].
-    encoded: Pending,
+    encoded: SpillBuffer,
+    /// A listed case's record, read back to be pushed.
+    record: Vec<u8>,
 }
 
 /// How many bytes of a join's pending listed cases stay in memory: past it they move to a
@@ -280,63 +283,6 @@ const PENDING_BYTES: usize = 8 << 20;
 #[cfg(test)]
 const PENDING_BYTES: usize = 256;
 
-/// A join's listed cases not yet pushed, encoded: the latest in memory, the older in a
-/// temporary file, found by where they start among all the bytes encoded.
-#[derive(Default)]
-struct Pending {
-    /// The latest bytes, which start at `spilled`.
-    buffer: Vec<u8>,
-    /// How many bytes went to `file` before them.
-    spilled: u64,
-    file: Option<TempFile>,
-    /// A record read back from the file.
-    scratch: Vec<u8>,
-}
-
-impl Pending {
-    /// Where the next record starts.
-    fn end(&self) -> u64 {
-        self.spilled + self.buffer.len() as u64
-    }
-
-    /// Moves the buffer to the file once it is full.
-    fn spill_if_full(&mut self) -> io::Result<()> {
-        if self.buffer.len() >= PENDING_BYTES {
-            let file = match &mut self.file {
-                Some(file) => file,
-                None => self.file.insert(TempFile::new()?),
-            };
-            file.append(&self.buffer)?;
-            self.spilled += self.buffer.len() as u64;
-            self.buffer.clear();
-        }
-        Ok(())
-    }
-
-    /// The `len` bytes encoded at `start`.
-    fn get(&mut self, start: u64, len: u32) -> io::Result<&[u8]> {
-        if let Some(at) = start.checked_sub(self.spilled) {
-            let at = usize::try_from(at).map_err(io::Error::other)?;
-            return Ok(&self.buffer[at..at + len as usize]);
-        }
-        let file = self
-            .file
-            .as_ref()
-            .ok_or_else(|| io::Error::other("a pending record is not in its file"))?;
-        self.scratch.resize(len as usize, 0);
-        file.extents(&[(start, u64::from(len))])
-            .read_exact(&mut self.scratch)?;
-        Ok(&self.scratch)
-    }
-
-    /// Forgets every record (a partition's are pushed).
-    fn clear(&mut self) {
-        self.buffer.clear();
-        self.spilled = 0;
-        self.file = None;
-    }
-}
-
 impl<'a> Join<'a> {
     fn new(name: &'a str, columns: &'a [Column], list_matched: bool) -> Join<'a> {
         Join {
@@ -346,7 +292,8 @@ impl<'a> Join<'a> {
             cases: ListWriter::new(),
             unknown: ListWriter::new(),
             matched_unlisted: 0,
-            encoded: Pending::default(),
+            encoded: SpillBuffer::new(PENDING_BYTES),
+            record: Vec::new(),
         }
     }
 
@@ -391,11 +338,11 @@ impl<'a> Join<'a> {
             },
             outcome,
         };
-        let start = self.encoded.end();
-        let kind = self.cases.encode(&grade, &mut self.encoded.buffer);
+        let start = self.encoded.written();
+        let kind = self.cases.encode(&grade, self.encoded.buf());
         slots[position] = Slot::Listed {
             start,
-            len: u32::try_from(self.encoded.end() - start).map_err(io::Error::other)?,
+            len: u32::try_from(self.encoded.written() - start).map_err(io::Error::other)?,
             kind: kind as u8,
         };
         self.encoded.spill_if_full()
@@ -403,12 +350,13 @@ impl<'a> Join<'a> {
 
     /// Lists a partition's golden cases in golden order, which within a partition is the
     /// order of its rows (the engine's rows came in first-appearance order), as one run:
-    /// those listed as they were joined, and those the engine's matrix lacks (at
-    /// `golden_name`).
+    /// those listed as they were joined (their records in `encoded`, from
+    /// [`Join::take_encoded`]), and those the engine's matrix lacks (at `golden_name`).
     fn end_part(
         &mut self,
         part: &LoadedPart,
         slots: Vec<Slot>,
+        encoded: &Spilled,
         golden_name: &str,
     ) -> io::Result<()> {
         for (position, slot) in slots.into_iter().enumerate() {
@@ -429,15 +377,21 @@ impl<'a> Join<'a> {
                     )?;
                 }
                 Slot::Counted => {}
-                Slot::Listed { start, len, kind } => self.cases.push_encoded(
-                    key,
-                    usize::from(kind),
-                    self.encoded.get(start, len)?,
-                )?,
+                Slot::Listed { start, len, kind } => {
+                    self.record.resize(len as usize, 0);
+                    encoded.read_exact_at(start, &mut self.record)?;
+                    self.cases
+                        .push_encoded(key, usize::from(kind), &self.record)?;
+                }
             }
         }
         self.cases.end_run();
         Ok(())
+    }
+
+    /// The listed cases encoded so far, ready to be read back; the next are encoded anew.
+    fn take_encoded(&mut self) -> io::Result<Spilled> {
+        std::mem::replace(&mut self.encoded, SpillBuffer::new(PENDING_BYTES)).finish()
     }
 
     fn finish(self, golden_name: &str) -> io::Result<FileGrade> {

@@ -177,6 +177,31 @@ impl Spilled {
         }
     }
 
+    /// Fills `buf` with the bytes from `start` (a record found by where it starts, read
+    /// without a reader of its own); fewer bytes than asked for are an error.
+    pub fn read_exact_at(&self, start: u64, buf: &mut [u8]) -> io::Result<()> {
+        let short = || io::Error::new(io::ErrorKind::UnexpectedEof, "past the bytes written");
+        match self {
+            Spilled::Memory(bytes) => {
+                let start = usize::try_from(start).map_err(|_| short())?;
+                let end = start.checked_add(buf.len()).ok_or_else(short)?;
+                buf.copy_from_slice(bytes.0.get(start..end).ok_or_else(short)?);
+                Ok(())
+            }
+            Spilled::Shared {
+                file,
+                start: base,
+                len,
+            } => {
+                if start + buf.len() as u64 > *len {
+                    return Err(short());
+                }
+                file.reader(base + start).read_exact(buf)
+            }
+            Spilled::File(file) => file.reader(start).read_exact(buf),
+        }
+    }
+
     /// Whether the bytes went to the temporary file.
     pub fn is_file(&self) -> bool {
         matches!(self, Spilled::File(_) | Spilled::Shared { .. })
@@ -194,6 +219,26 @@ mod tests {
             .read_to_end(&mut bytes)
             .unwrap();
         bytes
+    }
+
+    /// A record is read back by where it starts, from memory or from the file alike, and a
+    /// read past the bytes written is an error.
+    #[test]
+    fn a_record_is_read_at_its_start_wherever_the_bytes_are() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+        for spill_at in [1 << 20, 100] {
+            let mut buffer = SpillBuffer::new(spill_at);
+            for chunk in bytes.chunks(300) {
+                buffer.buf().extend_from_slice(chunk);
+                buffer.spill_if_full().unwrap();
+            }
+            let spilled = buffer.finish().unwrap();
+            assert_eq!(spilled.is_file(), spill_at == 100);
+            let mut record = [0u8; 37];
+            spilled.read_exact_at(4321, &mut record).unwrap();
+            assert_eq!(record[..], bytes[4321..4358]);
+            assert!(spilled.read_exact_at(4990, &mut record).is_err());
+        }
     }
 
     #[test]
